@@ -1,0 +1,122 @@
+/// One session's expansion, kept outside the immutable ``Menu``: the groups whose state differs
+/// from the menu's default, and a sparse overlay of how much each affected node's visible size
+/// differs from its default size.
+///
+/// Invariants:
+/// - `flipped` is ascending and holds exactly the groups whose state differs from the default.
+/// - `levels[d]` holds, ascending by node, every depth-`d` node whose visible size in this session
+///   differs from the default (and no other), with *running sums* of those differences, so the
+///   difference over any run of siblings is two binary searches away.
+/// - Memory is O(changed groups × depth), never O(menu size). An empty state is the default view.
+///
+/// A state belongs to the menu it was built against: positions are not portable across menus
+/// (use ``changedGroups(in:)`` to carry a state over by id).
+public struct ExpansionState: Sendable {
+    var flipped: [Int32] = []
+    var levels: [[OverlayEntry]] = []
+
+    /// The default expansion of any menu.
+    public init() {}
+
+    /// Groups whose state differs from the menu's default.
+    public var changedGroupCount: Int { flipped.count }
+
+    /// The groups this state changed and their state here, by id: what a store persists.
+    public func changedGroups(in menu: Menu) -> [(id: String, isExpanded: Bool)] {
+        flipped.map { node in
+            let n = Int(node)
+            return (menu.id(of: n), !menu.isExpandedByDefault(n))
+        }
+    }
+
+    @inline(__always) func isFlipped(_ node: Int) -> Bool {
+        flipped.lowerBound(of: Int32(node)).found
+    }
+
+    mutating func flip(_ node: Int) {
+        let (index, found) = flipped.lowerBound(of: Int32(node))
+        if found { flipped.remove(at: index) } else { flipped.insert(Int32(node), at: index) }
+    }
+
+    /// Adds a visible-size difference to `node` at depth `depth`, keeping running sums, and drops
+    /// the entry when its difference returns to zero. O(log m + m) for m entries at that depth
+    /// (the running sums after it shift; a contiguous, vectorizable add).
+    mutating func addDifference(node: Int, depth: Int, rows: Int32, leaves: Int32) {
+        guard rows != 0 || leaves != 0 else { return }
+        if levels.count <= depth { levels.append(contentsOf: repeatElement([], count: depth + 1 - levels.count)) }
+        levels[depth].addDifference(node: Int32(node), rows: rows, leaves: leaves)
+        while levels.last?.isEmpty == true { levels.removeLast() }
+    }
+}
+
+extension ExpansionState: Equatable {
+    /// Two states are equal when the same groups differ from the default (the overlay follows).
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.flipped == rhs.flipped }
+}
+
+extension ExpansionState: Hashable {
+    public func hash(into hasher: inout Hasher) { hasher.combine(flipped) }
+}
+
+/// A node whose visible size differs from its default, with running sums over its level.
+struct OverlayEntry: Sendable {
+    var node: Int32
+    /// Sum of row-count differences of this entry and all entries before it at this depth.
+    var rows: Int32
+    /// The same for leaf rows.
+    var leaves: Int32
+}
+
+extension Array where Element == Int32 {
+    /// First index whose element is >= `value`, and whether it equals `value`.
+    @inline(__always) func lowerBound(of value: Int32) -> (index: Int, found: Bool) {
+        var low = 0
+        var high = count
+        while low < high {
+            let mid = (low + high) / 2
+            if self[mid] < value { low = mid + 1 } else { high = mid }
+        }
+        return (low, low < count && self[low] == value)
+    }
+}
+
+extension Array where Element == OverlayEntry {
+    /// First index whose node is >= `node`, and whether it is `node`.
+    @inline(__always) func lowerBound(node: Int32, from start: Int = 0, to end: Int? = nil) -> (index: Int, found: Bool) {
+        var low = start
+        var high = end ?? count
+        let limit = high
+        while low < high {
+            let mid = (low + high) / 2
+            if self[mid].node < node { low = mid + 1 } else { high = mid }
+        }
+        return (low, low < limit && self[low].node == node)
+    }
+
+    /// See ``ExpansionState/addDifference(node:depth:rows:leaves:)``.
+    mutating func addDifference(node: Int32, rows: Int32, leaves: Int32) {
+        let (index, found) = lowerBound(node: node)
+        if found {
+            let own = sum(index ..< index + 1)
+            if own.rows + rows == 0 && own.leaves + leaves == 0 { remove(at: index) }
+        } else {
+            let before = sum(0 ..< index)
+            insert(OverlayEntry(node: node, rows: before.rows, leaves: before.leaves), at: index)
+        }
+        // Every running sum from `index` on includes this node's difference (or, after a removal,
+        // no longer includes its old one, which was exactly -rows, -leaves).
+        for i in index ..< count {
+            self[i].rows += rows
+            self[i].leaves += leaves
+        }
+    }
+
+    /// Sum of differences of entries `range` (running sums make it O(1)).
+    @inline(__always) func sum(_ range: Range<Int>) -> (rows: Int32, leaves: Int32) {
+        guard !range.isEmpty else { return (0, 0) }
+        let last = self[range.upperBound - 1]
+        guard range.lowerBound > 0 else { return (last.rows, last.leaves) }
+        let before = self[range.lowerBound - 1]
+        return (last.rows - before.rows, last.leaves - before.leaves)
+    }
+}

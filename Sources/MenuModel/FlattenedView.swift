@@ -1,0 +1,279 @@
+/// The flat table a client shows: the rows of a ``Menu`` visible under one session's
+/// ``ExpansionState``, in preorder. A row is visible when every enclosing group is expanded.
+///
+/// Chosen structure: preorder numbering of the immutable menu with, per node, its default visible
+/// size and its left siblings' default visible size; the session adds a sparse overlay of
+/// visible-size differences along the ancestor paths of the groups it changed (see
+/// ``ExpansionState``). With n nodes, depth d, fan-out f and m overlay entries on a level:
+/// - ``count``, ``leafCount``: O(1).
+/// - ``rows(offset:limit:)``: O(d · log f · log m) to find the first row by descending through the
+///   groups, then O(limit · log c) for c changed groups, independent of `offset` and of n.
+/// - ``index(of:)``: O(d · log m). ``toggle(_:)`` and ``setExpanded(_:_:)``: O(d · (log m + m)),
+///   where the `m` term is a contiguous add over the running sums of one level.
+/// The menu is never mutated; changing one view's state never affects another view.
+public struct FlattenedView: Sendable {
+    public let menu: Menu
+    public private(set) var state: ExpansionState
+
+    public init(menu: Menu, state: ExpansionState = ExpansionState()) {
+        self.menu = menu
+        self.state = state
+    }
+
+    private var storage: Menu.Storage { menu.storage }
+
+    // MARK: Counts
+
+    /// Visible rows, groups and rows alike.
+    public var count: Int {
+        Int(storage.openRows[0]) - 1 + Int(state.levels.first.map { $0.sum(0 ..< $0.count).rows } ?? 0)
+    }
+
+    /// Visible rows that are not groups.
+    public var leafCount: Int {
+        Int(storage.openLeaves[0]) + Int(state.levels.first.map { $0.sum(0 ..< $0.count).leaves } ?? 0)
+    }
+
+    /// Whether `node` is an expanded group in this view (false for rows).
+    @inline(__always) public func isExpanded(_ node: Menu.Node) -> Bool {
+        let flags = storage.flags[node]
+        guard flags & Menu.Storage.groupFlag != 0 else { return false }
+        return (flags & Menu.Storage.expandedFlag != 0) != state.isFlipped(node)
+    }
+
+    // MARK: Reading rows
+
+    /// Visible rows `offset ..< offset + limit` (fewer at the end; none when `offset >= count`).
+    public func rows(offset: Int, limit: Int) -> [FlattenedRow] {
+        visibleNodes(offset: offset, limit: limit).map { visible in
+            let node = visible.node
+            let isGroup = menu.isGroup(node)
+            return FlattenedRow(
+                index: visible.index, node: node, id: menu.id(of: node), title: menu.title(of: node),
+                depth: menu.depth(of: node), isGroup: isGroup,
+                isExpanded: isGroup ? visible.isExpanded : nil,
+                childCount: isGroup ? menu.childCount(of: node) : nil,
+                attributes: menu.attributes(of: node))
+        }
+    }
+
+    /// The cheap form of ``rows(offset:limit:)``: positions only, for encoders that keep their own
+    /// per-node data.
+    public func visibleNodes(offset: Int, limit: Int) -> [VisibleNode] {
+        guard offset >= 0, limit > 0, offset < count else { return [] }
+        let wanted = min(limit, count - offset)
+        var result: [VisibleNode] = []
+        result.reserveCapacity(wanted)
+        var node = self.node(atRow: offset)
+        var index = offset
+        let end = storage.subtreeEnd[0]
+        while result.count < wanted {
+            let expanded = isExpanded(node)
+            result.append(VisibleNode(index: index, node: node, isExpanded: expanded))
+            index += 1
+            // Next visible node in preorder: the first child of an open group, else the next node
+            // after this subtree (a sibling of this node or of an ancestor, all of them open).
+            let next = expanded && storage.childCount[node] > 0 ? Int32(node + 1) : storage.subtreeEnd[node]
+            if next >= end { break }
+            node = Int(next)
+        }
+        return result
+    }
+
+    /// The node shown at visible row `row` (0 ..< count), by descending from the root and, in each
+    /// group, binary-searching the child whose rows contain it.
+    func node(atRow row: Int) -> Menu.Node {
+        var group = 0
+        var target = Int32(row)
+        var level = 0
+        while true {
+            let first = Int(storage.firstChildSlot[group])
+            let childCount = Int(storage.childCount[group])
+            let overlay = level < state.levels.count ? state.levels[level] : []
+            // Overlay entries at this level inside the group are exactly its changed children.
+            let lowEntry = overlay.isEmpty ? 0 : overlay.lowerBound(node: Int32(group + 1)).index
+            let highEntry = overlay.isEmpty ? 0 : overlay.lowerBound(node: storage.subtreeEnd[group], from: lowEntry).index
+            // Largest child ordinal whose session prefix is <= target.
+            var low = 0
+            var high = childCount - 1
+            while low < high {
+                let mid = (low + high + 1) / 2
+                let child = storage.children[first + mid]
+                if prefix(of: child, overlay: overlay, entries: lowEntry ..< highEntry) <= target {
+                    low = mid
+                } else {
+                    high = mid - 1
+                }
+            }
+            let child = storage.children[first + low]
+            target -= prefix(of: child, overlay: overlay, entries: lowEntry ..< highEntry)
+            if target == 0 { return Int(child) }
+            target -= 1
+            group = Int(child)
+            level += 1
+        }
+    }
+
+    /// Visible rows of `child`'s left siblings in this view.
+    @inline(__always)
+    private func prefix(of child: Int32, overlay: [OverlayEntry], entries: Range<Int>) -> Int32 {
+        let base = storage.siblingPrefix[Int(child)]
+        guard !entries.isEmpty else { return base }
+        let before = overlay.lowerBound(node: child, from: entries.lowerBound, to: entries.upperBound).index
+        return base + overlay.sum(entries.lowerBound ..< before).rows
+    }
+
+    /// The visible row of the node with `id`; nil when an enclosing group is collapsed or no node
+    /// has that id.
+    public func index(of id: String) -> Int? {
+        menu.node(withID: id).flatMap(index(ofNode:))
+    }
+
+    /// The visible row of `node`, or nil when an enclosing group is collapsed. O(depth · log m).
+    public func index(ofNode node: Menu.Node) -> Int? {
+        var index: Int32 = 0
+        var current = node
+        while current != 0 {
+            let parent = Int(storage.parent[current])
+            if parent != 0 {
+                guard isExpanded(parent) else { return nil }
+                index += 1
+            }
+            let level = Int(storage.depth[current])
+            if level < state.levels.count {
+                let overlay = state.levels[level]
+                let low = overlay.lowerBound(node: Int32(parent + 1)).index
+                let high = overlay.lowerBound(node: Int32(current), from: low).index
+                index += overlay.sum(low ..< high).rows
+            }
+            index += storage.siblingPrefix[current]
+            current = parent
+        }
+        return Int(index)
+    }
+
+    // MARK: Changing expansion
+
+    /// Flips a group's expansion. Allowed for hidden groups: the change shows when they appear.
+    public mutating func toggle(_ id: String) throws(ExpansionError) -> ExpansionChange {
+        let node = try group(withID: id)
+        return setExpanded(node: node, !isExpanded(node))
+    }
+
+    /// Sets a group's expansion; idempotent (setting the current state changes nothing).
+    public mutating func setExpanded(_ id: String, _ expanded: Bool) throws(ExpansionError) -> ExpansionChange {
+        setExpanded(node: try group(withID: id), expanded)
+    }
+
+    private func group(withID id: String) throws(ExpansionError) -> Menu.Node {
+        guard let node = menu.node(withID: id) else { throw .unknownGroup(id: id) }
+        guard menu.isGroup(node) else { throw .notAGroup(id: id) }
+        return node
+    }
+
+    /// Sets `node`'s expansion and carries the size difference up the overlay while the
+    /// ancestors are open (a closed ancestor's own size does not change).
+    mutating func setExpanded(node: Menu.Node, _ expanded: Bool) -> ExpansionChange {
+        let index = index(ofNode: node)
+        let current = isExpanded(node)
+        guard current != expanded else {
+            return ExpansionChange(id: menu.id(of: node), isExpanded: current, index: index,
+                                   change: index.map { RowChange(at: $0 + 1, inserted: 0, removed: 0) })
+        }
+        let open = openSize(of: node)
+        let rows = expanded ? open.rows - 1 : 1 - open.rows
+        let leaves = expanded ? open.leaves : -open.leaves
+        state.flip(node)
+        var ancestor = node
+        while rows != 0 || leaves != 0 {
+            state.addDifference(node: ancestor, depth: Int(storage.depth[ancestor]), rows: rows, leaves: leaves)
+            let parent = Int(storage.parent[ancestor])
+            if parent == 0 || !isExpanded(parent) { break }
+            ancestor = parent
+        }
+        return ExpansionChange(
+            id: menu.id(of: node), isExpanded: expanded, index: index,
+            change: index.map { RowChange(at: $0 + 1, inserted: max(Int(rows), 0), removed: max(Int(-rows), 0)) })
+    }
+
+    /// Rows (itself included) and leaf rows `group` shows when expanded in this view.
+    private func openSize(of group: Menu.Node) -> (rows: Int32, leaves: Int32) {
+        var rows = storage.openRows[group]
+        var leaves = storage.openLeaves[group]
+        let level = Int(storage.depth[group]) + 1
+        if level < state.levels.count {
+            let overlay = state.levels[level]
+            let low = overlay.lowerBound(node: Int32(group + 1)).index
+            let high = overlay.lowerBound(node: storage.subtreeEnd[group], from: low).index
+            let changed = overlay.sum(low ..< high)
+            rows += changed.rows
+            leaves += changed.leaves
+        }
+        return (rows, leaves)
+    }
+}
+
+/// A visible node: its row index, its position in the menu, and whether it is expanded here.
+public struct VisibleNode: Sendable, Equatable {
+    public var index: Int
+    public var node: Menu.Node
+    public var isExpanded: Bool
+}
+
+/// One row of the flat table. `isExpanded` and `childCount` are non-nil exactly for groups.
+public struct FlattenedRow: Sendable, Equatable {
+    public var index: Int
+    public var node: Menu.Node
+    public var id: String
+    public var title: String
+    public var depth: Int
+    public var isGroup: Bool
+    public var isExpanded: Bool?
+    public var childCount: Int?
+    public var attributes: [String: JSONValue]?
+
+    public init(index: Int, node: Menu.Node, id: String, title: String, depth: Int, isGroup: Bool,
+                isExpanded: Bool?, childCount: Int?, attributes: [String: JSONValue]?) {
+        self.index = index; self.node = node; self.id = id; self.title = title; self.depth = depth
+        self.isGroup = isGroup; self.isExpanded = isExpanded; self.childCount = childCount; self.attributes = attributes
+    }
+}
+
+/// The result of toggling or setting a group: its new state, its row (nil when hidden) and what a
+/// table view must do (nil when hidden; zero counts when nothing changed).
+public struct ExpansionChange: Sendable, Equatable {
+    public var id: String
+    public var isExpanded: Bool
+    public var index: Int?
+    public var change: RowChange?
+
+    public init(id: String, isExpanded: Bool, index: Int?, change: RowChange?) {
+        self.id = id; self.isExpanded = isExpanded; self.index = index; self.change = change
+    }
+}
+
+/// Rows inserted or removed at `at` (the group's index + 1); one of the counts is 0.
+public struct RowChange: Sendable, Equatable {
+    public var at: Int
+    public var inserted: Int
+    public var removed: Int
+
+    public init(at: Int, inserted: Int, removed: Int) {
+        self.at = at; self.inserted = inserted; self.removed = removed
+    }
+}
+
+/// Why an expansion change was refused.
+public enum ExpansionError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// No node has this id.
+    case unknownGroup(id: String)
+    /// The id names a row, which cannot expand.
+    case notAGroup(id: String)
+
+    public var description: String {
+        switch self {
+        case .unknownGroup(let id): "no group has id \"\(id)\"; GET /rows lists the ids"
+        case .notAGroup(let id): "\"\(id)\" is a row, not a group; only groups expand and collapse"
+        }
+    }
+}

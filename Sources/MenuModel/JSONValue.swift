@@ -1,0 +1,87 @@
+/// A JSON value carried through the model unchanged (a node's `attributes`).
+///
+/// Invariant: integers that fit in `Int64` stay `.integer` (38 stays 38); every other
+/// number is `.number` and re-encodes as the shortest text that parses back to it (12.5 stays 12.5).
+/// Object key order is not significant.
+public enum JSONValue: Sendable, Hashable {
+    case null
+    case bool(Bool)
+    case integer(Int64)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+}
+
+extension JSONValue: Decodable {
+    public init(from decoder: any Decoder) throws {
+        if var array = try? decoder.unkeyedContainer() {
+            var values: [JSONValue] = []
+            if let count = array.count { values.reserveCapacity(count) }
+            while !array.isAtEnd { values.append(try array.decode(JSONValue.self)) }
+            self = .array(values)
+            return
+        }
+        if let object = try? decoder.container(keyedBy: JSONKey.self) {
+            var values: [String: JSONValue] = [:]
+            values.reserveCapacity(object.allKeys.count)
+            for key in object.allKeys { values[key.stringValue] = try object.decode(JSONValue.self, forKey: key) }
+            self = .object(values)
+            return
+        }
+        let single = try decoder.singleValueContainer()
+        if single.decodeNil() {
+            self = .null
+        } else if let value = try? single.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? single.decode(Int64.self) {
+            self = .integer(value)
+        } else if let value = try? single.decode(Double.self) {
+            self = .number(value)
+        } else {
+            self = .string(try single.decode(String.self))
+        }
+    }
+}
+
+extension JSONValue: Encodable {
+    public func encode(to encoder: any Encoder) throws {
+        var single = encoder.singleValueContainer()
+        switch self {
+        case .null: try single.encodeNil()
+        case .bool(let value): try single.encode(value)
+        case .integer(let value): try single.encode(value)
+        case .number(let value): try single.encode(value)
+        case .string(let value): try single.encode(value)
+        case .array(let values): try single.encode(values)
+        case .object(let values): try single.encode(values)
+        }
+    }
+}
+
+extension JSONValue {
+    /// A short, human-readable rendering for error messages (compact JSON, cut at `limit` characters).
+    func excerpt(limit: Int = 60) -> String {
+        let text: String
+        switch self {
+        case .null: text = "null"
+        case .bool(let value): text = value ? "true" : "false"
+        case .integer(let value): text = String(value)
+        case .number(let value): text = String(value)
+        case .string(let value): text = "\"" + value + "\""
+        case .array(let values): text = "[" + values.map { $0.excerpt(limit: limit) }.joined(separator: ",") + "]"
+        case .object(let values):
+            text = "{" + values.keys.sorted().map { "\"\($0)\":" + values[$0]!.excerpt(limit: limit) }.joined(separator: ",") + "}"
+        }
+        return text.count > limit ? String(text.prefix(limit)) + "…" : text
+    }
+}
+
+/// A coding key for any string: used to see every key of a JSON object, known or not.
+struct JSONKey: CodingKey, Hashable {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(_ string: String) { stringValue = string }
+    init?(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+}

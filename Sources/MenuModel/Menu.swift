@@ -1,0 +1,115 @@
+/// The immutable menu: a tree of groups and rows, frozen after validation and shared read-only
+/// by every thread without locks.
+///
+/// Layout: struct-of-arrays in preorder. Position 0 is the implicit root (never a row); positions
+/// `1...nodeCount` are the config's nodes in document order, so a node's subtree is the contiguous
+/// range `node ..< subtreeEnd(node)`. Alongside the tree it keeps, for the menu's *default*
+/// expansion, each node's visible size and the visible size of its left siblings, which
+/// ``FlattenedView`` combines with a session's sparse ``ExpansionState`` overlay.
+/// Lookups by position are O(1); ``node(withID:)`` is one hash lookup.
+public struct Menu: Sendable {
+    /// A position in the menu's preorder (1...nodeCount); stable for the life of a `Menu`.
+    public typealias Node = Int
+
+    let storage: Storage
+
+    /// The menu's title, if the config gives one.
+    public var title: String? { storage.title }
+    /// An opaque content hash: equal configs give equal versions; any change gives a new one.
+    public var version: String { storage.version }
+    /// Groups and rows in the menu, not counting the implicit root.
+    public var nodeCount: Int { storage.ids.count - 1 }
+    /// The deepest node's depth plus one (0 for an empty menu).
+    public var height: Int { storage.height }
+    /// Every node, in preorder.
+    public var nodes: Range<Node> { 1 ..< nodeCount + 1 }
+
+    public func node(withID id: String) -> Node? { storage.idIndex[id].map(Int.init) }
+    public func id(of node: Node) -> String { storage.ids[node] }
+    public func title(of node: Node) -> String { storage.titles[node] }
+    /// 0 for a top-level node.
+    public func depth(of node: Node) -> Int { Int(storage.depth[node]) }
+    public func isGroup(_ node: Node) -> Bool { storage.flags[node] & Storage.groupFlag != 0 }
+    public func isExpandedByDefault(_ node: Node) -> Bool { storage.flags[node] & Storage.expandedFlag != 0 }
+    /// Direct children (0 for a row or an empty group).
+    public func childCount(of node: Node) -> Int { Int(storage.childCount[node]) }
+    /// The enclosing group, or nil for a top-level node.
+    public func parent(of node: Node) -> Node? {
+        let parent = Int(storage.parent[node])
+        return parent == 0 ? nil : parent
+    }
+    public func children(of node: Node) -> [Node] {
+        let first = Int(storage.firstChildSlot[node])
+        return storage.children[first ..< first + Int(storage.childCount[node])].map(Int.init)
+    }
+    /// One past the last node of `node`'s subtree, in preorder.
+    public func subtreeEnd(_ node: Node) -> Node { Int(storage.subtreeEnd[node]) }
+    /// The node's attributes exactly as the config gives them, or nil when it gives none.
+    public func attributes(of node: Node) -> [String: JSONValue]? {
+        let slot = storage.attributeSlot[node]
+        return slot < 0 ? nil : storage.attributes[Int(slot)]
+    }
+    /// Rows visible under the default expansion (groups and rows alike).
+    public var defaultCount: Int { Int(storage.openRows[0]) - 1 }
+}
+
+extension Menu {
+    /// The frozen arrays. Every field is a `let` of Sendable values, so sharing across threads is safe.
+    final class Storage: Sendable {
+        static let groupFlag: UInt8 = 1
+        static let expandedFlag: UInt8 = 2
+
+        let title: String?
+        let version: String
+        let height: Int
+        let ids: [String]
+        let titles: [String]
+        let parent: [Int32]
+        let depth: [Int32]
+        let subtreeEnd: [Int32]
+        let flags: [UInt8]
+        let childCount: [Int32]
+        let firstChildSlot: [Int32]
+        /// Children of every group, group after group; `children[firstChildSlot[g] ..< + childCount[g]]`.
+        let children: [Int32]
+        /// Rows shown by the node and its subtree when the node is expanded (itself included),
+        /// with every descendant in its default state. 1 for a row.
+        let openRows: [Int32]
+        /// Leaf rows shown by the node's subtree when the node is expanded. 1 for a row.
+        let openLeaves: [Int32]
+        /// Default visible rows of the node's left siblings' subtrees.
+        let siblingPrefix: [Int32]
+        let attributeSlot: [Int32]
+        let attributes: [[String: JSONValue]]
+        let idIndex: [String: Int32]
+
+        init(builder b: MenuBuilder, version: String) {
+            title = b.title
+            self.version = version
+            height = b.height
+            ids = b.ids
+            titles = b.titles
+            parent = b.parent
+            depth = b.depth
+            subtreeEnd = b.subtreeEnd
+            flags = b.flags
+            childCount = b.childCount
+            firstChildSlot = b.firstChildSlot
+            children = b.children
+            openRows = b.openRows
+            openLeaves = b.openLeaves
+            siblingPrefix = b.siblingPrefix
+            attributeSlot = b.attributeSlot
+            attributes = b.attributes
+            idIndex = b.idIndex
+        }
+
+        /// Rows the node shows under the default expansion.
+        @inline(__always) func defaultRows(_ node: Int) -> Int32 {
+            flags[node] == Storage.groupFlag ? 1 : openRows[node]
+        }
+        @inline(__always) func defaultLeaves(_ node: Int) -> Int32 {
+            flags[node] == Storage.groupFlag ? 0 : openLeaves[node]
+        }
+    }
+}

@@ -1,0 +1,82 @@
+/// Why a menu config was refused: every problem found (up to ``MenuConfigError/problemLimit``),
+/// each naming the JSON path and the offending value.
+public struct MenuConfigError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// At most this many problems are collected; the rest are counted in ``omittedCount``.
+    public static let problemLimit = 100
+
+    public var problems: [ConfigProblem]
+    /// Problems found beyond ``problemLimit``.
+    public var omittedCount: Int
+
+    public init(problems: [ConfigProblem], omittedCount: Int = 0) {
+        self.problems = problems
+        self.omittedCount = omittedCount
+    }
+
+    public var description: String {
+        var lines = problems.map(\.description)
+        if omittedCount > 0 { lines.append("… and \(omittedCount) more problems") }
+        let noun = problems.count + omittedCount == 1 ? "problem" : "problems"
+        return "invalid menu config (\(problems.count + omittedCount) \(noun)):\n" + lines.map { "  " + $0 }.joined(separator: "\n")
+    }
+}
+
+/// One problem in a menu config, at a JSON path such as `items[2].items[0].id`.
+public struct ConfigProblem: Sendable, Equatable, CustomStringConvertible {
+    /// What is wrong; each case's message says how to fix it.
+    public enum Kind: Sendable, Equatable {
+        /// The file is not JSON. Line and column are 1-based, when known.
+        case invalidJSON(line: Int?, column: Int?)
+        case unknownKey
+        case missingKey
+        case wrongType(expected: String)
+        case emptyTitle
+        case invalidID
+        /// `firstPath` is where the id was first used.
+        case duplicateID(firstPath: String)
+        case expandedOnRow
+        case tooDeep(limit: Int)
+        case tooManyNodes(limit: Int)
+        case unreadable(reason: String)
+    }
+
+    /// The JSON path of the problem; `$` is the document itself.
+    public var path: String
+    public var kind: Kind
+    /// The offending value (or key) as written in the config, shortened.
+    public var value: String
+
+    public init(path: String, kind: Kind, value: String) {
+        self.path = path
+        self.kind = kind
+        self.value = value
+    }
+
+    public var description: String {
+        let what: String
+        switch kind {
+        case .invalidJSON(let line, let column):
+            let place = line.map { l in "at line \(l)" + (column.map { ", column \($0)" } ?? "") } ?? ""
+            return "not valid JSON \(place)".trimmingTrailingSpace() + (value.isEmpty ? "" : ": \(value)")
+        case .unknownKey: what = "unknown key \(value); allowed keys are id, title, items, expanded, attributes (and title, items at the top)"
+        case .missingKey: what = "missing required key \(value)"
+        case .wrongType(let expected): what = "must be \(expected), found \(value)"
+        case .emptyTitle: what = "title must be a non-empty string, found \(value)"
+        case .invalidID: what = "id must be 1 to 128 characters from A-Z a-z 0-9 . _ ~ -, found \(value)"
+        case .duplicateID(let firstPath): what = "duplicate id \(value), first used at \(firstPath)"
+        case .expandedOnRow: what = "\"expanded\" is only allowed on groups (nodes with \"items\"), found \(value)"
+        case .tooDeep(let limit): what = "nesting deeper than \(limit) levels"
+        case .tooManyNodes(let limit): what = "more than \(limit) nodes"
+        case .unreadable(let reason): return "cannot read \(value): \(reason)"
+        }
+        return "\(path): \(what)"
+    }
+}
+
+extension String {
+    fileprivate func trimmingTrailingSpace() -> String {
+        var copy = self
+        while copy.last == " " { copy.removeLast() }
+        return copy
+    }
+}
