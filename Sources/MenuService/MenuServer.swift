@@ -1,0 +1,62 @@
+import HTTPServer
+import MenuModel
+
+/// A running menu-server: the menu loaded from settings, the session store, the routing service
+/// and the HTTP listener. Start with ``init(settings:log:)``; stop with ``shutdown(gracePeriod:)``.
+public final class MenuServer: Sendable {
+    public let service: MenuService
+    public let http: HTTPServer
+
+    /// The real port, also when the settings asked for port 0.
+    public var port: Int { http.port }
+    public let host: String
+
+    public init(settings: ServerSettings, log: @escaping @Sendable (String) -> Void = { _ in }) throws(StartupError) {
+        let menu: Menu
+        do { menu = try Menu(contentsOfFile: settings.configPath) } catch { throw .invalidConfig(path: settings.configPath, error) }
+        let store = InMemorySessionStore(menu: menu, maxSessions: settings.maxSessions,
+                                         timeToLive: .seconds(settings.sessionTTLSeconds))
+        let service = MenuService(menu: menu, store: store, maxLimit: settings.maxLimit, log: log)
+        var configuration = HTTPServerConfiguration()
+        configuration.host = settings.host
+        configuration.port = settings.port
+        configuration.threads = settings.threads
+        configuration.maxBodyBytes = MenuService.maxBodyBytes
+        configuration.connectionLimit = settings.maxConnections
+        configuration.perIPConnectionLimit = settings.perIPConnections
+        configuration.connectionTimeoutSeconds = settings.connectionTimeoutSeconds
+        do {
+            http = try HTTPServer(configuration: configuration,
+                                  handler: { service.respond(to: $0) },
+                                  rejection: { service.reject($0) })
+        } catch {
+            throw .cannotListen(error)
+        }
+        self.service = service
+        self.host = settings.host
+    }
+
+    /// The line printed when ready: `menu-server listening on http://HOST:PORT`.
+    public var listeningLine: String {
+        let shownHost = host.contains(":") ? "[\(host)]" : host
+        return "menu-server listening on http://\(shownHost):\(port)"
+    }
+
+    /// Stops accepting, lets requests in flight finish (up to `gracePeriod`), then stops.
+    public func shutdown(gracePeriod: Duration = .seconds(5)) {
+        http.shutdown(gracePeriod: gracePeriod)
+    }
+}
+
+/// Why the server could not start.
+public enum StartupError: Error, Sendable, CustomStringConvertible {
+    case invalidConfig(path: String, MenuConfigError)
+    case cannotListen(HTTPServerError)
+
+    public var description: String {
+        switch self {
+        case .invalidConfig(let path, let error): "cannot load menu config \(path): \(error.description)"
+        case .cannotListen(let error): error.description
+        }
+    }
+}

@@ -1,0 +1,269 @@
+import Foundation
+import HTTPServer
+import MenuModel
+
+/// The HTTP contract of menu-server as a pure function: request value in, response value out.
+/// No socket, no C; safe to call from many threads at once (the menu and encoded rows are
+/// immutable, the store synchronizes itself, and no lock is held while JSON is written).
+public final class MenuService: Sendable {
+    public let menu: Menu
+    public let store: any SessionStore
+    public let maxLimit: Int
+    public static let defaultLimit = 50
+    public static let maxBodyBytes = 64 * 1024
+
+    let encoded: EncodedMenu
+    let versionJSON: [UInt8]
+    let log: @Sendable (String) -> Void
+
+    public init(menu: Menu, store: any SessionStore, maxLimit: Int = 500,
+                log: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.menu = menu
+        self.store = store
+        self.maxLimit = maxLimit
+        self.log = log
+        encoded = EncodedMenu(menu: menu)
+        var writer = JSONWriter()
+        writer.string(menu.version)
+        versionJSON = writer.bytes
+    }
+
+    // MARK: Routing
+
+    public func respond(to request: HTTPRequest) -> HTTPResponse {
+        do {
+            return try route(request)
+        } catch {
+            return errorResponse(error)
+        }
+    }
+
+    /// The answer to a request the HTTP layer refused before routing.
+    public func reject(_ rejection: HTTPRejection) -> HTTPResponse {
+        switch rejection {
+        case .payloadTooLarge(let limit): errorResponse(.payloadTooLarge(limit: limit))
+        case .conflictingContentLength: errorResponse(.badRequest("conflicting or invalid Content-Length headers"))
+        case .contentLengthWithChunked: errorResponse(.badRequest("Content-Length together with Transfer-Encoding is not allowed"))
+        }
+    }
+
+    /// Every route the service answers: the contract `openapi.yaml` documents (a test keeps them in step).
+    public static let routes: [(method: String, template: String)] = [
+        ("GET", "/rows"), ("HEAD", "/rows"),
+        ("GET", "/count"), ("HEAD", "/count"),
+        ("GET", "/healthz"), ("HEAD", "/healthz"),
+        ("POST", "/sessions"),
+        ("DELETE", "/sessions/{id}"),
+        ("POST", "/groups/{id}/toggle"),
+        ("PUT", "/groups/{id}/expansion"),
+    ]
+
+    /// Each distinct template with its segments, split once.
+    private static let templates: [(template: String, parts: [Substring])] = routes.map(\.template)
+        .reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+        .map { ($0, Array($0.split(separator: "/", omittingEmptySubsequences: false).dropFirst())) }
+
+    /// The route template matching `path`, and the `{id}` it carries.
+    static func match(_ path: String) -> (template: String, id: String?)? {
+        guard path.hasPrefix("/") else { return nil }
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        for (template, parts) in templates {
+            guard parts.count == segments.count else { continue }
+            var id: String?
+            var matched = true
+            for (part, segment) in zip(parts, segments) {
+                if part == "{id}" {
+                    guard !segment.isEmpty else { matched = false; break }
+                    id = String(segment)
+                } else if part != segment {
+                    matched = false
+                    break
+                }
+            }
+            if matched { return (template, id) }
+        }
+        return nil
+    }
+
+    private func route(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+        guard let (template, id) = Self.match(request.path) else { throw .notFound(path: String(request.path.prefix(200))) }
+        let allowed = Self.routes.filter { $0.template == template }.map(\.method)
+        guard allowed.contains(request.method) else { throw .methodNotAllowed(method: request.method, allowed: allowed) }
+        switch template {
+        case "/rows": return try rows(request)
+        case "/count": return try count(request)
+        case "/healthz": return json(200, Array(#"{"status":"ok"}"#.utf8))
+        case "/sessions": return try createSession()
+        case "/sessions/{id}": return try deleteSession(id ?? "")
+        case "/groups/{id}/toggle": return try change(.toggle(groupID: id ?? ""), request)
+        case "/groups/{id}/expansion":
+            return try change(.set(groupID: id ?? "", isExpanded: try Self.parseExpansionBody(request.body)), request)
+        default: throw .notFound(path: String(request.path.prefix(200)))
+        }
+    }
+
+    // MARK: Endpoints
+
+    private func rows(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+        let offset = try Self.integerParameter("offset", in: request, default: 0, range: 0 ... Int(Int32.max))
+        let limit = try Self.integerParameter("limit", in: request, default: Self.defaultLimit, range: 1 ... maxLimit)
+        let view = FlattenedView(menu: menu, state: try state(for: request))
+        let visible = view.visibleNodes(offset: offset, limit: limit)
+        var writer = JSONWriter(capacity: 160 + visible.count * 128)
+        writeCounts(view, to: &writer)
+        writer.raw(",\"offset\":")
+        writer.integer(offset)
+        writer.raw(",\"limit\":")
+        writer.integer(limit)
+        writer.raw(",\"rows\":[")
+        for (position, row) in visible.enumerated() {
+            if position > 0 { writer.raw(",") }
+            encoded.writeRow(row, isGroup: menu.isGroup(row.node), to: &writer)
+        }
+        writer.raw("]}")
+        return json(200, writer.bytes)
+    }
+
+    private func count(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+        let view = FlattenedView(menu: menu, state: try state(for: request))
+        var writer = JSONWriter(capacity: 96)
+        writeCounts(view, to: &writer)
+        writer.raw("}")
+        return json(200, writer.bytes)
+    }
+
+    /// Writes `{"version":…,"count":…,"leafCount":…` (object left open).
+    private func writeCounts(_ view: FlattenedView, to writer: inout JSONWriter) {
+        writer.raw("{\"version\":")
+        writer.raw(versionJSON[...])
+        writer.raw(",\"count\":")
+        writer.integer(view.count)
+        writer.raw(",\"leafCount\":")
+        writer.integer(view.leafCount)
+    }
+
+    private func createSession() throws(APIError) -> HTTPResponse {
+        let id: SessionID
+        do { id = try store.create() } catch { throw APIError(error) }
+        var writer = JSONWriter(capacity: 48)
+        writer.raw("{\"sessionId\":")
+        writer.string(id.text)
+        writer.raw("}")
+        return json(201, writer.bytes, extraHeaders: [("X-Session-Id", id.text)])
+    }
+
+    private func deleteSession(_ text: String) throws(APIError) -> HTTPResponse {
+        guard let id = SessionID(text) else { throw .invalidSession }
+        do { try store.delete(id) } catch { throw APIError(error) }
+        return HTTPResponse(status: 204, headers: [("Cache-Control", "no-store")])
+    }
+
+    private func change(_ command: ExpansionCommand, _ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+        let session = try sessionID(in: request)
+        let applied: AppliedChange
+        do { applied = try store.apply(command, to: session) } catch { throw APIError(error) }
+        let view = FlattenedView(menu: menu, state: applied.state)
+        var writer = JSONWriter(capacity: 256)
+        writer.raw("{\"version\":")
+        writer.raw(versionJSON[...])
+        writer.raw(",\"sessionId\":")
+        writer.string(applied.sessionID.text)
+        writer.raw(",\"id\":")
+        writer.string(applied.change.id)
+        writer.raw(",\"isExpanded\":")
+        writer.bool(applied.change.isExpanded)
+        writer.raw(",\"index\":")
+        if let index = applied.change.index { writer.integer(index) } else { writer.raw("null") }
+        writer.raw(",\"count\":")
+        writer.integer(view.count)
+        writer.raw(",\"leafCount\":")
+        writer.integer(view.leafCount)
+        writer.raw(",\"change\":")
+        if let change = applied.change.change {
+            writer.raw("{\"at\":")
+            writer.integer(change.at)
+            writer.raw(",\"inserted\":")
+            writer.integer(change.inserted)
+            writer.raw(",\"removed\":")
+            writer.integer(change.removed)
+            writer.raw("}")
+        } else {
+            writer.raw("null")
+        }
+        writer.raw("}")
+        return json(200, writer.bytes, extraHeaders: [("X-Session-Id", applied.sessionID.text)])
+    }
+
+    // MARK: Inputs
+
+    /// The session named by `X-Session-Id`, nil when the header is absent.
+    private func sessionID(in request: HTTPRequest) throws(APIError) -> SessionID? {
+        let values = request.headers.filter { $0.name == "x-session-id" }
+        guard let first = values.first else { return nil }
+        guard values.allSatisfy({ $0.value == first.value }), let id = SessionID(first.value) else { throw .invalidSession }
+        return id
+    }
+
+    /// The expansion a read uses: the session's, or the menu's default when none is named.
+    private func state(for request: HTTPRequest) throws(APIError) -> ExpansionState {
+        guard let id = try sessionID(in: request) else { return ExpansionState() }
+        do { return try store.state(of: id) } catch { throw APIError(error) }
+    }
+
+    /// A decimal integer query parameter: digits only (no sign, fraction, exponent or spaces).
+    static func integerParameter(_ name: String, in request: HTTPRequest, default fallback: Int,
+                                 range: ClosedRange<Int>) throws(APIError) -> Int {
+        let values = request.query.filter { $0.name == name }
+        guard let first = values.first else { return fallback }
+        let expectation = "\(name) must be an integer from \(range.lowerBound) to \(range.upperBound)"
+        guard values.count == 1 else { throw .invalidParameter("\(name) given more than once; \(expectation)") }
+        guard let text = first.value, !text.isEmpty, text.utf8.count <= 19,
+              text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+              let value = Int(text), range.contains(value)
+        else {
+            throw .invalidParameter("\(expectation), got \"\(first.value.map { String($0.prefix(40)) } ?? "")\"")
+        }
+        return value
+    }
+
+    /// `{"isExpanded": true|false}`; other keys are ignored.
+    static func parseExpansionBody(_ body: [UInt8]) throws(APIError) -> Bool {
+        struct Body: Decodable { var isExpanded: Bool }
+        guard !body.isEmpty else { throw .invalidBody("the body must be JSON like {\"isExpanded\": true}; it is empty") }
+        do {
+            return try JSONDecoder().decode(Body.self, from: Data(body)).isExpanded
+        } catch let DecodingError.keyNotFound(key, _) {
+            throw .invalidBody("the body must have \"\(key.stringValue)\": true or false")
+        } catch DecodingError.typeMismatch, DecodingError.valueNotFound {
+            throw .invalidBody("\"isExpanded\" must be true or false, in an object like {\"isExpanded\": true}")
+        } catch {
+            throw .invalidBody("the body is not valid JSON; send {\"isExpanded\": true} or {\"isExpanded\": false}")
+        }
+    }
+
+    // MARK: Responses
+
+    private func json(_ status: Int, _ body: [UInt8], extraHeaders: [(name: String, value: String)] = []) -> HTTPResponse {
+        HTTPResponse(status: status,
+                     headers: [("Content-Type", "application/json; charset=utf-8"), ("Cache-Control", "no-store")] + extraHeaders,
+                     body: body)
+    }
+
+    func errorResponse(_ error: APIError) -> HTTPResponse {
+        if case .internalError = error { log("internal error") }
+        var writer = JSONWriter(capacity: 160)
+        writer.raw("{\"error\":{\"code\":")
+        writer.string(error.code)
+        writer.raw(",\"message\":")
+        writer.string(error.message)
+        writer.raw("}}")
+        var headers: [(name: String, value: String)] = []
+        switch error {
+        case .methodNotAllowed(_, let allowed): headers.append(("Allow", allowed.joined(separator: ", ")))
+        case .tooManySessions(_, let retry): headers.append(("Retry-After", String(retry)))
+        case .unavailable: headers.append(("Retry-After", "1"))
+        default: break
+        }
+        return json(error.status, writer.bytes, extraHeaders: headers)
+    }
+}

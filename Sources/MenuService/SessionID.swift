@@ -1,0 +1,74 @@
+/// A session's id: 128 bits from the system's secure random source, written as 22 characters of
+/// base64url (`A-Z a-z 0-9 - _`, no padding).
+///
+/// Invariant: `text` always parses back to the same id; only canonical 22-character forms parse.
+public struct SessionID: Sendable, Hashable, CustomStringConvertible {
+    let high: UInt64
+    let low: UInt64
+
+    /// A fresh id from `SystemRandomNumberGenerator` (getrandom(2) on Linux).
+    public static func random() -> SessionID {
+        var generator = SystemRandomNumberGenerator()
+        return SessionID(high: generator.next(), low: generator.next())
+    }
+
+    init(high: UInt64, low: UInt64) {
+        self.high = high
+        self.low = low
+    }
+
+    /// Parses the 22-character text form; nil for anything else.
+    public init?(_ text: some StringProtocol) {
+        let utf8 = text.utf8
+        guard utf8.count == 22 else { return nil }
+        var high: UInt64 = 0
+        var low: UInt64 = 0
+        for (position, byte) in utf8.enumerated() {
+            guard let value = Self.decodeTable[Int(byte)] else { return nil }
+            let sixBits = UInt64(value)
+            // 22 × 6 = 132 bits; the last character carries 2 bits of data and 4 zero bits.
+            if position == 21 {
+                guard sixBits & 0b1111 == 0 else { return nil }
+                high = (high << 2) | (low >> 62)
+                low = (low << 2) | (sixBits >> 4)
+            } else {
+                high = (high << 6) | (low >> 58)
+                low = (low << 6) | sixBits
+            }
+        }
+        self.init(high: high, low: low)
+    }
+
+    public var text: String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(22)
+        for position in 0 ..< 22 {
+            // Bits 127...0 as 6-bit groups from the top; the final group is 2 data bits then zeros.
+            let bitOffset = 128 - 6 * (position + 1)
+            let value: UInt64
+            if bitOffset >= 64 {
+                value = (high >> UInt64(bitOffset - 64)) & 0x3F
+            } else if bitOffset > 58 {
+                value = ((high << UInt64(64 - bitOffset)) | (low >> UInt64(bitOffset))) & 0x3F
+            } else if bitOffset >= 0 {
+                value = (low >> UInt64(bitOffset)) & 0x3F
+            } else {
+                value = (low << UInt64(-bitOffset)) & 0x3F
+            }
+            bytes.append(Self.alphabet[Int(value)])
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    public var description: String { text }
+
+    /// The first characters only: what logs may show.
+    public var redacted: String { String(text.prefix(6)) + "…" }
+
+    static let alphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+    static let decodeTable: [UInt8?] = {
+        var table = [UInt8?](repeating: nil, count: 256)
+        for (value, byte) in alphabet.enumerated() { table[Int(byte)] = UInt8(value) }
+        return table
+    }()
+}

@@ -1,0 +1,53 @@
+import MenuModel
+
+/// A change a client asks for: flip a group, or set it (idempotent).
+public enum ExpansionCommand: Sendable, Equatable {
+    case toggle(groupID: String)
+    case set(groupID: String, isExpanded: Bool)
+}
+
+/// What a store returns for an applied command: the session (new when none was given), the
+/// change for the client, and the session's state after it.
+public struct AppliedChange: Sendable {
+    public var sessionID: SessionID
+    public var created: Bool
+    public var change: ExpansionChange
+    public var state: ExpansionState
+}
+
+/// Why a session store refused a request.
+public enum SessionStoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The id is well-formed but names no live session (never issued, expired or deleted).
+    case unknownSession
+    /// The store holds its maximum number of sessions.
+    case tooManySessions(limit: Int, retryAfterSeconds: Int)
+    /// The change names no group or a row.
+    case expansion(ExpansionError)
+    /// The store cannot accept writes now (disk full, storage down); nothing was changed.
+    case unavailable(reason: String)
+
+    public var description: String {
+        switch self {
+        case .unknownSession: "unknown session"
+        case .tooManySessions(let limit, _): "the server holds its limit of \(limit) sessions"
+        case .expansion(let error): error.description
+        case .unavailable(let reason): "session storage unavailable: \(reason)"
+        }
+    }
+}
+
+/// Keeps every client's ``ExpansionState`` outside the shared menu.
+///
+/// Contract: each operation on one session is atomic and linearizable; operations on different
+/// sessions do not wait for each other beyond a short shard lock; a write that returns has been
+/// accepted by the store's durability policy.
+public protocol SessionStore: Sendable {
+    /// Creates a session in the default expansion.
+    func create() throws(SessionStoreError) -> SessionID
+    /// Deletes a session; `unknownSession` when there is none.
+    func delete(_ id: SessionID) throws(SessionStoreError)
+    /// The session's current state.
+    func state(of id: SessionID) throws(SessionStoreError) -> ExpansionState
+    /// Applies `command` atomically to the session `id`, or to a new session when `id` is nil.
+    func apply(_ command: ExpansionCommand, to id: SessionID?) throws(SessionStoreError) -> AppliedChange
+}

@@ -1,0 +1,50 @@
+import Foundation
+import MenuService
+
+// menu-server: read settings, load the menu, start, wait for SIGTERM/SIGINT, stop.
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data(("menu-server: " + message + "\n").utf8))
+    exit(2)
+}
+
+let command: ServerSettings.Command
+do {
+    command = try ServerSettings.parse(arguments: Array(CommandLine.arguments.dropFirst()),
+                                       environment: ProcessInfo.processInfo.environment)
+} catch {
+    fail(error.description)
+}
+
+switch command {
+case .help:
+    print(ServerSettings.usage)
+    exit(0)
+case .version:
+    print(ServerSettings.version)
+    exit(0)
+case .run(let settings):
+    // Block the stop signals before libmicrohttpd starts its threads, so only sigwait sees them.
+    var stopSignals = sigset_t()
+    sigemptyset(&stopSignals)
+    sigaddset(&stopSignals, SIGTERM)
+    sigaddset(&stopSignals, SIGINT)
+    pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
+
+    let server: MenuServer
+    do {
+        server = try MenuServer(settings: settings, log: { message in
+            FileHandle.standardError.write(Data(("menu-server: " + message + "\n").utf8))
+        })
+    } catch {
+        fail(error.description)
+    }
+    FileHandle.standardError.write(Data("menu-server: sessions are kept in memory only; they are lost on restart\n".utf8))
+    FileHandle.standardOutput.write(Data((server.listeningLine + "\n").utf8))
+
+    var received: Int32 = 0
+    sigwait(&stopSignals, &received)
+    FileHandle.standardError.write(Data("menu-server: signal \(received), finishing requests in flight\n".utf8))
+    server.shutdown(gracePeriod: .seconds(10))
+    exit(0)
+}
