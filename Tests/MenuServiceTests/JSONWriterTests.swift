@@ -1,0 +1,40 @@
+import Foundation
+import MenuModel
+import Testing
+@testable import MenuService
+
+@Suite struct JSONWriterTests {
+    func written(_ body: (inout JSONWriter) -> Void) -> String {
+        var writer = JSONWriter()
+        body(&writer)
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+
+    @Test func stringsEscapeOnlyWhatJSONRequires() {
+        #expect(written { $0.string("a\"b\\c\n\t\u{01}é宮") } == #""a\"b\\c\n\t\u0001é宮""#)
+    }
+
+    @Test func everyControlCharacterRoundTripsThroughJSONSerialization() throws {
+        let text = String((0 ..< 0x20).map { Character(Unicode.Scalar($0)!) }) + "end"
+        let json = written { $0.raw("["); $0.string(text); $0.raw("]") }
+        let decoded = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String]
+        #expect(decoded == [text])
+    }
+
+    @Test(arguments: [0, 7, -7, 1234567890, Int.max, Int.min + 1])
+    func integersMatchTheirDescription(value: Int) {
+        #expect(written { $0.integer(value) } == String(value))
+    }
+
+    @Test func numbersKeepTheirShortestForm() {
+        #expect(written { $0.value(.number(12.5)) } == "12.5")
+        #expect(written { $0.value(.number(0.1)) } == "0.1")
+        #expect(written { $0.value(.integer(38)) } == "38")
+        #expect(written { $0.value(.number(1e300)) } == "1e+300")
+    }
+
+    @Test func objectsWriteSortedKeysAndNestedValues() {
+        let value: JSONValue = .object(["b": .array([.null, .bool(true)]), "a": .string("x")])
+        #expect(written { $0.value(value) } == #"{"a":"x","b":[null,true]}"#)
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+import Testing
+@testable import MenuService
+
+/// `openapi.yaml` documents exactly the routes the service answers.
+@Suite struct OpenAPITests {
+    /// (method, path) pairs under `paths:`: path keys at two spaces, methods at four.
+    static func documentedRoutes() throws -> Set<String> {
+        let text = try String(contentsOf: repositoryRoot.appendingPathComponent("openapi.yaml"), encoding: .utf8)
+        var routes = Set<String>()
+        var inPaths = false
+        var currentPath: String?
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("paths:") { inPaths = true; continue }
+            guard inPaths else { continue }
+            if let first = line.first, first != " ", first != "#" { break }  // next top-level key
+            if line.hasPrefix("  /"), line.hasSuffix(":") {
+                currentPath = String(line.dropFirst(2).dropLast())
+            } else if let path = currentPath, line.hasPrefix("    "), !line.hasPrefix("     ") {
+                let key = line.trimmingCharacters(in: .whitespaces).dropLast()
+                if ["get", "head", "post", "put", "delete", "patch", "options"].contains(String(key)) {
+                    routes.insert("\(key.uppercased()) \(path)")
+                }
+            }
+        }
+        return routes
+    }
+
+    @Test func documentIsOpenAPI31() throws {
+        let text = try String(contentsOf: repositoryRoot.appendingPathComponent("openapi.yaml"), encoding: .utf8)
+        #expect(text.contains("openapi: 3.1"))
+    }
+
+    @Test func everyServedRouteIsDocumentedAndNoOther() throws {
+        let served = Set(MenuService.routes.filter { $0.method != "HEAD" }.map { "\($0.method) \($0.template)" })
+        let documented = try Self.documentedRoutes().filter { !$0.hasPrefix("HEAD ") }
+        #expect(documented == served)
+    }
+
+    @Test func everyDocumentedErrorCodeExistsInTheService() throws {
+        let text = try String(contentsOf: repositoryRoot.appendingPathComponent("openapi.yaml"), encoding: .utf8)
+        let codes = ["invalid_parameter", "invalid_body", "invalid_session", "unknown_session", "unknown_group",
+                     "not_a_group", "not_found", "method_not_allowed", "payload_too_large", "too_many_sessions", "unavailable"]
+        for code in codes { #expect(text.contains(code), "openapi.yaml lacks \(code)") }
+    }
+}

@@ -1,0 +1,37 @@
+import Testing
+@testable import MenuService
+
+@Suite struct SessionIDTests {
+    @Test func textRoundTripsForRandomIDs() {
+        for _ in 0 ..< 1_000 {
+            let id = SessionID.random()
+            #expect(id.text.utf8.count == 22)
+            #expect(SessionID(id.text) == id)
+        }
+    }
+
+    @Test func extremeBitPatternsRoundTrip() {
+        for (high, low) in [(UInt64(0), UInt64(0)), (.max, .max), (1, 0), (0, 1), (0x8000_0000_0000_0000, 3)] {
+            let id = SessionID(high: high, low: low)
+            #expect(SessionID(id.text) == id)
+        }
+        #expect(SessionID(high: 0, low: 0).text == "AAAAAAAAAAAAAAAAAAAAAA")
+        #expect(SessionID(high: .max, low: .max).text == "_____________________w")
+    }
+
+    @Test func onlyTheURLSafeAlphabetIsUsed() {
+        let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        #expect(SessionID.random().text.allSatisfy(allowed.contains))
+    }
+
+    @Test(arguments: ["", "AAAAAAAAAAAAAAAAAAAAA", "AAAAAAAAAAAAAAAAAAAAAAA", "AAAAAAAAAAAAAAAAAAAAA+", "AAAAAAAAAAAAAAAAAAAAAB", "ÄAAAAAAAAAAAAAAAAAAAA"])
+    func nonCanonicalTextIsRefused(text: String) {
+        #expect(SessionID(text) == nil)
+    }
+
+    @Test func redactedFormHidesMostOfTheID() {
+        let id = SessionID.random()
+        #expect(id.redacted.count == 7)
+        #expect(id.text.hasPrefix(String(id.redacted.dropLast())))
+    }
+}
