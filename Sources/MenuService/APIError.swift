@@ -12,6 +12,8 @@ public enum APIError: Error, Sendable, Equatable {
     case methodNotAllowed(method: String, allowed: [String])
     case payloadTooLarge(limit: Int)
     case badRequest(String)
+    /// The request uses an HTTP feature the server does not support (a transfer coding).
+    case notImplemented(String)
     case tooManySessions(limit: Int, retryAfterSeconds: Int)
     case unavailable(String)
     /// A bug: never caused by client input (a test proves it); the detail goes to the log only.
@@ -26,6 +28,7 @@ public enum APIError: Error, Sendable, Equatable {
         case .payloadTooLarge: 413
         case .tooManySessions: 429
         case .unavailable: 503
+        case .notImplemented: 501
         case .internalError: 500
         }
     }
@@ -44,13 +47,14 @@ public enum APIError: Error, Sendable, Equatable {
         case .badRequest: "bad_request"
         case .tooManySessions: "too_many_sessions"
         case .unavailable: "unavailable"
+        case .notImplemented: "not_implemented"
         case .internalError: "internal_error"
         }
     }
 
     public var message: String {
         switch self {
-        case .invalidParameter(let detail), .invalidBody(let detail), .badRequest(let detail): detail
+        case .invalidParameter(let detail), .invalidBody(let detail), .badRequest(let detail), .notImplemented(let detail): detail
         case .invalidSession: "X-Session-Id is not a session id issued by this server (22 characters of A-Z a-z 0-9 - _); omit it or POST /sessions for a new one"
         case .unknownSession: "no such session (never issued, expired or deleted); POST /sessions for a new one"
         case .unknownGroup(let id): "no group has id \"\(id)\"; GET /rows lists the ids"

@@ -44,6 +44,7 @@ public final class MenuService: Sendable {
         case .payloadTooLarge(let limit): errorResponse(.payloadTooLarge(limit: limit))
         case .conflictingContentLength: errorResponse(.badRequest("conflicting or invalid Content-Length headers"))
         case .contentLengthWithChunked: errorResponse(.badRequest("Content-Length together with Transfer-Encoding is not allowed"))
+        case .unsupportedTransferEncoding: errorResponse(.notImplemented("only Transfer-Encoding: chunked is supported"))
         }
     }
 
@@ -227,7 +228,7 @@ public final class MenuService: Sendable {
     }
 
     /// `{"isExpanded": true|false}`; other keys are ignored.
-    static func parseExpansionBody(_ body: [UInt8]) throws(APIError) -> Bool {
+    public static func parseExpansionBody(_ body: [UInt8]) throws(APIError) -> Bool {
         struct Body: Decodable { var isExpanded: Bool }
         guard !body.isEmpty else { throw .invalidBody("the body must be JSON like {\"isExpanded\": true}; it is empty") }
         do {

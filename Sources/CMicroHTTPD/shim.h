@@ -1,0 +1,125 @@
+/*
+ * shim.h — the C side of the HTTPServer target's libmicrohttpd binding.
+ *
+ * Swift cannot call C variadic functions, so every variadic libmicrohttpd
+ * entry point that HTTPServer needs gets a fixed-arity `static inline` front
+ * door here. Nothing in this file keeps state or allocates.
+ *
+ * Written against libmicrohttpd 0.9.75 (Debian 12, `libmicrohttpd-dev`).
+ */
+#ifndef MENU_CMICROHTTPD_SHIM_H
+#define MENU_CMICROHTTPD_SHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <microhttpd.h>
+
+/* MHD_OPTION_STRICT_FOR_CLIENT exists since 0.9.60 (0x00096000). */
+#if MHD_VERSION < 0x00096000
+#error "libmicrohttpd >= 0.9.60 is required (MHD_OPTION_STRICT_FOR_CLIENT)"
+#endif
+
+/** How the listening socket is bound: chosen by the Swift side from the host literal. */
+enum menu_mhd_address_mode {
+    /** `struct sockaddr_in`, plain IPv4 socket. */
+    MENU_MHD_IPV4 = 0,
+    /** `struct sockaddr_in6`, IPv6 socket with IPV6_V6ONLY (MHD_USE_IPv6). */
+    MENU_MHD_IPV6_ONLY = 1,
+    /** `struct sockaddr_in6` for `::`, IPv6 socket also accepting IPv4 (MHD_USE_DUAL_STACK). */
+    MENU_MHD_DUAL_STACK = 2
+};
+
+/**
+ * Daemon flags used by HTTPServer, in one place:
+ *  - MHD_USE_POLL_INTERNAL_THREAD: poll(2) in MHD's own thread(s). NOT epoll and
+ *    NOT MHD_USE_AUTO: on this platform 0.9.75's epoll mode stalls when exactly
+ *    128 connections are ready at once.
+ *  - MHD_USE_ITC: inter-thread channel, required by MHD_quiesce_daemon.
+ *  - MHD_USE_ERROR_LOG: messages go to the MHD_OPTION_EXTERNAL_LOGGER given to
+ *    menu_mhd_start (never to stderr); HTTPServer only keeps start-up messages
+ *    to explain a failed start.
+ */
+static inline unsigned int
+menu_mhd_daemon_flags (enum menu_mhd_address_mode mode)
+{
+    unsigned int flags = (unsigned int) MHD_USE_POLL_INTERNAL_THREAD
+                       | (unsigned int) MHD_USE_ITC
+                       | (unsigned int) MHD_USE_ERROR_LOG;
+    switch (mode) {
+    case MENU_MHD_IPV6_ONLY:
+        flags |= (unsigned int) MHD_USE_IPv6;
+        break;
+    case MENU_MHD_DUAL_STACK:
+        flags |= (unsigned int) MHD_USE_DUAL_STACK;
+        break;
+    case MENU_MHD_IPV4:
+    default:
+        break;
+    }
+    return flags;
+}
+
+/**
+ * Front door for the variadic MHD_start_daemon.
+ *
+ * The logger is installed first (as libmicrohttpd asks), then the
+ * request-completed callback, the bind address, and finally the caller's
+ * integer options as an MHD_OPTION_ARRAY terminated by MHD_OPTION_END.
+ * `bind_addr` (which carries the port actually bound) only needs to stay valid
+ * for the duration of this call: 0.9.75 binds inside MHD_start_daemon. `port`
+ * should equal the port in `bind_addr`; libmicrohttpd only quotes it in messages. Returns NULL on failure (the logger has then
+ * been told why, when libmicrohttpd was built with messages).
+ */
+static inline struct MHD_Daemon *
+menu_mhd_start (enum menu_mhd_address_mode mode,
+                uint16_t port,
+                MHD_LogCallback logger, void *logger_cls,
+                MHD_AccessHandlerCallback handler, void *handler_cls,
+                MHD_RequestCompletedCallback completed, void *completed_cls,
+                const struct sockaddr *bind_addr,
+                const struct MHD_OptionItem *options)
+{
+    return MHD_start_daemon (menu_mhd_daemon_flags (mode),
+                             port, /* only used in messages: bind_addr carries the port */
+                             NULL, NULL,
+                             handler, handler_cls,
+                             MHD_OPTION_EXTERNAL_LOGGER, logger, logger_cls,
+                             MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+                             MHD_OPTION_SOCK_ADDR, bind_addr,
+                             MHD_OPTION_ARRAY, options,
+                             MHD_OPTION_END);
+}
+
+/**
+ * Front door for the variadic MHD_get_daemon_info(MHD_DAEMON_INFO_BIND_PORT).
+ * Returns the port the listening socket is really bound to (also when 0 was
+ * asked for), or -1 if libmicrohttpd cannot tell.
+ */
+static inline int
+menu_mhd_bound_port (struct MHD_Daemon *daemon)
+{
+    const union MHD_DaemonInfo *info =
+        MHD_get_daemon_info (daemon, MHD_DAEMON_INFO_BIND_PORT);
+    if (NULL == info)
+        return -1;
+    return (int) info->port;
+}
+
+/**
+ * Front door for the variadic MHD_get_daemon_info(MHD_DAEMON_INFO_CURRENT_CONNECTIONS).
+ * Returns the number of open client connections (idle keep-alive ones
+ * included), or -1 if libmicrohttpd cannot tell.
+ */
+static inline long
+menu_mhd_current_connections (struct MHD_Daemon *daemon)
+{
+    const union MHD_DaemonInfo *info =
+        MHD_get_daemon_info (daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+    if (NULL == info)
+        return -1;
+    return (long) info->num_connections;
+}
+
+#endif /* MENU_CMICROHTTPD_SHIM_H */

@@ -1,0 +1,107 @@
+/// One HTTP request as handed to an ``HTTPServer`` handler.
+///
+/// Invariant: every field is an owned Swift copy; nothing refers to
+/// libmicrohttpd's memory, so the value may be kept and sent anywhere.
+/// Header names are lowercased (the initialiser lowercases them) and both
+/// `headers` and `query` keep the order, and the duplicates, of the wire.
+public struct HTTPRequest: Sendable {
+    /// The request method exactly as sent, e.g. `"GET"`, `"POST"`.
+    public var method: String
+    /// The URL path as libmicrohttpd gives it: percent-decoded, without the query string.
+    public var path: String
+    /// Every query argument in order, duplicates kept; `value` is `nil` for `?flag` (no `=`).
+    public var query: [(name: String, value: String?)]
+    /// Every request header in order, duplicates kept; names lowercased.
+    public var headers: [(name: String, value: String)]
+    /// The complete request body (de-chunked when it was sent chunked).
+    public var body: [UInt8]
+
+    /// Makes a request value; header names are lowercased to keep the type's invariant.
+    public init(
+        method: String,
+        path: String,
+        query: [(name: String, value: String?)] = [],
+        headers: [(name: String, value: String)] = [],
+        body: [UInt8] = []
+    ) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = headers.map { (name: $0.name.lowercased(), value: $0.value) }
+        self.body = body
+    }
+
+    /// The value of the first header called `name`, compared case-insensitively (ASCII), or `nil`.
+    public func header(_ name: String) -> String? {
+        for header in headers where asciiCaseInsensitiveEquals(header.name, name) {
+            return header.value
+        }
+        return nil
+    }
+}
+
+/// One HTTP response produced by a handler or a rejection callback.
+///
+/// Invariant: none beyond the field types; the server validates when sending.
+/// When it is sent, the server:
+/// - lets libmicrohttpd write `Content-Length` (a `Content-Length` given here is ignored) and `Date`;
+/// - sends every other header in order; a header with an empty value is left out (libmicrohttpd
+///   0.9.75 cannot send one);
+/// - sends neither body nor `Content-Length` for 204; for 304 and for `HEAD` requests sends the
+///   headers only, with the `Content-Length` of `body`;
+/// - replaces the response by a plain-text 500 naming the problem when `status` is not in
+///   200...999 or a header cannot be sent (CR/LF/NUL in it, space in a name, a `Transfer-Encoding`
+///   other than `chunked`).
+public struct HTTPResponse: Sendable {
+    /// The status code, e.g. 200.
+    public var status: Int
+    /// Response headers in the order they are sent.
+    public var headers: [(name: String, value: String)]
+    /// The body bytes; the server copies them.
+    public var body: [UInt8]
+
+    /// Makes a response value.
+    public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// A framing problem the server detects itself, before (and instead of) calling the handler.
+///
+/// The server asks the `rejection` callback for the response to send and always sends it with
+/// `Connection: close`: after a framing problem the rest of the connection's bytes cannot be trusted.
+public enum HTTPRejection: Sendable, Equatable {
+    /// The body is larger than ``HTTPServerConfiguration/maxBodyBytes``: declared by
+    /// `Content-Length`, or found while a chunked body streams in.
+    case payloadTooLarge(limit: Int)
+    /// Two `Content-Length` headers that differ, or a later one that is not a non-negative decimal
+    /// number. (A malformed *first* `Content-Length` is answered by libmicrohttpd itself with 400.)
+    case conflictingContentLength
+    /// `Content-Length` together with `Transfer-Encoding`: the classic request-smuggling shape.
+    case contentLengthWithChunked
+    /// A `Transfer-Encoding` other than a single `chunked` (answer 501: the body cannot be framed).
+    case unsupportedTransferEncoding
+}
+
+/// ASCII case-insensitive equality without allocating.
+func asciiCaseInsensitiveEquals(_ lhs: String, _ rhs: String) -> Bool {
+    var left = lhs.utf8.makeIterator()
+    var right = rhs.utf8.makeIterator()
+    while true {
+        switch (left.next(), right.next()) {
+        case (nil, nil):
+            return true
+        case let (a?, b?):
+            if asciiLowercased(a) != asciiLowercased(b) { return false }
+        default:
+            return false
+        }
+    }
+}
+
+@inline(__always)
+func asciiLowercased(_ byte: UInt8) -> UInt8 {
+    (byte >= 0x41 && byte <= 0x5A) ? byte | 0x20 : byte
+}

@@ -1,0 +1,168 @@
+import Synchronization
+
+/// The long-lived state every libmicrohttpd callback of one daemon needs: the handler closures,
+/// the body limit, the count of requests in flight and the drain flag.
+///
+/// Invariant: one instance per daemon, retained with `Unmanaged.passRetained` before
+/// `MHD_start_daemon` (its pointer is the `cls` of every callback) and released only after
+/// `MHD_stop_daemon` has returned, so no callback can see it freed. It is genuinely `Sendable`
+/// (immutable `let`s plus a `Mutex`), because the callbacks run on several libmicrohttpd threads at once.
+final class ServerContext: Sendable {
+    let handler: @Sendable (HTTPRequest) -> HTTPResponse
+    let rejection: @Sendable (HTTPRejection) -> HTTPResponse
+    let maxBodyBytes: Int
+
+    private struct State {
+        var inFlight = 0
+        var draining = false
+        var capturingLog = true
+        var startupLog: [String] = []
+    }
+
+    private let state = Mutex(State())
+
+    init(
+        handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse,
+        rejection: @escaping @Sendable (HTTPRejection) -> HTTPResponse,
+        maxBodyBytes: Int
+    ) {
+        self.handler = handler
+        self.rejection = rejection
+        self.maxBodyBytes = maxBodyBytes
+    }
+
+    /// A request got its per-request state (first access-handler call).
+    func requestBegan() {
+        state.withLock { $0.inFlight += 1 }
+    }
+
+    /// libmicrohttpd reported the request completed, aborted or timed out.
+    func requestEnded() {
+        state.withLock { $0.inFlight -= 1 }
+    }
+
+    /// Requests that have begun and not yet been reported completed.
+    var inFlight: Int {
+        state.withLock { $0.inFlight }
+    }
+
+    /// From now on every response carries `Connection: close`, so keep-alive clients let go.
+    func beginDraining() {
+        state.withLock { $0.draining = true }
+    }
+
+    var isDraining: Bool {
+        state.withLock { $0.draining }
+    }
+
+    /// Whether libmicrohttpd's messages are still wanted (only while the daemon starts).
+    var isCapturingLog: Bool {
+        state.withLock { $0.capturingLog }
+    }
+
+    /// Keeps one libmicrohttpd start-up message (a few at most).
+    func record(logMessage: String) {
+        state.withLock {
+            if $0.capturingLog, $0.startupLog.count < 16 { $0.startupLog.append(logMessage) }
+        }
+    }
+
+    /// Stops capturing and returns what libmicrohttpd said while starting.
+    func finishStartupLog() -> [String] {
+        state.withLock { state in
+            state.capturingLog = false
+            let messages = state.startupLog
+            state.startupLog = []
+            return messages
+        }
+    }
+}
+
+/// Per-request state behind libmicrohttpd's `*con_cls`.
+///
+/// Invariant: created on the first access-handler call of a request, retained into `*con_cls`
+/// with `Unmanaged.passRetained`, released exactly once by the request-completed callback.
+/// Only the libmicrohttpd thread that owns the connection touches it, one call at a time, so it
+/// needs no lock and is deliberately not `Sendable`.
+final class RequestState {
+    enum Phase {
+        /// Collecting the body; the handler runs on the final call.
+        case receiving
+        /// The body went over the limit: drop the rest, answer with the rejection on the final call.
+        case rejected(HTTPRejection)
+        /// A response has been queued.
+        case answered
+    }
+
+    var request: HTTPRequest
+    var phase: Phase = .receiving
+    /// Bytes thrown away after a streamed rejection.
+    var discardedBytes = 0
+
+    init(request: HTTPRequest) {
+        self.request = request
+    }
+}
+
+/// What the request headers say about the body, decided before the handler may run.
+enum Framing: Equatable {
+    /// Fine; `declaredLength` is the `Content-Length`, `nil` for chunked or no body.
+    case accept(declaredLength: Int?)
+    /// Answer with the rejection callback's response.
+    case reject(HTTPRejection)
+    /// A `Transfer-Encoding` other than one `chunked`: libmicrohttpd 0.9.75 cannot frame it.
+    case unsupportedTransferEncoding
+
+    /// Checks `Content-Length` / `Transfer-Encoding` (header names already lowercased).
+    static func check(headers: [(name: String, value: String)], maxBodyBytes: Int) -> Framing {
+        var lengths: [String] = []
+        var encodings: [String] = []
+        for header in headers {
+            if header.name == "content-length" {
+                lengths.append(header.value)
+            } else if header.name == "transfer-encoding" {
+                encodings.append(header.value)
+            }
+        }
+        if !lengths.isEmpty, !encodings.isEmpty {
+            return .reject(.contentLengthWithChunked)
+        }
+        if !encodings.isEmpty {
+            guard encodings.count == 1,
+                asciiCaseInsensitiveEquals(String(trimmedOWS(encodings[0])), "chunked")
+            else { return .unsupportedTransferEncoding }
+            return .accept(declaredLength: nil)
+        }
+        var declared: Int? = nil
+        for text in lengths {
+            guard let value = parseContentLength(text) else { return .reject(.conflictingContentLength) }
+            if let earlier = declared, earlier != value { return .reject(.conflictingContentLength) }
+            declared = value
+        }
+        if let declared, declared > maxBodyBytes {
+            return .reject(.payloadTooLarge(limit: maxBodyBytes))
+        }
+        return .accept(declaredLength: declared)
+    }
+
+    /// 1*DIGIT after trimming spaces/tabs; saturates at `Int.max` (any such value is over every limit).
+    static func parseContentLength(_ text: String) -> Int? {
+        let digits = trimmedOWS(text).utf8
+        guard !digits.isEmpty else { return nil }
+        var value = 0
+        for byte in digits {
+            guard byte >= 0x30, byte <= 0x39 else { return nil }
+            let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times10.addingReportingOverflow(Int(byte - 0x30))
+            value = (overflow1 || overflow2) ? Int.max : sum
+        }
+        return value
+    }
+
+    private static func trimmedOWS(_ text: String) -> Substring {
+        let isOWS: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        guard let start = text.firstIndex(where: { !isOWS($0) }) else { return "" }
+        let end = text.lastIndex(where: { !isOWS($0) })!
+        return text[start...end]
+    }
+}

@@ -1,0 +1,66 @@
+import Testing
+
+@testable import HTTPServer
+
+@Suite("Request framing rules, without a socket")
+struct FramingTests {
+    private func check(_ headers: [(String, String)], limit: Int = 100) -> Framing {
+        Framing.check(headers: headers.map { (name: $0.0, value: $0.1) }, maxBodyBytes: limit)
+    }
+
+    @Test func noBodyHeadersAcceptWithoutLength() {
+        #expect(check([("host", "x")]) == .accept(declaredLength: nil))
+    }
+
+    @Test func contentLengthWithinLimitAcceptsWithDeclaredLength() {
+        #expect(check([("content-length", "100")]) == .accept(declaredLength: 100))
+        #expect(check([("content-length", " 7 ")]) == .accept(declaredLength: 7))
+    }
+
+    @Test func contentLengthOverLimitIsPayloadTooLarge() {
+        #expect(check([("content-length", "101")]) == .reject(.payloadTooLarge(limit: 100)))
+        #expect(
+            check([("content-length", "99999999999999999999999999")])
+                == .reject(.payloadTooLarge(limit: 100)))
+    }
+
+    @Test func differingOrMalformedRepeatedContentLengthsConflict() {
+        #expect(check([("content-length", "5"), ("content-length", "6")]) == .reject(.conflictingContentLength))
+        #expect(check([("content-length", "5"), ("content-length", "-5")]) == .reject(.conflictingContentLength))
+        #expect(check([("content-length", "5"), ("content-length", "abc")]) == .reject(.conflictingContentLength))
+        #expect(check([("content-length", "5, 5")]) == .reject(.conflictingContentLength))
+        #expect(check([("content-length", "")]) == .reject(.conflictingContentLength))
+    }
+
+    @Test func equalRepeatedContentLengthsAreFine() {
+        #expect(check([("content-length", "5"), ("content-length", "005")]) == .accept(declaredLength: 5))
+    }
+
+    @Test func contentLengthWithAnyTransferEncodingIsSmuggling() {
+        #expect(
+            check([("content-length", "5"), ("transfer-encoding", "chunked")]) == .reject(.contentLengthWithChunked))
+        #expect(
+            check([("transfer-encoding", "gzip"), ("content-length", "5")]) == .reject(.contentLengthWithChunked))
+    }
+
+    @Test func onlyASingleChunkedTransferEncodingIsSupported() {
+        #expect(check([("transfer-encoding", "Chunked")]) == .accept(declaredLength: nil))
+        #expect(check([("transfer-encoding", "gzip, chunked")]) == .unsupportedTransferEncoding)
+        #expect(check([("transfer-encoding", "chunked"), ("transfer-encoding", "chunked")]) == .unsupportedTransferEncoding)
+    }
+
+    @Test func requestHeaderLookupIsCaseInsensitiveAndNamesAreLowercased() {
+        let request = HTTPRequest(
+            method: "GET", path: "/", headers: [(name: "X-Thing", value: "1"), (name: "x-thing", value: "2")])
+        #expect(request.headers.map(\.name) == ["x-thing", "x-thing"])
+        #expect(request.header("X-THING") == "1")
+        #expect(request.header("x-thin") == nil)
+    }
+
+    @Test func bindAddressParsesLiteralsOnly() throws {
+        #expect(throws: HTTPServerError.self) { try BindAddress(host: "example.com", port: 80) }
+        #expect(try BindAddress(host: "0.0.0.0", port: 80).family == .ipv4)
+        #expect(try BindAddress(host: "::1", port: 80).family == .ipv6Only)
+        #expect(try BindAddress(host: "[::]", port: 80).family == .dualStack)
+    }
+}
