@@ -106,7 +106,7 @@ public final class MenuService: Sendable {
     // MARK: Endpoints
 
     private func rows(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
-        let offset = try Self.integerParameter("offset", in: request, default: 0, range: 0 ... Int(Int32.max))
+        let offset = try Self.integerParameter("offset", in: request, default: 0, range: 0 ... Int.max)
         let limit = try Self.integerParameter("limit", in: request, default: Self.defaultLimit, range: 1 ... maxLimit)
         let view = FlattenedView(menu: menu, state: try state(for: request))
         let visible = view.visibleNodes(offset: offset, limit: limit)

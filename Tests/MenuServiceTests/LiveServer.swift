@@ -1,0 +1,673 @@
+// Shared helpers for the live (tier 3) tests: a real menu-server on 127.0.0.1 port 0, in-process
+// or as a child process, and real clients for it (URLSession, raw POSIX sockets, curl).
+// Every name here starts with `Live` so it cannot clash with helpers of other test files.
+
+import Foundation
+import MenuService
+import Synchronization
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// MARK: - Paths
+
+enum LivePaths {
+    /// The package root, found from this file's location (Tests/MenuServiceTests/LiveServer.swift).
+    static let packageRoot: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent()  // MenuServiceTests
+        .deletingLastPathComponent()  // Tests
+        .deletingLastPathComponent()  // package root
+
+    /// The repository's Config/menu.json (the Sichuan restaurant menu).
+    static let menuConfig: String = packageRoot.appendingPathComponent("Config/menu.json").path
+
+    /// The `menu-server` executable that `swift build` / `swift test` put next to the test bundle.
+    /// Looks in the directory of the running test binary (and a few parents, for macOS bundles),
+    /// then in `.build/debug` of the package. Never builds anything.
+    static func executable() throws -> URL {
+        var candidates: [URL] = []
+        var directories: [URL] = []
+        if let first = CommandLine.arguments.first {
+            directories.append(URL(fileURLWithPath: first).deletingLastPathComponent())
+        }
+        if let main = Bundle.main.executableURL {
+            directories.append(main.deletingLastPathComponent())
+        }
+        directories.append(Bundle.main.bundleURL)
+        for directory in directories {
+            var current = directory.standardizedFileURL
+            for _ in 0 ..< 4 {
+                candidates.append(current.appendingPathComponent("menu-server"))
+                current = current.deletingLastPathComponent()
+            }
+        }
+        candidates.append(packageRoot.appendingPathComponent(".build/debug/menu-server"))
+        for candidate in candidates {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue,
+               FileManager.default.isExecutableFile(atPath: candidate.path) {
+                return candidate
+            }
+        }
+        throw LiveError("menu-server executable not found (run `swift build` first); looked at "
+            + candidates.map(\.path).joined(separator: ", "))
+    }
+}
+
+struct LiveError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+// MARK: - In-process server
+
+/// A real menu-server (libmicrohttpd) started in this process on 127.0.0.1, port 0.
+/// Stop it with `shutdown()` in a `defer`.
+final class LiveServer: Sendable {
+    let server: MenuServer
+    var port: Int { server.port }
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    init(configure: (inout ServerSettings) -> Void = { _ in }) throws {
+        var settings = ServerSettings()
+        settings.port = 0
+        settings.host = "127.0.0.1"
+        settings.configPath = LivePaths.menuConfig
+        configure(&settings)
+        do {
+            server = try MenuServer(settings: settings)
+        } catch {
+            throw LiveError("cannot start menu-server: \(error.description)")
+        }
+    }
+
+    func shutdown() { server.shutdown(gracePeriod: .seconds(5)) }
+
+    /// A URLSession client for this server.
+    func client() -> LiveHTTPClient { LiveHTTPClient(baseURL: baseURL) }
+
+    /// A raw TCP connection to this server.
+    func connect() throws -> LiveRawConnection { try LiveRawConnection(port: port) }
+}
+
+// MARK: - Responses
+
+/// One HTTP response as any of the clients saw it.
+struct LiveResponse: Sendable, CustomStringConvertible {
+    var status: Int
+    var headers: [(name: String, value: String)]
+    var body: [UInt8]
+    /// Status line and header lines exactly as received (raw clients only).
+    var head: String = ""
+
+    func header(_ name: String) -> String? {
+        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
+
+    func headerValues(_ name: String) -> [String] {
+        headers.filter { $0.name.lowercased() == name.lowercased() }.map(\.value)
+    }
+
+    var text: String { String(decoding: body, as: UTF8.self) }
+
+    func decode<T: Decodable>(_ type: T.Type, sourceLocation: SourceLocation = #_sourceLocation) throws -> T {
+        do {
+            return try JSONDecoder().decode(T.self, from: Data(body))
+        } catch {
+            Issue.record("cannot decode \(T.self) from \(status) body \(text): \(error)", sourceLocation: sourceLocation)
+            throw error
+        }
+    }
+
+    /// The body as a generic JSON value.
+    func json(sourceLocation: SourceLocation = #_sourceLocation) throws -> LiveJSON {
+        try decode(LiveJSON.self, sourceLocation: sourceLocation)
+    }
+
+    /// The keys of the top-level JSON object.
+    func keys(sourceLocation: SourceLocation = #_sourceLocation) throws -> Set<String> {
+        guard case .object(let object) = try json(sourceLocation: sourceLocation) else {
+            Issue.record("body is not a JSON object: \(text)", sourceLocation: sourceLocation)
+            return []
+        }
+        return Set(object.keys)
+    }
+
+    var description: String { "\(status) \(headers.map { "\($0.name): \($0.value)" }) \(text.prefix(300))" }
+}
+
+/// Checks what every JSON response of the service carries: the content type, `no-store` and a
+/// `Content-Length` equal to the body's size.
+func liveExpectJSONHeaders(_ response: LiveResponse, sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(response.header("Content-Type") == "application/json; charset=utf-8",
+            "\(response)", sourceLocation: sourceLocation)
+    #expect(response.header("Cache-Control") == "no-store", "\(response)", sourceLocation: sourceLocation)
+    #expect(response.header("Content-Length") != nil, "\(response)", sourceLocation: sourceLocation)
+    if let length = response.header("Content-Length") {
+        #expect(Int(length) == response.body.count, "\(response)", sourceLocation: sourceLocation)
+    }
+}
+
+/// Checks an error response field by field: status, JSON headers, `{"error":{"code","message"}}`
+/// with exactly those keys and a non-empty message.
+func liveExpectError(_ response: LiveResponse, status: Int, code: String,
+                 sourceLocation: SourceLocation = #_sourceLocation) throws {
+    #expect(response.status == status, "\(response)", sourceLocation: sourceLocation)
+    liveExpectJSONHeaders(response, sourceLocation: sourceLocation)
+    #expect(try response.keys(sourceLocation: sourceLocation) == ["error"], sourceLocation: sourceLocation)
+    let body = try response.decode(LiveErrorBody.self, sourceLocation: sourceLocation)
+    #expect(body.error.code == code, "\(response)", sourceLocation: sourceLocation)
+    #expect(!body.error.message.isEmpty, sourceLocation: sourceLocation)
+    if case .object(let outer) = try response.json(sourceLocation: sourceLocation),
+       case .object(let inner)? = outer["error"] {
+        #expect(Set(inner.keys) == ["code", "message"], "\(response)", sourceLocation: sourceLocation)
+    }
+}
+
+/// True for the 22-character base64url form of a session id.
+func liveIsSessionID(_ text: String) -> Bool {
+    text.utf8.count == 22 && text.utf8.allSatisfy { byte in
+        (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z")) || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
+            || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+    }
+}
+
+// MARK: - JSON bodies
+
+/// Any JSON value, for checking key sets and pass-through attributes.
+enum LiveJSON: Decodable, Equatable, Sendable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([LiveJSON])
+    case object([String: LiveJSON])
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([LiveJSON].self) {
+            self = .array(value)
+        } else {
+            self = .object(try container.decode([String: LiveJSON].self))
+        }
+    }
+
+    subscript(key: String) -> LiveJSON? {
+        if case .object(let object) = self { return object[key] }
+        return nil
+    }
+
+    var stringValue: String? { if case .string(let value) = self { value } else { nil } }
+    var boolValue: Bool? { if case .bool(let value) = self { value } else { nil } }
+    var arrayValue: [LiveJSON]? { if case .array(let value) = self { value } else { nil } }
+    var objectValue: [String: LiveJSON]? { if case .object(let value) = self { value } else { nil } }
+}
+
+struct LiveRow: Decodable, Equatable, Sendable {
+    var index: Int
+    var id: String
+    var title: String
+    var depth: Int
+    var isGroup: Bool
+    var isExpanded: Bool?
+    var childCount: Int?
+    var attributes: [String: LiveJSON]?
+}
+
+struct LiveRowsPage: Decodable, Sendable {
+    var version: String
+    var count: Int
+    var leafCount: Int
+    var offset: Int
+    var limit: Int
+    var rows: [LiveRow]
+}
+
+struct LiveCount: Decodable, Equatable, Sendable {
+    var version: String
+    var count: Int
+    var leafCount: Int
+}
+
+struct LiveSplice: Decodable, Equatable, Sendable, CustomStringConvertible {
+    var at: Int
+    var inserted: Int
+    var removed: Int
+    var description: String { "{at:\(at), inserted:\(inserted), removed:\(removed)}" }
+}
+
+struct LiveChange: Decodable, Sendable {
+    var version: String
+    var sessionId: String
+    var id: String
+    var isExpanded: Bool
+    var index: Int?
+    var count: Int
+    var leafCount: Int
+    var change: LiveSplice?
+}
+
+struct LiveSessionBody: Decodable, Sendable {
+    var sessionId: String
+}
+
+struct LiveErrorBody: Decodable, Sendable {
+    struct Detail: Decodable, Sendable {
+        var code: String
+        var message: String
+    }
+    var error: Detail
+}
+
+/// The keys every CHANGE body has, no more.
+let liveChangeKeys: Set<String> = ["version", "sessionId", "id", "isExpanded", "index", "count", "leafCount", "change"]
+
+// MARK: - An independent model of the menu (the test's own oracle)
+
+/// Config/menu.json read by the test itself (not through MenuModel) and flattened naively.
+struct LiveMenuModel: Sendable {
+    struct Node: Sendable {
+        var id: String
+        var title: String
+        var depth: Int
+        var children: [Int]?  // nil for rows
+        var defaultExpanded: Bool
+        var attributes: [String: LiveJSON]?
+    }
+
+    var nodes: [Node] = []
+    var topLevel: [Int] = []
+
+    static let menu: LiveMenuModel = {
+        do {
+            let data = try Data(contentsOf: URL(fileURLWithPath: LivePaths.menuConfig))
+            return LiveMenuModel(try JSONDecoder().decode(LiveJSON.self, from: data))
+        } catch {
+            fatalError("cannot read \(LivePaths.menuConfig): \(error)")
+        }
+    }()
+
+    init(_ document: LiveJSON) {
+        topLevel = (document["items"]?.arrayValue ?? []).map { add($0, depth: 0) }
+    }
+
+    private mutating func add(_ item: LiveJSON, depth: Int) -> Int {
+        let index = nodes.count
+        let items = item["items"]?.arrayValue
+        nodes.append(Node(id: item["id"]?.stringValue ?? "", title: item["title"]?.stringValue ?? "", depth: depth,
+                          children: items.map { _ in [] }, defaultExpanded: item["expanded"]?.boolValue ?? false,
+                          attributes: item["attributes"]?.objectValue))
+        if let items {
+            let children = items.map { add($0, depth: depth + 1) }
+            nodes[index].children = children
+        }
+        return index
+    }
+
+    func node(_ id: String) -> Int? { nodes.firstIndex { $0.id == id } }
+    var groupIDs: [String] { nodes.filter { $0.children != nil }.map(\.id) }
+
+    /// One client's expansion state: the config's defaults plus that client's changes.
+    struct State: Sendable {
+        var expanded: [Bool]
+    }
+
+    var defaultState: State { State(expanded: nodes.map(\.defaultExpanded)) }
+
+    /// The visible rows under `state`, as the server should list them.
+    func rows(_ state: State) -> [LiveRow] {
+        var rows: [LiveRow] = []
+        func visit(_ node: Int) {
+            let n = nodes[node]
+            rows.append(LiveRow(index: rows.count, id: n.id, title: n.title, depth: n.depth, isGroup: n.children != nil,
+                                isExpanded: n.children == nil ? nil : state.expanded[node],
+                                childCount: n.children?.count, attributes: n.attributes))
+            if let children = n.children, state.expanded[node] { children.forEach(visit) }
+        }
+        topLevel.forEach(visit)
+        return rows
+    }
+
+    func counts(_ state: State) -> (count: Int, leafCount: Int) {
+        let rows = rows(state)
+        return (rows.count, rows.filter { !$0.isGroup }.count)
+    }
+
+    /// Applies "set `id` to `expanded`" and returns what the server must answer.
+    func apply(_ id: String, expanded: Bool, to state: inout State) -> (index: Int?, change: LiveSplice?) {
+        guard let node = node(id) else { return (nil, nil) }
+        let before = rows(state)
+        let wasExpanded = state.expanded[node]
+        state.expanded[node] = expanded
+        let after = rows(state)
+        guard let index = after.firstIndex(where: { $0.id == id }) else { return (nil, nil) }
+        if wasExpanded == expanded { return (index, LiveSplice(at: index + 1, inserted: 0, removed: 0)) }
+        let delta = after.count - before.count
+        return (index, LiveSplice(at: index + 1, inserted: max(delta, 0), removed: max(-delta, 0)))
+    }
+}
+
+// MARK: - URLSession client
+
+/// A client on its own ephemeral URLSession (no cache, no cookies).
+final class LiveHTTPClient: Sendable {
+    let baseURL: String
+    let session: URLSession
+
+    init(baseURL: String) {
+        self.baseURL = baseURL
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.urlCache = nil
+        configuration.timeoutIntervalForRequest = 20
+        session = URLSession(configuration: configuration)
+    }
+
+    deinit { session.invalidateAndCancel() }
+
+    func send(_ method: String, _ target: String, session sessionID: String? = nil,
+              headers: [(String, String)] = [], body: [UInt8]? = nil) async throws -> LiveResponse {
+        guard let url = URL(string: baseURL + target) else { throw LiveError("bad URL \(baseURL + target)") }
+        var request = URLRequest(url: url)
+        request.httpMethod = method
+        if let sessionID { request.setValue(sessionID, forHTTPHeaderField: "X-Session-Id") }
+        for (name, value) in headers { request.addValue(value, forHTTPHeaderField: name) }
+        if let body {
+            request.httpBody = Data(body)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        let (data, response) = try await session.data(for: request)
+        guard let http = response as? HTTPURLResponse else { throw LiveError("not an HTTP response for \(method) \(target)") }
+        let fields = http.allHeaderFields.compactMap { key, value -> (name: String, value: String)? in
+            guard let name = key as? String else { return nil }
+            return (name: name, value: "\(value)")
+        }
+        return LiveResponse(status: http.statusCode, headers: fields, body: Array(data))
+    }
+
+    func get(_ target: String, session: String? = nil) async throws -> LiveResponse {
+        try await send("GET", target, session: session)
+    }
+
+    func toggle(_ id: String, session: String? = nil) async throws -> LiveResponse {
+        try await send("POST", "/groups/\(id)/toggle", session: session)
+    }
+
+    func setExpansion(_ id: String, _ isExpanded: Bool, session: String? = nil) async throws -> LiveResponse {
+        try await send("PUT", "/groups/\(id)/expansion", session: session, body: Array("{\"isExpanded\":\(isExpanded)}".utf8))
+    }
+
+    /// POST /sessions, checked, returning the new id.
+    func newSession(sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {
+        let response = try await send("POST", "/sessions")
+        #expect(response.status == 201, "\(response)", sourceLocation: sourceLocation)
+        let id = try response.decode(LiveSessionBody.self, sourceLocation: sourceLocation).sessionId
+        #expect(liveIsSessionID(id), sourceLocation: sourceLocation)
+        return id
+    }
+}
+
+// MARK: - Raw POSIX socket client
+
+// The C functions, at file scope where `send` and `connect` do not name the methods below.
+private func liveSystemConnect(_ fd: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> Int32 {
+    connect(fd, address, length)
+}
+
+private func liveSystemSend(_ fd: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
+    send(fd, bytes, count, Int32(MSG_NOSIGNAL))
+}
+
+/// One blocking HTTP/1.1 client connection to 127.0.0.1 over a POSIX socket: exact bytes out,
+/// exact bytes in. Used by one thread at a time.
+final class LiveRawConnection {
+    private let fd: Int32
+    private var buffer: [UInt8] = []
+    let port: Int
+
+    init(port: Int, receiveTimeoutSeconds: Int = 15) throws {
+        self.port = port
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw LiveError("socket: errno \(errno)") }
+        var timeout = timeval(tv_sec: receiveTimeoutSeconds, tv_usec: 0)
+        _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        _ = setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port)).bigEndian
+        _ = inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
+        let rc = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                liveSystemConnect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        if rc != 0 {
+            let error = errno
+            close(fd)
+            throw LiveError("connect to 127.0.0.1:\(port): errno \(error)")
+        }
+    }
+
+    deinit { close(fd) }
+
+    func send(_ bytes: [UInt8]) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes[offset...].withUnsafeBytes { liveSystemSend(fd, $0.baseAddress, $0.count) }
+            if sent < 0 {
+                if errno == EINTR { continue }
+                throw LiveError("send: errno \(errno)")
+            }
+            offset += sent
+        }
+    }
+
+    /// Sends one request with `Host` and, when there is a body, `Content-Length`.
+    func sendRequest(_ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8] = []) throws {
+        var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        if !body.isEmpty || method == "PUT" || method == "POST" { head += "Content-Length: \(body.count)\r\n" }
+        head += "\r\n"
+        try send(Array(head.utf8) + body)
+    }
+
+    /// Sends one request and reads its response.
+    func request(_ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8] = []) throws -> LiveResponse {
+        try sendRequest(method, target, headers: headers, body: body)
+        return try readResponse(requestWasHEAD: method == "HEAD")
+    }
+
+    /// More bytes into the buffer; false at end of stream.
+    private func fill() throws -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count > 0 {
+                buffer.append(contentsOf: chunk[..<count])
+                return true
+            }
+            if count == 0 { return false }
+            if errno == EINTR { continue }
+            if errno == ECONNRESET { return false }
+            throw LiveError(errno == EAGAIN ? "receive timed out" : "recv: errno \(errno)")
+        }
+    }
+
+    private func take(_ count: Int) throws -> [UInt8] {
+        while buffer.count < count {
+            guard try fill() else { throw LiveError("connection closed inside a body") }
+        }
+        let bytes = Array(buffer[..<count])
+        buffer.removeFirst(count)
+        return bytes
+    }
+
+    private func line() throws -> String {
+        while true {
+            if let newline = buffer.firstIndex(of: 0x0A) {
+                var bytes = Array(buffer[..<newline])
+                buffer.removeFirst(newline + 1)
+                if bytes.last == 0x0D { bytes.removeLast() }
+                return String(decoding: bytes, as: UTF8.self)
+            }
+            guard try fill() else { throw LiveError("connection closed before the response ended") }
+        }
+    }
+
+    /// One whole response (Content-Length, chunked, or read to close).
+    func readResponse(requestWasHEAD: Bool = false) throws -> LiveResponse {
+        let statusLine = try line()
+        let parts = statusLine.split(separator: " ", maxSplits: 2)
+        guard parts.count >= 2, parts[0] == "HTTP/1.1", let status = Int(parts[1]) else {
+            throw LiveError("bad status line \(statusLine)")
+        }
+        var response = LiveResponse(status: status, headers: [], body: [], head: statusLine + "\r\n")
+        while true {
+            let header = try line()
+            if header.isEmpty { break }
+            response.head += header + "\r\n"
+            guard let colon = header.firstIndex(of: ":") else { throw LiveError("bad header line \(header)") }
+            response.headers.append((name: String(header[..<colon]),
+                                     value: header[header.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+        }
+        if requestWasHEAD || status == 204 || status == 304 || status < 200 { return response }
+        if let length = response.header("Content-Length").flatMap({ Int($0) }) {
+            response.body = try take(length)
+        } else if response.header("Transfer-Encoding")?.lowercased() == "chunked" {
+            while true {
+                let sizeLine = try line()
+                guard let size = Int(sizeLine.split(separator: ";").first ?? "", radix: 16) else {
+                    throw LiveError("bad chunk size \(sizeLine)")
+                }
+                if size == 0 {
+                    while try !line().isEmpty {}
+                    break
+                }
+                response.body += try take(size)
+                _ = try line()
+            }
+        } else {
+            while try fill() {}
+            response.body = buffer
+            buffer = []
+        }
+        return response
+    }
+
+    /// True when the server has closed the connection (end of stream within `seconds`), with no
+    /// further bytes.
+    func isClosedByPeer(within seconds: Int = 5) -> Bool {
+        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+        _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        return buffer.isEmpty && ((try? fill()) == false)
+    }
+}
+
+// MARK: - Child processes
+
+/// The outcome of a finished child process.
+struct LiveExit: Sendable {
+    var status: Int32
+    var reason: Process.TerminationReason
+    var stdout: String
+    var stderr: String
+}
+
+/// Reads one line (up to `\n`) from `fd`, waiting at most `seconds`; nil on timeout or EOF.
+func liveReadLine(from fd: Int32, timeoutSeconds: Double) -> String? {
+    var bytes: [UInt8] = []
+    let deadline = Date().addingTimeInterval(timeoutSeconds)
+    while true {
+        let remaining = deadline.timeIntervalSinceNow
+        if remaining <= 0 { return nil }
+        var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        let ready = poll(&descriptor, 1, Int32(remaining * 1000) + 1)
+        if ready < 0 {
+            if errno == EINTR { continue }
+            return nil
+        }
+        if ready == 0 { continue }
+        var byte: UInt8 = 0
+        let count = read(fd, &byte, 1)
+        if count < 0 && errno == EINTR { continue }
+        if count <= 0 { return nil }
+        if byte == 0x0A { return String(decoding: bytes, as: UTF8.self) }
+        bytes.append(byte)
+    }
+}
+
+/// Waits for `process` to exit, at most `seconds`; kills it (SIGKILL) and returns false if it did not.
+func liveWaitForExit(_ process: Process, timeoutSeconds: Double) -> Bool {
+    let deadline = Date().addingTimeInterval(timeoutSeconds)
+    while process.isRunning {
+        if Date() > deadline {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return false
+        }
+        usleep(10_000)
+    }
+    process.waitUntilExit()
+    return true
+}
+
+/// The environment for a child menu-server: this one without any MENU_* variable.
+func liveChildEnvironment() -> [String: String] {
+    ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("MENU_") }
+}
+
+/// Runs `executable` with `arguments` to completion (at most `timeoutSeconds`), capturing both streams.
+func liveRun(_ executable: URL, _ arguments: [String], timeoutSeconds: Double = 30) throws -> LiveExit {
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = arguments
+    process.currentDirectoryURL = LivePaths.packageRoot
+    process.environment = liveChildEnvironment()
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    // Drain both pipes while the child runs, so a chatty child cannot block on a full pipe.
+    let outData = LiveLocked(Data())
+    let errData = LiveLocked(Data())
+    let group = DispatchGroup()
+    let outHandle = out.fileHandleForReading
+    let errHandle = err.fileHandleForReading
+    DispatchQueue.global().async(group: group) { outData.set(outHandle.readDataToEndOfFile()) }
+    DispatchQueue.global().async(group: group) { errData.set(errHandle.readDataToEndOfFile()) }
+    let exited = liveWaitForExit(process, timeoutSeconds: timeoutSeconds)
+    _ = group.wait(timeout: .now() + 5)
+    guard exited else { throw LiveError("\(executable.lastPathComponent) \(arguments) did not exit within \(timeoutSeconds) s") }
+    return LiveExit(status: process.terminationStatus, reason: process.terminationReason,
+                    stdout: String(decoding: outData.value, as: UTF8.self),
+                    stderr: String(decoding: errData.value, as: UTF8.self))
+}
+
+/// A value shared between threads behind a lock.
+final class LiveLocked<Value: Sendable>: Sendable {
+    private let storage: Mutex<Value>
+    init(_ value: Value) { storage = Mutex(value) }
+    var value: Value { storage.withLock { $0 } }
+    func set(_ value: Value) { storage.withLock { $0 = value } }
+    func update<R: Sendable>(_ body: (inout Value) -> R) -> R { storage.withLock { body(&$0) } }
+}
