@@ -6,6 +6,10 @@ import MenuModel
 public final class MenuServer: Sendable {
     public let service: MenuService
     public let http: HTTPServer
+    /// The on-disk store when the settings name a data directory (closed by ``shutdown(gracePeriod:)``).
+    public let durableStore: DurableSessionStore?
+    /// One line for the log saying where sessions are kept.
+    public let storageDescription: String
 
     /// The real port, also when the settings asked for port 0.
     public var port: Int { http.port }
@@ -14,8 +18,26 @@ public final class MenuServer: Sendable {
     public init(settings: ServerSettings, log: @escaping @Sendable (String) -> Void = { _ in }) throws(StartupError) {
         let menu: Menu
         do { menu = try Menu(contentsOfFile: settings.configPath) } catch { throw .invalidConfig(path: settings.configPath, error) }
-        let store = InMemorySessionStore(menu: menu, maxSessions: settings.maxSessions,
+        let store: any SessionStore
+        if let directory = settings.dataDirectory {
+            let durable: DurableSessionStore
+            do {
+                durable = try DurableSessionStore(directory: directory, menu: menu, fsync: settings.fsync,
+                                                  maxSessions: settings.maxSessions,
+                                                  timeToLive: .seconds(settings.sessionTTLSeconds), log: log)
+            } catch {
+                throw .dataDirectory(error)
+            }
+            durableStore = durable
+            store = durable
+            storageDescription = "sessions are kept in \(directory) (journal fsync: \(settings.fsync.rawValue)); "
+                + durable.recovery.summary
+        } else {
+            durableStore = nil
+            store = InMemorySessionStore(menu: menu, maxSessions: settings.maxSessions,
                                          timeToLive: .seconds(settings.sessionTTLSeconds))
+            storageDescription = "sessions are kept in memory only; they are lost on restart"
+        }
         let service = MenuService(menu: menu, store: store, maxLimit: settings.maxLimit, log: log)
         var configuration = HTTPServerConfiguration()
         configuration.host = settings.host
@@ -30,6 +52,7 @@ public final class MenuServer: Sendable {
                                   handler: { service.respond(to: $0) },
                                   rejection: { service.reject($0) })
         } catch {
+            durableStore?.close()
             throw .cannotListen(error)
         }
         self.service = service
@@ -45,6 +68,7 @@ public final class MenuServer: Sendable {
     /// Stops accepting, lets requests in flight finish (up to `gracePeriod`), then stops.
     public func shutdown(gracePeriod: Duration = .seconds(5)) {
         http.shutdown(gracePeriod: gracePeriod)
+        durableStore?.close()
     }
 }
 
@@ -52,11 +76,13 @@ public final class MenuServer: Sendable {
 public enum StartupError: Error, Sendable, CustomStringConvertible {
     case invalidConfig(path: String, MenuConfigError)
     case cannotListen(HTTPServerError)
+    case dataDirectory(DurableStoreError)
 
     public var description: String {
         switch self {
         case .invalidConfig(let path, let error): "cannot load menu config \(path): \(error.description)"
         case .cannotListen(let error): error.description
+        case .dataDirectory(let error): error.description
         }
     }
 }

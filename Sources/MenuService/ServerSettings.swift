@@ -12,6 +12,10 @@ public struct ServerSettings: Sendable, Equatable {
     public var maxConnections = 1024
     public var perIPConnections = 0
     public var connectionTimeoutSeconds = 30
+    /// Where sessions are kept on disk; nil keeps them in memory only.
+    public var dataDirectory: String?
+    /// When the session journal is flushed to disk (with a data directory).
+    public var fsync = FsyncPolicy.everysec
 
     public init() {}
 
@@ -41,6 +45,14 @@ public struct ServerSettings: Sendable, Equatable {
         integer("--max-connections", "MENU_MAX_CONNECTIONS", "open connections at most (default 1024)", 1 ... 1_000_000) { $0.maxConnections = $1 },
         integer("--per-ip-connections", "MENU_PER_IP_CONNECTIONS", "open connections per client IP; 0 = no limit (default 0)", 0 ... 1_000_000) { $0.perIPConnections = $1 },
         integer("--connection-timeout", "MENU_CONNECTION_TIMEOUT", "seconds an idle connection is kept (default 30)", 1 ... 86400) { $0.connectionTimeoutSeconds = $1 },
+        Option(flag: "--data-dir", environment: "MENU_DATA_DIR", placeholder: "DIR", help: "keep sessions on disk in DIR, an existing directory (default: memory only)") { s, v throws(SettingsError) in
+            guard !v.isEmpty else { throw .invalidValue(source: "--data-dir", value: v, expected: "a directory path") }
+            s.dataDirectory = v
+        },
+        Option(flag: "--fsync", environment: "MENU_FSYNC", placeholder: "POLICY", help: "always|everysec|no: when session changes are flushed to disk (default everysec)") { s, v throws(SettingsError) in
+            guard let policy = FsyncPolicy(rawValue: v) else { throw .invalidValue(source: "--fsync", value: v, expected: "always, everysec or no") }
+            s.fsync = policy
+        },
     ]
 
     private static func integer(_ flag: String, _ environment: String, _ help: String, _ range: ClosedRange<Int>,

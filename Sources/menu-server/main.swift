@@ -39,7 +39,7 @@ case .run(let settings):
     } catch {
         fail(error.description)
     }
-    FileHandle.standardError.write(Data("menu-server: sessions are kept in memory only; they are lost on restart\n".utf8))
+    FileHandle.standardError.write(Data(("menu-server: " + server.storageDescription + "\n").utf8))
     FileHandle.standardOutput.write(Data((server.listeningLine + "\n").utf8))
 
     var received: Int32 = 0

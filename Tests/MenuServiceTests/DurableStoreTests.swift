@@ -1,0 +1,403 @@
+import Foundation
+import MenuModel
+import Testing
+
+@testable import MenuService
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+@Suite("Durable: session store on disk")
+struct DurableStoreTests {
+    /// Applies a mixed, seeded workload and returns the sessions still alive with their states.
+    private func workload(_ store: DurableSessionStore, sessions: Int, changes: Int, seed: UInt64)
+        throws -> [SessionID: ExpansionState] {
+        var random = DurableSeededRandom(seed)
+        var ids: [SessionID] = []
+        for _ in 0 ..< sessions { ids.append(try store.create()) }
+        for _ in 0 ..< changes {
+            let id = ids[Int(random.next() % UInt64(ids.count))]
+            let group = DurableFixtures.groups[Int(random.next() % UInt64(DurableFixtures.groups.count))]
+            if random.next() % 2 == 0 {
+                _ = try store.apply(.toggle(groupID: group), to: id)
+            } else {
+                _ = try store.apply(.set(groupID: group, isExpanded: random.next() % 2 == 0), to: id)
+            }
+        }
+        // A session made by a write without one, then changed again.
+        let made = try store.apply(.toggle(groupID: "c"), to: nil).sessionID
+        _ = try store.apply(.toggle(groupID: "ag"), to: made)
+        ids.append(made)
+        var states: [SessionID: ExpansionState] = [:]
+        for id in ids { states[id] = try store.state(of: id) }
+        return states
+    }
+
+    @Test("a new store on the same directory restores every session and its state")
+    func restartRestoresEverySession() throws {
+        let directory = DurableTemporaryDirectory()
+        defer { directory.remove() }
+        let first = try durableOpen(directory)
+        let states = try workload(first, sessions: 40, changes: 600, seed: 1)
+        first.close()
+
+        let second = try durableOpen(directory)
+        defer { second.close() }
+        #expect(second.count == states.count)
+        #expect(second.recovery.sessions == states.count)
+        #expect(second.recovery.repairs.isEmpty)
+        for (id, state) in states {
+            #expect(try second.state(of: id) == state)
+        }
+    }
+
+    @Test("deleted sessions stay deleted after a restart, with or without a compaction in between")
+    func deletedSessionsStayDeleted() throws {
+        let directory = DurableTemporaryDirectory()
+        defer { directory.remove() }
+        let first = try durableOpen(directory)
+        let kept = try first.create()
+        let gone = try first.create()
+        let goneLater = try first.create()
+        _ = try first.apply(.toggle(groupID: "b"), to: gone)
+        try first.delete(gone)
+        try first.compactNow()
+        try first.delete(goneLater)
+        first.close()
+
+        let second = try durableOpen(directory)
+        defer { second.close() }
+        #expect(second.count == 1)
+        #expect(try second.state(of: kept) == ExpansionState())
+        #expect(durableError { try second.state(of: gone) } == .unknownSession)
+        #expect(durableError { try second.state(of: goneLater) } == .unknownSession)
+    }
+
+    @Test("a torn tail is reported, truncated away, and every record before it is kept")
+    func tornTailIsTruncated() throws {
+        let directory = DurableTemporaryDirectory()
+        defer { directory.remove() }
+        let first = try durableOpen(directory)
+        let states = try workload(first, sessions: 5, changes: 50, seed: 2)
+        first.close()
+        let journal = directory.file(try #require(directory.journalNames.last))
+        let intactSize = try durableRecordOffsets(journal).size
+        // Half of a real record, as a crash in the middle of write(2) would leave it.
+        var record: [UInt8] = []
+        DurableRecord.append(.groupSet(states.keys.first!, group: "a", isExpanded: false), time: 1, to: &record)
+        let handle = try #require(FileHandle(forWritingAtPath: journal))
+        handle.seekToEndOfFile()
+        handle.write(Data(record[0 ..< record.count / 2]))
+        try handle.close()
+
+        let log = DurableLogRecorder()
+        let second = try durableOpen(directory, log: log)
+        #expect(second.recovery.repairs.count == 1)
+        let repair = try #require(second.recovery.repairs.first)
+        #expect(repair.kind == "torn tail" && repair.offset == intactSize && repair.droppedBytes == record.count / 2)
+        #expect(log.lines.contains { $0.contains("torn tail at byte \(intactSize)") }, "\(log.lines)")
+        #expect(try durableRecordOffsets(journal).size == intactSize)
+        for (id, state) in states { #expect(try second.state(of: id) == state) }
+        // The repaired journal takes new records, and the next start finds nothing to repair.
+        let later = try second.create()
+        second.close()
+        let third = try durableOpen(directory)
+        defer { third.close() }
+        #expect(third.recovery.repairs.isEmpty)
+        #expect(try third.state(of: later) == ExpansionState())
+    }
+
+    @Test("a corrupt record in the middle: the records before it survive, the rest is saved aside, the store starts")
+    func corruptRecordInTheMiddle() throws {
+        let directory = DurableTemporaryDirectory()
+        defer { directory.remove() }
+        let first = try durableOpen(directory)
+        let id = try first.create()
+        var history: [ExpansionState] = []  // the state after each journaled change
+        for group in ["a", "b", "c", "ag", "bg", "a", "c", "b"] {
+            history.append(try first.apply(.toggle(groupID: group), to: id).state)
+        }
+        first.close()
+        let journal = directory.file(try #require(directory.journalNames.last))
+        let (offsets, size) = try durableRecordOffsets(journal)
+        #expect(offsets.count == 9)  // created + 8 changes
+        // Flip one byte inside the 6th change (record 7): the 5 changes before it must survive.
+        let bad = offsets[6]
+        var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: journal)))
+        bytes[bad + 12] ^= 0x01
+        try Data(bytes).write(to: URL(fileURLWithPath: journal))
+
+        let log = DurableLogRecorder()
+        let second = try durableOpen(directory, log: log)
+        defer { second.close() }
+        let repair = try #require(second.recovery.repairs.first)
+        #expect(repair.kind == "corrupt record" && repair.offset == bad && repair.droppedBytes == size - bad)
+        #expect(try second.state(of: id) == history[4])
+        #expect(try durableRecordOffsets(journal).size == bad)
+        let saved = try #require(repair.savedAs.first)
+        #expect(directory.fileSizes[saved] == size - bad)
+        #expect(log.lines.contains { $0.contains("corrupt record at byte \(bad)") && $0.contains(saved) }, "\(log.lines)")
+        // The store serves and journals again.
+        #expect(try second.apply(.toggle(groupID: "c"), to: id).state != history[4])
+    }
+
+    @Test("a damaged snapshot: sessions before the damage and later journal records survive, the file is kept aside, a fresh snapshot is written")
+    func damagedSnapshot() throws {
+        let directory = DurableTemporaryDirectory()
+        defer { directory.remove() }
+        let first = try durableOpen(directory)
+        let ids = try (0 ..< 20).map { _ in try first.create() }
+        for id in ids { _ = try first.apply(.set(groupID: "c", isExpanded: true), to: id) }
+        try first.compactNow()
+        let later = try first.create()  // only in the journal
+        first.close()
+        var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: directory.file("snapshot"))))
+        let size = bytes.count
+        bytes[size - 60] ^= 0x10  // inside the last session record
+        try Data(bytes).write(to: URL(fileURLWithPath: directory.file("snapshot")))
+
+        let log = DurableLogRecorder()
+        let second = try durableOpen(directory, log: log)
+        let repair = try #require(second.recovery.repairs.first)
+        #expect(repair.file == "snapshot" && repair.kind == "corrupt record")
+        #expect(second.count == 20)  // 19 from the snapshot, 1 from the journal
+        #expect(try second.state(of: later) == ExpansionState())
+        #expect(directory.fileSizes[try #require(repair.savedAs.first)] == size)
+        #expect(log.lines.contains { $0.contains("snapshot: corrupt record") }, "\(log.lines)")
+        second.close()
+        let third = try durableOpen(directory)
+        defer { third.close() }
+        #expect(third.recovery.repairs.isEmpty && third.count == 20)
+    }
+
+    @Test("compaction bounds the files by the live state: 20,000 toggles on 3 sessions, then a restart")
+    func compactionBoundsFileSize() throws {
+        let directory = DurableTemporaryDirectory()
+        defer { directory.remove() }
+        let minimum: Int64 = 16 << 10
+        let first = try durableOpen(directory, compactionMinimumBytes: minimum)
+        let ids = try (0 ..< 3).map { _ in try first.create() }
+        var largest = 0
+        for step in 1 ... 20_000 {
+            let group = DurableFixtures.groups[(step / 3) % DurableFixtures.groups.count]
+            _ = try first.apply(.toggle(groupID: group), to: ids[step % 3])
+            if step % 500 == 0 {
+                // Compaction runs beside the writers; once it has caught up, the files hold one
+                // small snapshot and a journal of at most max(minimum, what came in meanwhile:
+                // 500 toggles here).
+                first.waitForCompaction()
+                largest = max(largest, directory.fileSizes.values.reduce(0, +))
+            }
+        }
+        let states = try ids.map { try first.state(of: $0) }
+        first.close()
+        // About 45 bytes a toggle: 900 KB of history, against files of at most 32 KiB.
+        #expect(largest <= 2 * Int(minimum), "largest \(largest)")
+        #expect(directory.journalNames.count == 1)
+        #expect(directory.fileSizes["snapshot"] != nil)
+
+        let second = try durableOpen(directory)
+        defer { second.close() }
+        #expect(try ids.map { try second.state(of: $0) } == states)
+        #expect(second.recovery.journalRecords < 400)
+    }
+
+    @Test("writes during compaction are not lost: 4 threads on shared sessions, compacting all along")
+    func concurrentWritesDuringCompaction() throws {
+        let directory = DurableTemporaryDirectory()
+        defer { directory.remove() }
+        let store = try durableOpen(directory, compactionMinimumBytes: 4 << 10)
+        let ids = try (0 ..< 8).map { _ in try store.create() }
+        DispatchQueue.concurrentPerform(iterations: 4) { worker in
+            var random = DurableSeededRandom(UInt64(worker + 10))
+            for _ in 0 ..< 3000 {
+                let id = ids[Int(random.next() % 8)]
+                let group = DurableFixtures.groups[Int(random.next() % 5)]
+                _ = try? store.apply(.toggle(groupID: group), to: id)
+            }
+        }
+        store.waitForCompaction()
+        let states = try ids.map { try store.state(of: $0) }
+        store.close()
+        #expect(directory.fileSizes["snapshot"] != nil)
+
+        let reopened = try durableOpen(directory)
+        defer { reopened.close() }
+        #expect(try ids.map { try reopened.state(of: $0) } == states)
+    }
+
+    @Test("a crash between the journal switch and the snapshot loses nothing: both journals replay")
+    func crashBetweenSwitchAndSnapshot() throws {
+        let directory = DurableTemporaryDirectory()
+        defer { directory.remove() }
+        let first = try durableOpen(directory)
+        let id = try first.create()
+        _ = try first.apply(.toggle(groupID: "a"), to: id)
+        // The first half of a compaction, then "crash": no snapshot is written.
+        let (file, header) = try DurableJournal.createFile(in: directory.path, generation: 1, time: 0)
+        _ = first.journal.beginGeneration(file, generation: 1, headerBytes: header)
+        _ = try first.apply(.toggle(groupID: "b"), to: id)
+        let state = try first.state(of: id)
+        first.close()
+        #expect(directory.journalNames.count == 2)
+
+        let second = try durableOpen(directory)
+        defer { second.close() }
+        #expect(second.recovery.journalFiles == 2)
+        #expect(try second.state(of: id) == state)
+    }
+
+    @Test("sessions idle longer than the time to live are not resurrected by replay")
+    func expiredSessionsAreNotResurrected() throws {
+        let directory = DurableTemporaryDirectory()
+        defer { directory.remove() }
+        let clock = DurableTestClock()
+        let first = try durableOpen(directory, timeToLive: .seconds(100), clock: clock)
+        let old = try first.create()
+        clock.advance(.seconds(60))
+        let young = try first.create()
+        first.close()
+
+        clock.advance(.seconds(50))  // old: idle 110 s, young: 50 s
+        let second = try durableOpen(directory, timeToLive: .seconds(100), clock: clock)
+        #expect(second.recovery.expiredSessions == 1)
+        #expect(durableError { try second.state(of: old) } == .unknownSession)
+        #expect(try second.state(of: young) == ExpansionState())
+        try second.compactNow()  // the expired session is not written back either
+        second.close()
+        let third = try durableOpen(directory, timeToLive: .seconds(100), clock: clock)
+        defer { third.close() }
+        #expect(third.count == 1)
+    }
+
+    @Test("reads keep a session alive across a restart (journaled at most every 1/16 of the time to live)")
+    func readsKeepSessionsAlive() throws {
+        let directory = DurableTemporaryDirectory()
+        defer { directory.remove() }
+        let clock = DurableTestClock()
+        let first = try durableOpen(directory, timeToLive: .seconds(160), clock: clock)
+        let read = try first.create()
+        let unread = try first.create()
+        clock.advance(.seconds(100))
+        _ = try first.state(of: read)
+        first.close()
+
+        clock.advance(.seconds(100))  // read: idle 100 s, unread: 200 s
+        let second = try durableOpen(directory, timeToLive: .seconds(160), clock: clock)
+        defer { second.close() }
+        #expect(try second.state(of: read) == ExpansionState())
+        #expect(durableError { try second.state(of: unread) } == .unknownSession)
+    }
+
+    @Test("saved changes naming groups the menu no longer has are skipped with a warning")
+    func unknownGroupsAreSkipped() throws {
+        let directory = DurableTemporaryDirectory()
+        defer { directory.remove() }
+        let first = try durableOpen(directory)
+        let id = try first.create()
+        _ = try first.apply(.set(groupID: "c", isExpanded: true), to: id)
+        _ = try first.apply(.set(groupID: "b", isExpanded: true), to: id)
+        first.close()
+
+        // The new menu no longer has group c.
+        let changed = DurableFixtures.menu(DurableFixtures.menuJSON.replacingOccurrences(
+            of: #"{"id": "c", "title": "C", "items": [{"id": "c1", "title": "C1"}]},"#, with: ""))
+        let log = DurableLogRecorder()
+        let second = try durableOpen(directory, menu: changed, log: log)
+        defer { second.close() }
+        #expect(second.recovery.skippedGroupChanges == 1)
+        #expect(log.lines.contains { $0.contains("\"c\"") && $0.contains("skipped") }, "\(log.lines)")
+        #expect(durableExpansion(try second.state(of: id), menu: changed)["b"] == true)
+    }
+
+    @Test("a leftover temporary snapshot is ignored and removed")
+    func leftoverTemporarySnapshotIsIgnored() throws {
+        let directory = DurableTemporaryDirectory()
+        defer { directory.remove() }
+        let first = try durableOpen(directory)
+        let id = try first.create()
+        first.close()
+        try Data("half a snapshot".utf8).write(to: URL(fileURLWithPath: directory.file("snapshot.tmp")))
+
+        let second = try durableOpen(directory)
+        defer { second.close() }
+        #expect(try second.state(of: id) == ExpansionState())
+        #expect(directory.fileSizes["snapshot.tmp"] == nil)
+    }
+
+    @Test("a second store on a directory in use is refused")
+    func secondStoreIsRefused() throws {
+        let directory = DurableTemporaryDirectory()
+        defer { directory.remove() }
+        let first = try durableOpen(directory)
+        defer { first.close() }
+        #expect(throws: DurableStoreError.self) { try durableOpen(directory) }
+    }
+
+    @Test("start-up on a regular file, or under a missing parent, is a clear error naming the path")
+    func startupOnABadPathFails() throws {
+        let directory = DurableTemporaryDirectory()
+        defer { directory.remove() }
+        let file = directory.file("plain")
+        try Data("x".utf8).write(to: URL(fileURLWithPath: file))
+        for (path, reason) in [(file, "not a directory"), (directory.file("missing/data"), "does not exist")] {
+            do {
+                _ = try DurableSessionStore(directory: path, menu: DurableFixtures.menu())
+                Issue.record("opened \(path)")
+            } catch {
+                #expect(error.description.contains("cannot use data directory \(path)") && error.description.contains(reason),
+                        "\(error)")
+            }
+        }
+    }
+
+    @Test("MenuServer turns a bad data directory into a start-up error naming it")
+    func menuServerReportsABadDataDirectory() throws {
+        let directory = DurableTemporaryDirectory()
+        defer { directory.remove() }
+        try DurableFixtures.menuJSON.write(toFile: directory.file("menu.json"), atomically: true, encoding: .utf8)
+        var settings = ServerSettings()
+        settings.configPath = directory.file("menu.json")
+        settings.port = 0
+        settings.dataDirectory = directory.file("menu.json")
+        do {
+            let server = try MenuServer(settings: settings)
+            server.shutdown()
+            Issue.record("started on a regular file")
+        } catch {
+            guard case .dataDirectory = error else { Issue.record("\(error)"); return }
+            #expect(error.description.contains(directory.file("menu.json")))
+        }
+    }
+
+    @Test("--data-dir and --fsync parse from flags and environment; a bad policy is refused")
+    func settingsParse() throws {
+        let parsed = try ServerSettings.parse(arguments: ["--data-dir", "/var/lib/menu", "--fsync=always"], environment: [:])
+        guard case .run(let settings) = parsed else { Issue.record("\(parsed)"); return }
+        #expect(settings.dataDirectory == "/var/lib/menu" && settings.fsync == .always)
+        let environment = try ServerSettings.parse(arguments: [], environment: ["MENU_DATA_DIR": "/d", "MENU_FSYNC": "no"])
+        guard case .run(let fromEnvironment) = environment else { Issue.record("\(environment)"); return }
+        #expect(fromEnvironment.dataDirectory == "/d" && fromEnvironment.fsync == .no)
+        guard case .run(let defaults) = try ServerSettings.parse(arguments: [], environment: [:]) else { return }
+        #expect(defaults.dataDirectory == nil && defaults.fsync == .everysec)
+        #expect(throws: SettingsError.invalidValue(source: "--fsync", value: "sometimes", expected: "always, everysec or no")) {
+            try ServerSettings.parse(arguments: ["--fsync", "sometimes"], environment: [:])
+        }
+    }
+}
+
+/// SplitMix64: a small seeded generator, so failures reproduce.
+struct DurableSeededRandom: RandomNumberGenerator {
+    private var state: UInt64
+    init(_ seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

@@ -1,0 +1,163 @@
+// Helpers for the durable session store tests. Every name starts with `Durable` so it cannot
+// clash with helpers of other test files.
+
+import Foundation
+import MenuModel
+import Synchronization
+import Testing
+
+@testable import MenuService
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+enum DurableFixtures {
+    /// Groups a, ag, b, bg, c (a and bg expanded by default); rows a1, ag1, ag2, bg1, b1, c1, r.
+    static let menuJSON = """
+        {"title": "T", "items": [
+          {"id": "a", "title": "A", "expanded": true, "items": [
+            {"id": "a1", "title": "A1"},
+            {"id": "ag", "title": "AG", "items": [{"id": "ag1", "title": "AG1"}, {"id": "ag2", "title": "AG2"}]}]},
+          {"id": "b", "title": "B", "items": [
+            {"id": "bg", "title": "BG", "expanded": true, "items": [{"id": "bg1", "title": "BG1"}]},
+            {"id": "b1", "title": "B1"}]},
+          {"id": "c", "title": "C", "items": [{"id": "c1", "title": "C1"}]},
+          {"id": "r", "title": "R"}
+        ]}
+        """
+    static let groups = ["a", "ag", "b", "bg", "c"]
+
+    static func menu(_ json: String = menuJSON) -> Menu {
+        try! Menu(jsonData: Data(json.utf8))
+    }
+}
+
+/// A fresh directory under the system temporary directory, removed by `remove()`.
+struct DurableTemporaryDirectory {
+    let path: String
+
+    init() {
+        var template = Array(((NSTemporaryDirectory() as NSString).appendingPathComponent("menu-durable-XXXXXX")).utf8CString)
+        let result = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        precondition(result != nil, "mkdtemp failed")
+        path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    func file(_ name: String) -> String { path + "/" + name }
+
+    func remove() { try? FileManager.default.removeItem(atPath: path) }
+
+    /// Names and sizes of the files in the directory.
+    var fileSizes: [String: Int] { Self.sizes(in: path) }
+
+    static func sizes(in path: String) -> [String: Int] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+        var sizes: [String: Int] = [:]
+        for name in names {
+            if let size = (try? FileManager.default.attributesOfItem(atPath: path + "/" + name))?[.size] as? Int { sizes[name] = size }
+        }
+        return sizes
+    }
+
+    var journalNames: [String] { fileSizes.keys.filter { $0.hasPrefix("journal-") && !$0.contains(".") }.sorted() }
+}
+
+/// Collects what a store logs.
+final class DurableLogRecorder: Sendable {
+    private let storage = Mutex<[String]>([])
+    var lines: [String] { storage.withLock { $0 } }
+    var log: @Sendable (String) -> Void { { [self] line in storage.withLock { $0.append(line) } } }
+}
+
+/// A continuous and a wall clock that move together, by hand.
+final class DurableTestClock: Sendable {
+    private let start = ContinuousClock.now
+    private let elapsed = Atomic<Int64>(0)  // milliseconds
+    let wallStart: Int64 = 1_700_000_000_000
+
+    func advance(_ duration: Duration) {
+        elapsed.add(Int64(duration / .milliseconds(1)), ordering: .relaxed)
+    }
+
+    var clock: @Sendable () -> ContinuousClock.Instant {
+        { [self] in start + .milliseconds(elapsed.load(ordering: .relaxed)) }
+    }
+
+    var wall: @Sendable () -> Int64 { { [self] in wallStart + elapsed.load(ordering: .relaxed) } }
+}
+
+/// Opens a store with test-friendly defaults.
+func durableOpen(_ directory: DurableTemporaryDirectory, menu: Menu = DurableFixtures.menu(), fsync: FsyncPolicy = .no,
+                 timeToLive: Duration = .seconds(3600), compactionMinimumBytes: Int64 = 4 << 20,
+                 log: DurableLogRecorder = DurableLogRecorder(), clock: DurableTestClock? = nil) throws -> DurableSessionStore {
+    if let clock {
+        return try DurableSessionStore(directory: directory.path, menu: menu, fsync: fsync, timeToLive: timeToLive,
+                                       compactionMinimumBytes: compactionMinimumBytes, log: log.log,
+                                       clock: clock.clock, wallClock: clock.wall)
+    }
+    return try DurableSessionStore(directory: directory.path, menu: menu, fsync: fsync, timeToLive: timeToLive,
+                                   compactionMinimumBytes: compactionMinimumBytes, log: log.log)
+}
+
+/// The error a store call threw, nil when it returned.
+func durableError<T>(_ body: () throws -> T) -> SessionStoreError? {
+    do {
+        _ = try body()
+        return nil
+    } catch let error as SessionStoreError {
+        return error
+    } catch {
+        Issue.record("unexpected error \(error)")
+        return nil
+    }
+}
+
+func durableIsUnavailable(_ error: SessionStoreError?) -> Bool {
+    if case .unavailable? = error { return true }
+    return false
+}
+
+/// Every group's expansion in a state, by id: what a comparison across menus or processes uses.
+func durableExpansion(_ state: ExpansionState, menu: Menu = DurableFixtures.menu()) -> [String: Bool] {
+    let view = FlattenedView(menu: menu, state: state)
+    var result: [String: Bool] = [:]
+    for node in menu.nodes where menu.isGroup(node) { result[menu.id(of: node)] = view.isExpanded(node) }
+    return result
+}
+
+/// Byte offsets of the records of a journal file (its header record excluded), and its size.
+func durableRecordOffsets(_ path: String) throws -> (offsets: [Int], size: Int) {
+    let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+    var scanner = DurableRecord.Scanner(bytes, from: DurableRecord.journalMagic.count)
+    guard case .record = scanner.next() else { throw DurableTestError("no journal header in \(path)") }
+    var offsets: [Int] = []
+    while true {
+        let offset = scanner.offset
+        guard case .record = scanner.next() else { break }
+        offsets.append(offset)
+    }
+    return (offsets, bytes.count)
+}
+
+struct DurableTestError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Runs a command and returns its exit status and combined output.
+@discardableResult
+func durableRun(_ executable: String, _ arguments: [String]) -> (status: Int32, output: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    do { try process.run() } catch { return (-1, "\(error)") }
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+}
