@@ -24,8 +24,14 @@ let package = Package(
         // Routing, JSON, session stores and settings: the menu service without a socket.
         .target(name: "MenuService", dependencies: ["MenuModel", "HTTPServer"], swiftSettings: strict),
         .executableTarget(name: "menu-server", dependencies: ["MenuService"], swiftSettings: strict),
+        // The seeds' naive design (mutable tree, recursive walks) as a reference for tests and benchmarks.
+        .target(name: "SeedMenu", dependencies: ["MenuModel"], swiftSettings: strict),
+        // `swift run -c release menu-bench`: the model against the naive reference on synthetic menus.
+        .executableTarget(name: "menu-bench", dependencies: ["MenuModel", "SeedMenu"], swiftSettings: strict),
+        // libFuzzer targets for the config loader, routing/query parsing and the PUT body (scripts/fuzz).
+        .executableTarget(name: "menu-fuzz", dependencies: ["MenuModel", "MenuService", "HTTPServer"], swiftSettings: strict),
 
-        .testTarget(name: "MenuModelTests", dependencies: ["MenuModel"], swiftSettings: strict),
+        .testTarget(name: "MenuModelTests", dependencies: ["MenuModel", "SeedMenu"], swiftSettings: strict),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"], swiftSettings: strict),
         .testTarget(
             name: "MenuServiceTests", dependencies: ["MenuService", "MenuModel", "HTTPServer"],
