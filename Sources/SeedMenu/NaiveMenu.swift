@@ -1,0 +1,106 @@
+import MenuModel
+
+/// The seeds' design, kept deliberately naive as a reference: a mutable tree with `isExpand` on
+/// every node, recursive `count()` and `itemAt(index)`. Correct by inspection, O(n) per call.
+///
+/// Shared by the differential tests and `menu-bench`, which measures the model against it.
+public final class NaiveMenuItem {
+    public let id: String
+    public let title: String
+    public let isGroup: Bool
+    public let depth: Int
+    public var isExpand: Bool
+    public var children: [NaiveMenuItem] = []
+    public let attributes: [String: JSONValue]?
+
+    public init(id: String, title: String, isGroup: Bool, depth: Int, isExpand: Bool, attributes: [String: JSONValue]?) {
+        self.id = id; self.title = title; self.isGroup = isGroup; self.depth = depth
+        self.isExpand = isExpand; self.attributes = attributes
+    }
+
+    /// Rows this item shows: itself plus, when expanded, its children's.
+    public func count() -> Int {
+        var count = 1
+        if isExpand { for child in children { count += child.count() } }
+        return count
+    }
+
+    public func leafCount() -> Int {
+        if !isGroup { return 1 }
+        return isExpand ? children.reduce(0) { $0 + $1.leafCount() } : 0
+    }
+
+    /// The item at `index` of this item's rows (0 is the item itself).
+    public func itemAt(_ index: Int) -> NaiveMenuItem? {
+        if index == 0 { return self }
+        guard isExpand else { return nil }
+        var rest = index - 1
+        for child in children {
+            let size = child.count()
+            if rest < size { return child.itemAt(rest) }
+            rest -= size
+        }
+        return nil
+    }
+
+    public func find(_ id: String) -> (item: NaiveMenuItem, ancestors: [NaiveMenuItem])? {
+        for child in children {
+            if child.id == id { return (child, [self]) }
+            if let found = child.find(id) { return (found.item, [self] + found.ancestors) }
+        }
+        return nil
+    }
+}
+
+/// The reference view: a root item (never a row) over the top-level items.
+public struct NaiveMenu {
+    public let root: NaiveMenuItem
+
+    public init(spec: [TreeSpec]) {
+        root = NaiveMenuItem(id: "", title: "", isGroup: true, depth: -1, isExpand: true, attributes: nil)
+        func build(_ specs: [TreeSpec], into parent: NaiveMenuItem) {
+            for spec in specs {
+                let item = NaiveMenuItem(id: spec.id, title: spec.title, isGroup: spec.children != nil,
+                                         depth: parent.depth + 1, isExpand: spec.expanded, attributes: spec.attributes)
+                parent.children.append(item)
+                if let children = spec.children { build(children, into: item) }
+            }
+        }
+        build(spec, into: root)
+    }
+
+    public var count: Int { root.count() - 1 }
+    public var leafCount: Int { root.leafCount() }
+
+    public func rows(offset: Int, limit: Int) -> [(index: Int, item: NaiveMenuItem)] {
+        guard offset >= 0, limit > 0 else { return [] }
+        let total = count
+        return (offset ..< min(offset + limit, total)).map { ($0, root.itemAt($0 + 1)!) }
+    }
+
+    /// The visible row of the item with `id`: one preorder walk that counts rows and enters only
+    /// expanded groups, so a hidden or unknown id is never reached (nil).
+    public func index(of id: String) -> Int? {
+        var row = 0
+        func walk(_ item: NaiveMenuItem) -> Int? {
+            for child in item.children {
+                if child.id == id { return row }
+                row += 1
+                if child.isExpand, let found = walk(child) { return found }
+            }
+            return nil
+        }
+        return walk(root)
+    }
+
+    /// Sets a group's state the seed's way (flip `isExpand`), returning what a table view needs.
+    public mutating func setExpanded(_ id: String, _ expanded: Bool) -> ExpansionChange? {
+        guard let found = root.find(id), found.item.isGroup else { return nil }
+        let index = index(of: id)
+        let before = count
+        found.item.isExpand = expanded
+        let after = count
+        return ExpansionChange(id: id, isExpanded: expanded, index: index,
+                               change: index.map { RowChange(at: $0 + 1, inserted: max(after - before, 0), removed: max(before - after, 0)) })
+    }
+}

@@ -1,0 +1,77 @@
+import MenuModel
+import SeedMenu
+
+/// What the table measures, on the model and on the naive reference alike.
+enum Operation: CaseIterable {
+    case rows, visibleNodes, count, toggle, index
+
+    var label: String {
+        switch self {
+        case .rows: "rows(offset:limit: 50)"
+        case .visibleNodes: "visibleNodes(offset:limit: 50)"
+        case .count: "count"
+        case .toggle: "toggle (a group, then back: 2 ops)"
+        case .index: "index(of:) random id"
+        }
+    }
+}
+
+/// One session's expansion and the random arguments every measured call draws from (cycled),
+/// the same for the model and the naive reference. There are enough of them that the calls on the
+/// 1.1M menu touch more memory than the caches hold, as a server's many sessions would: with 1,024
+/// inputs the 1.1M figures come out 2-4× lower (warm caches).
+struct Session {
+    static let pageSize = 50
+    static let inputCount = 1 << 16
+
+    /// Groups this session toggled away from the default, in toggle order.
+    let changedGroups: [String]
+    let offsets: [Int]
+    let groupIDs: [String]
+    let anyIDs: [String]
+
+    /// Toggles `changes` distinct random groups (fewer when the menu has fewer) in `view`.
+    init(menu: Menu, view: inout FlattenedView, changes: Int, seed: UInt64) {
+        var rng = SplitMix64(state: seed)
+        let groups = menu.nodes.filter(menu.isGroup).map(menu.id(of:))
+        changedGroups = Array(groups.shuffled(using: &rng).prefix(changes))
+        for id in changedGroups { _ = try! view.toggle(id) }
+        let lastPage = max(0, view.count - Self.pageSize)
+        offsets = (0 ..< Self.inputCount).map { _ in Int.random(in: 0 ... lastPage, using: &rng) }
+        groupIDs = (0 ..< Self.inputCount).map { _ in groups.randomElement(using: &rng)! }
+        anyIDs = (0 ..< Self.inputCount).map { _ in menu.id(of: Int.random(in: menu.nodes, using: &rng)) }
+    }
+}
+
+/// The model's side: the calls the server makes, on one ``FlattenedView``.
+enum ModelRunner {
+    static func measure(_ operation: Operation, view start: FlattenedView, session: Session, plan: TimingPlan) -> Double {
+        let mask = Session.inputCount - 1
+        // Read-only calls capture a constant: a captured variable would add an exclusivity check per call.
+        let view = start
+        switch operation {
+        case .rows:
+            return plan.nanosecondsPerOp { i in
+                view.rows(offset: session.offsets[i & mask], limit: Session.pageSize)
+                    .reduce(0) { $0 &+ $1.index &+ $1.id.utf8.count }
+            }
+        case .visibleNodes:
+            return plan.nanosecondsPerOp { i in
+                view.visibleNodes(offset: session.offsets[i & mask], limit: Session.pageSize)
+                    .reduce(0) { $0 &+ $1.node }
+            }
+        case .count:
+            return plan.nanosecondsPerOp { _ in view.count }
+        case .toggle:
+            var view = start
+            return plan.nanosecondsPerOp(opsPerCall: 2) { i in
+                let id = session.groupIDs[i & mask]
+                let there = try! view.toggle(id)
+                let back = try! view.toggle(id)
+                return (there.index ?? 0) &+ (back.change?.inserted ?? 0)
+            }
+        case .index:
+            return plan.nanosecondsPerOp { i in view.index(of: session.anyIDs[i & mask]) ?? -1 }
+        }
+    }
+}

@@ -1,0 +1,155 @@
+import Foundation
+import MenuModel
+import SeedMenu
+
+/// menu-bench: the model's hot operations, config load and session memory on synthetic menus of
+/// 1.1k, 111k and 1.1M nodes, against the seeds' naive tree. Prints a markdown report.
+struct Options {
+    static let usage = """
+        usage: menu-bench [--sizes small,medium,large] [--rounds N] [--sessions N] [--data DIR]
+                          [--model-only] [--smoke]
+          --sizes       menus to measure: small (1.1k nodes), medium (111k), large (1.1M); default all
+          --rounds      timing rounds per figure, the median is shown (default 5)
+          --sessions    sessions held for the memory figure (default 100000)
+          --data        where the generated configs are written (default Benchmarks/data)
+          --model-only  skip the naive reference (its calls take seconds on the 1.1M menu)
+          --smoke       smallest menu, 1 short round, 1,000 sessions: checks that it all runs
+        It runs itself in child processes as `--load-only FILE` and `--session-memory FILE N CHANGES`.
+        """
+
+    var sizes = MenuSize.allCases
+    var plan = TimingPlan(rounds: 5, roundSeconds: 0.075)
+    var sessions = 100_000
+    var loadRuns = 3
+    var naive = true
+    var dataDirectory = "Benchmarks/data"
+    var help = false
+    var loadOnly: String?
+    var sessionMemory: (path: String, sessions: Int, changes: Int)?
+    let changeCounts = [0, 10, 1_000]
+    let sessionChanges = 10
+
+    init(_ arguments: [String]) throws(BenchError) {
+        var rest = arguments[...]
+        func value(_ flag: String) throws(BenchError) -> String {
+            guard let value = rest.popFirst() else { throw .usage("\(flag) needs a value\n\(Self.usage)") }
+            return value
+        }
+        func number(_ flag: String) throws(BenchError) -> Int {
+            let text = try value(flag)
+            guard let number = Int(text), number > 0 else { throw .usage("\(flag): expected a positive number, found \"\(text)\"") }
+            return number
+        }
+        while let flag = rest.popFirst() {
+            switch flag {
+            case "--sizes":
+                let text = try value(flag)
+                var sizes: [MenuSize] = []
+                for name in text.split(separator: ",") {
+                    guard let size = MenuSize(rawValue: String(name)) else {
+                        throw .usage("--sizes: unknown size \"\(name)\"; use small, medium, large")
+                    }
+                    sizes.append(size)
+                }
+                self.sizes = sizes
+            case "--rounds": plan.rounds = try number(flag)
+            case "--sessions": sessions = try number(flag)
+            case "--data": dataDirectory = try value(flag)
+            case "--model-only": naive = false
+            case "--smoke":
+                sizes = [.small]
+                plan = TimingPlan(rounds: 1, roundSeconds: 0.002)
+                sessions = 1_000
+                loadRuns = 1
+            case "--load-only": loadOnly = try value(flag)
+            case "--session-memory": sessionMemory = (try value(flag), try number(flag), try number(flag))
+            case "--help", "-h": help = true
+            default: throw .usage("unknown argument \"\(flag)\"\n\(Self.usage)")
+            }
+        }
+    }
+}
+
+enum BenchError: Error, CustomStringConvertible {
+    case childFailed(String)
+    case usage(String)
+
+    var description: String {
+        switch self {
+        case .childFailed(let output): "child process failed: \(output)"
+        case .usage(let message): message
+        }
+    }
+}
+
+func progress(_ message: String) {
+    FileHandle.standardError.write(Data("menu-bench: \(message)\n".utf8))
+}
+
+func run(_ options: Options) throws {
+    try FileManager.default.createDirectory(atPath: options.dataDirectory, withIntermediateDirectories: true)
+    let cpu = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
+        .split(separator: "\n").first { $0.hasPrefix("model name") }?
+        .split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "unknown CPU"
+    let load = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").first ?? "?"
+    let overhead = options.plan.nanosecondsPerOp { $0 }
+    var report = Report(header: "# menu-bench\n\n\(cpu), \(ProcessInfo.processInfo.activeProcessorCount) cores, "
+        + "load average \(load) at start. Each figure: median of \(options.plan.rounds) round(s) of "
+        + "~\(Int(options.plan.roundSeconds * 1000)) ms of thread CPU time, calls cycling through \(Session.inputCount) "
+        + "random arguments; the harness adds \(Report.time(overhead)) per call (included). Loads: wall clock.")
+
+    for size in options.sizes {
+        progress("\(size.label): generating \(size.nodeCount) nodes")
+        let spec = SyntheticMenu.spec(size)
+        let path = options.dataDirectory + "/menu-\(size.rawValue).json"
+        let json = SyntheticMenu.json(spec, title: "Synthetic \(size.label)")
+        try Data(json).write(to: URL(fileURLWithPath: path))
+
+        progress("\(size.label): loading in a child process ×\(options.loadRuns)")
+        let runs = try (0 ..< options.loadRuns).map { _ in try LoadFigures.inChildProcess(path) }
+        report.loads.append(.init(size: size, fileBytes: json.count, runs: runs))
+
+        let menu = try Menu(contentsOfFile: path)
+        precondition(menu.nodeCount == size.nodeCount)
+        progress("\(size.label): \(options.sessions) sessions × \(options.sessionChanges) changes")
+        let bytes = try SessionMemory.inChildProcess(path, sessions: options.sessions, changes: options.sessionChanges)
+        report.sessions.append(.init(size: size, sessions: options.sessions, changes: options.sessionChanges, bytes: bytes))
+
+        let naive = options.naive ? NaiveRunner(spec: spec) : nil
+        for requested in options.changeCounts {
+            var view = FlattenedView(menu: menu)
+            let session = Session(menu: menu, view: &view, changes: requested, seed: UInt64(1_000 + requested))
+            naive?.flip(session)
+            naive?.check(against: view, session: session)
+            var naivePage: Double?
+            for operation in Operation.allCases {
+                progress("\(size.label): \(session.changedGroups.count) changes: \(operation.label)")
+                // The naive tree has one page call: measured once, it stands against both of the model's.
+                let naiveFigure = operation == .visibleNodes ? naivePage : naive?.measure(operation, session: session, plan: options.plan)
+                if operation == .rows { naivePage = naiveFigure }
+                report.operations.append(.init(
+                    size: size, requested: requested, changes: session.changedGroups.count, operation: operation,
+                    model: ModelRunner.measure(operation, view: view, session: session, plan: options.plan),
+                    naive: naiveFigure))
+            }
+            naive?.flip(session)
+        }
+    }
+    print(report.markdown())
+}
+
+do {
+    let options = try Options(Array(CommandLine.arguments.dropFirst()))
+    if options.help {
+        print(Options.usage)
+    } else if let file = options.loadOnly {
+        print(LoadFigures.loadHere(file))
+    } else if let (path, sessions, changes) = options.sessionMemory {
+        print(SessionMemory.measureHere(path, sessions: sessions, changes: changes))
+    } else {
+        try run(options)
+    }
+} catch {
+    progress("\(error)")
+    exit(1)
+}
