@@ -4,16 +4,26 @@ extension Menu {
     /// Decodes and validates a menu config (see README "Config format"), then freezes it.
     ///
     /// Every problem found is reported at once, each with its JSON path and value.
-    /// Cost: one `JSONDecoder` pass plus O(n) validation and layout; about 55 MB/s-bound work
-    /// for a 1.1M-node file (see BENCHMARKS.md).
+    /// Cost: one pass over the bytes (``ConfigParser``) plus O(n) layout; BENCHMARKS.md has the
+    /// figures for a 1.1M-node file.
     public init(jsonData data: Data) throws(MenuConfigError) {
-        let raw: RawMenu
-        do {
-            raw = try JSONDecoder().decode(RawMenu.self, from: data)
-        } catch {
-            throw MenuConfigError(problems: [Self.syntaxProblem(in: data, error: error)])
+        // About 50 bytes of JSON per node in typical menus: reserve once instead of regrowing.
+        let outcome: Result<MenuBuilder, ConfigParser.SyntaxError> = data.withUnsafeBytes { raw in
+            var parser = ConfigParser(bytes: raw.bindMemory(to: UInt8.self), builder: MenuBuilder(expectedNodes: data.count / 50))
+            do throws(ConfigParser.SyntaxError) {
+                try parser.parseDocument()
+                return .success(parser.builder)
+            } catch {
+                return .failure(error)
+            }
         }
-        let builder = MenuBuilder(raw: raw)
+        let builder: MenuBuilder
+        switch outcome {
+        case .success(let built): builder = built
+        case .failure(let error):
+            let (line, column) = Self.lineAndColumn(of: error.offset, in: data)
+            throw MenuConfigError(problems: [ConfigProblem(path: "$", kind: .invalidJSON(line: line, column: column), value: error.message)])
+        }
         guard builder.problems.isEmpty else {
             throw MenuConfigError(problems: builder.problems, omittedCount: builder.omittedProblems)
         }
@@ -32,33 +42,6 @@ extension Menu {
         try self.init(jsonData: data)
     }
 
-    /// Where the JSON is broken. `JSONDecoder` gives no position on Linux, so on this (rare) path
-    /// `JSONSerialization` is asked for the character offset, which becomes line and column.
-    private static func syntaxProblem(in data: Data, error: any Error) -> ConfigProblem {
-        var detail = "the file is not well-formed JSON"
-        var line: Int?
-        var column: Int?
-        do {
-            _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
-        } catch {
-            let description = ((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String) ?? ""
-            if !description.isEmpty { detail = description }
-            if let offset = Self.characterOffset(in: description) {
-                (line, column) = Self.lineAndColumn(of: offset, in: data)
-            }
-        }
-        if case DecodingError.dataCorrupted(let context) = error, detail.isEmpty {
-            detail = context.debugDescription
-        }
-        return ConfigProblem(path: "$", kind: .invalidJSON(line: line, column: column), value: detail)
-    }
-
-    private static func characterOffset(in description: String) -> Int? {
-        guard let range = description.range(of: "character ") else { return nil }
-        let digits = description[range.upperBound...].prefix(while: \.isNumber)
-        return Int(digits)
-    }
-
     private static func lineAndColumn(of offset: Int, in data: Data) -> (Int, Int) {
         var line = 1
         var column = 1
@@ -74,16 +57,19 @@ extension Menu {
     }
 }
 
-/// FNV-1a, 64 bits, over the config bytes: the menu's `version`. Not cryptographic; it only has
-/// to change when the content changes.
+/// The menu's `version`: a 64-bit FNV-1a-style hash over the config bytes, eight bytes per step
+/// (one step per byte of the tail). Not cryptographic; it only has to change when the content does.
 enum ContentHash {
     static func hex(of data: Data) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        let prime: UInt64 = 0x0000_0100_0000_01B3
         data.withUnsafeBytes { bytes in
-            for byte in bytes {
-                hash ^= UInt64(byte)
-                hash &*= 0x0000_0100_0000_01B3
+            let words = bytes.count / 8
+            for word in 0 ..< words {
+                hash = (hash ^ bytes.loadUnaligned(fromByteOffset: word * 8, as: UInt64.self)) &* prime
+                hash ^= hash >> 29
             }
+            for byte in bytes[(words * 8)...] { hash = (hash ^ UInt64(byte)) &* prime }
         }
         let text = String(hash, radix: 16)
         return String(repeating: "0", count: 16 - text.count) + text

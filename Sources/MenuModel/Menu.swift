@@ -24,7 +24,8 @@ public struct Menu: Sendable {
     /// Every node, in preorder.
     public var nodes: Range<Node> { 1 ..< nodeCount + 1 }
 
-    public func node(withID id: String) -> Node? { storage.idIndex[id].map(Int.init) }
+    /// One hash of the id and typically one probe (``IDIndex``).
+    public func node(withID id: String) -> Node? { storage.idIndex.position(of: id, ids: storage.ids).map(Int.init) }
     public func id(of node: Node) -> String { storage.ids[node] }
     public func title(of node: Node) -> String { storage.titles[node] }
     /// 0 for a top-level node.
@@ -81,7 +82,7 @@ extension Menu {
         let siblingPrefix: [Int32]
         let attributeSlot: [Int32]
         let attributes: [[String: JSONValue]]
-        let idIndex: [String: Int32]
+        let idIndex: IDIndex
 
         init(builder b: MenuBuilder, version: String) {
             title = b.title

@@ -1,5 +1,5 @@
-/// Turns a decoded ``RawMenu`` into the frozen arrays of ``Menu``, validating as it goes and
-/// collecting every problem with its JSON path. Mutable while it builds; used once per load.
+/// Builds the frozen arrays of ``Menu`` node by node as ``ConfigParser`` reads them, validating as
+/// it goes and collecting every problem with its JSON path. Mutable while it builds; used once.
 struct MenuBuilder {
     static let depthLimit = 64
     static let nodeLimit = 10_000_000
@@ -21,28 +21,17 @@ struct MenuBuilder {
     var siblingPrefix: [Int32] = [0]
     var attributeSlot: [Int32] = [-1]
     var attributes: [[String: JSONValue]] = []
-    var idIndex: [String: Int32] = [:]
+    var idIndex = IDIndex()
 
     private(set) var problems: [ConfigProblem] = []
     private(set) var omittedProblems = 0
-    /// The path of the node being built, as child ordinals from the top.
-    private var trail: [Int] = []
+    /// The path of the node being read, as child ordinals from the top.
+    var trail: [Int] = []
     private var nodeLimitReported = false
 
-    init(raw: RawMenu, expectedNodes: Int = 0) {
+    init(expectedNodes: Int = 0) {
         if expectedNodes > 0 { reserve(expectedNodes + 1) }
-        title = raw.title
-        for problem in raw.problems.sorted(by: RawProblem.documentOrder) { report(problem, at: "") }
-        let top = raw.items ?? []
-        var childList: [Int32] = []
-        childList.reserveCapacity(top.count)
-        for (ordinal, node) in top.enumerated() {
-            trail.append(ordinal)
-            if let position = add(node, parent: 0, depth: 0) { childList.append(position) }
-            trail.removeLast()
-        }
-        finishGroup(0, children: childList)
-        subtreeEnd[0] = Int32(ids.count)
+        idIndex = IDIndex(expectedCount: expectedNodes)
     }
 
     private mutating func reserve(_ count: Int) {
@@ -50,77 +39,83 @@ struct MenuBuilder {
         depth.reserveCapacity(count); subtreeEnd.reserveCapacity(count); flags.reserveCapacity(count)
         childCount.reserveCapacity(count); firstChildSlot.reserveCapacity(count); children.reserveCapacity(count)
         openRows.reserveCapacity(count); openLeaves.reserveCapacity(count); siblingPrefix.reserveCapacity(count)
-        attributeSlot.reserveCapacity(count); idIndex.reserveCapacity(count)
+        attributeSlot.reserveCapacity(count)
     }
 
-    /// Appends `raw` and its subtree in preorder; returns its position, or nil when it was not added.
-    private mutating func add(_ raw: RawNode, parent parentPosition: Int32, depth level: Int) -> Int32? {
-        for problem in raw.problems.sorted(by: RawProblem.documentOrder) { report(problem, at: currentPath) }
+    // MARK: Streaming: one node at a time, in document (pre)order
+
+    /// Starts a node under `parentPosition`; nil (with the problem reported) when it is too deep
+    /// or the menu has too many nodes, in which case the caller skips the node's value.
+    mutating func beginNode(parent parentPosition: Int32, depth level: Int) -> Int32? {
         guard level < Self.depthLimit else {
-            report(.init(key: nil, kind: .tooDeep(limit: Self.depthLimit), value: raw.id.map { "\"\($0)\"" } ?? "a node"), at: currentPath)
+            report(.init(key: nil, kind: .tooDeep(limit: Self.depthLimit), value: "a node"))
             return nil
         }
         guard ids.count <= Self.nodeLimit else {
             if !nodeLimitReported {
                 nodeLimitReported = true
-                report(.init(key: nil, kind: .tooManyNodes(limit: Self.nodeLimit), value: ""), at: currentPath)
+                report(.init(key: nil, kind: .tooManyNodes(limit: Self.nodeLimit), value: ""))
             }
             return nil
         }
         let position = Int32(ids.count)
         height = max(height, level + 1)
-
-        let id = raw.id ?? ""
-        if let given = raw.id {
-            if !Self.isValidID(given) {
-                report(.init(key: "id", kind: .invalidID, value: quoted(given)), at: currentPath)
-            } else if let first = idIndex[given] {
-                report(.init(key: "id", kind: .duplicateID(firstPath: path(of: Int(first)) + ".id"), value: quoted(given)), at: currentPath)
-            } else {
-                idIndex[given] = position
-            }
-        }
-        if let title = raw.title, title.allSatisfy(\.isWhitespace) {
-            report(.init(key: "title", kind: .emptyTitle, value: quoted(title)), at: currentPath)
-        }
-        let isGroup = raw.items != nil
-        if !isGroup, let expanded = raw.expanded {
-            report(.init(key: "expanded", kind: .expandedOnRow, value: String(expanded)), at: currentPath)
-        }
-        var nodeFlags: UInt8 = 0
-        if isGroup { nodeFlags |= Menu.Storage.groupFlag }
-        if isGroup && raw.expanded == true { nodeFlags |= Menu.Storage.expandedFlag }
-
-        ids.append(id)
-        titles.append(raw.title ?? "")
+        ids.append("")
+        titles.append("")
         parent.append(parentPosition)
         depth.append(Int32(level))
         subtreeEnd.append(0)
-        flags.append(nodeFlags)
+        flags.append(0)
         childCount.append(0)
         firstChildSlot.append(0)
         openRows.append(1)
-        openLeaves.append(isGroup ? 0 : 1)
+        openLeaves.append(1)
         siblingPrefix.append(0)
-        if let attrs = raw.attributes {
-            attributeSlot.append(Int32(attributes.count))
-            attributes.append(attrs)
-        } else {
-            attributeSlot.append(-1)
-        }
-
-        if let items = raw.items {
-            var childList: [Int32] = []
-            childList.reserveCapacity(items.count)
-            for (ordinal, child) in items.enumerated() {
-                trail.append(ordinal)
-                if let childPosition = add(child, parent: position, depth: level + 1) { childList.append(childPosition) }
-                trail.removeLast()
-            }
-            finishGroup(Int(position), children: childList)
-        }
-        subtreeEnd[Int(position)] = Int32(ids.count)
+        attributeSlot.append(-1)
         return position
+    }
+
+    /// Records a node's id: checks its characters and that it is not taken.
+    mutating func setID(_ id: String, of position: Int32) {
+        let p = Int(position)
+        ids[p] = id
+        if !Self.isValidID(id) {
+            report(.init(key: "id", kind: .invalidID, value: quoted(id)))
+        } else if let first = idIndex.insert(id, position: position, ids: ids) {
+            report(.init(key: "id", kind: .duplicateID(firstPath: path(of: Int(first)) + ".id"), value: quoted(id)))
+        }
+    }
+
+    mutating func setTitle(_ title: String, of position: Int32) {
+        if Self.isBlank(title) {
+            report(.init(key: "title", kind: .emptyTitle, value: quoted(title)))
+        }
+        titles[Int(position)] = title
+    }
+
+    mutating func setAttributes(_ values: [String: JSONValue], of position: Int32) {
+        attributeSlot[Int(position)] = Int32(attributes.count)
+        attributes.append(values)
+    }
+
+    /// Ends a node: `children` is nil for a row. Reports what only the whole object shows.
+    mutating func endNode(_ position: Int32, sawID: Bool, sawTitle: Bool, expanded: Bool?, children list: [Int32]?) {
+        if !sawID { report(.init(key: nil, kind: .missingKey, value: "\"id\"")) }
+        if !sawTitle { report(.init(key: nil, kind: .missingKey, value: "\"title\"")) }
+        let p = Int(position)
+        if let list {
+            flags[p] = Menu.Storage.groupFlag | (expanded == true ? Menu.Storage.expandedFlag : 0)
+            finishGroup(p, children: list)
+        } else if let expanded {
+            report(.init(key: "expanded", kind: .expandedOnRow, value: String(expanded)))
+        }
+        subtreeEnd[p] = Int32(ids.count)
+    }
+
+    /// Ends the implicit root.
+    mutating func endRoot(children list: [Int32]) {
+        finishGroup(0, children: list)
+        subtreeEnd[0] = Int32(ids.count)
     }
 
     /// Records the group's children and derives its default sizes from theirs.
@@ -141,6 +136,12 @@ struct MenuBuilder {
         openLeaves[group] = leaves
     }
 
+    /// Empty or only whitespace. Any visible ASCII byte answers at once, without Unicode tables.
+    static func isBlank(_ text: String) -> Bool {
+        if text.utf8.contains(where: { $0 > 0x20 && $0 < 0x80 }) { return false }
+        return text.allSatisfy(\.isWhitespace)
+    }
+
     static func isValidID(_ id: String) -> Bool {
         var length = 0
         for byte in id.utf8 {
@@ -159,7 +160,8 @@ struct MenuBuilder {
 
     // MARK: Paths and problems
 
-    private var currentPath: String { Self.path(trail) }
+    /// The path of the value being read; `$` for the document itself.
+    var currentPath: String { trail.isEmpty ? "$" : Self.path(trail) }
 
     private static func path(_ ordinals: [Int]) -> String {
         ordinals.map { "items[\($0)]" }.joined(separator: ".")
@@ -190,12 +192,13 @@ struct MenuBuilder {
         return ordinal
     }
 
-    private mutating func report(_ problem: RawProblem, at nodePath: String) {
+    /// Records a problem at the current path (plus `key`, when the problem is one field's).
+    mutating func report(_ problem: PendingProblem) {
         guard problems.count < MenuConfigError.problemLimit else {
             omittedProblems += 1
             return
         }
-        var full = nodePath
+        var full = trail.isEmpty ? "" : Self.path(trail)
         if let key = problem.key {
             full = full.isEmpty ? key : full + "." + key
         }
@@ -206,4 +209,11 @@ struct MenuBuilder {
         let shown = text.count > 60 ? String(text.prefix(60)) + "…" : text
         return "\"" + shown + "\""
     }
+}
+
+/// A problem about to be recorded; `key` is relative to the current node (nil: the node itself).
+struct PendingProblem {
+    var key: String?
+    var kind: ConfigProblem.Kind
+    var value: String
 }
