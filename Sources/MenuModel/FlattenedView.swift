@@ -60,24 +60,28 @@ public struct FlattenedView: Sendable {
     /// The cheap form of ``rows(offset:limit:)``: positions only, for encoders that keep their own
     /// per-node data.
     public func visibleNodes(offset: Int, limit: Int) -> [VisibleNode] {
-        guard offset >= 0, limit > 0, offset < count else { return [] }
-        let wanted = min(limit, count - offset)
         var result: [VisibleNode] = []
-        result.reserveCapacity(wanted)
+        result.reserveCapacity(max(0, min(limit, count - offset)))
+        forEachVisibleNode(offset: offset, limit: limit) { result.append($0) }
+        return result
+    }
+
+    /// Calls `body` for visible rows `offset ..< offset + limit` in order, allocating nothing:
+    /// the server's page path.
+    public func forEachVisibleNode(offset: Int, limit: Int, _ body: (VisibleNode) -> Void) {
+        guard offset >= 0, limit > 0, offset < count else { return }
+        let wanted = min(limit, count - offset)
         var node = self.node(atRow: offset)
-        var index = offset
         let end = storage.subtreeEnd[0]
-        while result.count < wanted {
+        for index in offset ..< offset + wanted {
             let expanded = isExpanded(node)
-            result.append(VisibleNode(index: index, node: node, isExpanded: expanded))
-            index += 1
+            body(VisibleNode(index: index, node: node, isExpanded: expanded))
             // Next visible node in preorder: the first child of an open group, else the next node
             // after this subtree (a sibling of this node or of an ancestor, all of them open).
             let next = expanded && storage.childCount[node] > 0 ? Int32(node + 1) : storage.subtreeEnd[node]
             if next >= end { break }
             node = Int(next)
         }
-        return result
     }
 
     /// The node shown at visible row `row` (0 ..< count), by descending from the root and, in each
@@ -98,15 +102,15 @@ public struct FlattenedView: Sendable {
             var high = childCount - 1
             while low < high {
                 let mid = (low + high + 1) / 2
-                let child = storage.children[first + mid]
-                if prefix(of: child, overlay: overlay, entries: lowEntry ..< highEntry) <= target {
+                if prefix(of: storage.children[first + mid], overlay: overlay, entries: lowEntry ..< highEntry) <= target {
                     low = mid
                 } else {
                     high = mid - 1
                 }
             }
-            let child = storage.children[first + low]
-            target -= prefix(of: child, overlay: overlay, entries: lowEntry ..< highEntry)
+            let entry = storage.children[first + low]
+            let child = entry.node
+            target -= prefix(of: entry, overlay: overlay, entries: lowEntry ..< highEntry)
             if target == 0 { return Int(child) }
             target -= 1
             group = Int(child)
@@ -116,10 +120,10 @@ public struct FlattenedView: Sendable {
 
     /// Visible rows of `child`'s left siblings in this view.
     @inline(__always)
-    private func prefix(of child: Int32, overlay: [OverlayEntry], entries: Range<Int>) -> Int32 {
-        let base = storage.siblingPrefix[Int(child)]
+    private func prefix(of child: Menu.ChildEntry, overlay: [OverlayEntry], entries: Range<Int>) -> Int32 {
+        let base = child.siblingPrefix
         guard !entries.isEmpty else { return base }
-        let before = overlay.lowerBound(node: child, from: entries.lowerBound, to: entries.upperBound).index
+        let before = overlay.lowerBound(node: child.node, from: entries.lowerBound, to: entries.upperBound).index
         return base + overlay.sum(entries.lowerBound ..< before).rows
     }
 

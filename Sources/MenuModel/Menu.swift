@@ -41,7 +41,7 @@ public struct Menu: Sendable {
     }
     public func children(of node: Node) -> [Node] {
         let first = Int(storage.firstChildSlot[node])
-        return storage.children[first ..< first + Int(storage.childCount[node])].map(Int.init)
+        return storage.children[first ..< first + Int(storage.childCount[node])].map { Int($0.node) }
     }
     /// One past the last node of `node`'s subtree, in preorder.
     public func subtreeEnd(_ node: Node) -> Node { Int(storage.subtreeEnd[node]) }
@@ -55,6 +55,12 @@ public struct Menu: Sendable {
 }
 
 extension Menu {
+    /// A child in its parent's child list, with the default visible rows of its left siblings.
+    struct ChildEntry: Sendable {
+        var node: Int32
+        var siblingPrefix: Int32
+    }
+
     /// The frozen arrays. Every field is a `let` of Sendable values, so sharing across threads is safe.
     final class Storage: Sendable {
         static let groupFlag: UInt8 = 1
@@ -72,7 +78,8 @@ extension Menu {
         let childCount: [Int32]
         let firstChildSlot: [Int32]
         /// Children of every group, group after group; `children[firstChildSlot[g] ..< + childCount[g]]`.
-        let children: [Int32]
+        /// Each carries its sibling prefix, so a group's binary search reads one contiguous run.
+        let children: [ChildEntry]
         /// Rows shown by the node and its subtree when the node is expanded (itself included),
         /// with every descendant in its default state. 1 for a row.
         let openRows: [Int32]

@@ -15,7 +15,7 @@ struct MenuBuilder {
     var flags: [UInt8] = [Menu.Storage.groupFlag | Menu.Storage.expandedFlag]
     var childCount: [Int32] = [0]
     var firstChildSlot: [Int32] = [0]
-    var children: [Int32] = []
+    var children: [Menu.ChildEntry] = []
     var openRows: [Int32] = [1]
     var openLeaves: [Int32] = [0]
     var siblingPrefix: [Int32] = [0]
@@ -122,12 +122,12 @@ struct MenuBuilder {
     private mutating func finishGroup(_ group: Int, children list: [Int32]) {
         firstChildSlot[group] = Int32(children.count)
         childCount[group] = Int32(list.count)
-        children.append(contentsOf: list)
         var rows: Int32 = 1
         var leaves: Int32 = 0
         for child in list {
             let c = Int(child)
             siblingPrefix[c] = rows - 1
+            children.append(Menu.ChildEntry(node: child, siblingPrefix: rows - 1))
             let collapsedGroup = flags[c] == Menu.Storage.groupFlag
             rows += collapsedGroup ? 1 : openRows[c]
             leaves += collapsedGroup ? 0 : openLeaves[c]
@@ -135,6 +135,7 @@ struct MenuBuilder {
         openRows[group] = rows
         openLeaves[group] = leaves
     }
+
 
     /// Empty or only whitespace. Any visible ASCII byte answers at once, without Unicode tables.
     static func isBlank(_ text: String) -> Bool {

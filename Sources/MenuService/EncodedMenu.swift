@@ -48,13 +48,21 @@ struct EncodedMenu: Sendable {
         self.split = split
     }
 
-    /// Appends the row for `visible` to `writer`.
-    @inline(__always) func writeRow(_ visible: VisibleNode, isGroup: Bool, to writer: inout JSONWriter) {
-        writer.raw("{\"index\":")
-        writer.integer(visible.index)
-        let node = visible.node
-        writer.raw(blob[start[node] ..< split[node]])
-        if isGroup { writer.bool(visible.isExpanded) }
-        writer.raw(blob[split[node] ..< start[node + 1]])
+    /// Appends visible rows `offset ..< offset + limit` of `view`, comma-separated, to `writer`:
+    /// memory copies of the pre-encoded parts plus each row's index and, for groups, `isExpanded`.
+    func writeRows(of view: FlattenedView, offset: Int, limit: Int, to writer: inout JSONWriter) {
+        let menu = view.menu
+        blob.withUnsafeBufferPointer { blob in
+            var first = true
+            view.forEachVisibleNode(offset: offset, limit: limit) { row in
+                writer.raw(first ? "{\"index\":" : ",{\"index\":")
+                first = false
+                writer.integer(row.index)
+                let node = row.node
+                writer.raw(UnsafeBufferPointer(rebasing: blob[start[node] ..< split[node]]))
+                if menu.isGroup(node) { writer.bool(row.isExpanded) }
+                writer.raw(UnsafeBufferPointer(rebasing: blob[split[node] ..< start[node + 1]]))
+            }
+        }
     }
 }

@@ -14,7 +14,11 @@ struct JSONWriter {
         text.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
-    @inline(__always) mutating func raw(_ other: ArraySlice<UInt8>) { bytes.append(contentsOf: other) }
+    @inline(__always) mutating func raw(_ other: ArraySlice<UInt8>) {
+        other.withUnsafeBufferPointer { bytes.append(contentsOf: $0) }
+    }
+
+    @inline(__always) mutating func raw(_ other: UnsafeBufferPointer<UInt8>) { bytes.append(contentsOf: other) }
 
     mutating func integer(_ value: Int) {
         if value == 0 {

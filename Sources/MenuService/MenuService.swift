@@ -109,18 +109,15 @@ public final class MenuService: Sendable {
         let offset = try Self.integerParameter("offset", in: request, default: 0, range: 0 ... Int.max)
         let limit = try Self.integerParameter("limit", in: request, default: Self.defaultLimit, range: 1 ... maxLimit)
         let view = FlattenedView(menu: menu, state: try state(for: request))
-        let visible = view.visibleNodes(offset: offset, limit: limit)
-        var writer = JSONWriter(capacity: 160 + visible.count * 128)
+        let rowCount = max(0, min(limit, view.count - offset))
+        var writer = JSONWriter(capacity: 160 + rowCount * 128)
         writeCounts(view, to: &writer)
         writer.raw(",\"offset\":")
         writer.integer(offset)
         writer.raw(",\"limit\":")
         writer.integer(limit)
         writer.raw(",\"rows\":[")
-        for (position, row) in visible.enumerated() {
-            if position > 0 { writer.raw(",") }
-            encoded.writeRow(row, isGroup: menu.isGroup(row.node), to: &writer)
-        }
+        encoded.writeRows(of: view, offset: offset, limit: limit, to: &writer)
         writer.raw("]}")
         return json(200, writer.bytes)
     }
@@ -197,11 +194,19 @@ public final class MenuService: Sendable {
 
     // MARK: Inputs
 
-    /// The session named by `X-Session-Id`, nil when the header is absent.
+    /// The session named by `X-Session-Id`, nil when the header is absent. A name that only starts
+    /// with `x-session-id` is a mangled session header (libmicrohttpd 0.9.75 keeps a space before the
+    /// colon in the name and glues an obs-fold continuation line onto it): `invalid_session`, not
+    /// silently the default expansion.
     private func sessionID(in request: HTTPRequest) throws(APIError) -> SessionID? {
-        let values = request.headers.filter { $0.name == "x-session-id" }
-        guard let first = values.first else { return nil }
-        guard values.allSatisfy({ $0.value == first.value }), let id = SessionID(first.value) else { throw .invalidSession }
+        var found: String?
+        for header in request.headers where header.name.hasPrefix("x-session-id") {
+            // Repeated headers must agree, and a mangled name is no session header at all.
+            guard header.name == "x-session-id", found == nil || found == header.value else { throw .invalidSession }
+            found = header.value
+        }
+        guard let text = found else { return nil }
+        guard let id = SessionID(text) else { throw .invalidSession }
         return id
     }
 

@@ -8,7 +8,7 @@ enum Operation: CaseIterable {
     var label: String {
         switch self {
         case .rows: "rows(offset:limit: 50)"
-        case .visibleNodes: "visibleNodes(offset:limit: 50)"
+        case .visibleNodes: "page of 50 positions (forEachVisibleNode: the server's path)"
         case .count: "count"
         case .toggle: "toggle (a group, then back: 2 ops)"
         case .index: "index(of:) random id"
@@ -57,8 +57,9 @@ enum ModelRunner {
             }
         case .visibleNodes:
             return plan.nanosecondsPerOp { i in
-                view.visibleNodes(offset: session.offsets[i & mask], limit: Session.pageSize)
-                    .reduce(0) { $0 &+ $1.node }
+                var sum = 0
+                view.forEachVisibleNode(offset: session.offsets[i & mask], limit: Session.pageSize) { sum &+= $0.node }
+                return sum
             }
         case .count:
             return plan.nanosecondsPerOp { _ in view.count }

@@ -14,6 +14,7 @@ struct Options {
           --data        where the generated configs are written (default Benchmarks/data)
           --model-only  skip the naive reference (its calls take seconds on the 1.1M menu)
           --smoke       smallest menu, 1 short round, 1,000 sessions: checks that it all runs
+          --write-menu SIZE PATH  only write the synthetic menu of SIZE (small, medium, large) to PATH
         It runs itself in child processes as `--load-only FILE` and `--session-memory FILE N CHANGES`.
         """
 
@@ -25,6 +26,8 @@ struct Options {
     var dataDirectory = "Benchmarks/data"
     var help = false
     var loadOnly: String?
+    /// `--write-menu SIZE PATH`: write one synthetic menu and stop (used by Benchmarks/http.sh).
+    var writeMenu: (MenuSize, String)?
     var sessionMemory: (path: String, sessions: Int, changes: Int)?
     let changeCounts = [0, 10, 1_000]
     let sessionChanges = 10
@@ -62,6 +65,10 @@ struct Options {
                 sessions = 1_000
                 loadRuns = 1
             case "--load-only": loadOnly = try value(flag)
+            case "--write-menu":
+                let name = try value(flag)
+                guard let size = MenuSize(rawValue: name) else { throw .usage("--write-menu: unknown size \"\(name)\"; use small, medium, large") }
+                writeMenu = (size, try value(flag))
             case "--session-memory": sessionMemory = (try value(flag), try number(flag), try number(flag))
             case "--help", "-h": help = true
             default: throw .usage("unknown argument \"\(flag)\"\n\(Self.usage)")
@@ -142,6 +149,8 @@ do {
     let options = try Options(Array(CommandLine.arguments.dropFirst()))
     if options.help {
         print(Options.usage)
+    } else if let (size, path) = options.writeMenu {
+        try Data(SyntheticMenu.json(SyntheticMenu.spec(size), title: "Synthetic \(size.label)")).write(to: URL(fileURLWithPath: path))
     } else if let file = options.loadOnly {
         print(LoadFigures.loadHere(file))
     } else if let (path, sessions, changes) = options.sessionMemory {
