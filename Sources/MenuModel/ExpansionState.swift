@@ -5,8 +5,10 @@
 /// Invariants:
 /// - `flipped` is ascending and holds exactly the groups whose state differs from the default.
 /// - `levels[d]` holds, ascending by node, every depth-`d` node whose visible size in this session
-///   differs from the default (and no other), with *running sums* of those differences, so the
-///   difference over any run of siblings is two binary searches away.
+///   differs from the default (and no other), with *running sums* of those differences that
+///   restart at each parent: entries for one group's children are contiguous, so the difference
+///   over a group's first k children is one binary search away, and a change only shifts the
+///   sums of its changed siblings.
 /// - Memory is O(changed groups × depth), never O(menu size). An empty state is the default view.
 ///
 /// A state belongs to the menu it was built against: positions are not portable across menus
@@ -38,13 +40,14 @@ public struct ExpansionState: Sendable {
         if found { flipped.remove(at: index) } else { flipped.insert(Int32(node), at: index) }
     }
 
-    /// Adds a visible-size difference to `node` at depth `depth`, keeping running sums, and drops
-    /// the entry when its difference returns to zero. O(log m + m) for m entries at that depth
-    /// (the running sums after it shift; a contiguous, vectorizable add).
-    mutating func addDifference(node: Int, depth: Int, rows: Int32, leaves: Int32) {
+    /// Adds a visible-size difference to `node` (at depth `depth`, child of `parent`, whose subtree
+    /// ends at `parentEnd`), keeping running sums, and drops the entry when its difference returns
+    /// to zero. O(log m + s) for m entries at that depth and s changed siblings after `node`.
+    mutating func addDifference(node: Int, depth: Int, rows: Int32, leaves: Int32, parent: Int, parentEnd: Int) {
         guard rows != 0 || leaves != 0 else { return }
         if levels.count <= depth { levels.append(contentsOf: repeatElement([], count: depth + 1 - levels.count)) }
-        levels[depth].addDifference(node: Int32(node), rows: rows, leaves: leaves)
+        levels[depth].addDifference(node: Int32(node), rows: rows, leaves: leaves,
+                                    parent: Int32(parent), parentEnd: Int32(parentEnd))
         while levels.last?.isEmpty == true { levels.removeLast() }
     }
 }
@@ -58,10 +61,10 @@ extension ExpansionState: Hashable {
     public func hash(into hasher: inout Hasher) { hasher.combine(flipped) }
 }
 
-/// A node whose visible size differs from its default, with running sums over its level.
+/// A node whose visible size differs from its default, with running sums over its changed siblings.
 struct OverlayEntry: Sendable {
     var node: Int32
-    /// Sum of row-count differences of this entry and all entries before it at this depth.
+    /// Sum of row-count differences of this entry and the entries before it with the same parent.
     var rows: Int32
     /// The same for leaf rows.
     var leaves: Int32
@@ -93,30 +96,32 @@ extension Array where Element == OverlayEntry {
         return (low, low < limit && self[low].node == node)
     }
 
-    /// See ``ExpansionState/addDifference(node:depth:rows:leaves:)``.
-    mutating func addDifference(node: Int32, rows: Int32, leaves: Int32) {
+    /// See ``ExpansionState/addDifference(node:depth:rows:leaves:parent:parentEnd:)``.
+    mutating func addDifference(node: Int32, rows: Int32, leaves: Int32, parent: Int32, parentEnd: Int32) {
         let (index, found) = lowerBound(node: node)
+        // The running sums of `node`'s earlier changed siblings (entries after `parent`).
+        let before = index > 0 && self[index - 1].node > parent ? self[index - 1] : OverlayEntry(node: 0, rows: 0, leaves: 0)
         if found {
-            let own = sum(index ..< index + 1)
-            if own.rows + rows == 0 && own.leaves + leaves == 0 { remove(at: index) }
+            let own = (self[index].rows - before.rows, self[index].leaves - before.leaves)
+            if own.0 + rows == 0 && own.1 + leaves == 0 { remove(at: index) }
         } else {
-            let before = sum(0 ..< index)
             insert(OverlayEntry(node: node, rows: before.rows, leaves: before.leaves), at: index)
         }
-        // Every running sum from `index` on includes this node's difference (or, after a removal,
-        // no longer includes its old one, which was exactly -rows, -leaves).
-        for i in index ..< count {
+        // Every running sum from `index` to the end of the siblings' run includes this node's
+        // difference (or, after a removal, no longer includes its old one, exactly -rows, -leaves).
+        var i = index
+        while i < count && self[i].node < parentEnd {
             self[i].rows += rows
             self[i].leaves += leaves
+            i += 1
         }
     }
 
-    /// Sum of differences of entries `range` (running sums make it O(1)).
-    @inline(__always) func sum(_ range: Range<Int>) -> (rows: Int32, leaves: Int32) {
-        guard !range.isEmpty else { return (0, 0) }
-        let last = self[range.upperBound - 1]
-        guard range.lowerBound > 0 else { return (last.rows, last.leaves) }
-        let before = self[range.lowerBound - 1]
-        return (last.rows - before.rows, last.leaves - before.leaves)
+    /// Sum of differences of the entries `entries`, which must start at the first entry of a
+    /// group's children (running sums restart there). O(1).
+    @inline(__always) func total(_ entries: Range<Int>) -> (rows: Int32, leaves: Int32) {
+        guard !entries.isEmpty else { return (0, 0) }
+        let last = self[entries.upperBound - 1]
+        return (last.rows, last.leaves)
     }
 }

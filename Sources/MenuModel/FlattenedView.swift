@@ -8,8 +8,8 @@
 /// - ``count``, ``leafCount``: O(1).
 /// - ``rows(offset:limit:)``: O(d · log f · log m) to find the first row by descending through the
 ///   groups, then O(limit · log c) for c changed groups, independent of `offset` and of n.
-/// - ``index(of:)``: O(d · log m). ``toggle(_:)`` and ``setExpanded(_:_:)``: O(d · (log m + m)),
-///   where the `m` term is a contiguous add over the running sums of one level.
+/// - ``index(of:)``: O(d · log m). ``toggle(_:)`` and ``setExpanded(_:_:)``: O(d · (log m + s)),
+///   where s is the number of changed siblings whose running sums shift (a contiguous add).
 /// The menu is never mutated; changing one view's state never affects another view.
 public struct FlattenedView: Sendable {
     public let menu: Menu
@@ -26,12 +26,12 @@ public struct FlattenedView: Sendable {
 
     /// Visible rows, groups and rows alike.
     public var count: Int {
-        Int(storage.openRows[0]) - 1 + Int(state.levels.first.map { $0.sum(0 ..< $0.count).rows } ?? 0)
+        Int(storage.openRows[0]) - 1 + Int(state.levels.first.map { $0.total(0 ..< $0.count).rows } ?? 0)
     }
 
     /// Visible rows that are not groups.
     public var leafCount: Int {
-        Int(storage.openLeaves[0]) + Int(state.levels.first.map { $0.sum(0 ..< $0.count).leaves } ?? 0)
+        Int(storage.openLeaves[0]) + Int(state.levels.first.map { $0.total(0 ..< $0.count).leaves } ?? 0)
     }
 
     /// Whether `node` is an expanded group in this view (false for rows).
@@ -124,7 +124,7 @@ public struct FlattenedView: Sendable {
         let base = child.siblingPrefix
         guard !entries.isEmpty else { return base }
         let before = overlay.lowerBound(node: child.node, from: entries.lowerBound, to: entries.upperBound).index
-        return base + overlay.sum(entries.lowerBound ..< before).rows
+        return base + overlay.total(entries.lowerBound ..< before).rows
     }
 
     /// The visible row of the node with `id`; nil when an enclosing group is collapsed or no node
@@ -148,7 +148,7 @@ public struct FlattenedView: Sendable {
                 let overlay = state.levels[level]
                 let low = overlay.lowerBound(node: Int32(parent + 1)).index
                 let high = overlay.lowerBound(node: Int32(current), from: low).index
-                index += overlay.sum(low ..< high).rows
+                index += overlay.total(low ..< high).rows
             }
             index += storage.siblingPrefix[current]
             current = parent
@@ -190,8 +190,9 @@ public struct FlattenedView: Sendable {
         state.flip(node)
         var ancestor = node
         while rows != 0 || leaves != 0 {
-            state.addDifference(node: ancestor, depth: Int(storage.depth[ancestor]), rows: rows, leaves: leaves)
             let parent = Int(storage.parent[ancestor])
+            state.addDifference(node: ancestor, depth: Int(storage.depth[ancestor]), rows: rows, leaves: leaves,
+                                parent: parent, parentEnd: Int(storage.subtreeEnd[parent]))
             if parent == 0 || !isExpanded(parent) { break }
             ancestor = parent
         }
@@ -209,7 +210,7 @@ public struct FlattenedView: Sendable {
             let overlay = state.levels[level]
             let low = overlay.lowerBound(node: Int32(group + 1)).index
             let high = overlay.lowerBound(node: storage.subtreeEnd[group], from: low).index
-            let changed = overlay.sum(low ..< high)
+            let changed = overlay.total(low ..< high)
             rows += changed.rows
             leaves += changed.leaves
         }
