@@ -77,11 +77,14 @@ public enum HTTPRejection: Sendable, Equatable {
     /// `Content-Length`, or found while a chunked body streams in.
     case payloadTooLarge(limit: Int)
     /// Two `Content-Length` headers that differ, or a later one that is not a non-negative decimal
-    /// number. (A malformed *first* `Content-Length` is answered by libmicrohttpd itself with 400.)
+    /// number, or a header named `Content-Length` plus whitespace or more characters (a space before
+    /// the colon, an obs-fold line glued on), which libmicrohttpd would ignore for framing.
+    /// (A malformed *first* `Content-Length` is answered by libmicrohttpd itself with 400.)
     case conflictingContentLength
     /// `Content-Length` together with `Transfer-Encoding`: the classic request-smuggling shape.
     case contentLengthWithChunked
-    /// A `Transfer-Encoding` other than a single `chunked` (answer 501: the body cannot be framed).
+    /// A `Transfer-Encoding` other than a single `chunked`, or a header named `Transfer-Encoding`
+    /// plus whitespace or more characters (answer 501: the body cannot be framed).
     case unsupportedTransferEncoding
 }
 

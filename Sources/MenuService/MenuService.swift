@@ -64,8 +64,12 @@ public final class MenuService: Sendable {
         .reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
         .map { ($0, Array($0.split(separator: "/", omittingEmptySubsequences: false).dropFirst())) }
 
+    /// Templates without a parameter, matched by one set lookup before any splitting.
+    private static let fixedTemplates = Set(templates.map(\.template).filter { !$0.contains("{") })
+
     /// The route template matching `path`, and the `{id}` it carries.
     static func match(_ path: String) -> (template: String, id: String?)? {
+        if fixedTemplates.contains(path) { return (path, nil) }
         guard path.hasPrefix("/") else { return nil }
         let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
         for (template, parts) in templates {

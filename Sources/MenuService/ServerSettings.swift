@@ -94,7 +94,10 @@ public struct ServerSettings: Sendable, Equatable {
             index += 1
             if argument == "--help" || argument == "-h" { return .help }
             if argument == "--version" { return .version }
-            let (flag, inline) = argument.split(separator: "=", maxSplits: 1).map(String.init).pairOrSingle
+            // `--flag=value` (the value may be empty, which the option then refuses) or `--flag value`.
+            let equals = argument.firstIndex(of: "=")
+            let flag = equals.map { String(argument[..<$0]) } ?? argument
+            let inline = equals.map { String(argument[argument.index(after: $0)...]) }
             guard let option = options.first(where: { $0.flag == flag }) else { throw .unknownFlag(argument) }
             let value: String
             if let inline {
@@ -137,10 +140,6 @@ public enum SettingsError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidValue(let source, let value, let expected): "invalid value \"\(value)\" for \(source): expected \(expected)"
         }
     }
-}
-
-extension Array where Element == String {
-    fileprivate var pairOrSingle: (String, String?) { (self.first ?? "", count > 1 ? self[1] : nil) }
 }
 
 extension String {
