@@ -32,6 +32,10 @@ extension Menu {
 
     /// Reads and loads a config file.
     public init(contentsOfFile path: String) throws(MenuConfigError) {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw MenuConfigError(problems: [ConfigProblem(path: "$", kind: .unreadable(reason: "it is a directory; give the menu's JSON file"), value: path)])
+        }
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))

@@ -161,6 +161,15 @@ import Testing
         }
     }
 
+    @Test func directoryInsteadOfAFileSaysSo() {
+        do {
+            _ = try Menu(contentsOfFile: NSTemporaryDirectory())
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.description.contains("is a directory"))
+        }
+    }
+
     @Test func unreadableFileNamesThePath() {
         do {
             _ = try Menu(contentsOfFile: "/nonexistent/menu.json")
