@@ -7,9 +7,14 @@ extension Menu {
     /// Cost: one pass over the bytes (``ConfigParser``) plus O(n) layout; BENCHMARKS.md has the
     /// figures for a 1.1M-node file.
     public init(jsonData data: Data) throws(MenuConfigError) {
+        try self.init(jsonData: data, maxNodes: MenuBuilder.nodeLimit)
+    }
+
+    /// As ``init(jsonData:)`` with a smaller node limit (tests).
+    init(jsonData data: Data, maxNodes: Int) throws(MenuConfigError) {
         // About 50 bytes of JSON per node in typical menus: reserve once instead of regrowing.
         let outcome: Result<MenuBuilder, ConfigParser.SyntaxError> = data.withUnsafeBytes { raw in
-            var parser = ConfigParser(bytes: raw.bindMemory(to: UInt8.self), builder: MenuBuilder(expectedNodes: data.count / 50))
+            var parser = ConfigParser(bytes: raw.bindMemory(to: UInt8.self), builder: MenuBuilder(expectedNodes: data.count / 50, maxNodes: maxNodes))
             do throws(ConfigParser.SyntaxError) {
                 try parser.parseDocument()
                 return .success(parser.builder)

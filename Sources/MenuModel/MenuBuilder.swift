@@ -29,8 +29,12 @@ struct MenuBuilder {
     var trail: [Int] = []
     private var nodeLimitReported = false
 
-    init(expectedNodes: Int = 0) {
-        if expectedNodes > 0 { reserve(expectedNodes + 1) }
+    /// At most this many nodes (``nodeLimit`` unless a test asks for fewer).
+    let maxNodes: Int
+
+    init(expectedNodes: Int = 0, maxNodes: Int = MenuBuilder.nodeLimit) {
+        self.maxNodes = maxNodes
+        if expectedNodes > 0 { reserve(min(expectedNodes, maxNodes) + 1) }
         idIndex = IDIndex(expectedCount: expectedNodes)
     }
 
@@ -51,10 +55,10 @@ struct MenuBuilder {
             report(.init(key: nil, kind: .tooDeep(limit: Self.depthLimit), value: "a node"))
             return nil
         }
-        guard ids.count <= Self.nodeLimit else {
+        guard ids.count <= maxNodes else {
             if !nodeLimitReported {
                 nodeLimitReported = true
-                report(.init(key: nil, kind: .tooManyNodes(limit: Self.nodeLimit), value: ""))
+                report(.init(key: nil, kind: .tooManyNodes(limit: maxNodes), value: ""))
             }
             return nil
         }

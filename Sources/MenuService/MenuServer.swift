@@ -47,6 +47,8 @@ public final class MenuServer: Sendable {
         configuration.connectionLimit = settings.maxConnections
         configuration.perIPConnectionLimit = settings.perIPConnections
         configuration.connectionTimeoutSeconds = settings.connectionTimeoutSeconds
+        configuration.connectionMemoryLimit = settings.connectionMemoryLimit
+        configuration.listenBacklog = settings.listenBacklog
         do {
             http = try HTTPServer(configuration: configuration,
                                   handler: { service.respond(to: $0) },

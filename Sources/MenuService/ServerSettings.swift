@@ -12,6 +12,10 @@ public struct ServerSettings: Sendable, Equatable {
     public var maxConnections = 1024
     public var perIPConnections = 0
     public var connectionTimeoutSeconds = 30
+    /// Bytes libmicrohttpd may use per connection for the request line, headers and buffers;
+    /// larger headers or URLs get 431/414 (or a closed connection).
+    public var connectionMemoryLimit = 32 * 1024
+    public var listenBacklog = 511
     /// Where sessions are kept on disk; nil keeps them in memory only.
     public var dataDirectory: String?
     /// When the session journal is flushed to disk (with a data directory).
@@ -45,6 +49,8 @@ public struct ServerSettings: Sendable, Equatable {
         integer("--max-connections", "MENU_MAX_CONNECTIONS", "open connections at most (default 1024)", 1 ... 1_000_000) { $0.maxConnections = $1 },
         integer("--per-ip-connections", "MENU_PER_IP_CONNECTIONS", "open connections per client IP; 0 = no limit (default 0)", 0 ... 1_000_000) { $0.perIPConnections = $1 },
         integer("--connection-timeout", "MENU_CONNECTION_TIMEOUT", "seconds an idle connection is kept (default 30)", 1 ... 86400) { $0.connectionTimeoutSeconds = $1 },
+        integer("--connection-memory", "MENU_CONNECTION_MEMORY", "bytes per connection for request line and headers; more gets 431/414 (default 32768)", 4096 ... 1 << 24) { $0.connectionMemoryLimit = $1 },
+        integer("--listen-backlog", "MENU_LISTEN_BACKLOG", "pending connections the kernel queues (default 511)", 1 ... 65535) { $0.listenBacklog = $1 },
         Option(flag: "--data-dir", environment: "MENU_DATA_DIR", placeholder: "DIR", help: "keep sessions on disk in DIR, an existing directory (default: memory only)") { s, v throws(SettingsError) in
             guard !v.isEmpty else { throw .invalidValue(source: "--data-dir", value: v, expected: "a directory path") }
             s.dataDirectory = v

@@ -144,6 +144,16 @@ import Testing
         #expect(found.first?.kind == .tooDeep(limit: MenuBuilder.depthLimit))
     }
 
+    @Test func menuOverTheNodeLimitIsRefusedOnce() {
+        let items = (0 ..< 10).map { #"{"id": "n\#($0)", "title": "T"}"# }.joined(separator: ",")
+        do {
+            _ = try Menu(jsonData: Data(#"{"items": [\#(items)]}"#.utf8), maxNodes: 8)
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.problems == [ConfigProblem(path: "items[8]", kind: .tooManyNodes(limit: 8), value: "")])
+        }
+    }
+
     @Test func everyProblemIsReportedNotJustTheFirst() {
         let found = problems(#"{"items": [{"id": "a b", "title": ""}, {"id": "c", "title": "C", "expanded": "yes", "items": 3}]}"#)
         #expect(found.map(\.path) == ["items[0].id", "items[0].title", "items[1].expanded", "items[1].items"])

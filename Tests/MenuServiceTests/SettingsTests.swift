@@ -51,6 +51,20 @@ import Testing
         #expect(throws: SettingsError.missingValue(flag: "--port")) { try parse(["--port"]) }
     }
 
+    @Test func connectionLimitsAreFlags() throws {
+        let settings = try parse(["--connection-memory", "8192", "--listen-backlog", "64", "--max-connections", "10",
+                                  "--per-ip-connections", "2", "--connection-timeout", "5"])
+        #expect(settings.connectionMemoryLimit == 8192 && settings.listenBacklog == 64)
+        #expect(settings.maxConnections == 10 && settings.perIPConnections == 2 && settings.connectionTimeoutSeconds == 5)
+        #expect(throws: SettingsError.self) { try parse(["--connection-memory", "100"]) }
+    }
+
+    @Test func emptyInlineValueIsRefusedNotTakenFromTheNextArgument() {
+        #expect(throws: SettingsError.invalidValue(source: "--config", value: "", expected: "a file path")) {
+            try parse(["--config=", "--port", "0"])
+        }
+    }
+
     @Test func helpAndVersionAreCommands() throws {
         #expect(try ServerSettings.parse(arguments: ["--help"], environment: [:]) == .help)
         #expect(try ServerSettings.parse(arguments: ["--version"], environment: [:]) == .version)
