@@ -36,7 +36,7 @@ public struct FlattenedView: Sendable {
 
     /// Whether `node` is an expanded group in this view (false for rows).
     @inline(__always) public func isExpanded(_ node: Menu.Node) -> Bool {
-        let flags = storage.flags[node]
+        let flags = storage.records[node].flags
         guard flags & Menu.Storage.groupFlag != 0 else { return false }
         return (flags & Menu.Storage.expandedFlag != 0) != state.isFlipped(node)
     }
@@ -72,13 +72,13 @@ public struct FlattenedView: Sendable {
         guard offset >= 0, limit > 0, offset < count else { return }
         let wanted = min(limit, count - offset)
         var node = self.node(atRow: offset)
-        let end = storage.subtreeEnd[0]
+        let end = storage.records[0].subtreeEnd
         for index in offset ..< offset + wanted {
             let expanded = isExpanded(node)
             body(VisibleNode(index: index, node: node, isExpanded: expanded))
             // Next visible node in preorder: the first child of an open group, else the next node
             // after this subtree (a sibling of this node or of an ancestor, all of them open).
-            let next = expanded && storage.childCount[node] > 0 ? Int32(node + 1) : storage.subtreeEnd[node]
+            let next = expanded && storage.records[node].childCount > 0 ? Int32(node + 1) : storage.records[node].subtreeEnd
             if next >= end { break }
             node = Int(next)
         }
@@ -91,12 +91,12 @@ public struct FlattenedView: Sendable {
         var target = Int32(row)
         var level = 0
         while true {
-            let first = Int(storage.firstChildSlot[group])
-            let childCount = Int(storage.childCount[group])
+            let first = Int(storage.records[group].firstChildSlot)
+            let childCount = Int(storage.records[group].childCount)
             let overlay = level < state.levels.count ? state.levels[level] : []
             // Overlay entries at this level inside the group are exactly its changed children.
             let lowEntry = overlay.isEmpty ? 0 : overlay.lowerBound(node: Int32(group + 1)).index
-            let highEntry = overlay.isEmpty ? 0 : overlay.lowerBound(node: storage.subtreeEnd[group], from: lowEntry).index
+            let highEntry = overlay.isEmpty ? 0 : overlay.lowerBound(node: storage.records[group].subtreeEnd, from: lowEntry).index
             // Largest child ordinal whose session prefix is <= target.
             var low = 0
             var high = childCount - 1
@@ -138,19 +138,19 @@ public struct FlattenedView: Sendable {
         var index: Int32 = 0
         var current = node
         while current != 0 {
-            let parent = Int(storage.parent[current])
+            let parent = Int(storage.records[current].parent)
             if parent != 0 {
                 guard isExpanded(parent) else { return nil }
                 index += 1
             }
-            let level = Int(storage.depth[current])
+            let level = Int(storage.records[current].depth)
             if level < state.levels.count {
                 let overlay = state.levels[level]
                 let low = overlay.lowerBound(node: Int32(parent + 1)).index
                 let high = overlay.lowerBound(node: Int32(current), from: low).index
                 index += overlay.total(low ..< high).rows
             }
-            index += storage.siblingPrefix[current]
+            index += storage.records[current].siblingPrefix
             current = parent
         }
         return Int(index)
@@ -190,9 +190,9 @@ public struct FlattenedView: Sendable {
         state.flip(node)
         var ancestor = node
         while rows != 0 || leaves != 0 {
-            let parent = Int(storage.parent[ancestor])
-            state.addDifference(node: ancestor, depth: Int(storage.depth[ancestor]), rows: rows, leaves: leaves,
-                                parent: parent, parentEnd: Int(storage.subtreeEnd[parent]))
+            let parent = Int(storage.records[ancestor].parent)
+            state.addDifference(node: ancestor, depth: Int(storage.records[ancestor].depth), rows: rows, leaves: leaves,
+                                parent: parent, parentEnd: Int(storage.records[parent].subtreeEnd))
             if parent == 0 || !isExpanded(parent) { break }
             ancestor = parent
         }
@@ -205,11 +205,11 @@ public struct FlattenedView: Sendable {
     private func openSize(of group: Menu.Node) -> (rows: Int32, leaves: Int32) {
         var rows = storage.openRows[group]
         var leaves = storage.openLeaves[group]
-        let level = Int(storage.depth[group]) + 1
+        let level = Int(storage.records[group].depth) + 1
         if level < state.levels.count {
             let overlay = state.levels[level]
             let low = overlay.lowerBound(node: Int32(group + 1)).index
-            let high = overlay.lowerBound(node: storage.subtreeEnd[group], from: low).index
+            let high = overlay.lowerBound(node: storage.records[group].subtreeEnd, from: low).index
             let changed = overlay.total(low ..< high)
             rows += changed.rows
             leaves += changed.leaves

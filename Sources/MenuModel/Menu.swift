@@ -29,22 +29,22 @@ public struct Menu: Sendable {
     public func id(of node: Node) -> String { storage.ids[node] }
     public func title(of node: Node) -> String { storage.titles[node] }
     /// 0 for a top-level node.
-    public func depth(of node: Node) -> Int { Int(storage.depth[node]) }
-    public func isGroup(_ node: Node) -> Bool { storage.flags[node] & Storage.groupFlag != 0 }
-    public func isExpandedByDefault(_ node: Node) -> Bool { storage.flags[node] & Storage.expandedFlag != 0 }
+    public func depth(of node: Node) -> Int { Int(storage.records[node].depth) }
+    public func isGroup(_ node: Node) -> Bool { storage.records[node].flags & Storage.groupFlag != 0 }
+    public func isExpandedByDefault(_ node: Node) -> Bool { storage.records[node].flags & Storage.expandedFlag != 0 }
     /// Direct children (0 for a row or an empty group).
-    public func childCount(of node: Node) -> Int { Int(storage.childCount[node]) }
+    public func childCount(of node: Node) -> Int { Int(storage.records[node].childCount) }
     /// The enclosing group, or nil for a top-level node.
     public func parent(of node: Node) -> Node? {
-        let parent = Int(storage.parent[node])
+        let parent = Int(storage.records[node].parent)
         return parent == 0 ? nil : parent
     }
     public func children(of node: Node) -> [Node] {
-        let first = Int(storage.firstChildSlot[node])
-        return storage.children[first ..< first + Int(storage.childCount[node])].map { Int($0.node) }
+        let first = Int(storage.records[node].firstChildSlot)
+        return storage.children[first ..< first + Int(storage.records[node].childCount)].map { Int($0.node) }
     }
     /// One past the last node of `node`'s subtree, in preorder.
-    public func subtreeEnd(_ node: Node) -> Node { Int(storage.subtreeEnd[node]) }
+    public func subtreeEnd(_ node: Node) -> Node { Int(storage.records[node].subtreeEnd) }
     /// The node's attributes exactly as the config gives them, or nil when it gives none.
     public func attributes(of node: Node) -> [String: JSONValue]? {
         let slot = storage.attributeSlot[node]
@@ -61,6 +61,18 @@ extension Menu {
         var siblingPrefix: Int32
     }
 
+    /// One node's structure. `depth` is -1 for the root; `siblingPrefix` is the default visible rows
+    /// of its left siblings' subtrees; `subtreeEnd` is one past its last descendant.
+    struct NodeRecord: Sendable {
+        var parent: Int32
+        var siblingPrefix: Int32
+        var subtreeEnd: Int32
+        var firstChildSlot: Int32
+        var childCount: Int32
+        var depth: Int16
+        var flags: UInt8
+    }
+
     /// The frozen arrays. Every field is a `let` of Sendable values, so sharing across threads is safe.
     final class Storage: Sendable {
         static let groupFlag: UInt8 = 1
@@ -71,12 +83,9 @@ extension Menu {
         let height: Int
         let ids: [String]
         let titles: [String]
-        let parent: [Int32]
-        let depth: [Int32]
-        let subtreeEnd: [Int32]
-        let flags: [UInt8]
-        let childCount: [Int32]
-        let firstChildSlot: [Int32]
+        /// Each node's structure in one 24-byte record, so walking up (parent, depth, sibling
+        /// prefix, flags) or down (child slot, count, subtree end) costs one cache line per node.
+        let records: [NodeRecord]
         /// Children of every group, group after group; `children[firstChildSlot[g] ..< + childCount[g]]`.
         /// Each carries its sibling prefix, so a group's binary search reads one contiguous run.
         let children: [ChildEntry]
@@ -85,8 +94,6 @@ extension Menu {
         let openRows: [Int32]
         /// Leaf rows shown by the node's subtree when the node is expanded. 1 for a row.
         let openLeaves: [Int32]
-        /// Default visible rows of the node's left siblings' subtrees.
-        let siblingPrefix: [Int32]
         let attributeSlot: [Int32]
         let attributes: [[String: JSONValue]]
         let idIndex: IDIndex
@@ -97,27 +104,18 @@ extension Menu {
             height = b.height
             ids = b.ids
             titles = b.titles
-            parent = b.parent
-            depth = b.depth
-            subtreeEnd = b.subtreeEnd
-            flags = b.flags
-            childCount = b.childCount
-            firstChildSlot = b.firstChildSlot
+            records = b.ids.indices.map { n in
+                NodeRecord(parent: b.parent[n], siblingPrefix: b.siblingPrefix[n], subtreeEnd: b.subtreeEnd[n],
+                           firstChildSlot: b.firstChildSlot[n], childCount: b.childCount[n],
+                           depth: Int16(b.depth[n]), flags: b.flags[n])
+            }
             children = b.children
             openRows = b.openRows
             openLeaves = b.openLeaves
-            siblingPrefix = b.siblingPrefix
             attributeSlot = b.attributeSlot
             attributes = b.attributes
             idIndex = b.idIndex
         }
 
-        /// Rows the node shows under the default expansion.
-        @inline(__always) func defaultRows(_ node: Int) -> Int32 {
-            flags[node] == Storage.groupFlag ? 1 : openRows[node]
-        }
-        @inline(__always) func defaultLeaves(_ node: Int) -> Int32 {
-            flags[node] == Storage.groupFlag ? 0 : openLeaves[node]
-        }
     }
 }
