@@ -223,15 +223,19 @@ public final class MenuService: Sendable {
     /// A decimal integer query parameter: digits only (no sign, fraction, exponent or spaces).
     static func integerParameter(_ name: String, in request: HTTPRequest, default fallback: Int,
                                  range: ClosedRange<Int>) throws(APIError) -> Int {
-        let values = request.query.filter { $0.name == name }
-        guard let first = values.first else { return fallback }
-        let expectation = "\(name) must be an integer from \(range.lowerBound) to \(range.upperBound)"
-        guard values.count == 1 else { throw .invalidParameter("\(name) given more than once; \(expectation)") }
-        guard let text = first.value, !text.isEmpty, text.utf8.count <= 19,
+        var found: String??
+        for argument in request.query where argument.name == name {
+            guard found == nil else {
+                throw .invalidParameter("\(name) given more than once; \(name) must be an integer from \(range.lowerBound) to \(range.upperBound)")
+            }
+            found = .some(argument.value)
+        }
+        guard let given = found else { return fallback }
+        guard let text = given, !text.isEmpty, text.utf8.count <= 19,
               text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
               let value = Int(text), range.contains(value)
         else {
-            throw .invalidParameter("\(expectation), got \"\(first.value.map { String($0.prefix(40)) } ?? "")\"")
+            throw .invalidParameter("\(name) must be an integer from \(range.lowerBound) to \(range.upperBound), got \"\(given.map { String($0.prefix(40)) } ?? "")\"")
         }
         return value
     }
