@@ -30,11 +30,13 @@ let package = Package(
         .executableTarget(name: "menu-bench", dependencies: ["MenuModel", "SeedMenu"], swiftSettings: strict),
         // libFuzzer targets for the config loader, routing/query parsing and the PUT body (scripts/fuzz).
         .executableTarget(name: "menu-fuzz", dependencies: ["MenuModel", "MenuService", "HTTPServer"], swiftSettings: strict),
+        // Test support only: a raw HTTP/1.1 client over a POSIX socket, shared by the test targets.
+        .target(name: "HTTPTestSupport", swiftSettings: strict),
 
         .testTarget(name: "MenuModelTests", dependencies: ["MenuModel", "SeedMenu"], swiftSettings: strict),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"], swiftSettings: strict),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPTestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "MenuServiceTests", dependencies: ["MenuService", "MenuModel", "HTTPServer"],
+            name: "MenuServiceTests", dependencies: ["MenuService", "MenuModel", "HTTPServer", "HTTPTestSupport"],
             swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

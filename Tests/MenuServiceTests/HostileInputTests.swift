@@ -12,6 +12,7 @@
 // a missing Host, 413 for an absurd chunk size or length, 414, 431, 505) are checked by status.
 
 import Foundation
+import HTTPTestSupport
 import MenuService
 import Testing
 
@@ -52,22 +53,7 @@ final class HostileSocket {
     let fd: Int32
 
     init(port: Int) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw LiveError("socket: errno \(errno)") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port)).bigEndian
-        _ = inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
-        let rc = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        if rc != 0 {
-            let error = errno
-            close(fd)
-            throw LiveError("connect to 127.0.0.1:\(port): errno \(error)")
-        }
+        fd = try RawHTTPConnection.connectedSocket(port: port)
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
     }
 
@@ -138,16 +124,8 @@ func hostileExchange(port: Int, _ bytes: [UInt8], seconds: Double = 8) throws ->
 // MARK: - Parsing whatever came back
 
 enum HostileHTTP {
-    struct Response: Sendable {
-        var status: Int
-        var headers: [(name: String, value: String)]
-        var body: [UInt8]
-        var head: String
-
-        func header(_ name: String) -> String? {
-            headers.first { $0.name.lowercased() == name.lowercased() }?.value
-        }
-    }
+    /// A parsed response; its `head` is the status line and header lines, each ending in CRLF.
+    typealias Response = RawHTTPResponse
 
     /// One response at the start of `bytes` and how many bytes it took, or nil when incomplete
     /// or not HTTP.
@@ -179,7 +157,7 @@ enum HostileHTTP {
         let bodyStart = end + 4
         guard bytes.endIndex - bodyStart >= length else { return nil }
         let response = Response(status: status, headers: headers, body: Array(bytes[bodyStart ..< bodyStart + length]),
-                                head: head)
+                                head: head + "\r\n")
         return (response, bodyStart + length - bytes.startIndex)
     }
 

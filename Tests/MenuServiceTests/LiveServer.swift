@@ -3,6 +3,7 @@
 // Every name here starts with `Live` so it cannot clash with helpers of other test files.
 
 import Foundation
+import HTTPTestSupport
 import MenuService
 import Synchronization
 import Testing
@@ -427,66 +428,23 @@ final class LiveHTTPClient: Sendable {
 
 // MARK: - Raw POSIX socket client
 
-// The C functions, at file scope where `send` and `connect` do not name the methods below.
-private func liveSystemConnect(_ fd: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> Int32 {
-    connect(fd, address, length)
-}
-
-private func liveSystemSend(_ fd: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
-    send(fd, bytes, count, Int32(MSG_NOSIGNAL))
-}
-
 /// One blocking HTTP/1.1 client connection to 127.0.0.1 over a POSIX socket: exact bytes out,
-/// exact bytes in. Used by one thread at a time.
+/// exact bytes in, responses as `LiveResponse`. The shared `RawHTTPConnection` with 15 s send and
+/// receive timeouts, accepting only `HTTP/1.1` status lines. Used by one thread at a time.
 final class LiveRawConnection {
-    private let fd: Int32
-    private var buffer: [UInt8] = []
-    let port: Int
+    private let raw: RawHTTPConnection
+    var port: Int { raw.port }
 
     init(port: Int, receiveTimeoutSeconds: Int = 15) throws {
-        self.port = port
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw LiveError("socket: errno \(errno)") }
-        var timeout = timeval(tv_sec: receiveTimeoutSeconds, tv_usec: 0)
-        _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        _ = setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port)).bigEndian
-        _ = inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
-        let rc = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                liveSystemConnect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        if rc != 0 {
-            let error = errno
-            close(fd)
-            throw LiveError("connect to 127.0.0.1:\(port): errno \(error)")
-        }
+        raw = try RawHTTPConnection(port: port, receiveTimeoutSeconds: receiveTimeoutSeconds,
+                                    sendTimeoutSeconds: receiveTimeoutSeconds)
     }
 
-    deinit { close(fd) }
-
-    func send(_ bytes: [UInt8]) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes { liveSystemSend(fd, $0.baseAddress, $0.count) }
-            if sent < 0 {
-                if errno == EINTR { continue }
-                throw LiveError("send: errno \(errno)")
-            }
-            offset += sent
-        }
-    }
+    func send(_ bytes: [UInt8]) throws { try raw.sendBytes(bytes) }
 
     /// Sends one request with `Host` and, when there is a body, `Content-Length`.
     func sendRequest(_ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8] = []) throws {
-        var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
-        for (name, value) in headers { head += "\(name): \(value)\r\n" }
-        if !body.isEmpty || method == "PUT" || method == "POST" { head += "Content-Length: \(body.count)\r\n" }
-        head += "\r\n"
-        try send(Array(head.utf8) + body)
+        try raw.sendRequest(method, target, headers: headers, body: body)
     }
 
     /// Sends one request and reads its response.
@@ -495,90 +453,18 @@ final class LiveRawConnection {
         return try readResponse(requestWasHEAD: method == "HEAD")
     }
 
-    /// More bytes into the buffer; false at end of stream.
-    private func fill() throws -> Bool {
-        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if count > 0 {
-                buffer.append(contentsOf: chunk[..<count])
-                return true
-            }
-            if count == 0 { return false }
-            if errno == EINTR { continue }
-            if errno == ECONNRESET { return false }
-            throw LiveError(errno == EAGAIN ? "receive timed out" : "recv: errno \(errno)")
-        }
-    }
-
-    private func take(_ count: Int) throws -> [UInt8] {
-        while buffer.count < count {
-            guard try fill() else { throw LiveError("connection closed inside a body") }
-        }
-        let bytes = Array(buffer[..<count])
-        buffer.removeFirst(count)
-        return bytes
-    }
-
-    private func line() throws -> String {
-        while true {
-            if let newline = buffer.firstIndex(of: 0x0A) {
-                var bytes = Array(buffer[..<newline])
-                buffer.removeFirst(newline + 1)
-                if bytes.last == 0x0D { bytes.removeLast() }
-                return String(decoding: bytes, as: UTF8.self)
-            }
-            guard try fill() else { throw LiveError("connection closed before the response ended") }
-        }
-    }
-
     /// One whole response (Content-Length, chunked, or read to close).
     func readResponse(requestWasHEAD: Bool = false) throws -> LiveResponse {
-        let statusLine = try line()
-        let parts = statusLine.split(separator: " ", maxSplits: 2)
-        guard parts.count >= 2, parts[0] == "HTTP/1.1", let status = Int(parts[1]) else {
-            throw LiveError("bad status line \(statusLine)")
+        let response = try raw.readResponse(requestWasHEAD: requestWasHEAD)
+        guard response.version == "HTTP/1.1" else {
+            throw LiveError("bad status line \(response.head.prefix { $0 != "\r" })")
         }
-        var response = LiveResponse(status: status, headers: [], body: [], head: statusLine + "\r\n")
-        while true {
-            let header = try line()
-            if header.isEmpty { break }
-            response.head += header + "\r\n"
-            guard let colon = header.firstIndex(of: ":") else { throw LiveError("bad header line \(header)") }
-            response.headers.append((name: String(header[..<colon]),
-                                     value: header[header.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
-        }
-        if requestWasHEAD || status == 204 || status == 304 || status < 200 { return response }
-        if let length = response.header("Content-Length").flatMap({ Int($0) }) {
-            response.body = try take(length)
-        } else if response.header("Transfer-Encoding")?.lowercased() == "chunked" {
-            while true {
-                let sizeLine = try line()
-                guard let size = Int(sizeLine.split(separator: ";").first ?? "", radix: 16) else {
-                    throw LiveError("bad chunk size \(sizeLine)")
-                }
-                if size == 0 {
-                    while try !line().isEmpty {}
-                    break
-                }
-                response.body += try take(size)
-                _ = try line()
-            }
-        } else {
-            while try fill() {}
-            response.body = buffer
-            buffer = []
-        }
-        return response
+        return LiveResponse(status: response.status, headers: response.headers, body: response.body, head: response.head)
     }
 
     /// True when the server has closed the connection (end of stream within `seconds`), with no
     /// further bytes.
-    func isClosedByPeer(within seconds: Int = 5) -> Bool {
-        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
-        _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        return buffer.isEmpty && ((try? fill()) == false)
-    }
+    func isClosedByPeer(within seconds: Int = 5) -> Bool { raw.isClosedByPeer(within: seconds) }
 }
 
 // MARK: - Child processes
