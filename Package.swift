@@ -36,7 +36,7 @@ let package = Package(
         .testTarget(name: "MenuModelTests", dependencies: ["MenuModel", "SeedMenu"], swiftSettings: strict),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPTestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "MenuServiceTests", dependencies: ["MenuService", "MenuModel", "HTTPServer", "HTTPTestSupport"],
+            name: "MenuServiceTests", dependencies: ["MenuService", "MenuModel", "HTTPServer", "HTTPTestSupport", "SeedMenu"],
             swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

@@ -1,6 +1,7 @@
 import Foundation
 import MenuModel
 import Synchronization
+import SeedMenu
 import Testing
 
 @testable import MenuService
@@ -182,7 +183,7 @@ struct DurableCrashTests {
                       let session = created.headers["x-session-id"]
                 else { return }
                 seen.session = session
-                var random = DurableSeededRandom(UInt64(worker))
+                var random = SplitMix64(state: UInt64(worker))
                 while true {
                     let group = DurableFixtures.groups[Int(random.next() % 5)]
                     seen.inFlight = group

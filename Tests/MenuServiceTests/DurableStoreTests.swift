@@ -1,5 +1,6 @@
 import Foundation
 import MenuModel
+import SeedMenu
 import Testing
 
 @testable import MenuService
@@ -15,7 +16,7 @@ struct DurableStoreTests {
     /// Applies a mixed, seeded workload and returns the sessions still alive with their states.
     private func workload(_ store: DurableSessionStore, sessions: Int, changes: Int, seed: UInt64)
         throws -> [SessionID: ExpansionState] {
-        var random = DurableSeededRandom(seed)
+        var random = SplitMix64(state: seed)
         var ids: [SessionID] = []
         for _ in 0 ..< sessions { ids.append(try store.create()) }
         for _ in 0 ..< changes {
@@ -212,7 +213,7 @@ struct DurableStoreTests {
         let store = try durableOpen(directory, compactionMinimumBytes: 4 << 10)
         let ids = try (0 ..< 8).map { _ in try store.create() }
         DispatchQueue.concurrentPerform(iterations: 4) { worker in
-            var random = DurableSeededRandom(UInt64(worker + 10))
+            var random = SplitMix64(state: UInt64(worker + 10))
             for _ in 0 ..< 3000 {
                 let id = ids[Int(random.next() % 8)]
                 let group = DurableFixtures.groups[Int(random.next() % 5)]
@@ -389,15 +390,3 @@ struct DurableStoreTests {
     }
 }
 
-/// SplitMix64: a small seeded generator, so failures reproduce.
-struct DurableSeededRandom: RandomNumberGenerator {
-    private var state: UInt64
-    init(_ seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

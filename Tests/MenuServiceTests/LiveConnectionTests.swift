@@ -2,6 +2,7 @@
 // concurrent clients each with its own session.
 
 import Foundation
+import SeedMenu
 import Testing
 
 @Suite("Live: bytes, connections and concurrency")
@@ -169,17 +170,6 @@ struct LiveConnectionTests {
 
     // MARK: Concurrency
 
-    /// A small deterministic generator, so a failure can name its seed.
-    struct SplitMix64: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
 
     struct WorkerReport: Sendable {
         var requests = 0

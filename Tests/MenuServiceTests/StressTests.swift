@@ -12,6 +12,7 @@
 import Foundation
 import MenuModel
 import MenuService
+import SeedMenu
 import Testing
 
 @Suite("Stress: many keep-alive clients on shared and private sessions")
@@ -62,7 +63,7 @@ struct StressTests {
     /// One client: its own keep-alive connection and private session, `shared` sessions to share.
     static func runClient(port: Int, index: Int, shared: [String], menu: Menu, deadline: Date) -> ClientReport {
         var report = ClientReport()
-        var random = LiveConnectionTests.SplitMix64(state: 0x5EED_0000 &+ UInt64(index) &* 0x9E37_79B9)
+        var random = SplitMix64(state: 0x5EED_0000 &+ UInt64(index) &* 0x9E37_79B9)
         let sharedIndex = index % shared.count
         let sharedSession = shared[sharedIndex]
         let ownedGroup = owned[index / shared.count]
