@@ -25,20 +25,15 @@ struct JSONWriter {
             bytes.append(UInt8(ascii: "0"))
             return
         }
-        var magnitude = value.magnitude
         if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            while magnitude > 0 {
-                buffer[19 - count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-                count += 1
-            }
-            bytes.append(contentsOf: buffer[(20 - count)...])
+        // Digits least significant first, then reversed in place: no intermediate buffer.
+        let start = bytes.count
+        var magnitude = value.magnitude
+        while magnitude > 0 {
+            bytes.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
+            magnitude /= 10
         }
+        bytes[start...].reverse()
     }
 
     mutating func bool(_ value: Bool) {
