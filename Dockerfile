@@ -1,0 +1,38 @@
+# menu-server container image: a static-stdlib release build on Swift's Debian 12 image, run on
+# Debian 12 slim with only libmicrohttpd and its needs.
+#   docker build -t menu-server .
+#   docker run -p 8080:8080 menu-server                      # Config/menu.json, sessions in memory
+#   docker run -p 8080:8080 -v menu-data:/data -e MENU_DATA_DIR=/data menu-server
+
+FROM swift:6.1-bookworm AS build
+# Debian 12's package versions change with its security updates; pinning them would break builds.
+# hadolint ignore=DL3008
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends libmicrohttpd-dev pkg-config \
+    && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+COPY Package.swift ./
+COPY Sources ./Sources
+COPY Tests ./Tests
+RUN swift build -c release --product menu-server --static-swift-stdlib \
+    && install -D "$(swift build -c release --show-bin-path)/menu-server" /out/menu-server
+
+FROM debian:bookworm-slim
+# hadolint ignore=DL3008
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends libmicrohttpd12 curl ca-certificates \
+    && rm -rf /var/lib/apt/lists/* \
+    && useradd --system --uid 10001 --home-dir /app menu \
+    && mkdir -p /data && chown menu /data
+WORKDIR /app
+COPY --from=build /out/menu-server /usr/local/bin/menu-server
+COPY Config ./Config
+USER 10001
+ENV MENU_HOST=0.0.0.0 \
+    MENU_PORT=8080 \
+    MENU_CONFIG=/app/Config/menu.json
+EXPOSE 8080
+HEALTHCHECK --interval=10s --timeout=2s --start-period=5s CMD ["curl", "-fsS", "http://127.0.0.1:8080/healthz"]
+# SIGTERM drains requests in flight and exits 0.
+STOPSIGNAL SIGTERM
+ENTRYPOINT ["menu-server"]
