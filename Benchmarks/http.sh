@@ -19,14 +19,15 @@ pids=()
 cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; rm -rf "$work"; }
 trap cleanup EXIT
 
-# Start a server in the background; print the URL from its "listening on http://..." line.
+# Start a server in the background (not in a subshell, so cleanup can stop it); set $url from
+# its "listening on http://..." line.
 start() {
     local log=$1
     shift
     "$@" >"$log" 2>"$log.err" &
     pids+=($!)
     for _ in $(seq 100); do
-        url=$(grep -o 'http://[0-9.]*:[0-9]*' "$log" 2>/dev/null | head -1) && [ -n "$url" ] && { echo "$url"; return; }
+        url=$(grep -o 'http://[0-9.]*:[0-9]*' "$log" 2>/dev/null | head -1) && [ -n "$url" ] && return
         sleep 0.1
     done
     echo "server did not start: $(cat "$log.err")" >&2
@@ -35,7 +36,8 @@ start() {
 
 "$bin/menu-bench" --write-menu "$size" "$work/menu.json"
 cc -O2 -o "$work/c-limit" Benchmarks/c-limit.c -lmicrohttpd
-server=$(start "$work/server.out" "$bin/menu-server" --config "$work/menu.json" --port 0 --threads "$threads")
+start "$work/server.out" "$bin/menu-server" --config "$work/menu.json" --port 0 --threads "$threads"
+server=$url
 
 # A session with some changes, and one page of 50 rows in the middle of its table.
 session=$(curl -s -X POST "$server/sessions" | sed 's/.*"sessionId":"\([^"]*\)".*/\1/')
@@ -45,7 +47,8 @@ done
 count=$(curl -s -H "X-Session-Id: $session" "$server/count" | sed 's/.*"count":\([0-9]*\).*/\1/')
 path="/rows?offset=$((count / 2))&limit=50"
 curl -s -H "X-Session-Id: $session" "$server$path" >"$work/body.json"
-limit=$(start "$work/limit.out" "$work/c-limit" 0 "$threads" "$work/body.json")
+start "$work/limit.out" "$work/c-limit" 0 "$threads" "$work/body.json"
+limit=$url
 echo "menu: $size ($(wc -c <"$work/menu.json") bytes), $count visible rows; page $path = $(wc -c <"$work/body.json") bytes"
 echo "wrk: $connections connections, ${duration} per round, $rounds alternating rounds; server threads: $threads; $(nproc) cores"
 
