@@ -104,11 +104,7 @@ extension Menu {
             height = b.height
             ids = b.ids
             titles = b.titles
-            records = b.ids.indices.map { n in
-                NodeRecord(parent: b.parent[n], siblingPrefix: b.siblingPrefix[n], subtreeEnd: b.subtreeEnd[n],
-                           firstChildSlot: b.firstChildSlot[n], childCount: b.childCount[n],
-                           depth: Int16(b.depth[n]), flags: b.flags[n])
-            }
+            records = b.records
             children = b.children
             openRows = b.openRows
             openLeaves = b.openLeaves

@@ -9,16 +9,13 @@ struct MenuBuilder {
     var height = 0
     var ids: [String] = [""]
     var titles: [String] = [""]
-    var parent: [Int32] = [-1]
-    var depth: [Int32] = [-1]
-    var subtreeEnd: [Int32] = [0]
-    var flags: [UInt8] = [Menu.Storage.groupFlag | Menu.Storage.expandedFlag]
-    var childCount: [Int32] = [0]
-    var firstChildSlot: [Int32] = [0]
+    /// Position 0 is the implicit root: an always-expanded group at depth -1.
+    var records: [Menu.NodeRecord] = [Menu.NodeRecord(
+        parent: -1, siblingPrefix: 0, subtreeEnd: 0, firstChildSlot: 0, childCount: 0, depth: -1,
+        flags: Menu.Storage.groupFlag | Menu.Storage.expandedFlag)]
     var children: [Menu.ChildEntry] = []
     var openRows: [Int32] = [1]
     var openLeaves: [Int32] = [0]
-    var siblingPrefix: [Int32] = [0]
     var attributeSlot: [Int32] = [-1]
     var attributes: [[String: JSONValue]] = []
     var idIndex = IDIndex()
@@ -39,10 +36,8 @@ struct MenuBuilder {
     }
 
     private mutating func reserve(_ count: Int) {
-        ids.reserveCapacity(count); titles.reserveCapacity(count); parent.reserveCapacity(count)
-        depth.reserveCapacity(count); subtreeEnd.reserveCapacity(count); flags.reserveCapacity(count)
-        childCount.reserveCapacity(count); firstChildSlot.reserveCapacity(count); children.reserveCapacity(count)
-        openRows.reserveCapacity(count); openLeaves.reserveCapacity(count); siblingPrefix.reserveCapacity(count)
+        ids.reserveCapacity(count); titles.reserveCapacity(count); records.reserveCapacity(count)
+        children.reserveCapacity(count); openRows.reserveCapacity(count); openLeaves.reserveCapacity(count)
         attributeSlot.reserveCapacity(count)
     }
 
@@ -66,15 +61,10 @@ struct MenuBuilder {
         height = max(height, level + 1)
         ids.append("")
         titles.append("")
-        parent.append(parentPosition)
-        depth.append(Int32(level))
-        subtreeEnd.append(0)
-        flags.append(0)
-        childCount.append(0)
-        firstChildSlot.append(0)
+        records.append(Menu.NodeRecord(parent: parentPosition, siblingPrefix: 0, subtreeEnd: 0, firstChildSlot: 0,
+                                       childCount: 0, depth: Int16(level), flags: 0))
         openRows.append(1)
         openLeaves.append(1)
-        siblingPrefix.append(0)
         attributeSlot.append(-1)
         return position
     }
@@ -108,31 +98,31 @@ struct MenuBuilder {
         if !sawTitle { report(.init(key: nil, kind: .missingKey, value: "\"title\"")) }
         let p = Int(position)
         if let list {
-            flags[p] = Menu.Storage.groupFlag | (expanded == true ? Menu.Storage.expandedFlag : 0)
+            records[p].flags = Menu.Storage.groupFlag | (expanded == true ? Menu.Storage.expandedFlag : 0)
             finishGroup(p, children: list)
         } else if let expanded {
             report(.init(key: "expanded", kind: .expandedOnRow, value: String(expanded)))
         }
-        subtreeEnd[p] = Int32(ids.count)
+        records[p].subtreeEnd = Int32(ids.count)
     }
 
     /// Ends the implicit root.
     mutating func endRoot(children list: [Int32]) {
         finishGroup(0, children: list)
-        subtreeEnd[0] = Int32(ids.count)
+        records[0].subtreeEnd = Int32(ids.count)
     }
 
     /// Records the group's children and derives its default sizes from theirs.
     private mutating func finishGroup(_ group: Int, children list: [Int32]) {
-        firstChildSlot[group] = Int32(children.count)
-        childCount[group] = Int32(list.count)
+        records[group].firstChildSlot = Int32(children.count)
+        records[group].childCount = Int32(list.count)
         var rows: Int32 = 1
         var leaves: Int32 = 0
         for child in list {
             let c = Int(child)
-            siblingPrefix[c] = rows - 1
+            records[c].siblingPrefix = rows - 1
             children.append(Menu.ChildEntry(node: child, siblingPrefix: rows - 1))
-            let collapsedGroup = flags[c] == Menu.Storage.groupFlag
+            let collapsedGroup = records[c].flags == Menu.Storage.groupFlag
             rows += collapsedGroup ? 1 : openRows[c]
             leaves += collapsedGroup ? 0 : openLeaves[c]
         }
@@ -177,7 +167,7 @@ struct MenuBuilder {
         var ordinals: [Int] = []
         var node = position
         while node > 0 {
-            let up = Int(parent[node])
+            let up = Int(records[node].parent)
             let siblings = siblingOrdinal(of: node, in: up)
             ordinals.append(siblings)
             node = up
@@ -191,7 +181,7 @@ struct MenuBuilder {
         var cursor = parentNode + 1
         while cursor < node {
             ordinal += 1
-            let end = subtreeEnd[cursor]
+            let end = records[cursor].subtreeEnd
             cursor = end == 0 ? node : Int(end)
         }
         return ordinal
