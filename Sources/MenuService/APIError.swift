@@ -16,8 +16,6 @@ public enum APIError: Error, Sendable, Equatable {
     case notImplemented(String)
     case tooManySessions(limit: Int, retryAfterSeconds: Int)
     case unavailable(String)
-    /// A bug: never caused by client input (a test proves it); the detail goes to the log only.
-    case internalError
 
     public var status: Int {
         switch self {
@@ -29,7 +27,6 @@ public enum APIError: Error, Sendable, Equatable {
         case .tooManySessions: 429
         case .unavailable: 503
         case .notImplemented: 501
-        case .internalError: 500
         }
     }
 
@@ -48,7 +45,6 @@ public enum APIError: Error, Sendable, Equatable {
         case .tooManySessions: "too_many_sessions"
         case .unavailable: "unavailable"
         case .notImplemented: "not_implemented"
-        case .internalError: "internal_error"
         }
     }
 
@@ -64,7 +60,6 @@ public enum APIError: Error, Sendable, Equatable {
         case .payloadTooLarge(let limit): "request body over \(limit) bytes"
         case .tooManySessions(let limit, let retry): "the server holds its limit of \(limit) sessions; retry in \(retry) s or reuse an existing session"
         case .unavailable(let reason): "cannot save changes right now (\(reason)); nothing was changed, retry later"
-        case .internalError: "internal error; the server logged the details"
         }
     }
 

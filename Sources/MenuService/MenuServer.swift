@@ -38,7 +38,7 @@ public final class MenuServer: Sendable {
                                          timeToLive: .seconds(settings.sessionTTLSeconds))
             storageDescription = "sessions are kept in memory only; they are lost on restart"
         }
-        let service = MenuService(menu: menu, store: store, maxLimit: settings.maxLimit, log: log)
+        let service = MenuService(menu: menu, store: store, maxLimit: settings.maxLimit)
         var configuration = HTTPServerConfiguration()
         configuration.host = settings.host
         configuration.port = settings.port

@@ -14,14 +14,11 @@ public final class MenuService: Sendable {
 
     let encoded: EncodedMenu
     let versionJSON: [UInt8]
-    let log: @Sendable (String) -> Void
 
-    public init(menu: Menu, store: any SessionStore, maxLimit: Int = 500,
-                log: @escaping @Sendable (String) -> Void = { _ in }) {
+    public init(menu: Menu, store: any SessionStore, maxLimit: Int = 500) {
         self.menu = menu
         self.store = store
         self.maxLimit = maxLimit
-        self.log = log
         encoded = EncodedMenu(menu: menu)
         var writer = JSONWriter()
         writer.string(menu.version)
@@ -264,7 +261,6 @@ public final class MenuService: Sendable {
     }
 
     func errorResponse(_ error: APIError) -> HTTPResponse {
-        if case .internalError = error { log("internal error") }
         var writer = JSONWriter(capacity: 160)
         writer.raw("{\"error\":{\"code\":")
         writer.string(error.code)
