@@ -27,16 +27,20 @@ let package = Package(
         // The seeds' naive design (mutable tree, recursive walks) as a reference for tests and benchmarks.
         .target(name: "SeedMenu", dependencies: ["MenuModel"], swiftSettings: strict),
         // `swift run -c release menu-bench`: the model against the naive reference on synthetic menus.
-        .executableTarget(name: "menu-bench", dependencies: ["MenuModel", "SeedMenu"], swiftSettings: strict),
+        .executableTarget(name: "menu-bench", dependencies: ["MenuModel", "SeedMenu", "ChildProcess"], swiftSettings: strict),
         // libFuzzer targets for the config loader, routing/query parsing and the PUT body (scripts/fuzz).
         .executableTarget(name: "menu-fuzz", dependencies: ["MenuModel", "MenuService", "HTTPServer"], swiftSettings: strict),
+        // Child processes over posix_spawn (Foundation's Process crashes with many descriptors open on Linux).
+        .target(name: "CSpawn"),
+        .target(name: "ChildProcess", dependencies: ["CSpawn"], swiftSettings: strict),
         // Test support only: a raw HTTP/1.1 client over a POSIX socket, shared by the test targets.
         .target(name: "HTTPTestSupport", swiftSettings: strict),
 
         .testTarget(name: "MenuModelTests", dependencies: ["MenuModel", "SeedMenu"], swiftSettings: strict),
+        .testTarget(name: "ChildProcessTests", dependencies: ["ChildProcess"], swiftSettings: strict),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPTestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "MenuServiceTests", dependencies: ["MenuService", "MenuModel", "HTTPServer", "HTTPTestSupport", "SeedMenu"],
+            name: "MenuServiceTests", dependencies: ["MenuService", "MenuModel", "HTTPServer", "HTTPTestSupport", "SeedMenu", "ChildProcess"],
             swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

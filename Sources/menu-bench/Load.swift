@@ -1,3 +1,4 @@
+import ChildProcess
 import Foundation
 import MenuModel
 
@@ -23,7 +24,7 @@ struct LoadFigures {
 
     /// Runs `menu-bench --load-only path` and reads its figures.
     static func inChildProcess(_ path: String) throws -> LoadFigures {
-        let fields = try ChildProcess.run(["--load-only", path], fields: 3)
+        let fields = try BenchChild.run(["--load-only", path], fields: 3)
         guard let seconds = Double(fields[0]), let peak = Int(fields[1]), let nodes = Int(fields[2]) else {
             throw BenchError.childFailed(fields.joined(separator: " "))
         }
@@ -32,20 +33,17 @@ struct LoadFigures {
 }
 
 /// This executable run again with other arguments, for figures a long-lived process would blur.
-enum ChildProcess {
+enum BenchChild {
     /// Runs `menu-bench arguments…` and returns the `count` whitespace-separated fields it prints.
     static func run(_ arguments: [String], fields count: Int) throws -> [String] {
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        child.arguments = arguments
-        let output = Pipe()
-        child.standardOutput = output
-        try child.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        child.waitUntilExit()
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+        let outcome = try ChildProcess.run(executable: executable, arguments: arguments, timeout: .seconds(600))
+        let text = String(decoding: outcome.standardOutput, as: UTF8.self)
         let fields = text.split(whereSeparator: \.isWhitespace).map(String.init)
-        guard child.terminationStatus == 0, fields.count == count else {
-            throw BenchError.childFailed("menu-bench \(arguments.joined(separator: " ")): \(text)")
+        guard outcome.termination == .exited(0), fields.count == count else {
+            throw BenchError.childFailed(
+                "menu-bench \(arguments.joined(separator: " ")) (\(outcome.termination)): \(text)"
+                    + String(decoding: outcome.standardError, as: UTF8.self))
         }
         return fields
     }

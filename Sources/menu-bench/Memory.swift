@@ -42,7 +42,7 @@ enum SessionMemory {
 
     /// Runs `menu-bench --session-memory path sessions changes` and reads the bytes it added.
     static func inChildProcess(_ path: String, sessions: Int, changes: Int) throws -> Int {
-        let fields = try ChildProcess.run(["--session-memory", path, String(sessions), String(changes)], fields: 1)
+        let fields = try BenchChild.run(["--session-memory", path, String(sessions), String(changes)], fields: 1)
         guard let bytes = Int(fields[0]) else { throw BenchError.childFailed(fields[0]) }
         return bytes
     }

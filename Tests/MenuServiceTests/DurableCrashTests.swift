@@ -1,3 +1,4 @@
+import ChildProcess
 import Foundation
 import MenuModel
 import Synchronization
@@ -14,53 +15,23 @@ import Darwin
 
 /// The built `menu-server` executable as a child process, its port read from its first line.
 final class DurableChild {
-    let process = Process()
+    let process: ChildProcess
     let port: Int
     let stderrPath: String
-
-    /// The executable `swift build` / `swift test` put next to the running test binary, else in
-    /// the package's `.build/debug`.
-    static func executable() throws -> String {
-        var candidates: [String] = []
-        if let first = CommandLine.arguments.first {
-            var directory = URL(fileURLWithPath: first).deletingLastPathComponent()
-            for _ in 0 ..< 4 {
-                candidates.append(directory.appendingPathComponent("menu-server").path)
-                directory = directory.deletingLastPathComponent()
-            }
-        }
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        candidates.append(root.appendingPathComponent(".build/debug/menu-server").path)
-        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            throw DurableTestError("menu-server executable not found (run `swift build`); looked at \(candidates)")
-        }
-        return found
-    }
+    /// How the child ended, once ``kill(_:)`` has seen it end.
+    private(set) var termination: ChildProcess.Termination?
 
     init(arguments: [String], stderrPath: String, executable: String? = nil) throws {
         self.stderrPath = stderrPath
-        process.executableURL = URL(fileURLWithPath: try executable ?? Self.executable())
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
-        process.standardError = FileHandle(forWritingAtPath: stderrPath)
-        try process.run()
+        process = try ChildProcess(
+            executable: try executable ?? LivePaths.executable().path, arguments: arguments,
+            standardOutput: .pipe, standardError: .file(stderrPath))
         // The first stdout line: `menu-server listening on http://127.0.0.1:PORT`.
-        let descriptor = output.fileHandleForReading.fileDescriptor
-        var line: [UInt8] = []
-        var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-        let deadline = ContinuousClock.now + .seconds(30)
-        var byte: UInt8 = 0
-        while line.last != UInt8(ascii: "\n"), ContinuousClock.now < deadline {
-            guard poll(&poller, 1, 100) > 0 else { continue }
-            guard read(descriptor, &byte, 1) == 1 else { break }
-            line.append(byte)
-        }
-        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = ChildProcess.readLine(from: process.standardOutput!, timeout: .seconds(30)) ?? ""
         let prefix = "menu-server listening on http://127.0.0.1:"
         guard text.hasPrefix(prefix), let port = Int(text.dropFirst(prefix.count)) else {
-            process.terminate()
+            process.send(SIGKILL)
+            _ = process.wait(timeout: .seconds(10))
             throw DurableTestError("no listening line (got \"\(text)\"); stderr: \((try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "")")
         }
         self.port = port
@@ -68,9 +39,10 @@ final class DurableChild {
 
     var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
 
+    /// Sends `signal` and waits for the exit (SIGKILL after 30 s).
     func kill(_ signal: Int32) {
-        Glibc.kill(process.processIdentifier, signal)
-        process.waitUntilExit()
+        process.send(signal)
+        termination = process.waitOrKill(timeout: .seconds(30)).termination
     }
 }
 
@@ -226,7 +198,7 @@ struct DurableCrashTests {
             }
         }
         restarted.kill(SIGTERM)
-        #expect(restarted.process.terminationStatus == 0)
+        #expect(restarted.termination == .exited(0))
 
         // Groups hidden under collapsed ones are not in /rows: check every group in-process.
         let store = try DurableSessionStore(directory: data, menu: menu)
@@ -248,7 +220,7 @@ struct DurableCrashTests {
         let config = directory.file("menu.json")
         try DurableFixtures.menuJSON.write(toFile: config, atomically: true, encoding: .utf8)
         let missing = directory.file("missing/data")
-        let result = durableRun(try DurableChild.executable(), ["--port", "0", "--config", config, "--data-dir", missing])
+        let result = durableRun(try LivePaths.executable().path, ["--port", "0", "--config", config, "--data-dir", missing])
         #expect(result.status == 2)
         #expect(result.output.contains("menu-server: cannot use data directory \(missing): it does not exist"), "\(result.output)")
     }

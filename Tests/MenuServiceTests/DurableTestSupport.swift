@@ -1,6 +1,7 @@
 // Helpers for the durable session store tests. Every name starts with `Durable` so it cannot
 // clash with helpers of other test files.
 
+import ChildProcess
 import Foundation
 import MenuModel
 import Synchronization
@@ -147,17 +148,12 @@ struct DurableTestError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// Runs a command and returns its exit status and combined output.
+/// Runs a command and returns its exit code (-1 if it could not start or a signal ended it) and
+/// its standard output followed by its standard error.
 @discardableResult
 func durableRun(_ executable: String, _ arguments: [String]) -> (status: Int32, output: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    do { try process.run() } catch { return (-1, "\(error)") }
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    let outcome: ChildProcess.Outcome
+    do { outcome = try ChildProcess.run(executable: executable, arguments: arguments) } catch { return (-1, "\(error)") }
+    let status: Int32 = if case .exited(let code) = outcome.termination { code } else { -1 }
+    return (status, String(decoding: outcome.standardOutput + outcome.standardError, as: UTF8.self))
 }

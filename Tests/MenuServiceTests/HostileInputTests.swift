@@ -811,7 +811,7 @@ struct HostileInputTests {
     func executableRejectsABadFlagWithExitCode2AndSaysWhy(bad: BadFlags) throws {
         // The bad flag comes last, after a free port and the real config, so only it can fail.
         let exit = try liveRun(try LivePaths.executable(), ["--port", "0", "--config", LivePaths.menuConfig] + bad.arguments)
-        #expect(exit.reason == .exit)
+        #expect(exit.exited, "\(exit.termination)")
         #expect(exit.status == 2, "stdout: \(exit.stdout) stderr: \(exit.stderr)")
         #expect(exit.stdout.isEmpty, "\(exit.stdout)")
         #expect(exit.stderr.hasPrefix("menu-server: "), "\(exit.stderr)")
@@ -895,7 +895,7 @@ struct HostileInputTests {
         case .directory: try FileManager.default.createDirectory(at: config, withIntermediateDirectories: false)
         }
         let exit = try liveRun(try LivePaths.executable(), ["--port", "0", "--config", config.path])
-        #expect(exit.reason == .exit)
+        #expect(exit.exited, "\(exit.termination)")
         #expect(exit.status == 2)
         #expect(exit.stdout.isEmpty, "no listening line expected: \(exit.stdout)")
         #expect(exit.stderr.hasPrefix("menu-server: cannot load menu config \(config.path)"), "\(exit.stderr)")

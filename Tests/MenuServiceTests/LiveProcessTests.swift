@@ -3,6 +3,7 @@
 // message on stderr for bad flags and invalid configs. `swift build` / `swift test` must have
 // built the executable; these tests never build it.
 
+import ChildProcess
 import Foundation
 import Testing
 
@@ -18,33 +19,29 @@ import Darwin
 
 /// A `menu-server` child process started with `--port 0`, its port read from its first stdout line.
 final class LiveChildServer {
-    let process = Process()
-    let stdout = Pipe()
-    let stderr = Pipe()
+    let process: ChildProcess
     let stderrText = LiveLocked("")
     let stderrDone = DispatchGroup()
     private(set) var listeningLine = ""
     private(set) var port = 0
+    /// How the child ended, once ``signalAndWait(_:timeoutSeconds:)`` has seen it end.
+    private(set) var termination: ChildProcess.Termination?
 
     init(arguments: [String] = ["--port", "0", "--config", LivePaths.menuConfig]) throws {
-        process.executableURL = try LivePaths.executable()
-        process.arguments = arguments
-        process.currentDirectoryURL = LivePaths.packageRoot
-        process.environment = liveChildEnvironment()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        process = try ChildProcess(
+            executable: try LivePaths.executable().path, arguments: arguments,
+            environment: liveChildEnvironment(), workingDirectory: LivePaths.packageRoot.path,
+            standardOutput: .pipe, standardError: .pipe)
         // Drain stderr in the background so the child never blocks on it.
-        let handle = stderr.fileHandleForReading
+        let errors = process.standardError!
         let text = stderrText
         stderrDone.enter()
         let done = stderrDone
         DispatchQueue.global().async {
-            text.set(String(decoding: handle.readDataToEndOfFile(), as: UTF8.self))
+            text.set(String(decoding: ChildProcess.readToEnd(errors), as: UTF8.self))
             done.leave()
         }
-        guard let line = liveReadLine(from: stdout.fileHandleForReading.fileDescriptor, timeoutSeconds: 20) else {
+        guard let line = ChildProcess.readLine(from: process.standardOutput!, timeout: .seconds(20)) else {
             stop()
             throw LiveError("menu-server printed no line within 20 s; stderr: \(stderrText.value)")
         }
@@ -61,23 +58,23 @@ final class LiveChildServer {
 
     /// Sends `signal` and waits (at most `timeoutSeconds`) for the exit; false if it had to be killed.
     func signalAndWait(_ signal: Int32 = SIGTERM, timeoutSeconds: Double = 20) -> Bool {
-        kill(process.processIdentifier, signal)
-        let exited = liveWaitForExit(process, timeoutSeconds: timeoutSeconds)
+        process.send(signal)
+        let (ended, onItsOwn) = process.waitOrKill(timeout: .milliseconds(Int(timeoutSeconds * 1000)))
+        termination = ended
         _ = stderrDone.wait(timeout: .now() + 5)
-        return exited
+        return onItsOwn
     }
 
     /// Everything the child wrote to stdout after the listening line (call after it exited).
     func remainingStdout() -> String {
-        String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        String(decoding: ChildProcess.readToEnd(process.standardOutput!), as: UTF8.self)
     }
 
     /// Kills the child if it still runs (a failed test must not leave it behind).
     func stop() {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        process.send(SIGKILL)
+        _ = process.wait(timeout: .seconds(10))
+        _ = stderrDone.wait(timeout: .now() + 5)
     }
 
     deinit { stop() }
@@ -127,8 +124,7 @@ struct LiveProcessTests {
         }
 
         #expect(child.signalAndWait(SIGTERM), "menu-server did not exit after SIGTERM")
-        #expect(child.process.terminationReason == .exit)
-        #expect(child.process.terminationStatus == 0)
+        #expect(child.termination == .exited(0))
         #expect(child.remainingStdout() == "", "only the listening line belongs on stdout")
         #expect(child.stderrText.value.contains("signal 15"), "\(child.stderrText.value)")
     }
@@ -148,8 +144,7 @@ struct LiveProcessTests {
         #expect(child.signalAndWait(SIGTERM), "menu-server did not exit after SIGTERM")
         let elapsed = Date().timeIntervalSince(start)
         #expect(elapsed < 5, "took \(elapsed) s")
-        #expect(child.process.terminationReason == .exit)
-        #expect(child.process.terminationStatus == 0)
+        #expect(child.termination == .exited(0))
         #expect(connection.isClosedByPeer())
     }
 
@@ -159,8 +154,7 @@ struct LiveProcessTests {
         defer { child.stop() }
         #expect(try LiveRawConnection(port: child.port).request("GET", "/healthz").status == 200)
         #expect(child.signalAndWait(SIGINT))
-        #expect(child.process.terminationReason == .exit)
-        #expect(child.process.terminationStatus == 0)
+        #expect(child.termination == .exited(0))
     }
 
     struct BadFlags: Sendable, CustomTestStringConvertible {
@@ -180,7 +174,7 @@ struct LiveProcessTests {
     ])
     func executableRejectsABadFlagWithExitCode2AndNamesIt(bad: BadFlags) throws {
         let exit = try liveRun(try LivePaths.executable(), bad.arguments)
-        #expect(exit.reason == .exit)
+        #expect(exit.exited, "\(exit.termination)")
         #expect(exit.status == 2)
         #expect(exit.stdout.isEmpty, "\(exit.stdout)")
         #expect(exit.stderr.hasPrefix("menu-server: "), "\(exit.stderr)")
@@ -216,7 +210,7 @@ struct LiveProcessTests {
             try Data(contents.utf8).write(to: config)
         }
         let exit = try liveRun(try LivePaths.executable(), ["--port", "0", "--config", config.path])
-        #expect(exit.reason == .exit)
+        #expect(exit.exited, "\(exit.termination)")
         #expect(exit.status == 2)
         #expect(exit.stdout.isEmpty, "no listening line expected: \(exit.stdout)")
         #expect(exit.stderr.hasPrefix("menu-server: "), "\(exit.stderr)")

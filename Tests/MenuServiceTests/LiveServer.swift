@@ -2,6 +2,7 @@
 // or as a child process, and real clients for it (URLSession, raw POSIX sockets, curl).
 // Every name here starts with `Live` so it cannot clash with helpers of other test files.
 
+import ChildProcess
 import Foundation
 import HTTPTestSupport
 import MenuService
@@ -471,48 +472,14 @@ final class LiveRawConnection {
 
 /// The outcome of a finished child process.
 struct LiveExit: Sendable {
-    var status: Int32
-    var reason: Process.TerminationReason
+    var termination: ChildProcess.Termination
     var stdout: String
     var stderr: String
-}
 
-/// Reads one line (up to `\n`) from `fd`, waiting at most `seconds`; nil on timeout or EOF.
-func liveReadLine(from fd: Int32, timeoutSeconds: Double) -> String? {
-    var bytes: [UInt8] = []
-    let deadline = Date().addingTimeInterval(timeoutSeconds)
-    while true {
-        let remaining = deadline.timeIntervalSinceNow
-        if remaining <= 0 { return nil }
-        var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        let ready = poll(&descriptor, 1, Int32(remaining * 1000) + 1)
-        if ready < 0 {
-            if errno == EINTR { continue }
-            return nil
-        }
-        if ready == 0 { continue }
-        var byte: UInt8 = 0
-        let count = read(fd, &byte, 1)
-        if count < 0 && errno == EINTR { continue }
-        if count <= 0 { return nil }
-        if byte == 0x0A { return String(decoding: bytes, as: UTF8.self) }
-        bytes.append(byte)
-    }
-}
-
-/// Waits for `process` to exit, at most `seconds`; kills it (SIGKILL) and returns false if it did not.
-func liveWaitForExit(_ process: Process, timeoutSeconds: Double) -> Bool {
-    let deadline = Date().addingTimeInterval(timeoutSeconds)
-    while process.isRunning {
-        if Date() > deadline {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            return false
-        }
-        usleep(10_000)
-    }
-    process.waitUntilExit()
-    return true
+    /// True when the child exited (rather than being killed by a signal).
+    var exited: Bool { if case .exited = termination { true } else { false } }
+    /// The exit code; -1 when a signal ended the child.
+    var status: Int32 { if case .exited(let code) = termination { code } else { -1 } }
 }
 
 /// The environment for a child menu-server: this one without any MENU_* variable.
@@ -520,33 +487,18 @@ func liveChildEnvironment() -> [String: String] {
     ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("MENU_") }
 }
 
-/// Runs `executable` with `arguments` to completion (at most `timeoutSeconds`), capturing both streams.
+/// Runs `executable` with `arguments` to completion (at most `timeoutSeconds`) in the package
+/// root, capturing both streams.
 func liveRun(_ executable: URL, _ arguments: [String], timeoutSeconds: Double = 30) throws -> LiveExit {
-    let process = Process()
-    process.executableURL = executable
-    process.arguments = arguments
-    process.currentDirectoryURL = LivePaths.packageRoot
-    process.environment = liveChildEnvironment()
-    let out = Pipe()
-    let err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    // Drain both pipes while the child runs, so a chatty child cannot block on a full pipe.
-    let outData = LiveLocked(Data())
-    let errData = LiveLocked(Data())
-    let group = DispatchGroup()
-    let outHandle = out.fileHandleForReading
-    let errHandle = err.fileHandleForReading
-    DispatchQueue.global().async(group: group) { outData.set(outHandle.readDataToEndOfFile()) }
-    DispatchQueue.global().async(group: group) { errData.set(errHandle.readDataToEndOfFile()) }
-    let exited = liveWaitForExit(process, timeoutSeconds: timeoutSeconds)
-    _ = group.wait(timeout: .now() + 5)
-    guard exited else { throw LiveError("\(executable.lastPathComponent) \(arguments) did not exit within \(timeoutSeconds) s") }
-    return LiveExit(status: process.terminationStatus, reason: process.terminationReason,
-                    stdout: String(decoding: outData.value, as: UTF8.self),
-                    stderr: String(decoding: errData.value, as: UTF8.self))
+    let outcome = try ChildProcess.run(
+        executable: executable.path, arguments: arguments, environment: liveChildEnvironment(),
+        workingDirectory: LivePaths.packageRoot.path, timeout: .milliseconds(Int(timeoutSeconds * 1000)))
+    guard outcome.exitedOnItsOwn else {
+        throw LiveError("\(executable.lastPathComponent) \(arguments) did not exit within \(timeoutSeconds) s")
+    }
+    return LiveExit(termination: outcome.termination,
+                    stdout: String(decoding: outcome.standardOutput, as: UTF8.self),
+                    stderr: String(decoding: outcome.standardError, as: UTF8.self))
 }
 
 /// A value shared between threads behind a lock.
