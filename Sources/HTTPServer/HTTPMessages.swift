@@ -31,6 +31,15 @@ public struct HTTPRequest: Sendable {
         self.body = body
     }
 
+    /// Makes a request value from header names that are already lowercase (the server's path).
+    init(method: String, path: String, query: [(name: String, value: String?)], lowercasedHeaders: [(name: String, value: String)]) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = lowercasedHeaders
+        self.body = []
+    }
+
     /// The value of the first header called `name`, compared case-insensitively (ASCII), or `nil`.
     public func header(_ name: String) -> String? {
         for header in headers where asciiCaseInsensitiveEquals(header.name, name) {
@@ -53,18 +62,43 @@ public struct HTTPRequest: Sendable {
 ///   200...999 or a header cannot be sent (CR/LF/NUL in it, space in a name, a `Transfer-Encoding`
 ///   other than `chunked`).
 public struct HTTPResponse: Sendable {
+    /// Where the body bytes live.
+    enum Payload: Sendable {
+        /// A Swift array; libmicrohttpd gets a copy.
+        case array([UInt8])
+        /// A finished ``ResponseBody``; libmicrohttpd sends it in place.
+        case body(ResponseBody)
+    }
+
     /// The status code, e.g. 200.
     public var status: Int
     /// Response headers in the order they are sent.
     public var headers: [(name: String, value: String)]
-    /// The body bytes; the server copies them.
-    public var body: [UInt8]
+    var payload: Payload
 
-    /// Makes a response value.
+    /// The body bytes (a copy when the response was made from a ``ResponseBody``).
+    public var body: [UInt8] {
+        get {
+            switch payload {
+            case .array(let bytes): bytes
+            case .body(let body): body.bytes
+            }
+        }
+        set { payload = .array(newValue) }
+    }
+
+    /// Makes a response value whose body the server copies when it sends it.
     public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         self.status = status
         self.headers = headers
-        self.body = body
+        self.payload = .array(body)
+    }
+
+    /// Makes a response value whose body the server sends without copying it.
+    public init(status: Int, headers: [(name: String, value: String)] = [], body: ResponseBody) {
+        self.status = status
+        self.headers = headers
+        self.payload = .body(body)
     }
 }
 

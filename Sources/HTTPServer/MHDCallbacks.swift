@@ -49,33 +49,41 @@ func menuAccessHandler(
     let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
 
     guard let stored = conCls.pointee else {
-        // First call: headers are complete, no body byte has been handed over yet.
-        let headers = collectValues(of: connection, kind: .HEADER_KIND).map {
-            (name: $0.name.lowercased(), value: $0.value ?? "")
-        }
-        let request = HTTPRequest(
-            method: method.map { String(cString: $0) } ?? "",
-            path: url.map { String(cString: $0) } ?? "",
-            query: collectValues(of: connection, kind: .GET_ARGUMENT_KIND),
-            headers: headers
-        )
-        let state = RequestState(request: request)
-        conCls.pointee = Unmanaged.passRetained(state).toOpaque()
+        // First call: headers are complete, no body byte has been handed over yet. Only the
+        // framing headers are looked at now; the request value is built on the final call.
         context.requestBegan()
-
-        switch Framing.check(headers: headers, maxBodyBytes: context.maxBodyBytes) {
+        let framingHeaders = collectFramingHeaders(of: connection)
+        switch Framing.check(headers: framingHeaders, maxBodyBytes: context.maxBodyBytes) {
         case .accept(let declaredLength):
-            if let declaredLength, declaredLength > 0 {
-                state.request.body.reserveCapacity(declaredLength)
+            if framingHeaders.isEmpty || declaredLength == 0 {
+                conCls.pointee = RequestMarker.bodyless  // nothing to keep: no allocation
+            } else {
+                let state = RequestState()
+                if let declaredLength { state.body.reserveCapacity(declaredLength) }
+                conCls.pointee = Unmanaged.passRetained(state).toOpaque()
             }
             return MHD_Result.YES
         case .reject(let rejection):
-            state.phase = .answered
+            conCls.pointee = RequestMarker.answered
             return send(context.rejection(rejection), on: connection, closeConnection: true)
         case .unsupportedTransferEncoding:
-            state.phase = .answered
+            conCls.pointee = RequestMarker.answered
             return send(context.rejection(.unsupportedTransferEncoding), on: connection, closeConnection: true)
         }
+    }
+
+    if stored == RequestMarker.answered {
+        uploadDataSize.pointee = 0
+        return MHD_Result.YES
+    }
+    if stored == RequestMarker.bodyless {
+        if uploadDataSize.pointee > 0 {  // cannot happen without Content-Length or chunked; drop it
+            uploadDataSize.pointee = 0
+            return MHD_Result.YES
+        }
+        conCls.pointee = RequestMarker.answered
+        let response = context.handler(makeRequest(connection, method: method, url: url, body: []))
+        return send(response, on: connection, closeConnection: context.isDraining)
     }
 
     let state = Unmanaged<RequestState>.fromOpaque(stored).takeUnretainedValue()
@@ -85,13 +93,12 @@ func menuAccessHandler(
         switch state.phase {
         case .receiving:
             guard let uploadData else { return MHD_Result.NO }
-            if size > context.maxBodyBytes - state.request.body.count {
+            if size > context.maxBodyBytes - state.body.count {
                 state.phase = .rejected(.payloadTooLarge(limit: context.maxBodyBytes))
-                state.request.body = []
+                state.body = []
                 state.discardedBytes = size
             } else {
-                state.request.body.append(
-                    contentsOf: UnsafeRawBufferPointer(start: uploadData, count: size))
+                state.body.append(contentsOf: UnsafeRawBufferPointer(start: uploadData, count: size))
             }
         case .rejected:
             state.discardedBytes += size
@@ -108,7 +115,9 @@ func menuAccessHandler(
     switch state.phase {
     case .receiving:
         state.phase = .answered
-        let response = context.handler(state.request)
+        let body = state.body
+        state.body = []
+        let response = context.handler(makeRequest(connection, method: method, url: url, body: body))
         return send(response, on: connection, closeConnection: context.isDraining)
     case .rejected(let rejection):
         state.phase = .answered
@@ -116,6 +125,29 @@ func menuAccessHandler(
     case .answered:
         return MHD_Result.YES
     }
+}
+
+/// Copies the request into an ``HTTPRequest`` (on the final access-handler call, while
+/// libmicrohttpd still holds the request's strings).
+private func makeRequest(
+    _ connection: OpaquePointer, method: UnsafePointer<CChar>?, url: UnsafePointer<CChar>?, body: [UInt8]
+) -> HTTPRequest {
+    var request = HTTPRequest(
+        method: method.map { String(cString: $0) } ?? "",
+        path: url.map { String(cString: $0) } ?? "",
+        query: collectArguments(of: connection),
+        lowercasedHeaders: collectHeaders(of: connection))
+    request.body = body
+    return request
+}
+
+/// What `*con_cls` holds besides a retained ``RequestState``: two values that are never object
+/// addresses, for requests that need no per-request object.
+enum RequestMarker {
+    /// Accepted, no body expected (no `Content-Length`, or 0, and no `Transfer-Encoding`).
+    static var bodyless: UnsafeMutableRawPointer { UnsafeMutableRawPointer(bitPattern: 1)! }
+    /// A response has been queued.
+    static var answered: UnsafeMutableRawPointer { UnsafeMutableRawPointer(bitPattern: 2)! }
 }
 
 /// libmicrohttpd's `MHD_RequestCompletedCallback` (`MHD_OPTION_NOTIFY_COMPLETED`): the request
@@ -133,7 +165,9 @@ func menuRequestCompleted(
 ) {
     guard let cls, let conCls, let stored = conCls.pointee else { return }
     conCls.pointee = nil
-    Unmanaged<RequestState>.fromOpaque(stored).release()
+    if stored != RequestMarker.bodyless && stored != RequestMarker.answered {
+        Unmanaged<RequestState>.fromOpaque(stored).release()
+    }
     Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue().requestEnded()
 }
 
@@ -162,11 +196,22 @@ func menuLogMessage(
     if !message.isEmpty { context.record(logMessage: message) }
 }
 
-/// `MHD_KeyValueIteratorN` for `MHD_get_connection_values_n`.
+/// libmicrohttpd's `MHD_ContentReaderFreeCallback` for a response made from a ``ResponseBody``:
+/// drops the retain `queue` passed as `cls`.
+///
+/// Thread: whichever libmicrohttpd thread destroys the response (after the last byte was sent or
+/// the connection closed), exactly once per response.
+func menuReleaseResponseBody(_ cls: UnsafeMutableRawPointer?) {
+    guard let cls else { return }
+    Unmanaged<ResponseBody>.fromOpaque(cls).release()
+}
+
+/// `MHD_KeyValueIteratorN` for the request headers: appends `(name, value)` with the name
+/// lowercased (ASCII), to the array `cls` points at.
 ///
 /// Thread: called synchronously, on the caller's thread, from inside `MHD_get_connection_values_n`
-/// in `collectValues`, whose `cls` points at a local array that lives for that whole call.
-func menuCollectValue(
+/// in `collectHeaders`, whose `cls` points at a local array that lives for that whole call.
+func menuCollectHeader(
     _ cls: UnsafeMutableRawPointer?,
     _ kind: MHD_ValueKind,
     _ key: UnsafePointer<CChar>?,
@@ -175,25 +220,90 @@ func menuCollectValue(
     _ valueSize: Int
 ) -> MHD_Result {
     guard let cls, let key else { return MHD_Result.YES }
-    let pairs = cls.assumingMemoryBound(to: [(name: String, value: String?)].self)
-    let name = String(decoding: UnsafeRawBufferPointer(start: key, count: keySize), as: UTF8.self)
-    let text = value.map {
-        String(decoding: UnsafeRawBufferPointer(start: $0, count: valueSize), as: UTF8.self)
+    let headers = cls.assumingMemoryBound(to: [(name: String, value: String)].self)
+    let bytes = UnsafeRawBufferPointer(start: key, count: keySize)
+    let name = String(unsafeUninitializedCapacity: keySize) { target in
+        for (index, byte) in bytes.enumerated() { target[index] = asciiLowercased(byte) }
+        return keySize
     }
-    pairs.pointee.append((name: name, value: text))
+    let text = value.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: valueSize), as: UTF8.self) }
+    headers.pointee.append((name: name, value: text ?? ""))
     return MHD_Result.YES
 }
 
-/// Copies every value of `kind` (headers or query arguments) in wire order, via
-/// `MHD_get_connection_values_n` (length-aware, so a `%00` in a query value survives).
-private func collectValues(of connection: OpaquePointer, kind: MHD_ValueKind)
-    -> [(name: String, value: String?)]
-{
-    var pairs: [(name: String, value: String?)] = []
-    withUnsafeMutablePointer(to: &pairs) { pointer in
-        _ = MHD_get_connection_values_n(connection, kind, menuCollectValue, UnsafeMutableRawPointer(pointer))
+/// `MHD_KeyValueIteratorN` for the query arguments: appends `(name, value)` (`nil` value for an
+/// argument without `=`) to the array `cls` points at.
+///
+/// Thread: as ``menuCollectHeader``, from inside `collectArguments`.
+func menuCollectArgument(
+    _ cls: UnsafeMutableRawPointer?,
+    _ kind: MHD_ValueKind,
+    _ key: UnsafePointer<CChar>?,
+    _ keySize: Int,
+    _ value: UnsafePointer<CChar>?,
+    _ valueSize: Int
+) -> MHD_Result {
+    guard let cls, let key else { return MHD_Result.YES }
+    let arguments = cls.assumingMemoryBound(to: [(name: String, value: String?)].self)
+    let name = String(decoding: UnsafeRawBufferPointer(start: key, count: keySize), as: UTF8.self)
+    let text = value.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: valueSize), as: UTF8.self) }
+    arguments.pointee.append((name: name, value: text))
+    return MHD_Result.YES
+}
+
+/// `MHD_KeyValueIteratorN` collecting only the headers framing looks at: names starting with
+/// `content-length` or `transfer-encoding` (any case), lowercased, into the array `cls` points at.
+/// Other headers cost a byte comparison or two and no allocation.
+///
+/// Thread: as ``menuCollectHeader``, from inside `collectFramingHeaders`.
+func menuCollectFramingHeader(
+    _ cls: UnsafeMutableRawPointer?,
+    _ kind: MHD_ValueKind,
+    _ key: UnsafePointer<CChar>?,
+    _ keySize: Int,
+    _ value: UnsafePointer<CChar>?,
+    _ valueSize: Int
+) -> MHD_Result {
+    guard let key, keySize >= 14 else { return MHD_Result.YES }
+    let bytes = UnsafeRawBufferPointer(start: key, count: keySize)
+    let first = asciiLowercased(bytes[0])
+    guard first == UInt8(ascii: "c") || first == UInt8(ascii: "t") else { return MHD_Result.YES }
+    let wanted: StaticString = first == UInt8(ascii: "c") ? "content-length" : "transfer-encoding"
+    let matches = wanted.withUTF8Buffer { prefix in
+        prefix.count <= keySize && prefix.indices.allSatisfy { asciiLowercased(bytes[$0]) == prefix[$0] }
     }
-    return pairs
+    guard matches else { return MHD_Result.YES }
+    return menuCollectHeader(cls, kind, key, keySize, value, valueSize)
+}
+
+/// The request headers that decide how the body is framed (see ``menuCollectFramingHeader``).
+private func collectFramingHeaders(of connection: OpaquePointer) -> [(name: String, value: String)] {
+    var headers: [(name: String, value: String)] = []
+    withUnsafeMutablePointer(to: &headers) { pointer in
+        _ = MHD_get_connection_values_n(connection, .HEADER_KIND, menuCollectFramingHeader, UnsafeMutableRawPointer(pointer))
+    }
+    return headers
+}
+
+/// Copies every request header in wire order, names lowercased, via `MHD_get_connection_values_n`
+/// (length-aware, so a `%00` in a value survives).
+private func collectHeaders(of connection: OpaquePointer) -> [(name: String, value: String)] {
+    var headers: [(name: String, value: String)] = []
+    headers.reserveCapacity(8)
+    withUnsafeMutablePointer(to: &headers) { pointer in
+        _ = MHD_get_connection_values_n(connection, .HEADER_KIND, menuCollectHeader, UnsafeMutableRawPointer(pointer))
+    }
+    return headers
+}
+
+/// Copies every query argument in wire order (percent-decoded by libmicrohttpd).
+private func collectArguments(of connection: OpaquePointer) -> [(name: String, value: String?)] {
+    var arguments: [(name: String, value: String?)] = []
+    arguments.reserveCapacity(4)
+    withUnsafeMutablePointer(to: &arguments) { pointer in
+        _ = MHD_get_connection_values_n(connection, .GET_ARGUMENT_KIND, menuCollectArgument, UnsafeMutableRawPointer(pointer))
+    }
+    return arguments
 }
 
 /// A short `text/plain` response for answers the wrapper has to write itself.
@@ -232,9 +342,11 @@ private enum QueueOutcome {
     case invalid(String)
 }
 
-/// Builds an `MHD_Response` (`MHD_create_response_from_buffer` with `MHD_RESPMEM_MUST_COPY`, so
-/// libmicrohttpd owns a copy of the body), adds the headers (`MHD_add_response_header`), queues it
+/// Builds an `MHD_Response`, adds the headers (`MHD_add_response_header`), queues it
 /// (`MHD_queue_response`) and drops our reference (`MHD_destroy_response`, in `defer`).
+/// A ``ResponseBody`` is sent in place: `MHD_create_response_from_buffer_with_free_callback_cls`
+/// with a retain of it as `cls`, released by ``menuReleaseResponseBody`` once libmicrohttpd is done.
+/// An array body is copied (`MHD_RESPMEM_MUST_COPY`).
 private func queue(_ response: HTTPResponse, on connection: OpaquePointer, closeConnection: Bool)
     -> QueueOutcome
 {
@@ -243,25 +355,36 @@ private func queue(_ response: HTTPResponse, on connection: OpaquePointer, close
     }
     // libmicrohttpd itself never sends a body for 204, 304 or HEAD; for 304 and HEAD it still
     // announces the body's Content-Length, as HTTP wants. A 204 gets neither, so pass no bytes.
-    let hasBody = response.status != 204
-    let created: OpaquePointer? =
-        hasBody
-        ? response.body.withUnsafeBytes { bytes in
+    let created: OpaquePointer?
+    switch response.payload {
+    case _ where response.status == 204:
+        created = MHD_create_response_from_buffer(0, nil, .RESPMEM_PERSISTENT)
+    case .array(let bytes):
+        created = bytes.withUnsafeBytes { bytes in
             MHD_create_response_from_buffer(
                 bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
         }
-        : MHD_create_response_from_buffer(0, nil, .RESPMEM_PERSISTENT)
+    case .body(let body):
+        let retained = Unmanaged.passRetained(body)
+        created = MHD_create_response_from_buffer_with_free_callback_cls(
+            body.count, body.start, menuReleaseResponseBody, retained.toOpaque())
+        if created == nil { retained.release() }
+    }
     guard let mhdResponse = created else { return .refused }
     defer { MHD_destroy_response(mhdResponse) }
 
     for header in response.headers {
         // libmicrohttpd writes Content-Length itself and cannot send an empty header value.
-        if asciiCaseInsensitiveEquals(header.name, "content-length") || header.value.isEmpty {
+        if header.value.isEmpty
+            || (header.name.utf8.count == 14 && asciiCaseInsensitiveEquals(header.name, "content-length"))
+        {
             continue
         }
-        let nameHasNUL = header.name.utf8.contains(0)
-        if nameHasNUL || header.value.utf8.contains(0)
-            || MHD_add_response_header(mhdResponse, header.name, header.value) != MHD_Result.YES
+        if containsNUL(header.name) || containsNUL(header.value)
+            // withCString: the implicit String-to-pointer conversion allocates for short strings.
+            || header.name.withCString({ name in
+                header.value.withCString { value in MHD_add_response_header(mhdResponse, name, value) }
+            }) != MHD_Result.YES
         {
             return .invalid(
                 "header \(String(reflecting: header.name)) is not valid in HTTP/1.1 "
@@ -275,4 +398,10 @@ private func queue(_ response: HTTPResponse, on connection: OpaquePointer, close
         return .refused
     }
     return .queued
+}
+
+/// Whether `text` has a NUL byte (which a C string would silently cut at).
+private func containsNUL(_ text: String) -> Bool {
+    text.utf8.withContiguousStorageIfAvailable { $0.isEmpty ? false : memchr($0.baseAddress!, 0, $0.count) != nil }
+        ?? text.utf8.contains(0)
 }

@@ -80,12 +80,13 @@ final class ServerContext: Sendable {
     }
 }
 
-/// Per-request state behind libmicrohttpd's `*con_cls`.
+/// Per-request state behind libmicrohttpd's `*con_cls`, for requests that carry a body.
 ///
-/// Invariant: created on the first access-handler call of a request, retained into `*con_cls`
-/// with `Unmanaged.passRetained`, released exactly once by the request-completed callback.
-/// Only the libmicrohttpd thread that owns the connection touches it, one call at a time, so it
-/// needs no lock and is deliberately not `Sendable`.
+/// Invariant: created on the first access-handler call of a request that announces a body
+/// (`Content-Length` > 0 or chunked), retained into `*con_cls` with `Unmanaged.passRetained`,
+/// released exactly once by the request-completed callback. Requests without a body need no
+/// object: `*con_cls` then holds a ``RequestMarker``. Only the libmicrohttpd thread that owns the
+/// connection touches it, one call at a time, so it needs no lock and is deliberately not `Sendable`.
 final class RequestState {
     enum Phase {
         /// Collecting the body; the handler runs on the final call.
@@ -96,14 +97,11 @@ final class RequestState {
         case answered
     }
 
-    var request: HTTPRequest
+    /// The body received so far (de-chunked).
+    var body: [UInt8] = []
     var phase: Phase = .receiving
     /// Bytes thrown away after a streamed rejection.
     var discardedBytes = 0
-
-    init(request: HTTPRequest) {
-        self.request = request
-    }
 }
 
 /// What the request headers say about the body, decided before the handler may run.
@@ -120,6 +118,10 @@ enum Framing: Equatable {
         var lengths: [String] = []
         var encodings: [String] = []
         for header in headers {
+            // Only names starting with c or t can matter (lowercased): skip the rest at once.
+            guard let initial = header.name.utf8.first, initial == UInt8(ascii: "c") || initial == UInt8(ascii: "t") else {
+                continue
+            }
             if header.name == "content-length" {
                 lengths.append(header.value)
             } else if header.name == "transfer-encoding" {

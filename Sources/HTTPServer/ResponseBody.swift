@@ -1,0 +1,169 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A response body in memory the server hands to libmicrohttpd without copying it: libmicrohttpd
+/// holds a reference (retained through its free-callback `cls`) until the response is sent.
+///
+/// Invariant: `count` initialised bytes at `start`, allocated with `malloc`, never written after
+/// ``ResponseBodyWriter/finish()`` created the value, and freed exactly once, by `deinit`. That
+/// immutability is what makes it `Sendable`.
+public final class ResponseBody: @unchecked Sendable {
+    let start: UnsafeMutableRawPointer
+    /// The number of bytes.
+    public let count: Int
+
+    fileprivate init(start: UnsafeMutableRawPointer, count: Int) {
+        self.start = start
+        self.count = count
+    }
+
+    deinit { free(start) }
+
+    /// A copy of the bytes.
+    public var bytes: [UInt8] {
+        [UInt8](UnsafeRawBufferPointer(start: start, count: count))
+    }
+
+    /// Calls `body` with the bytes, valid only during the call.
+    public func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try body(UnsafeRawBufferPointer(start: start, count: count))
+    }
+}
+
+/// A growable byte buffer for building a response body with plain memory copies (no per-append
+/// uniqueness or capacity bookkeeping of `Array`), finished into a ``ResponseBody`` without a copy.
+///
+/// Invariant: owns one `malloc` block of `capacity` bytes whose first `count` are written;
+/// `count <= capacity`. The block is freed by `deinit` unless ``finish()`` handed it to a
+/// ``ResponseBody``. Appends cost O(bytes) amortised (the block doubles when full).
+@frozen
+public struct ResponseBodyWriter: ~Copyable {
+    @usableFromInline var start: UnsafeMutableRawPointer
+    @usableFromInline var capacity: Int
+    @usableFromInline var written = 0
+    /// Bytes written so far.
+    public var count: Int { written }
+
+    /// An empty buffer with room for `capacity` bytes before it has to grow.
+    public init(capacity: Int = 256) {
+        self.capacity = max(capacity, 16)
+        guard let block = malloc(self.capacity) else { fatalError("out of memory (\(self.capacity) bytes)") }
+        start = block
+    }
+
+    deinit { free(start) }
+
+    /// Makes room for `additional` more bytes.
+    @inlinable @inline(__always)
+    public mutating func reserve(_ additional: Int) {
+        if written &+ additional > capacity { grow(to: written + additional) }
+    }
+
+    @usableFromInline
+    mutating func grow(to needed: Int) {
+        var newCapacity = capacity * 2
+        while newCapacity < needed { newCapacity *= 2 }
+        guard let block = realloc(start, newCapacity) else { fatalError("out of memory (\(newCapacity) bytes)") }
+        start = block
+        capacity = newCapacity
+    }
+
+    @inlinable @inline(__always)
+    public mutating func append(_ byte: UInt8) {
+        reserve(1)
+        start.storeBytes(of: byte, toByteOffset: written, as: UInt8.self)
+        written &+= 1
+    }
+
+    @inlinable @inline(__always)
+    public mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+        reserve(bytes.count)
+        let target = start + written
+        let length = bytes.count
+        // Short pieces (punctuation, keys, digits) are copied with word moves that may overlap
+        // (first and last 16, 8 or 4 bytes): a memcpy call costs more than the copy.
+        if length > 16, length <= 32 {
+            let head0 = source.loadUnaligned(as: UInt64.self)
+            let head1 = source.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+            let tail0 = source.loadUnaligned(fromByteOffset: length - 16, as: UInt64.self)
+            let tail1 = source.loadUnaligned(fromByteOffset: length - 8, as: UInt64.self)
+            target.storeBytes(of: head0, as: UInt64.self)
+            target.storeBytes(of: head1, toByteOffset: 8, as: UInt64.self)
+            target.storeBytes(of: tail0, toByteOffset: length - 16, as: UInt64.self)
+            target.storeBytes(of: tail1, toByteOffset: length - 8, as: UInt64.self)
+        } else if length >= 8, length <= 16 {
+            let head = source.loadUnaligned(as: UInt64.self)
+            let tail = source.loadUnaligned(fromByteOffset: length - 8, as: UInt64.self)
+            target.storeBytes(of: head, as: UInt64.self)
+            target.storeBytes(of: tail, toByteOffset: length - 8, as: UInt64.self)
+        } else if length >= 4, length < 8 {
+            let head = source.loadUnaligned(as: UInt32.self)
+            let tail = source.loadUnaligned(fromByteOffset: length - 4, as: UInt32.self)
+            target.storeBytes(of: head, as: UInt32.self)
+            target.storeBytes(of: tail, toByteOffset: length - 4, as: UInt32.self)
+        } else if length < 4 {
+            for offset in 0 ..< length {
+                target.storeBytes(of: source.load(fromByteOffset: offset, as: UInt8.self), toByteOffset: offset, as: UInt8.self)
+            }
+        } else {
+            target.copyMemory(from: source, byteCount: length)
+        }
+        written &+= length
+    }
+
+    @inlinable @inline(__always)
+    public mutating func append(_ text: StaticString) {
+        text.withUTF8Buffer { append(UnsafeRawBufferPointer($0)) }
+    }
+
+    public mutating func append(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { append($0) }
+    }
+
+    /// Appends `value` in decimal (ASCII digits, a leading `-` when negative): the digits are
+    /// produced right to left into a 20-byte scratch, then copied once.
+    @inlinable
+    public mutating func appendDecimal(_ value: Int) {
+        reserve(20)  // Int.min is 20 characters
+        var scratch: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes
+        let length = withUnsafeMutableBytes(of: &scratch) { digits -> Int in
+            var magnitude = value.magnitude
+            var position = digits.count
+            repeat {
+                position -= 1
+                digits[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            if value < 0 {
+                position -= 1
+                digits[position] = UInt8(ascii: "-")
+            }
+            (start + written).copyMemory(from: digits.baseAddress! + position, byteCount: digits.count - position)
+            return digits.count - position
+        }
+        written &+= length
+    }
+
+    /// Calls `body` with the bytes written so far, valid only during the call.
+    public func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try body(UnsafeRawBufferPointer(start: start, count: written))
+    }
+
+    /// A copy of the bytes written so far.
+    public var bytes: [UInt8] {
+        withUnsafeBytes { [UInt8]($0) }
+    }
+
+    /// Hands the bytes to an immutable ``ResponseBody`` (the memory moves; nothing is copied).
+    public consuming func finish() -> ResponseBody {
+        let body = ResponseBody(start: start, count: written)
+        discard self
+        return body
+    }
+}

@@ -1,0 +1,52 @@
+import HTTPServer
+import Testing
+
+@Suite("ResponseBodyWriter and ResponseBody: building a body without copies")
+struct ResponseBodyTests {
+    /// Every length from 0 to 80 goes through one of the copy paths (bytes, 4-, 8-, 16-byte word
+    /// pairs, memcpy); each must copy exactly the bytes given, at the right place.
+    @Test func appendsOfEveryLengthKeepEveryByteInOrder() {
+        var writer = ResponseBodyWriter(capacity: 16)
+        var expected: [UInt8] = []
+        for length in 0 ... 80 {
+            let piece = (0 ..< length).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ length) }
+            piece.withUnsafeBytes { writer.append($0) }
+            expected += piece
+        }
+        #expect(writer.count == expected.count)
+        #expect(writer.bytes == expected)
+        #expect(writer.finish().bytes == expected)
+    }
+
+    @Test func growingPastTheInitialCapacityKeepsWhatWasWritten() {
+        var writer = ResponseBodyWriter(capacity: 16)
+        for byte in 0 ..< 10_000 { writer.append(UInt8(truncatingIfNeeded: byte)) }
+        let body = writer.finish()
+        #expect(body.count == 10_000)
+        #expect(body.bytes == (0 ..< 10_000).map { UInt8(truncatingIfNeeded: $0) })
+    }
+
+    @Test(arguments: [0, 1, 9, 10, 99, 100, -1, -10, 1_234_567_890, Int.max, Int.min, Int.min + 1])
+    func decimalsMatchTheirDescription(value: Int) {
+        var writer = ResponseBodyWriter()
+        writer.append("[")
+        writer.appendDecimal(value)
+        writer.append("]")
+        #expect(String(decoding: writer.bytes, as: UTF8.self) == "[\(value)]")
+    }
+
+    @Test func aFinishedBodyIsAnImmutableCopyOfTheBytesWritten() {
+        var writer = ResponseBodyWriter()
+        writer.append("{\"status\":\"ok\"}")
+        let body = writer.finish()
+        #expect(String(decoding: body.bytes, as: UTF8.self) == #"{"status":"ok"}"#)
+        #expect(body.withUnsafeBytes { $0.count } == body.count)
+    }
+
+    @Test func aResponseMadeFromABodyExposesTheSameBytes() {
+        var writer = ResponseBodyWriter()
+        writer.append("abc")
+        let response = HTTPResponse(status: 200, body: writer.finish())
+        #expect(response.body == Array("abc".utf8))
+    }
+}
