@@ -66,22 +66,20 @@ public struct FlattenedView: Sendable {
         return result
     }
 
-    /// Calls `body` for visible rows `offset ..< offset + limit` in order, allocating nothing:
-    /// the server's page path.
+    /// Calls `body` for visible rows `offset ..< offset + limit` in order, allocating nothing.
     public func forEachVisibleNode(offset: Int, limit: Int, _ body: (VisibleNode) -> Void) {
-        guard offset >= 0, limit > 0, offset < count else { return }
-        let wanted = min(limit, count - offset)
-        var node = self.node(atRow: offset)
-        let end = storage.records[0].subtreeEnd
-        for index in offset ..< offset + wanted {
-            let expanded = isExpanded(node)
-            body(VisibleNode(index: index, node: node, isExpanded: expanded))
-            // Next visible node in preorder: the first child of an open group, else the next node
-            // after this subtree (a sibling of this node or of an ancestor, all of them open).
-            let next = expanded && storage.records[node].childCount > 0 ? Int32(node + 1) : storage.records[node].subtreeEnd
-            if next >= end { break }
-            node = Int(next)
+        var cursor = visibleNodes(from: offset, limit: limit)
+        while let visible = cursor.next() { body(visible) }
+    }
+
+    /// The visible rows `offset ..< offset + limit`, one by one or in batches (the server's page
+    /// path: one call per batch, nothing allocated). Finding the first row costs
+    /// O(d · log f · log m); each further row O(log c).
+    public func visibleNodes(from offset: Int, limit: Int) -> VisibleNodeCursor {
+        guard offset >= 0, limit > 0, offset < count else {
+            return VisibleNodeCursor(view: self, node: 0, index: 0, remaining: 0)
         }
+        return VisibleNodeCursor(view: self, node: node(atRow: offset), index: offset, remaining: min(limit, count - offset))
     }
 
     /// The node shown at visible row `row` (0 ..< count), by descending from the root and, in each
@@ -223,6 +221,70 @@ public struct VisibleNode: Sendable, Equatable {
     public var index: Int
     public var node: Menu.Node
     public var isExpanded: Bool
+
+    public init(index: Int, node: Menu.Node, isExpanded: Bool) {
+        self.index = index
+        self.node = node
+        self.isExpanded = isExpanded
+    }
+}
+
+/// Walks a run of consecutive visible rows of a ``FlattenedView`` in preorder, from
+/// ``FlattenedView/visibleNodes(from:limit:)``.
+///
+/// Invariant: `node` is the visible node at row `index` whenever `remaining > 0`. Each step is
+/// O(log c) for c changed groups (the expansion lookup) and moves to the first child of an open
+/// group, else to the node after the current subtree.
+public struct VisibleNodeCursor: IteratorProtocol, Sendable {
+    let view: FlattenedView
+    var node: Menu.Node
+    var index: Int
+    /// Rows still to produce.
+    public private(set) var remaining: Int
+    /// The first position in the state's sorted flipped groups that is >= `node`: nodes only
+    /// increase, so the expansion lookup is a merge walk (O(1) amortised) instead of a search.
+    var flippedPosition: Int
+
+    init(view: FlattenedView, node: Menu.Node, index: Int, remaining: Int) {
+        self.view = view
+        self.node = node
+        self.index = index
+        self.remaining = remaining
+        flippedPosition = view.state.flipped.lowerBound(of: Int32(node)).index
+    }
+
+    public mutating func next() -> VisibleNode? {
+        var one = VisibleNode(index: 0, node: 0, isExpanded: false)
+        let filled = withUnsafeMutablePointer(to: &one) { next(into: UnsafeMutableBufferPointer(start: $0, count: 1)) }
+        return filled == 1 ? one : nil
+    }
+
+    /// Writes up to `batch.count` next rows into `batch` and returns how many (0 at the end): one
+    /// call for many rows, for callers in other modules.
+    public mutating func next(into batch: UnsafeMutableBufferPointer<VisibleNode>) -> Int {
+        let records = view.menu.storage.records
+        let flipped = view.state.flipped
+        let end = records[0].subtreeEnd
+        var filled = 0
+        while filled < batch.count, remaining > 0 {
+            let record = records[node]
+            var expanded = false
+            if record.flags & Menu.Storage.groupFlag != 0 {
+                while flippedPosition < flipped.count, flipped[flippedPosition] < Int32(node) { flippedPosition &+= 1 }
+                let isFlipped = flippedPosition < flipped.count && flipped[flippedPosition] == Int32(node)
+                expanded = (record.flags & Menu.Storage.expandedFlag != 0) != isFlipped
+            }
+            batch[filled] = VisibleNode(index: index, node: node, isExpanded: expanded)
+            filled &+= 1
+            remaining &-= 1
+            index &+= 1
+            // Next visible node in preorder: the first child of an open group, else the next node
+            // after this subtree (a sibling of this node or of an ancestor, all of them open).
+            let next = expanded && record.childCount > 0 ? Int32(node &+ 1) : record.subtreeEnd
+            if next >= end { remaining = 0 } else { node = Int(next) }
+        }
+        return filled
+    }
 }
 
 /// One row of the flat table. `isExpanded` and `childCount` are non-nil exactly for groups.

@@ -1,3 +1,4 @@
+import SeedMenu
 import Testing
 @testable import MenuModel
 
@@ -155,5 +156,31 @@ import Testing
         #expect(view.state.changedGroupCount == 1)
         #expect(view.state.changedGroups(in: menu).map(\.id) == ["privacy"])
         #expect(view.state.changedGroups(in: menu).map(\.isExpanded) == [false])
+    }
+}
+
+@Suite("VisibleNodeCursor: batches give the same rows as one-by-one")
+struct VisibleNodeCursorTests {
+    @Test(arguments: [1, 2, 3, 7, 32, 100])
+    func batchesOfAnySizeMatchSingleSteps(batchSize: Int) throws {
+        var random = SplitMix64(state: UInt64(batchSize))
+        let menu = try makeMenu(randomTree(nodes: 300, maxDepth: 5, using: &random))
+        var view = FlattenedView(menu: menu)
+        for node in menu.nodes where menu.isGroup(node) && random.next() % 3 == 0 {
+            _ = try view.toggle(menu.id(of: node))
+        }
+        for offset in [0, 1, 5, view.count / 2, view.count - 1] {
+            var single = view.visibleNodes(from: offset, limit: 50)
+            var expected: [VisibleNode] = []
+            while let node = single.next() { expected.append(node) }
+            var batched = view.visibleNodes(from: offset, limit: 50)
+            var got: [VisibleNode] = []
+            let buffer = UnsafeMutableBufferPointer<VisibleNode>.allocate(capacity: batchSize)
+            defer { buffer.deallocate() }
+            while case let filled = batched.next(into: buffer), filled > 0 { got += buffer[..<filled] }
+            #expect(got == expected)
+            #expect(expected == view.visibleNodes(offset: offset, limit: 50))
+            #expect(expected.map(\.index) == Array(offset ..< min(offset + 50, view.count)))
+        }
     }
 }
