@@ -53,9 +53,12 @@ public final class InMemorySessionStore: SessionStore {
         let now = clock()
         let ttl = timeToLive
         return try table.withShard(of: id) { sessions throws(SessionStoreError) in
-            guard let entry = sessions[id], now - entry.lastUsed < ttl else { throw .unknownSession }
-            sessions[id]!.lastUsed = now
-            return entry.state
+            // One hash lookup: the index serves both the read and the in-place lastUsed update.
+            guard let index = sessions.index(forKey: id), now - sessions.values[index].lastUsed < ttl else {
+                throw .unknownSession
+            }
+            sessions.values[index].lastUsed = now
+            return sessions.values[index].state
         }
     }
 

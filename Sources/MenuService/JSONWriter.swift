@@ -1,52 +1,58 @@
+import HTTPServer
 import MenuModel
 
-/// Appends JSON text to a byte buffer. Strings are written as UTF-8 with only the escapes JSON
-/// requires (`"`, `\`, control characters), so non-ASCII text passes through unescaped.
-struct JSONWriter {
-    var bytes: [UInt8]
+/// Appends JSON text to a ``ResponseBodyWriter``. Strings are written as UTF-8 with only the
+/// escapes JSON requires (`"`, `\`, control characters), so non-ASCII text passes through unescaped.
+///
+/// Invariant: only ever holds what the calls wrote, in order; ``finish()`` hands the bytes to a
+/// response body without a copy. Every append is a bounds check plus a memory copy.
+struct JSONWriter: ~Copyable {
+    private var buffer: ResponseBodyWriter
 
     init(capacity: Int = 256) {
-        bytes = []
-        bytes.reserveCapacity(capacity)
+        buffer = ResponseBodyWriter(capacity: capacity)
     }
+
+    /// Bytes written so far.
+    var count: Int { buffer.count }
+
+    /// A copy of the bytes written so far.
+    var bytes: [UInt8] { buffer.bytes }
+
+    /// The bytes as a response body (moved, not copied).
+    consuming func finish() -> ResponseBody { buffer.finish() }
 
     @inline(__always) mutating func raw(_ text: StaticString) {
-        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        buffer.append(text)
     }
 
-    @inline(__always) mutating func raw(_ other: ArraySlice<UInt8>) {
-        other.withUnsafeBufferPointer { bytes.append(contentsOf: $0) }
+    @inline(__always) mutating func raw(_ other: [UInt8]) {
+        buffer.append(other)
     }
 
-    @inline(__always) mutating func raw(_ other: UnsafeBufferPointer<UInt8>) { bytes.append(contentsOf: other) }
-
-    mutating func integer(_ value: Int) {
-        if value == 0 {
-            bytes.append(UInt8(ascii: "0"))
-            return
-        }
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        // Digits least significant first, then reversed in place: no intermediate buffer.
-        let start = bytes.count
-        var magnitude = value.magnitude
-        while magnitude > 0 {
-            bytes.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
-            magnitude /= 10
-        }
-        bytes[start...].reverse()
+    @inline(__always) mutating func raw(_ other: UnsafeBufferPointer<UInt8>) {
+        buffer.append(UnsafeRawBufferPointer(other))
     }
 
-    mutating func bool(_ value: Bool) {
+    @inline(__always) mutating func raw(_ other: UnsafeRawBufferPointer) {
+        buffer.append(other)
+    }
+
+    @inline(__always) mutating func integer(_ value: Int) {
+        buffer.appendDecimal(value)
+    }
+
+    @inline(__always) mutating func bool(_ value: Bool) {
         if value { raw("true") } else { raw("false") }
     }
 
     mutating func string(_ value: String) {
-        bytes.append(UInt8(ascii: "\""))
+        buffer.append(UInt8(ascii: "\""))
         var value = value
         value.withUTF8 { utf8 in
             var start = 0
             for (offset, byte) in utf8.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start ..< offset]))
+                raw(UnsafeBufferPointer(rebasing: utf8[start ..< offset]))
                 start = offset + 1
                 switch byte {
                 case UInt8(ascii: "\""): raw("\\\"")
@@ -58,43 +64,43 @@ struct JSONWriter {
                 case 0x0C: raw("\\f")
                 default:
                     raw("\\u00")
-                    bytes.append(Self.hexDigits[Int(byte >> 4)])
-                    bytes.append(Self.hexDigits[Int(byte & 0xF)])
+                    buffer.append(Self.hexDigits[Int(byte >> 4)])
+                    buffer.append(Self.hexDigits[Int(byte & 0xF)])
                 }
             }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
+            raw(UnsafeBufferPointer(rebasing: utf8[start...]))
         }
-        bytes.append(UInt8(ascii: "\""))
+        buffer.append(UInt8(ascii: "\""))
     }
 
     mutating func value(_ value: JSONValue) {
         switch value {
         case .null: raw("null")
         case .bool(let flag): bool(flag)
-        case .integer(let number): bytes.append(contentsOf: String(number).utf8)
-        case .number(let number): bytes.append(contentsOf: Self.format(number).utf8)
+        case .integer(let number): integer(Int(number))
+        case .number(let number): raw(Array(Self.format(number).utf8))
         case .string(let text): string(text)
         case .array(let values):
-            bytes.append(UInt8(ascii: "["))
+            buffer.append(UInt8(ascii: "["))
             for (index, element) in values.enumerated() {
-                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                if index > 0 { buffer.append(UInt8(ascii: ",")) }
                 self.value(element)
             }
-            bytes.append(UInt8(ascii: "]"))
+            buffer.append(UInt8(ascii: "]"))
         case .object(let members): object(members)
         }
     }
 
     /// Writes an object with keys in sorted order, so equal objects encode identically.
     mutating func object(_ members: [String: JSONValue]) {
-        bytes.append(UInt8(ascii: "{"))
+        buffer.append(UInt8(ascii: "{"))
         for (index, key) in members.keys.sorted().enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            if index > 0 { buffer.append(UInt8(ascii: ",")) }
             string(key)
-            bytes.append(UInt8(ascii: ":"))
+            buffer.append(UInt8(ascii: ":"))
             value(members[key]!)
         }
-        bytes.append(UInt8(ascii: "}"))
+        buffer.append(UInt8(ascii: "}"))
     }
 
     /// The shortest text that reads back as `number` (Swift's description), in JSON syntax.

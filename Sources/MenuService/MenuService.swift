@@ -61,12 +61,13 @@ public final class MenuService: Sendable {
         .reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
         .map { ($0, Array($0.split(separator: "/", omittingEmptySubsequences: false).dropFirst())) }
 
-    /// Templates without a parameter, matched by one set lookup before any splitting.
-    private static let fixedTemplates = Set(templates.map(\.template).filter { !$0.contains("{") })
+    /// Templates without a parameter, compared before any splitting (a few short-string compares,
+    /// cheaper than hashing the path).
+    private static let fixedTemplates = templates.map(\.template).filter { !$0.contains("{") }
 
     /// The route template matching `path`, and the `{id}` it carries.
     static func match(_ path: String) -> (template: String, id: String?)? {
-        if fixedTemplates.contains(path) { return (path, nil) }
+        for template in fixedTemplates where template == path { return (template, nil) }
         guard path.hasPrefix("/") else { return nil }
         let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
         for (template, parts) in templates {
@@ -89,12 +90,13 @@ public final class MenuService: Sendable {
 
     private func route(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         guard let (template, id) = Self.match(request.path) else { throw .notFound(path: String(request.path.prefix(200))) }
-        let allowed = Self.routes.filter { $0.template == template }.map(\.method)
-        guard allowed.contains(request.method) else { throw .methodNotAllowed(method: request.method, allowed: allowed) }
+        guard Self.routes.contains(where: { $0.template == template && $0.method == request.method }) else {
+            throw .methodNotAllowed(method: request.method, allowed: Self.routes.filter { $0.template == template }.map(\.method))
+        }
         switch template {
         case "/rows": return try rows(request)
         case "/count": return try count(request)
-        case "/healthz": return json(200, Array(#"{"status":"ok"}"#.utf8))
+        case "/healthz": return json(200, Self.healthBody)
         case "/sessions": return try createSession()
         case "/sessions/{id}": return try deleteSession(id ?? "")
         case "/groups/{id}/toggle": return try change(.toggle(groupID: id ?? ""), request)
@@ -120,7 +122,7 @@ public final class MenuService: Sendable {
         writer.raw(",\"rows\":[")
         encoded.writeRows(of: view, offset: offset, limit: limit, to: &writer)
         writer.raw("]}")
-        return json(200, writer.bytes)
+        return json(200, writer.finish())
     }
 
     private func count(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
@@ -128,13 +130,13 @@ public final class MenuService: Sendable {
         var writer = JSONWriter(capacity: 96)
         writeCounts(view, to: &writer)
         writer.raw("}")
-        return json(200, writer.bytes)
+        return json(200, writer.finish())
     }
 
     /// Writes `{"version":…,"count":…,"leafCount":…` (object left open).
     private func writeCounts(_ view: FlattenedView, to writer: inout JSONWriter) {
         writer.raw("{\"version\":")
-        writer.raw(versionJSON[...])
+        writer.raw(versionJSON)
         writer.raw(",\"count\":")
         writer.integer(view.count)
         writer.raw(",\"leafCount\":")
@@ -148,7 +150,7 @@ public final class MenuService: Sendable {
         writer.raw("{\"sessionId\":")
         writer.string(id.text)
         writer.raw("}")
-        return json(201, writer.bytes, extraHeaders: [("X-Session-Id", id.text)])
+        return json(201, writer.finish(), extraHeaders: [("X-Session-Id", id.text)])
     }
 
     private func deleteSession(_ text: String) throws(APIError) -> HTTPResponse {
@@ -164,7 +166,7 @@ public final class MenuService: Sendable {
         let view = FlattenedView(menu: menu, state: applied.state)
         var writer = JSONWriter(capacity: 256)
         writer.raw("{\"version\":")
-        writer.raw(versionJSON[...])
+        writer.raw(versionJSON)
         writer.raw(",\"sessionId\":")
         writer.string(applied.sessionID.text)
         writer.raw(",\"id\":")
@@ -190,7 +192,7 @@ public final class MenuService: Sendable {
             writer.raw("null")
         }
         writer.raw("}")
-        return json(200, writer.bytes, extraHeaders: [("X-Session-Id", applied.sessionID.text)])
+        return json(200, writer.finish(), extraHeaders: [("X-Session-Id", applied.sessionID.text)])
     }
 
     // MARK: Inputs
@@ -201,7 +203,7 @@ public final class MenuService: Sendable {
     /// silently the default expansion.
     private func sessionID(in request: HTTPRequest) throws(APIError) -> SessionID? {
         var found: String?
-        for header in request.headers where header.name.hasPrefix("x-session-id") {
+        for header in request.headers where header.name.utf8.first == UInt8(ascii: "x") && header.name.hasPrefix("x-session-id") {
             // Repeated headers must agree, and a mangled name is no session header at all.
             guard header.name == "x-session-id", found == nil || found == header.value else { throw .invalidSession }
             found = header.value
@@ -254,10 +256,19 @@ public final class MenuService: Sendable {
 
     // MARK: Responses
 
+    /// The headers of every JSON response, built once.
+    private static let jsonHeaders: [(name: String, value: String)] = [
+        ("Content-Type", "application/json; charset=utf-8"), ("Cache-Control", "no-store"),
+    ]
+
+    private static let healthBody = Array(#"{"status":"ok"}"#.utf8)
+
     private func json(_ status: Int, _ body: [UInt8], extraHeaders: [(name: String, value: String)] = []) -> HTTPResponse {
-        HTTPResponse(status: status,
-                     headers: [("Content-Type", "application/json; charset=utf-8"), ("Cache-Control", "no-store")] + extraHeaders,
-                     body: body)
+        HTTPResponse(status: status, headers: extraHeaders.isEmpty ? Self.jsonHeaders : Self.jsonHeaders + extraHeaders, body: body)
+    }
+
+    private func json(_ status: Int, _ body: ResponseBody, extraHeaders: [(name: String, value: String)] = []) -> HTTPResponse {
+        HTTPResponse(status: status, headers: extraHeaders.isEmpty ? Self.jsonHeaders : Self.jsonHeaders + extraHeaders, body: body)
     }
 
     func errorResponse(_ error: APIError) -> HTTPResponse {
@@ -274,6 +285,6 @@ public final class MenuService: Sendable {
         case .unavailable: headers.append(("Retry-After", "1"))
         default: break
         }
-        return json(error.status, writer.bytes, extraHeaders: headers)
+        return json(error.status, writer.finish(), extraHeaders: headers)
     }
 }

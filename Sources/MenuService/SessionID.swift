@@ -21,10 +21,18 @@ public struct SessionID: Sendable, Hashable, CustomStringConvertible {
     public init?(_ text: some StringProtocol) {
         let utf8 = text.utf8
         guard utf8.count == 22 else { return nil }
+        let parsed = utf8.withContiguousStorageIfAvailable(Self.parse) ?? Self.parse(Array(utf8))
+        guard let parsed else { return nil }
+        self = parsed
+    }
+
+    /// The id in 22 bytes of base64url, or nil.
+    private static func parse(_ utf8: some Collection<UInt8>) -> SessionID? {
+        guard utf8.count == 22 else { return nil }
         var high: UInt64 = 0
         var low: UInt64 = 0
         for (position, byte) in utf8.enumerated() {
-            guard let value = Self.decodeTable[Int(byte)] else { return nil }
+            guard let value = decodeTable[Int(byte)] else { return nil }
             let sixBits = UInt64(value)
             // 22 × 6 = 132 bits; the last character carries 2 bits of data and 4 zero bits.
             if position == 21 {
@@ -36,7 +44,7 @@ public struct SessionID: Sendable, Hashable, CustomStringConvertible {
                 low = (low << 6) | sixBits
             }
         }
-        self.init(high: high, low: low)
+        return SessionID(high: high, low: low)
     }
 
     public var text: String {

@@ -38,3 +38,29 @@ import Testing
         #expect(written { $0.value(value) } == #"{"a":"x","b":[null,true]}"#)
     }
 }
+
+@Suite("RowOpening: row indexes counted up in decimal")
+struct RowOpeningTests {
+    /// Writes `count` consecutive openings from `start` and returns them as text.
+    func openings(from start: Int, count: Int) -> String {
+        var writer = JSONWriter()
+        var opening = RowOpening(index: start)
+        opening.write(to: &writer, withComma: false)
+        for _ in 1 ..< count {
+            opening.increment()
+            opening.write(to: &writer, withComma: true)
+        }
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+
+    @Test(arguments: [0, 8, 9, 98, 99, 999, 9_999_999, 123_456_789_012_345, 999_999_999_999_999_998])
+    func consecutiveIndexesMatchFormattedNumbers(start: Int) {
+        let expected = (start ..< start + 3).map { #"{"index":\#($0)"# }.joined(separator: ",")
+        #expect(openings(from: start, count: 3) == expected)
+    }
+
+    @Test func aThousandIncrementsCarryLikeAddition() {
+        let expected = (0 ..< 1_000).map { #"{"index":\#($0)"# }.joined(separator: ",")
+        #expect(openings(from: 0, count: 1_000) == expected)
+    }
+}
