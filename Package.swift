@@ -27,7 +27,9 @@ let package = Package(
         // The seeds' naive design (mutable tree, recursive walks) as a reference for tests and benchmarks.
         .target(name: "SeedMenu", dependencies: ["MenuModel"], swiftSettings: strict),
         // `swift run -c release menu-bench`: the model against the naive reference on synthetic menus.
-        .executableTarget(name: "menu-bench", dependencies: ["MenuModel", "SeedMenu", "ChildProcess"], swiftSettings: strict),
+        .executableTarget(
+            name: "menu-bench", dependencies: ["MenuModel", "MenuService", "HTTPServer", "SeedMenu", "ChildProcess"],
+            swiftSettings: strict),
         // libFuzzer targets for the config loader, routing/query parsing and the PUT body (scripts/fuzz).
         .executableTarget(name: "menu-fuzz", dependencies: ["MenuModel", "MenuService", "HTTPServer"], swiftSettings: strict),
         // Child processes over posix_spawn (Foundation's Process crashes with many descriptors open on Linux).

@@ -12,7 +12,9 @@ threads=${THREADS:-2}
 size=${SIZE:-medium}
 
 scripts/install-deps wrk gcc
-swift build -c release --product menu-server --product menu-bench >&2
+# One product per command: given several --product flags, swift build builds only the last one.
+swift build -c release --product menu-server >&2
+swift build -c release --product menu-bench >&2
 bin=$(swift build -c release --show-bin-path)
 work=$(mktemp -d)
 pids=()
@@ -53,6 +55,10 @@ echo "menu: $size ($(wc -c <"$work/menu.json") bytes), $count visible rows; page
 echo "wrk: $connections connections, ${duration} per round, $rounds alternating rounds; server threads: $threads; $(nproc) cores"
 
 rate() { wrk -t2 -c"$connections" -d"$duration" "$@" | awk '/Requests\/sec/ {print $2}'; }
+# A short unmeasured run against each first: the first seconds after start-up (cold caches, page
+# faults in fresh connection pools) would otherwise count against whichever server goes first.
+wrk -t2 -c"$connections" -d2s -H "X-Session-Id: $session" "$server$path" >/dev/null
+wrk -t2 -c"$connections" -d2s -H "X-Session-Id: $session" "$limit$path" >/dev/null
 ours=()
 theirs=()
 for round in $(seq "$rounds"); do

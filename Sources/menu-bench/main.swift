@@ -15,6 +15,7 @@ struct Options {
           --model-only  skip the naive reference (its calls take seconds on the 1.1M menu)
           --smoke       smallest menu, 1 short round, 1,000 sessions: checks that it all runs
           --write-menu SIZE PATH  only write the synthetic menu of SIZE (small, medium, large) to PATH
+          --handler FILE  only time MenuService.respond (no socket) for Benchmarks/http.sh's requests
         It runs itself in child processes as `--load-only FILE` and `--session-memory FILE N CHANGES`.
         """
 
@@ -29,6 +30,8 @@ struct Options {
     /// `--write-menu SIZE PATH`: write one synthetic menu and stop (used by Benchmarks/http.sh).
     var writeMenu: (MenuSize, String)?
     var sessionMemory: (path: String, sessions: Int, changes: Int)?
+    /// `--handler FILE`: time the service's request handling alone and stop.
+    var handler: String?
     let changeCounts = [0, 10, 1_000]
     let sessionChanges = 10
 
@@ -65,6 +68,7 @@ struct Options {
                 sessions = 1_000
                 loadRuns = 1
             case "--load-only": loadOnly = try value(flag)
+            case "--handler": handler = try value(flag)
             case "--write-menu":
                 let name = try value(flag)
                 guard let size = MenuSize(rawValue: name) else { throw .usage("--write-menu: unknown size \"\(name)\"; use small, medium, large") }
@@ -153,6 +157,8 @@ do {
         try Data(SyntheticMenu.json(SyntheticMenu.spec(size), title: "Synthetic \(size.label)")).write(to: URL(fileURLWithPath: path))
     } else if let file = options.loadOnly {
         print(LoadFigures.loadHere(file))
+    } else if let file = options.handler {
+        print(try HandlerFigures.measure(file, plan: options.plan))
     } else if let (path, sessions, changes) = options.sessionMemory {
         print(SessionMemory.measureHere(path, sessions: sessions, changes: changes))
     } else {

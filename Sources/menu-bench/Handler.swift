@@ -1,0 +1,31 @@
+import HTTPServer
+import MenuModel
+import MenuService
+
+/// `menu-bench --handler FILE`: the service's own cost per request, without a socket or
+/// libmicrohttpd: `MenuService.respond(to:)` for the request `Benchmarks/http.sh` sends
+/// (`GET /rows?offset=count/2&limit=50` on a session with six changed groups) and for a toggle.
+/// It shows how much of an HTTP request's CPU time is ours (the rest is the kernel and libmicrohttpd).
+enum HandlerFigures {
+    static func measure(_ path: String, plan: TimingPlan) throws -> String {
+        let menu = try Menu(contentsOfFile: path)
+        let service = MenuService(menu: menu, store: InMemorySessionStore(menu: menu))
+        let created = service.respond(to: HTTPRequest(method: "POST", path: "/sessions"))
+        let session = String(decoding: created.body, as: UTF8.self)
+            .split(separator: "\"").dropFirst(3).first.map(String.init) ?? ""
+        let headers = [(name: "Host", value: "127.0.0.1:8080"), (name: "X-Session-Id", value: session)]
+        for group in ["g1", "g3", "g14", "g25", "g1112", "g2223"] where menu.node(withID: group) != nil {
+            _ = service.respond(to: HTTPRequest(method: "POST", path: "/groups/\(group)/toggle", headers: headers))
+        }
+        let count = FlattenedView(menu: menu, state: try service.store.state(of: SessionID(session)!)).count
+        let rows = HTTPRequest(
+            method: "GET", path: "/rows", query: [("offset", String(count / 2)), ("limit", "50")], headers: headers)
+        let page = service.respond(to: rows)
+        guard page.status == 200 else { throw BenchError.childFailed("GET /rows answered \(page.status)") }
+        let toggle = HTTPRequest(method: "POST", path: "/groups/g14/toggle", headers: headers)
+        let rowsTime = plan.nanosecondsPerOp { _ in service.respond(to: rows).status }
+        let toggleTime = plan.nanosecondsPerOp { _ in service.respond(to: toggle).status }
+        return "| `MenuService.respond` GET /rows?offset=\(count / 2)&limit=50 (\(page.body.count) bytes) | "
+            + "\(Report.time(rowsTime)) |\n| `MenuService.respond` POST /groups/g14/toggle | \(Report.time(toggleTime)) |"
+    }
+}
