@@ -2,17 +2,17 @@
 ///
 /// Invariant: every field is an owned Swift copy; nothing refers to
 /// libmicrohttpd's memory, so the value may be kept and sent anywhere.
-/// Header names are lowercased (the initialiser lowercases them) and both
+/// Header names are lowercased (the initialisers lowercase them) and both
 /// `headers` and `query` keep the order, and the duplicates, of the wire.
 public struct HTTPRequest: Sendable {
     /// The request method exactly as sent, e.g. `"GET"`, `"POST"`.
     public var method: String
     /// The URL path as libmicrohttpd gives it: percent-decoded, without the query string.
     public var path: String
-    /// Every query argument in order, duplicates kept; `value` is `nil` for `?flag` (no `=`).
-    public var query: [(name: String, value: String?)]
+    /// Every query argument in order, duplicates kept; a value is `nil` for `?flag` (no `=`).
+    public var query: HTTPFields
     /// Every request header in order, duplicates kept; names lowercased.
-    public var headers: [(name: String, value: String)]
+    public var headers: HTTPFields
     /// The complete request body (de-chunked when it was sent chunked).
     public var body: [UInt8]
 
@@ -26,24 +26,24 @@ public struct HTTPRequest: Sendable {
     ) {
         self.method = method
         self.path = path
-        self.query = query
-        self.headers = headers.map { (name: $0.name.lowercased(), value: $0.value) }
+        self.query = HTTPFields(query)
+        self.headers = HTTPFields(headers.map { (name: $0.name.lowercased(), value: $0.value) })
         self.body = body
     }
 
-    /// Makes a request value from header names that are already lowercase (the server's path).
-    init(method: String, path: String, query: [(name: String, value: String?)], lowercasedHeaders: [(name: String, value: String)]) {
+    /// Makes a request value from fields already copied, header names already lowercase (the server's path).
+    init(method: String, path: String, query: HTTPFields, lowercasedHeaders: HTTPFields, body: [UInt8]) {
         self.method = method
         self.path = path
         self.query = query
         self.headers = lowercasedHeaders
-        self.body = []
+        self.body = body
     }
 
     /// The value of the first header called `name`, compared case-insensitively (ASCII), or `nil`.
     public func header(_ name: String) -> String? {
         for header in headers where asciiCaseInsensitiveEquals(header.name, name) {
-            return header.value
+            return header.value ?? ""
         }
         return nil
     }

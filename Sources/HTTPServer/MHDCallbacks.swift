@@ -132,13 +132,12 @@ func menuAccessHandler(
 private func makeRequest(
     _ connection: OpaquePointer, method: UnsafePointer<CChar>?, url: UnsafePointer<CChar>?, body: [UInt8]
 ) -> HTTPRequest {
-    var request = HTTPRequest(
+    HTTPRequest(
         method: method.map { String(cString: $0) } ?? "",
         path: url.map { String(cString: $0) } ?? "",
-        query: collectArguments(of: connection),
-        lowercasedHeaders: collectHeaders(of: connection))
-    request.body = body
-    return request
+        query: collectFields(of: connection, kind: .GET_ARGUMENT_KIND),
+        lowercasedHeaders: collectFields(of: connection, kind: .HEADER_KIND),
+        body: body)
 }
 
 /// What `*con_cls` holds besides a retained ``RequestState``: two values that are never object
@@ -231,11 +230,12 @@ func menuCollectHeader(
     return MHD_Result.YES
 }
 
-/// `MHD_KeyValueIteratorN` for the query arguments: appends `(name, value)` (`nil` value for an
-/// argument without `=`) to the array `cls` points at.
+/// `MHD_KeyValueIteratorN` copying every value of one kind into the ``HTTPFields`` that `cls`
+/// points at: header names lowercased, query values `nil` when the argument has no `=`.
 ///
-/// Thread: as ``menuCollectHeader``, from inside `collectArguments`.
-func menuCollectArgument(
+/// Thread: called synchronously, on the caller's thread, from inside `MHD_get_connection_values_n`
+/// in `collectFields`, whose `cls` points at a local value that lives for that whole call.
+func menuCollectField(
     _ cls: UnsafeMutableRawPointer?,
     _ kind: MHD_ValueKind,
     _ key: UnsafePointer<CChar>?,
@@ -244,10 +244,14 @@ func menuCollectArgument(
     _ valueSize: Int
 ) -> MHD_Result {
     guard let cls, let key else { return MHD_Result.YES }
-    let arguments = cls.assumingMemoryBound(to: [(name: String, value: String?)].self)
-    let name = String(decoding: UnsafeRawBufferPointer(start: key, count: keySize), as: UTF8.self)
-    let text = value.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: valueSize), as: UTF8.self) }
-    arguments.pointee.append((name: name, value: text))
+    let fields = cls.assumingMemoryBound(to: HTTPFields.self)
+    let isHeader = kind == .HEADER_KIND
+    fields.pointee.append(
+        name: UnsafeRawBufferPointer(start: key, count: keySize),
+        // A header without a value is an empty one; an argument without `=` has none.
+        value: value.map { UnsafeRawBufferPointer(start: $0, count: valueSize) }
+            ?? (isHeader ? UnsafeRawBufferPointer(start: key, count: 0) : nil),
+        lowercasingName: isHeader)
     return MHD_Result.YES
 }
 
@@ -285,25 +289,15 @@ private func collectFramingHeaders(of connection: OpaquePointer) -> [(name: Stri
     return headers
 }
 
-/// Copies every request header in wire order, names lowercased, via `MHD_get_connection_values_n`
-/// (length-aware, so a `%00` in a value survives).
-private func collectHeaders(of connection: OpaquePointer) -> [(name: String, value: String)] {
-    var headers: [(name: String, value: String)] = []
-    headers.reserveCapacity(8)
-    withUnsafeMutablePointer(to: &headers) { pointer in
-        _ = MHD_get_connection_values_n(connection, .HEADER_KIND, menuCollectHeader, UnsafeMutableRawPointer(pointer))
+/// Copies every value of `kind` (headers, names lowercased, or query arguments) in wire order,
+/// via `MHD_get_connection_values_n` (length-aware, so a `%00` in a query value survives).
+private func collectFields(of connection: OpaquePointer, kind: MHD_ValueKind) -> HTTPFields {
+    var fields = HTTPFields()
+    fields.reserveCapacity(fields: 8, bytes: 256)
+    withUnsafeMutablePointer(to: &fields) { pointer in
+        _ = MHD_get_connection_values_n(connection, kind, menuCollectField, UnsafeMutableRawPointer(pointer))
     }
-    return headers
-}
-
-/// Copies every query argument in wire order (percent-decoded by libmicrohttpd).
-private func collectArguments(of connection: OpaquePointer) -> [(name: String, value: String?)] {
-    var arguments: [(name: String, value: String?)] = []
-    arguments.reserveCapacity(4)
-    withUnsafeMutablePointer(to: &arguments) { pointer in
-        _ = MHD_get_connection_values_n(connection, .GET_ARGUMENT_KIND, menuCollectArgument, UnsafeMutableRawPointer(pointer))
-    }
-    return arguments
+    return fields
 }
 
 /// A short `text/plain` response for answers the wrapper has to write itself.

@@ -202,15 +202,17 @@ public final class MenuService: Sendable {
     /// colon in the name and glues an obs-fold continuation line onto it): `invalid_session`, not
     /// silently the default expansion.
     private func sessionID(in request: HTTPRequest) throws(APIError) -> SessionID? {
-        var found: String?
-        for header in request.headers where header.name.utf8.first == UInt8(ascii: "x") && header.name.hasPrefix("x-session-id") {
+        let headers = request.headers
+        var found: SessionID?
+        for position in headers.indices where headers.name(at: position, hasPrefix: "x-session-id") {
             // Repeated headers must agree, and a mangled name is no session header at all.
-            guard header.name == "x-session-id", found == nil || found == header.value else { throw .invalidSession }
-            found = header.value
+            guard headers.name(at: position, equals: "x-session-id"),
+                  let id = headers.withValue(at: position, { $0.flatMap(SessionID.init(utf8:)) }),
+                  found == nil || found == id
+            else { throw .invalidSession }
+            found = id
         }
-        guard let text = found else { return nil }
-        guard let id = SessionID(text) else { throw .invalidSession }
-        return id
+        return found
     }
 
     /// The expansion a read uses: the session's, or the menu's default when none is named.
@@ -220,21 +222,28 @@ public final class MenuService: Sendable {
     }
 
     /// A decimal integer query parameter: digits only (no sign, fraction, exponent or spaces).
-    static func integerParameter(_ name: String, in request: HTTPRequest, default fallback: Int,
+    static func integerParameter(_ name: StaticString, in request: HTTPRequest, default fallback: Int,
                                  range: ClosedRange<Int>) throws(APIError) -> Int {
-        var found: String??
-        for argument in request.query where argument.name == name {
-            guard found == nil else {
-                throw .invalidParameter("\(name) given more than once; \(name) must be an integer from \(range.lowerBound) to \(range.upperBound)")
-            }
-            found = .some(argument.value)
+        let query = request.query
+        guard let position = query.firstIndex(named: name) else { return fallback }
+        guard query.count(named: name) == 1 else {
+            throw .invalidParameter("\(name) given more than once; \(name) must be an integer from \(range.lowerBound) to \(range.upperBound)")
         }
-        guard let given = found else { return fallback }
-        guard let text = given, !text.isEmpty, text.utf8.count <= 19,
-              text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
-              let value = Int(text), range.contains(value)
-        else {
-            throw .invalidParameter("\(name) must be an integer from \(range.lowerBound) to \(range.upperBound), got \"\(given.map { String($0.prefix(40)) } ?? "")\"")
+        let parsed: Int? = query.withValue(at: position) { bytes in
+            guard let bytes, !bytes.isEmpty, bytes.count <= 19 else { return nil }
+            var value = 0
+            for byte in bytes {
+                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+                let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
+                let (sum, overflow2) = times10.addingReportingOverflow(Int(byte - UInt8(ascii: "0")))
+                guard !overflow1, !overflow2 else { return nil }
+                value = sum
+            }
+            return value
+        }
+        guard let value = parsed, range.contains(value) else {
+            let given = query.value(at: position).map { String($0.prefix(40)) } ?? ""
+            throw .invalidParameter("\(name) must be an integer from \(range.lowerBound) to \(range.upperBound), got \"\(given)\"")
         }
         return value
     }

@@ -26,13 +26,21 @@ public struct SessionID: Sendable, Hashable, CustomStringConvertible {
         self = parsed
     }
 
+    /// Parses the 22-byte UTF-8 text form (a header value as received); nil for anything else.
+    public init?(utf8 bytes: UnsafeRawBufferPointer) {
+        guard let parsed = Self.parse(bytes) else { return nil }
+        self = parsed
+    }
+
     /// The id in 22 bytes of base64url, or nil.
     private static func parse(_ utf8: some Collection<UInt8>) -> SessionID? {
         guard utf8.count == 22 else { return nil }
         var high: UInt64 = 0
         var low: UInt64 = 0
-        for (position, byte) in utf8.enumerated() {
-            guard let value = decodeTable[Int(byte)] else { return nil }
+        var position = 0
+        for byte in utf8 {
+            let value = decodeTable[Int(byte)]
+            guard value != invalid else { return nil }
             let sixBits = UInt64(value)
             // 22 × 6 = 132 bits; the last character carries 2 bits of data and 4 zero bits.
             if position == 21 {
@@ -43,6 +51,7 @@ public struct SessionID: Sendable, Hashable, CustomStringConvertible {
                 high = (high << 6) | (low >> 58)
                 low = (low << 6) | sixBits
             }
+            position += 1
         }
         return SessionID(high: high, low: low)
     }
@@ -74,9 +83,11 @@ public struct SessionID: Sendable, Hashable, CustomStringConvertible {
     public var redacted: String { String(text.prefix(6)) + "…" }
 
     static let alphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
-    static let decodeTable: [UInt8?] = {
-        var table = [UInt8?](repeating: nil, count: 256)
+    /// The 6-bit value of each base64url byte; ``invalid`` for every other byte.
+    static let decodeTable: [UInt8] = {
+        var table = [UInt8](repeating: invalid, count: 256)
         for (value, byte) in alphabet.enumerated() { table[Int(byte)] = UInt8(value) }
         return table
     }()
+    static let invalid: UInt8 = 0xFF
 }

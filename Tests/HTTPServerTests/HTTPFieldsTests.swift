@@ -1,0 +1,45 @@
+import HTTPServer
+import Testing
+
+@Suite("HTTPFields: request headers and query arguments in one byte block")
+struct HTTPFieldsTests {
+    let fields = HTTPFields([
+        (name: "x-session-id", value: "abc"), (name: "x-session-id-extra", value: "def"),
+        (name: "flag", value: nil), (name: "x-session-id", value: "ghi"), (name: "empty", value: ""),
+    ])
+
+    @Test func iterationKeepsWireOrderDuplicatesAndMissingValues() {
+        #expect(fields.map(\.name) == ["x-session-id", "x-session-id-extra", "flag", "x-session-id", "empty"])
+        #expect(fields.map(\.value) == ["abc", "def", nil, "ghi", ""])
+    }
+
+    @Test func namesCompareExactlyOrByPrefix() {
+        #expect(fields.name(at: 0, equals: "x-session-id"))
+        #expect(!fields.name(at: 1, equals: "x-session-id"))
+        #expect(fields.name(at: 1, hasPrefix: "x-session-id"))
+        #expect(!fields.name(at: 2, hasPrefix: "flag-longer-than-the-name"))
+        #expect(!fields.name(at: 0, equals: "X-Session-Id"))
+    }
+
+    @Test func lookupsByNameCountAndFindTheFirst() {
+        #expect(fields.count(named: "x-session-id") == 2)
+        #expect(fields.count(named: "missing") == 0)
+        #expect(fields.firstIndex(named: "flag") == 2)
+        #expect(fields.firstValue(named: "x-session-id") == "abc")
+        #expect(fields.firstValue(named: "flag") == nil)
+        #expect(fields.firstValue(named: "empty") == "")
+    }
+
+    @Test func valueBytesAreLentWithoutMakingAString() {
+        #expect(fields.withValue(at: 3) { $0.map { Array($0) } } == Array("ghi".utf8))
+        #expect(fields.withValue(at: 2) { $0 == nil })
+        #expect(fields.withValue(at: 4) { $0?.count } == 0)
+    }
+
+    @Test func requestHeadersAreLowercasedAndFoundCaseInsensitively() {
+        let request = HTTPRequest(method: "GET", path: "/", headers: [(name: "X-Thing", value: "1"), (name: "HOST", value: "h")])
+        #expect(request.headers.map(\.name) == ["x-thing", "host"])
+        #expect(request.header("x-THING") == "1")
+        #expect(request.header("missing") == nil)
+    }
+}
