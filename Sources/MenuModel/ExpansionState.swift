@@ -14,7 +14,7 @@
 /// A state belongs to the menu it was built against: positions are not portable across menus
 /// (use ``changedGroups(in:)`` to carry a state over by id).
 public struct ExpansionState: Sendable {
-    var flipped: [Int32] = []
+    @usableFromInline var flipped: [Int32] = []
     var levels: [[OverlayEntry]] = []
 
     /// The default expansion of any menu.

@@ -222,6 +222,7 @@ public struct VisibleNode: Sendable, Equatable {
     public var node: Menu.Node
     public var isExpanded: Bool
 
+    @inlinable
     public init(index: Int, node: Menu.Node, isExpanded: Bool) {
         self.index = index
         self.node = node
@@ -236,14 +237,14 @@ public struct VisibleNode: Sendable, Equatable {
 /// O(log c) for c changed groups (the expansion lookup) and moves to the first child of an open
 /// group, else to the node after the current subtree.
 public struct VisibleNodeCursor: IteratorProtocol, Sendable {
-    let view: FlattenedView
-    var node: Menu.Node
-    var index: Int
+    @usableFromInline let view: FlattenedView
+    @usableFromInline var node: Menu.Node
+    @usableFromInline var index: Int
     /// Rows still to produce.
-    public private(set) var remaining: Int
+    @usableFromInline var remaining: Int
     /// The first position in the state's sorted flipped groups that is >= `node`: nodes only
     /// increase, so the expansion lookup is a merge walk (O(1) amortised) instead of a search.
-    var flippedPosition: Int
+    @usableFromInline var flippedPosition: Int
 
     init(view: FlattenedView, node: Menu.Node, index: Int, remaining: Int) {
         self.view = view
@@ -253,35 +254,39 @@ public struct VisibleNodeCursor: IteratorProtocol, Sendable {
         flippedPosition = view.state.flipped.lowerBound(of: Int32(node)).index
     }
 
+    /// Rows still to produce.
+    public var remainingCount: Int { remaining }
+
+    /// The next visible row, or nil after the last. Inlinable, so a page loop in another module
+    /// compiles to one loop with no call per row.
+    @inlinable
     public mutating func next() -> VisibleNode? {
-        var one = VisibleNode(index: 0, node: 0, isExpanded: false)
-        let filled = withUnsafeMutablePointer(to: &one) { next(into: UnsafeMutableBufferPointer(start: $0, count: 1)) }
-        return filled == 1 ? one : nil
+        guard remaining > 0 else { return nil }
+        let records = view.menu.storage.records
+        let record = records[node]
+        var expanded = false
+        if record.flags & Menu.Storage.groupFlag != 0 {
+            let flipped = view.state.flipped
+            while flippedPosition < flipped.count, flipped[flippedPosition] < Int32(node) { flippedPosition &+= 1 }
+            let isFlipped = flippedPosition < flipped.count && flipped[flippedPosition] == Int32(node)
+            expanded = (record.flags & Menu.Storage.expandedFlag != 0) != isFlipped
+        }
+        let visible = VisibleNode(index: index, node: node, isExpanded: expanded)
+        remaining &-= 1
+        index &+= 1
+        // Next visible node in preorder: the first child of an open group, else the next node
+        // after this subtree (a sibling of this node or of an ancestor, all of them open).
+        let next = expanded && record.childCount > 0 ? Int32(node &+ 1) : record.subtreeEnd
+        if next >= records[0].subtreeEnd { remaining = 0 } else { node = Int(next) }
+        return visible
     }
 
-    /// Writes up to `batch.count` next rows into `batch` and returns how many (0 at the end): one
-    /// call for many rows, for callers in other modules.
+    /// Writes up to `batch.count` next rows into `batch` and returns how many (0 at the end).
     public mutating func next(into batch: UnsafeMutableBufferPointer<VisibleNode>) -> Int {
-        let records = view.menu.storage.records
-        let flipped = view.state.flipped
-        let end = records[0].subtreeEnd
         var filled = 0
-        while filled < batch.count, remaining > 0 {
-            let record = records[node]
-            var expanded = false
-            if record.flags & Menu.Storage.groupFlag != 0 {
-                while flippedPosition < flipped.count, flipped[flippedPosition] < Int32(node) { flippedPosition &+= 1 }
-                let isFlipped = flippedPosition < flipped.count && flipped[flippedPosition] == Int32(node)
-                expanded = (record.flags & Menu.Storage.expandedFlag != 0) != isFlipped
-            }
-            batch[filled] = VisibleNode(index: index, node: node, isExpanded: expanded)
+        while filled < batch.count, let visible = next() {
+            batch[filled] = visible
             filled &+= 1
-            remaining &-= 1
-            index &+= 1
-            // Next visible node in preorder: the first child of an open group, else the next node
-            // after this subtree (a sibling of this node or of an ancestor, all of them open).
-            let next = expanded && record.childCount > 0 ? Int32(node &+ 1) : record.subtreeEnd
-            if next >= end { remaining = 0 } else { node = Int(next) }
         }
         return filled
     }

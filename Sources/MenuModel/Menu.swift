@@ -11,7 +11,7 @@ public struct Menu: Sendable {
     /// A position in the menu's preorder (1...nodeCount); stable for the life of a `Menu`.
     public typealias Node = Int
 
-    let storage: Storage
+    @usableFromInline let storage: Storage
 
     /// The menu's title, if the config gives one.
     public var title: String? { storage.title }
@@ -63,20 +63,33 @@ extension Menu {
 
     /// One node's structure. `depth` is -1 for the root; `siblingPrefix` is the default visible rows
     /// of its left siblings' subtrees; `subtreeEnd` is one past its last descendant.
+    @usableFromInline
     struct NodeRecord: Sendable {
-        var parent: Int32
-        var siblingPrefix: Int32
-        var subtreeEnd: Int32
-        var firstChildSlot: Int32
-        var childCount: Int32
-        var depth: Int16
-        var flags: UInt8
+        @usableFromInline var parent: Int32
+        @usableFromInline var siblingPrefix: Int32
+        @usableFromInline var subtreeEnd: Int32
+        @usableFromInline var firstChildSlot: Int32
+        @usableFromInline var childCount: Int32
+        @usableFromInline var depth: Int16
+        @usableFromInline var flags: UInt8
+
+        @usableFromInline
+        init(parent: Int32, siblingPrefix: Int32, subtreeEnd: Int32, firstChildSlot: Int32, childCount: Int32, depth: Int16, flags: UInt8) {
+            self.parent = parent
+            self.siblingPrefix = siblingPrefix
+            self.subtreeEnd = subtreeEnd
+            self.firstChildSlot = firstChildSlot
+            self.childCount = childCount
+            self.depth = depth
+            self.flags = flags
+        }
     }
 
     /// The frozen arrays. Every field is a `let` of Sendable values, so sharing across threads is safe.
+    @usableFromInline
     final class Storage: Sendable {
-        static let groupFlag: UInt8 = 1
-        static let expandedFlag: UInt8 = 2
+        @usableFromInline static var groupFlag: UInt8 { 1 }
+        @usableFromInline static var expandedFlag: UInt8 { 2 }
 
         let title: String?
         let version: String
@@ -85,7 +98,7 @@ extension Menu {
         let titles: [String]
         /// Each node's structure in one 24-byte record, so walking up (parent, depth, sibling
         /// prefix, flags) or down (child slot, count, subtree end) costs one cache line per node.
-        let records: [NodeRecord]
+        @usableFromInline let records: [NodeRecord]
         /// Children of every group, group after group; `children[firstChildSlot[g] ..< + childCount[g]]`.
         /// Each carries its sibling prefix, so a group's binary search reads one contiguous run.
         let children: [ChildEntry]

@@ -51,33 +51,28 @@ struct EncodedMenu: Sendable {
 
     /// Appends visible rows `offset ..< offset + limit` of `view`, comma-separated, to `writer`:
     /// per row one short copy of `,{"index":N` (the number counted up in place, not re-formatted),
-    /// one copy of the pre-encoded rest, and for groups `isExpanded` plus a second copy. Rows come
-    /// from the model in batches of 32 (one cross-module call each).
+    /// one copy of the pre-encoded rest, and for groups `isExpanded` plus a second copy. The
+    /// model's cursor step is inlinable, so this is one loop with no call per row.
     func writeRows(of view: FlattenedView, offset: Int, limit: Int, to writer: inout JSONWriter) {
         var cursor = view.visibleNodes(from: offset, limit: limit)
         var opening = RowOpening(index: offset)
-        var first = true
-        withUnsafeTemporaryAllocation(of: VisibleNode.self, capacity: 32) { batch in
-            blob.withUnsafeBufferPointer { blob in
-                start.withUnsafeBufferPointer { start in
-                    split.withUnsafeBufferPointer { split in
-                        while case let filled = cursor.next(into: batch), filled > 0 {
-                            for row in batch[..<filled] {
-                                if first {
-                                    opening.write(to: &writer, withComma: false)
-                                    first = false
-                                } else {
-                                    opening.increment()
-                                    opening.write(to: &writer, withComma: true)
-                                }
-                                let (head, tail, end) = (start[row.node], split[row.node], start[row.node + 1])
-                                writer.raw(UnsafeBufferPointer(rebasing: blob[head ..< tail]))
-                                if tail < end {  // a group: its isExpanded goes here
-                                    writer.bool(row.isExpanded)
-                                    writer.raw(UnsafeBufferPointer(rebasing: blob[tail ..< end]))
-                                }
-                            }
+        guard let first = cursor.next() else { return }
+        blob.withUnsafeBufferPointer { blob in
+            start.withUnsafeBufferPointer { start in
+                split.withUnsafeBufferPointer { split in
+                    var row = first
+                    opening.write(to: &writer, withComma: false)
+                    while true {
+                        let (head, tail, end) = (start[row.node], split[row.node], start[row.node + 1])
+                        writer.raw(UnsafeBufferPointer(rebasing: blob[head ..< tail]))
+                        if tail < end {  // a group: its isExpanded goes here
+                            writer.bool(row.isExpanded)
+                            writer.raw(UnsafeBufferPointer(rebasing: blob[tail ..< end]))
                         }
+                        guard let next = cursor.next() else { return }
+                        row = next
+                        opening.increment()
+                        opening.write(to: &writer, withComma: true)
                     }
                 }
             }
