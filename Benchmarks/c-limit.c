@@ -1,7 +1,9 @@
 /*
  * The limit of our stack: libmicrohttpd serving fixed response bytes from memory, with the
  * same threading mode as menu-server (MHD_USE_POLL_INTERNAL_THREAD | MHD_USE_ITC, a thread
- * pool) and the same keep-alive-preserving idiom (queue on the second handler call).
+ * pool), the same daemon options as menu-server's defaults (timeout, connection and memory
+ * limits, backlog, strict parsing) and the same keep-alive-preserving idiom (queue on the
+ * second handler call).
  *
  *   cc -O2 -o c-limit c-limit.c -lmicrohttpd
  *   ./c-limit PORT THREADS BODY_FILE      (PORT 0 picks a free port; the line printed names it)
@@ -49,7 +51,12 @@ int main(int argc, char **argv) {
     struct MHD_Daemon *daemon = MHD_start_daemon(
         MHD_USE_POLL_INTERNAL_THREAD | MHD_USE_ITC, (uint16_t)atoi(argv[1]), NULL, NULL, handle, NULL,
         MHD_OPTION_THREAD_POOL_SIZE, threads > 1 ? threads : 0,
+        /* menu-server's defaults, so both run libmicrohttpd configured alike */
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)30,
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned int)1024,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)32768,
+        MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned int)511,
+        MHD_OPTION_STRICT_FOR_CLIENT, (int)1,
         MHD_OPTION_END);
     if (!daemon) { fprintf(stderr, "c-limit: cannot start on port %s\n", argv[1]); return 1; }
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
