@@ -19,10 +19,8 @@ public struct SessionID: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses the 22-character text form; nil for anything else.
     public init?(_ text: some StringProtocol) {
-        let utf8 = text.utf8
-        guard utf8.count == 22 else { return nil }
-        let parsed = utf8.withContiguousStorageIfAvailable(Self.parse) ?? Self.parse(Array(utf8))
-        guard let parsed else { return nil }
+        var text = String(text)
+        guard let parsed = text.withUTF8({ Self.parse(UnsafeRawBufferPointer($0)) }) else { return nil }
         self = parsed
     }
 
@@ -32,28 +30,25 @@ public struct SessionID: Sendable, Hashable, CustomStringConvertible {
         self = parsed
     }
 
-    /// The id in 22 bytes of base64url, or nil.
-    private static func parse(_ utf8: some Collection<UInt8>) -> SessionID? {
+    /// The id in 22 bytes of base64url, or nil. 22 × 6 = 132 bits: the last character carries
+    /// 2 bits of data and 4 zero bits.
+    private static func parse(_ utf8: UnsafeRawBufferPointer) -> SessionID? {
         guard utf8.count == 22 else { return nil }
-        var high: UInt64 = 0
-        var low: UInt64 = 0
-        var position = 0
-        for byte in utf8 {
-            let value = decodeTable[Int(byte)]
-            guard value != invalid else { return nil }
-            let sixBits = UInt64(value)
-            // 22 × 6 = 132 bits; the last character carries 2 bits of data and 4 zero bits.
-            if position == 21 {
-                guard sixBits & 0b1111 == 0 else { return nil }
-                high = (high << 2) | (low >> 62)
-                low = (low << 2) | (sixBits >> 4)
-            } else {
+        return decodeTable.withUnsafeBufferPointer { table -> SessionID? in
+            var high: UInt64 = 0
+            var low: UInt64 = 0
+            for position in 0 ..< 21 {
+                let value = table[Int(utf8[position])]
+                guard value != invalid else { return nil }
                 high = (high << 6) | (low >> 58)
-                low = (low << 6) | sixBits
+                low = (low << 6) | UInt64(value)
             }
-            position += 1
+            let last = table[Int(utf8[21])]
+            guard last != invalid, last & 0b1111 == 0 else { return nil }
+            high = (high << 2) | (low >> 62)
+            low = (low << 2) | UInt64(last >> 4)
+            return SessionID(high: high, low: low)
         }
-        return SessionID(high: high, low: low)
     }
 
     public var text: String {
