@@ -82,9 +82,11 @@ public struct FlattenedView: Sendable {
         return VisibleNodeCursor(view: self, node: node(atRow: offset), index: offset, remaining: min(limit, count - offset))
     }
 
-    /// The node shown at visible row `row` (0 ..< count), by descending from the root and, in each
-    /// group, binary-searching the child whose rows contain it.
+    /// The node shown at visible row `row` (0 ..< count): with no overlay (every visible size is the
+    /// default) one lookup in the menu's default row table; otherwise by descending from the root
+    /// and, in each group, binary-searching the child whose rows contain it.
     func node(atRow row: Int) -> Menu.Node {
+        if state.levels.isEmpty { return Int(storage.defaultRowNodes[row]) }  // the default view: a table
         var group = 0
         var target = Int32(row)
         var level = 0
