@@ -22,7 +22,12 @@ enum Operation: CaseIterable {
 /// inputs the 1.1M figures come out 2-4× lower (warm caches).
 struct Session {
     static let pageSize = 50
-    static let inputCount = 1 << 16
+    /// The default number of cycled inputs: cold caches on the 1.1M menu.
+    static let defaultInputCount = 1 << 16
+
+    /// How many random inputs the calls cycle through (a power of two).
+    let inputCount: Int
+    var mask: Int { inputCount - 1 }
 
     /// Groups this session toggled away from the default, in toggle order.
     let changedGroups: [String]
@@ -31,22 +36,24 @@ struct Session {
     let anyIDs: [String]
 
     /// Toggles `changes` distinct random groups (fewer when the menu has fewer) in `view`.
-    init(menu: Menu, view: inout FlattenedView, changes: Int, seed: UInt64) {
+    init(menu: Menu, view: inout FlattenedView, changes: Int, seed: UInt64, inputCount: Int = Session.defaultInputCount) {
+        precondition(inputCount > 0 && inputCount & (inputCount - 1) == 0, "inputCount must be a power of two")
+        self.inputCount = inputCount
         var rng = SplitMix64(state: seed)
         let groups = menu.nodes.filter(menu.isGroup).map(menu.id(of:))
         changedGroups = Array(groups.shuffled(using: &rng).prefix(changes))
         for id in changedGroups { _ = try! view.toggle(id) }
         let lastPage = max(0, view.count - Self.pageSize)
-        offsets = (0 ..< Self.inputCount).map { _ in Int.random(in: 0 ... lastPage, using: &rng) }
-        groupIDs = (0 ..< Self.inputCount).map { _ in groups.randomElement(using: &rng)! }
-        anyIDs = (0 ..< Self.inputCount).map { _ in menu.id(of: Int.random(in: menu.nodes, using: &rng)) }
+        offsets = (0 ..< inputCount).map { _ in Int.random(in: 0 ... lastPage, using: &rng) }
+        groupIDs = (0 ..< inputCount).map { _ in groups.randomElement(using: &rng)! }
+        anyIDs = (0 ..< inputCount).map { _ in menu.id(of: Int.random(in: menu.nodes, using: &rng)) }
     }
 }
 
 /// The model's side: the calls the server makes, on one ``FlattenedView``.
 enum ModelRunner {
     static func measure(_ operation: Operation, view start: FlattenedView, session: Session, plan: TimingPlan) -> Double {
-        let mask = Session.inputCount - 1
+        let mask = session.mask
         // Read-only calls capture a constant: a captured variable would add an exclusivity check per call.
         let view = start
         switch operation {

@@ -39,7 +39,7 @@ struct NaiveRunner {
 
     /// `visibleNodes` has no naive twin: it is the naive `rows`.
     func measure(_ operation: Operation, session: Session, plan: TimingPlan) -> Double {
-        let mask = Session.inputCount - 1
+        let mask = session.mask
         var menu = self.menu
         switch operation {
         case .rows, .visibleNodes:

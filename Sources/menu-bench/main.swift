@@ -11,6 +11,8 @@ struct Options {
           --sizes       menus to measure: small (1.1k nodes), medium (111k), large (1.1M); default all
           --rounds      timing rounds per figure, the median is shown (default 5)
           --sessions    sessions held for the memory figure (default 100000)
+          --inputs      random arguments the timed calls cycle through, a power of two (default 65536:
+                        cold caches on the 1.1M menu; 16 keeps a page's data in cache)
           --data        where the generated configs are written (default Benchmarks/data)
           --model-only  skip the naive reference (its calls take seconds on the 1.1M menu)
           --smoke       smallest menu, 1 short round, 1,000 sessions: checks that it all runs
@@ -22,6 +24,7 @@ struct Options {
     var sizes = MenuSize.allCases
     var plan = TimingPlan(rounds: 5, roundSeconds: 0.075)
     var sessions = 100_000
+    var inputs = Session.defaultInputCount
     var loadRuns = 3
     var naive = true
     var dataDirectory = "Benchmarks/data"
@@ -60,6 +63,9 @@ struct Options {
                 self.sizes = sizes
             case "--rounds": plan.rounds = try number(flag)
             case "--sessions": sessions = try number(flag)
+            case "--inputs":
+                inputs = try number(flag)
+                guard inputs & (inputs - 1) == 0 else { throw .usage("--inputs: expected a power of two, found \(inputs)") }
             case "--data": dataDirectory = try value(flag)
             case "--model-only": naive = false
             case "--smoke":
@@ -106,7 +112,7 @@ func run(_ options: Options) throws {
     let overhead = options.plan.nanosecondsPerOp { $0 }
     var report = Report(header: "# menu-bench\n\n\(cpu), \(ProcessInfo.processInfo.activeProcessorCount) cores, "
         + "load average \(load) at start. Each figure: median of \(options.plan.rounds) round(s) of "
-        + "~\(Int(options.plan.roundSeconds * 1000)) ms of thread CPU time, calls cycling through \(Session.inputCount) "
+        + "~\(Int(options.plan.roundSeconds * 1000)) ms of thread CPU time, calls cycling through \(options.inputs) "
         + "random arguments; the harness adds \(Report.time(overhead)) per call (included). Loads: wall clock.")
 
     for size in options.sizes {
@@ -129,7 +135,7 @@ func run(_ options: Options) throws {
         let naive = options.naive ? NaiveRunner(spec: spec) : nil
         for requested in options.changeCounts {
             var view = FlattenedView(menu: menu)
-            let session = Session(menu: menu, view: &view, changes: requested, seed: UInt64(1_000 + requested))
+            let session = Session(menu: menu, view: &view, changes: requested, seed: UInt64(1_000 + requested), inputCount: options.inputs)
             naive?.flip(session)
             naive?.check(against: view, session: session)
             var naivePage: Double?
