@@ -132,11 +132,18 @@ func menuAccessHandler(
 private func makeRequest(
     _ connection: OpaquePointer, method: UnsafePointer<CChar>?, url: UnsafePointer<CChar>?, body: [UInt8]
 ) -> HTTPRequest {
-    HTTPRequest(
+    // Query arguments, then headers, into one shared storage (two allocations for the request).
+    var fields = HTTPFields()
+    fields.reserveCapacity(fields: 12, bytes: 512)
+    collectFields(of: connection, kind: .GET_ARGUMENT_KIND, into: &fields)
+    let argumentCount = fields.count
+    collectFields(of: connection, kind: .HEADER_KIND, into: &fields)
+    let (query, headers) = fields.split(at: argumentCount)
+    return HTTPRequest(
         method: method.map { String(cString: $0) } ?? "",
         path: url.map { String(cString: $0) } ?? "",
-        query: collectFields(of: connection, kind: .GET_ARGUMENT_KIND),
-        lowercasedHeaders: collectFields(of: connection, kind: .HEADER_KIND),
+        query: query,
+        lowercasedHeaders: headers,
         body: body)
 }
 
@@ -289,15 +296,12 @@ private func collectFramingHeaders(of connection: OpaquePointer) -> [(name: Stri
     return headers
 }
 
-/// Copies every value of `kind` (headers, names lowercased, or query arguments) in wire order,
+/// Appends every value of `kind` (headers, names lowercased, or query arguments) in wire order,
 /// via `MHD_get_connection_values_n` (length-aware, so a `%00` in a query value survives).
-private func collectFields(of connection: OpaquePointer, kind: MHD_ValueKind) -> HTTPFields {
-    var fields = HTTPFields()
-    fields.reserveCapacity(fields: 8, bytes: 256)
+private func collectFields(of connection: OpaquePointer, kind: MHD_ValueKind, into fields: inout HTTPFields) {
     withUnsafeMutablePointer(to: &fields) { pointer in
         _ = MHD_get_connection_values_n(connection, kind, menuCollectField, UnsafeMutableRawPointer(pointer))
     }
-    return fields
 }
 
 /// A short `text/plain` response for answers the wrapper has to write itself.
