@@ -69,7 +69,10 @@ done
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 m_ours=$(median "${ours[@]}")
 m_theirs=$(median "${theirs[@]}")
+ratios=()
+for i in "${!ours[@]}"; do ratios+=("$(awk -v a="${ours[$i]}" -v b="${theirs[$i]}" 'BEGIN {printf "%.3f", a / b}')"); done
 echo "GET $path (50 rows): menu-server $m_ours req/s, c-limit $m_theirs req/s, ratio $(awk -v a="$m_ours" -v b="$m_theirs" 'BEGIN {printf "%.2f", a / b}') (target >= 0.80)"
+echo "per-round ratios: ${ratios[*]}; median $(median "${ratios[@]}")"
 
 # Writes: POST toggle on one session (one shard lock) and on many sessions (one per connection).
 cat >"$work/toggle.lua" <<LUA
