@@ -1,4 +1,4 @@
-import HTTPServer
+@testable import HTTPServer
 import Testing
 
 @Suite("ResponseBodyWriter and ResponseBody: building a body without copies")
@@ -48,5 +48,29 @@ struct ResponseBodyTests {
         writer.append("abc")
         let response = HTTPResponse(status: 200, body: writer.finish())
         #expect(response.body == Array("abc".utf8))
+    }
+}
+
+@Suite("SpareBlock: a thread's next response body reuses the last one's memory")
+struct SpareBlockTests {
+    @Test func aSentBodysBlockIsTheNextWritersBlockOnTheSameThread() {
+        var first = ResponseBodyWriter(capacity: 100)
+        first.append("first")
+        var body: ResponseBody? = first.finish()
+        let address = body!.start
+        body = nil  // libmicrohttpd has sent it and dropped its reference
+        var second = ResponseBodyWriter(capacity: 100)
+        second.append("second")
+        let next = second.finish()
+        #expect(next.start == address)
+        #expect(next.bytes == Array("second".utf8))
+    }
+
+    @Test func aBodyThatGrewPastTheStandardSizeIsNotKept() {
+        var writer = ResponseBodyWriter(capacity: 16)
+        for _ in 0 ..< SpareBlock.size + 1 { writer.append(UInt8(ascii: "x")) }
+        let grown = writer.finish()
+        #expect(grown.capacity > SpareBlock.size)
+        #expect(grown.count == SpareBlock.size + 1)
     }
 }
