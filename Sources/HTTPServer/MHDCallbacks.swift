@@ -21,20 +21,24 @@ let maxDiscardedBodyBytes = 1 << 20
 /// libmicrohttpd's access handler (`MHD_AccessHandlerCallback`), called several times per request.
 ///
 /// Thread: called by libmicrohttpd on the polling thread (or thread-pool worker) that owns
-/// `connection`. All calls for one connection come from that one thread, one at a time, so the
+/// `connection`. All calls for one connection come from that one thread, one at a time, so a
 /// `RequestState` behind `*conCls` is never touched concurrently; the shared `ServerContext`
 /// behind `cls` is `Sendable`, and calls for different connections run concurrently on other
 /// workers.
 ///
 /// Protocol (the `*con_cls` marker idiom):
-/// 1. First call (`*conCls == nil`, headers complete): copy method, path, query and headers,
-///    store a retained `RequestState` in `*conCls`, check framing, return `MHD_YES`. A framing
-///    rejection is queued right here: 0.9.75 then answers with `Connection: close` and does not
-///    read the body, which is what a rejection wants. A normal response is never queued on the
-///    first call, because 0.9.75 would also close the connection after it (keep-alive lost).
+/// 1. First call (`*conCls == nil`, headers complete): check framing from the `Content-Length` /
+///    `Transfer-Encoding` headers alone, store ``RequestMarker/bodyless`` in `*conCls` for a
+///    request without a body or a retained `RequestState` for one with a body, return `MHD_YES`.
+///    A framing rejection is queued right here (and `*conCls` set to ``RequestMarker/answered``):
+///    0.9.75 then answers with `Connection: close` and does not read the body, which is what a
+///    rejection wants. A normal response is never queued on the first call, because 0.9.75 would
+///    also close the connection after it (keep-alive lost).
 /// 2. Calls with `*uploadDataSize > 0`: copy the bytes into the body (or discard them after a
 ///    streamed `payloadTooLarge`), set `*uploadDataSize = 0`.
-/// 3. Final call (`*uploadDataSize == 0`): run the handler (or the rejection) and queue its response.
+/// 3. Final call (`*uploadDataSize == 0`): copy method, path, query and headers into an
+///    ``HTTPRequest`` (libmicrohttpd still holds them), run the handler (or the rejection) and
+///    queue its response.
 func menuAccessHandler(
     _ cls: UnsafeMutableRawPointer?,
     _ connection: OpaquePointer?,
