@@ -216,31 +216,6 @@ func menuReleaseResponseBody(_ cls: UnsafeMutableRawPointer?) {
     Unmanaged<ResponseBody>.fromOpaque(cls).release()
 }
 
-/// `MHD_KeyValueIteratorN` for the request headers: appends `(name, value)` with the name
-/// lowercased (ASCII), to the array `cls` points at.
-///
-/// Thread: called synchronously, on the caller's thread, from inside `MHD_get_connection_values_n`
-/// in `collectHeaders`, whose `cls` points at a local array that lives for that whole call.
-func menuCollectHeader(
-    _ cls: UnsafeMutableRawPointer?,
-    _ kind: MHD_ValueKind,
-    _ key: UnsafePointer<CChar>?,
-    _ keySize: Int,
-    _ value: UnsafePointer<CChar>?,
-    _ valueSize: Int
-) -> MHD_Result {
-    guard let cls, let key else { return MHD_Result.YES }
-    let headers = cls.assumingMemoryBound(to: [(name: String, value: String)].self)
-    let bytes = UnsafeRawBufferPointer(start: key, count: keySize)
-    let name = String(unsafeUninitializedCapacity: keySize) { target in
-        for (index, byte) in bytes.enumerated() { target[index] = asciiLowercased(byte) }
-        return keySize
-    }
-    let text = value.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: valueSize), as: UTF8.self) }
-    headers.pointee.append((name: name, value: text ?? ""))
-    return MHD_Result.YES
-}
-
 /// `MHD_KeyValueIteratorN` copying every value of one kind into the ``HTTPFields`` that `cls`
 /// points at: header names lowercased, query values `nil` when the argument has no `=`.
 ///
@@ -267,10 +242,11 @@ func menuCollectField(
 }
 
 /// `MHD_KeyValueIteratorN` collecting only the headers framing looks at: names starting with
-/// `content-length` or `transfer-encoding` (any case), lowercased, into the array `cls` points at.
-/// Other headers cost a byte comparison or two and no allocation.
+/// `content-length` or `transfer-encoding` (any case), lowercased, into the ``HTTPFields`` `cls`
+/// points at (through ``menuCollectField``). Other headers cost a byte comparison or two and no
+/// allocation.
 ///
-/// Thread: as ``menuCollectHeader``, from inside `collectFramingHeaders`.
+/// Thread: as ``menuCollectField``, from inside `collectFramingHeaders`.
 func menuCollectFramingHeader(
     _ cls: UnsafeMutableRawPointer?,
     _ kind: MHD_ValueKind,
@@ -288,16 +264,16 @@ func menuCollectFramingHeader(
         prefix.count <= keySize && prefix.indices.allSatisfy { asciiLowercased(bytes[$0]) == prefix[$0] }
     }
     guard matches else { return MHD_Result.YES }
-    return menuCollectHeader(cls, kind, key, keySize, value, valueSize)
+    return menuCollectField(cls, kind, key, keySize, value, valueSize)
 }
 
 /// The request headers that decide how the body is framed (see ``menuCollectFramingHeader``).
 private func collectFramingHeaders(of connection: OpaquePointer) -> [(name: String, value: String)] {
-    var headers: [(name: String, value: String)] = []
+    var headers = HTTPFields()  // nothing allocated unless a framing header is there
     withUnsafeMutablePointer(to: &headers) { pointer in
         _ = MHD_get_connection_values_n(connection, .HEADER_KIND, menuCollectFramingHeader, UnsafeMutableRawPointer(pointer))
     }
-    return headers
+    return headers.map { (name: $0.name, value: $0.value ?? "") }
 }
 
 /// Appends every value of `kind` (headers, names lowercased, or query arguments) in wire order,

@@ -92,14 +92,10 @@ struct RowOpening {
 
     init(index: Int) {
         precondition(index >= 0)
-        var remaining = index
+        let digits = String(index).utf8  // at most 19 bytes: a small string, nothing allocated
         withUnsafeMutableBytes(of: &text) { bytes in
-            var position = bytes.count
-            repeat {
-                position -= 1
-                bytes[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: remaining % 10)
-                remaining /= 10
-            } while remaining > 0
+            var position = bytes.count - digits.count
+            for (offset, byte) in digits.enumerated() { bytes[position + offset] = byte }
             Self.prefix.withUTF8Buffer { prefix in
                 position -= prefix.count
                 for (offset, byte) in prefix.enumerated() { bytes[position + offset] = byte }
