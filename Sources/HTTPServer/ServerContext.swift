@@ -118,10 +118,6 @@ enum Framing: Equatable {
         var lengths: [String] = []
         var encodings: [String] = []
         for header in headers {
-            // Only names starting with c or t can matter (lowercased): skip the rest at once.
-            guard let initial = header.name.utf8.first, initial == UInt8(ascii: "c") || initial == UInt8(ascii: "t") else {
-                continue
-            }
             if header.name == "content-length" {
                 lengths.append(header.value)
             } else if header.name == "transfer-encoding" {

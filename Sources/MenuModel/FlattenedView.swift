@@ -256,9 +256,6 @@ public struct VisibleNodeCursor: IteratorProtocol, Sendable {
         flippedPosition = view.state.flipped.lowerBound(of: Int32(node)).index
     }
 
-    /// Rows still to produce.
-    public var remainingCount: Int { remaining }
-
     /// The next visible row, or nil after the last. Inlinable, so a page loop in another module
     /// compiles to one loop with no call per row.
     @inlinable
