@@ -118,6 +118,17 @@ public struct ResponseBodyWriter: ~Copyable {
         written &+= length
     }
 
+    /// Lets `write` store at most `maxBytes` bytes at the end of the buffer and keeps the number
+    /// it returns (which must be `<= maxBytes`): for pieces built with plain stores, one capacity
+    /// check for several of them.
+    @inlinable @inline(__always)
+    public mutating func append(atMost maxBytes: Int, _ write: (UnsafeMutableRawPointer) -> Int) {
+        reserve(maxBytes)
+        let length = write(start + written)
+        precondition(length >= 0 && length <= maxBytes, "wrote more than it reserved")
+        written &+= length
+    }
+
     @inlinable @inline(__always)
     public mutating func append(_ text: StaticString) {
         text.withUTF8Buffer { append(UnsafeRawBufferPointer($0)) }

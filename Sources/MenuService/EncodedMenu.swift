@@ -49,95 +49,125 @@ struct EncodedMenu: Sendable {
         self.split = split
     }
 
-    /// Appends visible rows `offset ..< offset + limit` of `view`, comma-separated, to `writer`:
-    /// per row one short copy of `,{"index":N` (the number counted up in place, not re-formatted),
-    /// one copy of the pre-encoded rest, and for groups `isExpanded` plus a second copy. The
-    /// model's cursor step is inlinable, so this is one loop with no call per row.
+    /// Appends visible rows `offset ..< offset + limit` of `view`, comma-separated, to `writer`.
+    /// Per row: three word stores for `,{"index":N` (see ``RowOpening``), one copy of the
+    /// pre-encoded rest, and for groups `isExpanded` plus a second copy. The model's cursor step
+    /// is inlinable, so this is one loop with no call per row but the copies.
     func writeRows(of view: FlattenedView, offset: Int, limit: Int, to writer: inout JSONWriter) {
         var cursor = view.visibleNodes(from: offset, limit: limit)
-        var opening = RowOpening(index: offset)
         guard let first = cursor.next() else { return }
-        blob.withUnsafeBufferPointer { blob in
+        var opening = RowOpening(index: offset)
+        blob.withUnsafeBytes { blob in
             start.withUnsafeBufferPointer { start in
                 split.withUnsafeBufferPointer { split in
-                    var row = first
-                    opening.write(to: &writer, withComma: false)
-                    while true {
-                        let (head, tail, end) = (start[row.node], split[row.node], start[row.node + 1])
-                        writer.raw(UnsafeBufferPointer(rebasing: blob[head ..< tail]))
-                        if tail < end {  // a group: its isExpanded goes here
-                            writer.bool(row.isExpanded)
-                            writer.raw(UnsafeBufferPointer(rebasing: blob[tail ..< end]))
+                    let blob = blob.baseAddress!
+                    /// Stores `row`'s object after its opening at `target`; returns its length.
+                    @inline(__always)
+                    func store(_ row: VisibleNode, at target: UnsafeMutableRawPointer) -> Int {
+                        let (head, tail, end) = (start[row.node], split[row.node], start[row.node &+ 1])
+                        target.copyMemory(from: blob + head, byteCount: tail &- head)
+                        guard tail < end else { return tail &- head }  // a row: one copy
+                        var length = tail &- head  // a group: its isExpanded goes here
+                        if row.isExpanded {
+                            target.storeBytes(of: Self.trueWord.littleEndian, toByteOffset: length, as: UInt32.self)
+                            length &+= 4
+                        } else {
+                            target.storeBytes(of: Self.falsWord.littleEndian, toByteOffset: length, as: UInt32.self)
+                            target.storeBytes(of: UInt8(ascii: "e"), toByteOffset: length &+ 4, as: UInt8.self)
+                            length &+= 5
                         }
-                        guard let next = cursor.next() else { return }
-                        row = next
+                        (target + length).copyMemory(from: blob + tail, byteCount: end &- tail)
+                        return length &+ (end &- tail)
+                    }
+                    @inline(__always)
+                    func maxLength(of row: VisibleNode) -> Int { start[row.node &+ 1] &- start[row.node] &+ 5 }
+
+                    writer.raw("{\"index\":")
+                    writer.integer(offset)
+                    writer.raw(atMost: maxLength(of: first)) { store(first, at: $0) }
+                    while let row = cursor.next() {
                         opening.increment()
-                        opening.write(to: &writer, withComma: true)
+                        writer.raw(atMost: RowOpening.maxLength &+ maxLength(of: row)) { target in
+                            let length = opening.store(at: target)
+                            return length &+ store(row, at: target + length)
+                        }
                     }
                 }
             }
         }
     }
+
+    /// `true` and `fals` as little-endian words (first character in the low byte).
+    static let trueWord: UInt32 = 0x6575_7274
+    static let falsWord: UInt32 = 0x736C_6166
 }
 
-/// The text that opens a row object, `,{"index":N`, for consecutive row indexes N: the number is
-/// counted up in place (the last digit incremented, nines carried) instead of formatted per row.
+/// The text that opens a row object, `,{"index":N`, for consecutive row indexes N. Up to eight
+/// digits are one machine word counted up by adding one to its last byte (a carry past `9`
+/// re-encodes the word), so an opening costs three stores and no formatting.
 ///
-/// Invariant: the last `length` bytes of `text` (32 bytes) are `,{"index":` followed by the
-/// decimal digits of the current index without leading zeros; `length` is 11 to 30.
+/// Invariant: when `index < 10^8`, `digits` holds the decimal ASCII digits of `index` in memory
+/// order when stored little-endian, and `digitCount` their number (1...8); otherwise `digitCount`
+/// is 0 and the number is formatted when stored.
 struct RowOpening {
-    private var text: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
-    private var length = 0
-    private static let prefix: StaticString = ",{\"index\":"
+    /// The most bytes ``store(at:)`` writes: `,{"index":` and up to 19 digits.
+    static let maxLength = 29
+    private(set) var index: Int
+    private var digits: UInt64 = 0
+    private var digitCount = 0
+    /// `,{"index` and `":` as little-endian words (first character in the low byte).
+    static let prefixHead: UInt64 = 0x7865_646E_6922_7B2C
+    static let prefixTail: UInt16 = 0x3A22
 
     init(index: Int) {
         precondition(index >= 0)
-        let digits = String(index).utf8  // at most 19 bytes: a small string, nothing allocated
-        withUnsafeMutableBytes(of: &text) { bytes in
-            var position = bytes.count - digits.count
-            for (offset, byte) in digits.enumerated() { bytes[position + offset] = byte }
-            Self.prefix.withUTF8Buffer { prefix in
-                position -= prefix.count
-                for (offset, byte) in prefix.enumerated() { bytes[position + offset] = byte }
-            }
-            length = bytes.count - position
-        }
+        self.index = index
+        encode()
     }
 
-    /// Adds one to the index: trailing nines roll over to zeros; when every digit was a nine the
-    /// number gains a leading `1` and the prefix moves one byte left.
+    private mutating func encode() {
+        guard index < 100_000_000 else { digitCount = 0; return }
+        var rest = index
+        var word: UInt64 = 0
+        var count = 0
+        repeat {  // the last digit first, ending with the first digit in the low byte
+            word = word << 8 | UInt64(UInt8(ascii: "0") + UInt8(rest % 10))
+            rest /= 10
+            count += 1
+        } while rest > 0
+        digits = word
+        digitCount = count
+    }
+
+    /// Adds one to the index.
     @inline(__always)
     mutating func increment() {
-        let total = 32
-        let digitsStart = total &- (length &- 10)
-        let carried: Bool = withUnsafeMutableBytes(of: &text) { bytes in
-            var position = total &- 1
-            while position >= digitsStart {
-                if bytes[position] == UInt8(ascii: "9") {
-                    bytes[position] = UInt8(ascii: "0")
-                    position &-= 1
-                } else {
-                    bytes[position] &+= 1
-                    return false
-                }
-            }
-            // All nines: shift the prefix left and put a 1 in front of the zeros.
-            let prefixStart = digitsStart - 10
-            for offset in prefixStart ..< digitsStart { bytes[offset - 1] = bytes[offset] }
-            bytes[digitsStart - 1] = UInt8(ascii: "1")
-            return true
+        index &+= 1
+        let lastDigitShift = UInt64(truncatingIfNeeded: (digitCount &- 1) &* 8)
+        if digitCount > 0, (digits &>> lastDigitShift) & 0xFF != UInt64(UInt8(ascii: "9")) {
+            digits &+= 1 &<< lastDigitShift
+        } else {
+            encode()  // a carry, 1 in 10 increments, or past 8 digits
         }
-        if carried { length += 1 }
     }
 
-    /// Appends `,{"index":N` (or `{"index":N` for the first row of a page). `mutating` only so
-    /// the text is read in place rather than copied first.
+    /// Stores `,{"index":N` at `target` (room for ``maxLength`` bytes) and returns its length.
     @inline(__always)
-    mutating func write(to writer: inout JSONWriter, withComma: Bool) {
-        let skip = withComma ? 0 : 1
-        let count = length &- skip
-        withUnsafeBytes(of: &text) { bytes in
-            writer.raw(UnsafeRawBufferPointer(start: bytes.baseAddress! + (32 &- count), count: count))
+    func store(at target: UnsafeMutableRawPointer) -> Int {
+        target.storeBytes(of: Self.prefixHead.littleEndian, as: UInt64.self)
+        target.storeBytes(of: Self.prefixTail.littleEndian, toByteOffset: 8, as: UInt16.self)
+        if digitCount > 0 {
+            target.storeBytes(of: digits.littleEndian, toByteOffset: 10, as: UInt64.self)
+            return 10 &+ digitCount
         }
+        var count = 0
+        var rest = index
+        repeat { count += 1; rest /= 10 } while rest > 0
+        rest = index
+        for position in stride(from: 10 + count - 1, through: 10, by: -1) {
+            target.storeBytes(of: UInt8(ascii: "0") + UInt8(rest % 10), toByteOffset: position, as: UInt8.self)
+            rest /= 10
+        }
+        return 10 + count
     }
 }

@@ -38,6 +38,11 @@ struct JSONWriter: ~Copyable {
         buffer.append(other)
     }
 
+    /// Lets `write` store at most `maxBytes` bytes at the end and keeps the count it returns.
+    @inline(__always) mutating func raw(atMost maxBytes: Int, _ write: (UnsafeMutableRawPointer) -> Int) {
+        buffer.append(atMost: maxBytes, write)
+    }
+
     @inline(__always) mutating func integer(_ value: Int) {
         buffer.appendDecimal(value)
     }

@@ -26,6 +26,19 @@ struct ResponseBodyTests {
         #expect(body.bytes == (0 ..< 10_000).map { UInt8(truncatingIfNeeded: $0) })
     }
 
+    @Test func inPlaceAppendsKeepOnlyTheBytesReportedAndGrowForTheRoomAsked() {
+        var writer = ResponseBodyWriter(capacity: 16)
+        writer.append(atMost: 8) { target in
+            for offset in 0 ..< 8 { target.storeBytes(of: UInt8(ascii: "x"), toByteOffset: offset, as: UInt8.self) }
+            return 3  // scratch past the reported length is not kept
+        }
+        writer.append(atMost: 100) { target in
+            for offset in 0 ..< 100 { target.storeBytes(of: UInt8(truncatingIfNeeded: offset), toByteOffset: offset, as: UInt8.self) }
+            return 100
+        }
+        #expect(writer.bytes == Array("xxx".utf8) + (0 ..< 100).map { UInt8($0) })
+    }
+
     @Test(arguments: [0, 1, 9, 10, 99, 100, -1, -10, 1_234_567_890, Int.max, Int.min, Int.min + 1])
     func decimalsMatchTheirDescription(value: Int) {
         var writer = ResponseBodyWriter()
