@@ -6,16 +6,16 @@ import Musl
 import Darwin
 #endif
 
-/// The name/value pairs of a request: its headers, or its query arguments. They are kept as one
-/// UTF-8 byte block plus offsets (which a request's headers and query share), so copying a
-/// request's fields costs two allocations however many there are, and a `String` is made only for
-/// a field read as one.
+/// The name/value pairs of a request: its headers, or its query arguments. They are kept in one
+/// block (entries, then the UTF-8 bytes of names and values) which a request's headers and query
+/// share, so copying a request's fields costs two allocations however many there are, and a
+/// `String` is made only for a field read as one.
 ///
-/// Invariant: field `p` is `entries[base + p]` for `p` in `0 ..< fieldCount`; an entry names
-/// `bytes[nameStart ..< nameStart + nameLength]` and, when `valueLength >= 0`, the value
-/// `bytes[valueStart ..< valueStart + valueLength]`; a negative `valueLength` is a field without a
-/// value (`?flag`). Wire order and duplicates are kept. Appending is only for building: it keeps
-/// the invariant while this value's fields are the last entries of the storage.
+/// Invariant: field `p` is entry `base + p` of `storage`, for `p` in `0 ..< fieldCount`; an entry
+/// names bytes `nameStart ..< nameStart + nameLength` and, when `valueLength >= 0`, the value
+/// `valueStart ..< valueStart + valueLength`; a negative `valueLength` is a field without a value
+/// (`?flag`). Wire order and duplicates are kept. Storage is written once, by
+/// ``filled(fields:bytes:_:)``, and never changes after.
 /// Iterating yields `(name, value)` with `String`s made on the fly; ``firstValue(named:)``,
 /// ``count(named:)`` and ``withValue(at:_:)`` compare and read bytes without making any.
 public struct HTTPFields: Sendable, RandomAccessCollection, CustomStringConvertible {
@@ -26,8 +26,23 @@ public struct HTTPFields: Sendable, RandomAccessCollection, CustomStringConverti
         var valueLength: Int32
     }
 
-    private var bytes: [UInt8] = []
-    private var entries: [Entry] = []
+    /// The block shared by the fields of one request. Immutable once ``filled(fields:bytes:_:)``
+    /// returns, which is what makes it `Sendable`.
+    final class Storage: @unchecked Sendable {
+        let entries: UnsafeMutablePointer<Entry>
+        let bytes: UnsafeMutablePointer<UInt8>
+
+        init(fields: Int, bytes: Int) {
+            let entryBytes = fields * MemoryLayout<Entry>.stride
+            guard let block = malloc(Swift.max(1, entryBytes + bytes)) else { fatalError("out of memory (\(entryBytes + bytes) bytes)") }
+            entries = block.bindMemory(to: Entry.self, capacity: fields)
+            self.bytes = (block + entryBytes).bindMemory(to: UInt8.self, capacity: bytes)
+        }
+
+        deinit { free(entries) }
+    }
+
+    private var storage: Storage?
     private var base = 0
     private var fieldCount = 0
 
@@ -36,39 +51,78 @@ public struct HTTPFields: Sendable, RandomAccessCollection, CustomStringConverti
 
     /// The given fields, in order.
     public init(_ pairs: [(name: String, value: String?)]) {
-        for pair in pairs {
-            var name = pair.name
-            name.withUTF8 { name in
-                if var value = pair.value {
-                    value.withUTF8 { append(name: UnsafeRawBufferPointer(name), value: UnsafeRawBufferPointer($0)) }
-                } else {
-                    append(name: UnsafeRawBufferPointer(name), value: nil)
+        let byteCount = pairs.reduce(0) { $0 + $1.name.utf8.count + ($1.value?.utf8.count ?? 0) }
+        self = Self.filled(fields: pairs.count, bytes: byteCount) { writer in
+            for pair in pairs {
+                var name = pair.name
+                name.withUTF8 { name in
+                    if var value = pair.value {
+                        value.withUTF8 { _ = writer.append(name: UnsafeRawBufferPointer(name), value: UnsafeRawBufferPointer($0)) }
+                    } else {
+                        _ = writer.append(name: UnsafeRawBufferPointer(name), value: nil)
+                    }
                 }
             }
         }
     }
 
-    /// Room for `count` fields of `bytes` bytes in all.
-    mutating func reserveCapacity(fields count: Int, bytes byteCount: Int) {
-        entries.reserveCapacity(count)
-        bytes.reserveCapacity(byteCount)
+    /// Writes fields into storage of a size fixed in advance (measure first, then fill: no growth,
+    /// no per-field allocation).
+    ///
+    /// Invariant: the first `byteCount` bytes and `fieldCount` entries are written, and every
+    /// entry points inside the first `byteCount` bytes.
+    struct Writer {
+        let bytes: UnsafeMutableRawBufferPointer
+        let entries: UnsafeMutableBufferPointer<Entry>
+        private(set) var byteCount = 0
+        private(set) var fieldCount = 0
+
+        init(bytes: UnsafeMutableRawBufferPointer, entries: UnsafeMutableBufferPointer<Entry>) {
+            self.bytes = bytes
+            self.entries = entries
+        }
+
+        /// Appends a field, ASCII letters of the name lowercased with `lowercasingName`; returns
+        /// false, writing nothing, when it does not fit.
+        mutating func append(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer?, lowercasingName: Bool = false) -> Bool {
+            let valueCount = value?.count ?? 0
+            guard fieldCount < entries.count, name.count + valueCount <= bytes.count - byteCount,
+                  byteCount + name.count + valueCount <= Int(Int32.max) else { return false }
+            let nameStart = byteCount
+            if lowercasingName {
+                let target = bytes.baseAddress! + nameStart
+                for index in 0 ..< name.count {
+                    target.storeBytes(of: asciiLowercased(name[index]), toByteOffset: index, as: UInt8.self)
+                }
+            } else if let source = name.baseAddress, !name.isEmpty {
+                (bytes.baseAddress! + nameStart).copyMemory(from: source, byteCount: name.count)
+            }
+            let valueStart = nameStart + name.count
+            if let value, let source = value.baseAddress, !value.isEmpty {
+                (bytes.baseAddress! + valueStart).copyMemory(from: source, byteCount: value.count)
+            }
+            entries[fieldCount] = Entry(
+                nameStart: Int32(nameStart), nameLength: Int32(name.count),
+                valueStart: Int32(valueStart), valueLength: value.map { Int32($0.count) } ?? -1)
+            byteCount = valueStart + valueCount
+            fieldCount += 1
+            return true
+        }
     }
 
-    /// Appends a field; with `lowercasingName`, ASCII letters of the name are lowercased as they are copied.
-    mutating func append(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer?, lowercasingName: Bool = false) {
-        let nameStart = bytes.count
-        bytes.append(contentsOf: name)
-        if lowercasingName {
-            bytes.withUnsafeMutableBufferPointer { all in
-                for index in nameStart ..< all.count { all[index] = asciiLowercased(all[index]) }
-            }
-        }
-        let valueStart = bytes.count
-        if let value { bytes.append(contentsOf: value) }
-        entries.append(Entry(
-            nameStart: Int32(nameStart), nameLength: Int32(name.count),
-            valueStart: Int32(valueStart), valueLength: value.map { Int32($0.count) } ?? -1))
-        fieldCount += 1
+    /// The fields `fill` writes into storage for at most `fields` fields of `bytes` bytes in all
+    /// (what does not fit is refused by ``Writer/append(name:value:lowercasingName:)``).
+    static func filled(fields: Int, bytes: Int, _ fill: (inout Writer) -> Void) -> HTTPFields {
+        var result = HTTPFields()
+        guard fields > 0 else { return result }
+        let storage = Storage(fields: fields, bytes: bytes)
+        var writer = Writer(
+            bytes: UnsafeMutableRawBufferPointer(start: storage.bytes, count: bytes),
+            entries: UnsafeMutableBufferPointer(start: storage.entries, count: fields))
+        fill(&writer)
+        result.storage = storage
+        result.fieldCount = writer.fieldCount
+        return result
     }
 
     /// Splits built fields in two that share this storage: fields `0 ..< boundary`, and the rest.
@@ -91,32 +145,42 @@ public struct HTTPFields: Sendable, RandomAccessCollection, CustomStringConverti
 
     /// The name of the field at `position`.
     public func name(at position: Int) -> String {
-        let entry = entries[base &+ position]
-        return String(decoding: bytes[Int(entry.nameStart) ..< Int(entry.nameStart + entry.nameLength)], as: UTF8.self)
+        let entry = self.entry(at: position)
+        return String(decoding: bytes(Int(entry.nameStart), Int(entry.nameLength)), as: UTF8.self)
     }
 
     /// The value of the field at `position`; nil for a field without one.
     public func value(at position: Int) -> String? {
-        let entry = entries[base &+ position]
+        let entry = self.entry(at: position)
         guard entry.valueLength >= 0 else { return nil }
-        return String(decoding: bytes[Int(entry.valueStart) ..< Int(entry.valueStart + entry.valueLength)], as: UTF8.self)
+        return String(decoding: bytes(Int(entry.valueStart), Int(entry.valueLength)), as: UTF8.self)
+    }
+
+    private func entry(at position: Int) -> Entry {
+        precondition(position >= 0 && position < fieldCount, "field position \(position) out of range")
+        return storage!.entries[base &+ position]
+    }
+
+    /// `count` bytes from `start`, valid while `storage` lives (`self` keeps it).
+    private func bytes(_ start: Int, _ count: Int) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: storage!.bytes + start, count: count)
     }
 
     /// Whether the name of the field at `position` is exactly `name` (bytes compared as given).
     public func name(at position: Int, equals name: StaticString) -> Bool {
-        let entry = entries[base &+ position]
+        let entry = self.entry(at: position)
         return Int(entry.nameLength) == name.utf8CodeUnitCount && nameStarts(entry, with: name)
     }
 
     /// Whether the name of the field at `position` starts with `prefix` (bytes compared as given).
     public func name(at position: Int, hasPrefix prefix: StaticString) -> Bool {
-        let entry = entries[base &+ position]
+        let entry = self.entry(at: position)
         return Int(entry.nameLength) >= prefix.utf8CodeUnitCount && nameStarts(entry, with: prefix)
     }
 
     private func nameStarts(_ entry: Entry, with prefix: StaticString) -> Bool {
-        bytes.withUnsafeBufferPointer { all in
-            memcmp(all.baseAddress! + Int(entry.nameStart), prefix.utf8Start, prefix.utf8CodeUnitCount) == 0
+        withExtendedLifetime(storage) {
+            memcmp(bytes(Int(entry.nameStart), prefix.utf8CodeUnitCount).baseAddress!, prefix.utf8Start, prefix.utf8CodeUnitCount) == 0
         }
     }
 
@@ -141,10 +205,10 @@ public struct HTTPFields: Sendable, RandomAccessCollection, CustomStringConverti
     /// Calls `body` with the value bytes of the field at `position` (nil for a field without a
     /// value), valid only during the call.
     public func withValue<Result>(at position: Int, _ body: (UnsafeRawBufferPointer?) throws -> Result) rethrows -> Result {
-        let entry = entries[base &+ position]
+        let entry = self.entry(at: position)
         guard entry.valueLength >= 0 else { return try body(nil) }
-        return try bytes.withUnsafeBytes { all in
-            try body(UnsafeRawBufferPointer(rebasing: all[Int(entry.valueStart) ..< Int(entry.valueStart + entry.valueLength)]))
+        return try withExtendedLifetime(storage) {
+            try body(UnsafeRawBufferPointer(bytes(Int(entry.valueStart), Int(entry.valueLength))))
         }
     }
 

@@ -136,19 +136,38 @@ func menuAccessHandler(
 private func makeRequest(
     _ connection: OpaquePointer, method: UnsafePointer<CChar>?, url: UnsafePointer<CChar>?, body: [UInt8]
 ) -> HTTPRequest {
-    // Query arguments, then headers, into one shared storage (two allocations for the request).
-    var fields = HTTPFields()
-    fields.reserveCapacity(fields: 12, bytes: 512)
-    collectFields(of: connection, kind: .GET_ARGUMENT_KIND, into: &fields)
-    let argumentCount = fields.count
-    collectFields(of: connection, kind: .HEADER_KIND, into: &fields)
+    // Query arguments, then headers, into one shared storage of exactly the size they need: one
+    // pass over libmicrohttpd's lists to measure, one to copy (two allocations for the request).
+    var size = FieldsSize()
+    withUnsafeMutablePointer(to: &size) { size in
+        _ = MHD_get_connection_values_n(connection, .GET_ARGUMENT_KIND, menuMeasureField, size)
+        _ = MHD_get_connection_values_n(connection, .HEADER_KIND, menuMeasureField, size)
+    }
+    var argumentCount = 0
+    let fields = HTTPFields.filled(fields: size.fields, bytes: size.bytes) { writer in
+        withUnsafeMutablePointer(to: &writer) { writer in
+            _ = MHD_get_connection_values_n(connection, .GET_ARGUMENT_KIND, menuCopyField, writer)
+            argumentCount = writer.pointee.fieldCount
+            _ = MHD_get_connection_values_n(connection, .HEADER_KIND, menuCopyField, writer)
+        }
+    }
     let (query, headers) = fields.split(at: argumentCount)
     return HTTPRequest(
-        method: method.map { String(cString: $0) } ?? "",
+        method: method.map(methodName) ?? "",
         path: url.map { String(cString: $0) } ?? "",
         query: query,
         lowercasedHeaders: headers,
         body: body)
+}
+
+/// The method as a `String`: the common ones without decoding (a literal is free to make).
+private func methodName(_ method: UnsafePointer<CChar>) -> String {
+    switch (method[0], method[1], method[2], method[3]) {
+    case (0x47, 0x45, 0x54, 0): return "GET"
+    case (0x50, 0x4F, 0x53, 0x54) where method[4] == 0: return "POST"
+    case (0x50, 0x55, 0x54, 0): return "PUT"
+    default: return String(cString: method)
+    }
 }
 
 /// What `*con_cls` holds besides a retained ``RequestState``: two values that are never object
@@ -216,12 +235,37 @@ func menuReleaseResponseBody(_ cls: UnsafeMutableRawPointer?) {
     Unmanaged<ResponseBody>.fromOpaque(cls).release()
 }
 
-/// `MHD_KeyValueIteratorN` copying every value of one kind into the ``HTTPFields`` that `cls`
-/// points at: header names lowercased, query values `nil` when the argument has no `=`.
+/// How many fields, and bytes of names and values, ``menuMeasureField`` has seen.
+struct FieldsSize {
+    var fields = 0
+    var bytes = 0
+}
+
+/// `MHD_KeyValueIteratorN` adding each field's size to the ``FieldsSize`` that `cls` points at
+/// (the first of the two passes that copy a request's fields).
 ///
-/// Thread: called synchronously, on the caller's thread, from inside `MHD_get_connection_values_n`
-/// in `collectFields`, whose `cls` points at a local value that lives for that whole call.
-func menuCollectField(
+/// Thread: called synchronously, on the caller's thread, from inside `MHD_get_connection_values_n`.
+func menuMeasureField(
+    _ cls: UnsafeMutableRawPointer?,
+    _ kind: MHD_ValueKind,
+    _ key: UnsafePointer<CChar>?,
+    _ keySize: Int,
+    _ value: UnsafePointer<CChar>?,
+    _ valueSize: Int
+) -> MHD_Result {
+    guard let cls, key != nil else { return MHD_Result.YES }
+    let size = cls.assumingMemoryBound(to: FieldsSize.self)
+    size.pointee.fields += 1
+    size.pointee.bytes += keySize + (value == nil ? 0 : valueSize)
+    return MHD_Result.YES
+}
+
+/// `MHD_KeyValueIteratorN` copying each field into the ``HTTPFields/Writer`` that `cls` points at:
+/// header names lowercased, a header without a value given an empty one, a query argument
+/// without `=` none. Stops the iteration if a field does not fit what was measured.
+///
+/// Thread: as ``menuMeasureField``.
+func menuCopyField(
     _ cls: UnsafeMutableRawPointer?,
     _ kind: MHD_ValueKind,
     _ key: UnsafePointer<CChar>?,
@@ -230,23 +274,22 @@ func menuCollectField(
     _ valueSize: Int
 ) -> MHD_Result {
     guard let cls, let key else { return MHD_Result.YES }
-    let fields = cls.assumingMemoryBound(to: HTTPFields.self)
+    let writer = cls.assumingMemoryBound(to: HTTPFields.Writer.self)
     let isHeader = kind == .HEADER_KIND
-    fields.pointee.append(
+    let copied = writer.pointee.append(
         name: UnsafeRawBufferPointer(start: key, count: keySize),
-        // A header without a value is an empty one; an argument without `=` has none.
         value: value.map { UnsafeRawBufferPointer(start: $0, count: valueSize) }
             ?? (isHeader ? UnsafeRawBufferPointer(start: key, count: 0) : nil),
         lowercasingName: isHeader)
-    return MHD_Result.YES
+    return copied ? MHD_Result.YES : MHD_Result.NO
 }
 
 /// `MHD_KeyValueIteratorN` collecting only the headers framing looks at: names starting with
-/// `content-length` or `transfer-encoding` (any case), lowercased, into the ``HTTPFields`` `cls`
-/// points at (through ``menuCollectField``). Other headers cost a byte comparison or two and no
-/// allocation.
+/// `content-length` or `transfer-encoding` (any case), lowercased, into the
+/// `[(name: String, value: String)]` that `cls` points at. Other headers cost a byte comparison
+/// or two and no allocation.
 ///
-/// Thread: as ``menuCollectField``, from inside `collectFramingHeaders`.
+/// Thread: as ``menuMeasureField``, from inside `collectFramingHeaders`.
 func menuCollectFramingHeader(
     _ cls: UnsafeMutableRawPointer?,
     _ kind: MHD_ValueKind,
@@ -255,7 +298,7 @@ func menuCollectFramingHeader(
     _ value: UnsafePointer<CChar>?,
     _ valueSize: Int
 ) -> MHD_Result {
-    guard let key, keySize >= 14 else { return MHD_Result.YES }
+    guard let cls, let key, keySize >= 14 else { return MHD_Result.YES }
     let bytes = UnsafeRawBufferPointer(start: key, count: keySize)
     let first = asciiLowercased(bytes[0])
     guard first == UInt8(ascii: "c") || first == UInt8(ascii: "t") else { return MHD_Result.YES }
@@ -264,24 +307,20 @@ func menuCollectFramingHeader(
         prefix.count <= keySize && prefix.indices.allSatisfy { asciiLowercased(bytes[$0]) == prefix[$0] }
     }
     guard matches else { return MHD_Result.YES }
-    return menuCollectField(cls, kind, key, keySize, value, valueSize)
+    let headers = cls.assumingMemoryBound(to: [(name: String, value: String)].self)
+    headers.pointee.append((
+        name: String(decoding: bytes.lazy.map(asciiLowercased), as: UTF8.self),
+        value: value.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: valueSize), as: UTF8.self) } ?? ""))
+    return MHD_Result.YES
 }
 
 /// The request headers that decide how the body is framed (see ``menuCollectFramingHeader``).
 private func collectFramingHeaders(of connection: OpaquePointer) -> [(name: String, value: String)] {
-    var headers = HTTPFields()  // nothing allocated unless a framing header is there
+    var headers: [(name: String, value: String)] = []  // nothing allocated unless one is there
     withUnsafeMutablePointer(to: &headers) { pointer in
         _ = MHD_get_connection_values_n(connection, .HEADER_KIND, menuCollectFramingHeader, UnsafeMutableRawPointer(pointer))
     }
-    return headers.map { (name: $0.name, value: $0.value ?? "") }
-}
-
-/// Appends every value of `kind` (headers, names lowercased, or query arguments) in wire order,
-/// via `MHD_get_connection_values_n` (length-aware, so a `%00` in a query value survives).
-private func collectFields(of connection: OpaquePointer, kind: MHD_ValueKind, into fields: inout HTTPFields) {
-    withUnsafeMutablePointer(to: &fields) { pointer in
-        _ = MHD_get_connection_values_n(connection, kind, menuCollectField, UnsafeMutableRawPointer(pointer))
-    }
+    return headers
 }
 
 /// A short `text/plain` response for answers the wrapper has to write itself.

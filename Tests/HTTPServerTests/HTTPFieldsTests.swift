@@ -1,4 +1,4 @@
-import HTTPServer
+@testable import HTTPServer
 import Testing
 
 @Suite("HTTPFields: request headers and query arguments in one byte block")
@@ -41,5 +41,40 @@ struct HTTPFieldsTests {
         #expect(request.headers.map(\.name) == ["x-thing", "host"])
         #expect(request.header("x-THING") == "1")
         #expect(request.header("missing") == nil)
+    }
+}
+
+@Suite("HTTPFields.Writer: fields copied into storage measured in advance")
+struct HTTPFieldsWriterTests {
+    @Test func aFieldThatDoesNotFitIsRefusedAndTheFieldsBeforeItAreKept() {
+        var refused: [Bool] = []
+        let fields = HTTPFields.filled(fields: 3, bytes: 10) { writer in
+            for (name, value) in [("abc", "12"), ("toolong", "123456"), ("de", "3")] {
+                let copied = Array(name.utf8).withUnsafeBytes { name in
+                    Array(value.utf8).withUnsafeBytes { writer.append(name: name, value: $0) }
+                }
+                refused.append(!copied)
+            }
+        }
+        #expect(refused == [false, true, false])
+        #expect(fields.map(\.name) == ["abc", "de"])
+        #expect(fields.map(\.value) == ["12", "3"])
+    }
+
+    @Test func moreFieldsThanMeasuredAreRefused() {
+        let fields = HTTPFields.filled(fields: 1, bytes: 100) { writer in
+            for name in ["a", "b"] {
+                _ = Array(name.utf8).withUnsafeBytes { writer.append(name: $0, value: nil) }
+            }
+        }
+        #expect(fields.map(\.name) == ["a"])
+        #expect(fields.map(\.value) == [nil])
+    }
+
+    @Test func lowercasingCopiesNamesWithASCIILettersLowered() {
+        let fields = HTTPFields.filled(fields: 1, bytes: 32) { writer in
+            _ = Array("X-Session-ID_9ü".utf8).withUnsafeBytes { writer.append(name: $0, value: nil, lowercasingName: true) }
+        }
+        #expect(fields.map(\.name) == ["x-session-id_9ü"])
     }
 }
