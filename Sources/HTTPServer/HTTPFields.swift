@@ -19,18 +19,27 @@ import Darwin
 /// Iterating yields `(name, value)` with `String`s made on the fly; ``firstValue(named:)``,
 /// ``count(named:)`` and ``withValue(at:_:)`` compare and read bytes without making any.
 public struct HTTPFields: Sendable, RandomAccessCollection, CustomStringConvertible {
+    @usableFromInline
     struct Entry: Sendable {
-        var nameStart: Int32
-        var nameLength: Int32
-        var valueStart: Int32
-        var valueLength: Int32
+        @usableFromInline var nameStart: Int32
+        @usableFromInline var nameLength: Int32
+        @usableFromInline var valueStart: Int32
+        @usableFromInline var valueLength: Int32
+
+        init(nameStart: Int32, nameLength: Int32, valueStart: Int32, valueLength: Int32) {
+            self.nameStart = nameStart
+            self.nameLength = nameLength
+            self.valueStart = valueStart
+            self.valueLength = valueLength
+        }
     }
 
     /// The block shared by the fields of one request. Immutable once ``filled(fields:bytes:_:)``
     /// returns, which is what makes it `Sendable`.
+    @usableFromInline
     final class Storage: @unchecked Sendable {
-        let entries: UnsafeMutablePointer<Entry>
-        let bytes: UnsafeMutablePointer<UInt8>
+        @usableFromInline let entries: UnsafeMutablePointer<Entry>
+        @usableFromInline let bytes: UnsafeMutablePointer<UInt8>
 
         init(fields: Int, bytes: Int) {
             let entryBytes = fields * MemoryLayout<Entry>.stride
@@ -42,9 +51,10 @@ public struct HTTPFields: Sendable, RandomAccessCollection, CustomStringConverti
         deinit { free(entries) }
     }
 
-    private var storage: Storage?
-    private var base = 0
-    private var fieldCount = 0
+    // Internal rather than private so the byte-level reads below can be inlined into callers.
+    @usableFromInline var storage: Storage?
+    @usableFromInline var base = 0
+    @usableFromInline var fieldCount = 0
 
     /// No fields.
     public init() {}
@@ -136,7 +146,7 @@ public struct HTTPFields: Sendable, RandomAccessCollection, CustomStringConverti
     }
 
     public var startIndex: Int { 0 }
-    public var endIndex: Int { fieldCount }
+    @inlinable public var endIndex: Int { fieldCount }
 
     /// The field at `position`, as `String`s (invalid UTF-8 repaired).
     public subscript(position: Int) -> (name: String, value: String?) {
@@ -156,35 +166,41 @@ public struct HTTPFields: Sendable, RandomAccessCollection, CustomStringConverti
         return String(decoding: bytes(Int(entry.valueStart), Int(entry.valueLength)), as: UTF8.self)
     }
 
-    private func entry(at position: Int) -> Entry {
+    @inlinable @inline(__always)
+    func entry(at position: Int) -> Entry {
         precondition(position >= 0 && position < fieldCount, "field position \(position) out of range")
         return storage!.entries[base &+ position]
     }
 
     /// `count` bytes from `start`, valid while `storage` lives (`self` keeps it).
-    private func bytes(_ start: Int, _ count: Int) -> UnsafeBufferPointer<UInt8> {
+    @inlinable @inline(__always)
+    func bytes(_ start: Int, _ count: Int) -> UnsafeBufferPointer<UInt8> {
         UnsafeBufferPointer(start: storage!.bytes + start, count: count)
     }
 
     /// Whether the name of the field at `position` is exactly `name` (bytes compared as given).
+    @inlinable
     public func name(at position: Int, equals name: StaticString) -> Bool {
         let entry = self.entry(at: position)
         return Int(entry.nameLength) == name.utf8CodeUnitCount && nameStarts(entry, with: name)
     }
 
     /// Whether the name of the field at `position` starts with `prefix` (bytes compared as given).
+    @inlinable
     public func name(at position: Int, hasPrefix prefix: StaticString) -> Bool {
         let entry = self.entry(at: position)
         return Int(entry.nameLength) >= prefix.utf8CodeUnitCount && nameStarts(entry, with: prefix)
     }
 
-    private func nameStarts(_ entry: Entry, with prefix: StaticString) -> Bool {
+    @inlinable
+    func nameStarts(_ entry: Entry, with prefix: StaticString) -> Bool {
         withExtendedLifetime(storage) {
             memcmp(bytes(Int(entry.nameStart), prefix.utf8CodeUnitCount).baseAddress!, prefix.utf8Start, prefix.utf8CodeUnitCount) == 0
         }
     }
 
     /// How many fields are called exactly `name`.
+    @inlinable
     public func count(named name: StaticString) -> Int {
         var found = 0
         for position in indices where self.name(at: position, equals: name) { found += 1 }
@@ -192,6 +208,7 @@ public struct HTTPFields: Sendable, RandomAccessCollection, CustomStringConverti
     }
 
     /// The position of the first field called exactly `name`.
+    @inlinable
     public func firstIndex(named name: StaticString) -> Int? {
         for position in indices where self.name(at: position, equals: name) { return position }
         return nil
@@ -204,6 +221,7 @@ public struct HTTPFields: Sendable, RandomAccessCollection, CustomStringConverti
 
     /// Calls `body` with the value bytes of the field at `position` (nil for a field without a
     /// value), valid only during the call.
+    @inlinable
     public func withValue<Result>(at position: Int, _ body: (UnsafeRawBufferPointer?) throws -> Result) rethrows -> Result {
         let entry = self.entry(at: position)
         guard entry.valueLength >= 0 else { return try body(nil) }

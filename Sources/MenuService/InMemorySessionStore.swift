@@ -53,13 +53,20 @@ public final class InMemorySessionStore: SessionStore {
         let now = clock()
         let ttl = timeToLive
         return try table.withShard(of: id) { sessions throws(SessionStoreError) in
-            // One hash lookup: the index serves both the read and the in-place lastUsed update.
-            guard let index = sessions.index(forKey: id), now - sessions.values[index].lastUsed < ttl else {
-                throw .unknownSession
-            }
-            sessions.values[index].lastUsed = now
-            return sessions.values[index].state
+            // One hash lookup, and one in-place access to the entry for the check, the lastUsed
+            // update and the read.
+            guard let index = sessions.index(forKey: id) else { throw .unknownSession }
+            return try Self.touch(&sessions.values[index], at: now, timeToLive: ttl)
         }
+    }
+
+    /// The state of a live `entry`, marked used at `now`; `.unknownSession` when it has expired.
+    private static func touch(_ entry: inout Entry, at now: ContinuousClock.Instant, timeToLive: Duration)
+        throws(SessionStoreError) -> ExpansionState
+    {
+        guard now - entry.lastUsed < timeToLive else { throw .unknownSession }
+        entry.lastUsed = now
+        return entry.state
     }
 
     public func apply(_ command: ExpansionCommand, to id: SessionID?) throws(SessionStoreError) -> AppliedChange {

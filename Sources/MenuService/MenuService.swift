@@ -225,10 +225,14 @@ public final class MenuService: Sendable {
     static func integerParameter(_ name: StaticString, in request: HTTPRequest, default fallback: Int,
                                  range: ClosedRange<Int>) throws(APIError) -> Int {
         let query = request.query
-        guard let position = query.firstIndex(named: name) else { return fallback }
-        guard query.count(named: name) == 1 else {
-            throw .invalidParameter("\(name) given more than once; \(name) must be an integer from \(range.lowerBound) to \(range.upperBound)")
+        var found: Int?
+        for position in query.indices where query.name(at: position, equals: name) {
+            guard found == nil else {
+                throw .invalidParameter("\(name) given more than once; \(name) must be an integer from \(range.lowerBound) to \(range.upperBound)")
+            }
+            found = position
         }
+        guard let position = found else { return fallback }
         let parsed: Int? = query.withValue(at: position) { bytes in
             guard let bytes, !bytes.isEmpty, bytes.count <= 19 else { return nil }
             var value = 0
