@@ -50,8 +50,23 @@ func menuAccessHandler(
     _ conCls: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
 ) -> MHD_Result {
     guard let cls, let connection, let uploadDataSize, let conCls else { return MHD_Result.NO }
-    let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
+    // Guaranteed rather than taken: no retain/release of the context every request threads share.
+    return Unmanaged<ServerContext>.fromOpaque(cls)._withUnsafeGuaranteedRef { context in
+        access(context, connection, url: url, method: method, uploadData: uploadData,
+               uploadDataSize: uploadDataSize, conCls: conCls)
+    }
+}
 
+/// The access handler's work, with its pointers checked (see ``menuAccessHandler``).
+private func access(
+    _ context: ServerContext,
+    _ connection: OpaquePointer,
+    url: UnsafePointer<CChar>?,
+    method: UnsafePointer<CChar>?,
+    uploadData: UnsafePointer<CChar>?,
+    uploadDataSize: UnsafeMutablePointer<Int>,
+    conCls: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+) -> MHD_Result {
     guard let stored = conCls.pointee else {
         // First call: headers are complete, no body byte has been handed over yet. Only the
         // framing headers are looked at now; the request value is built on the final call.
@@ -197,7 +212,8 @@ func menuRequestCompleted(
     if stored != RequestMarker.bodyless && stored != RequestMarker.answered {
         Unmanaged<RequestState>.fromOpaque(stored).release()
     }
-    Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue().requestEnded()
+    // Guaranteed rather than taken: no retain/release of the context every request threads share.
+    Unmanaged<ServerContext>.fromOpaque(cls)._withUnsafeGuaranteedRef { $0.requestEnded() }
 }
 
 /// libmicrohttpd's `MHD_LogCallback` (`MHD_OPTION_EXTERNAL_LOGGER` with `MHD_USE_ERROR_LOG`).

@@ -1,0 +1,38 @@
+@testable import HTTPServer
+import Foundation
+import Synchronization
+import Testing
+
+@Suite("ThreadShardedCounter: a count many threads change and one reads")
+struct ThreadShardedCounterTests {
+    @Test func addsFromManyThreadsSumExactly() {
+        let counter = ThreadShardedCounter()
+        DispatchQueue.concurrentPerform(iterations: 40) { _ in
+            for _ in 0 ..< 1_000 { counter.add(1) }
+        }
+        #expect(counter.sum == 40_000)
+    }
+
+    @Test func anAddOnOneThreadAndASubtractOnAnotherCancel() {
+        let counter = ThreadShardedCounter()
+        let adder = Thread { for _ in 0 ..< 500 { counter.add(1) } }
+        adder.start()
+        while !adder.isFinished { usleep(1_000) }
+        #expect(counter.sum == 500)
+        let subtractor = Thread { for _ in 0 ..< 500 { counter.add(-1) } }
+        subtractor.start()
+        while !subtractor.isFinished { usleep(1_000) }
+        #expect(counter.sum == 0)
+    }
+
+    @Test func aThreadKeepsItsSlotAndThreadsGetDifferentOnes() {
+        let first = ThreadShardedCounter.threadSlot()
+        #expect(ThreadShardedCounter.threadSlot() == first)
+        let other = Mutex(-1)
+        let thread = Thread { other.withLock { $0 = ThreadShardedCounter.threadSlot() } }
+        thread.start()
+        while !thread.isFinished { usleep(1_000) }
+        #expect(other.withLock { $0 } != first)
+        #expect(other.withLock { $0 } >= 0)
+    }
+}
