@@ -138,11 +138,25 @@ public struct ResponseBodyWriter: ~Copyable {
         bytes.withUnsafeBytes { append($0) }
     }
 
-    /// Appends `value` in decimal (ASCII digits, a leading `-` when negative): the digits are
-    /// produced right to left into a 20-byte scratch, then copied once.
+    /// Appends `value` in decimal (ASCII digits, a leading `-` when negative). Up to 8 digits
+    /// (counts, offsets, limits) are built in one word and stored at once; longer numbers go
+    /// right to left through a 20-byte scratch.
     @inlinable
     public mutating func appendDecimal(_ value: Int) {
         reserve(20)  // Int.min is 20 characters
+        if value >= 0, value < 100_000_000 {
+            var rest = value
+            var word: UInt64 = 0
+            var length = 0
+            repeat {  // the last digit first, ending with the first digit in the low byte
+                word = word &<< 8 | UInt64(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10))
+                rest /= 10
+                length &+= 1
+            } while rest > 0
+            (start + written).storeBytes(of: word.littleEndian, as: UInt64.self)
+            written &+= length
+            return
+        }
         var scratch: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes
         let length = withUnsafeMutableBytes(of: &scratch) { digits -> Int in
             var magnitude = value.magnitude

@@ -39,7 +39,7 @@ struct ResponseBodyTests {
         #expect(writer.bytes == Array("xxx".utf8) + (0 ..< 100).map { UInt8($0) })
     }
 
-    @Test(arguments: [0, 1, 9, 10, 99, 100, -1, -10, 1_234_567_890, Int.max, Int.min, Int.min + 1])
+    @Test(arguments: [0, 1, 9, 10, 99, 100, 12_345_678, 99_999_999, 100_000_000, -1, -10, 1_234_567_890, Int.max, Int.min, Int.min + 1])
     func decimalsMatchTheirDescription(value: Int) {
         var writer = ResponseBodyWriter()
         writer.append("[")
