@@ -2,11 +2,13 @@
 # HTTP benchmark: menu-server against the limit of its stack, Benchmarks/c-limit.c (libmicrohttpd
 # serving the identical response bytes from memory, same threading mode), with wrk, in alternating
 # rounds. Prints req/s for each and the ratio; then POST toggle throughput.
-#   Benchmarks/http.sh            (ROUNDS=3 DURATION=10s CONNECTIONS=64 THREADS=2 SIZE=medium)
+# Each round also reports each server's CPU time per request (user + system, from /proc), which
+# the machine's neighbours disturb far less than req/s.
+#   Benchmarks/http.sh            (ROUNDS=9 DURATION=5s CONNECTIONS=64 THREADS=2 SIZE=medium)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-rounds=${ROUNDS:-3}
-duration=${DURATION:-10s}
+rounds=${ROUNDS:-9}
+duration=${DURATION:-5s}
 connections=${CONNECTIONS:-64}
 threads=${THREADS:-2}
 size=${SIZE:-medium}
@@ -59,20 +61,38 @@ rate() { wrk -t2 -c"$connections" -d"$duration" "$@" | awk '/Requests\/sec/ {pri
 # faults in fresh connection pools) would otherwise count against whichever server goes first.
 wrk -t2 -c"$connections" -d2s -H "X-Session-Id: $session" "$server$path" >/dev/null
 wrk -t2 -c"$connections" -d2s -H "X-Session-Id: $session" "$limit$path" >/dev/null
+# One wrk run against the server with pid $1: prints "req/s CPU-microseconds-per-request".
+measure() {
+    local pid=$1
+    shift
+    local before after output
+    before=$(awk '{print $14 + $15}' "/proc/$pid/stat")
+    output=$(wrk -t2 -c"$connections" -d"$duration" "$@")
+    after=$(awk '{print $14 + $15}' "/proc/$pid/stat")
+    echo "$output" | awk -v ticks=$((after - before)) -v hz="$(getconf CLK_TCK)" '
+        /requests in/ {n = $1} /Requests\/sec/ {r = $2}
+        END {printf "%s %.2f\n", r, ticks / hz / n * 1e6}'
+}
 ours=()
 theirs=()
+ratios=()
+cpu_ratios=()
 for round in $(seq "$rounds"); do
-    ours+=("$(rate -H "X-Session-Id: $session" "$server$path")")
-    theirs+=("$(rate -H "X-Session-Id: $session" "$limit$path")")
-    echo "round $round: menu-server ${ours[-1]} req/s, c-limit ${theirs[-1]} req/s"
+    read -r rate_ours cpu_ours < <(measure "${pids[0]}" -H "X-Session-Id: $session" "$server$path")
+    read -r rate_theirs cpu_theirs < <(measure "${pids[1]}" -H "X-Session-Id: $session" "$limit$path")
+    ours+=("$rate_ours")
+    theirs+=("$rate_theirs")
+    ratios+=("$(awk -v a="$rate_ours" -v b="$rate_theirs" 'BEGIN {printf "%.3f", a / b}')")
+    cpu_ratios+=("$(awk -v a="$cpu_ours" -v b="$cpu_theirs" 'BEGIN {printf "%.3f", b / a}')")
+    echo "round $round: menu-server $rate_ours req/s ($cpu_ours us CPU/request), c-limit $rate_theirs req/s ($cpu_theirs us CPU/request); ratio ${ratios[-1]}"
 done
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+quartiles() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+3)/4)] "-" a[int((3*NR+3)/4)]}'; }
 m_ours=$(median "${ours[@]}")
 m_theirs=$(median "${theirs[@]}")
-ratios=()
-for i in "${!ours[@]}"; do ratios+=("$(awk -v a="${ours[$i]}" -v b="${theirs[$i]}" 'BEGIN {printf "%.3f", a / b}')"); done
-echo "GET $path (50 rows): menu-server $m_ours req/s, c-limit $m_theirs req/s, ratio $(awk -v a="$m_ours" -v b="$m_theirs" 'BEGIN {printf "%.2f", a / b}') (target >= 0.80)"
-echo "per-round ratios: ${ratios[*]}; median $(median "${ratios[@]}")"
+echo "GET $path (50 rows): menu-server $m_ours req/s, c-limit $m_theirs req/s (medians), ratio $(awk -v a="$m_ours" -v b="$m_theirs" 'BEGIN {printf "%.2f", a / b}') (target >= 0.80)"
+echo "per-round req/s ratios: ${ratios[*]}; median $(median "${ratios[@]}"), quartiles $(quartiles "${ratios[@]}")"
+echo "per-round CPU-per-request ratios (c-limit / menu-server): ${cpu_ratios[*]}; median $(median "${cpu_ratios[@]}")"
 
 # Writes: POST toggle on one session (one shard lock) and on many sessions (one per connection).
 cat >"$work/toggle.lua" <<LUA
