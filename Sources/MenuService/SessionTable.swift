@@ -8,14 +8,14 @@ import Synchronization
 /// Locks are held only for the caller's closure: a dictionary access and a state change.
 final class SessionTable<Entry: Sendable>: Sendable {
     static var shardCount: Int { 64 }
-
-    final class Shard: Sendable {
-        let sessions: Mutex<[SessionID: Entry]>
-        init(_ sessions: [SessionID: Entry]) { self.sessions = Mutex(sessions) }
-    }
+    /// Shards sit this many mutex strides apart, so no two share a 128-byte span (two cache
+    /// lines): threads locking different shards never contend for a line.
+    private static var spacing: Int { max(1, 128 / MemoryLayout<Mutex<[SessionID: Entry]>>.stride) }
 
     let maxSessions: Int
-    let shards: [Shard]
+    /// `shardCount * spacing` mutexes, shard `k` at `k * spacing`, the others padding. Raw memory
+    /// rather than an array of objects, so locking a shard retains nothing shared.
+    private nonisolated(unsafe) let slots: UnsafeMutablePointer<Mutex<[SessionID: Entry]>>
     private let liveCount: Atomic<Int>
 
     /// `contents`, when given, holds ``shardCount`` dictionaries already split by ``shardIndex(of:)``.
@@ -23,8 +23,16 @@ final class SessionTable<Entry: Sendable>: Sendable {
         self.maxSessions = maxSessions
         let initial = contents ?? Array(repeating: [:], count: Self.shardCount)
         precondition(initial.count == Self.shardCount)
-        shards = initial.map(Shard.init)
+        slots = .allocate(capacity: Self.shardCount * Self.spacing)
+        for slot in 0 ..< Self.shardCount * Self.spacing {
+            (slots + slot).initialize(to: Mutex(slot % Self.spacing == 0 ? initial[slot / Self.spacing] : [:]))
+        }
         liveCount = Atomic(initial.reduce(0) { $0 + $1.count })
+    }
+
+    deinit {
+        slots.deinitialize(count: Self.shardCount * Self.spacing)
+        slots.deallocate()
     }
 
     static func shardIndex(of id: SessionID) -> Int { Int(id.low % UInt64(shardCount)) }
@@ -36,7 +44,15 @@ final class SessionTable<Entry: Sendable>: Sendable {
     func withShard<Result: Sendable, Failure: Error>(
         of id: SessionID, _ body: (inout [SessionID: Entry]) throws(Failure) -> Result
     ) throws(Failure) -> Result {
-        try shards[Self.shardIndex(of: id)].sessions.withLock { (sessions: inout [SessionID: Entry]) throws(Failure) -> Result in
+        try withShard(at: Self.shardIndex(of: id), body)
+    }
+
+    /// Runs `body` on shard `index` (0 ..< ``shardCount``), under that shard's lock.
+    func withShard<Result: Sendable, Failure: Error>(
+        at index: Int, _ body: (inout [SessionID: Entry]) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        precondition(index >= 0 && index < Self.shardCount)
+        return try slots[index * Self.spacing].withLock { (sessions: inout [SessionID: Entry]) throws(Failure) -> Result in
             try body(&sessions)
         }
     }
@@ -60,8 +76,8 @@ final class SessionTable<Entry: Sendable>: Sendable {
     @discardableResult
     func removeAll(where isExpired: (Entry) -> Bool) -> Int {
         var dropped = 0
-        for shard in shards {
-            dropped += shard.sessions.withLock { sessions in
+        for index in 0 ..< Self.shardCount {
+            dropped += withShard(at: index) { sessions in
                 let before = sessions.count
                 sessions = sessions.filter { !isExpired($0.value) }
                 return before - sessions.count

@@ -77,8 +77,8 @@ extension DurableSessionStore {
         var written: Int64 = 0
         var count = 0
         let now = clock()
-        for shard in table.shards {
-            let sessions = shard.sessions.withLock { $0 }
+        for index in 0 ..< SessionTable<Entry>.shardCount {
+            let sessions = table.withShard(at: index) { $0 }
             for (id, entry) in sessions where now - entry.lastUsed < timeToLive {
                 let idle = Int64((now - entry.lastUsed) / .milliseconds(1))
                 DurableRecord.appendSession(id, lastUsed: time - idle, groups: entry.state.changedGroups(in: menu), to: &buffer)

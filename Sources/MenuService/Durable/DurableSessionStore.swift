@@ -120,8 +120,6 @@ public final class DurableSessionStore: SessionStore {
     /// Sessions currently held (expired ones count until they are swept).
     public var count: Int { table.count }
 
-    private func shard(for id: SessionID) -> SessionTable<Entry>.Shard { table.shards[SessionTable<Entry>.shardIndex(of: id)] }
-
     /// A journal record is refreshed by a read at most this often, so idle times survive a
     /// restart to within 1/16 of the time to live.
     private var touchInterval: Duration { max(timeToLive / 16, .seconds(1)) }
@@ -140,7 +138,7 @@ public final class DurableSessionStore: SessionStore {
         var bytes: [UInt8] = []
         let time = wallClock()
         for event in events(id) { DurableRecord.append(event, time: time, to: &bytes) }
-        let result: Result<Int64, SessionStoreError> = shard(for: id).sessions.withLock { sessions in
+        let result: Result<Int64, SessionStoreError> = table.withShard(of: id) { sessions in
             do throws(SessionStoreError) {
                 let receipt = try writeDurably(bytes)
                 sessions[id] = Entry(state: state, lastUsed: now, journaledUse: now)
@@ -162,7 +160,7 @@ public final class DurableSessionStore: SessionStore {
     public func delete(_ id: SessionID) throws(SessionStoreError) {
         var bytes: [UInt8] = []
         DurableRecord.append(.deleted(id), time: wallClock(), to: &bytes)
-        let result: Result<Int64, SessionStoreError> = shard(for: id).sessions.withLock { sessions in
+        let result: Result<Int64, SessionStoreError> = table.withShard(of: id) { sessions in
             guard sessions[id] != nil else { return .failure(.unknownSession) }
             do throws(SessionStoreError) {
                 let receipt = try writeDurably(bytes)
@@ -179,7 +177,7 @@ public final class DurableSessionStore: SessionStore {
     public func state(of id: SessionID) throws(SessionStoreError) -> ExpansionState {
         let now = clock()
         let ttl = timeToLive
-        let found: ExpansionState? = shard(for: id).sessions.withLock { sessions in
+        let found: ExpansionState? = table.withShard(of: id) { sessions in
             guard var entry = sessions[id], now - entry.lastUsed < ttl else { return nil }
             entry.lastUsed = now
             touchIfDue(id, &entry, now: now)
@@ -204,7 +202,7 @@ public final class DurableSessionStore: SessionStore {
         let now = clock()
         let ttl = timeToLive
         let menu = self.menu
-        let outcome: Result<(AppliedChange, Int64?), SessionStoreError> = shard(for: id).sessions.withLock { sessions in
+        let outcome: Result<(AppliedChange, Int64?), SessionStoreError> = table.withShard(of: id) { sessions in
             guard var entry = sessions[id], now - entry.lastUsed < ttl else { return .failure(.unknownSession) }
             entry.lastUsed = now
             // Work on a copy: the session keeps its old state unless the journal takes the change.
