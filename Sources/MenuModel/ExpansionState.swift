@@ -83,7 +83,9 @@ extension Array where Element == Int32 {
     }
 }
 
-extension Array where Element == OverlayEntry {
+/// Read-only searches over one level's entries, for the level's array and for a buffer lent by
+/// it alike (the page path reads levels without copying their arrays).
+extension RandomAccessCollection where Element == OverlayEntry, Index == Int {
     /// First index whose node is >= `node`, and whether it is `node`.
     @inline(__always) func lowerBound(node: Int32, from start: Int = 0, to end: Int? = nil) -> (index: Int, found: Bool) {
         var low = start
@@ -96,6 +98,16 @@ extension Array where Element == OverlayEntry {
         return (low, low < limit && self[low].node == node)
     }
 
+    /// Sum of differences of the entries `entries`, which must start at the first entry of a
+    /// group's children (running sums restart there). O(1).
+    @inline(__always) func total(_ entries: Range<Int>) -> (rows: Int32, leaves: Int32) {
+        guard !entries.isEmpty else { return (0, 0) }
+        let last = self[entries.upperBound - 1]
+        return (last.rows, last.leaves)
+    }
+}
+
+extension Array where Element == OverlayEntry {
     /// See ``ExpansionState/addDifference(node:depth:rows:leaves:parent:parentEnd:)``.
     mutating func addDifference(node: Int32, rows: Int32, leaves: Int32, parent: Int32, parentEnd: Int32) {
         let (index, found) = lowerBound(node: node)
@@ -115,13 +127,5 @@ extension Array where Element == OverlayEntry {
             self[i].leaves += leaves
             i += 1
         }
-    }
-
-    /// Sum of differences of the entries `entries`, which must start at the first entry of a
-    /// group's children (running sums restart there). O(1).
-    @inline(__always) func total(_ entries: Range<Int>) -> (rows: Int32, leaves: Int32) {
-        guard !entries.isEmpty else { return (0, 0) }
-        let last = self[entries.upperBound - 1]
-        return (last.rows, last.leaves)
     }
 }

@@ -26,12 +26,12 @@ public struct FlattenedView: Sendable {
 
     /// Visible rows, groups and rows alike.
     public var count: Int {
-        Int(storage.openRows[0]) - 1 + Int(state.levels.first.map { $0.total(0 ..< $0.count).rows } ?? 0)
+        Int(storage.openRows[0]) - 1 + Int(withOverlay(level: 0) { $0.total(0 ..< $0.count).rows })
     }
 
     /// Visible rows that are not groups.
     public var leafCount: Int {
-        Int(storage.openLeaves[0]) + Int(state.levels.first.map { $0.total(0 ..< $0.count).leaves } ?? 0)
+        Int(storage.openLeaves[0]) + Int(withOverlay(level: 0) { $0.total(0 ..< $0.count).leaves })
     }
 
     /// Whether `node` is an expanded group in this view (false for rows).
@@ -93,24 +93,25 @@ public struct FlattenedView: Sendable {
         while true {
             let first = Int(storage.records[group].firstChildSlot)
             let childCount = Int(storage.records[group].childCount)
-            let overlay = level < state.levels.count ? state.levels[level] : []
-            // Overlay entries at this level inside the group are exactly its changed children.
-            let lowEntry = overlay.isEmpty ? 0 : overlay.lowerBound(node: Int32(group + 1)).index
-            let highEntry = overlay.isEmpty ? 0 : overlay.lowerBound(node: storage.records[group].subtreeEnd, from: lowEntry).index
-            // Largest child ordinal whose session prefix is <= target.
-            var low = 0
-            var high = childCount - 1
-            while low < high {
-                let mid = (low + high + 1) / 2
-                if prefix(of: storage.children[first + mid], overlay: overlay, entries: lowEntry ..< highEntry) <= target {
-                    low = mid
-                } else {
-                    high = mid - 1
+            let (child, consumed) = withOverlay(level: level) { overlay -> (Int32, Int32) in
+                // Overlay entries at this level inside the group are exactly its changed children.
+                let lowEntry = overlay.isEmpty ? 0 : overlay.lowerBound(node: Int32(group + 1)).index
+                let highEntry = overlay.isEmpty ? 0 : overlay.lowerBound(node: storage.records[group].subtreeEnd, from: lowEntry).index
+                // Largest child ordinal whose session prefix is <= target.
+                var low = 0
+                var high = childCount - 1
+                while low < high {
+                    let mid = (low + high + 1) / 2
+                    if prefix(of: storage.children[first + mid], overlay: overlay, entries: lowEntry ..< highEntry) <= target {
+                        low = mid
+                    } else {
+                        high = mid - 1
+                    }
                 }
+                let entry = storage.children[first + low]
+                return (entry.node, prefix(of: entry, overlay: overlay, entries: lowEntry ..< highEntry))
             }
-            let entry = storage.children[first + low]
-            let child = entry.node
-            target -= prefix(of: entry, overlay: overlay, entries: lowEntry ..< highEntry)
+            target -= consumed
             if target == 0 { return Int(child) }
             target -= 1
             group = Int(child)
@@ -118,9 +119,19 @@ public struct FlattenedView: Sendable {
         }
     }
 
+    /// Calls `body` with the overlay entries of `level` (none past the deepest level), lent from
+    /// the state without copying the level's array (a copy is a reference count change on memory
+    /// other threads reading the same session share).
+    @inline(__always)
+    private func withOverlay<Result>(level: Int, _ body: (UnsafeBufferPointer<OverlayEntry>) -> Result) -> Result {
+        state.levels.withUnsafeBufferPointer { levels in
+            level < levels.count ? levels[level].withUnsafeBufferPointer(body) : body(UnsafeBufferPointer(start: nil, count: 0))
+        }
+    }
+
     /// Visible rows of `child`'s left siblings in this view.
     @inline(__always)
-    private func prefix(of child: Menu.ChildEntry, overlay: [OverlayEntry], entries: Range<Int>) -> Int32 {
+    private func prefix(of child: Menu.ChildEntry, overlay: UnsafeBufferPointer<OverlayEntry>, entries: Range<Int>) -> Int32 {
         let base = child.siblingPrefix
         guard !entries.isEmpty else { return base }
         let before = overlay.lowerBound(node: child.node, from: entries.lowerBound, to: entries.upperBound).index
