@@ -175,14 +175,19 @@ private func makeRequest(
         body: body)
 }
 
-/// The method as a `String`: the common ones without decoding (a literal is free to make).
+/// The method as a `String`: the common ones without decoding (a literal is free to make). Each
+/// byte is read only after the one before it was not the terminating NUL.
 private func methodName(_ method: UnsafePointer<CChar>) -> String {
-    switch (method[0], method[1], method[2], method[3]) {
-    case (0x47, 0x45, 0x54, 0): return "GET"
-    case (0x50, 0x4F, 0x53, 0x54) where method[4] == 0: return "POST"
-    case (0x50, 0x55, 0x54, 0): return "PUT"
-    default: return String(cString: method)
+    func isExactly(_ name: StaticString) -> Bool {
+        name.withUTF8Buffer { name in
+            for (offset, byte) in name.enumerated() where UInt8(bitPattern: method[offset]) != byte { return false }
+            return method[name.count] == 0
+        }
     }
+    if isExactly("GET") { return "GET" }
+    if isExactly("POST") { return "POST" }
+    if isExactly("PUT") { return "PUT" }
+    return String(cString: method)
 }
 
 /// What `*con_cls` holds besides a retained ``RequestState``: two values that are never object

@@ -112,7 +112,7 @@ struct EncodedMenu: Sendable {
 struct RowOpening {
     /// The most bytes ``store(at:)`` writes: `,{"index":` and up to 19 digits.
     static let maxLength = 29
-    private(set) var index: Int
+    private var index: Int
     private var digits: UInt64 = 0
     private var digitCount = 0
     /// `,{"index` and `":` as little-endian words (first character in the low byte).
