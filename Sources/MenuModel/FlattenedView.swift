@@ -154,12 +154,10 @@ public struct FlattenedView: Sendable {
                 guard isExpanded(parent) else { return nil }
                 index += 1
             }
-            let level = Int(storage.records[current].depth)
-            if level < state.levels.count {
-                let overlay = state.levels[level]
+            index += withOverlay(level: Int(storage.records[current].depth)) { overlay in
                 let low = overlay.lowerBound(node: Int32(parent + 1)).index
                 let high = overlay.lowerBound(node: Int32(current), from: low).index
-                index += overlay.total(low ..< high).rows
+                return overlay.total(low ..< high).rows
             }
             index += storage.records[current].siblingPrefix
             current = parent
@@ -214,18 +212,12 @@ public struct FlattenedView: Sendable {
 
     /// Rows (itself included) and leaf rows `group` shows when expanded in this view.
     private func openSize(of group: Menu.Node) -> (rows: Int32, leaves: Int32) {
-        var rows = storage.openRows[group]
-        var leaves = storage.openLeaves[group]
-        let level = Int(storage.records[group].depth) + 1
-        if level < state.levels.count {
-            let overlay = state.levels[level]
+        let changed = withOverlay(level: Int(storage.records[group].depth) + 1) { overlay in
             let low = overlay.lowerBound(node: Int32(group + 1)).index
             let high = overlay.lowerBound(node: storage.records[group].subtreeEnd, from: low).index
-            let changed = overlay.total(low ..< high)
-            rows += changed.rows
-            leaves += changed.leaves
+            return overlay.total(low ..< high)
         }
-        return (rows, leaves)
+        return (storage.openRows[group] + changed.rows, storage.openLeaves[group] + changed.leaves)
     }
 }
 
