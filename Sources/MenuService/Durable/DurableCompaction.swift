@@ -22,20 +22,25 @@ extension DurableSessionStore {
               compactionScheduled.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
         else { return }
         compaction.async { [self] in
-            defer { compactionScheduled.store(false, ordering: .releasing) }
-            guard !closed.load(ordering: .acquiring) else { return }
-            do {
-                try compact()
-            } catch {
-                log("data dir \(directory): compaction failed, retrying in 10 s at the earliest: \(error)")
-                compactionRetryAfter.store(wallClock() + 10_000, ordering: .relaxed)
+            if !closed.load(ordering: .acquiring) {
+                do {
+                    try compact()
+                } catch {
+                    log("data dir \(directory): compaction failed, retrying in 10 s at the earliest: \(error)")
+                    compactionRetryAfter.store(wallClock() + 10_000, ordering: .relaxed)
+                }
             }
+            compactionScheduled.store(false, ordering: .releasing)
+            // A write that crossed the threshold while this one ran could not schedule another;
+            // without this check the journal could stay over it until the next write.
+            scheduleCompactionIfNeeded(journalBytes: journal.bytes)
         }
     }
 
-    /// Waits until no compaction is running or queued (for tests and shutdown).
+    /// Waits until no compaction is running or queued (for tests and shutdown), follow-ups that
+    /// a finished compaction scheduled included.
     func waitForCompaction() {
-        compaction.sync {}
+        repeat { compaction.sync {} } while compactionScheduled.load(ordering: .acquiring)
     }
 
     /// Compacts now, on the compaction queue (after any compaction already queued).

@@ -104,6 +104,9 @@ final class DurableJournal: Sendable {
 
     var generation: UInt64 { appendLock.withLock { $0.generation } }
 
+    /// Bytes in the journal files (the current one and older generations not yet removed).
+    var bytes: Int64 { appendLock.withLock { $0.olderBytes + $0.fileBytes } }
+
     // MARK: Appending
 
     /// Writes `bytes` (whole records) at the end of the current file. Throws `.unavailable` when
