@@ -70,16 +70,16 @@ struct OverlayEntry: Sendable {
     var leaves: Int32
 }
 
-extension Array where Element == Int32 {
-    /// First index whose element is >= `value`, and whether it equals `value`.
-    @inline(__always) func lowerBound(of value: Int32) -> (index: Int, found: Bool) {
-        var low = 0
-        var high = count
+extension RandomAccessCollection where Element == Int32, Index == Int {
+    /// First index whose element is >= `value`, and whether it equals `value`. Ascending elements.
+    @inlinable @inline(__always) func lowerBound(of value: Int32) -> (index: Int, found: Bool) {
+        var low = startIndex
+        var high = endIndex
         while low < high {
             let mid = (low + high) / 2
             if self[mid] < value { low = mid + 1 } else { high = mid }
         }
-        return (low, low < count && self[low] == value)
+        return (low, low < endIndex && self[low] == value)
     }
 }
 

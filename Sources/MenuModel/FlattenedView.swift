@@ -7,7 +7,8 @@
 /// ``ExpansionState``). With n nodes, depth d, fan-out f and m overlay entries on a level:
 /// - ``count``, ``leafCount``: O(1).
 /// - ``rows(offset:limit:)``: O(d · log f · log m) to find the first row by descending through the
-///   groups, then O(limit · log c) for c changed groups, independent of `offset` and of n.
+///   groups, then O(limit) (amortised: the changed groups are merged in), independent of
+///   `offset` and of n.
 /// - ``index(of:)``: O(d · log m). ``toggle(_:)`` and ``setExpanded(_:_:)``: O(d · (log m + s)),
 ///   where s is the number of changed siblings whose running sums shift (a contiguous add).
 /// The menu is never mutated; changing one view's state never affects another view.
@@ -66,26 +67,44 @@ public struct FlattenedView: Sendable {
         return result
     }
 
-    /// Calls `body` for visible rows `offset ..< offset + limit` in order, allocating nothing.
+    /// Calls `body` for visible rows `offset ..< offset + limit` in order, allocating nothing: the
+    /// server's page loop. Inlinable, with the menu's records and the state's flipped groups lent
+    /// for the whole walk, so a caller in another module compiles it into one loop around `body`.
+    /// Finding the first row costs O(d · log f · log m); each further row O(1) amortised (the
+    /// flipped groups are merged in, as nodes only increase).
+    @inlinable
     public func forEachVisibleNode(offset: Int, limit: Int, _ body: (VisibleNode) -> Void) {
-        var cursor = visibleNodes(from: offset, limit: limit)
-        while let visible = cursor.next() { body(visible) }
-    }
-
-    /// The visible rows `offset ..< offset + limit`, one by one or in batches (the server's page
-    /// path: one call per batch, nothing allocated). Finding the first row costs
-    /// O(d · log f · log m); each further row O(log c).
-    public func visibleNodes(from offset: Int, limit: Int) -> VisibleNodeCursor {
-        guard offset >= 0, limit > 0, offset < count else {
-            return VisibleNodeCursor(view: self, node: 0, index: 0, remaining: 0)
+        guard offset >= 0, limit > 0, offset < count else { return }
+        let first = node(atRow: offset)
+        let last = offset + min(limit, count - offset) - 1
+        menu.storage.records.withUnsafeBufferPointer { records in
+            state.flipped.withUnsafeBufferPointer { flipped in
+                var node = first
+                var index = offset
+                var position = flipped.lowerBound(of: Int32(first)).index
+                while true {
+                    let record = records[node]
+                    var expanded = false
+                    if record.flags & Menu.Storage.groupFlag != 0 {
+                        while position < flipped.count, flipped[position] < Int32(node) { position &+= 1 }
+                        let isFlipped = position < flipped.count && flipped[position] == Int32(node)
+                        expanded = (record.flags & Menu.Storage.expandedFlag != 0) != isFlipped
+                    }
+                    body(VisibleNode(index: index, node: node, isExpanded: expanded))
+                    if index == last { return }
+                    index &+= 1
+                    // Next in preorder: the first child of an open group, else the node after this
+                    // subtree (a sibling of this node or of an ancestor, all of them open).
+                    node = expanded && record.childCount > 0 ? node &+ 1 : Int(record.subtreeEnd)
+                }
+            }
         }
-        return VisibleNodeCursor(view: self, node: node(atRow: offset), index: offset, remaining: min(limit, count - offset))
     }
 
     /// The node shown at visible row `row` (0 ..< count): with no overlay (every visible size is the
     /// default) one lookup in the menu's default row table; otherwise by descending from the root
     /// and, in each group, binary-searching the child whose rows contain it.
-    func node(atRow row: Int) -> Menu.Node {
+    @usableFromInline func node(atRow row: Int) -> Menu.Node {
         if state.levels.isEmpty { return Int(storage.defaultRowNodes[row]) }  // the default view: a table
         var group = 0
         var target = Int32(row)
@@ -232,65 +251,6 @@ public struct VisibleNode: Sendable, Equatable {
         self.index = index
         self.node = node
         self.isExpanded = isExpanded
-    }
-}
-
-/// Walks a run of consecutive visible rows of a ``FlattenedView`` in preorder, from
-/// ``FlattenedView/visibleNodes(from:limit:)``.
-///
-/// Invariant: `node` is the visible node at row `index` whenever `remaining > 0`. Each step is
-/// O(log c) for c changed groups (the expansion lookup) and moves to the first child of an open
-/// group, else to the node after the current subtree.
-public struct VisibleNodeCursor: IteratorProtocol, Sendable {
-    @usableFromInline let view: FlattenedView
-    @usableFromInline var node: Menu.Node
-    @usableFromInline var index: Int
-    /// Rows still to produce.
-    @usableFromInline var remaining: Int
-    /// The first position in the state's sorted flipped groups that is >= `node`: nodes only
-    /// increase, so the expansion lookup is a merge walk (O(1) amortised) instead of a search.
-    @usableFromInline var flippedPosition: Int
-
-    init(view: FlattenedView, node: Menu.Node, index: Int, remaining: Int) {
-        self.view = view
-        self.node = node
-        self.index = index
-        self.remaining = remaining
-        flippedPosition = view.state.flipped.lowerBound(of: Int32(node)).index
-    }
-
-    /// The next visible row, or nil after the last. Inlinable, so a page loop in another module
-    /// compiles to one loop with no call per row.
-    @inlinable
-    public mutating func next() -> VisibleNode? {
-        guard remaining > 0 else { return nil }
-        let records = view.menu.storage.records
-        let record = records[node]
-        var expanded = false
-        if record.flags & Menu.Storage.groupFlag != 0 {
-            let flipped = view.state.flipped
-            while flippedPosition < flipped.count, flipped[flippedPosition] < Int32(node) { flippedPosition &+= 1 }
-            let isFlipped = flippedPosition < flipped.count && flipped[flippedPosition] == Int32(node)
-            expanded = (record.flags & Menu.Storage.expandedFlag != 0) != isFlipped
-        }
-        let visible = VisibleNode(index: index, node: node, isExpanded: expanded)
-        remaining &-= 1
-        index &+= 1
-        // Next visible node in preorder: the first child of an open group, else the next node
-        // after this subtree (a sibling of this node or of an ancestor, all of them open).
-        let next = expanded && record.childCount > 0 ? Int32(node &+ 1) : record.subtreeEnd
-        if next >= records[0].subtreeEnd { remaining = 0 } else { node = Int(next) }
-        return visible
-    }
-
-    /// Writes up to `batch.count` next rows into `batch` and returns how many (0 at the end).
-    public mutating func next(into batch: UnsafeMutableBufferPointer<VisibleNode>) -> Int {
-        var filled = 0
-        while filled < batch.count, let visible = next() {
-            batch[filled] = visible
-            filled &+= 1
-        }
-        return filled
     }
 }
 

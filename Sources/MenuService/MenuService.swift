@@ -119,9 +119,9 @@ public final class MenuService: Sendable {
         writer.integer(offset)
         writer.raw(",\"limit\":")
         writer.integer(limit)
-        writer.raw(",\"rows\":[")
+        writer.raw(",\"rows\":")
         encoded.writeRows(of: view, offset: offset, limit: limit, to: &writer)
-        writer.raw("]}")
+        writer.raw("}")
         return json(200, writer.finish())
     }
 

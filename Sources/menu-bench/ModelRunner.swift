@@ -8,7 +8,7 @@ enum Operation: CaseIterable {
     var label: String {
         switch self {
         case .rows: "rows(offset:limit: 50)"
-        case .visibleNodes: "page of 50 positions (VisibleNodeCursor batches: the server's path)"
+        case .visibleNodes: "page of 50 positions (forEachVisibleNode: the server's path)"
         case .count: "count"
         case .toggle: "toggle (a group, then back: 2 ops)"
         case .index: "index(of:) random id"
@@ -63,14 +63,9 @@ enum ModelRunner {
                     .reduce(0) { $0 &+ $1.index &+ $1.id.utf8.count }
             }
         case .visibleNodes:
-            let batch = UnsafeMutableBufferPointer<VisibleNode>.allocate(capacity: 32)
-            defer { batch.deallocate() }
             return plan.nanosecondsPerOp { i in
                 var sum = 0
-                var cursor = view.visibleNodes(from: session.offsets[i & mask], limit: Session.pageSize)
-                while case let filled = cursor.next(into: batch), filled > 0 {
-                    for visible in batch[..<filled] { sum &+= visible.node }
-                }
+                view.forEachVisibleNode(offset: session.offsets[i & mask], limit: Session.pageSize) { sum &+= $0.node }
                 return sum
             }
         case .count:

@@ -159,28 +159,38 @@ import Testing
     }
 }
 
-@Suite("VisibleNodeCursor: batches give the same rows as one-by-one")
-struct VisibleNodeCursorTests {
-    @Test(arguments: [1, 2, 3, 7, 32, 100])
-    func batchesOfAnySizeMatchSingleSteps(batchSize: Int) throws {
-        var random = SplitMix64(state: UInt64(batchSize))
+@Suite("forEachVisibleNode: the page walk the server encodes from")
+struct ForEachVisibleNodeTests {
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func walksExactlyTheNodesWhoseAncestorsAreAllExpanded(seed: UInt64) throws {
+        var random = SplitMix64(state: seed)
         let menu = try makeMenu(randomTree(nodes: 300, maxDepth: 5, using: &random))
         var view = FlattenedView(menu: menu)
         for node in menu.nodes where menu.isGroup(node) && random.next() % 3 == 0 {
             _ = try view.toggle(menu.id(of: node))
         }
-        for offset in [0, 1, 5, view.count / 2, view.count - 1] {
-            var single = view.visibleNodes(from: offset, limit: 50)
-            var expected: [VisibleNode] = []
-            while let node = single.next() { expected.append(node) }
-            var batched = view.visibleNodes(from: offset, limit: 50)
-            var got: [VisibleNode] = []
-            let buffer = UnsafeMutableBufferPointer<VisibleNode>.allocate(capacity: batchSize)
-            defer { buffer.deallocate() }
-            while case let filled = batched.next(into: buffer), filled > 0 { got += buffer[..<filled] }
-            #expect(got == expected)
-            #expect(expected == view.visibleNodes(offset: offset, limit: 50))
-            #expect(expected.map(\.index) == Array(offset ..< min(offset + 50, view.count)))
+        // The reference: every node, in preorder, whose ancestors are all expanded.
+        let visible = menu.nodes.filter { node in
+            sequence(first: node, next: menu.parent(of:)).dropFirst().allSatisfy(view.isExpanded)
+        }
+        #expect(visible.count == view.count)
+        for offset in [0, 1, 5, view.count / 2, max(0, view.count - 50), view.count - 1] {
+            var walked: [VisibleNode] = []
+            view.forEachVisibleNode(offset: offset, limit: 50) { walked.append($0) }
+            let expected = visible[offset ..< min(offset + 50, visible.count)]
+            #expect(walked.map(\.node) == Array(expected))
+            #expect(walked.map(\.index) == Array(offset ..< min(offset + 50, view.count)))
+            #expect(walked.map(\.isExpanded) == expected.map(view.isExpanded))
+        }
+    }
+
+    @Test func walksNothingPastTheEndOrForAnEmptyPage() throws {
+        var random = SplitMix64(state: 7)
+        let view = FlattenedView(menu: try makeMenu(randomTree(nodes: 50, maxDepth: 3, using: &random)))
+        for (offset, limit) in [(view.count, 10), (view.count + 5, 10), (0, 0), (-1, 5)] {
+            var walked = 0
+            view.forEachVisibleNode(offset: offset, limit: limit) { _ in walked += 1 }
+            #expect(walked == 0)
         }
     }
 }
