@@ -74,11 +74,13 @@ public struct FlattenedView: Sendable {
     /// flipped groups are merged in, as nodes only increase).
     @inlinable
     public func forEachVisibleNode(offset: Int, limit: Int, _ body: (VisibleNode) -> Void) {
+        let count = self.count
         guard offset >= 0, limit > 0, offset < count else { return }
         let first = node(atRow: offset)
         let last = offset + min(limit, count - offset) - 1
         menu.storage.records.withUnsafeBufferPointer { records in
             state.flipped.withUnsafeBufferPointer { flipped in
+                let end = Int(records[0].subtreeEnd)  // one past the last node
                 var node = first
                 var index = offset
                 var position = flipped.lowerBound(of: Int32(first)).index
@@ -96,6 +98,7 @@ public struct FlattenedView: Sendable {
                     // Next in preorder: the first child of an open group, else the node after this
                     // subtree (a sibling of this node or of an ancestor, all of them open).
                     node = expanded && record.childCount > 0 ? node &+ 1 : Int(record.subtreeEnd)
+                    guard node < end else { return }  // never past the menu, even if `count` were wrong
                 }
             }
         }
