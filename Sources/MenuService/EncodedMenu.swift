@@ -63,8 +63,8 @@ struct EncodedMenu: Sendable {
         guard rowCount > 0 else { writer.raw("[]"); return }
         withUnsafeTemporaryAllocation(of: Int.self, capacity: rowCount) { rows in
             spans.withUnsafeBufferPointer { spans in
-                // First the walk: each row's node (negative for a collapsed group) and an exact
-                // bound on the bytes they take.
+                // First the walk: each row's node (bitwise negated unless it is an expanded
+                // group) and an exact bound on the bytes they take.
                 var filled = 0
                 var bytes = 1  // the closing bracket
                 view.forEachVisibleNode(offset: offset, limit: rowCount) { row in
@@ -133,9 +133,6 @@ struct RowOpening {
     static let firstHead: UInt64 = 0x7865_646E_6922_7B5B
     static let laterHead: UInt64 = 0x7865_646E_6922_7B2C
     static let prefixTail: UInt16 = 0x3A22
-
-    /// Whether ``advance()`` was never called: no row has been opened.
-    var isFirst: Bool { head == Self.firstHead }
 
     init(index: Int) {
         precondition(index >= 0)
