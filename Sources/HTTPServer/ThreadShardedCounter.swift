@@ -9,57 +9,67 @@ import Darwin
 #endif
 
 /// A counter that many threads change often and one thread reads rarely (requests in flight):
-/// each thread adds to its own shard, on cache lines no other shard uses, so an add is an
-/// uncontended atomic on a line that stays in the adding core's cache.
+/// each thread owns a cell of its own, on cache lines nothing else uses, and is the only writer
+/// of that cell, so an add is a plain load and store (no locked instruction, no shared line).
 ///
-/// Invariant: ``sum`` is the total of every `add` that happened before it (each shard is exact;
-/// a shard may go negative when one thread adds and another subtracts). A thread's shard is
-/// fixed for its life: thread `k` (in order of first use) uses shard `k % shardCount`.
-/// Cost: `add` is one `pthread_getspecific` and one relaxed atomic add; `sum` is O(shardCount).
+/// Invariant: ``sum`` is the total of every `add` that happened before it (each cell is written
+/// by one thread only; a cell may go negative when one thread adds and another subtracts). A
+/// thread's cell is made on its first `add` and kept, with its count, until the counter dies.
+/// Cost: `add` is one `pthread_getspecific`, one load and one store; `sum` is O(threads seen).
 final class ThreadShardedCounter: Sendable {
-    static let shardCount = 16
-    /// Shards sit this many `Atomic<Int>` strides apart: 128 bytes, two cache lines.
-    private static let spacing = 16
+    /// Cells sit on their own 128-byte blocks (two cache lines), so no two threads share a line.
+    private static var cellBytes: Int { 128 }
 
-    /// `shardCount * spacing` atomics, shard `k` at `k * spacing`; the rest is padding. Raw
-    /// memory rather than an array, so an add retains nothing shared.
-    private nonisolated(unsafe) let slots: UnsafeMutablePointer<Atomic<Int>>
+    /// A thread's cell, as an address the cell list can hold.
+    private struct Cell: @unchecked Sendable {
+        let pointer: UnsafeMutablePointer<Atomic<Int>>
+    }
+
+    /// The calling thread's cell, in a key of this counter (deleted with it).
+    private let key: pthread_key_t
+    /// Every cell made so far; added to under the lock, read by ``sum``.
+    private let cells = Mutex<[Cell]>([])
 
     init() {
-        slots = .allocate(capacity: Self.shardCount * Self.spacing)
-        for slot in 0 ..< Self.shardCount * Self.spacing { (slots + slot).initialize(to: Atomic(0)) }
+        var key = pthread_key_t()
+        guard pthread_key_create(&key, nil) == 0 else { fatalError("pthread_key_create failed (too many keys)") }
+        self.key = key
     }
 
     deinit {
-        slots.deinitialize(count: Self.shardCount * Self.spacing)
-        slots.deallocate()
+        pthread_key_delete(key)
+        cells.withLock { cells in
+            for cell in cells {
+                cell.pointer.deinitialize(count: 1)
+                UnsafeMutableRawPointer(cell.pointer).deallocate()
+            }
+        }
     }
 
-    /// Adds `delta` to the calling thread's shard.
+    /// Adds `delta` to the calling thread's cell.
     func add(_ delta: Int) {
-        slots[Self.threadSlot() % Self.shardCount * Self.spacing].add(delta, ordering: .relaxed)
+        let cell = pthread_getspecific(key)?.assumingMemoryBound(to: Atomic<Int>.self) ?? makeCell()
+        // Only this thread writes the cell: a load and a store cannot lose another writer's add.
+        cell.pointee.store(cell.pointee.load(ordering: .relaxed) &+ delta, ordering: .releasing)
     }
 
-    /// The total over all shards.
+    /// The total over all cells.
     var sum: Int {
-        (0 ..< Self.shardCount).reduce(0) { $0 + slots[$1 * Self.spacing].load(ordering: .acquiring) }
+        cells.withLock { $0.reduce(0) { $0 &+ $1.pointer.pointee.load(ordering: .acquiring) } }
     }
 
-    /// Threads that have asked for a slot so far; the next one gets this number.
-    private static let nextSlot = Atomic<Int>(0)
+    /// Threads that have added so far (one cell each).
+    var threadCount: Int {
+        cells.withLock { $0.count }
+    }
 
-    /// The calling thread's slot number + 1 (0: none yet), in a pthread key so it costs a load.
-    private static let slotKey: pthread_key_t = {
-        var key = pthread_key_t()
-        guard pthread_key_create(&key, nil) == 0 else { fatalError("pthread_key_create failed") }
-        return key
-    }()
-
-    /// This thread's slot, assigned on its first call.
-    static func threadSlot() -> Int {
-        if let stored = pthread_getspecific(slotKey) { return Int(bitPattern: stored) - 1 }
-        let slot = nextSlot.add(1, ordering: .relaxed).oldValue
-        pthread_setspecific(slotKey, UnsafeRawPointer(bitPattern: slot + 1))
-        return slot
+    /// Makes, registers and stores the calling thread's cell.
+    private func makeCell() -> UnsafeMutablePointer<Atomic<Int>> {
+        let cell = UnsafeMutableRawPointer.allocate(byteCount: Self.cellBytes, alignment: Self.cellBytes)
+            .bindMemory(to: Atomic<Int>.self, capacity: 1)
+        cell.initialize(to: Atomic(0))
+        cells.withLock { $0.append(Cell(pointer: cell)) }
+        guard pthread_setspecific(key, cell) == 0 else { fatalError("pthread_setspecific failed") }
+        return cell
     }
 }

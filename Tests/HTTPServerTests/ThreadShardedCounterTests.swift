@@ -25,14 +25,24 @@ struct ThreadShardedCounterTests {
         #expect(counter.sum == 0)
     }
 
-    @Test func aThreadKeepsItsSlotAndThreadsGetDifferentOnes() {
-        let first = ThreadShardedCounter.threadSlot()
-        #expect(ThreadShardedCounter.threadSlot() == first)
-        let other = Mutex(-1)
-        let thread = Thread { other.withLock { $0 = ThreadShardedCounter.threadSlot() } }
+    @Test func eachThreadAddsToOneCellOfItsOwn() {
+        let counter = ThreadShardedCounter()
+        counter.add(1)
+        counter.add(1)
+        #expect(counter.threadCount == 1)
+        let thread = Thread { counter.add(5) }
         thread.start()
         while !thread.isFinished { usleep(1_000) }
-        #expect(other.withLock { $0 } != first)
-        #expect(other.withLock { $0 } >= 0)
+        #expect(counter.threadCount == 2)
+        #expect(counter.sum == 7)
+    }
+
+    @Test func countersDoNotShareCells() {
+        let first = ThreadShardedCounter()
+        let second = ThreadShardedCounter()
+        first.add(3)
+        second.add(-2)
+        #expect(first.sum == 3)
+        #expect(second.sum == -2)
     }
 }
