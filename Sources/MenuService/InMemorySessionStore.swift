@@ -18,7 +18,7 @@ public final class InMemorySessionStore: SessionStore {
     }
 
     public init(menu: Menu, maxSessions: Int = 1_000_000, timeToLive: Duration = .seconds(30 * 24 * 3600),
-                clock: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }) {
+                clock: @escaping @Sendable () -> ContinuousClock.Instant = SessionClock.now) {
         self.menu = menu
         self.timeToLive = timeToLive
         self.clock = clock

@@ -67,7 +67,7 @@ public final class DurableSessionStore: SessionStore {
         directory: String, menu: Menu, fsync: FsyncPolicy = .everysec, maxSessions: Int = 1_000_000,
         timeToLive: Duration = .seconds(30 * 24 * 3600), compactionMinimumBytes: Int64 = 4 << 20,
         log: @escaping @Sendable (String) -> Void = { _ in },
-        clock: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now },
+        clock: @escaping @Sendable () -> ContinuousClock.Instant = SessionClock.now,
         wallClock: @escaping @Sendable () -> Int64 = DurableSessionStore.milliseconds
     ) throws(DurableStoreError) {
         let recovered = try DurableRecovery.run(directory: directory, menu: menu, timeToLive: timeToLive,
