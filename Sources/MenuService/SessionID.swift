@@ -74,6 +74,17 @@ public struct SessionID: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { text }
 
+    /// Hashed by its `high` half alone. Both halves come from the system's secure random source,
+    /// so 64 of them already are a uniform hash and no client can pick ids that collide (a client
+    /// only ever names ids the server made); `low` is left out because ``SessionTable`` shards by
+    /// it, and every id in one shard shares its low bits.
+    public func hash(into hasher: inout Hasher) { hasher.combine(high) }
+
+    /// What `Set` and `Dictionary` use to place an id: ``high`` mixed with their seed, without
+    /// running SipHash over bits that are random already (a session lookup, under a shard's lock,
+    /// on every request).
+    public func _rawHashValue(seed: Int) -> Int { Int(truncatingIfNeeded: high) ^ seed }
+
     /// The first characters only: what logs may show.
     public var redacted: String { String(text.prefix(6)) + "…" }
 

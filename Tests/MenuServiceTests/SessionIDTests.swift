@@ -19,6 +19,28 @@ import Testing
         #expect(SessionID(high: .max, low: .max).text == "_____________________w")
     }
 
+    @Test func idsThatDifferOnlyInTheirLowHalfAreStillTwoKeys() {
+        // The hash reads `high` alone: ids equal there must still be told apart by ==.
+        var sessions: [SessionID: Int] = [:]
+        for low in 0 ..< 100 { sessions[SessionID(high: 7, low: UInt64(low))] = low }
+        #expect(sessions.count == 100)
+        #expect(sessions[SessionID(high: 7, low: 42)] == 42)
+        #expect(sessions[SessionID(high: 8, low: 42)] == nil)
+    }
+
+    @Test func randomIDsOfOneShardAllFindTheirEntries() {
+        // Ids of one shard share their low bits; a dictionary of them must still hold every one.
+        var sessions: [SessionID: Int] = [:]
+        var made: [SessionID] = []
+        while made.count < 5_000 {
+            let id = SessionID.random()
+            guard SessionTable<Int>.shardIndex(of: id) == 0 else { continue }
+            sessions[id] = made.count
+            made.append(id)
+        }
+        for (position, id) in made.enumerated() { #expect(sessions[id] == position) }
+    }
+
     @Test func onlyTheURLSafeAlphabetIsUsed() {
         let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
         #expect(SessionID.random().text.allSatisfy(allowed.contains))
