@@ -9,18 +9,21 @@ public final class InMemorySessionStore: SessionStore {
     public let menu: Menu
     /// Idle time after which a session expires.
     public let timeToLive: Duration
+    /// ``timeToLive`` in whole milliseconds, what the checks compare with.
+    private let timeToLiveMilliseconds: Int64
     private let table: SessionTable<Entry>
-    private let clock: @Sendable () -> ContinuousClock.Instant
+    private let clock: @Sendable () -> SessionTime
 
     struct Entry: Sendable {
         var state: ExpansionState
-        var lastUsed: ContinuousClock.Instant
+        var lastUsed: SessionTime
     }
 
     public init(menu: Menu, maxSessions: Int = 1_000_000, timeToLive: Duration = .seconds(30 * 24 * 3600),
-                clock: @escaping @Sendable () -> ContinuousClock.Instant = SessionClock.now) {
+                clock: @escaping @Sendable () -> SessionTime = SessionClock.now) {
         self.menu = menu
         self.timeToLive = timeToLive
+        timeToLiveMilliseconds = SessionClock.milliseconds(of: timeToLive)
         self.clock = clock
         table = SessionTable(maxSessions: maxSessions)
     }
@@ -51,7 +54,7 @@ public final class InMemorySessionStore: SessionStore {
 
     public func state(of id: SessionID) throws(SessionStoreError) -> ExpansionState {
         let now = clock()
-        let ttl = timeToLive
+        let ttl = timeToLiveMilliseconds
         return try table.withShard(of: id) { sessions throws(SessionStoreError) in
             // One hash lookup, and one in-place access to the entry for the check, the lastUsed
             // update and the read.
@@ -61,10 +64,10 @@ public final class InMemorySessionStore: SessionStore {
     }
 
     /// The state of a live `entry`, marked used at `now`; `.unknownSession` when it has expired.
-    private static func touch(_ entry: inout Entry, at now: ContinuousClock.Instant, timeToLive: Duration)
+    private static func touch(_ entry: inout Entry, at now: SessionTime, timeToLive: Int64)
         throws(SessionStoreError) -> ExpansionState
     {
-        guard now - entry.lastUsed < timeToLive else { throw .unknownSession }
+        guard now.milliseconds(since: entry.lastUsed) < timeToLive else { throw .unknownSession }
         entry.lastUsed = now
         return entry.state
     }
@@ -78,10 +81,10 @@ public final class InMemorySessionStore: SessionStore {
             return AppliedChange(sessionID: newID, created: true, change: change, state: view.state)
         }
         let now = clock()
-        let ttl = timeToLive
+        let ttl = timeToLiveMilliseconds
         let menu = self.menu
         return try table.withShard(of: id) { sessions throws(SessionStoreError) in
-            guard var entry = sessions.removeValue(forKey: id), now - entry.lastUsed < ttl else { throw .unknownSession }
+            guard var entry = sessions.removeValue(forKey: id), now.milliseconds(since: entry.lastUsed) < ttl else { throw .unknownSession }
             // The entry is out of the dictionary, so the state is uniquely referenced while it changes.
             defer { sessions[id] = entry }
             entry.lastUsed = now
@@ -109,7 +112,7 @@ public final class InMemorySessionStore: SessionStore {
     @discardableResult
     public func sweepExpired() -> Int {
         let now = clock()
-        let ttl = timeToLive
-        return table.removeAll { now - $0.lastUsed >= ttl }
+        let ttl = timeToLiveMilliseconds
+        return table.removeAll { now.milliseconds(since: $0.lastUsed) >= ttl }
     }
 }

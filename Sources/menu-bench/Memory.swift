@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Synchronization
 import MenuModel
+import MenuService
 import SeedMenu
 
 /// Resident memory of this process, from /proc/self/status.
@@ -37,7 +38,7 @@ enum SessionMemory {
 
     struct Entry {
         var state: ExpansionState
-        var lastUsed: ContinuousClock.Instant
+        var lastUsed: SessionTime
     }
 
     /// Runs `menu-bench --session-memory path sessions changes` and reads the bytes it added.
@@ -75,7 +76,7 @@ enum SessionMemory {
         let groups = menu.nodes.filter(menu.isGroup).map(menu.id(of:))
         let before = ResidentMemory.trimmedRSS()
         var store: [Key: Entry] = [:]
-        let now = ContinuousClock.now
+        let now = SessionClock.now()
         for _ in 0 ..< sessions {
             var view = FlattenedView(menu: menu)
             for _ in 0 ..< changes { _ = try! view.toggle(groups.randomElement(using: &rng)!) }

@@ -73,9 +73,9 @@ final class DurableLogRecorder: Sendable {
     var log: @Sendable (String) -> Void { { [self] line in storage.withLock { $0.append(line) } } }
 }
 
-/// A continuous and a wall clock that move together, by hand.
+/// A session clock and a wall clock that move together, by hand.
 final class DurableTestClock: Sendable {
-    private let start = ContinuousClock.now
+    private let start = SessionClock.now()
     private let elapsed = Atomic<Int64>(0)  // milliseconds
     let wallStart: Int64 = 1_700_000_000_000
 
@@ -83,8 +83,8 @@ final class DurableTestClock: Sendable {
         elapsed.add(Int64(duration / .milliseconds(1)), ordering: .relaxed)
     }
 
-    var clock: @Sendable () -> ContinuousClock.Instant {
-        { [self] in start + .milliseconds(elapsed.load(ordering: .relaxed)) }
+    var clock: @Sendable () -> SessionTime {
+        { [self] in start.advanced(byMilliseconds: elapsed.load(ordering: .relaxed)) }
     }
 
     var wall: @Sendable () -> Int64 { { [self] in wallStart + elapsed.load(ordering: .relaxed) } }

@@ -13,19 +13,26 @@ struct SessionClockTests {
         }
     }
 
-    @Test func staysWithinAFewMillisecondsOfTheContinuousClock() {
-        _ = SessionClock.now()  // the origin is taken on first use
-        for _ in 0 ..< 20 {
-            let gap = ContinuousClock.now - SessionClock.now()
-            #expect(gap > .milliseconds(-20) && gap < .milliseconds(20), "gap \(gap)")
-            usleep(2_000)
-        }
+    @Test func advancesWithTheContinuousClock() {
+        let before = (SessionClock.now(), ContinuousClock.now)
+        usleep(50_000)
+        let sessionElapsed = SessionClock.now().milliseconds(since: before.0)
+        let elapsed = Int64((ContinuousClock.now - before.1) / .milliseconds(1))
+        #expect(sessionElapsed >= 30 && abs(sessionElapsed - elapsed) <= 20, "\(sessionElapsed) ms against \(elapsed) ms")
     }
 
-    @Test func advancesWithTime() {
-        let before = SessionClock.now()
-        usleep(50_000)
-        let elapsed = SessionClock.now() - before
-        #expect(elapsed >= .milliseconds(30) && elapsed < .seconds(5), "elapsed \(elapsed)")
+    @Test(arguments: [
+        (Duration.seconds(3), Int64(3000)), (.milliseconds(1500), 1500), (.microseconds(2999), 2),
+        (.seconds(-5), 0), (.zero, 0), (.seconds(Int64.max), Int64.max),
+    ])
+    func durationsBecomeWholeMilliseconds(duration: Duration, milliseconds: Int64) {
+        #expect(SessionClock.milliseconds(of: duration) == milliseconds)
+    }
+
+    @Test func timesSubtractAndAdvanceInMilliseconds() {
+        let start = SessionTime(milliseconds: 1_000)
+        #expect(start.advanced(byMilliseconds: 250).milliseconds(since: start) == 250)
+        #expect(start.milliseconds(since: start.advanced(byMilliseconds: 40)) == -40)
+        #expect(start < start.advanced(byMilliseconds: 1))
     }
 }

@@ -84,8 +84,8 @@ extension DurableSessionStore {
         let now = clock()
         for index in 0 ..< SessionTable<Entry>.shardCount {
             let sessions = table.withShard(at: index) { $0 }
-            for (id, entry) in sessions where now - entry.lastUsed < timeToLive {
-                let idle = Int64((now - entry.lastUsed) / .milliseconds(1))
+            for (id, entry) in sessions where now.milliseconds(since: entry.lastUsed) < timeToLiveMilliseconds {
+                let idle = now.milliseconds(since: entry.lastUsed)
                 DurableRecord.appendSession(id, lastUsed: time - idle, groups: entry.state.changedGroups(in: menu), to: &buffer)
                 count += 1
                 if buffer.count >= 1 << 20 {

@@ -91,7 +91,7 @@ enum DurableRecovery {
         mutating func use(at time: Int64) { lastUsed = max(lastUsed, time) }
     }
 
-    static func run(directory: String, menu: Menu, timeToLive: Duration, now: (ContinuousClock.Instant, Int64),
+    static func run(directory: String, menu: Menu, timeToLive: Duration, now: (SessionTime, Int64),
                     log: @escaping @Sendable (String) -> Void) throws(DurableStoreError) -> Result {
         let started = ContinuousClock.now
         func failure(_ reason: String) -> DurableStoreError { DurableStoreError(directory: directory, reason) }
@@ -122,10 +122,10 @@ enum DurableRecovery {
         for index in shards.indices { shards[index].reserveCapacity(replay.sessions.count / shards.count * 9 / 8) }
         var sessionCount = 0
         var skippedSamples: [String] = []
-        let ttlMilliseconds = timeToLive / .milliseconds(1)
+        let ttlMilliseconds = SessionClock.milliseconds(of: timeToLive)
         for (id, saved) in replay.sessions {
             let idle = max(0, now.1 - saved.lastUsed)
-            guard Double(idle) < ttlMilliseconds else {
+            guard idle < ttlMilliseconds else {
                 replay.report.expiredSessions += 1
                 continue
             }
@@ -138,7 +138,7 @@ enum DurableRecovery {
                     if skippedSamples.count < 5, !skippedSamples.contains(group) { skippedSamples.append(group) }
                 }
             }
-            let lastUsed = now.0 - .milliseconds(idle)
+            let lastUsed = now.0.advanced(byMilliseconds: -idle)
             shards[SessionTable<DurableSessionStore.Entry>.shardIndex(of: id)][id] = DurableSessionStore.Entry(
                 state: view.state, lastUsed: lastUsed, journaledUse: lastUsed)
             sessionCount += 1

@@ -32,6 +32,8 @@ import Darwin
 public final class DurableSessionStore: SessionStore {
     public let menu: Menu
     public let timeToLive: Duration
+    /// ``timeToLive`` in whole milliseconds, what the checks compare with.
+    let timeToLiveMilliseconds: Int64
     public let directory: String
     public let fsyncPolicy: FsyncPolicy
     /// Journals may grow to max(this, 2 × snapshot size) before a compaction.
@@ -41,7 +43,7 @@ public final class DurableSessionStore: SessionStore {
 
     let table: SessionTable<Entry>
     let journal: DurableJournal
-    let clock: @Sendable () -> ContinuousClock.Instant
+    let clock: @Sendable () -> SessionTime
     let wallClock: @Sendable () -> Int64
     let log: @Sendable (String) -> Void
     /// The data directory's `LOCK` file, flock'ed while the store is open; dropped by ``close()``.
@@ -55,9 +57,9 @@ public final class DurableSessionStore: SessionStore {
 
     struct Entry: Sendable {
         var state: ExpansionState
-        var lastUsed: ContinuousClock.Instant
+        var lastUsed: SessionTime
         /// The latest use the journal knows of (each record carries its time).
-        var journaledUse: ContinuousClock.Instant
+        var journaledUse: SessionTime
     }
 
     /// Opens (or starts) the store in `directory`, which must exist and be writable: takes the
@@ -67,7 +69,7 @@ public final class DurableSessionStore: SessionStore {
         directory: String, menu: Menu, fsync: FsyncPolicy = .everysec, maxSessions: Int = 1_000_000,
         timeToLive: Duration = .seconds(30 * 24 * 3600), compactionMinimumBytes: Int64 = 4 << 20,
         log: @escaping @Sendable (String) -> Void = { _ in },
-        clock: @escaping @Sendable () -> ContinuousClock.Instant = SessionClock.now,
+        clock: @escaping @Sendable () -> SessionTime = SessionClock.now,
         wallClock: @escaping @Sendable () -> Int64 = DurableSessionStore.milliseconds
     ) throws(DurableStoreError) {
         let recovered = try DurableRecovery.run(directory: directory, menu: menu, timeToLive: timeToLive,
@@ -89,10 +91,11 @@ public final class DurableSessionStore: SessionStore {
 
     private init(directory: String, menu: Menu, fsync: FsyncPolicy, maxSessions: Int, timeToLive: Duration,
                  compactionMinimumBytes: Int64, recovered: DurableRecovery.Result,
-                 log: @escaping @Sendable (String) -> Void, clock: @escaping @Sendable () -> ContinuousClock.Instant,
+                 log: @escaping @Sendable (String) -> Void, clock: @escaping @Sendable () -> SessionTime,
                  wallClock: @escaping @Sendable () -> Int64) {
         self.menu = menu
         self.timeToLive = timeToLive
+        timeToLiveMilliseconds = SessionClock.milliseconds(of: timeToLive)
         self.directory = directory
         fsyncPolicy = fsync
         self.compactionMinimumBytes = compactionMinimumBytes
@@ -120,9 +123,9 @@ public final class DurableSessionStore: SessionStore {
     /// Sessions currently held (expired ones count until they are swept).
     public var count: Int { table.count }
 
-    /// A journal record is refreshed by a read at most this often, so idle times survive a
-    /// restart to within 1/16 of the time to live.
-    private var touchInterval: Duration { max(timeToLive / 16, .seconds(1)) }
+    /// A journal record is refreshed by a read at most this often (milliseconds), so idle times
+    /// survive a restart to within 1/16 of the time to live.
+    private var touchInterval: Int64 { max(timeToLiveMilliseconds / 16, 1000) }
 
     // MARK: SessionStore
 
@@ -176,9 +179,9 @@ public final class DurableSessionStore: SessionStore {
 
     public func state(of id: SessionID) throws(SessionStoreError) -> ExpansionState {
         let now = clock()
-        let ttl = timeToLive
+        let ttl = timeToLiveMilliseconds
         let found: ExpansionState? = table.withShard(of: id) { sessions in
-            guard var entry = sessions[id], now - entry.lastUsed < ttl else { return nil }
+            guard var entry = sessions[id], now.milliseconds(since: entry.lastUsed) < ttl else { return nil }
             entry.lastUsed = now
             touchIfDue(id, &entry, now: now)
             sessions[id] = entry
@@ -200,10 +203,10 @@ public final class DurableSessionStore: SessionStore {
             return AppliedChange(sessionID: newID, created: true, change: change, state: view.state)
         }
         let now = clock()
-        let ttl = timeToLive
+        let ttl = timeToLiveMilliseconds
         let menu = self.menu
         let outcome: Result<(AppliedChange, Int64?), SessionStoreError> = table.withShard(of: id) { sessions in
-            guard var entry = sessions[id], now - entry.lastUsed < ttl else { return .failure(.unknownSession) }
+            guard var entry = sessions[id], now.milliseconds(since: entry.lastUsed) < ttl else { return .failure(.unknownSession) }
             entry.lastUsed = now
             // Work on a copy: the session keeps its old state unless the journal takes the change.
             var view = FlattenedView(menu: menu, state: entry.state)
@@ -247,8 +250,8 @@ public final class DurableSessionStore: SessionStore {
 
     /// Journals a use of a session that was only read, when the journal's record of its last use
     /// is older than ``touchInterval``. Best effort: a failed write only leaves the older time.
-    private func touchIfDue(_ id: SessionID, _ entry: inout Entry, now: ContinuousClock.Instant) {
-        guard now - entry.journaledUse >= touchInterval else { return }
+    private func touchIfDue(_ id: SessionID, _ entry: inout Entry, now: SessionTime) {
+        guard now.milliseconds(since: entry.journaledUse) >= touchInterval else { return }
         var bytes: [UInt8] = []
         DurableRecord.append(.touched(id), time: wallClock(), to: &bytes)
         if (try? journal.append(bytes)) != nil { entry.journaledUse = now }
@@ -259,8 +262,8 @@ public final class DurableSessionStore: SessionStore {
     @discardableResult
     public func sweepExpired() -> Int {
         let now = clock()
-        let ttl = timeToLive
-        return table.removeAll { now - $0.lastUsed >= ttl }
+        let ttl = timeToLiveMilliseconds
+        return table.removeAll { now.milliseconds(since: $0.lastUsed) >= ttl }
     }
 
     /// Waits for a running compaction, flushes the journal and releases the data directory.
