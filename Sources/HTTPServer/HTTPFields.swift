@@ -99,11 +99,8 @@ public struct HTTPFields: Sendable, RandomAccessCollection, CustomStringConverti
             guard fieldCount < entries.count, name.count + valueCount <= bytes.count - byteCount,
                   byteCount + name.count + valueCount <= Int(Int32.max) else { return false }
             let nameStart = byteCount
-            if lowercasingName {
-                let target = bytes.baseAddress! + nameStart
-                for index in 0 ..< name.count {
-                    target.storeBytes(of: asciiLowercased(name[index]), toByteOffset: index, as: UInt8.self)
-                }
+            if lowercasingName, let source = name.baseAddress {
+                copyASCIILowercased(from: source, to: bytes.baseAddress! + nameStart, count: name.count)
             } else if let source = name.baseAddress, !name.isEmpty {
                 (bytes.baseAddress! + nameStart).copyMemory(from: source, byteCount: name.count)
             }

@@ -78,3 +78,34 @@ struct HTTPFieldsWriterTests {
         #expect(fields.map(\.name) == ["x-session-id_9ü"])
     }
 }
+
+@Suite("ASCII lowercasing eight bytes at a time")
+struct ASCIILowercasingTests {
+    @Test func everyByteValueInEveryPositionOfAWordIsLoweredLikeTheByteRule() {
+        for position in 0 ..< 8 {
+            for value in 0 ... 255 {
+                let word = UInt64(0x5A41_7A61_405B_6080) ^ (UInt64(value) << (8 * position))  // neighbours on the edges
+                let lowered = asciiLowercased(word: word)
+                for byte in 0 ..< 8 {
+                    let original = UInt8(truncatingIfNeeded: word >> (8 * byte))
+                    #expect(UInt8(truncatingIfNeeded: lowered >> (8 * byte)) == asciiLowercased(original))
+                }
+            }
+        }
+    }
+
+    @Test(arguments: 0 ... 40)
+    func copiesOfEveryLengthMatchTheByteRule(length: Int) {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("AZaz@[`{09-_ÄÖ\u{7f}".utf8)
+        let source = (0 ..< length).map { _ in alphabet.randomElement(using: &generator)! }
+        var target = [UInt8](repeating: 0xEE, count: length + 8)
+        source.withUnsafeBytes { source in
+            target.withUnsafeMutableBytes { target in
+                copyASCIILowercased(from: source.baseAddress ?? UnsafeRawPointer(bitPattern: 8)!, to: target.baseAddress!, count: length)
+            }
+        }
+        #expect(Array(target[..<length]) == source.map(asciiLowercased))
+        #expect(target[length...].allSatisfy { $0 == 0xEE })  // nothing written past the end
+    }
+}
