@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// One HTTP request as handed to an ``HTTPServer`` handler.
 ///
 /// Invariant: every field is an owned Swift copy; nothing refers to
@@ -7,8 +15,15 @@
 public struct HTTPRequest: Sendable {
     /// The request method exactly as sent, e.g. `"GET"`, `"POST"`.
     public var method: String
-    /// The URL path as libmicrohttpd gives it: percent-decoded, without the query string.
-    public var path: String
+    /// The URL path as libmicrohttpd gives it: percent-decoded, without the query string (made
+    /// into a `String` when read; ``path(is:)`` compares without making one).
+    public var path: String {
+        get { pathField.value(at: 0) ?? "" }
+        set { pathField = HTTPFields([(name: "", value: newValue)]) }
+    }
+    /// The path's bytes: the value of the one field here (in the server's path, sharing the
+    /// request's field storage with `query` and `headers`).
+    var pathField: HTTPFields
     /// Every query argument in order, duplicates kept; a value is `nil` for `?flag` (no `=`).
     public var query: HTTPFields
     /// Every request header in order, duplicates kept; names lowercased.
@@ -25,19 +40,30 @@ public struct HTTPRequest: Sendable {
         body: [UInt8] = []
     ) {
         self.method = method
-        self.path = path
+        pathField = HTTPFields([(name: "", value: path)])
         self.query = HTTPFields(query)
         self.headers = HTTPFields(headers.map { (name: $0.name.lowercased(), value: $0.value) })
         self.body = body
     }
 
-    /// Makes a request value from fields already copied, header names already lowercase (the server's path).
-    init(method: String, path: String, query: HTTPFields, lowercasedHeaders: HTTPFields, body: [UInt8]) {
+    /// Makes a request value from fields already copied, header names already lowercase, and the
+    /// path as the value of `pathField`'s one field (the server's path).
+    init(method: String, pathField: HTTPFields, query: HTTPFields, lowercasedHeaders: HTTPFields, body: [UInt8]) {
         self.method = method
-        self.path = path
+        self.pathField = pathField
         self.query = query
         self.headers = lowercasedHeaders
         self.body = body
+    }
+
+    /// Whether the path is exactly `text`, byte for byte (no `String` is made).
+    public func path(is text: String) -> Bool {
+        pathField.withValue(at: 0) { path in
+            guard let path else { return false }
+            return text.utf8.withContiguousStorageIfAvailable { text in
+                text.count == path.count && (text.isEmpty || memcmp(text.baseAddress!, path.baseAddress!, text.count) == 0)
+            } ?? path.elementsEqual(text.utf8)
+        }
     }
 
     /// The value of the first header called `name`, compared case-insensitively (ASCII), or `nil`.

@@ -151,25 +151,30 @@ private func access(
 private func makeRequest(
     _ connection: OpaquePointer, method: UnsafePointer<CChar>?, url: UnsafePointer<CChar>?, body: [UInt8]
 ) -> HTTPRequest {
-    // Query arguments, then headers, into one shared storage of exactly the size they need: one
-    // pass over libmicrohttpd's lists to measure, one to copy (two allocations for the request).
-    var size = FieldsSize()
+    // The path, query arguments, then headers, into one shared storage of exactly the size they
+    // need: one pass over libmicrohttpd's lists to measure, one to copy (two allocations for the
+    // request, and no String until one is read).
+    let pathLength = url.map { strlen($0) } ?? 0
+    var size = FieldsSize(fields: 1, bytes: pathLength)
     withUnsafeMutablePointer(to: &size) { size in
         _ = MHD_get_connection_values_n(connection, .GET_ARGUMENT_KIND, menuMeasureField, size)
         _ = MHD_get_connection_values_n(connection, .HEADER_KIND, menuMeasureField, size)
     }
     var argumentCount = 0
     let fields = HTTPFields.filled(fields: size.fields, bytes: size.bytes) { writer in
+        _ = writer.append(name: UnsafeRawBufferPointer(start: nil, count: 0),
+                          value: UnsafeRawBufferPointer(start: url, count: pathLength))
         withUnsafeMutablePointer(to: &writer) { writer in
             _ = MHD_get_connection_values_n(connection, .GET_ARGUMENT_KIND, menuCopyField, writer)
-            argumentCount = writer.pointee.fieldCount
+            argumentCount = writer.pointee.fieldCount - 1
             _ = MHD_get_connection_values_n(connection, .HEADER_KIND, menuCopyField, writer)
         }
     }
-    let (query, headers) = fields.split(at: argumentCount)
+    let (pathField, fieldsAfterPath) = fields.split(at: 1)
+    let (query, headers) = fieldsAfterPath.split(at: argumentCount)
     return HTTPRequest(
         method: method.map(methodName) ?? "",
-        path: url.map { String(cString: $0) } ?? "",
+        pathField: pathField,
         query: query,
         lowercasedHeaders: headers,
         body: body)

@@ -65,6 +65,13 @@ public final class MenuService: Sendable {
     /// cheaper than hashing the path).
     private static let fixedTemplates = templates.map(\.template).filter { !$0.contains("{") }
 
+    /// The template without a parameter that `request`'s path is, compared by bytes: the path
+    /// becomes a `String` only for the other routes.
+    private static func fixedRoute(of request: borrowing HTTPRequest) -> (template: String, id: String?)? {
+        for template in fixedTemplates where request.path(is: template) { return (template, nil) }
+        return nil
+    }
+
     /// The route template matching `path`, and the `{id}` it carries.
     static func match(_ path: String) -> (template: String, id: String?)? {
         for template in fixedTemplates where template == path { return (template, nil) }
@@ -89,7 +96,9 @@ public final class MenuService: Sendable {
     }
 
     private func route(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
-        guard let (template, id) = Self.match(request.path) else { throw .notFound(path: String(request.path.prefix(200))) }
+        guard let (template, id) = Self.fixedRoute(of: request) ?? Self.match(request.path) else {
+            throw .notFound(path: String(request.path.prefix(200)))
+        }
         guard Self.routes.contains(where: { $0.template == template && $0.method == request.method }) else {
             throw .methodNotAllowed(method: request.method, allowed: Self.routes.filter { $0.template == template }.map(\.method))
         }

@@ -109,3 +109,19 @@ struct ASCIILowercasingTests {
         #expect(target[length...].allSatisfy { $0 == 0xEE })  // nothing written past the end
     }
 }
+
+@Suite("HTTPRequest: the path kept as bytes")
+struct HTTPRequestPathTests {
+    @Test func thePathReadsBackAsGiven() {
+        var request = HTTPRequest(method: "GET", path: "/groups/ü-1/toggle")
+        #expect(request.path == "/groups/ü-1/toggle")
+        request.path = "/rows"
+        #expect(request.path == "/rows")
+    }
+
+    @Test(arguments: [("/rows", "/rows", true), ("/rows", "/rowsx", false), ("/rowsx", "/rows", false),
+                      ("/", "", false), ("", "", true), ("/Rows", "/rows", false)])
+    func pathIsComparesBytesExactly(path: String, text: String, equal: Bool) {
+        #expect(HTTPRequest(method: "GET", path: path).path(is: text) == equal)
+    }
+}
