@@ -51,6 +51,8 @@ public struct ResponseBodyWriter: ~Copyable {
     @usableFromInline var written = 0
     /// Bytes written so far.
     public var count: Int { written }
+    /// Bytes that can still be written before the buffer has to grow.
+    @inlinable public var spareCapacity: Int { capacity &- written }
 
     /// An empty buffer with room for at least `capacity` bytes before it has to grow.
     public init(capacity: Int = 256) {

@@ -17,6 +17,9 @@ struct EncodedMenu: Sendable {
 
     let blob: [UInt8]
     let spans: [Span]
+    /// The most bytes one row takes, its opening and `isExpanded` value included: what a page
+    /// of n rows can take at most is n times this, plus the closing bracket.
+    let rowBound: Int
 
     init(menu: Menu) {
         var writer = JSONWriter(capacity: menu.nodeCount * 96)
@@ -50,21 +53,51 @@ struct EncodedMenu: Sendable {
         spans.append(Span(start: writer.count, split: writer.count))
         self.blob = writer.bytes
         self.spans = spans
+        rowBound = RowOpening.maxLength + 5 + zip(spans, spans.dropFirst()).reduce(0) { max($0, $1.1.start - $1.0.start) }
     }
 
     /// Appends the JSON array of visible rows `offset ..< offset + limit` of `view` to `writer`
-    /// (`[]` when there are none). Two passes over the page: the model's inlinable walk records
-    /// each row's node and sums an exact bound on their bytes; then, with room for all of it
-    /// reserved once, each row is three word stores for `{"index":N` (see ``RowOpening``), one
-    /// copy of the pre-encoded rest, and for groups `isExpanded` plus a second copy.
-    /// O(limit) after the walk finds the first row.
+    /// (`[]` when there are none). Each row is three word stores for `{"index":N` (see
+    /// ``RowOpening``), one copy of the pre-encoded rest, and for groups `isExpanded` plus a second
+    /// copy, with no capacity check per row: when the page's worst case (``rowBound`` per row)
+    /// fits in what `writer` has spare, the rows are written as the model's inlinable walk finds
+    /// them; otherwise the walk first records the nodes and the exact bytes they take, and the
+    /// rows are written after one reservation. O(limit) after the walk finds the first row.
     func writeRows(of view: FlattenedView, offset: Int, limit: Int, to writer: inout JSONWriter) {
         let rowCount = offset >= 0 ? max(0, min(limit, view.count - offset)) : 0
         guard rowCount > 0 else { writer.raw("[]"); return }
+        let (worstCase, overflow) = rowCount.multipliedReportingOverflow(by: rowBound)
+        if !overflow, worstCase < writer.spareCapacity {
+            writeRowsAsFound(of: view, offset: offset, rowCount: rowCount, maxBytes: worstCase &+ 1, to: &writer)
+        } else {
+            writeRowsMeasured(of: view, offset: offset, rowCount: rowCount, to: &writer)
+        }
+    }
+
+    /// One pass: each row written as the walk reaches it, into `maxBytes` reserved at once.
+    private func writeRowsAsFound(of view: FlattenedView, offset: Int, rowCount: Int, maxBytes: Int, to writer: inout JSONWriter) {
+        writer.raw(atMost: maxBytes) { target in
+            spans.withUnsafeBufferPointer { spans in
+                blob.withUnsafeBytes { blob in
+                    var opening = RowOpening(index: offset)
+                    var out = target
+                    view.forEachVisibleNode(offset: offset, limit: rowCount) { row in
+                        out = Self.writeRow(row.node, isExpanded: row.isExpanded, opening: opening, spans: spans,
+                                            blob: blob.baseAddress!, at: out)
+                        opening.advance()
+                    }
+                    out.storeBytes(of: UInt8(ascii: "]"), as: UInt8.self)
+                    return out + 1 - target
+                }
+            }
+        }
+    }
+
+    /// Two passes: the walk records each row's node (bitwise negated unless it is an expanded
+    /// group) and sums the exact bytes they take; then the rows are written after one reservation.
+    private func writeRowsMeasured(of view: FlattenedView, offset: Int, rowCount: Int, to writer: inout JSONWriter) {
         withUnsafeTemporaryAllocation(of: Int.self, capacity: rowCount) { rows in
             spans.withUnsafeBufferPointer { spans in
-                // First the walk: each row's node (bitwise negated unless it is an expanded
-                // group) and an exact bound on the bytes they take.
                 var filled = 0
                 var bytes = 1  // the closing bracket
                 view.forEachVisibleNode(offset: offset, limit: rowCount) { row in
@@ -73,32 +106,15 @@ struct EncodedMenu: Sendable {
                     bytes &+= spans[row.node &+ 1].start &- spans[row.node].start
                 }
                 bytes &+= filled &* (RowOpening.maxLength &+ 5)
-                // Then the text, with no bookkeeping per row.
                 writer.raw(atMost: bytes) { target in
                     blob.withUnsafeBytes { blob in
-                        let blob = blob.baseAddress!
                         var opening = RowOpening(index: offset)
                         var out = target
                         for position in 0 ..< filled {
                             let entry = rows[position]
-                            let node = entry < 0 ? ~entry : entry
-                            let (head, tail, end) = (spans[node].start, spans[node].split, spans[node &+ 1].start)
-                            out += opening.store(at: out)
+                            out = Self.writeRow(entry < 0 ? ~entry : entry, isExpanded: entry >= 0, opening: opening,
+                                                spans: spans, blob: blob.baseAddress!, at: out)
                             opening.advance()
-                            out.copyMemory(from: blob + head, byteCount: tail &- head)
-                            out += tail &- head
-                            guard tail < end else { continue }  // a row: one copy
-                            // A group: its isExpanded goes here.
-                            if entry >= 0 {
-                                out.storeBytes(of: Self.trueWord.littleEndian, as: UInt32.self)
-                                out += 4
-                            } else {
-                                out.storeBytes(of: Self.falsWord.littleEndian, as: UInt32.self)
-                                out.storeBytes(of: UInt8(ascii: "e"), toByteOffset: 4, as: UInt8.self)
-                                out += 5
-                            }
-                            out.copyMemory(from: blob + tail, byteCount: end &- tail)
-                            out += end &- tail
                         }
                         out.storeBytes(of: UInt8(ascii: "]"), as: UInt8.self)
                         return out + 1 - target
@@ -106,6 +122,30 @@ struct EncodedMenu: Sendable {
                 }
             }
         }
+    }
+
+    /// Stores node `node`'s row, opened by `opening`, at `out` (room for ``rowBound`` bytes) and
+    /// returns where it ends.
+    @inline(__always)
+    private static func writeRow(_ node: Int, isExpanded: Bool, opening: RowOpening, spans: UnsafeBufferPointer<Span>,
+                                 blob: UnsafeRawPointer, at target: UnsafeMutableRawPointer) -> UnsafeMutableRawPointer {
+        var out = target
+        let (head, tail, end) = (spans[node].start, spans[node].split, spans[node &+ 1].start)
+        out += opening.store(at: out)
+        out.copyMemory(from: blob + head, byteCount: tail &- head)
+        out += tail &- head
+        guard tail < end else { return out }  // a row: one copy
+        // A group: its isExpanded goes here.
+        if isExpanded {
+            out.storeBytes(of: trueWord.littleEndian, as: UInt32.self)
+            out += 4
+        } else {
+            out.storeBytes(of: falsWord.littleEndian, as: UInt32.self)
+            out.storeBytes(of: UInt8(ascii: "e"), toByteOffset: 4, as: UInt8.self)
+            out += 5
+        }
+        out.copyMemory(from: blob + tail, byteCount: end &- tail)
+        return out + (end &- tail)
     }
 
     /// `true` and `fals` as little-endian words (first character in the low byte).

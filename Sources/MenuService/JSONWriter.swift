@@ -15,6 +15,8 @@ struct JSONWriter: ~Copyable {
 
     /// Bytes written so far.
     var count: Int { buffer.count }
+    /// Bytes that can still be written before the buffer has to grow.
+    var spareCapacity: Int { buffer.spareCapacity }
 
     /// A copy of the bytes written so far.
     var bytes: [UInt8] { buffer.bytes }
