@@ -34,21 +34,36 @@ public struct HTTPFields: Sendable, RandomAccessCollection, CustomStringConverti
         }
     }
 
-    /// The block shared by the fields of one request. Immutable once ``filled(fields:bytes:_:)``
-    /// returns, which is what makes it `Sendable`.
+    /// The block shared by the fields of one request: one allocation holding the entries, then
+    /// the bytes (the header is the entry capacity).
     @usableFromInline
-    final class Storage: @unchecked Sendable {
-        @usableFromInline let entries: UnsafeMutablePointer<Entry>
-        @usableFromInline let bytes: UnsafeMutablePointer<UInt8>
+    final class Block: ManagedBuffer<Int, Entry> {}
 
+    /// A ``Block``, immutable once ``filled(fields:bytes:_:)`` returns, which is what makes it
+    /// `Sendable` (`ManagedBuffer` itself is not).
+    @usableFromInline
+    struct Storage: @unchecked Sendable {
+        @usableFromInline let block: Block
+
+        /// Room for `fields` entries and `bytes` bytes.
         init(fields: Int, bytes: Int) {
-            let entryBytes = fields * MemoryLayout<Entry>.stride
-            guard let block = malloc(Swift.max(1, entryBytes + bytes)) else { fatalError("out of memory (\(entryBytes + bytes) bytes)") }
-            entries = block.bindMemory(to: Entry.self, capacity: fields)
-            self.bytes = (block + entryBytes).bindMemory(to: UInt8.self, capacity: bytes)
+            let stride = MemoryLayout<Entry>.stride
+            let made = Block.create(minimumCapacity: Swift.max(1, fields + (bytes + stride - 1) / stride)) { _ in fields }
+            block = unsafeDowncast(made, to: Block.self)
+            _ = UnsafeMutableRawPointer(self.bytes).bindMemory(to: UInt8.self, capacity: bytes)
         }
 
-        deinit { free(entries) }
+        /// The entries, valid while the block lives.
+        @usableFromInline var entries: UnsafeMutablePointer<Entry> {
+            block.withUnsafeMutablePointerToElements { $0 }
+        }
+
+        /// The bytes after the entries, valid while the block lives.
+        @usableFromInline var bytes: UnsafeMutablePointer<UInt8> {
+            block.withUnsafeMutablePointers { fieldCapacity, entries in
+                UnsafeMutableRawPointer(entries + fieldCapacity.pointee).assumingMemoryBound(to: UInt8.self)
+            }
+        }
     }
 
     // Internal rather than private so the byte-level reads below can be inlined into callers.
@@ -76,16 +91,20 @@ public struct HTTPFields: Sendable, RandomAccessCollection, CustomStringConverti
         }
     }
 
-    /// Writes fields into storage of a size fixed in advance (measure first, then fill: no growth,
-    /// no per-field allocation).
+    /// Writes fields into storage of a size fixed in advance (no growth, no per-field allocation).
     ///
     /// Invariant: the first `byteCount` bytes and `fieldCount` entries are written, and every
-    /// entry points inside the first `byteCount` bytes.
+    /// entry points inside the first `byteCount` bytes; `neededFields` and `neededBytes` count
+    /// every field offered, refused ones included.
     struct Writer {
         let bytes: UnsafeMutableRawBufferPointer
         let entries: UnsafeMutableBufferPointer<Entry>
         private(set) var byteCount = 0
         private(set) var fieldCount = 0
+        private(set) var neededFields = 0
+        private(set) var neededBytes = 0
+        /// Whether a field was refused for want of room.
+        var overflowed: Bool { neededFields > fieldCount }
 
         init(bytes: UnsafeMutableRawBufferPointer, entries: UnsafeMutableBufferPointer<Entry>) {
             self.bytes = bytes
@@ -96,6 +115,8 @@ public struct HTTPFields: Sendable, RandomAccessCollection, CustomStringConverti
         /// false, writing nothing, when it does not fit.
         mutating func append(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer?, lowercasingName: Bool = false) -> Bool {
             let valueCount = value?.count ?? 0
+            neededFields += 1
+            neededBytes += name.count + valueCount
             guard fieldCount < entries.count, name.count + valueCount <= bytes.count - byteCount,
                   byteCount + name.count + valueCount <= Int(Int32.max) else { return false }
             let nameStart = byteCount
@@ -120,16 +141,32 @@ public struct HTTPFields: Sendable, RandomAccessCollection, CustomStringConverti
     /// The fields `fill` writes into storage for at most `fields` fields of `bytes` bytes in all
     /// (what does not fit is refused by ``Writer/append(name:value:lowercasingName:)``).
     static func filled(fields: Int, bytes: Int, _ fill: (inout Writer) -> Void) -> HTTPFields {
-        var result = HTTPFields()
-        guard fields > 0 else { return result }
-        let storage = Storage(fields: fields, bytes: bytes)
+        write(into: Storage(fields: fields, bytes: bytes), fields: fields, bytes: bytes, fill).fields
+    }
+
+    /// The fields `fill` writes, in one pass when they fit `expectedFields` fields of
+    /// `expectedBytes` bytes, else in a second pass into storage of exactly the size the first
+    /// one counted. `fill` must offer the same fields each time it is called.
+    static func filled(expectingFields expectedFields: Int, bytes expectedBytes: Int, _ fill: (inout Writer) -> Void) -> HTTPFields {
+        let first = write(into: Storage(fields: expectedFields, bytes: expectedBytes), fields: expectedFields,
+                          bytes: expectedBytes, fill)
+        guard first.overflowed else { return first.fields }
+        return filled(fields: first.neededFields, bytes: first.neededBytes, fill)
+    }
+
+    private static func write(into storage: Storage, fields: Int, bytes: Int, _ fill: (inout Writer) -> Void)
+        -> (fields: HTTPFields, overflowed: Bool, neededFields: Int, neededBytes: Int)
+    {
         var writer = Writer(
             bytes: UnsafeMutableRawBufferPointer(start: storage.bytes, count: bytes),
             entries: UnsafeMutableBufferPointer(start: storage.entries, count: fields))
         fill(&writer)
-        result.storage = storage
-        result.fieldCount = writer.fieldCount
-        return result
+        var result = HTTPFields()
+        if writer.fieldCount > 0 {
+            result.storage = storage
+            result.fieldCount = writer.fieldCount
+        }
+        return (result, writer.overflowed, writer.neededFields, writer.neededBytes)
     }
 
     /// Splits built fields in two that share this storage: fields `0 ..< boundary`, and the rest.

@@ -151,22 +151,17 @@ private func access(
 private func makeRequest(
     _ connection: OpaquePointer, method: UnsafePointer<CChar>?, url: UnsafePointer<CChar>?, body: [UInt8]
 ) -> HTTPRequest {
-    // The path, query arguments, then headers, into one shared storage of exactly the size they
-    // need: one pass over libmicrohttpd's lists to measure, one to copy (two allocations for the
-    // request, and no String until one is read).
+    // The path, query arguments, then headers, into one allocation shared by all three: in one
+    // pass over libmicrohttpd's lists when they fit a typical request's size, else measured by
+    // that pass and copied by a second into a block of exactly their size. No String is made.
     let pathLength = url.map { strlen($0) } ?? 0
-    var size = FieldsSize(fields: 1, bytes: pathLength)
-    withUnsafeMutablePointer(to: &size) { size in
-        _ = MHD_get_connection_values_n(connection, .GET_ARGUMENT_KIND, menuMeasureField, size)
-        _ = MHD_get_connection_values_n(connection, .HEADER_KIND, menuMeasureField, size)
-    }
     var argumentCount = 0
-    let fields = HTTPFields.filled(fields: size.fields, bytes: size.bytes) { writer in
+    let fields = HTTPFields.filled(expectingFields: typicalRequestFields, bytes: typicalRequestBytes) { writer in
         _ = writer.append(name: UnsafeRawBufferPointer(start: nil, count: 0),
                           value: UnsafeRawBufferPointer(start: url, count: pathLength))
         withUnsafeMutablePointer(to: &writer) { writer in
             _ = MHD_get_connection_values_n(connection, .GET_ARGUMENT_KIND, menuCopyField, writer)
-            argumentCount = writer.pointee.fieldCount - 1
+            argumentCount = writer.pointee.neededFields - 1
             _ = MHD_get_connection_values_n(connection, .HEADER_KIND, menuCopyField, writer)
         }
     }
@@ -179,6 +174,12 @@ private func makeRequest(
         lowercasedHeaders: headers,
         body: body)
 }
+
+/// What a request's fields are first copied into (path, query arguments, headers): enough for
+/// `curl` and most API clients, in a block small enough for malloc's per-thread cache (16 entries
+/// of 16 bytes plus 640 bytes). A larger request is measured and copied again.
+let typicalRequestFields = 16
+let typicalRequestBytes = 640
 
 /// The method as a `String`: the common ones without decoding (a literal is free to make). Each
 /// byte is read only after the one before it was not the terminating NUL.
@@ -261,36 +262,12 @@ func menuReleaseResponseBody(_ cls: UnsafeMutableRawPointer?) {
     Unmanaged<ResponseBody>.fromOpaque(cls).release()
 }
 
-/// How many fields, and bytes of names and values, ``menuMeasureField`` has seen.
-struct FieldsSize {
-    var fields = 0
-    var bytes = 0
-}
-
-/// `MHD_KeyValueIteratorN` adding each field's size to the ``FieldsSize`` that `cls` points at
-/// (the first of the two passes that copy a request's fields).
-///
-/// Thread: called synchronously, on the caller's thread, from inside `MHD_get_connection_values_n`.
-func menuMeasureField(
-    _ cls: UnsafeMutableRawPointer?,
-    _ kind: MHD_ValueKind,
-    _ key: UnsafePointer<CChar>?,
-    _ keySize: Int,
-    _ value: UnsafePointer<CChar>?,
-    _ valueSize: Int
-) -> MHD_Result {
-    guard let cls, key != nil else { return MHD_Result.YES }
-    let size = cls.assumingMemoryBound(to: FieldsSize.self)
-    size.pointee.fields += 1
-    size.pointee.bytes += keySize + (value == nil ? 0 : valueSize)
-    return MHD_Result.YES
-}
-
 /// `MHD_KeyValueIteratorN` copying each field into the ``HTTPFields/Writer`` that `cls` points at:
 /// header names lowercased, a header without a value given an empty one, a query argument
-/// without `=` none. Stops the iteration if a field does not fit what was measured.
+/// without `=` none. A field that does not fit is refused and counted, and the iteration goes on
+/// (see ``HTTPFields/filled(expectingFields:bytes:_:)``).
 ///
-/// Thread: as ``menuMeasureField``.
+/// Thread: called synchronously, on the caller's thread, from inside `MHD_get_connection_values_n`.
 func menuCopyField(
     _ cls: UnsafeMutableRawPointer?,
     _ kind: MHD_ValueKind,
@@ -302,12 +279,12 @@ func menuCopyField(
     guard let cls, let key else { return MHD_Result.YES }
     let writer = cls.assumingMemoryBound(to: HTTPFields.Writer.self)
     let isHeader = kind == .HEADER_KIND
-    let copied = writer.pointee.append(
+    _ = writer.pointee.append(
         name: UnsafeRawBufferPointer(start: key, count: keySize),
         value: value.map { UnsafeRawBufferPointer(start: $0, count: valueSize) }
             ?? (isHeader ? UnsafeRawBufferPointer(start: key, count: 0) : nil),
         lowercasingName: isHeader)
-    return copied ? MHD_Result.YES : MHD_Result.NO
+    return MHD_Result.YES  // on, even past a refused field: the writer counts what a retry needs
 }
 
 /// `MHD_KeyValueIteratorN` collecting only the headers framing looks at: names starting with
@@ -315,7 +292,8 @@ func menuCopyField(
 /// `[(name: String, value: String)]` that `cls` points at. Other headers cost a byte comparison
 /// or two and no allocation.
 ///
-/// Thread: as ``menuMeasureField``, from inside `collectFramingHeaders`.
+/// Thread: called synchronously, on the caller's thread, from inside `MHD_get_connection_values_n`
+/// in `collectFramingHeaders`.
 func menuCollectFramingHeader(
     _ cls: UnsafeMutableRawPointer?,
     _ kind: MHD_ValueKind,

@@ -71,6 +71,38 @@ struct HTTPFieldsWriterTests {
         #expect(fields.map(\.value) == [nil])
     }
 
+    /// Offers `pairs` to `writer`.
+    private func offer(_ pairs: [(String, String)], to writer: inout HTTPFields.Writer) {
+        for (name, value) in pairs {
+            _ = Array(name.utf8).withUnsafeBytes { name in Array(value.utf8).withUnsafeBytes { writer.append(name: name, value: $0) } }
+        }
+    }
+
+    @Test func fieldsThatFitTheExpectedSizeAreCopiedInOnePass() {
+        var calls = 0
+        let pairs = [("a", "1"), ("bb", "22")]
+        let fields = HTTPFields.filled(expectingFields: 4, bytes: 16) { writer in
+            calls += 1
+            offer(pairs, to: &writer)
+        }
+        #expect(calls == 1)
+        #expect(fields.map(\.name) == ["a", "bb"])
+        #expect(fields.map(\.value) == ["1", "22"])
+    }
+
+    @Test(arguments: [(2, 1000), (100, 10)])
+    func fieldsPastTheExpectedSizeAreCopiedWholeInASecondPass(expectedFields: Int, expectedBytes: Int) {
+        var calls = 0
+        let pairs = (0 ..< 12).map { ("name\($0)", String(repeating: "x", count: $0)) }
+        let fields = HTTPFields.filled(expectingFields: expectedFields, bytes: expectedBytes) { writer in
+            calls += 1
+            offer(pairs, to: &writer)
+        }
+        #expect(calls == 2)
+        #expect(fields.map(\.name) == pairs.map(\.0))
+        #expect(fields.map(\.value) == pairs.map(\.1))
+    }
+
     @Test func lowercasingCopiesNamesWithASCIILettersLowered() {
         let fields = HTTPFields.filled(fields: 1, bytes: 32) { writer in
             _ = Array("X-Session-ID_9ü".utf8).withUnsafeBytes { writer.append(name: $0, value: nil, lowercasingName: true) }

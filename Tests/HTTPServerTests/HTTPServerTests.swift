@@ -49,6 +49,29 @@ struct HTTPServerTests {
         #expect(request.body == Array("payload".utf8))
     }
 
+    @Test func aRequestLargerThanTheFirstGuessArrivesWholeAndInOrder() throws {
+        let log = CallLog()
+        let server = try startServer(log: log)
+        defer { server.shutdown() }
+
+        // Past what the first copy expects (16 fields, 640 bytes): measured, then copied again.
+        let arguments = (0 ..< 30).map { "q\($0)=\(String(repeating: "v", count: $0))" }
+        let headers = (0 ..< 40).map { "X-Field-\($0): \(String(repeating: "h", count: 20 + $0))" }
+        let connection = try RawHTTPConnection(port: server.port)
+        try connection.sendText("GET /big/path?\(arguments.joined(separator: "&")) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            + headers.map { $0 + "\r\n" }.joined() + "\r\n")
+        #expect(try connection.readResponse().status == 200)
+
+        let requests = log.requests
+        try #require(requests.count == 1)
+        let request = requests[0]
+        #expect(request.path == "/big/path")
+        #expect(request.query.map(\.name) == (0 ..< 30).map { "q\($0)" })
+        #expect(request.query.map(\.value) == (0 ..< 30).map { String(repeating: "v", count: $0) })
+        #expect(request.headers.map(\.name) == ["host"] + (0 ..< 40).map { "x-field-\($0)" })
+        #expect(request.header("x-field-39") == String(repeating: "h", count: 59))
+    }
+
     @Test func portZeroReportsTheRealBoundPort() throws {
         let server = try startServer()
         defer { server.shutdown() }
