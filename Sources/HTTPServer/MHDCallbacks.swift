@@ -401,12 +401,15 @@ private func queue(_ response: HTTPResponse, on connection: OpaquePointer, close
         {
             continue
         }
-        if containsNUL(header.name) || containsNUL(header.value)
-            // withCString: the implicit String-to-pointer conversion allocates for short strings.
-            || header.name.withCString({ name in
-                header.value.withCString { value in MHD_add_response_header(mhdResponse, name, value) }
-            }) != MHD_Result.YES
-        {
+        // withCString: the implicit String-to-pointer conversion allocates for short strings. A NUL
+        // inside either string would cut the C string short: refused, rather than half sent.
+        let added = header.name.withCString { name in
+            header.value.withCString { value in
+                strlen(name) == header.name.utf8.count && strlen(value) == header.value.utf8.count
+                    && MHD_add_response_header(mhdResponse, name, value) == MHD_Result.YES
+            }
+        }
+        if !added {
             return .invalid(
                 "header \(String(reflecting: header.name)) is not valid in HTTP/1.1 "
                     + "(empty name, space, tab, CR, LF or NUL in it, or a Transfer-Encoding other than chunked)")
@@ -419,10 +422,4 @@ private func queue(_ response: HTTPResponse, on connection: OpaquePointer, close
         return .refused
     }
     return .queued
-}
-
-/// Whether `text` has a NUL byte (which a C string would silently cut at).
-private func containsNUL(_ text: String) -> Bool {
-    text.utf8.withContiguousStorageIfAvailable { $0.isEmpty ? false : memchr($0.baseAddress!, 0, $0.count) != nil }
-        ?? text.utf8.contains(0)
 }

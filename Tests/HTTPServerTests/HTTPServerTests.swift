@@ -167,6 +167,18 @@ struct HTTPServerTests {
         #expect(response.bodyText.contains("\"X-Bad\""))
     }
 
+    @Test(arguments: [(name: "X-Cut", value: "before\u{0}after"), (name: "X-Cut\u{0}Name", value: "v")])
+    func aResponseHeaderWithANulBecomesPlainText500RatherThanBeingCutShort(name: String, value: String) throws {
+        let server = try startServer { _ in HTTPResponse(status: 200, headers: [(name: name, value: value)], body: [1]) }
+        defer { server.shutdown() }
+
+        let connection = try RawHTTPConnection(port: server.port)
+        try connection.sendText("GET / HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        let response = try connection.readResponse()
+        #expect(response.status == 500)
+        #expect(response.header("X-Cut") == nil)
+    }
+
     @Test func statusOutsideFinalRangeBecomes500() throws {
         let server = try startServer { _ in HTTPResponse(status: 42) }
         defer { server.shutdown() }
