@@ -6,16 +6,17 @@ import Musl
 import Darwin
 #endif
 
-/// The name/value pairs of a request: its headers, or its query arguments. They are kept in one
-/// block (entries, then the UTF-8 bytes of names and values) which a request's headers and query
-/// share, so copying a request's fields costs two allocations however many there are, and a
+/// The name/value pairs of a request: its headers, or its query arguments (or, in one field's
+/// value, its path). They are kept in one block (entries, then the UTF-8 bytes of names and
+/// values) which a request's path, query and headers share, so copying a request's fields costs
+/// one allocation however many there are (two for a request larger than the first guess), and a
 /// `String` is made only for a field read as one.
 ///
 /// Invariant: field `p` is entry `base + p` of `storage`, for `p` in `0 ..< fieldCount`; an entry
 /// names bytes `nameStart ..< nameStart + nameLength` and, when `valueLength >= 0`, the value
 /// `valueStart ..< valueStart + valueLength`; a negative `valueLength` is a field without a value
 /// (`?flag`). Wire order and duplicates are kept. Storage is written once, by
-/// ``filled(fields:bytes:_:)``, and never changes after.
+/// ``filled(fields:bytes:_:)`` or ``filled(expectingFields:bytes:_:)``, and never changes after.
 /// Iterating yields `(name, value)` with `String`s made on the fly; ``firstValue(named:)``,
 /// ``count(named:)`` and ``withValue(at:_:)`` compare and read bytes without making any.
 public struct HTTPFields: Sendable, RandomAccessCollection, CustomStringConvertible {
@@ -39,8 +40,8 @@ public struct HTTPFields: Sendable, RandomAccessCollection, CustomStringConverti
     @usableFromInline
     final class Block: ManagedBuffer<Int, Entry> {}
 
-    /// A ``Block``, immutable once ``filled(fields:bytes:_:)`` returns, which is what makes it
-    /// `Sendable` (`ManagedBuffer` itself is not).
+    /// A ``Block``, immutable once the `filled` function that made it returns, which is what
+    /// makes it `Sendable` (`ManagedBuffer` itself is not).
     @usableFromInline
     struct Storage: @unchecked Sendable {
         @usableFromInline let block: Block
