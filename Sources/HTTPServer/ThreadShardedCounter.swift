@@ -15,6 +15,8 @@ import Darwin
 /// Invariant: ``sum`` is the total of every `add` that happened before it (each cell is written
 /// by one thread only; a cell may go negative when one thread adds and another subtracts). A
 /// thread's cell is made on its first `add` and kept, with its count, until the counter dies.
+/// Each counter takes a pthread key while it lives; when the process has none left (about a
+/// thousand), the counter is one shared atomic instead: slower, still exact.
 /// Cost: `add` is one `pthread_getspecific`, one load and one store; `sum` is O(threads seen).
 final class ThreadShardedCounter: Sendable {
     /// Cells sit on their own 128-byte blocks (two cache lines), so no two threads share a line.
@@ -25,19 +27,23 @@ final class ThreadShardedCounter: Sendable {
         let pointer: UnsafeMutablePointer<Atomic<Int>>
     }
 
-    /// The calling thread's cell, in a key of this counter (deleted with it).
-    private let key: pthread_key_t
+    /// The calling thread's cell, in a key of this counter (deleted with it); nil when no key
+    /// was left, and every add goes to ``shared``.
+    private let key: pthread_key_t?
     /// Every cell made so far; added to under the lock, read by ``sum``.
     private let cells = Mutex<[Cell]>([])
+    /// The count when there is no key.
+    private let shared = Atomic<Int>(0)
 
-    init() {
+    /// A counter with a cell per thread; with `threadCells` false (or no pthread key left), one
+    /// shared atomic.
+    init(threadCells: Bool = true) {
         var key = pthread_key_t()
-        guard pthread_key_create(&key, nil) == 0 else { fatalError("pthread_key_create failed (too many keys)") }
-        self.key = key
+        self.key = threadCells && pthread_key_create(&key, nil) == 0 ? key : nil
     }
 
     deinit {
-        pthread_key_delete(key)
+        if let key { pthread_key_delete(key) }
         cells.withLock { cells in
             for cell in cells {
                 cell.pointer.deinitialize(count: 1)
@@ -48,15 +54,22 @@ final class ThreadShardedCounter: Sendable {
 
     /// Adds `delta` to the calling thread's cell.
     func add(_ delta: Int) {
-        let cell = pthread_getspecific(key)?.assumingMemoryBound(to: Atomic<Int>.self) ?? makeCell()
+        guard let key else {
+            shared.wrappingAdd(delta, ordering: .releasing)
+            return
+        }
+        let cell = pthread_getspecific(key)?.assumingMemoryBound(to: Atomic<Int>.self) ?? makeCell(key)
         // Only this thread writes the cell: a load and a store cannot lose another writer's add.
         cell.pointee.store(cell.pointee.load(ordering: .relaxed) &+ delta, ordering: .releasing)
     }
 
     /// The total over all cells.
     var sum: Int {
-        cells.withLock { $0.reduce(0) { $0 &+ $1.pointer.pointee.load(ordering: .acquiring) } }
+        cells.withLock { $0.reduce(shared.load(ordering: .acquiring)) { $0 &+ $1.pointer.pointee.load(ordering: .acquiring) } }
     }
+
+    /// Whether adds go to per-thread cells (false only when the process had no pthread key left).
+    var hasThreadCells: Bool { key != nil }
 
     /// Threads that have added so far (one cell each).
     var threadCount: Int {
@@ -64,7 +77,7 @@ final class ThreadShardedCounter: Sendable {
     }
 
     /// Makes, registers and stores the calling thread's cell.
-    private func makeCell() -> UnsafeMutablePointer<Atomic<Int>> {
+    private func makeCell(_ key: pthread_key_t) -> UnsafeMutablePointer<Atomic<Int>> {
         let cell = UnsafeMutableRawPointer.allocate(byteCount: Self.cellBytes, alignment: Self.cellBytes)
             .bindMemory(to: Atomic<Int>.self, capacity: 1)
         cell.initialize(to: Atomic(0))

@@ -45,4 +45,17 @@ struct ThreadShardedCounterTests {
         #expect(first.sum == 3)
         #expect(second.sum == -2)
     }
+
+    @Test func aCounterWithoutAPthreadKeyIsOneSharedAtomicAndStaysExact() {
+        // What a counter becomes when the process has no pthread key left (exhausting the keys
+        // here would starve the tests running alongside).
+        let counter = ThreadShardedCounter(threadCells: false)
+        #expect(!counter.hasThreadCells)
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in
+            for _ in 0 ..< 1_000 { counter.add(1) }
+        }
+        counter.add(-3)
+        #expect(counter.sum == 7_997)
+        #expect(counter.threadCount == 0)
+    }
 }
