@@ -4,29 +4,6 @@ import SeedMenu
 import Testing
 @testable import MenuService
 
-/// A row as the page's JSON has it.
-private struct ServedRow: Decodable, Equatable {
-    var index: Int
-    var id: String
-    var title: String
-    var depth: Int
-    var isGroup: Bool
-    var isExpanded: Bool?
-    var childCount: Int?
-    var attributes: [String: JSONValue]?
-
-    init(index: Int, id: String, title: String, depth: Int, isGroup: Bool, isExpanded: Bool?, childCount: Int?,
-         attributes: [String: JSONValue]?) {
-        self.index = index; self.id = id; self.title = title; self.depth = depth; self.isGroup = isGroup
-        self.isExpanded = isExpanded; self.childCount = childCount; self.attributes = attributes
-    }
-
-    init(_ row: FlattenedRow) {
-        self.init(index: row.index, id: row.id, title: row.title, depth: row.depth, isGroup: row.isGroup,
-                  isExpanded: row.isExpanded, childCount: row.childCount, attributes: row.attributes)
-    }
-}
-
 @Suite("EncodedMenu: a page of rows as JSON, in one pass or in two")
 struct EncodedMenuTests {
     /// A random menu, some random toggles, and pages at random offsets.
@@ -58,15 +35,15 @@ struct EncodedMenuTests {
         return Array(writer.bytes.drop { $0 == UInt8(ascii: " ") })
     }
 
-    private func served(_ encoded: EncodedMenu, _ view: FlattenedView, offset: Int, limit: Int, roomy: Bool) throws -> [ServedRow] {
-        try JSONDecoder().decode([ServedRow].self, from: Data(pageBytes(encoded, view, offset: offset, limit: limit, roomy: roomy)))
+    private func served(_ encoded: EncodedMenu, _ view: FlattenedView, offset: Int, limit: Int, roomy: Bool) throws -> [LiveRow] {
+        try JSONDecoder().decode([LiveRow].self, from: Data(pageBytes(encoded, view, offset: offset, limit: limit, roomy: roomy)))
     }
 
     @Test(arguments: [1, 2, 3] as [UInt64])
     func pagesWrittenInOnePassMatchTheModel(seed: UInt64) throws {
         try pages(seed: seed) { view, encoded, offset, limit in
             let rows = try served(encoded, view, offset: offset, limit: limit, roomy: true)
-            #expect(rows == view.rows(offset: offset, limit: limit).map(ServedRow.init))
+            #expect(rows == view.rows(offset: offset, limit: limit).map(LiveRow.init))
         }
     }
 
@@ -74,7 +51,7 @@ struct EncodedMenuTests {
     func pagesWrittenInTwoPassesMatchTheModel(seed: UInt64) throws {
         try pages(seed: seed) { view, encoded, offset, limit in
             let rows = try served(encoded, view, offset: offset, limit: limit, roomy: false)
-            #expect(rows == view.rows(offset: offset, limit: limit).map(ServedRow.init))
+            #expect(rows == view.rows(offset: offset, limit: limit).map(LiveRow.init))
         }
     }
 

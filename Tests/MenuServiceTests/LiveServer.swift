@@ -5,6 +5,7 @@
 import ChildProcess
 import Foundation
 import HTTPTestSupport
+import MenuModel
 import MenuService
 import Synchronization
 import Testing
@@ -232,6 +233,30 @@ struct LiveRow: Decodable, Equatable, Sendable {
     var isExpanded: Bool?
     var childCount: Int?
     var attributes: [String: LiveJSON]?
+}
+
+extension LiveRow {
+    /// The row as the server should send it for `model`.
+    init(_ model: FlattenedRow) {
+        self.init(index: model.index, id: model.id, title: model.title, depth: model.depth, isGroup: model.isGroup,
+                  isExpanded: model.isExpanded, childCount: model.childCount,
+                  attributes: model.attributes?.mapValues(LiveJSON.init))
+    }
+}
+
+extension LiveJSON {
+    /// A config value as it reads back from JSON (every number a `Double`).
+    init(_ value: JSONValue) {
+        switch value {
+        case .null: self = .null
+        case .bool(let value): self = .bool(value)
+        case .integer(let value): self = .number(Double(value))
+        case .number(let value): self = .number(value)
+        case .string(let value): self = .string(value)
+        case .array(let values): self = .array(values.map(LiveJSON.init))
+        case .object(let members): self = .object(members.mapValues(LiveJSON.init))
+        }
+    }
 }
 
 struct LiveRowsPage: Decodable, Sendable {
