@@ -84,7 +84,11 @@ public final class InMemorySessionStore: SessionStore {
         let ttl = timeToLiveMilliseconds
         let menu = self.menu
         return try table.withShard(of: id) { sessions throws(SessionStoreError) in
-            guard var entry = sessions.removeValue(forKey: id), now.milliseconds(since: entry.lastUsed) < ttl else { throw .unknownSession }
+            // An expired entry stays where it is, counted until a sweep drops it and frees its slot.
+            guard let index = sessions.index(forKey: id), now.milliseconds(since: sessions.values[index].lastUsed) < ttl else {
+                throw .unknownSession
+            }
+            var entry = sessions.remove(at: index).value
             // The entry is out of the dictionary, so the state is uniquely referenced while it changes.
             defer { sessions[id] = entry }
             entry.lastUsed = now

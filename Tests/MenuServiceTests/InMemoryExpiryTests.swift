@@ -33,6 +33,18 @@ struct InMemoryExpiryTests {
         #expect(throws: SessionStoreError.unknownSession) { try sessions.apply(.toggle(groupID: "mains"), to: id) }
     }
 
+    @Test func aRefusedWriteToAnExpiredSessionLeavesItForTheSweepToCount() throws {
+        let clock = ManualSessionClock()
+        let sessions = try store(clock, maxSessions: 1)
+        let id = try sessions.create()
+        clock.advance(milliseconds: 60_000)
+        #expect(throws: SessionStoreError.unknownSession) { try sessions.apply(.toggle(groupID: "main-courses"), to: id) }
+        #expect(sessions.count == 1)
+        #expect(sessions.sweepExpired() == 1)
+        #expect(sessions.count == 0)
+        #expect(throws: Never.self) { try sessions.create() }  // its slot is free again
+    }
+
     @Test func everyUseRestartsTheIdleTime() throws {
         let clock = ManualSessionClock()
         let sessions = try store(clock)
