@@ -68,7 +68,7 @@ final class ThreadShardedCounter: Sendable {
         cells.withLock { $0.reduce(shared.load(ordering: .acquiring)) { $0 &+ $1.pointer.pointee.load(ordering: .acquiring) } }
     }
 
-    /// Whether adds go to per-thread cells (false only when the process had no pthread key left).
+    /// Whether adds go to per-thread cells (false when made without them or when no pthread key was left).
     var hasThreadCells: Bool { key != nil }
 
     /// Threads that have added so far (one cell each).
