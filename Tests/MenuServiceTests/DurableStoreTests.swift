@@ -342,6 +342,23 @@ struct DurableStoreTests {
         #expect(throws: DurableStoreError.self) { try durableOpen(directory) }
     }
 
+    @Test("the directory lock is given up when its file is let go, even while a forked child still shares it")
+    func directoryLockIsReleasedDespiteAnInheritedDescriptor() throws {
+        let directory = DurableTemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("lock")
+        var inherited: Int32 = -1
+        do {
+            let first = try DurableFile.open(path, O_RDWR | O_CREAT)
+            #expect(try first.tryLockExclusive())
+            // What a child forked by another thread holds until it execs: the same open file.
+            inherited = dup(first.descriptor)
+        }
+        defer { close(inherited) }
+        let second = try DurableFile.open(path, O_RDWR | O_CREAT)
+        #expect(try second.tryLockExclusive())
+    }
+
     @Test("start-up on a regular file, or under a missing parent, is a clear error naming the path")
     func startupOnABadPathFails() throws {
         let directory = DurableTemporaryDirectory()

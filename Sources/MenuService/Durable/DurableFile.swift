@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -31,13 +33,21 @@ struct DurableIOError: Error, Sendable, Equatable, CustomStringConvertible {
 final class DurableFile: Sendable {
     let descriptor: Int32
     let path: String
+    /// Whether ``tryLockExclusive()`` took the lock.
+    private let isLocked = Atomic<Bool>(false)
 
     private init(descriptor: Int32, path: String) {
         self.descriptor = descriptor
         self.path = path
     }
 
-    deinit { close(descriptor) }
+    deinit {
+        // A flock belongs to the open file description, which a child process forked by another
+        // thread shares until it execs: closing only our descriptor would leave the lock held
+        // that long, and an immediate reopen (a restart in place) would find it taken.
+        if isLocked.load(ordering: .relaxed) { _ = flock(descriptor, LOCK_UN) }
+        close(descriptor)
+    }
 
     /// Opens `path` with `flags` (`O_CLOEXEC` is always added).
     static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o600) throws(DurableIOError) -> DurableFile {
@@ -102,7 +112,10 @@ final class DurableFile: Sendable {
 
     /// flock(2) exclusive, without waiting; false when another open file holds it.
     func tryLockExclusive() throws(DurableIOError) -> Bool {
-        if retryingOnInterrupt({ flock(descriptor, LOCK_EX | LOCK_NB) }) == 0 { return true }
+        if retryingOnInterrupt({ flock(descriptor, LOCK_EX | LOCK_NB) }) == 0 {
+            isLocked.store(true, ordering: .relaxed)
+            return true
+        }
         if errno == EWOULDBLOCK { return false }
         throw DurableIOError("lock", path)
     }
