@@ -65,6 +65,9 @@ public final class MenuService: Sendable {
     /// cheaper than hashing the path).
     private static let fixedTemplates = templates.map(\.template).filter { !$0.contains("{") }
 
+    /// Templates with an `{id}`, matched segment by segment once the fixed ones did not match.
+    private static let parameterizedTemplates = templates.filter { $0.template.contains("{") }
+
     /// The template without a parameter that `request`'s path is, compared by bytes: the path
     /// becomes a `String` only for the other routes.
     private static func fixedRoute(of request: borrowing HTTPRequest) -> (template: String, id: String?)? {
@@ -72,12 +75,12 @@ public final class MenuService: Sendable {
         return nil
     }
 
-    /// The route template matching `path`, and the `{id}` it carries.
-    static func match(_ path: String) -> (template: String, id: String?)? {
-        for template in fixedTemplates where template == path { return (template, nil) }
+    /// The template with an `{id}` that `path` matches, and the id it carries (``fixedRoute(of:)``
+    /// has already compared the templates without one).
+    private static func parameterizedRoute(of path: String) -> (template: String, id: String?)? {
         guard path.hasPrefix("/") else { return nil }
         let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-        for (template, parts) in templates {
+        for (template, parts) in parameterizedTemplates {
             guard parts.count == segments.count else { continue }
             var id: String?
             var matched = true
@@ -96,7 +99,7 @@ public final class MenuService: Sendable {
     }
 
     private func route(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
-        guard let (template, id) = Self.fixedRoute(of: request) ?? Self.match(request.path) else {
+        guard let (template, id) = Self.fixedRoute(of: request) ?? Self.parameterizedRoute(of: request.path) else {
             throw .notFound(path: String(request.path.prefix(200)))
         }
         guard Self.routes.contains(where: { $0.template == template && $0.method == request.method }) else {
