@@ -122,7 +122,7 @@ public final class MenuService: Sendable {
 
     private func rows(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         let offset = try Self.integerParameter("offset", in: request, default: 0, range: 0 ... Int.max)
-        let limit = try Self.integerParameter("limit", in: request, default: Self.defaultLimit, range: 1 ... maxLimit)
+        let limit = try Self.integerParameter("limit", in: request, default: min(Self.defaultLimit, maxLimit), range: 1 ... maxLimit)
         let view = FlattenedView(menu: menu, state: try state(for: request))
         let rowCount = max(0, min(limit, view.count - offset))
         var writer = JSONWriter(capacity: 160 + rowCount * 128)
