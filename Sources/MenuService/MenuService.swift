@@ -264,18 +264,13 @@ public final class MenuService: Sendable {
         return value
     }
 
-    /// `{"isExpanded": true|false}`; other keys are ignored.
+    /// `{"isExpanded": true|false}`; other keys are ignored, a key given twice is refused
+    /// (``ExpansionBodyParser``).
     public static func parseExpansionBody(_ body: [UInt8]) throws(APIError) -> Bool {
-        struct Body: Decodable { var isExpanded: Bool }
-        guard !body.isEmpty else { throw .invalidBody("the body must be JSON like {\"isExpanded\": true}; it is empty") }
         do {
-            return try JSONDecoder().decode(Body.self, from: Data(body)).isExpanded
-        } catch let DecodingError.keyNotFound(key, _) {
-            throw .invalidBody("the body must have \"\(key.stringValue)\": true or false")
-        } catch DecodingError.typeMismatch, DecodingError.valueNotFound {
-            throw .invalidBody("\"isExpanded\" must be true or false, in an object like {\"isExpanded\": true}")
+            return try ExpansionBodyParser.parse(body)
         } catch {
-            throw .invalidBody("the body is not valid JSON; send {\"isExpanded\": true} or {\"isExpanded\": false}")
+            throw .invalidBody(error.message)
         }
     }
 
