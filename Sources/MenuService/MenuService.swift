@@ -45,16 +45,23 @@ public final class MenuService: Sendable {
         }
     }
 
-    /// Every route the service answers: the contract `openapi.yaml` documents (a test keeps them in step).
-    public static let routes: [(method: String, template: String)] = [
-        ("GET", "/rows"), ("HEAD", "/rows"),
-        ("GET", "/count"), ("HEAD", "/count"),
-        ("GET", "/healthz"), ("HEAD", "/healthz"),
-        ("POST", "/sessions"),
-        ("DELETE", "/sessions/{id}"),
-        ("POST", "/groups/{id}/toggle"),
-        ("PUT", "/groups/{id}/expansion"),
+    /// Every route the service answers, with the query parameters it takes (any other is refused):
+    /// the contract `openapi.yaml` documents (a test keeps them in step).
+    public static let routes: [(method: String, template: String, query: [StaticString])] = [
+        ("GET", "/rows", ["offset", "limit"]), ("HEAD", "/rows", ["offset", "limit"]),
+        ("GET", "/count", []), ("HEAD", "/count", []),
+        ("GET", "/healthz", []), ("HEAD", "/healthz", []),
+        ("POST", "/sessions", []),
+        ("DELETE", "/sessions/{id}", []),
+        ("POST", "/groups/{id}/toggle", []),
+        ("PUT", "/groups/{id}/expansion", []),
     ]
+
+    /// Every route as a client reads it, built from ``routes`` once: `GET or HEAD /rows, …, PUT
+    /// /groups/{id}/expansion` (the hint of a 404).
+    static let routeList: String = templates.map { template, _ in
+        routes.filter { $0.template == template }.map(\.method).joined(separator: " or ") + " " + template
+    }.joined(separator: ", ")
 
     /// Each distinct template with its segments, split once.
     private static let templates: [(template: String, parts: [Substring])] = routes.map(\.template)
@@ -102,9 +109,10 @@ public final class MenuService: Sendable {
         guard let (template, id) = Self.fixedRoute(of: request) ?? Self.parameterizedRoute(of: request.path) else {
             throw .notFound(path: String(request.path.prefix(200)))
         }
-        guard Self.routes.contains(where: { $0.template == template && $0.method == request.method }) else {
+        guard let served = Self.routes.first(where: { $0.template == template && $0.method == request.method }) else {
             throw .methodNotAllowed(method: request.method, allowed: Self.routes.filter { $0.template == template }.map(\.method))
         }
+        try Self.refuseUnknownParameters(in: request, route: served)
         switch template {
         case "/rows": return try rows(request)
         case "/count": return try count(request)
@@ -231,6 +239,16 @@ public final class MenuService: Sendable {
     private func state(for request: HTTPRequest) throws(APIError) -> ExpansionState {
         guard let id = try sessionID(in: request) else { return ExpansionState() }
         do { return try store.state(of: id) } catch { throw APIError(error) }
+    }
+
+    /// Refuses a query parameter `route` does not take: a typo such as `limt` must not silently
+    /// give the default page.
+    static func refuseUnknownParameters(in request: HTTPRequest, route: (method: String, template: String, query: [StaticString])) throws(APIError) {
+        let query = request.query
+        for position in query.indices where !route.query.contains(where: { query.name(at: position, equals: $0) }) {
+            let takes = route.query.isEmpty ? "no query parameters" : route.query.map { "\($0)" }.joined(separator: " and ")
+            throw .invalidParameter("unknown query parameter \"\(query.name(at: position).prefix(40))\"; \(route.method) \(route.template) takes \(takes)")
+        }
     }
 
     /// A decimal integer query parameter: digits only (no sign, fraction, exponent or spaces).
