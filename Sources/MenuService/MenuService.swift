@@ -174,7 +174,7 @@ public final class MenuService: Sendable {
     }
 
     private func deleteSession(_ text: String) throws(APIError) -> HTTPResponse {
-        guard let id = SessionID(text) else { throw .invalidSession }
+        guard let id = SessionID(text) else { throw .invalidSessionInPath(String(text.prefix(40))) }
         do { try store.delete(id) } catch { throw APIError(error) }
         return HTTPResponse(status: 204, headers: [("Cache-Control", "no-store")])
     }
