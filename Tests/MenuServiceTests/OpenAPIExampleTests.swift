@@ -7,7 +7,8 @@ import Testing
 /// ones the service produces, both ways.
 ///
 /// Each response example names the request that produces it (`x-request`: method, target,
-/// optional `headers` as name-value pairs, `body` or `bodyBytes`, `before`: requests sent first in
+/// optional `headers` as name-value pairs, `body`, or `contentLength` to send only a head
+/// declaring that length, `before`: requests sent first in
 /// the same session, `settings` of the server), the status (`x-status`) and the headers it must
 /// carry (`x-headers`). An error no request alone can cause names the test that causes it
 /// (`x-produced-by`). The session id `q3Vx9TzL0bA-7kWmYp2R_g` in an example stands for the session
@@ -111,9 +112,17 @@ import Testing
         for step in (request["before"] as? [[String: Any]] ?? []) + [request] {
             var headers = (step["headers"] as? [[String]] ?? []).map { ($0[0], $0[1]) }
             if let session, !headers.contains(where: { $0.0.lowercased() == "x-session-id" }) { headers.append(("X-Session-Id", session)) }
-            let body = (step["body"] as? String).map { Array($0.utf8) }
-                ?? (step["bodyBytes"] as? Int).map { [UInt8](repeating: UInt8(ascii: "x"), count: $0) } ?? []
-            let response = try server.connect().request(step["method"] as! String, step["target"] as! String, headers: headers, body: body)
+            let (method, target) = (step["method"] as! String, step["target"] as! String)
+            let connection = try server.connect()
+            let response: LiveResponse
+            if let declared = step["contentLength"] as? Int {
+                // Only the head: the server must answer from the declared length alone.
+                let head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(declared)\r\n\r\n"
+                try connection.send(Array(head.utf8))
+                response = try connection.readResponse()
+            } else {
+                response = try connection.request(method, target, headers: headers, body: Array((step["body"] as? String ?? "").utf8))
+            }
             if session == nil, let issued = response.header("X-Session-Id") { session = issued }
             last = response
         }
