@@ -19,6 +19,10 @@ public struct HTTPServerConfiguration: Sendable {
     public var perIPConnectionLimit: Int = 0
     /// Seconds of inactivity before a connection is closed; 0 = never (`MHD_OPTION_CONNECTION_TIMEOUT`).
     public var connectionTimeoutSeconds: Int = 30
+    /// Seconds a request's line and headers may take, however slowly they trickle in; 0 = no
+    /// deadline. Counted from the connection's accept for its first request, from the first byte
+    /// after the previous response for a later one (``HeaderDeadlineSweeper``).
+    public var headerTimeoutSeconds: Int = 10
     /// Bytes of memory per connection, which bounds the request line plus headers
     /// (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`); requests whose headers do not fit get libmicrohttpd's 431.
     public var connectionMemoryLimit: Int = 32 * 1024
@@ -47,6 +51,9 @@ public struct HTTPServerConfiguration: Sendable {
         try require(
             (0...uintMax).contains(connectionTimeoutSeconds), "connectionTimeoutSeconds",
             connectionTimeoutSeconds, "0...\(uintMax) (0 = no timeout)")
+        try require(
+            (0...86_400).contains(headerTimeoutSeconds), "headerTimeoutSeconds", headerTimeoutSeconds,
+            "0...86400 (0 = no deadline)")
         try require(
             (2048...(1 << 30)).contains(connectionMemoryLimit), "connectionMemoryLimit",
             connectionMemoryLimit, "2048...\(1 << 30) bytes (it must hold the request line and headers)")

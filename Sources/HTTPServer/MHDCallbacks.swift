@@ -71,6 +71,7 @@ private func access(
         // First call: headers are complete, no body byte has been handed over yet. Only the
         // framing headers are looked at now; the request value is built on the final call.
         context.requestBegan()
+        context.headersCompleted(on: connection)
         let framingHeaders = collectFramingHeaders(of: connection)
         switch Framing.check(headers: framingHeaders, maxBodyBytes: context.maxBodyBytes) {
         case .accept(let declaredLength):
@@ -224,7 +225,10 @@ func menuRequestCompleted(
         Unmanaged<RequestState>.fromOpaque(stored).release()
     }
     // Guaranteed rather than taken: no retain/release of the context every request threads share.
-    Unmanaged<ServerContext>.fromOpaque(cls)._withUnsafeGuaranteedRef { $0.requestEnded() }
+    Unmanaged<ServerContext>.fromOpaque(cls)._withUnsafeGuaranteedRef {
+        $0.requestCompleted(on: connection)
+        $0.requestEnded()
+    }
 }
 
 /// libmicrohttpd's `MHD_LogCallback` (`MHD_OPTION_EXTERNAL_LOGGER` with `MHD_USE_ERROR_LOG`).

@@ -605,7 +605,7 @@ struct HTTPServerTests {
     @Test(arguments: [
         ("port", 70_000), ("threads", 0), ("maxBodyBytes", -1), ("connectionLimit", 0),
         ("perIPConnectionLimit", -1), ("connectionTimeoutSeconds", -5), ("connectionMemoryLimit", 100),
-        ("listenBacklog", 0),
+        ("listenBacklog", 0), ("headerTimeoutSeconds", -1), ("headerTimeoutSeconds", 86_401),
     ])
     func outOfRangeSettingIsRefusedByName(setting: String, value: Int) {
         var configuration = HTTPServerConfiguration()
@@ -618,6 +618,7 @@ struct HTTPServerTests {
         case "perIPConnectionLimit": configuration.perIPConnectionLimit = value
         case "connectionTimeoutSeconds": configuration.connectionTimeoutSeconds = value
         case "connectionMemoryLimit": configuration.connectionMemoryLimit = value
+        case "headerTimeoutSeconds": configuration.headerTimeoutSeconds = value
         default: configuration.listenBacklog = value
         }
         do {
