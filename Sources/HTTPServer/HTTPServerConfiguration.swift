@@ -15,8 +15,10 @@ public struct HTTPServerConfiguration: Sendable {
     public var maxBodyBytes: Int = 64 * 1024
     /// Open connections at most (`MHD_OPTION_CONNECTION_LIMIT`), shared among the threads.
     public var connectionLimit: Int = 1024
-    /// Open connections per client IP at most; 0 = unlimited (`MHD_OPTION_PER_IP_CONNECTION_LIMIT`).
-    public var perIPConnectionLimit: Int = 0
+    /// Open connections per client IP at most; 0 = unlimited (`MHD_OPTION_PER_IP_CONNECTION_LIMIT`);
+    /// libmicrohttpd closes a connection past it at once. 128 lets one address (a browser uses 6, a
+    /// NAT or a load generator a few dozen) hold an eighth of the default `connectionLimit` at most.
+    public var perIPConnectionLimit: Int = 128
     /// Seconds of inactivity before a connection is closed; 0 = never (`MHD_OPTION_CONNECTION_TIMEOUT`).
     public var connectionTimeoutSeconds: Int = 30
     /// Seconds a request's line and headers may take, however slowly they trickle in; 0 = no

@@ -445,8 +445,9 @@ struct HTTPServerTests {
     }
 
     @Test func threeHundredSimultaneousConnectionsAreAllAnswered() throws {
-        // More than 128 connections ready at once: the load that stalls 0.9.75's epoll mode.
-        let server = try startServer { request in HTTPResponse(status: 200, body: Array(request.path.utf8)) }
+        // More than 128 connections ready at once: the load that stalls 0.9.75's epoll mode. All
+        // come from 127.0.0.1, so the per-IP limit is lifted.
+        let server = try startServer(perIPConnectionLimit: 0) { request in HTTPResponse(status: 200, body: Array(request.path.utf8)) }
         defer { server.shutdown() }
 
         let connections = try (0..<300).map { _ in try RawHTTPConnection(port: server.port) }

@@ -1,5 +1,5 @@
 // Slow clients against a real menu-server: the header deadline (`--header-timeout`), which holds
-// however slowly the bytes trickle in.
+// however slowly the bytes trickle in, and the per-IP connection limit (`--per-ip-connections`).
 
 import Foundation
 import HTTPServer
@@ -43,7 +43,7 @@ func slowRequestHead(bytes: Int) -> [UInt8] {
     return Array((head + String(repeating: "s", count: max(1, bytes - head.utf8.count - 4)) + "\r\n\r\n").utf8)
 }
 
-@Suite("Hostile slow clients: the header deadline")
+@Suite("Hostile slow clients: the header deadline and the per-IP connection limit")
 struct HostileSlowClientTests {
     /// Normal requests on a connection of their own while a slow client is held; every answer
     /// must be the real one.
@@ -132,6 +132,40 @@ struct HostileSlowClientTests {
         }
         #expect(first.status == 200, "\(first)")
         #expect(second.status == 200 && second.bodyText == #"{"status":"ok"}"#, "\(second)")
+    }
+
+    // MARK: Per-IP connection limit
+
+    /// The limit is on by default, and it is per address: past it, 127.0.0.1 is turned away while
+    /// 127.0.0.2 (also loopback, another client address) is still served.
+    @Test(.timeLimit(.minutes(1)), arguments: [3, nil])
+    func connectionsPastThePerIPLimitFromOneAddressAreRefusedWhileAnotherAddressIsServed(limit: Int?) async throws {
+        let server = try LiveServer { settings in
+            if let limit { settings.perIPConnections = limit }
+        }
+        defer { server.shutdown() }
+        let port = server.port
+        let expectedLimit = limit ?? HTTPServerConfiguration().perIPConnectionLimit
+        if limit == nil { #expect(expectedLimit > 0 && ServerSettings().perIPConnections == expectedLimit) }
+        let report = try await hostileOnThread { () -> [String] in
+            var problems: [String] = []
+            var held: [RawHTTPConnection] = []
+            for index in 0 ..< expectedLimit {  // each one answered and kept open (keep-alive)
+                let connection = try RawHTTPConnection(port: port, receiveTimeoutSeconds: 10)
+                let response = try connection.request("GET", "/healthz")
+                if response.status != 200 { problems.append("connection \(index) within the limit: \(response)") }
+                held.append(connection)
+            }
+            let over = try RawHTTPConnection(port: port, receiveTimeoutSeconds: 10)
+            try? over.sendRequest("GET", "/healthz")  // a send may already fail: the server closed it
+            if !over.isClosedByPeer(within: 5) { problems.append("connection \(expectedLimit + 1) from 127.0.0.1 was not closed") }
+            let other = try RawHTTPConnection(port: port, sourceHost: "127.0.0.2", receiveTimeoutSeconds: 10)
+            let response = try other.request("GET", "/healthz")
+            if response.status != 200 { problems.append("127.0.0.2 past 127.0.0.1's limit: \(response)") }
+            withExtendedLifetime(held) {}
+            return problems
+        }
+        #expect(report.isEmpty, "\(report)")
     }
 
     @Test func headerTimeoutIsAFlagAndAnEnvironmentVariable() throws {
