@@ -46,8 +46,8 @@ public final class HTTPServer: Sendable {
     /// `MHD_OPTION_CONNECTION_MEMORY_LIMIT`, `MHD_OPTION_LISTEN_BACKLOG_SIZE`,
     /// `MHD_OPTION_STRICT_FOR_CLIENT` = 1 (HTTP/1.1 requests need `Host`) and, when `threads > 1`,
     /// `MHD_OPTION_THREAD_POOL_SIZE`. With a `headerTimeoutSeconds` above 0 it also sets
-    /// `MHD_OPTION_NOTIFY_CONNECTION` and starts a ``HeaderDeadlineSweeper`` (libmicrohttpd's own
-    /// timeout restarts at every byte, so it cannot bound a trickled request). The first server
+    /// `MHD_OPTION_NOTIFY_CONNECTION` and starts a ``RequestDeadlineSweeper`` (libmicrohttpd's own
+    /// timeout restarts at every byte, so it cannot bound a trickled request or body). The first server
     /// started also sets `SIGPIPE` to ignored.
     public init(
         configuration: HTTPServerConfiguration,
@@ -58,12 +58,12 @@ public final class HTTPServer: Sendable {
         let address = try BindAddress(host: configuration.host, port: configuration.port)
         ignoreSIGPIPEOnce()
 
-        let headerDeadline = configuration.headerTimeoutSeconds > 0
-            ? HeaderDeadlineSweeper(timeout: .seconds(configuration.headerTimeoutSeconds)) : nil
+        let requestDeadlines = configuration.headerTimeoutSeconds > 0
+            ? RequestDeadlineSweeper(timeout: .seconds(configuration.headerTimeoutSeconds)) : nil
         let context = Unmanaged.passRetained(
             ServerContext(
                 handler: handler, rejection: rejection, maxBodyBytes: configuration.maxBodyBytes,
-                headerDeadline: headerDeadline))
+                requestDeadlines: requestDeadlines))
         let contextPointer = context.toOpaque()
 
         var options: [MHD_OptionItem] = [
@@ -92,7 +92,7 @@ public final class HTTPServer: Sendable {
                     menuLogMessage, contextPointer,
                     menuAccessHandler, contextPointer,
                     menuRequestCompleted, contextPointer,
-                    headerDeadline == nil ? nil : menuNotifyConnection, contextPointer,
+                    requestDeadlines == nil ? nil : menuNotifyConnection, contextPointer,
                     socketAddress,
                     optionItems.baseAddress)
             }
@@ -123,7 +123,7 @@ public final class HTTPServer: Sendable {
                 reason: "libmicrohttpd did not report the port it bound (MHD_DAEMON_INFO_BIND_PORT)")
         }
         self.port = boundPort > 0 ? boundPort : configuration.port
-        headerDeadline?.start()
+        requestDeadlines?.start()
         self.running = Mutex(RunningDaemon(daemon: daemon, context: context))
     }
 
@@ -157,7 +157,7 @@ public final class HTTPServer: Sendable {
             }
 
             MHD_stop_daemon(current.daemon)
-            context.headerDeadline?.stop()
+            context.requestDeadlines?.stop()
             if listenSocket != MHD_INVALID_SOCKET {
                 _ = close(listenSocket)
             }
@@ -183,7 +183,7 @@ public final class HTTPServer: Sendable {
 /// `accept` as "shutting down"), so on Linux this makes the port refuse new connections during
 /// the grace period; elsewhere it is harmless. The descriptor itself is closed only after
 /// `MHD_stop_daemon`, as `MHD_quiesce_daemon`'s documentation requires. On a connection's socket
-/// (``HeaderDeadlineSweeper``): libmicrohttpd sees the stream end and closes the connection.
+/// (``RequestDeadlineSweeper``): libmicrohttpd sees the stream end and closes the connection.
 func shutDownBothWays(_ socket: Int32) {
     #if canImport(Glibc) || canImport(Musl)
     _ = shutdown(socket, Int32(SHUT_RDWR))

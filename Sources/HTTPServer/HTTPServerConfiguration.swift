@@ -21,9 +21,10 @@ public struct HTTPServerConfiguration: Sendable {
     public var perIPConnectionLimit: Int = 128
     /// Seconds of inactivity before a connection is closed; 0 = never (`MHD_OPTION_CONNECTION_TIMEOUT`).
     public var connectionTimeoutSeconds: Int = 30
-    /// Seconds a request's line and headers may take, however slowly they trickle in; 0 = no
-    /// deadline. Counted from the connection's accept for its first request, from the first byte
-    /// after the previous response for a later one (``HeaderDeadlineSweeper``).
+    /// Seconds a request's line and headers may take, and then its body, however slowly they
+    /// trickle in; 0 = no deadline. The headers' time counts from the connection's accept for its
+    /// first request, from the first bytes after the previous response for a later one; the body's
+    /// from its headers (``RequestDeadlineSweeper``).
     public var headerTimeoutSeconds: Int = 10
     /// Bytes of memory per connection, which bounds the request line plus headers
     /// (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`); requests whose headers do not fit get libmicrohttpd's 431.

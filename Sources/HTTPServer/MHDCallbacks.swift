@@ -71,11 +71,12 @@ private func access(
         // First call: headers are complete, no body byte has been handed over yet. Only the
         // framing headers are looked at now; the request value is built on the final call.
         context.requestBegan()
-        context.headersCompleted(on: connection)
         let framingHeaders = collectFramingHeaders(of: connection)
         switch Framing.check(headers: framingHeaders, maxBodyBytes: context.maxBodyBytes) {
         case .accept(let declaredLength):
-            if framingHeaders.isEmpty || declaredLength == 0 {
+            let bodyless = framingHeaders.isEmpty || declaredLength == 0
+            context.headersCompleted(on: connection, bodyFollows: !bodyless)
+            if bodyless {
                 conCls.pointee = RequestMarker.bodyless  // nothing to keep: no allocation
             } else {
                 let state = RequestState()
@@ -84,9 +85,11 @@ private func access(
             }
             return MHD_Result.YES
         case .reject(let rejection):
+            context.headersCompleted(on: connection, bodyFollows: false)
             conCls.pointee = RequestMarker.answered
             return send(context.rejection(rejection), on: connection, closeConnection: true)
         case .unsupportedTransferEncoding:
+            context.headersCompleted(on: connection, bodyFollows: false)
             conCls.pointee = RequestMarker.answered
             return send(context.rejection(.unsupportedTransferEncoding), on: connection, closeConnection: true)
         }
@@ -132,6 +135,7 @@ private func access(
     }
 
     // Final call: the whole request has arrived.
+    context.bodyReceived(on: connection)
     switch state.phase {
     case .receiving:
         state.phase = .answered

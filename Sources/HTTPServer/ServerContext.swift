@@ -12,7 +12,7 @@ final class ServerContext: Sendable {
     let rejection: @Sendable (HTTPRejection) -> HTTPResponse
     let maxBodyBytes: Int
     /// Enforces the header deadline; nil when none is configured (then no connection has a watch).
-    let headerDeadline: HeaderDeadlineSweeper?
+    let requestDeadlines: RequestDeadlineSweeper?
 
     /// Touched on every request: a counter per thread, each on its own cache lines, so the
     /// threads serving requests do not bounce one line between their cores.
@@ -30,12 +30,12 @@ final class ServerContext: Sendable {
         handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse,
         rejection: @escaping @Sendable (HTTPRejection) -> HTTPResponse,
         maxBodyBytes: Int,
-        headerDeadline: HeaderDeadlineSweeper?
+        requestDeadlines: RequestDeadlineSweeper?
     ) {
         self.handler = handler
         self.rejection = rejection
         self.maxBodyBytes = maxBodyBytes
-        self.headerDeadline = headerDeadline
+        self.requestDeadlines = requestDeadlines
     }
 
     /// A request got its per-request state (first access-handler call).

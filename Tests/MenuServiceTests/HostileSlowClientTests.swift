@@ -1,5 +1,5 @@
-// Slow clients against a real menu-server: the header deadline (`--header-timeout`), which holds
-// however slowly the bytes trickle in, and the per-IP connection limit (`--per-ip-connections`).
+// Slow clients against a real menu-server: the header and body deadlines (`--header-timeout`),
+// which hold however slowly the bytes trickle in, and the per-IP connection limit (`--per-ip-connections`).
 
 import Foundation
 import HTTPServer
@@ -43,7 +43,7 @@ func slowRequestHead(bytes: Int) -> [UInt8] {
     return Array((head + String(repeating: "s", count: max(1, bytes - head.utf8.count - 4)) + "\r\n\r\n").utf8)
 }
 
-@Suite("Hostile slow clients: the header deadline and the per-IP connection limit")
+@Suite("Hostile slow clients: the header and body deadlines and the per-IP connection limit")
 struct HostileSlowClientTests {
     /// Normal requests on a connection of their own while a slow client is held; every answer
     /// must be the real one.
@@ -98,6 +98,38 @@ struct HostileSlowClientTests {
             return try connection.readResponse()
         }
         #expect(response.status == 200 && response.bodyText == #"{"status":"ok"}"#, "\(response)")
+    }
+
+    /// The body gets a deadline of its own, counted from its headers: a body trickled forever is
+    /// cut off too, while one that arrives slowly within it is answered.
+    @Test(.timeLimit(.minutes(1)))
+    func aBodyTrickledAfterItsHeadersIsClosedAtItsDeadlineAndASlowOneWithinItIsServed() async throws {
+        let server = try LiveServer { $0.headerTimeoutSeconds = 2; $0.connectionTimeoutSeconds = 30 }
+        defer { server.shutdown() }
+        let port = server.port
+        let head = "PUT /groups/main-courses/expansion HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n"
+        async let trickled = hostileOnThread { () -> SlowTrickle in
+            let connection = try RawHTTPConnection(port: port, receiveTimeoutSeconds: 10)
+            try connection.sendText(head)
+            return slowTrickle(Array(#"{"isExpanded":false}"#.utf8) + Array(repeating: 0x20, count: 80), on: connection,
+                               every: .milliseconds(200), since: .now)
+        }
+        let slow = try await hostileOnThread { () -> RawHTTPResponse in
+            let connection = try RawHTTPConnection(port: port, receiveTimeoutSeconds: 10)
+            let body = #"{"isExpanded":false}"#
+            try connection.sendText("PUT /groups/main-courses/expansion HTTP/1.1\r\nHost: x\r\nContent-Length: \(body.utf8.count)\r\n\r\n")
+            for piece in [body.prefix(8), body.dropFirst(8)] {
+                Thread.sleep(forTimeInterval: 0.5)  // 1 s in all: within the 2 s deadline
+                try connection.sendText(String(piece))
+            }
+            return try connection.readResponse()
+        }
+        #expect(slow.status == 200 && slow.bodyText.contains(#""isExpanded":false"#), "\(slow)")
+        let trickle = try await trickled
+        let closedAfter = try #require(trickle.closedAfter, "the trickled body was never cut off")
+        #expect(closedAfter < 10, "closed only after \(closedAfter) s")
+        #expect(trickle.bytesSent < 100)
+        print("HostileSlowClientTests: --header-timeout 2: trickled body closed \(closedAfter) s after its headers")
     }
 
     @Test(.timeLimit(.minutes(1)))
