@@ -136,7 +136,7 @@ public final class HTTPServer: Sendable {
     /// 3. Wait, polling every 5 ms, until no request is in flight (begun but not completely sent)
     ///    or `gracePeriod` has passed. Idle keep-alive connections are not waited for.
     /// 4. `MHD_stop_daemon` (closes every connection; it waits for handlers still running), then
-    ///    stop the header-deadline sweeper, close the listening socket and release the handler closures.
+    ///    stop the request-deadline sweeper, close the listening socket and release the handler closures.
     ///
     /// Must not be called from inside `handler` or `rejection`.
     public func shutdown(gracePeriod: Duration = .seconds(5)) {

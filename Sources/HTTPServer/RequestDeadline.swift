@@ -203,7 +203,7 @@ final class RequestDeadlineSweeper: Sendable {
 }
 
 /// libmicrohttpd's `MHD_NotifyConnectionCallback` (`MHD_OPTION_NOTIFY_CONNECTION`), installed only
-/// when a header deadline is configured.
+/// when request deadlines are configured (`headerTimeoutSeconds` > 0).
 ///
 /// Thread: the libmicrohttpd thread that accepts (`STARTED`) or cleans up (`CLOSED`) the connection.
 /// Protocol: at `STARTED`, a retained ``ConnectionWatch`` goes into `*socketContext` and is
@@ -238,23 +238,25 @@ func menuNotifyConnection(
     }
 }
 
+/// The hot-path steps, each `MHD_get_connection_info(SOCKET_CONTEXT)` and a relaxed load and store
+/// on a watch only this connection's thread writes (its retain/release stays on that thread's core).
 extension ServerContext {
     /// The first access-handler call of a request: its headers are complete (its header deadline
     /// is met); `bodyFollows`: its body is still to arrive (and now has a deadline of its own).
     func headersCompleted(on connection: OpaquePointer, bodyFollows: Bool) {
         guard requestDeadlines != nil, let stored = menu_mhd_socket_context(connection) else { return }
-        Unmanaged<ConnectionWatch>.fromOpaque(stored)._withUnsafeGuaranteedRef { $0.headersCompleted(bodyFollows: bodyFollows) }
+        Unmanaged<ConnectionWatch>.fromOpaque(stored).takeUnretainedValue().headersCompleted(bodyFollows: bodyFollows)
     }
 
     /// The final access-handler call of a request with a body: its body deadline is met.
     func bodyReceived(on connection: OpaquePointer) {
         guard requestDeadlines != nil, let stored = menu_mhd_socket_context(connection) else { return }
-        Unmanaged<ConnectionWatch>.fromOpaque(stored)._withUnsafeGuaranteedRef { $0.bodyReceived() }
+        Unmanaged<ConnectionWatch>.fromOpaque(stored).takeUnretainedValue().bodyReceived()
     }
 
     /// The request-completed callback: the connection now waits for its next request.
     func requestCompleted(on connection: OpaquePointer?) {
         guard requestDeadlines != nil, let connection, let stored = menu_mhd_socket_context(connection) else { return }
-        Unmanaged<ConnectionWatch>.fromOpaque(stored)._withUnsafeGuaranteedRef { $0.requestCompleted() }
+        Unmanaged<ConnectionWatch>.fromOpaque(stored).takeUnretainedValue().requestCompleted()
     }
 }
