@@ -99,6 +99,7 @@ struct DurableStoreTests {
         #expect(second.recovery.repairs.count == 1)
         let repair = try #require(second.recovery.repairs.first)
         #expect(repair.kind == "torn tail" && repair.offset == intactSize && repair.droppedBytes == record.count / 2)
+        #expect(directory.fileSizes[repair.savedAs] == record.count / 2)
         #expect(log.lines.contains { $0.contains("torn tail at byte \(intactSize)") }, "\(log.lines)")
         #expect(try durableRecordOffsets(journal).size == intactSize)
         for (id, state) in states { #expect(try second.state(of: id) == state) }
@@ -111,7 +112,7 @@ struct DurableStoreTests {
         #expect(try third.state(of: later) == ExpansionState())
     }
 
-    @Test("a corrupt record in the middle: the records before it survive, the rest is saved aside, the store starts")
+    @Test("a corrupt record in the middle: only it is lost, the records around it replay, its bytes are set aside, the store starts")
     func corruptRecordInTheMiddle() throws {
         let directory = DurableTemporaryDirectory()
         defer { directory.remove() }
@@ -125,9 +126,10 @@ struct DurableStoreTests {
         let journal = directory.file(try #require(directory.journalNames.last))
         let (offsets, size) = try durableRecordOffsets(journal)
         #expect(offsets.count == 9)  // created + 8 changes
-        // Flip one byte inside the 6th change (record 7): the 5 changes before it must survive.
+        // Flip one byte inside the 6th change (record 7, the second toggle of "a").
         let bad = offsets[6]
-        var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: journal)))
+        let original = Array(try Data(contentsOf: URL(fileURLWithPath: journal)))
+        var bytes = original
         bytes[bad + 12] ^= 0x01
         try Data(bytes).write(to: URL(fileURLWithPath: journal))
 
@@ -135,14 +137,19 @@ struct DurableStoreTests {
         let second = try durableOpen(directory, log: log)
         defer { second.close() }
         let repair = try #require(second.recovery.repairs.first)
-        #expect(repair.kind == "corrupt record" && repair.offset == bad && repair.droppedBytes == size - bad)
-        #expect(try second.state(of: id) == history[4])
-        #expect(try durableRecordOffsets(journal).size == bad)
-        let saved = try #require(repair.savedAs.first)
-        #expect(directory.fileSizes[saved] == size - bad)
-        #expect(log.lines.contains { $0.contains("corrupt record at byte \(bad)") && $0.contains(saved) }, "\(log.lines)")
+        #expect(repair.kind == "corrupt record" && repair.offset == bad && repair.droppedBytes == offsets[7] - bad)
+        #expect(repair.keptRecords == 8 && repair.droppedRanges == 1)
+        // Every change but the lost one: "a" as the first toggle left it, the rest as at the end.
+        var expected = durableExpansion(history[7])
+        expected["a"] = durableExpansion(history[4])["a"]
+        #expect(durableExpansion(try second.state(of: id)) == expected)
+        // Set aside from the damaged byte on, exactly as it was; then replaced by a fresh snapshot.
+        let saved = try Data(contentsOf: URL(fileURLWithPath: directory.file(repair.savedAs)))
+        #expect(Array(saved) == Array(bytes[bad...]) && saved.count == size - bad)
+        #expect(directory.fileSizes["snapshot"] != nil && !directory.journalNames.contains(journal))
+        #expect(log.lines.contains { $0.contains("corrupt record at byte \(bad)") && $0.contains(repair.savedAs) }, "\(log.lines)")
         // The store serves and journals again.
-        #expect(try second.apply(.toggle(groupID: "c"), to: id).state != history[4])
+        #expect(try second.apply(.toggle(groupID: "c"), to: id).state != history[7])
     }
 
     @Test("a damaged snapshot: sessions before the damage and later journal records survive, the file is kept aside, a fresh snapshot is written")
@@ -157,7 +164,7 @@ struct DurableStoreTests {
         first.close()
         var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: directory.file("snapshot"))))
         let size = bytes.count
-        bytes[size - 60] ^= 0x10  // inside the last session record
+        bytes[size - 40] ^= 0x10  // inside the last session record (43 bytes, then the 17-byte end record)
         try Data(bytes).write(to: URL(fileURLWithPath: directory.file("snapshot")))
 
         let log = DurableLogRecorder()
@@ -166,8 +173,9 @@ struct DurableStoreTests {
         #expect(repair.file == "snapshot" && repair.kind == "corrupt record")
         #expect(second.count == 20)  // 19 from the snapshot, 1 from the journal
         #expect(try second.state(of: later) == ExpansionState())
-        #expect(directory.fileSizes[try #require(repair.savedAs.first)] == size)
-        #expect(log.lines.contains { $0.contains("snapshot: corrupt record") }, "\(log.lines)")
+        #expect(directory.fileSizes[repair.savedAs] == size)
+        #expect(log.lines.contains { $0.contains("snapshot: corrupt record") && $0.contains("19 sessions kept of the 20 it lists") },
+                "\(log.lines)")
         second.close()
         let third = try durableOpen(directory)
         defer { third.close() }
