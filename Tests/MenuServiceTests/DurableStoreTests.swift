@@ -1,6 +1,7 @@
 import Foundation
 import MenuModel
 import SeedMenu
+import Synchronization
 import Testing
 
 @testable import MenuService
@@ -13,28 +14,37 @@ import Darwin
 
 @Suite("Durable: session store on disk")
 struct DurableStoreTests {
-    /// Applies a mixed, seeded workload and returns the sessions still alive with their states.
+    /// Applies a mixed, seeded workload and returns every group's expansion each session must
+    /// hold, computed from the commands alone (a toggle flips a group, a set sets it), never read
+    /// back from the store.
     private func workload(_ store: DurableSessionStore, sessions: Int, changes: Int, seed: UInt64)
-        throws -> [SessionID: ExpansionState] {
+        throws -> [SessionID: [String: Bool]] {
+        let defaults = durableExpansion(ExpansionState())
         var random = SplitMix64(state: seed)
+        var expected: [SessionID: [String: Bool]] = [:]
         var ids: [SessionID] = []
-        for _ in 0 ..< sessions { ids.append(try store.create()) }
+        for _ in 0 ..< sessions {
+            let id = try store.create()
+            ids.append(id)
+            expected[id] = defaults
+        }
         for _ in 0 ..< changes {
             let id = ids[Int(random.next() % UInt64(ids.count))]
             let group = DurableFixtures.groups[Int(random.next() % UInt64(DurableFixtures.groups.count))]
             if random.next() % 2 == 0 {
                 _ = try store.apply(.toggle(groupID: group), to: id)
+                expected[id]![group]!.toggle()
             } else {
-                _ = try store.apply(.set(groupID: group, isExpanded: random.next() % 2 == 0), to: id)
+                let isExpanded = random.next() % 2 == 0
+                _ = try store.apply(.set(groupID: group, isExpanded: isExpanded), to: id)
+                expected[id]![group] = isExpanded
             }
         }
         // A session made by a write without one, then changed again.
         let made = try store.apply(.toggle(groupID: "c"), to: nil).sessionID
         _ = try store.apply(.toggle(groupID: "ag"), to: made)
-        ids.append(made)
-        var states: [SessionID: ExpansionState] = [:]
-        for id in ids { states[id] = try store.state(of: id) }
-        return states
+        expected[made] = defaults.merging(["c": !defaults["c"]!, "ag": !defaults["ag"]!]) { $1 }
+        return expected
     }
 
     @Test("a new store on the same directory restores every session and its state")
@@ -42,16 +52,17 @@ struct DurableStoreTests {
         let directory = DurableTemporaryDirectory()
         defer { directory.remove() }
         let first = try durableOpen(directory)
-        let states = try workload(first, sessions: 40, changes: 600, seed: 1)
+        let expected = try workload(first, sessions: 40, changes: 600, seed: 1)
+        for (id, groups) in expected { #expect(durableExpansion(try first.state(of: id)) == groups) }
         first.close()
 
         let second = try durableOpen(directory)
         defer { second.close() }
-        #expect(second.count == states.count)
-        #expect(second.recovery.sessions == states.count)
+        #expect(second.count == expected.count)
+        #expect(second.recovery.sessions == expected.count)
         #expect(second.recovery.repairs.isEmpty)
-        for (id, state) in states {
-            #expect(try second.state(of: id) == state)
+        for (id, groups) in expected {
+            #expect(durableExpansion(try second.state(of: id)) == groups)
         }
     }
 
@@ -82,13 +93,13 @@ struct DurableStoreTests {
         let directory = DurableTemporaryDirectory()
         defer { directory.remove() }
         let first = try durableOpen(directory)
-        let states = try workload(first, sessions: 5, changes: 50, seed: 2)
+        let expected = try workload(first, sessions: 5, changes: 50, seed: 2)
         first.close()
         let journal = directory.file(try #require(directory.journalNames.last))
         let intactSize = try durableRecordOffsets(journal).size
         // Half of a real record, as a crash in the middle of write(2) would leave it.
         var record: [UInt8] = []
-        DurableRecord.append(.groupSet(states.keys.first!, group: "a", isExpanded: false), time: 1, to: &record)
+        DurableRecord.append(.groupSet(expected.keys.first!, group: "a", isExpanded: false), time: 1, to: &record)
         let handle = try #require(FileHandle(forWritingAtPath: journal))
         handle.seekToEndOfFile()
         handle.write(Data(record[0 ..< record.count / 2]))
@@ -102,7 +113,7 @@ struct DurableStoreTests {
         #expect(directory.fileSizes[repair.savedAs] == record.count / 2)
         #expect(log.lines.contains { $0.contains("torn tail at byte \(intactSize)") }, "\(log.lines)")
         #expect(try durableRecordOffsets(journal).size == intactSize)
-        for (id, state) in states { #expect(try second.state(of: id) == state) }
+        for (id, groups) in expected { #expect(durableExpansion(try second.state(of: id)) == groups) }
         // The repaired journal takes new records, and the next start finds nothing to repair.
         let later = try second.create()
         second.close()
@@ -224,22 +235,57 @@ struct DurableStoreTests {
         defer { directory.remove() }
         let store = try durableOpen(directory, compactionMinimumBytes: 4 << 10)
         let ids = try (0 ..< 8).map { _ in try store.create() }
-        DispatchQueue.concurrentPerform(iterations: 4) { worker in
+        // Toggles commute: what a group must show is its default flipped once per acknowledged
+        // toggle, whatever the order the threads ran in. Each worker counts its own.
+        let counts = Mutex<[SessionID: [String: Int]]>([:])
+        let failures = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 5) { worker in
+            guard worker < 4 else {
+                // Beside the automatic compactions: twenty more, whatever the writers' speed.
+                for _ in 0 ..< 20 {
+                    do { try store.compactNow() } catch { failures.withLock { $0.append("compaction: \(error)") } }
+                }
+                return
+            }
             var random = SplitMix64(state: UInt64(worker + 10))
+            var mine: [SessionID: [String: Int]] = [:]
             for _ in 0 ..< 3000 {
                 let id = ids[Int(random.next() % 8)]
                 let group = DurableFixtures.groups[Int(random.next() % 5)]
-                _ = try? store.apply(.toggle(groupID: group), to: id)
+                do {
+                    _ = try store.apply(.toggle(groupID: group), to: id)
+                    mine[id, default: [:]][group, default: 0] += 1
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+            }
+            counts.withLock { all in
+                for (id, groups) in mine { all[id, default: [:]].merge(groups, uniquingKeysWith: +) }
             }
         }
         store.waitForCompaction()
-        let states = try ids.map { try store.state(of: $0) }
+        #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0.prefix(3) })")
+        let defaults = durableExpansion(ExpansionState())
+        let expected: [[String: Bool]] = counts.withLock { counts in
+            ids.map { id in
+                var groups = defaults
+                for (group, count) in counts[id, default: [:]] where count % 2 == 1 { groups[group]!.toggle() }
+                return groups
+            }
+        }
+        let toggled = counts.withLock { $0.values.reduce(0) { $0 + $1.values.reduce(0, +) } }
+        #expect(toggled == 4 * 3000)
+        #expect(store.journal.generation >= 20, "generation \(store.journal.generation)")
+        let live = try ids.map { try durableExpansion(store.state(of: $0)) }
         store.close()
         #expect(directory.fileSizes["snapshot"] != nil)
 
         let reopened = try durableOpen(directory)
         defer { reopened.close() }
-        #expect(try ids.map { try reopened.state(of: $0) } == states)
+        #expect(reopened.recovery.repairs.isEmpty)
+        let restored = try ids.map { try durableExpansion(reopened.state(of: $0)) }
+        #expect(live == expected)
+        #expect(restored == expected)
     }
 
     @Test("a crash between the journal switch and the snapshot loses nothing: both journals replay")
