@@ -15,6 +15,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case request
     /// The `PUT /groups/{id}/expansion` body parser.
     case body
+    /// The durable store's file reader (resynchronisation, length repair), as a journal and as a
+    /// snapshot; its invariants are checked inside (a violation traps).
+    case durable
 
     /// Built once per process: the targets only read it.
     static let service: MenuService = {
@@ -33,6 +36,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             return Self.checkAnswer(Self.service.respond(to: Self.request(from: bytes)))
         case .body:
             return Self.checkBody(bytes)
+        case .durable:
+            DurableSalvage.fuzzRead(bytes)
+            return nil
         }
     }
 

@@ -1,9 +1,10 @@
 // libFuzzer entry points for menu-server's parsers. Build and run with scripts/fuzz.
 //
-// One binary, three targets, chosen by MENU_FUZZ_TARGET (see FuzzTarget):
+// One binary, four targets, chosen by MENU_FUZZ_TARGET (see FuzzTarget):
 //   config   – the menu config loader (JSON decoding, validation, error paths)
 //   request  – routing, query parameters, session header and body over a whole request
 //   body     – the PUT /groups/{id}/expansion body parser
+//   durable  – the durable store's file reader (resynchronisation, length repair), as a journal and as a snapshot
 // Each input must never crash, and its outcome must be well formed (FuzzTarget.check): no 5xx and
 // a JSON answer for a request, the same isExpanded as Foundation reads for a body. The corpus
 // regression test (FuzzCorpusTests) replays Fuzz/corpus through the same checks.

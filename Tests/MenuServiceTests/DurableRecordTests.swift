@@ -42,6 +42,7 @@ struct DurableRecordTests {
                 times.append(time)
                 return true
             })
+        salvage.checkInvariants()
         return (salvage, events, times)
     }
 

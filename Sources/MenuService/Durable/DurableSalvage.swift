@@ -19,7 +19,7 @@
 /// repaired length (the checksum covers the length), and a flip elsewhere leaves a whole frame
 /// with a failed checksum. Only two faults in one frame can pass for a tear, and the kind is a
 /// label only: the bytes are set aside whatever it is.
-struct DurableSalvage {
+package struct DurableSalvage {
     /// Bytes the reader could not keep as they are.
     struct DamagedRange: Sendable, Equatable, CustomStringConvertible {
         enum Kind: String, Sendable {
@@ -165,5 +165,31 @@ struct DurableSalvage {
             }
         }
         return DamagedRange(kind: kind, offset: offset, end: end, detail: detail + (atEnd ? "" : ", valid records resume at byte \(end)"))
+    }
+}
+
+extension DurableSalvage {
+    /// Checks the invariant: the damaged ranges are in order, inside the file and apart, and the
+    /// kept bytes plus the dropped ones are the whole file. Traps when it does not hold.
+    func checkInvariants() {
+        var previous = 0
+        for range in damage {
+            precondition(range.offset >= previous && range.end >= range.offset && range.end <= fileSize, "ranges \(damage)")
+            previous = range.end
+        }
+        precondition(keptBytes + droppedBytes == fileSize, "kept \(keptBytes) + dropped \(droppedBytes) != \(fileSize) bytes")
+    }
+
+    /// Reads `bytes` as a journal and as a snapshot, as recovery does, and checks the invariant
+    /// of each reading: the durable-file fuzz target.
+    package static func fuzzRead(_ bytes: [UInt8]) {
+        let journal = DurableSalvage(bytes, magic: DurableRecord.journalMagic, kinds: [.created, .deleted, .groupSet, .touched],
+                                     isRecord: { DurableRecord.decodeEvent($0) != nil },
+                                     consume: { DurableRecord.decodeEvent($0) != nil })
+        journal.checkInvariants()
+        let snapshot = DurableSalvage(bytes, magic: DurableRecord.snapshotMagic, kinds: [.session, .sessionGroups, .snapshotEnd],
+                                      isRecord: { DurableRecord.decodeSnapshotItem($0) != nil },
+                                      consume: { DurableRecord.decodeSnapshotItem($0) != nil })
+        snapshot.checkInvariants()
     }
 }
