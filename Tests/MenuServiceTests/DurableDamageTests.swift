@@ -180,4 +180,37 @@ struct DurableDamageTests {
             }
         }
     }
+
+    @Test("a snapshot with a damaged header beside a leftover journal it already holds: every journal replays, the state is right")
+    func damagedSnapshotHeaderReplaysEveryJournal() throws {
+        let directory = DurableTemporaryDirectory()
+        defer { directory.remove() }
+        let first = try durableOpen(directory, menu: Self.menu)
+        let id = try first.create()
+        _ = try first.apply(.toggle(groupID: "a"), to: id)
+        _ = try first.apply(.toggle(groupID: "b"), to: id)
+        let oldName = try #require(directory.journalNames.first)
+        let oldJournal = try Data(contentsOf: URL(fileURLWithPath: directory.file(oldName)))
+        try first.compactNow()
+        _ = try first.apply(.toggle(groupID: "a"), to: id)
+        _ = try first.apply(.set(groupID: "c", isExpanded: true), to: id)
+        first.close()
+        // What a crash between the snapshot's rename and the old journal's removal leaves, with
+        // the snapshot's generation (in its header record) damaged as well.
+        try oldJournal.write(to: URL(fileURLWithPath: directory.file(oldName)))
+        var snapshot = Array(try Data(contentsOf: URL(fileURLWithPath: directory.file("snapshot"))))
+        snapshot[DurableRecord.snapshotMagic.count + DurableRecord.frameHeaderSize + 1] ^= 0x01
+        try Data(snapshot).write(to: URL(fileURLWithPath: directory.file("snapshot")))
+
+        let log = DurableLogRecorder()
+        let second = try durableOpen(directory, menu: Self.menu, log: log)
+        defer { second.close() }
+        #expect(second.recovery.journalFiles == 2)
+        var expected = durableExpansion(ExpansionState(), menu: Self.menu)  // "a" toggled twice: as it was
+        expected["b"]!.toggle()
+        expected["c"] = true
+        #expect(durableExpansion(try second.state(of: id), menu: Self.menu) == expected)
+        #expect(log.lines.contains { $0.contains("snapshot: corrupt record at byte 8") && $0.contains("every journal on disk is replayed") },
+                "\(log.lines)")
+    }
 }

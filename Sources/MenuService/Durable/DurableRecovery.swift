@@ -8,7 +8,8 @@ import Darwin
 
 /// What one start-up found in the data directory and what it repaired: `sessions` plus
 /// `expiredSessions` are the sessions the files held; every repair was also logged. The replay
-/// it describes read each byte of the snapshot and journals once: O(live state).
+/// it describes read each byte of the snapshot and journals once: O(live state) (past damage,
+/// resynchronising adds at most one checksum per candidate offset; see ``DurableSalvage``).
 public struct DurableRecoveryReport: Sendable {
     /// Live sessions restored.
     public var sessions = 0
@@ -54,7 +55,7 @@ public struct DurableRecoveryReport: Sendable {
         public var savedAs: String
         public var setAsideFrom: Int
         public var setAsideBytes: Int
-        /// What became of the file: "truncated to N bytes", "replaced by a fresh snapshot", ...
+        /// What became of the file: cut back to its intact part, replaced by a fresh snapshot, removed.
         public var outcome: String
 
         public var description: String {
