@@ -181,8 +181,12 @@ struct DurableDamageTests {
         }
     }
 
-    @Test("a snapshot with a damaged header beside a leftover journal it already holds: every journal replays, the state is right")
-    func damagedSnapshotHeaderReplaysEveryJournal() throws {
+    /// Bytes of a snapshot to damage: in its header record (its generation), in its session record.
+    static let snapshotDamage = [DurableRecord.snapshotMagic.count + DurableRecord.frameHeaderSize + 1, 33 + 12]
+
+    @Test("a damaged snapshot beside a leftover journal it already holds: every journal replays, the state is right",
+          arguments: snapshotDamage)
+    func damagedSnapshotReplaysEveryJournal(position: Int) throws {
         let directory = DurableTemporaryDirectory()
         defer { directory.remove() }
         let first = try durableOpen(directory, menu: Self.menu)
@@ -196,10 +200,10 @@ struct DurableDamageTests {
         _ = try first.apply(.set(groupID: "c", isExpanded: true), to: id)
         first.close()
         // What a crash between the snapshot's rename and the old journal's removal leaves, with
-        // the snapshot's generation (in its header record) damaged as well.
+        // the snapshot damaged as well: its generation, or the session's record.
         try oldJournal.write(to: URL(fileURLWithPath: directory.file(oldName)))
         var snapshot = Array(try Data(contentsOf: URL(fileURLWithPath: directory.file("snapshot"))))
-        snapshot[DurableRecord.snapshotMagic.count + DurableRecord.frameHeaderSize + 1] ^= 0x01
+        snapshot[position] ^= 0x01
         try Data(snapshot).write(to: URL(fileURLWithPath: directory.file("snapshot")))
 
         let log = DurableLogRecorder()
@@ -210,7 +214,8 @@ struct DurableDamageTests {
         expected["b"]!.toggle()
         expected["c"] = true
         #expect(durableExpansion(try second.state(of: id), menu: Self.menu) == expected)
-        #expect(log.lines.contains { $0.contains("snapshot: corrupt record at byte 8") && $0.contains("every journal on disk is replayed") },
+        let record = position < 33 ? 8 : 33
+        #expect(log.lines.contains { $0.contains("snapshot: corrupt record at byte \(record)") && $0.contains("every journal on disk is replayed") },
                 "\(log.lines)")
     }
 }

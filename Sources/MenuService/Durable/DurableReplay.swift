@@ -75,16 +75,22 @@ extension DurableRecovery {
             if listed == nil {
                 salvage.damage.append(.init(kind: .tornTail, offset: bytes.count, end: bytes.count, detail: "no end record"))
             }
-            snapshotGeneration = salvage.generation ?? oldestJournal ?? 0
-            guard !salvage.damage.isEmpty else { return }
+            guard !salvage.damage.isEmpty else {
+                snapshotGeneration = salvage.generation ?? 0
+                return
+            }
+            // Journals older than the snapshot are left over from a crash before their removal:
+            // replay them too when it is damaged, for what it lost. Replaying a journal the
+            // snapshot already holds is harmless: its records are resolved states, and the newer
+            // journals replayed after it end in the same state.
+            snapshotGeneration = min(salvage.generation ?? .max, oldestJournal ?? .max)
+            if snapshotGeneration == .max { snapshotGeneration = 0 }
             // A snapshot is written whole and renamed into place, so damage here is the disk's doing.
             needsFreshSnapshot = true
             var note = "\(sessions.count) sessions kept"
             if let listed, listed > sessions.count { note += " of the \(listed) it lists (\(listed - sessions.count) lost)" }
-            if salvage.generation == nil {
-                // Replaying a journal the snapshot already holds is harmless: its records are
-                // resolved states, and the newer journals replayed after it end in the same state.
-                note += "; its header is damaged, so every journal on disk is replayed after it"
+            if salvage.generation == nil || salvage.generation != snapshotGeneration {
+                note += "; every journal on disk is replayed after it, any older than it included"
             }
             try setAside(snapshotName, bytes, salvage, from: 0, outcome: "a fresh snapshot replaces it", note: note)
         }
