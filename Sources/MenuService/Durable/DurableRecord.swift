@@ -143,12 +143,17 @@ enum DurableRecord {
     /// Cost: O(length).
     static func frame(in bytes: [UInt8], at offset: Int, length: Int? = nil) -> ArraySlice<UInt8>? {
         guard offset >= 0, bytes.count - offset >= frameHeaderSize else { return nil }
-        let length = length ?? Int(bytes.loadLittleEndianUInt32(at: offset))
+        let stored = Int(bytes.loadLittleEndianUInt32(at: offset))
+        let length = length ?? stored
         guard length >= 1, length <= maxPayload, length <= bytes.count - offset - frameHeaderSize else { return nil }
         let payload = bytes[(offset + frameHeaderSize) ..< (offset + frameHeaderSize + length)]
-        var lengthBytes: [UInt8] = []
-        lengthBytes.appendLittleEndian(UInt32(length))
-        guard CRC32C.update(CRC32C.checksum(lengthBytes), payload) == bytes.loadLittleEndianUInt32(at: offset + 4) else { return nil }
+        var lengthCRC = CRC32C.checksum(bytes[offset ..< offset + 4])
+        if length != stored {
+            var lengthBytes: [UInt8] = []
+            lengthBytes.appendLittleEndian(UInt32(length))
+            lengthCRC = CRC32C.checksum(lengthBytes)
+        }
+        guard CRC32C.update(lengthCRC, payload) == bytes.loadLittleEndianUInt32(at: offset + 4) else { return nil }
         return payload
     }
 
