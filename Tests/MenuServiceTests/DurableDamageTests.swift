@@ -218,4 +218,42 @@ struct DurableDamageTests {
         #expect(log.lines.contains { $0.contains("snapshot: corrupt record at byte \(record)") && $0.contains("every journal on disk is replayed") },
                 "\(log.lines)")
     }
+
+    @Test("menu-server (--fsync always) on a journal whose third record's length points past its end keeps every acknowledged toggle")
+    func liveServerKeepsTheTogglesAfterADamagedLength() throws {
+        let directory = DurableTemporaryDirectory()
+        defer { directory.remove() }
+        let (data, arguments) = try durableServerFiles(in: directory, fsync: .always)
+        var expected = durableExpansion(ExpansionState(), menu: Self.menu)
+        let server = try DurableChild(arguments: arguments, stderrPath: directory.file("stderr-1"))
+        let session: String
+        do {
+            let connection = try DurableHTTPConnection(port: server.port)
+            let created = try connection.request("POST", "/sessions")
+            session = try #require(created.headers["x-session-id"])
+            for group in ["a", "b", "c", "ag", "bg", "a", "c"] {
+                #expect(try connection.request("POST", "/groups/\(group)/toggle", session: session).status == 200)
+                expected[group]!.toggle()
+            }
+        }
+        server.kill(SIGKILL)
+        let name = try #require(DurableTemporaryDirectory.sizes(in: data).keys.first { $0.hasPrefix("journal-") })
+        let journal = data + "/" + name
+        let (offsets, _) = try durableRecordOffsets(journal)
+        #expect(offsets.count == 8)  // created + 7 toggles
+        var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: journal)))
+        bytes[offsets[2] + 2] ^= 0x01  // its length + 65,536: past the end of the file
+        try Data(bytes).write(to: URL(fileURLWithPath: journal))
+
+        let restarted = try DurableChild(arguments: arguments, stderrPath: directory.file("stderr-2"))
+        restarted.kill(SIGTERM)
+        #expect(restarted.termination == .exited(0))
+        let stderr = restarted.stderr
+        #expect(stderr.contains("\(name): corrupt record at byte \(offsets[2]) (record length") && stderr.contains("repaired 1 record length")
+                    && stderr.contains("set aside in \(name).corrupt-"), "\(stderr)")
+        let store = try DurableSessionStore(directory: data, menu: Self.menu)
+        defer { store.close() }
+        #expect(store.recovery.repairs.isEmpty)
+        #expect(durableExpansion(try store.state(of: try #require(SessionID(session))), menu: Self.menu) == expected)
+    }
 }

@@ -145,6 +145,16 @@ func durableRecordOffsets(_ path: String) throws -> (offsets: [Int], size: Int) 
     return (offsets, bytes.count)
 }
 
+/// A `data` directory and the fixture menu's config in `directory`, and the `menu-server`
+/// arguments that use them with `policy` on port 0.
+func durableServerFiles(in directory: DurableTemporaryDirectory, fsync policy: FsyncPolicy) throws -> (data: String, arguments: [String]) {
+    let data = directory.file("data")
+    try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: false)
+    let config = directory.file("menu.json")
+    try DurableFixtures.menuJSON.write(toFile: config, atomically: true, encoding: .utf8)
+    return (data, ["--port", "0", "--data-dir", data, "--fsync", policy.rawValue, "--config", config])
+}
+
 struct DurableTestError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
