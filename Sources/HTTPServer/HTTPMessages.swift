@@ -143,9 +143,19 @@ public enum HTTPRejection: Sendable, Equatable {
     case conflictingContentLength
     /// `Content-Length` together with `Transfer-Encoding`: the classic request-smuggling shape.
     case contentLengthWithChunked
-    /// A `Transfer-Encoding` other than a single `chunked`, or a header named `Transfer-Encoding`
-    /// plus whitespace or more characters (answer 501: the body cannot be framed).
+    /// A `Transfer-Encoding` other than a single header whose whole value is `chunked` (any case;
+    /// `chunked ` with trailing whitespace, `gzip, chunked`, two headers are all refused), or a
+    /// header named `Transfer-Encoding` plus whitespace or more characters (answer 501: the body
+    /// cannot be framed as every reader of the headers would frame it).
     case unsupportedTransferEncoding
+    /// `Transfer-Encoding` in an HTTP/1.0 request, which RFC 9112 §6.1 calls faulty framing.
+    case transferEncodingInHTTP10
+    /// More than one `Host` header (RFC 9112 §3.2).
+    case duplicateHost
+    /// A header name (given, at most 64 characters of it) with a space, tab or colon in it:
+    /// whitespace before the colon, or an obs-fold continuation line that libmicrohttpd glued onto
+    /// the name (`X-A: a` folded with ` Content-Length: 5` arrives as `X-AContent-Length: 5`).
+    case malformedHeaderName(String)
 }
 
 /// ASCII case-insensitive equality without allocating.

@@ -28,7 +28,7 @@ let maxDiscardedBodyBytes = 1 << 20
 ///
 /// Protocol (the `*con_cls` marker idiom):
 /// 1. First call (`*conCls == nil`, headers complete): check framing from the `Content-Length` /
-///    `Transfer-Encoding` headers alone, store ``RequestMarker/bodyless`` in `*conCls` for a
+///    `Transfer-Encoding` / `Host` headers, the header names and the version alone (see ``Framing``), store ``RequestMarker/bodyless`` in `*conCls` for a
 ///    request without a body or a retained `RequestState` for one with a body, return `MHD_YES`.
 ///    A framing rejection is queued right here (and `*conCls` set to ``RequestMarker/answered``):
 ///    0.9.75 then answers with `Connection: close` and does not read the body, which is what a
@@ -52,7 +52,7 @@ func menuAccessHandler(
     guard let cls, let connection, let uploadDataSize, let conCls else { return MHD_Result.NO }
     // Guaranteed rather than taken: no retain/release of the context every request threads share.
     return Unmanaged<ServerContext>.fromOpaque(cls)._withUnsafeGuaranteedRef { context in
-        access(context, connection, url: url, method: method, uploadData: uploadData,
+        access(context, connection, url: url, method: method, version: version, uploadData: uploadData,
                uploadDataSize: uploadDataSize, conCls: conCls)
     }
 }
@@ -63,6 +63,7 @@ private func access(
     _ connection: OpaquePointer,
     url: UnsafePointer<CChar>?,
     method: UnsafePointer<CChar>?,
+    version: UnsafePointer<CChar>?,
     uploadData: UnsafePointer<CChar>?,
     uploadDataSize: UnsafeMutablePointer<Int>,
     conCls: UnsafeMutablePointer<UnsafeMutableRawPointer?>
@@ -72,9 +73,10 @@ private func access(
         // framing headers are looked at now; the request value is built on the final call.
         context.requestBegan()
         let framingHeaders = collectFramingHeaders(of: connection)
-        switch Framing.check(headers: framingHeaders, maxBodyBytes: context.maxBodyBytes) {
+        let isHTTP10 = version.map { strcmp($0, "HTTP/1.0") == 0 } ?? false
+        switch Framing.check(framingHeaders, isHTTP10: isHTTP10, maxBodyBytes: context.maxBodyBytes) {
         case .accept(let declaredLength):
-            let bodyless = framingHeaders.isEmpty || declaredLength == 0
+            let bodyless = framingHeaders.fields.isEmpty || declaredLength == 0
             context.headersCompleted(on: connection, bodyFollows: !bodyless)
             if bodyless {
                 conCls.pointee = RequestMarker.bodyless  // nothing to keep: no allocation
@@ -88,10 +90,6 @@ private func access(
             context.headersCompleted(on: connection, bodyFollows: false)
             conCls.pointee = RequestMarker.answered
             return send(context.rejection(rejection), on: connection, closeConnection: true)
-        case .unsupportedTransferEncoding:
-            context.headersCompleted(on: connection, bodyFollows: false)
-            conCls.pointee = RequestMarker.answered
-            return send(context.rejection(.unsupportedTransferEncoding), on: connection, closeConnection: true)
         }
     }
 
@@ -293,46 +291,6 @@ func menuCopyField(
             ?? (isHeader ? UnsafeRawBufferPointer(start: key, count: 0) : nil),
         lowercasingName: isHeader)
     return MHD_Result.YES  // on, even past a refused field: the writer counts what a retry needs
-}
-
-/// `MHD_KeyValueIteratorN` collecting only the headers framing looks at: names starting with
-/// `content-length` or `transfer-encoding` (any case), lowercased, into the
-/// `[(name: String, value: String)]` that `cls` points at. Other headers cost a byte comparison
-/// or two and no allocation.
-///
-/// Thread: called synchronously, on the caller's thread, from inside `MHD_get_connection_values_n`
-/// in `collectFramingHeaders`.
-func menuCollectFramingHeader(
-    _ cls: UnsafeMutableRawPointer?,
-    _ kind: MHD_ValueKind,
-    _ key: UnsafePointer<CChar>?,
-    _ keySize: Int,
-    _ value: UnsafePointer<CChar>?,
-    _ valueSize: Int
-) -> MHD_Result {
-    guard let cls, let key, keySize >= 14 else { return MHD_Result.YES }
-    let bytes = UnsafeRawBufferPointer(start: key, count: keySize)
-    let first = asciiLowercased(bytes[0])
-    guard first == UInt8(ascii: "c") || first == UInt8(ascii: "t") else { return MHD_Result.YES }
-    let wanted: StaticString = first == UInt8(ascii: "c") ? "content-length" : "transfer-encoding"
-    let matches = wanted.withUTF8Buffer { prefix in
-        prefix.count <= keySize && prefix.indices.allSatisfy { asciiLowercased(bytes[$0]) == prefix[$0] }
-    }
-    guard matches else { return MHD_Result.YES }
-    let headers = cls.assumingMemoryBound(to: [(name: String, value: String)].self)
-    headers.pointee.append((
-        name: String(decoding: bytes.lazy.map(asciiLowercased), as: UTF8.self),
-        value: value.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: valueSize), as: UTF8.self) } ?? ""))
-    return MHD_Result.YES
-}
-
-/// The request headers that decide how the body is framed (see ``menuCollectFramingHeader``).
-private func collectFramingHeaders(of connection: OpaquePointer) -> [(name: String, value: String)] {
-    var headers: [(name: String, value: String)] = []  // nothing allocated unless one is there
-    withUnsafeMutablePointer(to: &headers) { pointer in
-        _ = MHD_get_connection_values_n(connection, .HEADER_KIND, menuCollectFramingHeader, UnsafeMutableRawPointer(pointer))
-    }
-    return headers
 }
 
 /// A short `text/plain` response for answers the wrapper has to write itself.

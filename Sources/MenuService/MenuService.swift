@@ -41,7 +41,14 @@ public final class MenuService: Sendable {
         case .payloadTooLarge(let limit): errorResponse(.payloadTooLarge(limit: limit))
         case .conflictingContentLength: errorResponse(.badRequest("conflicting or invalid Content-Length headers"))
         case .contentLengthWithChunked: errorResponse(.badRequest("Content-Length together with Transfer-Encoding is not allowed"))
-        case .unsupportedTransferEncoding: errorResponse(.notImplemented("only Transfer-Encoding: chunked is supported"))
+        case .unsupportedTransferEncoding:
+            errorResponse(.notImplemented("only Transfer-Encoding: chunked is supported (one header, exactly that value)"))
+        case .transferEncodingInHTTP10: errorResponse(.badRequest("Transfer-Encoding is not allowed in an HTTP/1.0 request"))
+        case .duplicateHost: errorResponse(.badRequest("more than one Host header"))
+        case .malformedHeaderName(let name):
+            errorResponse(.badRequest(
+                "header name \(String(reflecting: name)) has a space, tab or colon in it "
+                    + "(whitespace before the colon, or a folded continuation line); send each header as one name: value line"))
         }
     }
 

@@ -5,7 +5,7 @@ import Testing
 @Suite("Request framing rules, without a socket")
 struct FramingTests {
     private func check(_ headers: [(String, String)], limit: Int = 100) -> Framing {
-        Framing.check(headers: headers.map { (name: $0.0, value: $0.1) }, maxBodyBytes: limit)
+        Framing.check(FramingHeaders(fields: headers.map { (name: $0.0, value: $0.1) }), maxBodyBytes: limit)
     }
 
     @Test func noBodyHeadersAcceptWithoutLength() {
@@ -45,8 +45,31 @@ struct FramingTests {
 
     @Test func onlyASingleChunkedTransferEncodingIsSupported() {
         #expect(check([("transfer-encoding", "Chunked")]) == .accept(declaredLength: nil))
-        #expect(check([("transfer-encoding", "gzip, chunked")]) == .unsupportedTransferEncoding)
-        #expect(check([("transfer-encoding", "chunked"), ("transfer-encoding", "chunked")]) == .unsupportedTransferEncoding)
+        #expect(check([("transfer-encoding", "CHUNKED")]) == .accept(declaredLength: nil))
+        #expect(check([("transfer-encoding", "gzip, chunked")]) == .reject(.unsupportedTransferEncoding))
+        #expect(check([("transfer-encoding", "chunked"), ("transfer-encoding", "chunked")]) == .reject(.unsupportedTransferEncoding))
+    }
+
+    @Test func chunkedWithWhitespaceAroundItIsNotChunkedAsLibmicrohttpdDoesNotTrim() {
+        for value in ["chunked ", "chunked\t", " chunked", "Chunked  ", "chunked\u{0}", "chunk", "chunkeds", ""] {
+            #expect(check([("transfer-encoding", value)]) == .reject(.unsupportedTransferEncoding), "\(String(reflecting: value))")
+        }
+    }
+
+    @Test func transferEncodingInHTTP10IsFaultyFraming() {
+        let chunked = FramingHeaders(fields: [(name: "transfer-encoding", value: "chunked")])
+        #expect(Framing.check(chunked, isHTTP10: true, maxBodyBytes: 100) == .reject(.transferEncodingInHTTP10))
+        #expect(Framing.check(chunked, isHTTP10: false, maxBodyBytes: 100) == .accept(declaredLength: nil))
+        let length = FramingHeaders(fields: [(name: "content-length", value: "5")])
+        #expect(Framing.check(length, isHTTP10: true, maxBodyBytes: 100) == .accept(declaredLength: 5))
+    }
+
+    @Test func twoHostHeadersOrAMalformedNameAreRefusedBeforeFraming() {
+        #expect(Framing.check(FramingHeaders(hostCount: 1), maxBodyBytes: 100) == .accept(declaredLength: nil))
+        #expect(Framing.check(FramingHeaders(hostCount: 2), maxBodyBytes: 100) == .reject(.duplicateHost))
+        let folded = FramingHeaders(fields: [(name: "transfer-encoding", value: "chunked")], hostCount: 1,
+                                    malformedName: "X-AContent-Length: 5")
+        #expect(Framing.check(folded, maxBodyBytes: 100) == .reject(.malformedHeaderName("X-AContent-Length: 5")))
     }
 
     @Test func requestHeaderLookupIsCaseInsensitiveAndNamesAreLowercased() {

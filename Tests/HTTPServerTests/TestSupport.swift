@@ -30,6 +30,12 @@ final class CallLog: Sendable {
         return HTTPResponse(status: 400, body: Array("content-length with chunked".utf8))
     case .unsupportedTransferEncoding:
         return HTTPResponse(status: 501, body: Array("unsupported transfer-encoding".utf8))
+    case .transferEncodingInHTTP10:
+        return HTTPResponse(status: 400, body: Array("transfer-encoding in http/1.0".utf8))
+    case .duplicateHost:
+        return HTTPResponse(status: 400, body: Array("two host headers".utf8))
+    case .malformedHeaderName(let name):
+        return HTTPResponse(status: 400, body: Array("malformed header name \(name)".utf8))
     }
 }
 
