@@ -29,16 +29,39 @@ import CMicroHTTPD
 /// Invariant: `fields` holds, in wire order and with names lowercased, exactly the headers whose
 /// name starts with `content-length` or `transfer-encoding` (any case; the near misses included);
 /// `hostCount` counts the headers named `host` (any case); `malformedName` is the first other name
-/// with a space, tab or colon in it (at most 64 characters of it). Cost: nothing is allocated for a
+/// that is not a token: a space, tab, colon, control or non-ASCII byte in it (at most 64 characters
+/// of it). Cost: nothing is allocated for a
 /// request without framing headers or malformed names; every header name is scanned once.
-struct FramingHeaders {
-    var fields: [(name: String, value: String)] = []
-    var hostCount = 0
-    var malformedName: String? = nil
+package struct FramingHeaders {
+    package var fields: [(name: String, value: String)] = []
+    package var hostCount = 0
+    package var malformedName: String? = nil
+
+    package init(fields: [(name: String, value: String)] = [], hostCount: Int = 0, malformedName: String? = nil) {
+        self.fields = fields
+        self.hostCount = hostCount
+        self.malformedName = malformedName
+    }
+
+    /// The framing headers among `headers` (names and values as libmicrohttpd hands them over),
+    /// collected as the first access-handler call does (the fuzz target and tests start here).
+    package init(collecting headers: [(name: [UInt8], value: [UInt8])]) {
+        var head = FramingHeaders()
+        for header in headers {
+            // NUL-terminated, as libmicrohttpd keeps them (and never a nil pointer for an empty one).
+            let name = (header.name + [0]).map { CChar(bitPattern: $0) }
+            let value = (header.value + [0]).map { CChar(bitPattern: $0) }
+            _ = withUnsafeMutablePointer(to: &head) { head in
+                menuCollectFramingHeader(UnsafeMutableRawPointer(head), .HEADER_KIND, name, header.name.count,
+                                         value, header.value.count)
+            }
+        }
+        self = head
+    }
 }
 
 /// What the request headers say about the body, decided before the handler may run.
-enum Framing: Equatable {
+package enum Framing: Equatable {
     /// Fine; `declaredLength` is the `Content-Length`, `nil` for chunked or no body.
     case accept(declaredLength: Int?)
     /// Answer with the rejection callback's response, then close.
@@ -47,7 +70,7 @@ enum Framing: Equatable {
     /// Checks the framing headers (names already lowercased) of a request of HTTP/1.0
     /// (`isHTTP10`) or a later version. Accepts a body only when libmicrohttpd frames it as
     /// every reader of the headers would; refuses everything else.
-    static func check(_ head: FramingHeaders, isHTTP10: Bool = false, maxBodyBytes: Int) -> Framing {
+    package static func check(_ head: FramingHeaders, isHTTP10: Bool = false, maxBodyBytes: Int) -> Framing {
         if let name = head.malformedName { return .reject(.malformedHeaderName(name)) }
         if head.hostCount > 1 { return .reject(.duplicateHost) }
         var lengths: [String] = []
@@ -118,7 +141,7 @@ enum Framing: Equatable {
 
 /// `MHD_KeyValueIteratorN` filling the ``FramingHeaders`` that `cls` points at: `Host` counted,
 /// names starting with `content-length` or `transfer-encoding` (any case) kept lowercased with
-/// their values, the first other name with a space, tab or colon kept. An ordinary header costs a
+/// their values, the first other name that is not a token kept. An ordinary header costs a
 /// scan of its name and no allocation.
 ///
 /// Thread: called synchronously, on the caller's thread, from inside `MHD_get_connection_values_n`
@@ -144,12 +167,23 @@ func menuCollectFramingHeader(
             value: value.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: valueSize), as: UTF8.self) } ?? ""))
         return MHD_Result.YES
     }
-    // Whitespace before the colon (RFC 9112 §5.1), or a folded line that looked like a header
-    // glued onto this name (§5.2): either way a reader that unfolds or trims sees other headers.
-    if head.pointee.malformedName == nil, bytes.contains(where: { $0 == 0x20 || $0 == 0x09 || $0 == 0x3A }) {
+    // Not a token (RFC 9110 §5.6.2): whitespace before the colon (RFC 9112 §5.1), a folded line
+    // that looked like a header glued onto this name (§5.2), a control or non-ASCII byte; a reader
+    // that unfolds, trims or drops such bytes sees other headers than libmicrohttpd does.
+    if head.pointee.malformedName == nil, !bytes.allSatisfy(isTokenByte) {
         head.pointee.malformedName = String(decoding: bytes.prefix(64), as: UTF8.self)
     }
     return MHD_Result.YES
+}
+
+/// Whether `byte` is a `tchar` of RFC 9110 §5.6.2 (`!#$%&'*+-.^_`|~`, digits, letters): one bit
+/// of a 128-bit table, no branch on the byte's class.
+@inline(__always)
+func isTokenByte(_ byte: UInt8) -> Bool {
+    let low: UInt64 = 0x03FF_6CFA_0000_0000  // bytes 0...63
+    let high: UInt64 = 0x57FF_FFFF_C7FF_FFFE  // bytes 64...127
+    let table = byte < 64 ? low : high
+    return byte < 128 && (table >> UInt64(byte & 63)) & 1 == 1
 }
 
 /// Whether `name` starts with `prefix` (lowercase ASCII), compared case-insensitively.

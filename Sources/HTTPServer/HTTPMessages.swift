@@ -152,9 +152,10 @@ public enum HTTPRejection: Sendable, Equatable {
     case transferEncodingInHTTP10
     /// More than one `Host` header (RFC 9112 §3.2).
     case duplicateHost
-    /// A header name (given, at most 64 characters of it) with a space, tab or colon in it:
-    /// whitespace before the colon, or an obs-fold continuation line that libmicrohttpd glued onto
-    /// the name (`X-A: a` folded with ` Content-Length: 5` arrives as `X-AContent-Length: 5`).
+    /// A header name (given, at most 64 characters of it) that is not a token (RFC 9110 §5.6.2):
+    /// whitespace before the colon, an obs-fold continuation line that libmicrohttpd glued onto
+    /// the name (`X-A: a` folded with ` Content-Length: 5` arrives as `X-AContent-Length: 5`), a
+    /// control or non-ASCII byte.
     case malformedHeaderName(String)
 }
 

@@ -47,8 +47,8 @@ public final class MenuService: Sendable {
         case .duplicateHost: errorResponse(.badRequest("more than one Host header"))
         case .malformedHeaderName(let name):
             errorResponse(.badRequest(
-                "header name \(String(reflecting: name)) has a space, tab or colon in it "
-                    + "(whitespace before the colon, or a folded continuation line); send each header as one name: value line"))
+                "header name \(String(reflecting: name)) is not a token: a space, tab, colon, control or non-ASCII "
+                    + "byte in it (whitespace before the colon, or a folded continuation line); send each header as one name: value line"))
         }
     }
 

@@ -72,6 +72,28 @@ struct FramingTests {
         #expect(Framing.check(folded, maxBodyBytes: 100) == .reject(.malformedHeaderName("X-AContent-Length: 5")))
     }
 
+    @Test func theCollectorKeepsFramingHeadersCountsHostAndNotesTheFirstMalformedName() {
+        let long = "X-" + String(repeating: "n", count: 100) + " "
+        let head = FramingHeaders(collecting: [
+            ("Host", "a"), ("Transfer-Encoding", "chunked "), ("CONTENT-LENGTH6", "5"), ("HOST", "b"),
+            ("X-Ok", "1"), (long, "v"), ("X-A ", "w"), ("transfer", "x"),
+        ].map { (name: Array($0.0.utf8), value: Array($0.1.utf8)) })
+        #expect(head.fields.map(\.name) == ["transfer-encoding", "content-length6"])
+        #expect(head.fields.map(\.value) == ["chunked ", "5"])
+        #expect(head.hostCount == 2)
+        #expect(head.malformedName == String(long.prefix(64)))
+        #expect(FramingHeaders(collecting: [(name: Array("Hosts".utf8), value: [])]).hostCount == 0)
+    }
+
+    @Test func aHeaderNameIsMalformedExactlyWhenAByteOfItIsNotATokenCharacter() {
+        let tchars = Set("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".utf8)
+        for byte in UInt8.min ... UInt8.max {
+            #expect(isTokenByte(byte) == tchars.contains(byte), "byte \(byte)")
+            let head = FramingHeaders(collecting: [(name: Array("X-A".utf8) + [byte], value: [])])
+            #expect((head.malformedName == nil) == tchars.contains(byte), "byte \(byte)")
+        }
+    }
+
     @Test func requestHeaderLookupIsCaseInsensitiveAndNamesAreLowercased() {
         let request = HTTPRequest(
             method: "GET", path: "/", headers: [(name: "X-Thing", value: "1"), (name: "x-thing", value: "2")])

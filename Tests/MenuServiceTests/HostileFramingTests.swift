@@ -93,6 +93,7 @@ struct FramingCase: Sendable, CustomTestStringConvertible {
         FramingCase(
             name: "Content-Length on a folded line",
             request: put + "X-Note: a\r\n\tContent-Length: 19\r\n\r\n" + body, expected: .refused(400, "bad_request")),
+        chunked("non-ASCII byte before Transfer-Encoding", "\u{FF}Transfer-Encoding: chunked\r\n", .refused(400, "bad_request")),
         FramingCase(
             name: "space before the colon of an ordinary header",
             request: put + "X-Note : a\r\nContent-Length: 19\r\n\r\n" + body, expected: .refused(400, "bad_request")),

@@ -1,0 +1,63 @@
+import HTTPTestSupport
+import Testing
+
+@testable import HTTPServer
+
+/// The framing decision on the real libmicrohttpd: which rejection each head gets, and that the
+/// handler never sees a request whose body libmicrohttpd frames differently from its headers.
+@Suite("Framing decisions against the real libmicrohttpd")
+struct FramingLiveTests {
+    /// Sends `head` with a chunked body "hello" and a pipelined request behind it, and expects
+    /// the rejection's `status` with `Connection: close`, then the close, and the handler not called.
+    private func expectRefused(
+        _ head: String, status: Int, as rejection: HTTPRejection, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let log = CallLog()
+        let server = try startServer(log: log)
+        defer { server.shutdown() }
+        let connection = try RawHTTPConnection(port: server.port, receiveTimeoutSeconds: 5)
+        try connection.sendText(head + "\r\n5\r\nhello\r\n0\r\n\r\nGET /next HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        let response = try connection.readResponse()
+        #expect(response.status == status, sourceLocation: sourceLocation)
+        #expect(response.header("Connection")?.lowercased() == "close", sourceLocation: sourceLocation)
+        #expect(connection.isClosedByPeer(within: 5), "the pipelined request was answered", sourceLocation: sourceLocation)
+        #expect(log.requests.isEmpty, sourceLocation: sourceLocation)
+        #expect(log.rejections == [rejection], sourceLocation: sourceLocation)
+    }
+
+    @Test(arguments: ["chunked ", "chunked\t", "Chunked ", "chunked;x=1", "gzip, chunked"])
+    func aTransferEncodingLibmicrohttpdDoesNotChunkIsRefusedWithoutCallingTheHandler(_ value: String) throws {
+        try expectRefused("POST /te HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: \(value)\r\n", status: 501,
+                          as: .unsupportedTransferEncoding)
+    }
+
+    @Test func chunkedInAnyCaseIsDechunkedAndThePipelinedRequestAnswered() throws {
+        let log = CallLog()
+        let server = try startServer(log: log)
+        defer { server.shutdown() }
+        let connection = try RawHTTPConnection(port: server.port, receiveTimeoutSeconds: 5)
+        try connection.sendText("POST /te HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: cHuNkEd\r\n\r\n5\r\nhello\r\n0\r\n\r\n"
+            + "GET /next HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        #expect(try connection.readResponse().status == 200)
+        #expect(try connection.readResponse().status == 200)
+        #expect(log.requests.map(\.path) == ["/te", "/next"])
+        #expect(log.requests.first?.body == Array("hello".utf8))
+        #expect(log.rejections.isEmpty)
+    }
+
+    @Test func chunkedInHTTP10IsRefused() throws {
+        try expectRefused("POST /te HTTP/1.0\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n", status: 400,
+                          as: .transferEncodingInHTTP10)
+    }
+
+    @Test func twoHostHeadersAreRefused() throws {
+        try expectRefused("GET /h HTTP/1.1\r\nHost: a\r\nhost: a\r\n", status: 400, as: .duplicateHost)
+    }
+
+    @Test func aFoldedLineLibmicrohttpdGluesOntoANameIsRefused() throws {
+        // libmicrohttpd 0.9.75 makes "X-A: a" + " Content-Length: 5" one header named
+        // "X-AContent-Length: 5" and frames the request as bodyless.
+        try expectRefused("POST /fold HTTP/1.1\r\nHost: localhost\r\nX-A: a\r\n Content-Length: 5\r\n", status: 400,
+                          as: .malformedHeaderName("X-AContent-Length: 5"))
+    }
+}
