@@ -11,7 +11,8 @@ import MenuService
 public enum FuzzTarget: String, CaseIterable, Sendable {
     /// The menu config loader (JSON decoding, validation, error paths).
     case config
-    /// Routing, query parameters, session header and body over a whole request.
+    /// Routing, query parameters, session header and body over a whole request; the same bytes
+    /// read as a request head by HTTPServer's framing decision (``checkFraming(head:)``).
     case request
     /// The `PUT /groups/{id}/expansion` body parser.
     case body
@@ -33,7 +34,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             _ = try? Menu(jsonData: Data(bytes))
             return nil
         case .request:
-            return Self.checkAnswer(Self.service.respond(to: Self.request(from: bytes)))
+            return Self.checkAnswer(Self.service.respond(to: Self.request(from: bytes))) ?? checkFraming(head: bytes)
         case .body:
             return Self.checkBody(bytes)
         case .durable:

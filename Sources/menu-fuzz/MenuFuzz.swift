@@ -2,7 +2,8 @@
 //
 // One binary, four targets, chosen by MENU_FUZZ_TARGET (see FuzzTarget):
 //   config   – the menu config loader (JSON decoding, validation, error paths)
-//   request  – routing, query parameters, session header and body over a whole request
+//   request  – routing, query parameters, session header and body over a whole request, and the
+//              same bytes read as a request head by HTTPServer's framing decision
 //   body     – the PUT /groups/{id}/expansion body parser
 //   durable  – the durable store's file reader (resynchronisation, length repair), as a journal and as a snapshot
 // Each input must never crash, and its outcome must be well formed (FuzzTarget.check): no 5xx and
