@@ -66,12 +66,20 @@ menu_mhd_daemon_flags (enum menu_mhd_address_mode mode)
 }
 
 /**
+ * The callback of MHD_OPTION_URI_LOG_CALLBACK (microhttpd.h names no type for
+ * it): called with the raw request target once the request line is parsed,
+ * before the headers; what it returns is the request's first `*con_cls`.
+ */
+typedef void *(*menu_mhd_uri_logger) (void *cls, const char *uri, struct MHD_Connection *connection);
+
+/**
  * Front door for the variadic MHD_start_daemon.
  *
  * The logger is installed first (as libmicrohttpd asks), then the
  * request-completed callback, the connection-notify callback (`notify` may be
- * NULL: then libmicrohttpd calls none), the bind address, and finally the
- * caller's integer options as an MHD_OPTION_ARRAY terminated by MHD_OPTION_END.
+ * NULL: then libmicrohttpd calls none), the request-target callback, the bind
+ * address, and finally the caller's integer options as an MHD_OPTION_ARRAY
+ * terminated by MHD_OPTION_END.
  * `bind_addr` (which carries the port actually bound) only needs to stay valid
  * for the duration of this call: 0.9.75 binds inside MHD_start_daemon. `port`
  * should equal the port in `bind_addr`; libmicrohttpd only quotes it in messages. Returns NULL on failure (the logger has then
@@ -84,6 +92,7 @@ menu_mhd_start (enum menu_mhd_address_mode mode,
                 MHD_AccessHandlerCallback handler, void *handler_cls,
                 MHD_RequestCompletedCallback completed, void *completed_cls,
                 MHD_NotifyConnectionCallback notify, void *notify_cls,
+                menu_mhd_uri_logger uri_logger, void *uri_logger_cls,
                 const struct sockaddr *bind_addr,
                 const struct MHD_OptionItem *options)
 {
@@ -94,6 +103,7 @@ menu_mhd_start (enum menu_mhd_address_mode mode,
                              MHD_OPTION_EXTERNAL_LOGGER, logger, logger_cls,
                              MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
                              MHD_OPTION_NOTIFY_CONNECTION, notify, notify_cls,
+                             MHD_OPTION_URI_LOG_CALLBACK, uri_logger, uri_logger_cls,
                              MHD_OPTION_SOCK_ADDR, bind_addr,
                              MHD_OPTION_ARRAY, options,
                              MHD_OPTION_END);

@@ -73,6 +73,7 @@ package enum Framing: Equatable {
     package static func check(_ head: FramingHeaders, isHTTP10: Bool = false, maxBodyBytes: Int) -> Framing {
         if let name = head.malformedName { return .reject(.malformedHeaderName(name)) }
         if head.hostCount > 1 { return .reject(.duplicateHost) }
+        if head.hostCount == 0, !isHTTP10 { return .reject(.missingHost) }
         var lengths: [String] = []
         var encodings: [String] = []
         for header in head.fields {

@@ -152,6 +152,10 @@ public enum HTTPRejection: Sendable, Equatable {
     case transferEncodingInHTTP10
     /// More than one `Host` header (RFC 9112 §3.2).
     case duplicateHost
+    /// No `Host` header in a request of HTTP/1.1 or later (RFC 9112 §3.2).
+    case missingHost
+    /// Whitespace or a control byte in the raw request target (`GET /rows x HTTP/1.1`).
+    case invalidRequestTarget
     /// A header name (given, at most 64 characters of it) that is not a token (RFC 9110 §5.6.2):
     /// whitespace before the colon, an obs-fold continuation line that libmicrohttpd glued onto
     /// the name (`X-A: a` folded with ` Content-Length: 5` arrives as `X-AContent-Length: 5`), a

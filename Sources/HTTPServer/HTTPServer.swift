@@ -44,7 +44,8 @@ public final class HTTPServer: Sendable {
     /// configured address via `MHD_OPTION_SOCK_ADDR`, and sets `MHD_OPTION_CONNECTION_LIMIT`,
     /// `MHD_OPTION_PER_IP_CONNECTION_LIMIT`, `MHD_OPTION_CONNECTION_TIMEOUT`,
     /// `MHD_OPTION_CONNECTION_MEMORY_LIMIT`, `MHD_OPTION_LISTEN_BACKLOG_SIZE`,
-    /// `MHD_OPTION_STRICT_FOR_CLIENT` = 1 (HTTP/1.1 requests need `Host`) and, when `threads > 1`,
+    /// `MHD_OPTION_STRICT_FOR_CLIENT` = 0 (the wrapper checks `Host` and the target itself),
+    /// `MHD_OPTION_URI_LOG_CALLBACK` (``menuCheckRequestTarget``) and, when `threads > 1`,
     /// `MHD_OPTION_THREAD_POOL_SIZE`. With a `headerTimeoutSeconds` above 0 it also sets
     /// `MHD_OPTION_NOTIFY_CONNECTION` and starts a ``RequestDeadlineSweeper`` (libmicrohttpd's own
     /// timeout restarts at every byte, so it cannot bound a trickled request or body). The first server
@@ -75,7 +76,10 @@ public final class HTTPServer: Sendable {
             MHD_OptionItem(
                 option: .CONNECTION_MEMORY_LIMIT, value: configuration.connectionMemoryLimit, ptr_value: nil),
             MHD_OptionItem(option: .LISTEN_BACKLOG_SIZE, value: configuration.listenBacklog, ptr_value: nil),
-            MHD_OptionItem(option: .STRICT_FOR_CLIENT, value: 1, ptr_value: nil),
+            // 0, not 1: at 1 libmicrohttpd answers a missing Host with its own HTML 400 and closes
+            // on whitespace in the target without a word; at 0 both reach us (``Framing``,
+            // ``menuCheckRequestTarget``), which answer JSON.
+            MHD_OptionItem(option: .STRICT_FOR_CLIENT, value: 0, ptr_value: nil),
         ]
         if configuration.threads > 1 {
             options.append(
@@ -93,6 +97,7 @@ public final class HTTPServer: Sendable {
                     menuAccessHandler, contextPointer,
                     menuRequestCompleted, contextPointer,
                     requestDeadlines == nil ? nil : menuNotifyConnection, contextPointer,
+                    menuCheckRequestTarget, contextPointer,
                     socketAddress,
                     optionItems.baseAddress)
             }

@@ -68,10 +68,14 @@ private func access(
     uploadDataSize: UnsafeMutablePointer<Int>,
     conCls: UnsafeMutablePointer<UnsafeMutableRawPointer?>
 ) -> MHD_Result {
-    guard let stored = conCls.pointee else {
+    guard let stored = conCls.pointee, stored != RequestMarker.badTarget else {
         // First call: headers are complete, no body byte has been handed over yet. Only the
         // framing headers are looked at now; the request value is built on the final call.
         context.requestBegan()
+        if conCls.pointee == RequestMarker.badTarget {  // set by menuCheckRequestTarget
+            conCls.pointee = RequestMarker.answered
+            return send(context.rejection(.invalidRequestTarget), on: connection, closeConnection: true)
+        }
         let framingHeaders = collectFramingHeaders(of: connection)
         let isHTTP10 = version.map { strcmp($0, "HTTP/1.0") == 0 } ?? false
         switch Framing.check(framingHeaders, isHTTP10: isHTTP10, maxBodyBytes: context.maxBodyBytes) {
@@ -206,6 +210,29 @@ enum RequestMarker {
     static var bodyless: UnsafeMutableRawPointer { UnsafeMutableRawPointer(bitPattern: 1)! }
     /// A response has been queued.
     static var answered: UnsafeMutableRawPointer { UnsafeMutableRawPointer(bitPattern: 2)! }
+    /// Set by ``menuCheckRequestTarget`` before the first access-handler call: the raw target has
+    /// whitespace or a control byte in it.
+    static var badTarget: UnsafeMutableRawPointer { UnsafeMutableRawPointer(bitPattern: 3)! }
+}
+
+/// libmicrohttpd's `MHD_OPTION_URI_LOG_CALLBACK` (``menu_mhd_uri_logger``): sees the raw request
+/// target (before percent-decoding) once the request line is parsed, and returns the request's
+/// first `*conCls`: nil, or ``RequestMarker/badTarget`` when a byte of it is whitespace or a
+/// control byte (with `MHD_OPTION_STRICT_FOR_CLIENT` 0, `GET /rows x HTTP/1.1` arrives as the
+/// target `/rows x`), which the first access-handler call answers with
+/// ``HTTPRejection/invalidRequestTarget``. Cost: one pass over the target's bytes.
+///
+/// Thread: the libmicrohttpd thread that owns `connection`, before any other callback of the request.
+func menuCheckRequestTarget(
+    _ cls: UnsafeMutableRawPointer?, _ uri: UnsafePointer<CChar>?, _ connection: OpaquePointer?
+) -> UnsafeMutableRawPointer? {
+    guard var byte = uri else { return nil }
+    while byte.pointee != 0 {
+        let value = UInt8(bitPattern: byte.pointee)
+        if value <= 0x20 || value == 0x7F { return RequestMarker.badTarget }
+        byte += 1
+    }
+    return nil
 }
 
 /// libmicrohttpd's `MHD_RequestCompletedCallback` (`MHD_OPTION_NOTIFY_COMPLETED`): the request
@@ -223,6 +250,9 @@ func menuRequestCompleted(
 ) {
     guard let cls, let conCls, let stored = conCls.pointee else { return }
     conCls.pointee = nil
+    // A bad target whose request ended before the access handler ran (libmicrohttpd refused its
+    // headers itself): the request never began.
+    if stored == RequestMarker.badTarget { return }
     if stored != RequestMarker.bodyless && stored != RequestMarker.answered {
         Unmanaged<RequestState>.fromOpaque(stored).release()
     }

@@ -45,6 +45,9 @@ public final class MenuService: Sendable {
             errorResponse(.notImplemented("only Transfer-Encoding: chunked is supported (one header, exactly that value)"))
         case .transferEncodingInHTTP10: errorResponse(.badRequest("Transfer-Encoding is not allowed in an HTTP/1.0 request"))
         case .duplicateHost: errorResponse(.badRequest("more than one Host header"))
+        case .missingHost: errorResponse(.badRequest("an HTTP/1.1 request needs a Host header"))
+        case .invalidRequestTarget:
+            errorResponse(.badRequest("the request target has whitespace or a control byte in it; percent-encode it"))
         case .malformedHeaderName(let name):
             errorResponse(.badRequest(
                 "header name \(String(reflecting: name)) is not a token: a space, tab, colon, control or non-ASCII "

@@ -1,6 +1,12 @@
 import HTTPTestSupport
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 @testable import HTTPServer
 
 /// The framing decision on the real libmicrohttpd: which rejection each head gets, and that the
@@ -59,5 +65,41 @@ struct FramingLiveTests {
         // "X-AContent-Length: 5" and frames the request as bodyless.
         try expectRefused("POST /fold HTTP/1.1\r\nHost: localhost\r\nX-A: a\r\n Content-Length: 5\r\n", status: 400,
                           as: .malformedHeaderName("X-AContent-Length: 5"))
+    }
+
+    @Test func noHostInHTTP11IsOursToRefuseButHTTP10NeedsNone() throws {
+        try expectRefused("GET /h HTTP/1.1\r\n", status: 400, as: .missingHost)
+        let log = CallLog()
+        let server = try startServer(log: log)
+        defer { server.shutdown() }
+        let connection = try RawHTTPConnection(port: server.port, receiveTimeoutSeconds: 5)
+        try connection.sendText("GET /old HTTP/1.0\r\n\r\n")
+        #expect(try connection.readResponse().status == 200)
+        #expect(log.requests.map(\.path) == ["/old"])
+    }
+
+    @Test(arguments: ["/h x", "/h\tx", "/h\u{1}", "/h\u{7F}", "/h "])
+    func whitespaceOrAControlByteInTheRawTargetIsRefused(_ target: String) throws {
+        try expectRefused("GET \(target) HTTP/1.1\r\nHost: localhost\r\n", status: 400, as: .invalidRequestTarget)
+    }
+
+    @Test func aBadTargetWhoseHeadersLibmicrohttpdRefusesLeavesNoRequestInFlight() throws {
+        let log = CallLog()
+        let server = try startServer(log: log)
+        defer { server.shutdown() }
+        let connection = try RawHTTPConnection(port: server.port, receiveTimeoutSeconds: 5)
+        // The target callback marks the request; libmicrohttpd then answers 431 itself, so the
+        // access handler never runs and the completion callback sees the mark.
+        try connection.sendText("GET /h x HTTP/1.1\r\nHost: localhost\r\nX-Big: \(String(repeating: "a", count: 40_000))\r\n\r\n")
+        #expect(try connection.readResponse().status == 431)
+        #expect(connection.isClosedByPeer(within: 5))
+        let next = try RawHTTPConnection(port: server.port, receiveTimeoutSeconds: 5)
+        #expect(try next.request("GET", "/after").status == 200)
+        // /after's completion may still be on its way; a request ended twice would leave -1.
+        let deadline = ContinuousClock.now + .seconds(5)
+        while server.requestsInFlight != 0, ContinuousClock.now < deadline { usleep(10_000) }
+        #expect(server.requestsInFlight == 0)
+        #expect(log.requests.map(\.path) == ["/after"])
+        #expect(log.rejections.isEmpty)
     }
 }

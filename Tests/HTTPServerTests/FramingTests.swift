@@ -5,7 +5,7 @@ import Testing
 @Suite("Request framing rules, without a socket")
 struct FramingTests {
     private func check(_ headers: [(String, String)], limit: Int = 100) -> Framing {
-        Framing.check(FramingHeaders(fields: headers.map { (name: $0.0, value: $0.1) }), maxBodyBytes: limit)
+        Framing.check(FramingHeaders(fields: headers.map { (name: $0.0, value: $0.1) }, hostCount: 1), maxBodyBytes: limit)
     }
 
     @Test func noBodyHeadersAcceptWithoutLength() {
@@ -57,16 +57,18 @@ struct FramingTests {
     }
 
     @Test func transferEncodingInHTTP10IsFaultyFraming() {
-        let chunked = FramingHeaders(fields: [(name: "transfer-encoding", value: "chunked")])
+        let chunked = FramingHeaders(fields: [(name: "transfer-encoding", value: "chunked")], hostCount: 1)
         #expect(Framing.check(chunked, isHTTP10: true, maxBodyBytes: 100) == .reject(.transferEncodingInHTTP10))
         #expect(Framing.check(chunked, isHTTP10: false, maxBodyBytes: 100) == .accept(declaredLength: nil))
-        let length = FramingHeaders(fields: [(name: "content-length", value: "5")])
+        let length = FramingHeaders(fields: [(name: "content-length", value: "5")], hostCount: 1)
         #expect(Framing.check(length, isHTTP10: true, maxBodyBytes: 100) == .accept(declaredLength: 5))
     }
 
-    @Test func twoHostHeadersOrAMalformedNameAreRefusedBeforeFraming() {
+    @Test func noHostTwoHostsOrAMalformedNameAreRefusedBeforeFraming() {
         #expect(Framing.check(FramingHeaders(hostCount: 1), maxBodyBytes: 100) == .accept(declaredLength: nil))
         #expect(Framing.check(FramingHeaders(hostCount: 2), maxBodyBytes: 100) == .reject(.duplicateHost))
+        #expect(Framing.check(FramingHeaders(hostCount: 0), maxBodyBytes: 100) == .reject(.missingHost))
+        #expect(Framing.check(FramingHeaders(hostCount: 0), isHTTP10: true, maxBodyBytes: 100) == .accept(declaredLength: nil))
         let folded = FramingHeaders(fields: [(name: "transfer-encoding", value: "chunked")], hostCount: 1,
                                     malformedName: "X-AContent-Length: 5")
         #expect(Framing.check(folded, maxBodyBytes: 100) == .reject(.malformedHeaderName("X-AContent-Length: 5")))

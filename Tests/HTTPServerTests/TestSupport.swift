@@ -34,6 +34,10 @@ final class CallLog: Sendable {
         return HTTPResponse(status: 400, body: Array("transfer-encoding in http/1.0".utf8))
     case .duplicateHost:
         return HTTPResponse(status: 400, body: Array("two host headers".utf8))
+    case .missingHost:
+        return HTTPResponse(status: 400, body: Array("no host header".utf8))
+    case .invalidRequestTarget:
+        return HTTPResponse(status: 400, body: Array("invalid request target".utf8))
     case .malformedHeaderName(let name):
         return HTTPResponse(status: 400, body: Array("malformed header name \(name)".utf8))
     }

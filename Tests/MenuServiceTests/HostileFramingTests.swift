@@ -110,7 +110,21 @@ struct FramingCase: Sendable, CustomTestStringConvertible {
             request: "GET /count HTTP/1.0\r\nConnection: keep-alive\r\nHost: a.test\r\nHost: b.test\r\n\r\n",
             expected: .refused(400, "bad_request")),
         FramingCase(name: "an empty Host", request: "GET /count HTTP/1.1\r\nHost:\r\n\r\n", expected: .answered(200)),
-        FramingCase(name: "HTTP/1.1 without Host", request: "GET /count HTTP/1.1\r\n\r\n", expected: .refusedByLibrary(400)),
+        FramingCase(name: "HTTP/1.1 without Host", request: "GET /count HTTP/1.1\r\n\r\n", expected: .refused(400, "bad_request")),
+        FramingCase(name: "HTTP/1.2 without Host", request: "GET /count HTTP/1.2\r\n\r\n", expected: .refused(400, "bad_request")),
+        FramingCase(
+            name: "Host with a space before the colon", request: "GET /count HTTP/1.1\r\nHost : a.test\r\n\r\n",
+            expected: .refused(400, "bad_request")),
+
+        // The request target as sent (libmicrohttpd hands the handler a percent-decoded path)
+        FramingCase(name: "space inside the target", request: "GET /count x HTTP/1.1\r\nHost: a\r\n\r\n", expected: .refused(400, "bad_request")),
+        FramingCase(name: "two spaces after the target", request: "GET /count  HTTP/1.1\r\nHost: a\r\n\r\n", expected: .refused(400, "bad_request")),
+        FramingCase(name: "tab inside the target", request: "GET /count\tx HTTP/1.1\r\nHost: a\r\n\r\n", expected: .refused(400, "bad_request")),
+        FramingCase(name: "DEL inside the target", request: "GET /count\u{7F} HTTP/1.1\r\nHost: a\r\n\r\n", expected: .refused(400, "bad_request")),
+        FramingCase(name: "percent-encoded space in the target", request: "GET /count?x=%20 HTTP/1.1\r\nHost: a\r\n\r\n", expected: .answered(200)),
+        FramingCase(
+            name: "a malformed request line",
+            request: "GET /count\r\nHost: a\r\n\r\n", expected: .refusedByLibrary(400)),
         FramingCase(
             name: "HTTP/1.0 without Host", request: "GET /count HTTP/1.0\r\nConnection: keep-alive\r\n\r\n",
             expected: .answered(200)),
