@@ -12,7 +12,9 @@
 // 400). It chunks HTTP/1.0 bodies too. It glues an obs-fold continuation line onto the header
 // *name* (`Transfer-Encoding: chunked` + ` gzip` becomes a header `Transfer-Encodinggzip`, a
 // folded `X-A: a` + ` Content-Length: 5` a header `X-AContent-Length: 5`), keeps whitespace before
-// the colon in the name, and ends a value at a NUL byte.
+// the colon in the name, and ends a value at a NUL byte. A header line whose name is empty or
+// starts with NUL it drops unseen. With MHD_OPTION_STRICT_FOR_CLIENT 0 it does not require `Host`:
+// the check below does (RFC 9112 §3.2), and answers in JSON where libmicrohttpd wrote HTML.
 
 #if canImport(Glibc)
 import Glibc
@@ -30,8 +32,8 @@ import CMicroHTTPD
 /// name starts with `content-length` or `transfer-encoding` (any case; the near misses included);
 /// `hostCount` counts the headers named `host` (any case); `malformedName` is the first other name
 /// that is not a token: a space, tab, colon, control or non-ASCII byte in it (at most 64 characters
-/// of it). Cost: nothing is allocated for a
-/// request without framing headers or malformed names; every header name is scanned once.
+/// of it). Cost: nothing is allocated for a request without framing headers or malformed names;
+/// every header name is scanned once.
 package struct FramingHeaders {
     package var fields: [(name: String, value: String)] = []
     package var hostCount = 0
@@ -68,8 +70,9 @@ package enum Framing: Equatable {
     case reject(HTTPRejection)
 
     /// Checks the framing headers (names already lowercased) of a request of HTTP/1.0
-    /// (`isHTTP10`) or a later version. Accepts a body only when libmicrohttpd frames it as
-    /// every reader of the headers would; refuses everything else.
+    /// (`isHTTP10`) or a later version: names, then `Host`, then the body's framing. Accepts a
+    /// body only when libmicrohttpd frames it as every reader of the headers would; refuses
+    /// everything else.
     package static func check(_ head: FramingHeaders, isHTTP10: Bool = false, maxBodyBytes: Int) -> Framing {
         if let name = head.malformedName { return .reject(.malformedHeaderName(name)) }
         if head.hostCount > 1 { return .reject(.duplicateHost) }

@@ -128,7 +128,8 @@ public struct HTTPResponse: Sendable {
     }
 }
 
-/// A framing problem the server detects itself, before (and instead of) calling the handler.
+/// A framing or request-head problem the server detects itself, before (and instead of) calling
+/// the handler.
 ///
 /// The server asks the `rejection` callback for the response to send and always sends it with
 /// `Connection: close`: after a framing problem the rest of the connection's bytes cannot be trusted.

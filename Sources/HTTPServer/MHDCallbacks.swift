@@ -27,9 +27,12 @@ let maxDiscardedBodyBytes = 1 << 20
 /// workers.
 ///
 /// Protocol (the `*con_cls` marker idiom):
-/// 1. First call (`*conCls == nil`, headers complete): check framing from the `Content-Length` /
-///    `Transfer-Encoding` / `Host` headers, the header names and the version alone (see ``Framing``), store ``RequestMarker/bodyless`` in `*conCls` for a
-///    request without a body or a retained `RequestState` for one with a body, return `MHD_YES`.
+/// 0. Before it, ``menuCheckRequestTarget`` leaves `*conCls` nil, or sets ``RequestMarker/badTarget``
+///    for a raw target with whitespace or a control byte (refused on the first call).
+/// 1. First call (`*conCls` nil or `badTarget`, headers complete): check framing from the
+///    `Content-Length` / `Transfer-Encoding` / `Host` headers, the header names and the version
+///    alone (see ``Framing``), store ``RequestMarker/bodyless`` in `*conCls` for a request
+///    without a body or a retained `RequestState` for one with a body, return `MHD_YES`.
 ///    A framing rejection is queued right here (and `*conCls` set to ``RequestMarker/answered``):
 ///    0.9.75 then answers with `Connection: close` and does not read the body, which is what a
 ///    rejection wants. A normal response is never queued on the first call, because 0.9.75 would
