@@ -35,6 +35,8 @@ public struct ConfigProblem: Sendable, Equatable, CustomStringConvertible {
         /// `firstPath` is where the id was first used.
         case duplicateID(firstPath: String)
         case expandedOnRow
+        /// A key given twice in one object (a node, the document, or inside `attributes`).
+        case duplicateKey
         case tooDeep(limit: Int)
         case tooManyNodes(limit: Int)
         case unreadable(reason: String)
@@ -65,6 +67,7 @@ public struct ConfigProblem: Sendable, Equatable, CustomStringConvertible {
         case .invalidID: what = "id must be 1 to 128 characters from A-Z a-z 0-9 . _ ~ -, found \(value)"
         case .duplicateID(let firstPath): what = "duplicate id \(value), first used at \(firstPath)"
         case .expandedOnRow: what = "\"expanded\" is only allowed on groups (nodes with \"items\"), found \(value)"
+        case .duplicateKey: what = "duplicate key \(value); give each key once per object"
         case .tooDeep(let limit): what = "nesting deeper than \(limit) levels"
         case .tooManyNodes(let limit): what = "more than \(limit) nodes"
         case .unreadable(let reason): return "cannot read \(value): \(reason)"

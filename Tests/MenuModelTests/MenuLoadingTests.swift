@@ -4,14 +4,7 @@ import Testing
 
 /// The config format: what loads, and every kind of error with its JSON path.
 @Suite struct MenuLoadingTests {
-    func problems(_ json: String) -> [ConfigProblem] {
-        do {
-            _ = try Menu(jsonData: Data(json.utf8))
-            return []
-        } catch {
-            return error.problems
-        }
-    }
+    func problems(_ json: String) -> [ConfigProblem] { configProblems(json) }
 
     func single(_ json: String) -> ConfigProblem? {
         let found = problems(json)
