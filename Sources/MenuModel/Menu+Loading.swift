@@ -30,7 +30,7 @@ extension Menu {
             throw MenuConfigError(problems: [ConfigProblem(path: "$", kind: .invalidJSON(line: line, column: column), value: error.message)])
         }
         guard builder.problems.isEmpty else {
-            throw MenuConfigError(problems: builder.problems, omittedCount: builder.omittedProblems)
+            throw MenuConfigError(problems: builder.problemsWithNodeIDs, omittedCount: builder.omittedProblems)
         }
         self.init(storage: Storage(builder: builder, version: ContentHash.hex(of: data)))
     }

@@ -21,7 +21,8 @@ public struct MenuConfigError: Error, Sendable, Equatable, CustomStringConvertib
     }
 }
 
-/// One problem in a menu config, at a JSON path such as `items[2].items[0].id`.
+/// One problem in a menu config, at a JSON path such as `items[2].items[0].id`, naming the id of
+/// the node it is in when that node has a valid one (a path alone is hard to find in a big menu).
 public struct ConfigProblem: Sendable, Equatable, CustomStringConvertible {
     /// What is wrong; each case's message says how to fix it.
     public enum Kind: Sendable, Equatable {
@@ -47,11 +48,15 @@ public struct ConfigProblem: Sendable, Equatable, CustomStringConvertible {
     public var kind: Kind
     /// The offending value (or key) as written in the config, shortened.
     public var value: String
+    /// The `id` of the node the problem is in; nil when it has no valid id or the problem is in
+    /// no node (the document, an element of `items` that is not a node).
+    public var nodeID: String?
 
-    public init(path: String, kind: Kind, value: String) {
+    public init(path: String, kind: Kind, value: String, nodeID: String? = nil) {
         self.path = path
         self.kind = kind
         self.value = value
+        self.nodeID = nodeID
     }
 
     public var description: String {
@@ -72,7 +77,7 @@ public struct ConfigProblem: Sendable, Equatable, CustomStringConvertible {
         case .tooManyNodes(let limit): what = "more than \(limit) nodes"
         case .unreadable(let reason): return "cannot read \(value): \(reason)"
         }
-        return "\(path): \(what)"
+        return path + (nodeID.map { " (node \"\($0)\")" } ?? "") + ": " + what
     }
 }
 

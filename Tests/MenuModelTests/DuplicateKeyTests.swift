@@ -14,7 +14,7 @@ import Testing
 
     @Test func aSecondItemsListIsRefusedAndNoOrphanNodeIsLeft() {
         let json = #"{"items": [{"id": "g", "title": "G", "items": [{"id": "a", "title": "A"}], "items": [{"id": "b", "title": "B"}]}]}"#
-        #expect(problems(json) == [ConfigProblem(path: "items[0].items", kind: .duplicateKey, value: "\"items\"")])
+        #expect(problems(json) == [ConfigProblem(path: "items[0].items", kind: .duplicateKey, value: "\"items\"", nodeID: "g")])
     }
 
     @Test(arguments: [

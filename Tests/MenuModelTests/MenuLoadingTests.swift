@@ -73,7 +73,7 @@ import Testing
 
     @Test func unknownKeyIsNamedWithItsPath() {
         let problem = single(#"{"items": [{"id": "a", "title": "A", "items": [{"id": "b", "title": "B", "colour": 1}]}]}"#)
-        #expect(problem == ConfigProblem(path: "items[0].items[0].colour", kind: .unknownKey, value: "\"colour\""))
+        #expect(problem == ConfigProblem(path: "items[0].items[0].colour", kind: .unknownKey, value: "\"colour\"", nodeID: "b"))
     }
 
     @Test func unknownTopLevelKeyIsAnError() {
@@ -107,7 +107,7 @@ import Testing
 
     @Test func duplicateIDNamesBothPlaces() {
         let problem = single(#"{"items": [{"id": "a", "title": "A", "items": [{"id": "x", "title": "X"}]}, {"id": "x", "title": "Y"}]}"#)
-        #expect(problem == ConfigProblem(path: "items[1].id", kind: .duplicateID(firstPath: "items[0].items[0].id"), value: "\"x\""))
+        #expect(problem == ConfigProblem(path: "items[1].id", kind: .duplicateID(firstPath: "items[0].items[0].id"), value: "\"x\"", nodeID: "x"))
     }
 
     @Test(arguments: ["", "has space", "slash/id", "ümlaut", String(repeating: "a", count: 129)])
@@ -122,11 +122,11 @@ import Testing
     }
 
     @Test func emptyTitleIsRefused() {
-        #expect(single(#"{"items": [{"id": "a", "title": "  "}]}"#) == ConfigProblem(path: "items[0].title", kind: .emptyTitle, value: "\"  \""))
+        #expect(single(#"{"items": [{"id": "a", "title": "  "}]}"#) == ConfigProblem(path: "items[0].title", kind: .emptyTitle, value: "\"  \"", nodeID: "a"))
     }
 
     @Test func expandedOnARowIsRefused() {
-        #expect(single(#"{"items": [{"id": "a", "title": "A", "expanded": true}]}"#) == ConfigProblem(path: "items[0].expanded", kind: .expandedOnRow, value: "true"))
+        #expect(single(#"{"items": [{"id": "a", "title": "A", "expanded": true}]}"#) == ConfigProblem(path: "items[0].expanded", kind: .expandedOnRow, value: "true", nodeID: "a"))
     }
 
     @Test func nestingBeyondTheLimitIsRefused() {
