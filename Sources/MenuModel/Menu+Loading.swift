@@ -32,6 +32,14 @@ extension Menu {
         guard builder.problems.isEmpty else {
             throw MenuConfigError(problems: builder.problemsWithNodeIDs, omittedCount: builder.omittedProblems)
         }
+        // Nothing the builder derived is trusted unchecked: a broken tree is refused here, at load,
+        // never met by a page read.
+        do throws(MenuBuilder.StructureViolation) {
+            try builder.verifyStructure()
+        } catch {
+            let id = MenuBuilder.isValidID(builder.ids[error.node]) ? " (id \"\(builder.ids[error.node])\")" : ""
+            throw MenuConfigError(problems: [ConfigProblem(path: "$", kind: .inconsistentStructure(detail: error.detail), value: "node \(error.node)\(id)")])
+        }
         self.init(storage: Storage(builder: builder, version: ContentHash.hex(of: data)))
     }
 

@@ -41,6 +41,9 @@ public struct ConfigProblem: Sendable, Equatable, CustomStringConvertible {
         case tooDeep(limit: Int)
         case tooManyNodes(limit: Int)
         case unreadable(reason: String)
+        /// The menu built from the config breaks a structural invariant (a menu-server bug the
+        /// load check caught; `value` names the node).
+        case inconsistentStructure(detail: String)
     }
 
     /// The JSON path of the problem; `$` is the document itself.
@@ -76,6 +79,8 @@ public struct ConfigProblem: Sendable, Equatable, CustomStringConvertible {
         case .tooDeep(let limit): what = "nesting deeper than \(limit) levels"
         case .tooManyNodes(let limit): what = "more than \(limit) nodes"
         case .unreadable(let reason): return "cannot read \(value): \(reason)"
+        case .inconsistentStructure(let detail):
+            return "the menu built from this config is inconsistent at \(value): \(detail); this is a menu-server bug, please report it with the config"
         }
         return path + (nodeID.map { " (node \"\($0)\")" } ?? "") + ": " + what
     }

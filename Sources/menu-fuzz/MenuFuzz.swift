@@ -1,7 +1,8 @@
 // libFuzzer entry points for menu-server's parsers. Build and run with scripts/fuzz.
 //
 // One binary, three targets, chosen by MENU_FUZZ_TARGET:
-//   config   – the menu config loader (JSON decoding, validation, error paths)
+//   config   – the menu config loader (JSON decoding, validation, error paths); a menu that
+//              loads must walk as many rows as it counts, under toggles
 //   request  – routing and query-string parsing over a whole request (method, path, query, headers)
 //   body     – the PUT /groups/{id}/expansion body parser
 // Each input must never crash; the request target also checks that no input produces a 5xx.
@@ -46,9 +47,35 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     case "body":
         _ = try? MenuService.parseExpansionBody(bytes)
     default:
-        _ = try? Menu(jsonData: Data(bytes))
+        fuzzConfig(bytes)
     }
     return 0
+}
+
+/// A config is refused with problems, never with a broken tree; a menu that loads walks as it
+/// counts, before and after its groups are toggled (in an order the input picks).
+func fuzzConfig(_ bytes: [UInt8]) {
+    let menu: Menu
+    do {
+        menu = try Menu(jsonData: Data(bytes))
+    } catch {
+        for problem in error.problems {
+            if case .inconsistentStructure = problem.kind { fatalError("the builder broke the tree: \(problem)") }
+        }
+        return
+    }
+    var view = FlattenedView(menu: menu)
+    let groups = menu.nodes.filter(menu.isGroup)
+    for step in 0 ... min(groups.count, 8) {
+        let rows = view.visibleNodes(offset: 0, limit: view.count + 1)
+        let leaves = rows.count { !menu.isGroup($0.node) }
+        guard rows.count == view.count, leaves == view.leafCount else {
+            fatalError("walked \(rows.count) rows (\(leaves) leaves), count \(view.count) (\(view.leafCount)) at step \(step)")
+        }
+        guard step < groups.count else { break }
+        let group = groups[Int(bytes[(step * 7) % bytes.count]) % groups.count]
+        _ = try? view.toggle(menu.id(of: group))
+    }
 }
 #else
 @main
