@@ -267,7 +267,8 @@ struct ConfigParser {
     }
 
     /// `-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?`: an integer when it has no fraction or
-    /// exponent and fits `Int64`, otherwise the nearest `Double`.
+    /// exponent and fits `Int64` (and is not `-0`), otherwise its text as written; refused when no
+    /// finite `Double` is that large.
     private mutating func parseNumber() throws(SyntaxError) -> JSONValue {
         let start = index
         if peek() == UInt8(ascii: "-") { index += 1 }
@@ -292,9 +293,9 @@ struct ConfigParser {
             while let byte = peek(), isDigit(byte) { index += 1 }
         }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start ..< index]), as: UTF8.self)
-        if isInteger, let value = Int64(text) { return .integer(value) }
+        if isInteger, let value = Int64(text), value != 0 || text == "0" { return .integer(value) }
         guard let value = Double(text), value.isFinite else { throw SyntaxError(offset: start, message: "number out of range") }
-        return .number(value)
+        return .number(JSONNumber(checkedText: text))
     }
 
     /// At `"`: the string's value, escapes resolved, UTF-8 checked.
