@@ -13,7 +13,15 @@ public struct MenuConfigError: Error, Sendable, Equatable, CustomStringConvertib
         self.omittedCount = omittedCount
     }
 
+    /// The file could not be read at all (its one problem is ``ConfigProblem/Kind/unreadable(reason:)``).
+    public var isUnreadableFile: Bool {
+        guard problems.count == 1, case .unreadable = problems[0].kind else { return false }
+        return true
+    }
+
+    /// Every problem, one a line; a file that could not be read is one line, `cannot read FILE: WHY`.
     public var description: String {
+        if isUnreadableFile { return problems[0].description }
         var lines = problems.map(\.description)
         if omittedCount > 0 { lines.append("… and \(omittedCount) more problems") }
         let noun = problems.count + omittedCount == 1 ? "problem" : "problems"

@@ -901,7 +901,8 @@ struct HostileInputTests {
         #expect(exit.exited, "\(exit.termination)")
         #expect(exit.status == 2)
         #expect(exit.stdout.isEmpty, "no listening line expected: \(exit.stdout)")
-        #expect(exit.stderr.hasPrefix("menu-server: cannot load menu config \(config.path)"), "\(exit.stderr)")
+        #expect(exit.stderr.hasPrefix("menu-server: cannot load menu config \(config.path)")
+            || exit.stderr.hasPrefix("menu-server: cannot read \(config.path): "), "\(exit.stderr)")
         for mention in bad.mentions {
             #expect(exit.stderr.contains(mention), "stderr should contain \(String(reflecting: mention)): \(exit.stderr.prefix(2000))")
         }
