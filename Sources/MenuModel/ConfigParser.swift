@@ -235,7 +235,7 @@ struct ConfigParser {
             while let key = try nextKey(&first) {
                 keptPath?.append(.key(key))
                 if members.updateValue(try parseValue(depth: depth + 1), forKey: key) != nil, let keptPath {
-                    builder.report(.init(key: JSONPathStep.path(keptPath), kind: .duplicateKey, value: "\"\(key)\""))
+                    builder.report(.init(key: JSONPathStep.path(keptPath), kind: .duplicateKey, value: key.jsonQuoted))
                 }
                 keptPath?.removeLast()
             }

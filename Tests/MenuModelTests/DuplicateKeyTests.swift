@@ -44,6 +44,11 @@ import Testing
         ])
     }
 
+    @Test func aKeyThatIsNoPlainNameIsQuotedAsJSONInThePathAndTheMessage() {
+        let found = problems(#"{"items": [{"id": "r", "title": "R", "attributes": {"a\"b\n": 1, "a\"b\n": 2}}]}"#)
+        #expect(found == [ConfigProblem(path: #"items[0].attributes["a\"b\n"]"#, kind: .duplicateKey, value: #""a\"b\n""#, nodeID: "r")])
+    }
+
     @Test func theSameKeyInDifferentObjectsIsFine() {
         #expect(problems(#"{"items": [{"id": "r", "title": "R", "attributes": {"a": {"id": 1}, "b": {"id": 2}, "id": 3}}]}"#).isEmpty)
     }
