@@ -1,3 +1,5 @@
+import HTTPServer
+
 /// Everything `menu-server` is told at start-up: flag, then environment variable, then default.
 /// Built once, then read-only.
 public struct ServerSettings: Sendable, Equatable {
@@ -10,8 +12,11 @@ public struct ServerSettings: Sendable, Equatable {
     public var maxSessions = 1_000_000
     public var sessionTTLSeconds = 30 * 24 * 3600
     public var maxConnections = 1024
-    public var perIPConnections = 0
+    /// The default is HTTPServer's (one source): see `HTTPServerConfiguration.perIPConnectionLimit`.
+    public var perIPConnections = HTTPServerConfiguration().perIPConnectionLimit
     public var connectionTimeoutSeconds = 30
+    /// Seconds a request's line and headers may take, and then its body, however slowly they trickle in.
+    public var headerTimeoutSeconds = HTTPServerConfiguration().headerTimeoutSeconds
     /// Bytes libmicrohttpd may use per connection for the request line, headers and buffers;
     /// larger headers or URLs get 431/414 (or a closed connection).
     public var connectionMemoryLimit = 32 * 1024
@@ -47,8 +52,9 @@ public struct ServerSettings: Sendable, Equatable {
         integer("--max-sessions", "MENU_MAX_SESSIONS", "sessions held at most; then 429 (default 1000000)", 1 ... 100_000_000) { $0.maxSessions = $1 },
         integer("--session-ttl", "MENU_SESSION_TTL", "seconds a session may stay idle before it expires (default 2592000, 30 days)", 1 ... 10 * 365 * 86400) { $0.sessionTTLSeconds = $1 },
         integer("--max-connections", "MENU_MAX_CONNECTIONS", "open connections at most (default 1024)", 1 ... 1_000_000) { $0.maxConnections = $1 },
-        integer("--per-ip-connections", "MENU_PER_IP_CONNECTIONS", "open connections per client IP; 0 = no limit (default 0)", 0 ... 1_000_000) { $0.perIPConnections = $1 },
+        integer("--per-ip-connections", "MENU_PER_IP_CONNECTIONS", "open connections per client IP; 0 = no limit (default \(ServerSettings().perIPConnections))", 0 ... 1_000_000) { $0.perIPConnections = $1 },
         integer("--connection-timeout", "MENU_CONNECTION_TIMEOUT", "seconds an idle connection is kept (default 30)", 1 ... 86400) { $0.connectionTimeoutSeconds = $1 },
+        integer("--header-timeout", "MENU_HEADER_TIMEOUT", "seconds a request's line and headers may take, and then its body, however slowly they arrive (default \(ServerSettings().headerTimeoutSeconds))", 1 ... 86400) { $0.headerTimeoutSeconds = $1 },
         integer("--connection-memory", "MENU_CONNECTION_MEMORY", "bytes per connection for request line and headers; more gets 431/414 (default 32768)", 4096 ... 1 << 24) { $0.connectionMemoryLimit = $1 },
         integer("--listen-backlog", "MENU_LISTEN_BACKLOG", "pending connections the kernel queues (default 511)", 1 ... 65535) { $0.listenBacklog = $1 },
         Option(flag: "--data-dir", environment: "MENU_DATA_DIR", placeholder: "DIR", help: "keep sessions on disk in DIR, an existing directory (default: memory only)") { s, v throws(SettingsError) in

@@ -63,7 +63,7 @@ public final class DurableSessionStore: SessionStore {
     }
 
     /// Opens (or starts) the store in `directory`, which must exist and be writable: takes the
-    /// directory's lock, replays snapshot and journal, repairs a damaged tail (reported through
+    /// directory's lock, replays snapshot and journal, repairs damage after setting it aside (reported through
     /// `log`), and drops sessions idle longer than `timeToLive`.
     public convenience init(
         directory: String, menu: Menu, fsync: FsyncPolicy = .everysec, maxSessions: Int = 1_000_000,
