@@ -883,6 +883,9 @@ struct HostileInputTests {
             BadConfig("150 bad ids (at most 100 listed)", .text(#"{"title":"x","items":[\#(manyBadIDs)]}"#),
                       ["150 problems", "items[0].id", "items[99].id", "and 50 more problems"]),
             BadConfig("a directory", .directory, ["cannot read"]),
+            BadConfig("a second items list (issue 11)",
+                      .text(#"{"items":[{"id":"g","title":"G","items":[{"id":"a","title":"A"}],"items":[{"id":"b","title":"B"}]}]}"#),
+                      [#"items[0].items (node "g"): duplicate key "items""#]),
         ]
     }()
 
