@@ -9,7 +9,8 @@ import MenuService
 /// Invariant: ``check(_:)`` never traps for any input; it returns what is wrong with the outcome.
 /// Cost: one parse (plus, for `request` and `body`, one Foundation JSON parse of the answer).
 public enum FuzzTarget: String, CaseIterable, Sendable {
-    /// The menu config loader (JSON decoding, validation, error paths).
+    /// The menu config loader (JSON decoding, validation, error paths); a menu that loads must
+    /// walk as many rows as it counts, under toggles.
     case config
     /// Routing, query parameters, session header and body over a whole request; the same bytes
     /// read as a request head by HTTPServer's framing decision (``checkFraming(head:)``).
@@ -31,8 +32,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     public func check(_ bytes: [UInt8]) -> String? {
         switch self {
         case .config:
-            _ = try? Menu(jsonData: Data(bytes))
-            return nil
+            return Self.checkConfig(bytes)
         case .request:
             return Self.checkAnswer(Self.service.respond(to: Self.request(from: bytes))) ?? checkFraming(head: bytes)
         case .body:
@@ -41,6 +41,33 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             DurableSalvage.fuzzRead(bytes)
             return nil
         }
+    }
+
+    /// Refused with problems, never with a broken tree; a menu that loads walks as many rows (and
+    /// leaves) as it counts, before and after its groups are toggled in an order the input picks.
+    static func checkConfig(_ bytes: [UInt8]) -> String? {
+        let menu: Menu
+        do {
+            menu = try Menu(jsonData: Data(bytes))
+        } catch {
+            for problem in error.problems {
+                if case .inconsistentStructure = problem.kind { return "the builder broke the tree: \(problem)" }
+            }
+            return nil
+        }
+        var view = FlattenedView(menu: menu)
+        let groups = menu.nodes.filter(menu.isGroup)
+        for step in 0 ... min(groups.count, 8) {
+            let rows = view.visibleNodes(offset: 0, limit: view.count + 1)
+            let leaves = rows.count { !menu.isGroup($0.node) }
+            guard rows.count == view.count, leaves == view.leafCount else {
+                return "walked \(rows.count) rows (\(leaves) leaves), count \(view.count) (\(view.leafCount)) at step \(step)"
+            }
+            guard step < groups.count else { break }
+            let group = groups[Int(bytes[(step * 7) % bytes.count]) % groups.count]
+            _ = try? view.toggle(menu.id(of: group))
+        }
+        return nil
     }
 
     /// Splits the input into request parts on newline bytes: method, path, query pairs, session

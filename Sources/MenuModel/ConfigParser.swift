@@ -17,6 +17,9 @@ struct ConfigParser {
 
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
+    /// While a kept value is read: the steps from the node down to the value being read, so a
+    /// repeated key inside it can be named. nil while a value is only skipped (already reported).
+    private var keptPath: [JSONPathStep]?
     var builder: MenuBuilder
 
     init(bytes: UnsafeBufferPointer<UInt8>, builder: MenuBuilder) {
@@ -34,8 +37,10 @@ struct ConfigParser {
         if peek() == UInt8(ascii: "{") {
             index += 1
             var sawItems = false
+            var seen = KeySet.document
             var first = true
             while let key = try nextKey(&first) {
+                if try isRepeated(key, in: &seen) { continue }
                 switch key {
                 case "title":
                     if let title = try parseStringField(key: key) { builder.title = title }
@@ -88,8 +93,10 @@ struct ConfigParser {
         var sawTitle = false
         var expanded: Bool?
         var children: [Int32]?
+        var seen = KeySet.node
         var first = true
         while let key = try nextKey(&first) {
+            if try isRepeated(key, in: &seen) { continue }
             switch key {
             case "id":
                 sawID = true
@@ -106,7 +113,7 @@ struct ConfigParser {
             case "expanded":
                 if let value = try parseBoolField(key: key) { expanded = value }
             case "attributes":
-                if peek() == UInt8(ascii: "{"), case .object(let values) = try parseValue(depth: 0) {
+                if peek() == UInt8(ascii: "{"), case .object(let values) = try parseKeptValue(at: "attributes") {
                     builder.setAttributes(values, of: position)
                 } else {
                     try reportWrongType(key: key, expected: "an object")
@@ -140,6 +147,20 @@ struct ConfigParser {
     private mutating func reportWrongType(key: String?, expected: String) throws(SyntaxError) {
         let value = try parseValue(depth: 0)
         builder.report(.init(key: key, kind: .wrongType(expected: expected), value: value.excerpt()))
+    }
+
+    /// Whether `key` was already read in this object: then the repeat is reported and its value
+    /// skipped, so the first value stands (and no node of a second `items` list is ever built).
+    /// Unknown keys are not tracked; each occurrence is reported as unknown.
+    private mutating func isRepeated(_ key: String, in seen: inout KeySet) throws(SyntaxError) -> Bool {
+        guard let bit = seen.bit(of: key) else { return false }
+        guard seen.contains(bit) else {
+            seen.insert(bit)
+            return false
+        }
+        builder.report(.init(key: key, kind: .duplicateKey, value: "\"\(key)\""))
+        _ = try parseValue(depth: 0)
+        return true
     }
 
     private mutating func reportUnknownKey(_ key: String) throws(SyntaxError) {
@@ -193,6 +214,14 @@ struct ConfigParser {
         return true
     }
 
+    /// A value the menu keeps (a node's `attributes`): as ``parseValue(depth:)``, and every key
+    /// repeated inside it, at any depth, is reported with its path from `key`.
+    private mutating func parseKeptValue(at key: String) throws(SyntaxError) -> JSONValue {
+        keptPath = [.key(key)]
+        defer { keptPath = nil }
+        return try parseValue(depth: 0)
+    }
+
     /// Any JSON value.
     mutating func parseValue(depth: Int) throws(SyntaxError) -> JSONValue {
         skipWhitespace()
@@ -203,12 +232,22 @@ struct ConfigParser {
             index += 1
             var members: [String: JSONValue] = [:]
             var first = true
-            while let key = try nextKey(&first) { members[key] = try parseValue(depth: depth + 1) }
+            while let key = try nextKey(&first) {
+                keptPath?.append(.key(key))
+                if members.updateValue(try parseValue(depth: depth + 1), forKey: key) != nil, let keptPath {
+                    builder.report(.init(key: JSONPathStep.path(keptPath), kind: .duplicateKey, value: key.jsonQuoted))
+                }
+                keptPath?.removeLast()
+            }
             return .object(members)
         case UInt8(ascii: "["):
             index += 1
             var elements: [JSONValue] = []
-            while try nextElement(first: elements.isEmpty) { elements.append(try parseValue(depth: depth + 1)) }
+            while try nextElement(first: elements.isEmpty) {
+                keptPath?.append(.index(elements.count))
+                elements.append(try parseValue(depth: depth + 1))
+                keptPath?.removeLast()
+            }
             return .array(elements)
         case UInt8(ascii: "\""): return .string(try parseString())
         case UInt8(ascii: "t"): try literal("true"); return .bool(true)
@@ -228,7 +267,8 @@ struct ConfigParser {
     }
 
     /// `-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?`: an integer when it has no fraction or
-    /// exponent and fits `Int64`, otherwise the nearest `Double`.
+    /// exponent and fits `Int64` (and is not `-0`), otherwise its text as written; refused when no
+    /// finite `Double` is that large.
     private mutating func parseNumber() throws(SyntaxError) -> JSONValue {
         let start = index
         if peek() == UInt8(ascii: "-") { index += 1 }
@@ -253,9 +293,9 @@ struct ConfigParser {
             while let byte = peek(), isDigit(byte) { index += 1 }
         }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start ..< index]), as: UTF8.self)
-        if isInteger, let value = Int64(text) { return .integer(value) }
+        if isInteger, let value = Int64(text), value != 0 || text == "0" { return .integer(value) }
         guard let value = Double(text), value.isFinite else { throw SyntaxError(offset: start, message: "number out of range") }
-        return .number(value)
+        return .number(JSONNumber(checkedText: text))
     }
 
     /// At `"`: the string's value, escapes resolved, UTF-8 checked.

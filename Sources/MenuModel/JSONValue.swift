@@ -1,13 +1,14 @@
 /// A JSON value carried through the model unchanged (a node's `attributes`).
 ///
-/// Invariant: integers that fit in `Int64` stay `.integer` (38 stays 38); every other
-/// number is `.number` and re-encodes as the shortest text that parses back to it (12.5 stays 12.5).
-/// Object key order is not significant.
+/// Invariant: integers that fit in `Int64` stay `.integer` (38 stays 38); every other number is
+/// `.number` with its text as written (``JSONNumber``: 1.10 stays 1.10). Object key order is not
+/// significant. The `Codable` conformances go through `Double` (Foundation's coders have no raw
+/// number text): the config parser and the server's JSON writer keep the text, they do not.
 public enum JSONValue: Sendable, Hashable {
     case null
     case bool(Bool)
     case integer(Int64)
-    case number(Double)
+    case number(JSONNumber)
     case string(String)
     case array([JSONValue])
     case object([String: JSONValue])
@@ -37,7 +38,7 @@ extension JSONValue: Decodable {
         } else if let value = try? single.decode(Int64.self) {
             self = .integer(value)
         } else if let value = try? single.decode(Double.self) {
-            self = .number(value)
+            self = .number(JSONNumber(value))
         } else {
             self = .string(try single.decode(String.self))
         }
@@ -51,7 +52,7 @@ extension JSONValue: Encodable {
         case .null: try single.encodeNil()
         case .bool(let value): try single.encode(value)
         case .integer(let value): try single.encode(value)
-        case .number(let value): try single.encode(value)
+        case .number(let value): try single.encode(value.doubleValue)
         case .string(let value): try single.encode(value)
         case .array(let values): try single.encode(values)
         case .object(let values): try single.encode(values)
@@ -67,7 +68,7 @@ extension JSONValue {
         case .null: text = "null"
         case .bool(let value): text = value ? "true" : "false"
         case .integer(let value): text = String(value)
-        case .number(let value): text = String(value)
+        case .number(let value): text = value.text
         case .string(let value): text = "\"" + value + "\""
         case .array(let values): text = "[" + values.map { $0.excerpt(limit: limit) }.joined(separator: ",") + "]"
         case .object(let values):

@@ -30,25 +30,47 @@ extension Menu {
             throw MenuConfigError(problems: [ConfigProblem(path: "$", kind: .invalidJSON(line: line, column: column), value: error.message)])
         }
         guard builder.problems.isEmpty else {
-            throw MenuConfigError(problems: builder.problems, omittedCount: builder.omittedProblems)
+            throw MenuConfigError(problems: builder.problemsWithNodeIDs, omittedCount: builder.omittedProblems)
+        }
+        // Nothing the builder derived is trusted unchecked: a broken tree is refused here, at load,
+        // never met by a page read.
+        do throws(MenuBuilder.StructureViolation) {
+            try builder.verifyStructure()
+        } catch {
+            let id = MenuBuilder.isValidID(builder.ids[error.node]) ? " (id \"\(builder.ids[error.node])\")" : ""
+            throw MenuConfigError(problems: [ConfigProblem(path: "$", kind: .inconsistentStructure(detail: error.detail), value: "node \(error.node)\(id)")])
         }
         self.init(storage: Storage(builder: builder, version: ContentHash.hex(of: data)))
     }
 
-    /// Reads and loads a config file.
+    /// Reads and loads a config file; one that cannot be read is refused saying why in plain
+    /// words (`cannot read menu.json: no such file`).
     public init(contentsOfFile path: String) throws(MenuConfigError) {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
-            throw MenuConfigError(problems: [ConfigProblem(path: "$", kind: .unreadable(reason: "it is a directory; give the menu's JSON file"), value: path)])
-        }
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            let reason = (error as NSError).localizedFailureReason ?? (error as NSError).localizedDescription
-            throw MenuConfigError(problems: [ConfigProblem(path: "$", kind: .unreadable(reason: reason), value: path)])
+            throw MenuConfigError(problems: [ConfigProblem(path: "$", kind: .unreadable(reason: Self.reason(error)), value: path)])
         }
         try self.init(jsonData: data)
+    }
+
+    /// Why a file could not be read, from the system's error number under Foundation's error.
+    static func reason(_ error: any Error) -> String {
+        guard let posix = (error as NSError).userInfo[NSUnderlyingErrorKey] as? POSIXError else {
+            return (error as NSError).localizedDescription
+        }
+        switch posix.code {
+        case .ENOENT: return "no such file"
+        case .EACCES, .EPERM: return "permission denied"
+        case .EISDIR: return "it is a directory; give the menu's JSON file"
+        case .ENOTDIR: return "a part of the path is not a directory"
+        case .ENAMETOOLONG: return "the path is too long"
+        case .ELOOP: return "too many symbolic links in the path"
+        case .EIO: return "input/output error"
+        case .ENOMEM: return "not enough memory"
+        default: return String(cString: strerror(posix.code.rawValue)).lowercased()
+        }
     }
 
     private static func lineAndColumn(of offset: Int, in data: Data) -> (Int, Int) {

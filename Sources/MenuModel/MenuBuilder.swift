@@ -24,6 +24,11 @@ struct MenuBuilder {
     private(set) var omittedProblems = 0
     /// The path of the node being read, as child ordinals from the top.
     var trail: [Int] = []
+    /// The node whose object is being read (0: the document).
+    private var openNode: Int32 = 0
+    /// For each of `problems`, the node it is about (0: none), named by id once the whole node is
+    /// read (its `id` may come after the problem in the object).
+    private var problemNodes: [Int32] = []
     private var nodeLimitReported = false
 
     /// At most this many nodes (``nodeLimit`` unless a test asks for fewer).
@@ -66,6 +71,7 @@ struct MenuBuilder {
         openRows.append(1)
         openLeaves.append(1)
         attributeSlot.append(-1)
+        openNode = position
         return position
     }
 
@@ -104,6 +110,7 @@ struct MenuBuilder {
             report(.init(key: "expanded", kind: .expandedOnRow, value: String(expanded)))
         }
         records[p].subtreeEnd = Int32(ids.count)
+        openNode = records[p].parent
     }
 
     /// Ends the implicit root.
@@ -198,6 +205,18 @@ struct MenuBuilder {
             full = full.isEmpty ? key : full + "." + key
         }
         problems.append(ConfigProblem(path: full.isEmpty ? "$" : full, kind: problem.kind, value: problem.value))
+        // The open node's own object is being read when the trail ends at it; a deeper trail is an
+        // element of its `items` that is no node (not an object, too deep, over the limit).
+        problemNodes.append(Int(records[Int(openNode)].depth) + 1 == trail.count ? openNode : 0)
+    }
+
+    /// ``problems``, each naming the id of its node when that node has a valid one.
+    var problemsWithNodeIDs: [ConfigProblem] {
+        zip(problems, problemNodes).map { problem, node in
+            var named = problem
+            if node != 0, Self.isValidID(ids[Int(node)]) { named.nodeID = ids[Int(node)] }
+            return named
+        }
     }
 
     private func quoted(_ text: String) -> String {

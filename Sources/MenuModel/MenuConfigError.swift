@@ -13,7 +13,15 @@ public struct MenuConfigError: Error, Sendable, Equatable, CustomStringConvertib
         self.omittedCount = omittedCount
     }
 
+    /// The file could not be read at all (its one problem is ``ConfigProblem/Kind/unreadable(reason:)``).
+    public var isUnreadableFile: Bool {
+        guard problems.count == 1, case .unreadable = problems[0].kind else { return false }
+        return true
+    }
+
+    /// Every problem, one a line; a file that could not be read is one line, `cannot read FILE: WHY`.
     public var description: String {
+        if isUnreadableFile { return problems[0].description }
         var lines = problems.map(\.description)
         if omittedCount > 0 { lines.append("… and \(omittedCount) more problems") }
         let noun = problems.count + omittedCount == 1 ? "problem" : "problems"
@@ -21,7 +29,8 @@ public struct MenuConfigError: Error, Sendable, Equatable, CustomStringConvertib
     }
 }
 
-/// One problem in a menu config, at a JSON path such as `items[2].items[0].id`.
+/// One problem in a menu config, at a JSON path such as `items[2].items[0].id`, naming the id of
+/// the node it is in when that node has a valid one (a path alone is hard to find in a big menu).
 public struct ConfigProblem: Sendable, Equatable, CustomStringConvertible {
     /// What is wrong; each case's message says how to fix it.
     public enum Kind: Sendable, Equatable {
@@ -35,9 +44,14 @@ public struct ConfigProblem: Sendable, Equatable, CustomStringConvertible {
         /// `firstPath` is where the id was first used.
         case duplicateID(firstPath: String)
         case expandedOnRow
+        /// A key given twice in one object (a node, the document, or inside `attributes`).
+        case duplicateKey
         case tooDeep(limit: Int)
         case tooManyNodes(limit: Int)
         case unreadable(reason: String)
+        /// The menu built from the config breaks a structural invariant (a menu-server bug the
+        /// load check caught; `value` names the node).
+        case inconsistentStructure(detail: String)
     }
 
     /// The JSON path of the problem; `$` is the document itself.
@@ -45,11 +59,15 @@ public struct ConfigProblem: Sendable, Equatable, CustomStringConvertible {
     public var kind: Kind
     /// The offending value (or key) as written in the config, shortened.
     public var value: String
+    /// The `id` of the node the problem is in; nil when it has no valid id or the problem is in
+    /// no node (the document, an element of `items` that is not a node).
+    public var nodeID: String?
 
-    public init(path: String, kind: Kind, value: String) {
+    public init(path: String, kind: Kind, value: String, nodeID: String? = nil) {
         self.path = path
         self.kind = kind
         self.value = value
+        self.nodeID = nodeID
     }
 
     public var description: String {
@@ -65,11 +83,14 @@ public struct ConfigProblem: Sendable, Equatable, CustomStringConvertible {
         case .invalidID: what = "id must be 1 to 128 characters from A-Z a-z 0-9 . _ ~ -, found \(value)"
         case .duplicateID(let firstPath): what = "duplicate id \(value), first used at \(firstPath)"
         case .expandedOnRow: what = "\"expanded\" is only allowed on groups (nodes with \"items\"), found \(value)"
+        case .duplicateKey: what = "duplicate key \(value); give each key once per object"
         case .tooDeep(let limit): what = "nesting deeper than \(limit) levels"
         case .tooManyNodes(let limit): what = "more than \(limit) nodes"
         case .unreadable(let reason): return "cannot read \(value): \(reason)"
+        case .inconsistentStructure(let detail):
+            return "the menu built from this config is inconsistent at \(value): \(detail); this is a menu-server bug, please report it with the config"
         }
-        return "\(path): \(what)"
+        return path + (nodeID.map { " (node \"\($0)\")" } ?? "") + ": " + what
     }
 }
 

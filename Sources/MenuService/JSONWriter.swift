@@ -85,7 +85,9 @@ struct JSONWriter: ~Copyable {
         case .null: raw("null")
         case .bool(let flag): bool(flag)
         case .integer(let number): integer(Int(number))
-        case .number(let number): raw(Array(Self.format(number).utf8))
+        case .number(let number):  // as written: JSONNumber's invariant is JSON number text
+            var text = number.text
+            text.withUTF8 { raw($0) }
         case .string(let text): string(text)
         case .array(let values):
             buffer.append(UInt8(ascii: "["))
@@ -108,11 +110,6 @@ struct JSONWriter: ~Copyable {
             value(members[key]!)
         }
         buffer.append(UInt8(ascii: "}"))
-    }
-
-    /// The shortest text that reads back as `number` (Swift's description), in JSON syntax.
-    static func format(_ number: Double) -> String {
-        number.isFinite ? number.description : "null"
     }
 
     static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)

@@ -83,7 +83,8 @@ public enum StartupError: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .invalidConfig(let path, let error): "cannot load menu config \(path): \(error.description)"
+        case .invalidConfig(let path, let error):
+            error.isUnreadableFile ? error.description : "cannot load menu config \(path): \(error.description)"
         case .cannotListen(let error): error.description
         case .dataDirectory(let error): error.description
         }

@@ -42,7 +42,7 @@ enum SyntheticMenu {
                 let n = counter
                 guard remaining > 1 else {
                     var attributes: [String: JSONValue]?
-                    if n % 4 == 0 { attributes = ["price": .number(Double(n % 40) + 0.5)] }
+                    if n % 4 == 0 { attributes = ["price": .number(JSONNumber(Double(n % 40) + 0.5))] }
                     if n % 12 == 0 { attributes?["spicy"] = .bool(true) }
                     return .row("r\(n)", "Dish \(n)", attributes: attributes)
                 }
@@ -75,7 +75,7 @@ enum SyntheticMenu {
                     if index > 0 { text(",") }
                     quoted(key); text(":")
                     switch attributes[key]! {
-                    case .number(let number): text(number.description)
+                    case .number(let number): text(number.text)
                     case .bool(let flag): text(flag ? "true" : "false")
                     default: preconditionFailure("the generator writes only number and bool attributes")
                     }

@@ -1,7 +1,8 @@
 // libFuzzer entry points for menu-server's parsers. Build and run with scripts/fuzz.
 //
 // One binary, four targets, chosen by MENU_FUZZ_TARGET (see FuzzTarget):
-//   config   – the menu config loader (JSON decoding, validation, error paths)
+//   config   – the menu config loader (JSON decoding, validation, error paths); a menu that
+//              loads must walk as many rows as it counts, under toggles
 //   request  – routing, query parameters, session header and body over a whole request, and the
 //              same bytes read as a request head by HTTPServer's framing decision
 //   body     – the PUT /groups/{id}/expansion body parser

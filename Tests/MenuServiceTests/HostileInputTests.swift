@@ -883,6 +883,9 @@ struct HostileInputTests {
             BadConfig("150 bad ids (at most 100 listed)", .text(#"{"title":"x","items":[\#(manyBadIDs)]}"#),
                       ["150 problems", "items[0].id", "items[99].id", "and 50 more problems"]),
             BadConfig("a directory", .directory, ["cannot read"]),
+            BadConfig("a second items list (issue 11)",
+                      .text(#"{"items":[{"id":"g","title":"G","items":[{"id":"a","title":"A"}],"items":[{"id":"b","title":"B"}]}]}"#),
+                      [#"items[0].items (node "g"): duplicate key "items""#]),
         ]
     }()
 
@@ -901,7 +904,8 @@ struct HostileInputTests {
         #expect(exit.exited, "\(exit.termination)")
         #expect(exit.status == 2)
         #expect(exit.stdout.isEmpty, "no listening line expected: \(exit.stdout)")
-        #expect(exit.stderr.hasPrefix("menu-server: cannot load menu config \(config.path)"), "\(exit.stderr)")
+        #expect(exit.stderr.hasPrefix("menu-server: cannot load menu config \(config.path)")
+            || exit.stderr.hasPrefix("menu-server: cannot read \(config.path): "), "\(exit.stderr)")
         for mention in bad.mentions {
             #expect(exit.stderr.contains(mention), "stderr should contain \(String(reflecting: mention)): \(exit.stderr.prefix(2000))")
         }

@@ -251,7 +251,7 @@ extension LiveJSON {
         case .null: self = .null
         case .bool(let value): self = .bool(value)
         case .integer(let value): self = .number(Double(value))
-        case .number(let value): self = .number(value)
+        case .number(let value): self = .number(value.doubleValue)
         case .string(let value): self = .string(value)
         case .array(let values): self = .array(values.map(LiveJSON.init))
         case .object(let members): self = .object(members.mapValues(LiveJSON.init))
