@@ -15,13 +15,15 @@ public enum APIError: Error, Sendable, Equatable {
     /// The request uses an HTTP feature the server does not support (a transfer coding).
     case notImplemented(String)
     case tooManySessions(limit: Int, retryAfterSeconds: Int)
+    /// The session would hold more than `limit` changed groups.
+    case tooManyChanges(limit: Int)
     case unavailable(String)
 
     public var status: Int {
         switch self {
         case .invalidParameter, .invalidBody, .invalidSession, .badRequest: 400
         case .unknownSession, .unknownGroup, .notFound: 404
-        case .notAGroup: 409
+        case .notAGroup, .tooManyChanges: 409
         case .methodNotAllowed: 405
         case .payloadTooLarge: 413
         case .tooManySessions: 429
@@ -43,6 +45,7 @@ public enum APIError: Error, Sendable, Equatable {
         case .payloadTooLarge: "payload_too_large"
         case .badRequest: "bad_request"
         case .tooManySessions: "too_many_sessions"
+        case .tooManyChanges: "too_many_changes"
         case .unavailable: "unavailable"
         case .notImplemented: "not_implemented"
         }
@@ -59,6 +62,7 @@ public enum APIError: Error, Sendable, Equatable {
         case .methodNotAllowed(let method, let allowed): "\(method) is not allowed here; use \(allowed.joined(separator: " or "))"
         case .payloadTooLarge(let limit): "request body over \(limit) bytes"
         case .tooManySessions(let limit, let retry): "the server holds its limit of \(limit) sessions; retry in \(retry) s or reuse an existing session"
+        case .tooManyChanges(let limit): "this session already has \(limit) groups changed from the menu's default, the most a session may have; reset some groups to their default first, or POST /sessions for a fresh session"
         case .unavailable(let reason): "cannot save changes right now (\(reason)); nothing was changed, retry later"
         }
     }
@@ -67,6 +71,7 @@ public enum APIError: Error, Sendable, Equatable {
         switch error {
         case .unknownSession: self = .unknownSession
         case .tooManySessions(let limit, let retry): self = .tooManySessions(limit: limit, retryAfterSeconds: retry)
+        case .tooManyChanges(let limit): self = .tooManyChanges(limit: limit)
         case .expansion(.unknownGroup(let id)): self = .unknownGroup(id: id)
         case .expansion(.notAGroup(let id)): self = .notAGroup(id: id)
         case .unavailable(let reason): self = .unavailable(reason)
