@@ -172,7 +172,18 @@ private func makeRequest(
         pathField: pathField,
         query: query,
         lowercasedHeaders: headers,
-        body: body)
+        body: body,
+        peerAddress: peerAddress(of: connection))
+}
+
+/// The connection's peer address, copied out of libmicrohttpd's connection (16 bytes, no
+/// allocation).
+private func peerAddress(of connection: OpaquePointer) -> IPAddress? {
+    var bytes = IPAddress.zeroBytes
+    let found = withUnsafeMutableBytes(of: &bytes) { raw in
+        menu_mhd_client_address(connection, raw.baseAddress!.assumingMemoryBound(to: UInt8.self))
+    }
+    return found == 1 ? IPAddress(bytes: bytes) : nil
 }
 
 /// What a request's fields are first copied into (path, query arguments, headers): enough for

@@ -1,9 +1,11 @@
 // libFuzzer entry points for menu-server's parsers. Build and run with scripts/fuzz.
 //
-// One binary, three targets, chosen by MENU_FUZZ_TARGET:
+// One binary, four targets, chosen by MENU_FUZZ_TARGET:
 //   config   – the menu config loader (JSON decoding, validation, error paths)
 //   request  – routing and query-string parsing over a whole request (method, path, query, headers)
 //   body     – the PUT /groups/{id}/expansion body parser
+//   forwarded – X-Forwarded-For (its last entry as an IP address) from a trusted proxy; an address
+//              found must print and parse back to itself
 // Each input must never crash; the request target also checks that no input produces a 5xx.
 
 #if FUZZING
@@ -45,6 +47,14 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         if response.status >= 500 { fatalError("5xx for client input: \(response.status)") }
     case "body":
         _ = try? MenuService.parseExpansionBody(bytes)
+    case "forwarded":
+        if let address = HTTPRequest.lastForwardedAddress(in: bytes), IPAddress(address.description) != address {
+            fatalError("\(address) does not parse back to itself")
+        }
+        let proxy = IPAddress(high: 0, low: 0xFFFF_0A00_0001)  // 10.0.0.1
+        let request = HTTPRequest(method: "POST", path: "/sessions",
+                                  headers: [("X-Forwarded-For", String(decoding: bytes, as: UTF8.self))], peerAddress: proxy)
+        if request.clientAddress(trustedProxy: proxy) == nil { fatalError("no client address for a request from the proxy") }
     default:
         _ = try? Menu(jsonData: Data(bytes))
     }
