@@ -17,6 +17,8 @@ public enum APIError: Error, Sendable, Equatable {
     case tooManySessions(limit: Int, retryAfterSeconds: Int)
     /// The session would hold more than `limit` changed groups.
     case tooManyChanges(limit: Int)
+    /// The client created `perMinute` sessions in the last minute (`--session-rate`).
+    case rateLimited(perMinute: Int, retryAfterSeconds: Int)
     case unavailable(String)
 
     public var status: Int {
@@ -26,7 +28,7 @@ public enum APIError: Error, Sendable, Equatable {
         case .notAGroup, .tooManyChanges: 409
         case .methodNotAllowed: 405
         case .payloadTooLarge: 413
-        case .tooManySessions: 429
+        case .tooManySessions, .rateLimited: 429
         case .unavailable: 503
         case .notImplemented: 501
         }
@@ -46,6 +48,7 @@ public enum APIError: Error, Sendable, Equatable {
         case .badRequest: "bad_request"
         case .tooManySessions: "too_many_sessions"
         case .tooManyChanges: "too_many_changes"
+        case .rateLimited: "rate_limited"
         case .unavailable: "unavailable"
         case .notImplemented: "not_implemented"
         }
@@ -63,6 +66,7 @@ public enum APIError: Error, Sendable, Equatable {
         case .payloadTooLarge(let limit): "request body over \(limit) bytes"
         case .tooManySessions(let limit, let retry): "the server holds its limit of \(limit) sessions; retry in \(retry) s or reuse an existing session"
         case .tooManyChanges(let limit): "this session already has \(limit) groups changed from the menu's default, the most a session may have; reset some groups to their default first, or POST /sessions for a fresh session"
+        case .rateLimited(let perMinute, let retry): "this client may create \(perMinute) sessions a minute; retry in \(retry) s, or keep using the session you have"
         case .unavailable(let reason): "cannot save changes right now (\(reason)); nothing was changed, retry later"
         }
     }

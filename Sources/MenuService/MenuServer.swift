@@ -42,7 +42,10 @@ public final class MenuServer: Sendable {
                                          maxChangedGroups: settings.maxChangedGroups)
             storageDescription = "sessions are kept in memory only; they are lost on restart"
         }
-        let service = MenuService(menu: menu, store: store, maxLimit: settings.maxLimit)
+        let service = MenuService(
+            menu: menu, store: store, maxLimit: settings.maxLimit,
+            sessionRateLimiter: settings.sessionRatePerMinute > 0 ? SessionRateLimiter(perMinute: settings.sessionRatePerMinute) : nil,
+            trustedProxy: settings.trustedProxy)
         var configuration = HTTPServerConfiguration()
         configuration.host = settings.host
         configuration.port = settings.port

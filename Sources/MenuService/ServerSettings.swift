@@ -1,3 +1,5 @@
+import HTTPServer
+
 /// Everything `menu-server` is told at start-up: flag, then environment variable, then default.
 /// Built once, then read-only.
 public struct ServerSettings: Sendable, Equatable {
@@ -14,6 +16,10 @@ public struct ServerSettings: Sendable, Equatable {
     public var sessionEvictIdleSeconds = 3600
     /// Groups one session may hold changed from the menu's default; past it, 409 too_many_changes.
     public var maxChangedGroups = 10_000
+    /// Sessions one client address may create a minute (a token bucket); 0: no limit.
+    public var sessionRatePerMinute = 0
+    /// The proxy whose `X-Forwarded-For` names the client for `sessionRatePerMinute`.
+    public var trustedProxy: IPAddress?
     public var maxConnections = 1024
     public var perIPConnections = 0
     public var connectionTimeoutSeconds = 30
@@ -53,6 +59,11 @@ public struct ServerSettings: Sendable, Equatable {
         integer("--session-ttl", "MENU_SESSION_TTL", "seconds a session may stay idle before it expires (default 2592000, 30 days)", 1 ... 10 * 365 * 86400) { $0.sessionTTLSeconds = $1 },
         integer("--session-evict-idle", "MENU_SESSION_EVICT_IDLE", "seconds idle after which, at --max-sessions, the least recently used session is evicted for a new one (default 3600)", 0 ... 10 * 365 * 86400) { $0.sessionEvictIdleSeconds = $1 },
         integer("--max-changed-groups", "MENU_MAX_CHANGED_GROUPS", "groups one session may change from the default; then 409 (default 10000)", 1 ... 100_000_000) { $0.maxChangedGroups = $1 },
+        integer("--session-rate", "MENU_SESSION_RATE", "sessions one client address may create a minute; then 429; 0 = no limit (default 0)", 0 ... 1_000_000) { $0.sessionRatePerMinute = $1 },
+        Option(flag: "--trusted-proxy", environment: "MENU_TRUSTED_PROXY", placeholder: "ADDR", help: "the proxy whose X-Forwarded-For names the client for --session-rate (default none)") { s, v throws(SettingsError) in
+            guard let address = IPAddress(v) else { throw .invalidValue(source: "--trusted-proxy", value: v, expected: "an IPv4 or IPv6 address") }
+            s.trustedProxy = address
+        },
         integer("--max-connections", "MENU_MAX_CONNECTIONS", "open connections at most (default 1024)", 1 ... 1_000_000) { $0.maxConnections = $1 },
         integer("--per-ip-connections", "MENU_PER_IP_CONNECTIONS", "open connections per client IP; 0 = no limit (default 0)", 0 ... 1_000_000) { $0.perIPConnections = $1 },
         integer("--connection-timeout", "MENU_CONNECTION_TIMEOUT", "seconds an idle connection is kept (default 30)", 1 ... 86400) { $0.connectionTimeoutSeconds = $1 },

@@ -40,7 +40,7 @@ import Testing
     @Test func everyDocumentedErrorCodeExistsInTheService() throws {
         let text = try String(contentsOf: repositoryRoot.appendingPathComponent("openapi.yaml"), encoding: .utf8)
         let codes = ["invalid_parameter", "invalid_body", "invalid_session", "unknown_session", "unknown_group",
-                     "not_a_group", "too_many_changes", "not_found", "method_not_allowed", "payload_too_large", "too_many_sessions", "unavailable"]
+                     "not_a_group", "too_many_changes", "not_found", "method_not_allowed", "payload_too_large", "too_many_sessions", "rate_limited", "unavailable"]
         for code in codes { #expect(text.contains(code), "openapi.yaml lacks \(code)") }
     }
 }
