@@ -176,13 +176,10 @@ private func makeRequest(
         peerAddress: peerAddress(of: connection))
 }
 
-/// The connection's peer address, copied out of libmicrohttpd's connection (16 bytes, no
-/// allocation).
+/// The connection's peer address, copied out of libmicrohttpd's connection (no allocation).
 private func peerAddress(of connection: OpaquePointer) -> IPAddress? {
     var bytes = IPAddress.zeroBytes
-    let found = withUnsafeMutableBytes(of: &bytes) { raw in
-        menu_mhd_client_address(connection, raw.baseAddress!.assumingMemoryBound(to: UInt8.self))
-    }
+    let found = withUnsafeMutableBytes(of: &bytes) { menu_mhd_client_address(connection, $0.baseAddress!.assumingMemoryBound(to: UInt8.self)) }
     return found == 1 ? IPAddress(bytes: bytes) : nil
 }
 

@@ -82,7 +82,8 @@ final class SessionTable<Entry: SessionTableEntry>: Sendable {
 
     /// Runs `body` on `id`'s shard for a write, then removes up to ``expiredPerWrite`` sessions
     /// expired at `now` from the shard's least recently used end (under the same lock): the
-    /// incremental expiry sweep. Removals are counted here; `body` must not remove sessions.
+    /// incremental expiry sweep. Those removals are counted here; any `body` makes (a delete) are
+    /// the caller's to give back with ``releaseSlots(_:)``.
     func withShardForWrite<Result: Sendable, Failure: Error>(
         of id: SessionID, now: SessionTime, _ body: (inout SessionShard<Entry>) throws(Failure) -> Result
     ) throws(Failure) -> Result {
