@@ -149,7 +149,8 @@ final class SessionTable<Entry: SessionTableEntry>: Sendable {
     private func retryAfterSeconds(oldest: SessionTime?, now: SessionTime) -> Int {
         guard let oldest else { return 1 }
         let remaining = min(evictionIdle, timeToLive) - now.milliseconds(since: oldest)
-        return Int(min(max(1, (remaining + 999) / 1000), 86_400))
+        let seconds = remaining / 1000 + (remaining % 1000 > 0 ? 1 : 0)  // rounded up, no overflow near Int64.max
+        return Int(min(max(1, seconds), 86_400))
     }
 
     /// Gives back `slots` (a removed session, or a reservation that was not used).

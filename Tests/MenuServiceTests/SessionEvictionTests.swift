@@ -43,6 +43,14 @@ struct SessionEvictionTests {
         for id in [first, second] { #expect(throws: Never.self) { try sessions.state(of: id) } }
     }
 
+    @Test func idleLimitsOfForeverNeitherEvictNorOverflowTheRetryAfter() throws {
+        let clock = ManualSessionClock()
+        let sessions = InMemorySessionStore(menu: try sichuanMenu(), maxSessions: 1, timeToLive: .seconds(Int64.max),
+                                            evictionIdle: .seconds(Int64.max), clock: clock.now)
+        _ = try sessions.create()
+        #expect(throws: SessionStoreError.tooManySessions(limit: 1, retryAfterSeconds: 86_400)) { try sessions.create() }
+    }
+
     @Test func aRefusalAtAFullTableLooksAtABoundedNumberOfSessions() throws {
         let clock = ManualSessionClock()
         let held = 5_000
