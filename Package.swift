@@ -31,7 +31,8 @@ let package = Package(
             name: "menu-bench", dependencies: ["MenuModel", "MenuService", "HTTPServer", "SeedMenu", "ChildProcess"],
             swiftSettings: strict),
         // libFuzzer targets for the config loader, routing/query parsing and the PUT body (scripts/fuzz).
-        .executableTarget(name: "menu-fuzz", dependencies: ["MenuModel", "MenuService", "HTTPServer"], swiftSettings: strict),
+        .target(name: "FuzzTargets", dependencies: ["MenuModel", "MenuService", "HTTPServer"], swiftSettings: strict),
+        .executableTarget(name: "menu-fuzz", dependencies: ["FuzzTargets"], swiftSettings: strict),
         // Child processes over posix_spawn (Foundation's Process crashes with many descriptors open on Linux).
         .target(name: "CSpawn"),
         .target(name: "ChildProcess", dependencies: ["CSpawn"], swiftSettings: strict),
@@ -42,7 +43,8 @@ let package = Package(
         .testTarget(name: "ChildProcessTests", dependencies: ["ChildProcess"], swiftSettings: strict),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPTestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "MenuServiceTests", dependencies: ["MenuService", "MenuModel", "HTTPServer", "HTTPTestSupport", "SeedMenu", "ChildProcess"],
+            name: "MenuServiceTests", dependencies: ["MenuService", "MenuModel", "HTTPServer", "HTTPTestSupport", "SeedMenu", "ChildProcess",
+                                                      "FuzzTargets"],
             swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

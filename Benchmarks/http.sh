@@ -42,7 +42,9 @@ start() {
 
 "$bin/menu-bench" --write-menu "$size" "$work/menu.json"
 cc -O2 -o "$work/c-limit" Benchmarks/c-limit.c -lmicrohttpd
-start "$work/server.out" "$bin/menu-server" --config "$work/menu.json" --port 0 --threads "$threads"
+# wrk's connections all come from 127.0.0.1: no per-IP limit (CONNECTIONS may pass the default).
+start "$work/server.out" "$bin/menu-server" --config "$work/menu.json" --port 0 --threads "$threads" \
+    --per-ip-connections 0
 server=$url
 
 # A session with some changes, and one page of 50 rows in the middle of its table.

@@ -17,6 +17,9 @@
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <microhttpd.h>
+#ifdef __linux__
+#include <netinet/tcp.h>
+#endif
 
 /* MHD_OPTION_STRICT_FOR_CLIENT exists since 0.9.60 (0x00096000). */
 #if MHD_VERSION < 0x00096000
@@ -67,8 +70,9 @@ menu_mhd_daemon_flags (enum menu_mhd_address_mode mode)
  * Front door for the variadic MHD_start_daemon.
  *
  * The logger is installed first (as libmicrohttpd asks), then the
- * request-completed callback, the bind address, and finally the caller's
- * integer options as an MHD_OPTION_ARRAY terminated by MHD_OPTION_END.
+ * request-completed callback, the connection-notify callback (`notify` may be
+ * NULL: then libmicrohttpd calls none), the bind address, and finally the
+ * caller's integer options as an MHD_OPTION_ARRAY terminated by MHD_OPTION_END.
  * `bind_addr` (which carries the port actually bound) only needs to stay valid
  * for the duration of this call: 0.9.75 binds inside MHD_start_daemon. `port`
  * should equal the port in `bind_addr`; libmicrohttpd only quotes it in messages. Returns NULL on failure (the logger has then
@@ -80,6 +84,7 @@ menu_mhd_start (enum menu_mhd_address_mode mode,
                 MHD_LogCallback logger, void *logger_cls,
                 MHD_AccessHandlerCallback handler, void *handler_cls,
                 MHD_RequestCompletedCallback completed, void *completed_cls,
+                MHD_NotifyConnectionCallback notify, void *notify_cls,
                 const struct sockaddr *bind_addr,
                 const struct MHD_OptionItem *options)
 {
@@ -89,6 +94,7 @@ menu_mhd_start (enum menu_mhd_address_mode mode,
                              handler, handler_cls,
                              MHD_OPTION_EXTERNAL_LOGGER, logger, logger_cls,
                              MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+                             MHD_OPTION_NOTIFY_CONNECTION, notify, notify_cls,
                              MHD_OPTION_SOCK_ADDR, bind_addr,
                              MHD_OPTION_ARRAY, options,
                              MHD_OPTION_END);
@@ -151,6 +157,57 @@ menu_mhd_client_address (struct MHD_Connection *connection, uint8_t address[16])
         return 1;
     }
     return 0;
+}
+
+/**
+ * Front door for the variadic MHD_get_connection_info(MHD_CONNECTION_INFO_SOCKET_CONTEXT).
+ * Returns what the MHD_OPTION_NOTIFY_CONNECTION callback stored in
+ * `*socket_context` at MHD_CONNECTION_NOTIFY_STARTED, or NULL.
+ */
+static inline void *
+menu_mhd_socket_context (struct MHD_Connection *connection)
+{
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info (connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    if (NULL == info)
+        return NULL;
+    return info->socket_context;
+}
+
+/**
+ * Front door for the variadic MHD_get_connection_info(MHD_CONNECTION_INFO_CONNECTION_FD).
+ * Returns the connection's socket descriptor, or -1 if libmicrohttpd cannot tell.
+ */
+static inline int
+menu_mhd_connection_fd (struct MHD_Connection *connection)
+{
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info (connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (NULL == info)
+        return -1;
+    return (int) info->connect_fd;
+}
+
+/**
+ * Milliseconds since the TCP socket `fd` last received data (TCP_INFO's
+ * tcpi_last_data_recv, kept by the kernel in jiffies), or -1 where that is not
+ * available (not Linux, not TCP, or getsockopt failed).
+ */
+static inline long
+menu_tcp_ms_since_data_received (int fd)
+{
+#ifdef __linux__
+    struct tcp_info info;
+    socklen_t length = (socklen_t) sizeof (info);
+    if (0 != getsockopt (fd, IPPROTO_TCP, TCP_INFO, &info, &length)
+        || length < (socklen_t) (offsetof (struct tcp_info, tcpi_last_data_recv)
+                                 + sizeof (info.tcpi_last_data_recv)))
+        return -1;
+    return (long) info.tcpi_last_data_recv;
+#else
+    (void) fd;
+    return -1;
+#endif
 }
 
 #endif /* MENU_CMICROHTTPD_SHIM_H */

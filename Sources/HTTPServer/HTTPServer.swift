@@ -45,7 +45,10 @@ public final class HTTPServer: Sendable {
     /// `MHD_OPTION_PER_IP_CONNECTION_LIMIT`, `MHD_OPTION_CONNECTION_TIMEOUT`,
     /// `MHD_OPTION_CONNECTION_MEMORY_LIMIT`, `MHD_OPTION_LISTEN_BACKLOG_SIZE`,
     /// `MHD_OPTION_STRICT_FOR_CLIENT` = 1 (HTTP/1.1 requests need `Host`) and, when `threads > 1`,
-    /// `MHD_OPTION_THREAD_POOL_SIZE`. The first server started also sets `SIGPIPE` to ignored.
+    /// `MHD_OPTION_THREAD_POOL_SIZE`. With a `headerTimeoutSeconds` above 0 it also sets
+    /// `MHD_OPTION_NOTIFY_CONNECTION` and starts a ``RequestDeadlineSweeper`` (libmicrohttpd's own
+    /// timeout restarts at every byte, so it cannot bound a trickled request or body). The first server
+    /// started also sets `SIGPIPE` to ignored.
     public init(
         configuration: HTTPServerConfiguration,
         handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse,
@@ -55,8 +58,12 @@ public final class HTTPServer: Sendable {
         let address = try BindAddress(host: configuration.host, port: configuration.port)
         ignoreSIGPIPEOnce()
 
+        let requestDeadlines = configuration.headerTimeoutSeconds > 0
+            ? RequestDeadlineSweeper(timeout: .seconds(configuration.headerTimeoutSeconds)) : nil
         let context = Unmanaged.passRetained(
-            ServerContext(handler: handler, rejection: rejection, maxBodyBytes: configuration.maxBodyBytes))
+            ServerContext(
+                handler: handler, rejection: rejection, maxBodyBytes: configuration.maxBodyBytes,
+                requestDeadlines: requestDeadlines))
         let contextPointer = context.toOpaque()
 
         var options: [MHD_OptionItem] = [
@@ -85,6 +92,7 @@ public final class HTTPServer: Sendable {
                     menuLogMessage, contextPointer,
                     menuAccessHandler, contextPointer,
                     menuRequestCompleted, contextPointer,
+                    requestDeadlines == nil ? nil : menuNotifyConnection, contextPointer,
                     socketAddress,
                     optionItems.baseAddress)
             }
@@ -115,6 +123,7 @@ public final class HTTPServer: Sendable {
                 reason: "libmicrohttpd did not report the port it bound (MHD_DAEMON_INFO_BIND_PORT)")
         }
         self.port = boundPort > 0 ? boundPort : configuration.port
+        requestDeadlines?.start()
         self.running = Mutex(RunningDaemon(daemon: daemon, context: context))
     }
 
@@ -127,7 +136,7 @@ public final class HTTPServer: Sendable {
     /// 3. Wait, polling every 5 ms, until no request is in flight (begun but not completely sent)
     ///    or `gracePeriod` has passed. Idle keep-alive connections are not waited for.
     /// 4. `MHD_stop_daemon` (closes every connection; it waits for handlers still running), then
-    ///    close the listening socket and release the handler closures.
+    ///    stop the request-deadline sweeper, close the listening socket and release the handler closures.
     ///
     /// Must not be called from inside `handler` or `rejection`.
     public func shutdown(gracePeriod: Duration = .seconds(5)) {
@@ -137,7 +146,7 @@ public final class HTTPServer: Sendable {
 
             let listenSocket = MHD_quiesce_daemon(current.daemon)
             if listenSocket != MHD_INVALID_SOCKET {
-                stopListening(listenSocket)
+                shutDownBothWays(listenSocket)  // see MHD_quiesce_daemon's note below
             }
             context.beginDraining()
 
@@ -148,6 +157,7 @@ public final class HTTPServer: Sendable {
             }
 
             MHD_stop_daemon(current.daemon)
+            context.requestDeadlines?.stop()
             if listenSocket != MHD_INVALID_SOCKET {
                 _ = close(listenSocket)
             }
@@ -167,11 +177,14 @@ public final class HTTPServer: Sendable {
     }
 }
 
-/// `shutdown(2)` on the quiesced listening socket. libmicrohttpd no longer polls it (and treats
-/// `EINVAL` from `accept` as "shutting down"), so on Linux this makes the port refuse new
-/// connections during the grace period; elsewhere it is harmless. The descriptor itself is closed
-/// only after `MHD_stop_daemon`, as `MHD_quiesce_daemon`'s documentation requires.
-private func stopListening(_ socket: Int32) {
+/// `shutdown(2)` with `SHUT_RDWR`; the descriptor stays open for its owner to close.
+///
+/// On the quiesced listening socket: libmicrohttpd no longer polls it (and treats `EINVAL` from
+/// `accept` as "shutting down"), so on Linux this makes the port refuse new connections during
+/// the grace period; elsewhere it is harmless. The descriptor itself is closed only after
+/// `MHD_stop_daemon`, as `MHD_quiesce_daemon`'s documentation requires. On a connection's socket
+/// (``RequestDeadlineSweeper``): libmicrohttpd sees the stream end and closes the connection.
+func shutDownBothWays(_ socket: Int32) {
     #if canImport(Glibc) || canImport(Musl)
     _ = shutdown(socket, Int32(SHUT_RDWR))
     #elseif canImport(Darwin)

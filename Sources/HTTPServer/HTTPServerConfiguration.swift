@@ -15,10 +15,17 @@ public struct HTTPServerConfiguration: Sendable {
     public var maxBodyBytes: Int = 64 * 1024
     /// Open connections at most (`MHD_OPTION_CONNECTION_LIMIT`), shared among the threads.
     public var connectionLimit: Int = 1024
-    /// Open connections per client IP at most; 0 = unlimited (`MHD_OPTION_PER_IP_CONNECTION_LIMIT`).
-    public var perIPConnectionLimit: Int = 0
+    /// Open connections per client IP at most; 0 = unlimited (`MHD_OPTION_PER_IP_CONNECTION_LIMIT`);
+    /// libmicrohttpd closes a connection past it at once. 128 lets one address (a browser uses 6, a
+    /// NAT or a load generator a few dozen) hold an eighth of the default `connectionLimit` at most.
+    public var perIPConnectionLimit: Int = 128
     /// Seconds of inactivity before a connection is closed; 0 = never (`MHD_OPTION_CONNECTION_TIMEOUT`).
     public var connectionTimeoutSeconds: Int = 30
+    /// Seconds a request's line and headers may take, and then its body, however slowly they
+    /// trickle in; 0 = no deadline. The headers' time counts from the connection's accept for its
+    /// first request, from the first bytes after the previous response for a later one; the body's
+    /// from its headers (``RequestDeadlineSweeper``).
+    public var headerTimeoutSeconds: Int = 10
     /// Bytes of memory per connection, which bounds the request line plus headers
     /// (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`); requests whose headers do not fit get libmicrohttpd's 431.
     public var connectionMemoryLimit: Int = 32 * 1024
@@ -47,6 +54,9 @@ public struct HTTPServerConfiguration: Sendable {
         try require(
             (0...uintMax).contains(connectionTimeoutSeconds), "connectionTimeoutSeconds",
             connectionTimeoutSeconds, "0...\(uintMax) (0 = no timeout)")
+        try require(
+            (0...86_400).contains(headerTimeoutSeconds), "headerTimeoutSeconds", headerTimeoutSeconds,
+            "0...86400 (0 = no deadline)")
         try require(
             (2048...(1 << 30)).contains(connectionMemoryLimit), "connectionMemoryLimit",
             connectionMemoryLimit, "2048...\(1 << 30) bytes (it must hold the request line and headers)")

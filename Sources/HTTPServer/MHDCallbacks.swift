@@ -74,7 +74,9 @@ private func access(
         let framingHeaders = collectFramingHeaders(of: connection)
         switch Framing.check(headers: framingHeaders, maxBodyBytes: context.maxBodyBytes) {
         case .accept(let declaredLength):
-            if framingHeaders.isEmpty || declaredLength == 0 {
+            let bodyless = framingHeaders.isEmpty || declaredLength == 0
+            context.headersCompleted(on: connection, bodyFollows: !bodyless)
+            if bodyless {
                 conCls.pointee = RequestMarker.bodyless  // nothing to keep: no allocation
             } else {
                 let state = RequestState()
@@ -83,9 +85,11 @@ private func access(
             }
             return MHD_Result.YES
         case .reject(let rejection):
+            context.headersCompleted(on: connection, bodyFollows: false)
             conCls.pointee = RequestMarker.answered
             return send(context.rejection(rejection), on: connection, closeConnection: true)
         case .unsupportedTransferEncoding:
+            context.headersCompleted(on: connection, bodyFollows: false)
             conCls.pointee = RequestMarker.answered
             return send(context.rejection(.unsupportedTransferEncoding), on: connection, closeConnection: true)
         }
@@ -131,6 +135,7 @@ private func access(
     }
 
     // Final call: the whole request has arrived.
+    context.bodyReceived(on: connection)
     switch state.phase {
     case .receiving:
         state.phase = .answered
@@ -232,7 +237,10 @@ func menuRequestCompleted(
         Unmanaged<RequestState>.fromOpaque(stored).release()
     }
     // Guaranteed rather than taken: no retain/release of the context every request threads share.
-    Unmanaged<ServerContext>.fromOpaque(cls)._withUnsafeGuaranteedRef { $0.requestEnded() }
+    Unmanaged<ServerContext>.fromOpaque(cls)._withUnsafeGuaranteedRef {
+        $0.requestCompleted(on: connection)
+        $0.requestEnded()
+    }
 }
 
 /// libmicrohttpd's `MHD_LogCallback` (`MHD_OPTION_EXTERNAL_LOGGER` with `MHD_USE_ERROR_LOG`).

@@ -1,7 +1,7 @@
 import Synchronization
 
 /// The long-lived state every libmicrohttpd callback of one daemon needs: the handler closures,
-/// the body limit, the count of requests in flight and the drain flag.
+/// the body limit, the request-deadline sweeper, the count of requests in flight and the drain flag.
 ///
 /// Invariant: one instance per daemon, retained with `Unmanaged.passRetained` before
 /// `MHD_start_daemon` (its pointer is the `cls` of every callback) and released only after
@@ -11,6 +11,8 @@ final class ServerContext: Sendable {
     let handler: @Sendable (HTTPRequest) -> HTTPResponse
     let rejection: @Sendable (HTTPRejection) -> HTTPResponse
     let maxBodyBytes: Int
+    /// Enforces the header and body deadlines; nil when none is configured (then no connection has a watch).
+    let requestDeadlines: RequestDeadlineSweeper?
 
     /// Touched on every request: a counter per thread, each on its own cache lines, so the
     /// threads serving requests do not bounce one line between their cores.
@@ -27,11 +29,13 @@ final class ServerContext: Sendable {
     init(
         handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse,
         rejection: @escaping @Sendable (HTTPRejection) -> HTTPResponse,
-        maxBodyBytes: Int
+        maxBodyBytes: Int,
+        requestDeadlines: RequestDeadlineSweeper?
     ) {
         self.handler = handler
         self.rejection = rejection
         self.maxBodyBytes = maxBodyBytes
+        self.requestDeadlines = requestDeadlines
     }
 
     /// A request got its per-request state (first access-handler call).

@@ -75,8 +75,9 @@ public final class RawHTTPConnection {
     public let host: String
 
     /// Connects, with a receive timeout (and optionally a send timeout) so a broken server fails
-    /// the test instead of hanging it.
-    public init(port: Int, host: String = "127.0.0.1", receiveTimeoutSeconds: Int = 10,
+    /// the test instead of hanging it. `sourceHost` binds the client's own end first (e.g.
+    /// `127.0.0.2`, to be another client address on loopback); nil lets the kernel choose.
+    public init(port: Int, host: String = "127.0.0.1", sourceHost: String? = nil, receiveTimeoutSeconds: Int = 10,
                 sendTimeoutSeconds: Int? = nil) throws {
         self.port = port
         self.host = host
@@ -84,6 +85,19 @@ public final class RawHTTPConnection {
         guard fd >= 0 else { throw RawHTTPError.socket(errno) }
         Self.setTimeout(fd, SO_RCVTIMEO, seconds: receiveTimeoutSeconds)
         if let sendTimeoutSeconds { Self.setTimeout(fd, SO_SNDTIMEO, seconds: sendTimeoutSeconds) }
+        if let sourceHost {
+            var source = Self.address(sourceHost, port: 0)
+            let bound = withUnsafePointer(to: &source) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            if bound != 0 {
+                let code = errno
+                close(fd)
+                throw RawHTTPError.connect(code)
+            }
+        }
         let result = Self.connectSocket(fd, port: port, host: host)
         if result != 0 {
             close(fd)
@@ -102,16 +116,22 @@ public final class RawHTTPConnection {
 
     /// 0 on success, else the `errno` of `connect(2)` (e.g. `ECONNREFUSED`).
     public static func connectSocket(_ fd: Int32, port: Int, host: String = "127.0.0.1") -> Int32 {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port)).bigEndian
-        _ = inet_pton(AF_INET, host, &address.sin_addr)
+        var address = address(host, port: port)
         let rc = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
         return rc == 0 ? 0 : errno
+    }
+
+    /// The IPv4 socket address `host:port`.
+    private static func address(_ host: String, port: Int) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port)).bigEndian
+        _ = inet_pton(AF_INET, host, &address.sin_addr)
+        return address
     }
 
     /// A new blocking TCP socket connected to `host:port`; the caller owns it and must `close` it.
@@ -254,6 +274,14 @@ public final class RawHTTPConnection {
         while try fill() {}
         defer { buffer = [] }
         return buffer
+    }
+
+    /// True when the server has already closed the connection (end of stream or reset) and sent
+    /// no bytes; never waits (a test that trickles bytes asks between two of them).
+    public var isAlreadyClosedByPeer: Bool {
+        var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&descriptor, 1, 0) > 0 else { return false }
+        return buffer.isEmpty && ((try? fill()) == false)
     }
 
     /// True when the server closes the connection (end of stream within `seconds`) without

@@ -286,15 +286,12 @@ struct ConfigParser {
             case UInt8(ascii: "\\"):
                 guard let escape = peek() else { throw SyntaxError(offset: index, message: "unterminated string") }
                 index += 1
-                switch escape {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): buffer.append(escape)
-                case UInt8(ascii: "b"): buffer.append(0x08)
-                case UInt8(ascii: "f"): buffer.append(0x0C)
-                case UInt8(ascii: "n"): buffer.append(0x0A)
-                case UInt8(ascii: "r"): buffer.append(0x0D)
-                case UInt8(ascii: "t"): buffer.append(0x09)
-                case UInt8(ascii: "u"): buffer.append(contentsOf: try unicodeEscape())
-                default: throw SyntaxError(offset: index - 2, message: "invalid escape in a string")
+                if escape == UInt8(ascii: "u") {
+                    buffer.append(contentsOf: try unicodeEscape())
+                } else if let byte = JSONEscape.byte(for: escape) {
+                    buffer.append(byte)
+                } else {
+                    throw SyntaxError(offset: index - 2, message: "invalid escape in a string")
                 }
             default:
                 guard byte >= 0x20 else { throw SyntaxError(offset: index - 1, message: "control character in a string") }

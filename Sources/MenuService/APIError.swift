@@ -5,6 +5,8 @@ public enum APIError: Error, Sendable, Equatable {
     case invalidParameter(String)
     case invalidBody(String)
     case invalidSession
+    /// The `{id}` of `DELETE /sessions/{id}` (given, cut to 40 characters) is not of the id format.
+    case invalidSessionInPath(String)
     case unknownSession
     case unknownGroup(id: String)
     case notAGroup(id: String)
@@ -23,7 +25,7 @@ public enum APIError: Error, Sendable, Equatable {
 
     public var status: Int {
         switch self {
-        case .invalidParameter, .invalidBody, .invalidSession, .badRequest: 400
+        case .invalidParameter, .invalidBody, .invalidSession, .invalidSessionInPath, .badRequest: 400
         case .unknownSession, .unknownGroup, .notFound: 404
         case .notAGroup, .tooManyChanges: 409
         case .methodNotAllowed: 405
@@ -38,7 +40,7 @@ public enum APIError: Error, Sendable, Equatable {
         switch self {
         case .invalidParameter: "invalid_parameter"
         case .invalidBody: "invalid_body"
-        case .invalidSession: "invalid_session"
+        case .invalidSession, .invalidSessionInPath: "invalid_session"
         case .unknownSession: "unknown_session"
         case .unknownGroup: "unknown_group"
         case .notAGroup: "not_a_group"
@@ -61,7 +63,8 @@ public enum APIError: Error, Sendable, Equatable {
         case .unknownSession: "no such session (never issued, expired or deleted); POST /sessions for a new one"
         case .unknownGroup(let id): "no group has id \"\(id)\"; GET /rows lists the ids"
         case .notAGroup(let id): "\"\(id)\" is a row, not a group; only groups expand and collapse"
-        case .notFound(let path): "no resource at \(path); see GET /rows, GET /count, POST /groups/{id}/toggle, PUT /groups/{id}/expansion, POST /sessions"
+        case .invalidSessionInPath(let given): "\"\(given)\" in the path is not a session id issued by this server (22 characters of A-Z a-z 0-9 - _); DELETE /sessions/{id} takes the id POST /sessions returned"
+        case .notFound(let path): "no resource at \(path); the routes are \(MenuService.routeList)"
         case .methodNotAllowed(let method, let allowed): "\(method) is not allowed here; use \(allowed.joined(separator: " or "))"
         case .payloadTooLarge(let limit): "request body over \(limit) bytes"
         case .tooManySessions(let limit, let retry): "the server holds its limit of \(limit) sessions; retry in \(retry) s or reuse an existing session"

@@ -54,6 +54,7 @@ public final class MenuServer: Sendable {
         configuration.connectionLimit = settings.maxConnections
         configuration.perIPConnectionLimit = settings.perIPConnections
         configuration.connectionTimeoutSeconds = settings.connectionTimeoutSeconds
+        configuration.headerTimeoutSeconds = settings.headerTimeoutSeconds
         configuration.connectionMemoryLimit = settings.connectionMemoryLimit
         configuration.listenBacklog = settings.listenBacklog
         do {

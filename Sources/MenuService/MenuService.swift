@@ -52,16 +52,23 @@ public final class MenuService: Sendable {
         }
     }
 
-    /// Every route the service answers: the contract `openapi.yaml` documents (a test keeps them in step).
-    public static let routes: [(method: String, template: String)] = [
-        ("GET", "/rows"), ("HEAD", "/rows"),
-        ("GET", "/count"), ("HEAD", "/count"),
-        ("GET", "/healthz"), ("HEAD", "/healthz"),
-        ("POST", "/sessions"),
-        ("DELETE", "/sessions/{id}"),
-        ("POST", "/groups/{id}/toggle"),
-        ("PUT", "/groups/{id}/expansion"),
+    /// Every route the service answers, with the query parameters it takes (any other is refused):
+    /// the contract `openapi.yaml` documents (a test keeps them in step).
+    public static let routes: [(method: String, template: String, query: [StaticString])] = [
+        ("GET", "/rows", ["offset", "limit"]), ("HEAD", "/rows", ["offset", "limit"]),
+        ("GET", "/count", []), ("HEAD", "/count", []),
+        ("GET", "/healthz", []), ("HEAD", "/healthz", []),
+        ("POST", "/sessions", []),
+        ("DELETE", "/sessions/{id}", []),
+        ("POST", "/groups/{id}/toggle", []),
+        ("PUT", "/groups/{id}/expansion", []),
     ]
+
+    /// Every route as a client reads it, built from ``routes`` once: `GET or HEAD /rows, …, PUT
+    /// /groups/{id}/expansion` (the hint of a 404).
+    static let routeList: String = templates.map { template, _ in
+        routes.filter { $0.template == template }.map(\.method).joined(separator: " or ") + " " + template
+    }.joined(separator: ", ")
 
     /// Each distinct template with its segments, split once.
     private static let templates: [(template: String, parts: [Substring])] = routes.map(\.template)
@@ -109,9 +116,10 @@ public final class MenuService: Sendable {
         guard let (template, id) = Self.fixedRoute(of: request) ?? Self.parameterizedRoute(of: request.path) else {
             throw .notFound(path: String(request.path.prefix(200)))
         }
-        guard Self.routes.contains(where: { $0.template == template && $0.method == request.method }) else {
+        guard let served = Self.routes.first(where: { $0.template == template && $0.method == request.method }) else {
             throw .methodNotAllowed(method: request.method, allowed: Self.routes.filter { $0.template == template }.map(\.method))
         }
+        try Self.refuseUnknownParameters(in: request, route: served)
         switch template {
         case "/rows": return try rows(request)
         case "/count": return try count(request)
@@ -129,7 +137,7 @@ public final class MenuService: Sendable {
 
     private func rows(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         let offset = try Self.integerParameter("offset", in: request, default: 0, range: 0 ... Int.max)
-        let limit = try Self.integerParameter("limit", in: request, default: Self.defaultLimit, range: 1 ... maxLimit)
+        let limit = try Self.integerParameter("limit", in: request, default: min(Self.defaultLimit, maxLimit), range: 1 ... maxLimit)
         let view = FlattenedView(menu: menu, state: try state(for: request))
         let rowCount = max(0, min(limit, view.count - offset))
         var writer = JSONWriter(capacity: 160 + rowCount * 128)
@@ -174,7 +182,7 @@ public final class MenuService: Sendable {
     }
 
     private func deleteSession(_ text: String) throws(APIError) -> HTTPResponse {
-        guard let id = SessionID(text) else { throw .invalidSession }
+        guard let id = SessionID(text) else { throw .invalidSessionInPath(String(text.prefix(40))) }
         do { try store.delete(id) } catch { throw APIError(error) }
         return HTTPResponse(status: 204, headers: [("Cache-Control", "no-store")])
     }
@@ -250,6 +258,16 @@ public final class MenuService: Sendable {
         do { return try store.state(of: id) } catch { throw APIError(error) }
     }
 
+    /// Refuses a query parameter `route` does not take: a typo such as `limt` must not silently
+    /// give the default page.
+    static func refuseUnknownParameters(in request: HTTPRequest, route: (method: String, template: String, query: [StaticString])) throws(APIError) {
+        let query = request.query
+        for position in query.indices where !route.query.contains(where: { query.name(at: position, equals: $0) }) {
+            let takes = route.query.isEmpty ? "no query parameters" : route.query.map { "\($0)" }.joined(separator: " and ")
+            throw .invalidParameter("unknown query parameter \"\(query.name(at: position).prefix(40))\"; \(route.method) \(route.template) takes \(takes)")
+        }
+    }
+
     /// A decimal integer query parameter: digits only (no sign, fraction, exponent or spaces).
     static func integerParameter(_ name: StaticString, in request: HTTPRequest, default fallback: Int,
                                  range: ClosedRange<Int>) throws(APIError) -> Int {
@@ -281,18 +299,13 @@ public final class MenuService: Sendable {
         return value
     }
 
-    /// `{"isExpanded": true|false}`; other keys are ignored.
+    /// `{"isExpanded": true|false}`; other keys are ignored, a key given twice is refused
+    /// (``ExpansionBodyParser``).
     public static func parseExpansionBody(_ body: [UInt8]) throws(APIError) -> Bool {
-        struct Body: Decodable { var isExpanded: Bool }
-        guard !body.isEmpty else { throw .invalidBody("the body must be JSON like {\"isExpanded\": true}; it is empty") }
         do {
-            return try JSONDecoder().decode(Body.self, from: Data(body)).isExpanded
-        } catch let DecodingError.keyNotFound(key, _) {
-            throw .invalidBody("the body must have \"\(key.stringValue)\": true or false")
-        } catch DecodingError.typeMismatch, DecodingError.valueNotFound {
-            throw .invalidBody("\"isExpanded\" must be true or false, in an object like {\"isExpanded\": true}")
+            return try ExpansionBodyParser.parse(body)
         } catch {
-            throw .invalidBody("the body is not valid JSON; send {\"isExpanded\": true} or {\"isExpanded\": false}")
+            throw .invalidBody(error.message)
         }
     }
 

@@ -21,8 +21,11 @@ public struct ServerSettings: Sendable, Equatable {
     /// The proxy whose `X-Forwarded-For` names the client for `sessionRatePerMinute`.
     public var trustedProxy: IPAddress?
     public var maxConnections = 1024
-    public var perIPConnections = 0
+    /// The default is HTTPServer's (one source): see `HTTPServerConfiguration.perIPConnectionLimit`.
+    public var perIPConnections = HTTPServerConfiguration().perIPConnectionLimit
     public var connectionTimeoutSeconds = 30
+    /// Seconds a request's line and headers may take, and then its body, however slowly they trickle in.
+    public var headerTimeoutSeconds = HTTPServerConfiguration().headerTimeoutSeconds
     /// Bytes libmicrohttpd may use per connection for the request line, headers and buffers;
     /// larger headers or URLs get 431/414 (or a closed connection).
     public var connectionMemoryLimit = 32 * 1024
@@ -65,8 +68,9 @@ public struct ServerSettings: Sendable, Equatable {
             s.trustedProxy = address
         },
         integer("--max-connections", "MENU_MAX_CONNECTIONS", "open connections at most (default 1024)", 1 ... 1_000_000) { $0.maxConnections = $1 },
-        integer("--per-ip-connections", "MENU_PER_IP_CONNECTIONS", "open connections per client IP; 0 = no limit (default 0)", 0 ... 1_000_000) { $0.perIPConnections = $1 },
+        integer("--per-ip-connections", "MENU_PER_IP_CONNECTIONS", "open connections per client IP; 0 = no limit (default \(ServerSettings().perIPConnections))", 0 ... 1_000_000) { $0.perIPConnections = $1 },
         integer("--connection-timeout", "MENU_CONNECTION_TIMEOUT", "seconds an idle connection is kept (default 30)", 1 ... 86400) { $0.connectionTimeoutSeconds = $1 },
+        integer("--header-timeout", "MENU_HEADER_TIMEOUT", "seconds a request's line and headers may take, and then its body, however slowly they arrive (default \(ServerSettings().headerTimeoutSeconds))", 1 ... 86400) { $0.headerTimeoutSeconds = $1 },
         integer("--connection-memory", "MENU_CONNECTION_MEMORY", "bytes per connection for request line and headers; more gets 431/414 (default 32768)", 4096 ... 1 << 24) { $0.connectionMemoryLimit = $1 },
         integer("--listen-backlog", "MENU_LISTEN_BACKLOG", "pending connections the kernel queues (default 511)", 1 ... 65535) { $0.listenBacklog = $1 },
         Option(flag: "--data-dir", environment: "MENU_DATA_DIR", placeholder: "DIR", help: "keep sessions on disk in DIR, an existing directory (default: memory only)") { s, v throws(SettingsError) in

@@ -131,11 +131,7 @@ struct DurableCrashTests {
     func acknowledgedTogglesSurviveSIGKILL(policy: FsyncPolicy) throws {
         let directory = DurableTemporaryDirectory()
         defer { directory.remove() }
-        let data = directory.file("data")
-        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: false)
-        let config = directory.file("menu.json")
-        try DurableFixtures.menuJSON.write(toFile: config, atomically: true, encoding: .utf8)
-        let arguments = ["--port", "0", "--data-dir", data, "--fsync", policy.rawValue, "--config", config]
+        let (data, arguments) = try durableServerFiles(in: directory, fsync: policy)
         let menu = DurableFixtures.menu()
         let defaults = durableExpansion(ExpansionState(), menu: menu)
 

@@ -17,6 +17,35 @@ struct DurableRecordTests {
         #expect(CRC32C.update(CRC32C.checksum(text[0 ..< 4]), text[4...]) == 0xE306_9283)
     }
 
+    /// A journal file: magic, header, then `events` at times 1, 2, 3...; and each record's offset.
+    private func journal(_ events: [DurableRecord.Event]) -> (bytes: [UInt8], offsets: [Int]) {
+        var bytes: [UInt8] = []
+        DurableRecord.appendFileHeader(to: &bytes, magic: DurableRecord.journalMagic, generation: 7, time: 0)
+        var offsets: [Int] = []
+        for (index, event) in events.enumerated() {
+            offsets.append(bytes.count)
+            DurableRecord.append(event, time: Int64(index + 1), to: &bytes)
+        }
+        return (bytes, offsets)
+    }
+
+    /// Reads a journal file as recovery does; returns what it kept, with the record times.
+    private func read(_ bytes: [UInt8]) -> (salvage: DurableSalvage, events: [DurableRecord.Event], times: [Int64]) {
+        var events: [DurableRecord.Event] = []
+        var times: [Int64] = []
+        let salvage = DurableSalvage(
+            bytes, magic: DurableRecord.journalMagic, kinds: [.created, .deleted, .groupSet, .touched],
+            isRecord: { DurableRecord.decodeEvent($0) != nil },
+            consume: { payload in
+                guard let (event, time) = DurableRecord.decodeEvent(payload) else { return false }
+                events.append(event)
+                times.append(time)
+                return true
+            })
+        salvage.checkInvariants()
+        return (salvage, events, times)
+    }
+
     @Test("every journal event encodes and decodes to itself")
     func eventsRoundTrip() {
         let id = SessionID.random()
@@ -24,63 +53,94 @@ struct DurableRecordTests {
             .created(id), .deleted(id), .touched(id),
             .groupSet(id, group: "main-courses", isExpanded: true), .groupSet(id, group: "宮保", isExpanded: false),
         ]
-        var bytes: [UInt8] = []
-        for event in events { DurableRecord.append(event, time: 1_700_000_000_123, to: &bytes) }
-        var scanner = DurableRecord.Scanner(bytes, from: 0)
-        var decoded: [DurableRecord.Event] = []
-        while case .record(let payload) = scanner.next() {
-            guard let (event, time) = DurableRecord.decodeEvent(payload) else { Issue.record("undecodable"); return }
-            #expect(time == 1_700_000_000_123)
-            decoded.append(event)
-        }
+        let (bytes, _) = journal(events)
+        let (salvage, decoded, times) = read(bytes)
         #expect(decoded == events)
-        #expect(scanner.offset == bytes.count)
+        #expect(times == [1, 2, 3, 4, 5])
+        #expect(salvage.damage.isEmpty && salvage.generation == 7 && salvage.keptBytes == bytes.count)
     }
 
     @Test("a record cut short at any byte is a torn tail at its start; the records before it stay readable")
     func cutRecordIsATornTail() {
         let id = SessionID.random()
-        var bytes: [UInt8] = []
-        DurableRecord.append(.created(id), time: 1, to: &bytes)
-        let boundary = bytes.count
-        DurableRecord.append(.groupSet(id, group: "drinks", isExpanded: true), time: 2, to: &bytes)
-        for cut in boundary + 1 ..< bytes.count {
-            var scanner = DurableRecord.Scanner(Array(bytes[0 ..< cut]), from: 0)
-            guard case .record = scanner.next() else { Issue.record("first record lost at cut \(cut)"); continue }
-            guard case .damaged(let damage) = scanner.next() else { Issue.record("no damage at cut \(cut)"); continue }
-            #expect(damage.kind == .tornTail && damage.offset == boundary, "cut at \(cut): \(damage)")
+        let (bytes, offsets) = journal([.created(id), .groupSet(id, group: "drinks", isExpanded: true)])
+        for cut in offsets[1] + 1 ..< bytes.count {
+            let (salvage, events, _) = read(Array(bytes[0 ..< cut]))
+            #expect(events == [.created(id)], "cut at \(cut)")
+            #expect(salvage.damage == [.init(kind: .tornTail, offset: offsets[1], end: cut, detail: salvage.damage.first?.detail ?? "")],
+                    "cut at \(cut): \(salvage.damage)")
+            #expect(salvage.isIntactBeforeATail)
         }
     }
 
-    @Test("a flipped byte inside an earlier record is corruption at that record, not a torn tail")
+    @Test("a flipped byte anywhere in a middle record is corruption there: a flipped length is repaired, and the records after it are kept")
     func flippedByteIsCorruption() {
         let id = SessionID.random()
-        var bytes: [UInt8] = []
-        DurableRecord.append(.created(id), time: 1, to: &bytes)
-        let second = bytes.count
-        DurableRecord.append(.groupSet(id, group: "drinks", isExpanded: true), time: 2, to: &bytes)
-        DurableRecord.append(.deleted(id), time: 3, to: &bytes)
-        for position in second ..< second + 20 {
-            var damaged = bytes
-            damaged[position] ^= 0x40
-            var scanner = DurableRecord.Scanner(damaged, from: 0)
-            guard case .record = scanner.next() else { Issue.record("first record lost"); continue }
-            guard case .damaged(let damage) = scanner.next() else { Issue.record("flip at \(position) not detected"); continue }
-            #expect(damage.offset == second, "flip at \(position): \(damage)")
-            // A flipped length byte may make the record look longer than the file: then it reads as torn.
-            if position >= second + 4 { #expect(damage.kind == .corrupt, "flip at \(position): \(damage)") }
+        let events: [DurableRecord.Event] = [.created(id), .groupSet(id, group: "drinks", isExpanded: true), .deleted(id)]
+        let (bytes, offsets) = journal(events)
+        for position in offsets[1] ..< offsets[2] {
+            for bit in 0 ..< 8 {
+                var damaged = bytes
+                damaged[position] ^= 1 << bit
+                let (salvage, kept, _) = read(damaged)
+                let label = "bit \(bit) of byte \(position): \(salvage.damage)"
+                guard salvage.damage.count == 1, let damage = salvage.damage.first else {
+                    Issue.record("\(label)")
+                    continue
+                }
+                #expect(damage.kind == .corrupt && damage.offset == offsets[1] && damage.end == offsets[2], "\(label)")
+                // The length is the frame's first four bytes: the checksum confirms the right one.
+                let isLength = position < offsets[1] + 4
+                #expect(damage.lengthRepaired == isLength, "\(label)")
+                #expect(kept == (isLength ? events : [events[0], events[2]]), "\(label)")
+                #expect(!salvage.isIntactBeforeATail)
+            }
         }
+    }
+
+    @Test("a flipped length in the last record, pointing past the end of the file, is repaired, not taken for a torn tail")
+    func flippedLengthOfTheLastRecordIsRepaired() {
+        let id = SessionID.random()
+        let events: [DurableRecord.Event] = [.created(id), .groupSet(id, group: "drinks", isExpanded: true)]
+        let (bytes, offsets) = journal(events)
+        var damaged = bytes
+        damaged[offsets[1] + 2] ^= 0x01  // length + 65,536
+        let (salvage, kept, _) = read(damaged)
+        #expect(kept == events)
+        #expect(salvage.repairedLengths == 1 && salvage.droppedBytes == 0 && salvage.damage.first?.kind == .corrupt)
     }
 
     @Test("a zero-filled tail (size on disk, data not) is a torn tail")
     func zeroFilledTailIsTorn() {
+        let (intact, _) = journal([.created(SessionID.random())])
+        let (salvage, events, _) = read(intact + [UInt8](repeating: 0, count: 100))
+        #expect(events.count == 1)
+        #expect(salvage.damage == [.init(kind: .tornTail, offset: intact.count, end: intact.count + 100, detail: "zero-filled tail")])
+    }
+
+    @Test("a snapshot session with more groups than one payload holds is split over records, each within the limit")
+    func largeSessionsAreSplit() {
+        let id = SessionID.random()
+        let groups = (0 ..< 1000).map { (id: "group-\($0)", isExpanded: $0 % 3 == 0) }
         var bytes: [UInt8] = []
-        DurableRecord.append(.created(SessionID.random()), time: 1, to: &bytes)
-        let end = bytes.count
-        bytes += [UInt8](repeating: 0, count: 100)
-        var scanner = DurableRecord.Scanner(bytes, from: 0)
-        _ = scanner.next()
-        guard case .damaged(let damage) = scanner.next() else { Issue.record("zeros accepted"); return }
-        #expect(damage == DurableRecord.Damage(kind: .tornTail, offset: end, detail: "zero-filled tail"))
+        DurableRecord.appendSession(id, lastUsed: 42, groups: groups, to: &bytes, payloadLimit: 1000)
+        var offset = 0
+        var decoded: [(id: String, isExpanded: Bool)] = []
+        var records = 0
+        while offset < bytes.count, let payload = DurableRecord.frame(in: bytes, at: offset) {
+            #expect(payload.count <= 1000)
+            switch DurableRecord.decodeSnapshotItem(payload) {
+            case .session(let found, let lastUsed, let first)? where records == 0 && found == id && lastUsed == 42:
+                decoded += first
+            case .moreGroups(let found, let more)? where records > 0 && found == id:
+                decoded += more
+            default:
+                Issue.record("record \(records) is not a part of the session")
+            }
+            records += 1
+            offset = payload.endIndex
+        }
+        #expect(offset == bytes.count && records >= 13)  // about 13,500 bytes of groups
+        #expect(decoded.map(\.id) == groups.map(\.id) && decoded.map(\.isExpanded) == groups.map(\.isExpanded))
     }
 }

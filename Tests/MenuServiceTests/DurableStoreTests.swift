@@ -1,6 +1,7 @@
 import Foundation
 import MenuModel
 import SeedMenu
+import Synchronization
 import Testing
 
 @testable import MenuService
@@ -13,28 +14,37 @@ import Darwin
 
 @Suite("Durable: session store on disk")
 struct DurableStoreTests {
-    /// Applies a mixed, seeded workload and returns the sessions still alive with their states.
+    /// Applies a mixed, seeded workload and returns every group's expansion each session must
+    /// hold, computed from the commands alone (a toggle flips a group, a set sets it), never read
+    /// back from the store.
     private func workload(_ store: DurableSessionStore, sessions: Int, changes: Int, seed: UInt64)
-        throws -> [SessionID: ExpansionState] {
+        throws -> [SessionID: [String: Bool]] {
+        let defaults = durableExpansion(ExpansionState())
         var random = SplitMix64(state: seed)
+        var expected: [SessionID: [String: Bool]] = [:]
         var ids: [SessionID] = []
-        for _ in 0 ..< sessions { ids.append(try store.create()) }
+        for _ in 0 ..< sessions {
+            let id = try store.create()
+            ids.append(id)
+            expected[id] = defaults
+        }
         for _ in 0 ..< changes {
             let id = ids[Int(random.next() % UInt64(ids.count))]
             let group = DurableFixtures.groups[Int(random.next() % UInt64(DurableFixtures.groups.count))]
             if random.next() % 2 == 0 {
                 _ = try store.apply(.toggle(groupID: group), to: id)
+                expected[id]![group]!.toggle()
             } else {
-                _ = try store.apply(.set(groupID: group, isExpanded: random.next() % 2 == 0), to: id)
+                let isExpanded = random.next() % 2 == 0
+                _ = try store.apply(.set(groupID: group, isExpanded: isExpanded), to: id)
+                expected[id]![group] = isExpanded
             }
         }
         // A session made by a write without one, then changed again.
         let made = try store.apply(.toggle(groupID: "c"), to: nil).sessionID
         _ = try store.apply(.toggle(groupID: "ag"), to: made)
-        ids.append(made)
-        var states: [SessionID: ExpansionState] = [:]
-        for id in ids { states[id] = try store.state(of: id) }
-        return states
+        expected[made] = defaults.merging(["c": !defaults["c"]!, "ag": !defaults["ag"]!]) { $1 }
+        return expected
     }
 
     @Test("a new store on the same directory restores every session and its state")
@@ -42,16 +52,17 @@ struct DurableStoreTests {
         let directory = DurableTemporaryDirectory()
         defer { directory.remove() }
         let first = try durableOpen(directory)
-        let states = try workload(first, sessions: 40, changes: 600, seed: 1)
+        let expected = try workload(first, sessions: 40, changes: 600, seed: 1)
+        for (id, groups) in expected { #expect(durableExpansion(try first.state(of: id)) == groups) }
         first.close()
 
         let second = try durableOpen(directory)
         defer { second.close() }
-        #expect(second.count == states.count)
-        #expect(second.recovery.sessions == states.count)
+        #expect(second.count == expected.count)
+        #expect(second.recovery.sessions == expected.count)
         #expect(second.recovery.repairs.isEmpty)
-        for (id, state) in states {
-            #expect(try second.state(of: id) == state)
+        for (id, groups) in expected {
+            #expect(durableExpansion(try second.state(of: id)) == groups)
         }
     }
 
@@ -82,13 +93,13 @@ struct DurableStoreTests {
         let directory = DurableTemporaryDirectory()
         defer { directory.remove() }
         let first = try durableOpen(directory)
-        let states = try workload(first, sessions: 5, changes: 50, seed: 2)
+        let expected = try workload(first, sessions: 5, changes: 50, seed: 2)
         first.close()
         let journal = directory.file(try #require(directory.journalNames.last))
         let intactSize = try durableRecordOffsets(journal).size
         // Half of a real record, as a crash in the middle of write(2) would leave it.
         var record: [UInt8] = []
-        DurableRecord.append(.groupSet(states.keys.first!, group: "a", isExpanded: false), time: 1, to: &record)
+        DurableRecord.append(.groupSet(expected.keys.first!, group: "a", isExpanded: false), time: 1, to: &record)
         let handle = try #require(FileHandle(forWritingAtPath: journal))
         handle.seekToEndOfFile()
         handle.write(Data(record[0 ..< record.count / 2]))
@@ -99,9 +110,10 @@ struct DurableStoreTests {
         #expect(second.recovery.repairs.count == 1)
         let repair = try #require(second.recovery.repairs.first)
         #expect(repair.kind == "torn tail" && repair.offset == intactSize && repair.droppedBytes == record.count / 2)
+        #expect(directory.fileSizes[repair.savedAs] == record.count / 2)
         #expect(log.lines.contains { $0.contains("torn tail at byte \(intactSize)") }, "\(log.lines)")
         #expect(try durableRecordOffsets(journal).size == intactSize)
-        for (id, state) in states { #expect(try second.state(of: id) == state) }
+        for (id, groups) in expected { #expect(durableExpansion(try second.state(of: id)) == groups) }
         // The repaired journal takes new records, and the next start finds nothing to repair.
         let later = try second.create()
         second.close()
@@ -111,7 +123,7 @@ struct DurableStoreTests {
         #expect(try third.state(of: later) == ExpansionState())
     }
 
-    @Test("a corrupt record in the middle: the records before it survive, the rest is saved aside, the store starts")
+    @Test("a corrupt record in the middle: only it is lost, the records around it replay, its bytes are set aside, the store starts")
     func corruptRecordInTheMiddle() throws {
         let directory = DurableTemporaryDirectory()
         defer { directory.remove() }
@@ -125,9 +137,10 @@ struct DurableStoreTests {
         let journal = directory.file(try #require(directory.journalNames.last))
         let (offsets, size) = try durableRecordOffsets(journal)
         #expect(offsets.count == 9)  // created + 8 changes
-        // Flip one byte inside the 6th change (record 7): the 5 changes before it must survive.
+        // Flip one byte inside the 6th change (record 7, the second toggle of "a").
         let bad = offsets[6]
-        var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: journal)))
+        let original = Array(try Data(contentsOf: URL(fileURLWithPath: journal)))
+        var bytes = original
         bytes[bad + 12] ^= 0x01
         try Data(bytes).write(to: URL(fileURLWithPath: journal))
 
@@ -135,14 +148,19 @@ struct DurableStoreTests {
         let second = try durableOpen(directory, log: log)
         defer { second.close() }
         let repair = try #require(second.recovery.repairs.first)
-        #expect(repair.kind == "corrupt record" && repair.offset == bad && repair.droppedBytes == size - bad)
-        #expect(try second.state(of: id) == history[4])
-        #expect(try durableRecordOffsets(journal).size == bad)
-        let saved = try #require(repair.savedAs.first)
-        #expect(directory.fileSizes[saved] == size - bad)
-        #expect(log.lines.contains { $0.contains("corrupt record at byte \(bad)") && $0.contains(saved) }, "\(log.lines)")
+        #expect(repair.kind == "corrupt record" && repair.offset == bad && repair.droppedBytes == offsets[7] - bad)
+        #expect(repair.keptRecords == 8 && repair.droppedRanges == 1)
+        // Every change but the lost one: "a" as the first toggle left it, the rest as at the end.
+        var expected = durableExpansion(history[7])
+        expected["a"] = durableExpansion(history[4])["a"]
+        #expect(durableExpansion(try second.state(of: id)) == expected)
+        // Set aside from the damaged byte on, exactly as it was; then replaced by a fresh snapshot.
+        let saved = try Data(contentsOf: URL(fileURLWithPath: directory.file(repair.savedAs)))
+        #expect(Array(saved) == Array(bytes[bad...]) && saved.count == size - bad)
+        #expect(directory.fileSizes["snapshot"] != nil && !directory.journalNames.contains(journal))
+        #expect(log.lines.contains { $0.contains("corrupt record at byte \(bad)") && $0.contains(repair.savedAs) }, "\(log.lines)")
         // The store serves and journals again.
-        #expect(try second.apply(.toggle(groupID: "c"), to: id).state != history[4])
+        #expect(try second.apply(.toggle(groupID: "c"), to: id).state != history[7])
     }
 
     @Test("a damaged snapshot: sessions before the damage and later journal records survive, the file is kept aside, a fresh snapshot is written")
@@ -157,7 +175,7 @@ struct DurableStoreTests {
         first.close()
         var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: directory.file("snapshot"))))
         let size = bytes.count
-        bytes[size - 60] ^= 0x10  // inside the last session record
+        bytes[size - 40] ^= 0x10  // inside the last session record (43 bytes, then the 17-byte end record)
         try Data(bytes).write(to: URL(fileURLWithPath: directory.file("snapshot")))
 
         let log = DurableLogRecorder()
@@ -166,8 +184,9 @@ struct DurableStoreTests {
         #expect(repair.file == "snapshot" && repair.kind == "corrupt record")
         #expect(second.count == 20)  // 19 from the snapshot, 1 from the journal
         #expect(try second.state(of: later) == ExpansionState())
-        #expect(directory.fileSizes[try #require(repair.savedAs.first)] == size)
-        #expect(log.lines.contains { $0.contains("snapshot: corrupt record") }, "\(log.lines)")
+        #expect(directory.fileSizes[repair.savedAs] == size)
+        #expect(log.lines.contains { $0.contains("snapshot: corrupt record") && $0.contains("19 sessions kept of the 20 it lists") },
+                "\(log.lines)")
         second.close()
         let third = try durableOpen(directory)
         defer { third.close() }
@@ -181,10 +200,12 @@ struct DurableStoreTests {
         let minimum: Int64 = 16 << 10
         let first = try durableOpen(directory, compactionMinimumBytes: minimum)
         let ids = try (0 ..< 3).map { _ in try first.create() }
+        var expected = [[String: Bool]](repeating: durableExpansion(ExpansionState()), count: 3)  // from the toggles alone
         var largest = 0
         for step in 1 ... 20_000 {
             let group = DurableFixtures.groups[(step / 3) % DurableFixtures.groups.count]
             _ = try first.apply(.toggle(groupID: group), to: ids[step % 3])
+            expected[step % 3][group]!.toggle()
             if step % 500 == 0 {
                 // Compaction runs beside the writers; once it has caught up, the files hold one
                 // small snapshot and a journal of at most max(minimum, what came in meanwhile:
@@ -193,7 +214,7 @@ struct DurableStoreTests {
                 largest = max(largest, directory.fileSizes.values.reduce(0, +))
             }
         }
-        let states = try ids.map { try first.state(of: $0) }
+        #expect(try ids.map { try durableExpansion(first.state(of: $0)) } == expected)
         first.close()
         // About 36 bytes a toggle: 700 KB of history, against files of at most 32 KiB.
         #expect(largest <= 2 * Int(minimum), "largest \(largest)")
@@ -202,7 +223,7 @@ struct DurableStoreTests {
 
         let second = try durableOpen(directory)
         defer { second.close() }
-        #expect(try ids.map { try second.state(of: $0) } == states)
+        #expect(try ids.map { try durableExpansion(second.state(of: $0)) } == expected)
         // Only what came after the last compaction is replayed: a journal is compacted once it
         // passes `minimum` bytes, and a toggle record is 35 or 36 bytes (8 frame, 1 kind, 8 time,
         // 16 session, 1 state, a 1-2 byte group id), so at most minimum / 35 = 468 of the 20,000
@@ -216,22 +237,57 @@ struct DurableStoreTests {
         defer { directory.remove() }
         let store = try durableOpen(directory, compactionMinimumBytes: 4 << 10)
         let ids = try (0 ..< 8).map { _ in try store.create() }
-        DispatchQueue.concurrentPerform(iterations: 4) { worker in
+        // Toggles commute: what a group must show is its default flipped once per acknowledged
+        // toggle, whatever the order the threads ran in. Each worker counts its own.
+        let counts = Mutex<[SessionID: [String: Int]]>([:])
+        let failures = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 5) { worker in
+            guard worker < 4 else {
+                // Beside the automatic compactions: twenty more, whatever the writers' speed.
+                for _ in 0 ..< 20 {
+                    do { try store.compactNow() } catch { failures.withLock { $0.append("compaction: \(error)") } }
+                }
+                return
+            }
             var random = SplitMix64(state: UInt64(worker + 10))
+            var mine: [SessionID: [String: Int]] = [:]
             for _ in 0 ..< 3000 {
                 let id = ids[Int(random.next() % 8)]
                 let group = DurableFixtures.groups[Int(random.next() % 5)]
-                _ = try? store.apply(.toggle(groupID: group), to: id)
+                do {
+                    _ = try store.apply(.toggle(groupID: group), to: id)
+                    mine[id, default: [:]][group, default: 0] += 1
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+            }
+            counts.withLock { all in
+                for (id, groups) in mine { all[id, default: [:]].merge(groups, uniquingKeysWith: +) }
             }
         }
         store.waitForCompaction()
-        let states = try ids.map { try store.state(of: $0) }
+        #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0.prefix(3) })")
+        let defaults = durableExpansion(ExpansionState())
+        let expected: [[String: Bool]] = counts.withLock { counts in
+            ids.map { id in
+                var groups = defaults
+                for (group, count) in counts[id, default: [:]] where count % 2 == 1 { groups[group]!.toggle() }
+                return groups
+            }
+        }
+        let toggled = counts.withLock { $0.values.reduce(0) { $0 + $1.values.reduce(0, +) } }
+        #expect(toggled == 4 * 3000)
+        #expect(store.journal.generation >= 20, "generation \(store.journal.generation)")
+        let live = try ids.map { try durableExpansion(store.state(of: $0)) }
         store.close()
         #expect(directory.fileSizes["snapshot"] != nil)
 
         let reopened = try durableOpen(directory)
         defer { reopened.close() }
-        #expect(try ids.map { try reopened.state(of: $0) } == states)
+        #expect(reopened.recovery.repairs.isEmpty)
+        let restored = try ids.map { try durableExpansion(reopened.state(of: $0)) }
+        #expect(live == expected)
+        #expect(restored == expected)
     }
 
     @Test("a crash between the journal switch and the snapshot loses nothing: both journals replay")
@@ -245,14 +301,16 @@ struct DurableStoreTests {
         let (file, header) = try DurableJournal.createFile(in: directory.path, generation: 1, time: 0)
         _ = first.journal.beginGeneration(file, generation: 1, headerBytes: header)
         _ = try first.apply(.toggle(groupID: "b"), to: id)
-        let state = try first.state(of: id)
         first.close()
         #expect(directory.journalNames.count == 2)
 
         let second = try durableOpen(directory)
         defer { second.close() }
         #expect(second.recovery.journalFiles == 2)
-        #expect(try second.state(of: id) == state)
+        var expected = durableExpansion(ExpansionState())  // one toggle in each journal
+        expected["a"]!.toggle()
+        expected["b"]!.toggle()
+        #expect(durableExpansion(try second.state(of: id)) == expected)
     }
 
     @Test("sessions idle longer than the time to live are not resurrected by replay")

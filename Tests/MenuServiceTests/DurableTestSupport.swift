@@ -40,8 +40,8 @@ enum DurableFixtures {
 struct DurableTemporaryDirectory {
     let path: String
 
-    init() {
-        var template = Array(((NSTemporaryDirectory() as NSString).appendingPathComponent("menu-durable-XXXXXX")).utf8CString)
+    init(in parent: String = NSTemporaryDirectory()) {
+        var template = Array(((parent as NSString).appendingPathComponent("menu-durable-XXXXXX")).utf8CString)
         let result = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         precondition(result != nil, "mkdtemp failed")
         path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
@@ -129,18 +129,30 @@ func durableExpansion(_ state: ExpansionState, menu: Menu = DurableFixtures.menu
     return result
 }
 
-/// Byte offsets of the records of a journal file (its header record excluded), and its size.
+/// Byte offsets of the records of a journal file (its header record excluded), up to the first
+/// frame that does not validate, and the file's size.
 func durableRecordOffsets(_ path: String) throws -> (offsets: [Int], size: Int) {
     let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
-    var scanner = DurableRecord.Scanner(bytes, from: DurableRecord.journalMagic.count)
-    guard case .record = scanner.next() else { throw DurableTestError("no journal header in \(path)") }
+    guard let header = DurableRecord.frame(in: bytes, at: DurableRecord.journalMagic.count) else {
+        throw DurableTestError("no journal header in \(path)")
+    }
     var offsets: [Int] = []
-    while true {
-        let offset = scanner.offset
-        guard case .record = scanner.next() else { break }
+    var offset = header.endIndex
+    while let frame = DurableRecord.frame(in: bytes, at: offset) {
         offsets.append(offset)
+        offset = frame.endIndex
     }
     return (offsets, bytes.count)
+}
+
+/// A `data` directory and the fixture menu's config in `directory`, and the `menu-server`
+/// arguments that use them with `policy` on port 0.
+func durableServerFiles(in directory: DurableTemporaryDirectory, fsync policy: FsyncPolicy) throws -> (data: String, arguments: [String]) {
+    let data = directory.file("data")
+    try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: false)
+    let config = directory.file("menu.json")
+    try DurableFixtures.menuJSON.write(toFile: config, atomically: true, encoding: .utf8)
+    return (data, ["--port", "0", "--data-dir", data, "--fsync", policy.rawValue, "--config", config])
 }
 
 struct DurableTestError: Error, CustomStringConvertible {

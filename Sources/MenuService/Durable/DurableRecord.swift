@@ -2,8 +2,10 @@
 ///
 /// A file is an 8-byte magic followed by framed records. A frame is
 /// `u32 payload length | u32 CRC-32C of (length bytes ++ payload) | payload`, little-endian, and
-/// a payload starts with a ``Kind`` byte. A file is valid up to its first frame that is
-/// incomplete, has an impossible length or a checksum mismatch; what follows is never trusted.
+/// a payload starts with a ``Kind`` byte. The checksum covers the length, so a damaged length is
+/// caught like a damaged payload, and a frame found by scanning forward past damage is genuine
+/// but for a 2^-32 chance (``DurableSalvage`` reads files that way). Writers never build a
+/// payload over ``maxPayload``: a session with more groups than fit is split over records.
 enum DurableRecord {
     static let journalMagic = Array("MENUJRN1".utf8)
     static let snapshotMagic = Array("MENUSNP1".utf8)
@@ -25,6 +27,9 @@ enum DurableRecord {
         case session = 0x20
         /// Snapshot, last record: `u64 session count`.
         case snapshotEnd = 0x21
+        /// Snapshot: more groups of the session record before it, when they did not fit in one
+        /// payload: `id | u32 n | n × (u8 isExpanded | u32 length | group id)`.
+        case sessionGroups = 0x22
     }
 
     /// A change as the journal keeps it: resolved (a toggle is journaled as the state it set) and
@@ -49,7 +54,10 @@ enum DurableRecord {
         let start = bytes.count
         bytes.append(contentsOf: repeatElement(0, count: frameHeaderSize))
         build(&bytes)
-        let length = UInt32(bytes.count - start - frameHeaderSize)
+        let payloadLength = bytes.count - start - frameHeaderSize
+        // Recovery refuses longer frames as damage: writing one would lose it at the next start.
+        precondition(payloadLength <= maxPayload, "a \(payloadLength)-byte record is over the \(maxPayload)-byte frame limit")
+        let length = UInt32(payloadLength)
         bytes.withUnsafeMutableBytes { raw in
             raw.storeBytes(of: length.littleEndian, toByteOffset: start, as: UInt32.self)
         }
@@ -85,19 +93,39 @@ enum DurableRecord {
         }
     }
 
+    /// Appends a session's snapshot records: one ``Kind/session`` record, then as many
+    /// ``Kind/sessionGroups`` records as it takes to keep every payload within `payloadLimit`.
     static func appendSession(_ id: SessionID, lastUsed: Int64, groups: [(id: String, isExpanded: Bool)],
-                              to bytes: inout [UInt8]) {
-        appendFrame(to: &bytes) { payload in
-            payload.append(Kind.session.rawValue)
-            payload.appendLittleEndian(UInt64(bitPattern: lastUsed))
-            payload.append(id)
-            payload.appendLittleEndian(UInt32(groups.count))
-            for group in groups {
-                payload.append(group.isExpanded ? 1 : 0)
-                payload.appendLittleEndian(UInt32(group.id.utf8.count))
-                payload.append(contentsOf: group.id.utf8)
+                              to bytes: inout [UInt8], payloadLimit: Int = maxPayload) {
+        var next = 0
+        repeat {
+            appendFrame(to: &bytes) { payload in
+                let start = payload.count
+                if next == 0 {
+                    payload.append(Kind.session.rawValue)
+                    payload.appendLittleEndian(UInt64(bitPattern: lastUsed))
+                } else {
+                    payload.append(Kind.sessionGroups.rawValue)
+                }
+                payload.append(id)
+                let countOffset = payload.count
+                payload.appendLittleEndian(UInt32(0))
+                var count: UInt32 = 0
+                while next < groups.count {
+                    let group = groups[next]
+                    // Group ids are at most 128 bytes, so one always fits in an empty record.
+                    if count > 0, payload.count - start + 5 + group.id.utf8.count > payloadLimit { break }
+                    payload.append(group.isExpanded ? 1 : 0)
+                    payload.appendLittleEndian(UInt32(group.id.utf8.count))
+                    payload.append(contentsOf: group.id.utf8)
+                    count += 1
+                    next += 1
+                }
+                payload.withUnsafeMutableBytes { raw in
+                    raw.storeBytes(of: count.littleEndian, toByteOffset: countOffset, as: UInt32.self)
+                }
             }
-        }
+        } while next < groups.count
     }
 
     static func appendSnapshotEnd(sessionCount: Int, to bytes: inout [UInt8]) {
@@ -109,67 +137,24 @@ enum DurableRecord {
 
     // MARK: Reading
 
-    /// Where a file stops being trustworthy.
-    struct Damage: Sendable, Equatable {
-        enum Kind: String, Sendable {
-            /// The file ends inside a record: a write cut short by a crash. Expected after one.
-            case tornTail = "torn tail"
-            /// A complete record is wrong (checksum, length or content) with more data after it.
-            case corrupt = "corrupt record"
+    /// The payload of the frame at `offset` when the frame is whole: a length from 1 to
+    /// ``maxPayload`` (the stored one, or `length` when a repair tries another), all of it inside
+    /// `bytes`, and a checksum over that length and the payload that matches the stored one.
+    /// Cost: O(length).
+    static func frame(in bytes: [UInt8], at offset: Int, length: Int? = nil) -> ArraySlice<UInt8>? {
+        guard offset >= 0, bytes.count - offset >= frameHeaderSize else { return nil }
+        let stored = Int(bytes.loadLittleEndianUInt32(at: offset))
+        let length = length ?? stored
+        guard length >= 1, length <= maxPayload, length <= bytes.count - offset - frameHeaderSize else { return nil }
+        let payload = bytes[(offset + frameHeaderSize) ..< (offset + frameHeaderSize + length)]
+        var lengthCRC = CRC32C.checksum(bytes[offset ..< offset + 4])
+        if length != stored {
+            var lengthBytes: [UInt8] = []
+            lengthBytes.appendLittleEndian(UInt32(length))
+            lengthCRC = CRC32C.checksum(lengthBytes)
         }
-        var kind: Kind
-        /// Byte offset of the first untrusted byte: the file is valid before it.
-        var offset: Int
-        var detail: String
-    }
-
-    /// Reads framed records one at a time and stops at the first damage.
-    struct Scanner {
-        let bytes: [UInt8]
-        private(set) var offset: Int
-
-        init(_ bytes: [UInt8], from offset: Int) {
-            self.bytes = bytes
-            self.offset = offset
-        }
-
-        enum Step {
-            case record(ArraySlice<UInt8>)
-            case end
-            case damaged(Damage)
-        }
-
-        mutating func next() -> Step {
-            let remaining = bytes.count - offset
-            if remaining == 0 { return .end }
-            if remaining < frameHeaderSize {
-                return .damaged(Damage(kind: .tornTail, offset: offset, detail: "\(remaining) bytes of a record header"))
-            }
-            let length = Int(bytes.loadLittleEndianUInt32(at: offset))
-            let expected = bytes.loadLittleEndianUInt32(at: offset + 4)
-            if length == 0 || length > maxPayload {
-                // A zero-filled tail is what a crash leaves when the size reached the disk but the data did not.
-                let zeroTail = bytes[offset...].allSatisfy { $0 == 0 }
-                return .damaged(Damage(kind: zeroTail ? .tornTail : .corrupt, offset: offset,
-                                       detail: zeroTail ? "zero-filled tail" : "impossible record length \(length)"))
-            }
-            let end = offset + frameHeaderSize + length
-            if end > bytes.count {
-                return .damaged(Damage(kind: .tornTail, offset: offset,
-                                       detail: "a \(length)-byte record with only \(bytes.count - offset - frameHeaderSize) bytes written"))
-            }
-            let payload = bytes[(offset + frameHeaderSize) ..< end]
-            guard CRC32C.update(CRC32C.checksum(bytes[offset ..< offset + 4]), payload) == expected else {
-                return .damaged(Damage(kind: end == bytes.count ? .tornTail : .corrupt, offset: offset, detail: "checksum mismatch"))
-            }
-            offset = end
-            return .record(payload)
-        }
-
-        /// A damage report for the record just returned, whose content could not be decoded.
-        func undecodable(_ payload: ArraySlice<UInt8>, _ detail: String) -> Damage {
-            Damage(kind: .corrupt, offset: payload.startIndex - frameHeaderSize, detail: detail)
-        }
+        guard CRC32C.update(lengthCRC, payload) == bytes.loadLittleEndianUInt32(at: offset + 4) else { return nil }
+        return payload
     }
 
     /// Decodes a journal event payload; nil when it is not one (or is malformed).
@@ -184,7 +169,7 @@ enum DurableRecord {
         case .groupSet:
             guard let flag = reader.byte(), flag <= 1, let group = reader.string(length: reader.remaining) else { return nil }
             return (.groupSet(id, group: group, isExpanded: flag == 1), time)
-        case .fileHeader, .session, .snapshotEnd: return nil
+        case .fileHeader, .session, .sessionGroups, .snapshotEnd: return nil
         }
     }
 
@@ -197,9 +182,10 @@ enum DurableRecord {
         return generation
     }
 
-    /// A snapshot record: a session, or the end marker with its session count.
+    /// A snapshot record: a session, more groups of one, or the end marker with its session count.
     enum SnapshotItem {
         case session(SessionID, lastUsed: Int64, groups: [(id: String, isExpanded: Bool)])
+        case moreGroups(SessionID, groups: [(id: String, isExpanded: Bool)])
         case end(sessionCount: Int)
     }
 
@@ -207,24 +193,31 @@ enum DurableRecord {
         var reader = DurablePayloadReader(payload)
         switch reader.byte().flatMap(Kind.init(rawValue:)) {
         case .session:
-            guard let lastUsed = reader.int64(), let id = reader.sessionID(), let count = reader.uint32(),
-                  Int(count) <= reader.remaining / 5
+            guard let lastUsed = reader.int64(), let id = reader.sessionID(), let groups = decodeGroups(&reader)
             else { return nil }
-            var groups: [(id: String, isExpanded: Bool)] = []
-            groups.reserveCapacity(Int(count))
-            for _ in 0 ..< count {
-                guard let flag = reader.byte(), flag <= 1, let length = reader.uint32(),
-                      let group = reader.string(length: Int(length))
-                else { return nil }
-                groups.append((group, flag == 1))
-            }
-            return reader.isAtEnd ? .session(id, lastUsed: lastUsed, groups: groups) : nil
+            return .session(id, lastUsed: lastUsed, groups: groups)
+        case .sessionGroups:
+            guard let id = reader.sessionID(), let groups = decodeGroups(&reader) else { return nil }
+            return .moreGroups(id, groups: groups)
         case .snapshotEnd:
             guard let count = reader.uint64(), reader.isAtEnd else { return nil }
-            return .end(sessionCount: Int(count))
+            return .end(sessionCount: Int(clamping: count))
         default:
             return nil
         }
+    }
+
+    /// `u32 n | n × (u8 isExpanded | u32 length | group id)`, which must end the payload.
+    private static func decodeGroups(_ reader: inout DurablePayloadReader) -> [(id: String, isExpanded: Bool)]? {
+        guard let count = reader.uint32(), Int(count) <= reader.remaining / 5 else { return nil }
+        var groups: [(id: String, isExpanded: Bool)] = []
+        groups.reserveCapacity(Int(count))
+        for _ in 0 ..< count {
+            guard let flag = reader.byte(), flag <= 1, let length = reader.uint32(), let group = reader.string(length: Int(length))
+            else { return nil }
+            groups.append((group, flag == 1))
+        }
+        return reader.isAtEnd ? groups : nil
     }
 }
 
@@ -275,16 +268,16 @@ struct DurablePayloadReader {
     }
 }
 
-fileprivate extension [UInt8] {
-    mutating func appendLittleEndian(_ value: UInt32) {
+extension [UInt8] {
+    fileprivate mutating func appendLittleEndian(_ value: UInt32) {
         for index in 0 ..< 4 { append(UInt8(truncatingIfNeeded: value >> (8 * index))) }
     }
 
-    mutating func appendLittleEndian(_ value: UInt64) {
+    fileprivate mutating func appendLittleEndian(_ value: UInt64) {
         for index in 0 ..< 8 { append(UInt8(truncatingIfNeeded: value >> (8 * index))) }
     }
 
-    mutating func append(_ id: SessionID) {
+    fileprivate mutating func append(_ id: SessionID) {
         appendLittleEndian(id.high)
         appendLittleEndian(id.low)
     }

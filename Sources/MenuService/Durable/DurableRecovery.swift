@@ -8,7 +8,8 @@ import Darwin
 
 /// What one start-up found in the data directory and what it repaired: `sessions` plus
 /// `expiredSessions` are the sessions the files held; every repair was also logged. The replay
-/// it describes read each byte of the snapshot and journals once: O(live state).
+/// it describes read each byte of the snapshot and journals once: O(live state) (past damage,
+/// resynchronising adds at most one checksum per candidate offset; see ``DurableSalvage``).
 public struct DurableRecoveryReport: Sendable {
     /// Live sessions restored.
     public var sessions = 0
@@ -20,7 +21,7 @@ public struct DurableRecoveryReport: Sendable {
     public var journalBytes: Int64 = 0
     /// Saved changes naming a group the menu no longer has (or that is now a row): skipped.
     public var skippedGroupChanges = 0
-    /// Damaged files found, each cut back to its last good record.
+    /// Damaged files found, each set aside and repaired.
     public var repairs: [Repair] = []
     /// Time spent reading, replaying and repairing.
     public var duration: Duration = .zero
@@ -33,23 +34,35 @@ public struct DurableRecoveryReport: Sendable {
             + (repairs.isEmpty ? "" : "; \(repairs.count) damaged file(s) repaired, see above")
     }
 
-    /// One damaged file: where it went bad, what was dropped and where the dropped bytes went.
+    /// One damaged file: what was kept, dropped and set aside, and what became of the file.
     public struct Repair: Sendable, CustomStringConvertible {
         public var file: String
-        /// "torn tail" (a write cut short: expected after a crash) or "corrupt record".
+        /// The first damage's kind: "torn tail" (a write cut short: expected after a crash) or
+        /// "corrupt record".
         public var kind: String
-        /// The file is valid before this byte offset and now ends there.
+        /// The first damaged byte: the file is intact before it.
         public var offset: Int
+        /// Each damaged range: where, what, and whether its bytes were dropped.
+        public var damage: [String]
+        public var keptRecords: Int
+        public var keptBytes: Int
         public var droppedBytes: Int
-        public var detail: String
-        /// Where the dropped bytes were saved (corrupt data only), or later files moved aside.
-        public var savedAs: [String]
+        /// Damaged ranges whose bytes were dropped (each held at least one record).
+        public var droppedRanges: Int
+        /// Records kept whose damaged length field was corrected (their checksum confirms it).
+        public var repairedLengths: Int
+        /// The set-aside copy: every byte of the file from ``setAsideFrom`` to its end, as it was.
+        public var savedAs: String
+        public var setAsideFrom: Int
+        public var setAsideBytes: Int
+        /// What became of the file: cut back to its intact part, replaced by a fresh snapshot, removed.
+        public var outcome: String
 
         public var description: String {
-            var text = "\(file): \(kind) at byte \(offset) (\(detail)); "
-            text += "\(droppedBytes) bytes from there on dropped and the file truncated to \(offset) bytes"
-            if !savedAs.isEmpty { text += "; dropped data kept in " + savedAs.joined(separator: ", ") }
-            return text
+            "\(file): " + damage.joined(separator: "; ") + "; kept \(keptRecords) records (\(keptBytes) bytes), dropped "
+                + "\(droppedBytes) bytes in \(droppedRanges) damaged range(s), repaired \(repairedLengths) record length(s); "
+                + "bytes \(setAsideFrom)..<\(setAsideFrom + setAsideBytes) (\(setAsideBytes) bytes) set aside in \(savedAs); "
+                + outcome
         }
     }
 }
@@ -163,203 +176,6 @@ enum DurableRecovery {
         report.journalBytes = replay.journalBytes
         return Result(lock: lock, shards: shards, sessionCount: sessionCount, snapshotBytes: report.snapshotBytes, journalFile: target.file,
                       generation: target.generation, journalFileBytes: target.bytes, journalBytes: replay.journalBytes,
-                      needsCompaction: replay.snapshotDamaged, report: report)
-    }
-
-    /// The replay proper: reads the files in order, applies their records to `sessions`, and
-    /// repairs the first damage it meets.
-    struct Replay {
-        let directory: String
-        let log: @Sendable (String) -> Void
-        var sessions: [SessionID: SavedSession] = [:]
-        var report = DurableRecoveryReport()
-        var snapshotGeneration: UInt64 = 0
-        var snapshotDamaged = false
-        /// Journals replayed and kept, oldest first, with their valid length.
-        var journals: [(generation: UInt64, bytes: Int64)] = []
-        var journalBytes: Int64 { journals.reduce(0) { $0 + $1.bytes } }
-        let stamp = DurableSessionStore.milliseconds()
-
-        init(directory: String, log: @escaping @Sendable (String) -> Void) {
-            self.directory = directory
-            self.log = log
-        }
-
-        func path(_ name: String) -> String { directory + "/" + name }
-
-        mutating func readAll() throws(DurableIOError) {
-            try DurableFile.remove(path(temporarySnapshotName))
-            try readSnapshot()
-            let names = try DurableFile.names(in: directory)
-            let generations = names.compactMap(DurableJournal.generation(fromFileName:)).sorted()
-            for generation in generations where generation < snapshotGeneration {
-                // Already in the snapshot: left over when a crash came between the snapshot and this removal.
-                try DurableFile.remove(path(DurableJournal.fileName(generation: generation)))
-            }
-            let live = generations.filter { $0 >= snapshotGeneration }
-            for (index, generation) in live.enumerated() {
-                let intact = try replayJournal(generation: generation)
-                if !intact {
-                    // Replay stops at the first damage: later journals would apply on top of a gap.
-                    let later = live[(index + 1)...].map { DurableJournal.fileName(generation: $0) }
-                    var moved: [String] = []
-                    for name in later {
-                        let aside = name + ".corrupt-\(stamp)"
-                        try DurableFile.rename(path(name), to: path(aside))
-                        moved.append(aside)
-                    }
-                    if !moved.isEmpty {
-                        report.repairs[report.repairs.count - 1].savedAs += moved
-                        log("data dir \(directory): later journals not replayed, moved aside: \(moved.joined(separator: ", "))")
-                    }
-                    break
-                }
-            }
-            report.journalFiles = journals.count
-        }
-
-        private mutating func readSnapshot() throws(DurableIOError) {
-            let snapshotPath = path(snapshotName)
-            guard DurableFile.kind(of: snapshotPath).exists else { return }
-            let bytes = try DurableFile.open(snapshotPath, O_RDONLY).readAll()
-            report.snapshotBytes = Int64(bytes.count)
-            sessions.reserveCapacity(bytes.count / 37)  // 37 bytes: the smallest session record
-            var damage: DurableRecord.Damage?
-            var ended = false
-            if let header = readHeader(bytes, magic: DurableRecord.snapshotMagic) {
-                snapshotGeneration = header.generation
-                var scanner = DurableRecord.Scanner(bytes, from: header.end)
-                loop: while damage == nil {
-                    switch scanner.next() {
-                    case .end:
-                        if !ended { damage = .init(kind: .tornTail, offset: bytes.count, detail: "no end record") }
-                        break loop
-                    case .damaged(let found):
-                        damage = found
-                    case .record(let payload):
-                        switch DurableRecord.decodeSnapshotItem(payload) {
-                        case .session(let id, let lastUsed, let groups)? where !ended:
-                            sessions[id] = SavedSession(groups: groups, lastUsed: lastUsed)
-                        case .end(let count)? where !ended && count == sessions.count:
-                            ended = true
-                        default:
-                            damage = scanner.undecodable(payload, "unexpected snapshot record")
-                        }
-                    }
-                }
-            } else {
-                damage = .init(kind: .corrupt, offset: 0, detail: "not a snapshot header")
-            }
-            guard let damage else { return }
-            // A snapshot is written whole and renamed into place, so damage here is the disk's doing.
-            // Keep what was readable, save the file for inspection, and write a fresh snapshot.
-            let aside = snapshotName + ".corrupt-\(stamp)"
-            try DurableFile.rename(snapshotPath, to: path(aside))
-            snapshotDamaged = true
-            let repair = DurableRecoveryReport.Repair(
-                file: snapshotName, kind: DurableRecord.Damage.Kind.corrupt.rawValue, offset: damage.offset,
-                droppedBytes: bytes.count - damage.offset, detail: damage.detail, savedAs: [aside])
-            report.repairs.append(repair)
-            log("data dir \(directory): \(repair); \(sessions.count) sessions before it are kept; "
-                + "sessions after it are lost unless the journal recreates them")
-        }
-
-        /// Replays one journal; false when it was damaged (and has been repaired).
-        private mutating func replayJournal(generation: UInt64) throws(DurableIOError) -> Bool {
-            let name = DurableJournal.fileName(generation: generation)
-            let file = try DurableFile.open(path(name), O_RDWR)
-            let bytes = try file.readAll()
-            guard let header = readHeader(bytes, magic: DurableRecord.journalMagic) else {
-                let kind: DurableRecord.Damage.Kind = bytes.count < 64 ? .tornTail : .corrupt
-                return try repair(name, file: nil, bytes, .init(kind: kind, offset: 0, detail: "no valid journal header"), records: 0)
-            }
-            var scanner = DurableRecord.Scanner(bytes, from: header.end)
-            var records = 0
-            while true {
-                switch scanner.next() {
-                case .end:
-                    journals.append((generation, Int64(bytes.count)))
-                    report.journalRecords += records
-                    return true
-                case .damaged(let damage):
-                    return try repair(name, file: file, bytes, damage, records: records)
-                case .record(let payload):
-                    guard let (event, time) = DurableRecord.decodeEvent(payload) else {
-                        return try repair(name, file: file, bytes, scanner.undecodable(payload, "not a journal record"), records: records)
-                    }
-                    apply(event, time: time)
-                    records += 1
-                }
-            }
-        }
-
-        mutating func apply(_ event: DurableRecord.Event, time: Int64) {
-            switch event {
-            case .created(let id):
-                // A re-created id starts over: replaying a record already in the snapshot is harmless.
-                sessions[id] = SavedSession(lastUsed: time)
-            case .deleted(let id):
-                sessions[id] = nil
-            case .groupSet(let id, let group, let isExpanded):
-                // Nothing when the session is gone (deleted, or expired before the snapshot).
-                sessions[id]?.set(group, isExpanded, at: time)
-            case .touched(let id):
-                sessions[id]?.use(at: time)
-            }
-        }
-
-        /// Cuts a damaged journal back to its last good record. A torn tail (the expected result
-        /// of a crash mid-write) is simply dropped; the bytes of a corrupt record and everything
-        /// after it are first saved to `<name>.corrupt-<time>`. A file without a valid header is
-        /// removed (torn) or moved aside (corrupt).
-        private mutating func repair(_ name: String, file: DurableFile?, _ bytes: [UInt8], _ damage: DurableRecord.Damage,
-                                     records: Int) throws(DurableIOError) -> Bool {
-            var saved: [String] = []
-            if damage.kind == .corrupt {
-                let aside = name + ".corrupt-\(stamp)"
-                if file == nil {
-                    try DurableFile.rename(path(name), to: path(aside))
-                } else {
-                    let copy = try DurableFile.open(path(aside), O_WRONLY | O_CREAT | O_EXCL)
-                    try copy.write(Array(bytes[damage.offset...]), at: 0)
-                    try copy.sync()
-                }
-                saved.append(aside)
-            } else if file == nil {
-                try DurableFile.remove(path(name))
-            }
-            if let file {
-                try file.truncate(to: Int64(damage.offset))
-                try file.sync()
-                journals.append((DurableJournal.generation(fromFileName: name)!, Int64(damage.offset)))
-            }
-            report.journalRecords += records
-            let repair = DurableRecoveryReport.Repair(file: name, kind: damage.kind.rawValue, offset: damage.offset,
-                                                      droppedBytes: bytes.count - damage.offset, detail: damage.detail,
-                                                      savedAs: saved)
-            report.repairs.append(repair)
-            log("data dir \(directory): \(repair); replay stopped there, the \(records) records before it are kept"
-                + (damage.kind == .corrupt ? " (changes in the dropped bytes are lost)" : ""))
-            return false
-        }
-
-        /// The magic and the header record: the generation, and where the records start.
-        func readHeader(_ bytes: [UInt8], magic: [UInt8]) -> (generation: UInt64, end: Int)? {
-            guard bytes.count >= magic.count, Array(bytes[0 ..< magic.count]) == magic else { return nil }
-            var scanner = DurableRecord.Scanner(bytes, from: magic.count)
-            guard case .record(let payload) = scanner.next(), let generation = DurableRecord.decodeFileHeader(payload)
-            else { return nil }
-            return (generation, scanner.offset)
-        }
-
-        /// The newest journal kept, opened for appends at its valid end; a new one when none is left.
-        func openJournalForAppending(time: Int64) throws(DurableIOError) -> (file: DurableFile, generation: UInt64, bytes: Int64) {
-            if let last = journals.last {
-                let file = try DurableFile.open(path(DurableJournal.fileName(generation: last.generation)), O_WRONLY)
-                return (file, last.generation, last.bytes)
-            }
-            let (file, bytes) = try DurableJournal.createFile(in: directory, generation: snapshotGeneration, time: time)
-            return (file, snapshotGeneration, bytes)
-        }
+                      needsCompaction: replay.needsFreshSnapshot, report: report)
     }
 }

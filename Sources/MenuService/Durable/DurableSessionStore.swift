@@ -66,7 +66,7 @@ public final class DurableSessionStore: SessionStore {
     }
 
     /// Opens (or starts) the store in `directory`, which must exist and be writable: takes the
-    /// directory's lock, replays snapshot and journal, repairs a damaged tail (reported through
+    /// directory's lock, replays snapshot and journal, repairs damage after setting it aside (reported through
     /// `log`), and drops sessions idle longer than `timeToLive`. At a full table a new session
     /// evicts the least recently used one idle for `evictionIdle` or longer.
     public convenience init(

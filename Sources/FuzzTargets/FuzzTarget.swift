@@ -1,0 +1,105 @@
+import Foundation
+import HTTPServer
+import MenuModel
+import MenuService
+
+/// The parsers of untrusted input that `menu-fuzz` drives, one input at a time, and the check of
+/// each outcome. The fuzzer and the corpus regression test (`FuzzCorpusTests`) run the same code.
+///
+/// Invariant: ``check(_:)`` never traps for any input; it returns what is wrong with the outcome.
+/// Cost: one parse (plus, for `request` and `body`, one Foundation JSON parse of the answer).
+public enum FuzzTarget: String, CaseIterable, Sendable {
+    /// The menu config loader (JSON decoding, validation, error paths).
+    case config
+    /// Routing, query parameters, session header and body over a whole request.
+    case request
+    /// The `PUT /groups/{id}/expansion` body parser.
+    case body
+    /// The durable store's file reader (resynchronisation, length repair), as a journal and as a
+    /// snapshot; its invariants are checked inside (a violation traps).
+    case durable
+    /// The last entry of `X-Forwarded-For` as an IP address, and the client address of a request
+    /// from a trusted proxy; an address found must print and parse back to itself.
+    case forwarded
+
+    /// Built once per process: the targets only read it.
+    static let service: MenuService = {
+        let json = Data(#"{"items":[{"id":"g","title":"G","expanded":true,"items":[{"id":"r","title":"R"},{"id":"h","title":"H","items":[]}]}]}"#.utf8)
+        let menu = try! Menu(jsonData: json)
+        return MenuService(menu: menu, store: InMemorySessionStore(menu: menu, maxSessions: 64))
+    }()
+
+    /// Runs one input; nil when the outcome is well formed, otherwise what is wrong with it.
+    public func check(_ bytes: [UInt8]) -> String? {
+        switch self {
+        case .config:
+            _ = try? Menu(jsonData: Data(bytes))
+            return nil
+        case .request:
+            return Self.checkAnswer(Self.service.respond(to: Self.request(from: bytes)))
+        case .body:
+            return Self.checkBody(bytes)
+        case .durable:
+            DurableSalvage.fuzzRead(bytes)
+            return nil
+        case .forwarded:
+            return Self.checkForwarded(bytes)
+        }
+    }
+
+    /// An address found prints and parses back to itself; a request from the proxy always has a
+    /// client address (the proxy's own when the header names none).
+    static func checkForwarded(_ bytes: [UInt8]) -> String? {
+        if let address = HTTPRequest.lastForwardedAddress(in: bytes), IPAddress(address.description) != address {
+            return "\(address) does not parse back to itself"
+        }
+        let proxy = IPAddress(high: 0, low: 0xFFFF_0A00_0001)  // 10.0.0.1
+        let request = HTTPRequest(method: "POST", path: "/sessions",
+                                  headers: [("X-Forwarded-For", String(decoding: bytes, as: UTF8.self))], peerAddress: proxy)
+        return request.clientAddress(trustedProxy: proxy) == nil ? "no client address for a request from the proxy" : nil
+    }
+
+    /// Splits the input into request parts on newline bytes: method, path, query pairs, session
+    /// header, body.
+    static func request(from bytes: [UInt8]) -> HTTPRequest {
+        let parts = bytes.split(separator: 0x0A, maxSplits: 4, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+        func part(_ index: Int) -> String { index < parts.count ? parts[index] : "" }
+        let methods = ["GET", "POST", "PUT", "DELETE", "HEAD", "PATCH"]
+        let method = methods.contains(part(0)) ? part(0) : methods[Int(bytes.first ?? 0) % methods.count]
+        let query = part(2).split(separator: "&").map { pair -> (name: String, value: String?) in
+            let kv = pair.split(separator: "=", maxSplits: 1)
+            return (String(kv.first ?? ""), kv.count > 1 ? String(kv[1]) : nil)
+        }
+        var headers: [(name: String, value: String)] = []
+        if !part(3).isEmpty { headers.append(("x-session-id", part(3))) }
+        return HTTPRequest(method: method, path: part(1), query: query, headers: headers, body: Array(part(4).utf8))
+    }
+
+    /// No 5xx; a JSON body (none only for 204); an error is exactly `{"error":{"code","message"}}`.
+    static func checkAnswer(_ response: HTTPResponse) -> String? {
+        guard response.status < 500 else { return "5xx for client input: \(response.status)" }
+        if response.status == 204 { return response.body.isEmpty ? nil : "a 204 with a body" }
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any] else {
+            return "\(response.status) body is not a JSON object: \(String(decoding: response.body.prefix(200), as: UTF8.self))"
+        }
+        guard response.status >= 400 else { return nil }
+        guard object.count == 1, let error = object["error"] as? [String: Any], error.count == 2,
+              let code = error["code"] as? String, !code.isEmpty, let message = error["message"] as? String, !message.isEmpty
+        else { return "\(response.status) is not {\"error\":{\"code\",\"message\"}}: \(object)" }
+        return nil
+    }
+
+    /// A value or `invalid_body`; where Foundation also reads the body, both read the same value.
+    static func checkBody(_ bytes: [UInt8]) -> String? {
+        let ours: Bool
+        do {
+            ours = try MenuService.parseExpansionBody(bytes)
+        } catch {
+            return error.code == "invalid_body" && !error.message.isEmpty ? nil : "refused as \(error.code), not invalid_body"
+        }
+        if let theirs = ((try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any])?["isExpanded"] as? Bool, theirs != ours {
+            return "read isExpanded \(ours), Foundation reads \(theirs)"
+        }
+        return nil
+    }
+}

@@ -1,0 +1,249 @@
+import MenuModel
+
+/// The strict parser of the `PUT /groups/{id}/expansion` body, `{"isExpanded": true|false}`.
+///
+/// Checks the whole body against the JSON grammar (RFC 8259: UTF-8, no trailing bytes, escapes and
+/// surrogate pairs well formed) and refuses a top-level key given twice, compared after unescaping
+/// (`"isExpanded"` and `"is\u0045xpanded"` are the same key): JSON parsers disagree on which copy
+/// counts (Foundation keeps the first, JavaScript and Python the last), so a client and the server
+/// could read different values. Keys other than `isExpanded` are allowed and ignored.
+///
+/// Invariant: `index` only moves forward, never past `bytes.count`; nesting is bounded by
+/// ``depthLimit``, so no input recurses without limit. Cost: one pass over the body, O(n), and one
+/// set of the top-level keys.
+struct ExpansionBodyParser {
+    /// Deepest nesting of arrays and objects inside ignored values.
+    static let depthLimit = 64
+
+    private let bytes: [UInt8]
+    private var index = 0
+
+    /// Why the body was refused, before it is worded for the client.
+    enum Problem: Error, Equatable {
+        case empty
+        case notJSON
+        case tooDeep
+        case notAnObject
+        case duplicateKey(String)
+        case missingKey
+        case notABoolean
+
+        /// What the client is told (the `invalid_body` message).
+        var message: String {
+            switch self {
+            case .empty: "the body must be JSON like {\"isExpanded\": true}; it is empty"
+            case .notJSON: "the body is not valid JSON; send {\"isExpanded\": true} or {\"isExpanded\": false}"
+            case .tooDeep: "the body nests arrays or objects deeper than \(ExpansionBodyParser.depthLimit) levels; send {\"isExpanded\": true} or {\"isExpanded\": false}"
+            case .notAnObject: "the body must be a JSON object like {\"isExpanded\": true}"
+            case .duplicateKey(let key): "the body has the key \"\(key.prefix(40))\" more than once (parsers disagree on which one counts); send each key once"
+            case .missingKey: "the body must have \"isExpanded\": true or false"
+            case .notABoolean: "\"isExpanded\" must be true or false, in an object like {\"isExpanded\": true}"
+            }
+        }
+    }
+
+    /// The value of `isExpanded` in `bytes`.
+    static func parse(_ bytes: [UInt8]) throws(Problem) -> Bool {
+        guard !bytes.isEmpty else { throw .empty }
+        var parser = ExpansionBodyParser(bytes: bytes)
+        return try parser.document()
+    }
+
+    private init(bytes: [UInt8]) { self.bytes = bytes }
+
+    private mutating func document() throws(Problem) -> Bool {
+        skipWhitespace()
+        guard peek() == UInt8(ascii: "{") else {
+            try value(depth: 0)  // a grammar error is reported as such, before "not an object"
+            try end()
+            throw .notAnObject
+        }
+        index += 1
+        var keys = Set<String>()
+        var isExpanded: Bool?
+        var wrongType = false
+        var first = true
+        while let key = try nextKey(&first) {
+            guard keys.insert(key).inserted else { throw .duplicateKey(key) }
+            if key == "isExpanded" {
+                if literal("true") {
+                    isExpanded = true
+                } else if literal("false") {
+                    isExpanded = false
+                } else {
+                    try value(depth: 1)
+                    wrongType = true
+                }
+            } else {
+                try value(depth: 1)
+            }
+        }
+        try end()
+        if wrongType { throw .notABoolean }
+        guard let isExpanded else { throw .missingKey }
+        return isExpanded
+    }
+
+    /// Only whitespace may follow the top-level value.
+    private mutating func end() throws(Problem) {
+        skipWhitespace()
+        guard index == bytes.count else { throw .notJSON }
+    }
+
+    /// Inside an object: the next member's key (after its `:`), or nil after the closing `}`.
+    private mutating func nextKey(_ first: inout Bool) throws(Problem) -> String? {
+        skipWhitespace()
+        if first {
+            first = false
+            if peek() == UInt8(ascii: "}") { index += 1; return nil }
+        } else if peek() == UInt8(ascii: ",") {
+            index += 1
+            skipWhitespace()
+        } else {
+            guard peek() == UInt8(ascii: "}") else { throw .notJSON }
+            index += 1
+            return nil
+        }
+        let key = try string()
+        skipWhitespace()
+        guard peek() == UInt8(ascii: ":") else { throw .notJSON }
+        index += 1
+        skipWhitespace()
+        return key
+    }
+
+    /// Skips one JSON value of any kind.
+    private mutating func value(depth: Int) throws(Problem) {
+        skipWhitespace()
+        guard let byte = peek() else { throw .notJSON }
+        switch byte {
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            guard depth < Self.depthLimit else { throw .tooDeep }
+            index += 1
+            let isObject = byte == UInt8(ascii: "{")
+            let close = isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")
+            skipWhitespace()
+            if peek() == close { index += 1; return }
+            while true {
+                if isObject {
+                    _ = try string()
+                    skipWhitespace()
+                    guard peek() == UInt8(ascii: ":") else { throw .notJSON }
+                    index += 1
+                }
+                try value(depth: depth + 1)
+                skipWhitespace()
+                if peek() == UInt8(ascii: ",") { index += 1; skipWhitespace(); continue }
+                guard peek() == close else { throw .notJSON }
+                index += 1
+                return
+            }
+        case UInt8(ascii: "\""): _ = try string()
+        case UInt8(ascii: "t"): guard literal("true") else { throw .notJSON }
+        case UInt8(ascii: "f"): guard literal("false") else { throw .notJSON }
+        case UInt8(ascii: "n"): guard literal("null") else { throw .notJSON }
+        default: try number()
+        }
+    }
+
+    /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`
+    private mutating func number() throws(Problem) {
+        if peek() == UInt8(ascii: "-") { index += 1 }
+        guard let first = peek(), isDigit(first) else { throw .notJSON }
+        index += 1
+        if first != UInt8(ascii: "0") { skipDigits() }
+        if peek() == UInt8(ascii: ".") {
+            index += 1
+            guard let digit = peek(), isDigit(digit) else { throw .notJSON }
+            skipDigits()
+        }
+        if peek() == UInt8(ascii: "e") || peek() == UInt8(ascii: "E") {
+            index += 1
+            if peek() == UInt8(ascii: "+") || peek() == UInt8(ascii: "-") { index += 1 }
+            guard let digit = peek(), isDigit(digit) else { throw .notJSON }
+            skipDigits()
+        }
+    }
+
+    /// A quoted string, unescaped; invalid UTF-8, a control character, a bad escape or a lone
+    /// surrogate is not JSON.
+    private mutating func string() throws(Problem) -> String {
+        guard peek() == UInt8(ascii: "\"") else { throw .notJSON }
+        index += 1
+        var utf8: [UInt8] = []
+        while let byte = peek() {
+            index += 1
+            switch byte {
+            case UInt8(ascii: "\""):
+                guard let text = String(validating: utf8, as: UTF8.self) else { throw .notJSON }
+                return text
+            case UInt8(ascii: "\\"):
+                guard let escape = peek() else { throw .notJSON }
+                index += 1
+                if escape == UInt8(ascii: "u") {
+                    utf8.append(contentsOf: try unicodeEscape())
+                } else if let byte = JSONEscape.byte(for: escape) {
+                    utf8.append(byte)
+                } else {
+                    throw .notJSON
+                }
+            case 0 ..< 0x20: throw .notJSON
+            default: utf8.append(byte)
+            }
+        }
+        throw .notJSON
+    }
+
+    /// The UTF-8 of a `\uXXXX` escape (the `\u` read), joining a surrogate pair.
+    private mutating func unicodeEscape() throws(Problem) -> [UInt8] {
+        var scalar = try hex4()
+        if (0xD800 ..< 0xDC00).contains(scalar) {
+            guard literal("\\u") else { throw .notJSON }
+            let low = try hex4()
+            guard (0xDC00 ..< 0xE000).contains(low) else { throw .notJSON }
+            scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+        }
+        guard let unicode = Unicode.Scalar(scalar) else { throw .notJSON }  // a lone low surrogate
+        return Array(String(Character(unicode)).utf8)
+    }
+
+    private mutating func hex4() throws(Problem) -> UInt32 {
+        var value: UInt32 = 0
+        for _ in 0 ..< 4 {
+            guard let byte = peek() else { throw .notJSON }
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0") ... UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a") ... UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A") ... UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw .notJSON
+            }
+            value = value << 4 | UInt32(digit)
+            index += 1
+        }
+        return value
+    }
+
+    /// Consumes `word` when the bytes at `index` spell it.
+    private mutating func literal(_ word: StaticString) -> Bool {
+        let count = word.utf8CodeUnitCount
+        guard bytes.count - index >= count else { return false }
+        let matches = word.withUTF8Buffer { word in
+            (0 ..< count).allSatisfy { bytes[index + $0] == word[$0] }
+        }
+        if matches { index += count }
+        return matches
+    }
+
+    private func peek() -> UInt8? { index < bytes.count ? bytes[index] : nil }
+
+    private func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+
+    private mutating func skipDigits() {
+        while let byte = peek(), isDigit(byte) { index += 1 }
+    }
+
+    private mutating func skipWhitespace() {
+        while let byte = peek(), byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D { index += 1 }
+    }
+}

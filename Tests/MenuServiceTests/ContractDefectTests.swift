@@ -1,0 +1,151 @@
+import Foundation
+import HTTPServer
+import Testing
+@testable import MenuService
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The contract defects a new user found (issue 11, item 7): a default page larger than
+/// `--max-limit`, a PUT body key given twice, a mistyped query parameter silently ignored, and
+/// messages that blamed the wrong part of the request.
+@Suite struct ContractDefectTests {
+    // MARK: The default page
+
+    @Test(arguments: [1, 5, 49, 50, 51, 500])
+    func aPageWithoutLimitIsFiftyRowsOrMaxLimitWhenThatIsSmaller(maxLimit: Int) throws {
+        let json = try makeService(maxLimit: maxLimit).call("GET", "/rows").json
+        let expected = min(50, maxLimit)
+        #expect(json["limit"] as? Int == expected)
+        #expect((json["rows"] as? [Any])?.count == min(expected, 30))  // the menu has 30 visible rows
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aLiveServerWithMaxLimitFiveAnswersFiveRowsWithoutLimit() async throws {
+        let server = try LiveServer { $0.maxLimit = 5 }
+        defer { server.shutdown() }
+        let page = try await server.client().get("/rows").decode(LiveRowsPage.self)
+        #expect(page.limit == 5)
+        #expect(page.rows.count == 5)
+    }
+
+    // MARK: A key given twice in the PUT body
+
+    @Test(arguments: [
+        #"{"isExpanded":true,"isExpanded":false}"#,
+        #"{"isExpanded":false,"isExpanded":false}"#,
+        #"{"isExpanded":true,"is\u0045xpanded":false}"#,  // the same key once unescaped
+        #"{"isExpanded":true,"a":1,"a":2}"#,
+        #"{"\u00e9":1,"é":2,"isExpanded":true}"#,
+    ])
+    func aTopLevelKeyGivenTwiceIsInvalidBody(body: String) throws {
+        let service = try makeService()
+        let response = service.call("PUT", "/groups/drinks/expansion", body: body)
+        #expect(response.status == 400, "\(body)")
+        #expect(response.errorCode == "invalid_body")
+        let message = (response.json["error"] as? [String: Any])?["message"] as? String ?? ""
+        #expect(message.contains("more than once"), "\(message)")
+        #expect((service.store as? InMemorySessionStore)?.count == 0, "a refused write must not create a session")
+    }
+
+    @Test func aKeyRepeatedInsideAnIgnoredValueIsAccepted() throws {
+        let response = try makeService().call("PUT", "/groups/drinks/expansion", body: #"{"x":{"a":1,"a":2},"isExpanded":false}"#)
+        #expect(response.status == 200)
+        #expect(response.json["isExpanded"] as? Bool == false)
+    }
+
+    /// The body parser agrees with Foundation's JSON parser on what is JSON at all (bodies
+    /// without repeated keys), so only the duplicate rule is new.
+    @Test(arguments: [
+        #"{"isExpanded":true}"#, #" {"isExpanded" : false } "#, "{\"isExpanded\":true}\n",
+        #"{"isExpanded":true"#, #"{isExpanded:true}"#, #"{"isExpanded":True}"#, #"{"isExpanded":true} {}"#,
+        #"{"a":[1,-0.5e+3,"x\n\"y\\",null,{}],"isExpanded":true}"#, #"{"a":01,"isExpanded":true}"#,
+        #"{"a":1.,"isExpanded":true}"#, #"{"a":.5,"isExpanded":true}"#, #"{"a":-,"isExpanded":true}"#,
+        #"{"a":"\ud83d\ude00","isExpanded":true}"#, #"{"a":"\x","isExpanded":true}"#, #"{"a":"\u12","isExpanded":true}"#,
+        "{\"a\":\"tab\there\",\"isExpanded\":true}", #"{"a":[1 2],"isExpanded":true}"#, #"{"a":nul,"isExpanded":true}"#,
+        #"{"isExpanded":true}x"#, #"{"a":1e5,"isExpanded":false}"#,
+    ])
+    func theBodyParserAcceptsExactlyWhatFoundationReadsAsJSON(body: String) throws {
+        let bytes = Array(body.utf8)
+        let foundation = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any]
+        let ours = Result { () throws(APIError) -> Bool in try MenuService.parseExpansionBody(bytes) }
+        #expect((try? ours.get()) == foundation?["isExpanded"] as? Bool, "\(body): \(ours)")
+    }
+
+    /// Where Foundation is more lenient than RFC 8259 (and than JavaScript's `JSON.parse` and
+    /// Python's `json.loads`), the body parser follows the RFC.
+    @Test(arguments: [#"{"isExpanded":true,}"#, "\u{FEFF}{\"isExpanded\":true}", #"{"a":[1,],"isExpanded":true}"#])
+    func whatOnlyFoundationAcceptsIsInvalidBody(body: String) throws {
+        #expect(throws: APIError.self) { try MenuService.parseExpansionBody(Array(body.utf8)) }
+    }
+
+    @Test func nestingPastTheDepthLimitIsInvalidBodyNotACrash() throws {
+        let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+        let response = try makeService().call("PUT", "/groups/drinks/expansion", body: #"{"a":"# + deep + #","isExpanded":true}"#)
+        #expect(response.errorCode == "invalid_body")
+    }
+
+    // MARK: Query parameters a route does not take
+
+    /// Every route, with the path a request to it uses.
+    static let requests: [(method: String, path: String)] = MenuService.routes.map { route in
+        (route.method, route.template.replacingOccurrences(of: "{id}", with: route.template.hasPrefix("/sessions") ? "AAAAAAAAAAAAAAAAAAAAAA" : "drinks"))
+    }
+
+    @Test(arguments: 0 ..< MenuService.routes.count)
+    func aParameterTheRouteDoesNotTakeIsInvalidParameterNamingIt(route: Int) throws {
+        let (method, path) = Self.requests[route]
+        for query in [[("limt", "7")], [("limit", "2"), ("verbose", nil)], [("Offset", "1")]] as [[(String, String?)]] {
+            let service = try makeService()
+            let response = service.call(method, path, query: query, body: method == "PUT" ? #"{"isExpanded":true}"# : nil)
+            #expect(response.status == 400, "\(method) \(path) \(query)")
+            #expect(response.errorCode == "invalid_parameter")
+            let message = (response.json["error"] as? [String: Any])?["message"] as? String ?? ""
+            let unknown = query.first { $0.0 != "limit" || !MenuService.routes[route].query.contains { "\($0)" == "limit" } }!.0
+            #expect(message.contains("\"\(unknown)\""), "\(message)")
+            #expect(message.contains("\(method) \(MenuService.routes[route].template) takes"), "\(message)")
+            #expect((service.store as? InMemorySessionStore)?.count == 0, "a refused write must not create a session")
+        }
+    }
+
+    @Test func rowsStillTakesOffsetAndLimit() throws {
+        let response = try makeService().call("GET", "/rows", query: [("offset", "1"), ("limit", "2")])
+        #expect(response.status == 200)
+        #expect((response.json["rows"] as? [Any])?.count == 2)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aLiveMistypedLimitIs400NotFiftyRows() async throws {
+        let server = try LiveServer()
+        defer { server.shutdown() }
+        let response = try await server.client().get("/rows?limt=7")
+        try liveExpectError(response, status: 400, code: "invalid_parameter")
+        #expect(try response.decode(LiveErrorBody.self).error.message
+            == #"unknown query parameter "limt"; GET /rows takes offset and limit"#)
+    }
+
+    // MARK: Messages
+
+    @Test(arguments: ["abc", "AAAAAAAAAAAAAAAAAAAAA!"])
+    func aMalformedSessionInTheDeletePathBlamesThePathNotTheHeader(id: String) throws {
+        let response = try makeService().call("DELETE", "/sessions/\(id)")
+        #expect(response.status == 400)
+        #expect(response.errorCode == "invalid_session")
+        let message = (response.json["error"] as? [String: Any])?["message"] as? String ?? ""
+        #expect(message.hasPrefix("\"\(id)\" in the path is not a session id"), "\(message)")
+        #expect(!message.contains("X-Session-Id"), "\(message)")
+    }
+
+    @Test func theNotFoundHintListsEveryRoute() throws {
+        let response = try makeService().call("GET", "/menu")
+        #expect(response.status == 404)
+        let message = (response.json["error"] as? [String: Any])?["message"] as? String ?? ""
+        for template in Set(MenuService.routes.map(\.template)) {
+            let methods = MenuService.routes.filter { $0.template == template }.map(\.method)
+            #expect(message.contains(methods.joined(separator: " or ") + " " + template), "\(template) missing from \(message)")
+        }
+        #expect(message == "no resource at /menu; the routes are GET or HEAD /rows, GET or HEAD /count, GET or HEAD /healthz, "
+            + "POST /sessions, DELETE /sessions/{id}, POST /groups/{id}/toggle, PUT /groups/{id}/expansion")
+    }
+}
