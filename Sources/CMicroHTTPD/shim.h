@@ -13,10 +13,11 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <string.h>
 #include <sys/socket.h>
+#include <netinet/in.h>
 #include <microhttpd.h>
 #ifdef __linux__
-#include <netinet/in.h>
 #include <netinet/tcp.h>
 #endif
 
@@ -137,6 +138,35 @@ menu_mhd_current_connections (struct MHD_Daemon *daemon)
     if (NULL == info)
         return -1;
     return (long) info->num_connections;
+}
+
+/**
+ * Front door for the variadic MHD_get_connection_info(MHD_CONNECTION_INFO_CLIENT_ADDRESS).
+ * Copies the peer's address into the 16 bytes at `address` as an IPv6 address (an IPv4 peer
+ * as ::ffff:a.b.c.d) and returns 1; returns 0 (leaving `address` alone) when libmicrohttpd
+ * cannot tell or the peer is of another family.
+ */
+static inline int
+menu_mhd_client_address (struct MHD_Connection *connection, uint8_t address[16])
+{
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info (connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (NULL == info || NULL == info->client_addr)
+        return 0;
+    if (AF_INET == info->client_addr->sa_family) {
+        const struct sockaddr_in *in = (const struct sockaddr_in *) info->client_addr;
+        memset (address, 0, 10);
+        address[10] = 0xff;
+        address[11] = 0xff;
+        memcpy (address + 12, &in->sin_addr, 4);
+        return 1;
+    }
+    if (AF_INET6 == info->client_addr->sa_family) {
+        const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *) info->client_addr;
+        memcpy (address, &in6->sin6_addr, 16);
+        return 1;
+    }
+    return 0;
 }
 
 /**

@@ -20,6 +20,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// The durable store's file reader (resynchronisation, length repair), as a journal and as a
     /// snapshot; its invariants are checked inside (a violation traps).
     case durable
+    /// The last entry of `X-Forwarded-For` as an IP address, and the client address of a request
+    /// from a trusted proxy; an address found must print and parse back to itself.
+    case forwarded
 
     /// Built once per process: the targets only read it.
     static let service: MenuService = {
@@ -40,6 +43,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .durable:
             DurableSalvage.fuzzRead(bytes)
             return nil
+        case .forwarded:
+            return Self.checkForwarded(bytes)
         }
     }
 
@@ -68,6 +73,18 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             _ = try? view.toggle(menu.id(of: group))
         }
         return nil
+    }
+
+    /// An address found prints and parses back to itself; a request from the proxy always has a
+    /// client address (the proxy's own when the header names none).
+    static func checkForwarded(_ bytes: [UInt8]) -> String? {
+        if let address = HTTPRequest.lastForwardedAddress(in: bytes), IPAddress(address.description) != address {
+            return "\(address) does not parse back to itself"
+        }
+        let proxy = IPAddress(high: 0, low: 0xFFFF_0A00_0001)  // 10.0.0.1
+        let request = HTTPRequest(method: "POST", path: "/sessions",
+                                  headers: [("X-Forwarded-For", String(decoding: bytes, as: UTF8.self))], peerAddress: proxy)
+        return request.clientAddress(trustedProxy: proxy) == nil ? "no client address for a request from the proxy" : nil
     }
 
     /// Splits the input into request parts on newline bytes: method, path, query pairs, session

@@ -30,6 +30,9 @@ public struct HTTPRequest: Sendable {
     public var headers: HTTPFields
     /// The complete request body (de-chunked when it was sent chunked).
     public var body: [UInt8]
+    /// The address of the connection's peer (a proxy, when there is one; see
+    /// ``clientAddress(trustedProxy:)``); nil when the server could not tell.
+    public var peerAddress: IPAddress?
 
     /// Makes a request value; header names are lowercased to keep the type's invariant.
     public init(
@@ -37,23 +40,27 @@ public struct HTTPRequest: Sendable {
         path: String,
         query: [(name: String, value: String?)] = [],
         headers: [(name: String, value: String)] = [],
-        body: [UInt8] = []
+        body: [UInt8] = [],
+        peerAddress: IPAddress? = nil
     ) {
         self.method = method
         pathField = HTTPFields([(name: "", value: path)])
         self.query = HTTPFields(query)
         self.headers = HTTPFields(headers.map { (name: $0.name.lowercased(), value: $0.value) })
         self.body = body
+        self.peerAddress = peerAddress
     }
 
     /// Makes a request value from fields already copied, header names already lowercase, and the
     /// path as the value of `pathField`'s one field (the server's path).
-    init(method: String, pathField: HTTPFields, query: HTTPFields, lowercasedHeaders: HTTPFields, body: [UInt8]) {
+    init(method: String, pathField: HTTPFields, query: HTTPFields, lowercasedHeaders: HTTPFields, body: [UInt8],
+         peerAddress: IPAddress?) {
         self.method = method
         self.pathField = pathField
         self.query = query
         self.headers = lowercasedHeaders
         self.body = body
+        self.peerAddress = peerAddress
     }
 
     /// Whether the path is exactly `text`, byte for byte (no `String` is made).

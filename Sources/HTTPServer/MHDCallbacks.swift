@@ -182,7 +182,15 @@ private func makeRequest(
         pathField: pathField,
         query: query,
         lowercasedHeaders: headers,
-        body: body)
+        body: body,
+        peerAddress: peerAddress(of: connection))
+}
+
+/// The connection's peer address, copied out of libmicrohttpd's connection (no allocation).
+private func peerAddress(of connection: OpaquePointer) -> IPAddress? {
+    var bytes = IPAddress.zeroBytes
+    let found = withUnsafeMutableBytes(of: &bytes) { menu_mhd_client_address(connection, $0.baseAddress!.assumingMemoryBound(to: UInt8.self)) }
+    return found == 1 ? IPAddress(bytes: bytes) : nil
 }
 
 /// What a request's fields are first copied into (path, query arguments, headers): enough for

@@ -17,16 +17,20 @@ public enum APIError: Error, Sendable, Equatable {
     /// The request uses an HTTP feature the server does not support (a transfer coding).
     case notImplemented(String)
     case tooManySessions(limit: Int, retryAfterSeconds: Int)
+    /// The session would hold more than `limit` changed groups.
+    case tooManyChanges(limit: Int)
+    /// The client created `perMinute` sessions in the last minute (`--session-rate`).
+    case rateLimited(perMinute: Int, retryAfterSeconds: Int)
     case unavailable(String)
 
     public var status: Int {
         switch self {
         case .invalidParameter, .invalidBody, .invalidSession, .invalidSessionInPath, .badRequest: 400
         case .unknownSession, .unknownGroup, .notFound: 404
-        case .notAGroup: 409
+        case .notAGroup, .tooManyChanges: 409
         case .methodNotAllowed: 405
         case .payloadTooLarge: 413
-        case .tooManySessions: 429
+        case .tooManySessions, .rateLimited: 429
         case .unavailable: 503
         case .notImplemented: 501
         }
@@ -45,6 +49,8 @@ public enum APIError: Error, Sendable, Equatable {
         case .payloadTooLarge: "payload_too_large"
         case .badRequest: "bad_request"
         case .tooManySessions: "too_many_sessions"
+        case .tooManyChanges: "too_many_changes"
+        case .rateLimited: "rate_limited"
         case .unavailable: "unavailable"
         case .notImplemented: "not_implemented"
         }
@@ -62,6 +68,8 @@ public enum APIError: Error, Sendable, Equatable {
         case .methodNotAllowed(let method, let allowed): "\(method) is not allowed here; use \(allowed.joined(separator: " or "))"
         case .payloadTooLarge(let limit): "request body over \(limit) bytes"
         case .tooManySessions(let limit, let retry): "the server holds its limit of \(limit) sessions; retry in \(retry) s or reuse an existing session"
+        case .tooManyChanges(let limit): "this session already has \(limit) groups changed from the menu's default, the most a session may have; reset some groups to their default first, or POST /sessions for a fresh session"
+        case .rateLimited(let perMinute, let retry): "this client may create \(perMinute) sessions a minute; retry in \(retry) s, or keep using the session you have"
         case .unavailable(let reason): "cannot save changes right now (\(reason)); nothing was changed, retry later"
         }
     }
@@ -70,6 +78,7 @@ public enum APIError: Error, Sendable, Equatable {
         switch error {
         case .unknownSession: self = .unknownSession
         case .tooManySessions(let limit, let retry): self = .tooManySessions(limit: limit, retryAfterSeconds: retry)
+        case .tooManyChanges(let limit): self = .tooManyChanges(limit: limit)
         case .expansion(.unknownGroup(let id)): self = .unknownGroup(id: id)
         case .expansion(.notAGroup(let id)): self = .notAGroup(id: id)
         case .unavailable(let reason): self = .unavailable(reason)

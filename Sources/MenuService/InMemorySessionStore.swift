@@ -3,33 +3,39 @@ import MenuModel
 /// The default ``SessionStore``: sessions in memory only, lost on restart.
 ///
 /// Sessions live in a ``SessionTable`` (64 shards, each behind its own `Mutex`), so requests for
-/// different sessions rarely contend; a lock is held only for a dictionary access and the
-/// O(depth · log m) state change, never during JSON encoding or I/O.
+/// different sessions rarely contend; a lock is held only for a lookup, the O(1) least-recently-used
+/// bookkeeping and the O(depth · log m) state change, never during JSON encoding or I/O. At a full
+/// table a new session evicts the least recently used one idle for ``evictionIdle`` or longer.
 public final class InMemorySessionStore: SessionStore {
     public let menu: Menu
     /// Idle time after which a session expires.
     public let timeToLive: Duration
-    /// ``timeToLive`` in whole milliseconds, what the checks compare with.
-    private let timeToLiveMilliseconds: Int64
-    private let table: SessionTable<Entry>
+    /// Idle time after which a session may be evicted for a new one when the table is full.
+    public let evictionIdle: Duration
+    /// Groups one session may hold changed from the menu's default at most.
+    public let maxChangedGroups: Int
+    let table: SessionTable<Entry>
     private let clock: @Sendable () -> SessionTime
 
-    struct Entry: Sendable {
+    struct Entry: SessionTableEntry {
         var state: ExpansionState
         var lastUsed: SessionTime
     }
 
     public init(menu: Menu, maxSessions: Int = 1_000_000, timeToLive: Duration = .seconds(30 * 24 * 3600),
+                evictionIdle: Duration = .seconds(3600), maxChangedGroups: Int = 10_000,
                 clock: @escaping @Sendable () -> SessionTime = SessionClock.now) {
         self.menu = menu
         self.timeToLive = timeToLive
-        timeToLiveMilliseconds = SessionClock.milliseconds(of: timeToLive)
+        self.evictionIdle = evictionIdle
+        self.maxChangedGroups = maxChangedGroups
         self.clock = clock
-        table = SessionTable(maxSessions: maxSessions)
+        table = SessionTable(maxSessions: maxSessions, timeToLive: SessionClock.milliseconds(of: timeToLive),
+                             evictionIdle: SessionClock.milliseconds(of: evictionIdle))
     }
 
     public var maxSessions: Int { table.maxSessions }
-    /// Sessions currently held (expired ones count until they are swept).
+    /// Sessions currently held (expired ones count until they are removed).
     public var count: Int { table.count }
 
     public func create() throws(SessionStoreError) -> SessionID {
@@ -38,85 +44,87 @@ public final class InMemorySessionStore: SessionStore {
 
     /// Inserts a new session holding `state`.
     private func insert(_ state: ExpansionState) throws(SessionStoreError) -> SessionID {
-        try table.reserveSlot { sweepExpired() }
+        let now = clock()
+        try table.reserveSlot(now: now)
         let id = SessionID.random()
-        let entry = Entry(state: state, lastUsed: clock())
-        table.withShard(of: id) { $0[id] = entry }
+        table.withShardForWrite(of: id, now: now) { $0.insert(id, Entry(state: state, lastUsed: now)) }
         return id
     }
 
     public func delete(_ id: SessionID) throws(SessionStoreError) {
-        try table.withShard(of: id) { sessions throws(SessionStoreError) in
-            guard sessions.removeValue(forKey: id) != nil else { throw .unknownSession }
+        let now = clock()
+        let ttl = table.timeToLive
+        // An expired session is removed as well, but answered as the reads answer it: unknown.
+        let wasLive: Bool = try table.withShardForWrite(of: id, now: now) { shard throws(SessionStoreError) in
+            guard let position = shard.position(of: id) else { throw .unknownSession }
+            return now.milliseconds(since: shard.remove(at: position).lastUsed) < ttl
         }
         table.releaseSlots()
+        guard wasLive else { throw .unknownSession }
     }
 
     public func state(of id: SessionID) throws(SessionStoreError) -> ExpansionState {
         let now = clock()
-        let ttl = timeToLiveMilliseconds
-        return try table.withShard(of: id) { sessions throws(SessionStoreError) in
-            // One hash lookup, and one in-place access to the entry for the check, the lastUsed
-            // update and the read.
-            guard let index = sessions.index(forKey: id) else { throw .unknownSession }
-            return try Self.touch(&sessions.values[index], at: now, timeToLive: ttl)
+        let ttl = table.timeToLive
+        return try table.withShard(of: id) { shard throws(SessionStoreError) in
+            guard let position = shard.use(id, now: now, timeToLive: ttl) else { throw .unknownSession }
+            return shard[position].state
         }
     }
 
-    /// The state of a live `entry`, marked used at `now`; `.unknownSession` when it has expired.
-    private static func touch(_ entry: inout Entry, at now: SessionTime, timeToLive: Int64)
-        throws(SessionStoreError) -> ExpansionState
-    {
-        guard now.milliseconds(since: entry.lastUsed) < timeToLive else { throw .unknownSession }
-        entry.lastUsed = now
-        return entry.state
-    }
-
     public func apply(_ command: ExpansionCommand, to id: SessionID?) throws(SessionStoreError) -> AppliedChange {
+        let limit = maxChangedGroups
         guard let id else {
             // A write without a session: compute on a fresh state, then store it as a new session.
             var view = FlattenedView(menu: menu)
-            let change = try Self.run(command, on: &view)
+            let change = try Self.run(command, on: &view, maxChangedGroups: limit)
             let newID = try insert(view.state)
             return AppliedChange(sessionID: newID, created: true, change: change, state: view.state)
         }
         let now = clock()
-        let ttl = timeToLiveMilliseconds
+        let ttl = table.timeToLive
         let menu = self.menu
-        return try table.withShard(of: id) { sessions throws(SessionStoreError) in
-            // An expired entry stays where it is, counted until a sweep drops it and frees its slot.
-            guard let index = sessions.index(forKey: id), now.milliseconds(since: sessions.values[index].lastUsed) < ttl else {
-                throw .unknownSession
-            }
-            var entry = sessions.remove(at: index).value
-            // The entry is out of the dictionary, so the state is uniquely referenced while it changes.
-            defer { sessions[id] = entry }
-            entry.lastUsed = now
+        return try table.withShardForWrite(of: id, now: now) { shard throws(SessionStoreError) in
+            // An expired entry is refused; the write's sweep of the shard's oldest end removes it.
+            guard let position = shard.use(id, now: now, timeToLive: ttl) else { throw .unknownSession }
+            // Out of its slot, the state is uniquely referenced while it changes.
+            var entry = shard.take(at: position)
+            defer { shard.restore(entry, at: position) }
             var view = FlattenedView(menu: menu, state: entry.state)
             entry.state = ExpansionState()
             defer { entry.state = view.state }
-            let change = try Self.run(command, on: &view)
+            let change = try Self.run(command, on: &view, maxChangedGroups: limit)
             return AppliedChange(sessionID: id, created: false, change: change, state: view.state)
         }
     }
 
-    /// Applies `command` to `view`, turning the model's error into the store's.
-    static func run(_ command: ExpansionCommand, on view: inout FlattenedView) throws(SessionStoreError) -> ExpansionChange {
+    /// Applies `command` to `view`, turning the model's error into the store's. A change that
+    /// would take the groups changed past `maxChangedGroups` is undone and refused
+    /// (`.tooManyChanges`); changes that do not add a changed group are always allowed.
+    static func run(_ command: ExpansionCommand, on view: inout FlattenedView, maxChangedGroups: Int)
+        throws(SessionStoreError) -> ExpansionChange
+    {
+        let before = view.state.changedGroupCount
+        let change: ExpansionChange
         do {
             switch command {
-            case .toggle(let groupID): return try view.toggle(groupID)
-            case .set(let groupID, let isExpanded): return try view.setExpanded(groupID, isExpanded)
+            case .toggle(let groupID): change = try view.toggle(groupID)
+            case .set(let groupID, let isExpanded): change = try view.setExpanded(groupID, isExpanded)
             }
         } catch {
             throw .expansion(error)
         }
+        if view.state.changedGroupCount > max(before, maxChangedGroups) {
+            _ = try? view.setExpanded(change.id, !change.isExpanded)  // back to the group's default
+            throw .tooManyChanges(limit: maxChangedGroups)
+        }
+        return change
     }
 
-    /// Drops sessions idle longer than the time to live. O(sessions); runs when the store is full.
+    /// Removes every session idle longer than the time to live. O(expired + shards); writes
+    /// already remove a few from their shard's least recently used end each.
     @discardableResult
     public func sweepExpired() -> Int {
-        let now = clock()
-        let ttl = timeToLiveMilliseconds
-        return table.removeAll { now.milliseconds(since: $0.lastUsed) >= ttl }
+        table.removeExpired(now: clock())
     }
 }

@@ -24,7 +24,9 @@ public final class MenuServer: Sendable {
             do {
                 durable = try DurableSessionStore(directory: directory, menu: menu, fsync: settings.fsync,
                                                   maxSessions: settings.maxSessions,
-                                                  timeToLive: .seconds(settings.sessionTTLSeconds), log: log)
+                                                  timeToLive: .seconds(settings.sessionTTLSeconds),
+                                                  evictionIdle: .seconds(settings.sessionEvictIdleSeconds),
+                                                  maxChangedGroups: settings.maxChangedGroups, log: log)
             } catch {
                 throw .dataDirectory(error)
             }
@@ -35,10 +37,15 @@ public final class MenuServer: Sendable {
         } else {
             durableStore = nil
             store = InMemorySessionStore(menu: menu, maxSessions: settings.maxSessions,
-                                         timeToLive: .seconds(settings.sessionTTLSeconds))
+                                         timeToLive: .seconds(settings.sessionTTLSeconds),
+                                         evictionIdle: .seconds(settings.sessionEvictIdleSeconds),
+                                         maxChangedGroups: settings.maxChangedGroups)
             storageDescription = "sessions are kept in memory only; they are lost on restart"
         }
-        let service = MenuService(menu: menu, store: store, maxLimit: settings.maxLimit)
+        let service = MenuService(
+            menu: menu, store: store, maxLimit: settings.maxLimit,
+            sessionRateLimiter: settings.sessionRatePerMinute > 0 ? SessionRateLimiter(perMinute: settings.sessionRatePerMinute) : nil,
+            trustedProxy: settings.trustedProxy)
         var configuration = HTTPServerConfiguration()
         configuration.host = settings.host
         configuration.port = settings.port

@@ -9,16 +9,23 @@ public final class MenuService: Sendable {
     public let menu: Menu
     public let store: any SessionStore
     public let maxLimit: Int
+    /// Limits session creation per client address; nil: no limit.
+    public let sessionRateLimiter: SessionRateLimiter?
+    /// The proxy whose `X-Forwarded-For` names the client (``HTTPRequest/clientAddress(trustedProxy:)``).
+    public let trustedProxy: IPAddress?
     public static let defaultLimit = 50
     public static let maxBodyBytes = 64 * 1024
 
     let encoded: EncodedMenu
     let versionJSON: [UInt8]
 
-    public init(menu: Menu, store: any SessionStore, maxLimit: Int = 500) {
+    public init(menu: Menu, store: any SessionStore, maxLimit: Int = 500,
+                sessionRateLimiter: SessionRateLimiter? = nil, trustedProxy: IPAddress? = nil) {
         self.menu = menu
         self.store = store
         self.maxLimit = maxLimit
+        self.sessionRateLimiter = sessionRateLimiter
+        self.trustedProxy = trustedProxy
         encoded = EncodedMenu(menu: menu)
         var writer = JSONWriter()
         writer.string(menu.version)
@@ -127,7 +134,7 @@ public final class MenuService: Sendable {
         case "/rows": return try rows(request)
         case "/count": return try count(request)
         case "/healthz": return json(200, Self.healthBody)
-        case "/sessions": return try createSession()
+        case "/sessions": return try createSession(request)
         case "/sessions/{id}": return try deleteSession(id ?? "")
         case "/groups/{id}/toggle": return try change(.toggle(groupID: id ?? ""), request)
         case "/groups/{id}/expansion":
@@ -173,7 +180,8 @@ public final class MenuService: Sendable {
         writer.integer(view.leafCount)
     }
 
-    private func createSession() throws(APIError) -> HTTPResponse {
+    private func createSession(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+        try admitCreation(request)
         let id: SessionID
         do { id = try store.create() } catch { throw APIError(error) }
         var writer = JSONWriter(capacity: 48)
@@ -191,6 +199,7 @@ public final class MenuService: Sendable {
 
     private func change(_ command: ExpansionCommand, _ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         let session = try sessionID(in: request)
+        if session == nil { try admitCreation(request) }
         let applied: AppliedChange
         do { applied = try store.apply(command, to: session) } catch { throw APIError(error) }
         let view = FlattenedView(menu: menu, state: applied.state)
@@ -243,6 +252,14 @@ public final class MenuService: Sendable {
             found = id
         }
         return found
+    }
+
+    /// Refuses a request that would create a session when its client has used up its
+    /// `--session-rate` (429 `rate_limited` with `Retry-After`). A request without a peer address
+    /// (made in-process) is not limited.
+    private func admitCreation(_ request: HTTPRequest) throws(APIError) {
+        guard let limiter = sessionRateLimiter, let client = request.clientAddress(trustedProxy: trustedProxy) else { return }
+        if let wait = limiter.admit(client) { throw .rateLimited(perMinute: limiter.perMinute, retryAfterSeconds: wait) }
     }
 
     /// The expansion a read uses: the session's, or the menu's default when none is named.
@@ -329,7 +346,7 @@ public final class MenuService: Sendable {
         var headers: [(name: String, value: String)] = []
         switch error {
         case .methodNotAllowed(_, let allowed): headers.append(("Allow", allowed.joined(separator: ", ")))
-        case .tooManySessions(_, let retry): headers.append(("Retry-After", String(retry)))
+        case .tooManySessions(_, let retry), .rateLimited(_, let retry): headers.append(("Retry-After", String(retry)))
         case .unavailable: headers.append(("Retry-After", "1"))
         default: break
         }

@@ -11,6 +11,15 @@ public struct ServerSettings: Sendable, Equatable {
     public var maxLimit = 500
     public var maxSessions = 1_000_000
     public var sessionTTLSeconds = 30 * 24 * 3600
+    /// Idle seconds after which a session may be evicted (least recently used first) for a new one
+    /// when `maxSessions` are held.
+    public var sessionEvictIdleSeconds = 3600
+    /// Groups one session may hold changed from the menu's default; past it, 409 too_many_changes.
+    public var maxChangedGroups = 10_000
+    /// Sessions one client address may create a minute (a token bucket); 0: no limit.
+    public var sessionRatePerMinute = 0
+    /// The proxy whose `X-Forwarded-For` names the client for `sessionRatePerMinute`.
+    public var trustedProxy: IPAddress?
     public var maxConnections = 1024
     /// The default is HTTPServer's (one source): see `HTTPServerConfiguration.perIPConnectionLimit`.
     public var perIPConnections = HTTPServerConfiguration().perIPConnectionLimit
@@ -49,8 +58,15 @@ public struct ServerSettings: Sendable, Equatable {
         integer("--port", "MENU_PORT", "port to listen on; 0 picks a free one (default 8080)", 0 ... 65535) { $0.port = $1 },
         integer("--threads", "MENU_THREADS", "HTTP threads (default 2)", 1 ... 256) { $0.threads = $1 },
         integer("--max-limit", "MENU_MAX_LIMIT", "largest page a client may ask for (default 500)", 1 ... 100_000) { $0.maxLimit = $1 },
-        integer("--max-sessions", "MENU_MAX_SESSIONS", "sessions held at most; then 429 (default 1000000)", 1 ... 100_000_000) { $0.maxSessions = $1 },
+        integer("--max-sessions", "MENU_MAX_SESSIONS", "sessions held at most; then eviction or 429 (default 1000000)", 1 ... 100_000_000) { $0.maxSessions = $1 },
         integer("--session-ttl", "MENU_SESSION_TTL", "seconds a session may stay idle before it expires (default 2592000, 30 days)", 1 ... 10 * 365 * 86400) { $0.sessionTTLSeconds = $1 },
+        integer("--session-evict-idle", "MENU_SESSION_EVICT_IDLE", "seconds idle after which, at --max-sessions, the least recently used session is evicted for a new one (default 3600)", 0 ... 10 * 365 * 86400) { $0.sessionEvictIdleSeconds = $1 },
+        integer("--max-changed-groups", "MENU_MAX_CHANGED_GROUPS", "groups one session may change from the default; then 409 (default 10000)", 1 ... 100_000_000) { $0.maxChangedGroups = $1 },
+        integer("--session-rate", "MENU_SESSION_RATE", "sessions one client address may create a minute; then 429; 0 = no limit (default 0)", 0 ... 1_000_000) { $0.sessionRatePerMinute = $1 },
+        Option(flag: "--trusted-proxy", environment: "MENU_TRUSTED_PROXY", placeholder: "ADDR", help: "the proxy whose X-Forwarded-For names the client for --session-rate (default none)") { s, v throws(SettingsError) in
+            guard let address = IPAddress(v) else { throw .invalidValue(source: "--trusted-proxy", value: v, expected: "an IPv4 or IPv6 address") }
+            s.trustedProxy = address
+        },
         integer("--max-connections", "MENU_MAX_CONNECTIONS", "open connections at most (default 1024)", 1 ... 1_000_000) { $0.maxConnections = $1 },
         integer("--per-ip-connections", "MENU_PER_IP_CONNECTIONS", "open connections per client IP; 0 = no limit (default \(ServerSettings().perIPConnections))", 0 ... 1_000_000) { $0.perIPConnections = $1 },
         integer("--connection-timeout", "MENU_CONNECTION_TIMEOUT", "seconds an idle connection is kept (default 30)", 1 ... 86400) { $0.connectionTimeoutSeconds = $1 },

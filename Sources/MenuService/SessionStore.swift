@@ -19,8 +19,10 @@ public struct AppliedChange: Sendable {
 public enum SessionStoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The id is well-formed but names no live session (never issued, expired or deleted).
     case unknownSession
-    /// The store holds its maximum number of sessions.
+    /// The store holds its maximum number of sessions, none of them idle long enough to evict.
     case tooManySessions(limit: Int, retryAfterSeconds: Int)
+    /// The change would make the session hold more than `limit` changed groups.
+    case tooManyChanges(limit: Int)
     /// The change names no group or a row.
     case expansion(ExpansionError)
     /// The store cannot accept writes now (disk full, storage down); nothing was changed.
@@ -30,6 +32,7 @@ public enum SessionStoreError: Error, Sendable, Equatable, CustomStringConvertib
         switch self {
         case .unknownSession: "unknown session"
         case .tooManySessions(let limit, _): "the server holds its limit of \(limit) sessions"
+        case .tooManyChanges(let limit): "the session already holds its limit of \(limit) changed groups"
         case .expansion(let error): error.description
         case .unavailable(let reason): "session storage unavailable: \(reason)"
         }

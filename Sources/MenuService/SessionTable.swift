@@ -1,31 +1,54 @@
 import Synchronization
 
-/// Sessions spread over ``shardCount`` shards by id, each shard a dictionary behind its own
-/// `Mutex`, with a bound on how many sessions exist. The storage both session stores share.
+/// Sessions spread over ``shardCount`` shards by id, each a ``SessionShard`` (slots on a
+/// least-recently-used list, in use order to within a 64th of the shorter of the time to live and
+/// the eviction idle time) behind its own `Mutex`, with a bound on how many sessions exist.
+/// The storage both session stores share.
 ///
-/// Invariant: `count` equals the sessions held, counting a slot from ``reserveSlot(sweep:)`` until
-/// it is filled or given back; it never exceeds `maxSessions` after a successful reservation.
-/// Locks are held only for the caller's closure: a dictionary access and a state change.
-final class SessionTable<Entry: Sendable>: Sendable {
+/// Invariant: `count` equals the sessions held, counting a slot from ``reserveSlot(now:beforeEvicting:)``
+/// until it is filled or given back; it never exceeds `maxSessions` after a successful reservation.
+/// Locks are held only for the caller's closure: a lookup and a state change, plus on writes at
+/// most ``expiredPerWrite`` expired sessions removed from the shard's least recently used end.
+/// Cost: a read or write O(1) beyond its state change; a reservation at a full table visits each
+/// shard's least recently used end once (at most ``shardCount`` × ``examinedPerShardWhenFull`` + 1
+/// sessions, whatever their number), evicting or refusing in O(1).
+final class SessionTable<Entry: SessionTableEntry>: Sendable {
     static var shardCount: Int { 64 }
+    /// Expired sessions a write removes at most from its shard's least recently used end.
+    static var expiredPerWrite: Int { 2 }
+    /// Sessions a reservation at a full table looks at per shard (from the least recently used end).
+    static var examinedPerShardWhenFull: Int { 4 }
     /// Shards sit this many mutex strides apart, so no two share a 128-byte span (two cache
     /// lines): threads locking different shards never contend for a line.
-    private static var spacing: Int { max(1, 128 / MemoryLayout<Mutex<[SessionID: Entry]>>.stride) }
+    private static var spacing: Int { max(1, 128 / MemoryLayout<Mutex<SessionShard<Entry>>>.stride) }
 
     let maxSessions: Int
+    /// Milliseconds of idle time after which a session has expired.
+    let timeToLive: Int64
+    /// Milliseconds of idle time after which a session may be evicted to make room for a new one.
+    let evictionIdle: Int64
     /// `shardCount * spacing` mutexes, shard `k` at `k * spacing`, the others padding. Raw memory
     /// rather than an array of objects, so locking a shard retains nothing shared.
-    private nonisolated(unsafe) let slots: UnsafeMutablePointer<Mutex<[SessionID: Entry]>>
+    private nonisolated(unsafe) let slots: UnsafeMutablePointer<Mutex<SessionShard<Entry>>>
     private let liveCount: Atomic<Int>
+    /// Sessions looked at by reservations at a full table, since start: what tests bound the work
+    /// of a refusal by.
+    let sessionsExaminedWhenFull = Atomic<Int>(0)
 
     /// `contents`, when given, holds ``shardCount`` dictionaries already split by ``shardIndex(of:)``.
-    init(maxSessions: Int, contents: [[SessionID: Entry]]? = nil) {
+    init(maxSessions: Int, timeToLive: Int64, evictionIdle: Int64, contents: [[SessionID: Entry]]? = nil) {
         self.maxSessions = maxSessions
+        self.timeToLive = timeToLive
+        self.evictionIdle = evictionIdle
         let initial = contents ?? Array(repeating: [:], count: Self.shardCount)
         precondition(initial.count == Self.shardCount)
+        // The use order need not be finer than a 64th of the shortest idle time that acts on it.
+        let promotion = min(timeToLive, evictionIdle) / 64
         slots = .allocate(capacity: Self.shardCount * Self.spacing)
         for slot in 0 ..< Self.shardCount * Self.spacing {
-            (slots + slot).initialize(to: Mutex(slot % Self.spacing == 0 ? initial[slot / Self.spacing] : [:]))
+            let shard = slot % Self.spacing == 0
+                ? SessionShard(initial[slot / Self.spacing], promotionInterval: promotion) : SessionShard(promotionInterval: promotion)
+            (slots + slot).initialize(to: Mutex(shard))
         }
         liveCount = Atomic(initial.reduce(0) { $0 + $1.count })
     }
@@ -37,34 +60,97 @@ final class SessionTable<Entry: Sendable>: Sendable {
 
     static func shardIndex(of id: SessionID) -> Int { Int(id.low % UInt64(shardCount)) }
 
-    /// Sessions held (expired ones count until they are swept).
+    /// Sessions held (expired ones count until they are removed).
     var count: Int { liveCount.load(ordering: .relaxed) }
 
-    /// Runs `body` on the dictionary of `id`'s shard, under that shard's lock.
+    /// Runs `body` on `id`'s shard, under that shard's lock (for reads).
     func withShard<Result: Sendable, Failure: Error>(
-        of id: SessionID, _ body: (inout [SessionID: Entry]) throws(Failure) -> Result
+        of id: SessionID, _ body: (inout SessionShard<Entry>) throws(Failure) -> Result
     ) throws(Failure) -> Result {
         try withShard(at: Self.shardIndex(of: id), body)
     }
 
     /// Runs `body` on shard `index` (0 ..< ``shardCount``), under that shard's lock.
     func withShard<Result: Sendable, Failure: Error>(
-        at index: Int, _ body: (inout [SessionID: Entry]) throws(Failure) -> Result
+        at index: Int, _ body: (inout SessionShard<Entry>) throws(Failure) -> Result
     ) throws(Failure) -> Result {
         precondition(index >= 0 && index < Self.shardCount)
-        return try slots[index * Self.spacing].withLock { (sessions: inout [SessionID: Entry]) throws(Failure) -> Result in
-            try body(&sessions)
+        return try slots[index * Self.spacing].withLock { (shard: inout SessionShard<Entry>) throws(Failure) -> Result in
+            try body(&shard)
         }
     }
 
-    /// Takes a slot for a new session, sweeping with `sweep` once when the table is full.
-    func reserveSlot(sweep: () -> Void) throws(SessionStoreError) {
+    /// Runs `body` on `id`'s shard for a write, then removes up to ``expiredPerWrite`` sessions
+    /// expired at `now` from the shard's least recently used end (under the same lock): the
+    /// incremental expiry sweep. Those removals are counted here; any `body` makes (a delete) are
+    /// the caller's to give back with ``releaseSlots(_:)``.
+    func withShardForWrite<Result: Sendable, Failure: Error>(
+        of id: SessionID, now: SessionTime, _ body: (inout SessionShard<Entry>) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        var removed = 0
+        defer { releaseSlots(removed) }
+        let timeToLive = timeToLive
+        return try withShard(of: id) { shard throws(Failure) -> Result in
+            defer { removed = shard.removeExpired(now: now, timeToLive: timeToLive, limit: Self.expiredPerWrite).removed }
+            return try body(&shard)
+        }
+    }
+
+    /// Takes a slot for a new session. At a full table it makes room in bounded work: it removes
+    /// expired sessions from each shard's least recently used end (looking at up to
+    /// ``examinedPerShardWhenFull`` per shard); when none had expired, it evicts the least recently used session of the whole
+    /// table if that one has been idle for ``evictionIdle``, after `beforeEvicting` accepted it
+    /// (the durable store journals the eviction; a throw keeps the session and is rethrown).
+    /// Otherwise `.tooManySessions`, with the seconds until the oldest session becomes evictable.
+    func reserveSlot(
+        now: SessionTime, beforeEvicting: (SessionID) throws(SessionStoreError) -> Void = { _ in }
+    ) throws(SessionStoreError) {
         if liveCount.add(1, ordering: .relaxed).newValue <= maxSessions { return }
         liveCount.subtract(1, ordering: .relaxed)
-        sweep()
-        if liveCount.add(1, ordering: .relaxed).newValue <= maxSessions { return }
-        liveCount.subtract(1, ordering: .relaxed)
-        throw .tooManySessions(limit: maxSessions, retryAfterSeconds: 60)
+        var examined = 0
+        defer { sessionsExaminedWhenFull.add(examined, ordering: .relaxed) }
+        // Each shard's oldest end: expired sessions go; the oldest survivor over all shards is the candidate.
+        var freed = 0
+        var oldest: (shard: Int, lastUsed: SessionTime)?
+        let timeToLive = timeToLive
+        for index in 0 ..< Self.shardCount {
+            let (removed, looked, survivor) = withShard(at: index) { shard in
+                let (removed, looked) = shard.removeExpired(now: now, timeToLive: timeToLive, limit: Self.examinedPerShardWhenFull)
+                return (removed, looked, shard.leastRecentlyUsed?.lastUsed)
+            }
+            freed += removed
+            examined += looked
+            if let survivor, oldest.map({ survivor < $0.lastUsed }) ?? true { oldest = (index, survivor) }
+        }
+        if freed > 0 {
+            releaseSlots(freed - 1)  // one of them is this reservation's
+            return
+        }
+        if let oldest, now.milliseconds(since: oldest.lastUsed) >= evictionIdle {
+            let evictionIdle = evictionIdle
+            // Re-checked under the lock: the candidate may have been used or deleted since.
+            let evicted = try withShard(at: oldest.shard) { shard throws(SessionStoreError) -> Bool in
+                guard let victim = shard.leastRecentlyUsed, now.milliseconds(since: victim.lastUsed) >= evictionIdle else {
+                    return false
+                }
+                examined += 1
+                try beforeEvicting(victim.id)
+                shard.remove(victim.id)
+                return true
+            }
+            if evicted { return }  // the evicted session's slot is this reservation's
+            if liveCount.add(1, ordering: .relaxed).newValue <= maxSessions { return }
+            liveCount.subtract(1, ordering: .relaxed)
+        }
+        throw .tooManySessions(limit: maxSessions, retryAfterSeconds: retryAfterSeconds(oldest: oldest?.lastUsed, now: now))
+    }
+
+    /// Whole seconds (1 to a day) until a session last used at `oldest` can be evicted or expires.
+    private func retryAfterSeconds(oldest: SessionTime?, now: SessionTime) -> Int {
+        guard let oldest else { return 1 }
+        let remaining = min(evictionIdle, timeToLive) - now.milliseconds(since: oldest)
+        let seconds = remaining / 1000 + (remaining % 1000 > 0 ? 1 : 0)  // rounded up, no overflow near Int64.max
+        return Int(min(max(1, seconds), 86_400))
     }
 
     /// Gives back `slots` (a removed session, or a reservation that was not used).
@@ -72,16 +158,14 @@ final class SessionTable<Entry: Sendable>: Sendable {
         if slots > 0 { liveCount.subtract(slots, ordering: .relaxed) }
     }
 
-    /// Removes every entry `isLive` rejects, shard by shard; returns how many went. O(sessions).
+    /// Removes every session expired at `now`; returns how many went. O(expired + shards): each
+    /// shard is walked from its least recently used end up to its first live session.
     @discardableResult
-    func removeAll(where isExpired: (Entry) -> Bool) -> Int {
+    func removeExpired(now: SessionTime) -> Int {
         var dropped = 0
+        let timeToLive = timeToLive
         for index in 0 ..< Self.shardCount {
-            dropped += withShard(at: index) { sessions in
-                let before = sessions.count
-                sessions = sessions.filter { !isExpired($0.value) }
-                return before - sessions.count
-            }
+            dropped += withShard(at: index) { $0.removeExpired(now: now, timeToLive: timeToLive, limit: .max).removed }
         }
         releaseSlots(dropped)
         return dropped

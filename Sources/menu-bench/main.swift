@@ -18,6 +18,7 @@ struct Options {
           --smoke       smallest menu, 1 short round, 1,000 sessions: checks that it all runs
           --write-menu SIZE PATH  only write the synthetic menu of SIZE (small, medium, large) to PATH
           --handler FILE  only time MenuService.respond (no socket) for Benchmarks/http.sh's requests
+          --full-table N,N  only time a refused create (429) and a read at full session tables of N
         It runs itself in child processes as `--load-only FILE` and `--session-memory FILE N CHANGES`.
         """
 
@@ -35,6 +36,8 @@ struct Options {
     var sessionMemory: (path: String, sessions: Int, changes: Int)?
     /// `--handler FILE`: time the service's request handling alone and stop.
     var handler: String?
+    /// `--full-table N,N`: time a refused create and a read at full session tables and stop.
+    var fullTable: [Int]?
     let changeCounts = [0, 10, 1_000]
     let sessionChanges = 10
 
@@ -75,6 +78,11 @@ struct Options {
                 loadRuns = 1
             case "--load-only": loadOnly = try value(flag)
             case "--handler": handler = try value(flag)
+            case "--full-table":
+                let text = try value(flag)
+                let sizes = text.split(separator: ",").compactMap { Int($0) }.filter { $0 > 0 }
+                guard !sizes.isEmpty else { throw .usage("--full-table: expected session counts like 100000,1000000, found \"\(text)\"") }
+                fullTable = sizes
             case "--write-menu":
                 let name = try value(flag)
                 guard let size = MenuSize(rawValue: name) else { throw .usage("--write-menu: unknown size \"\(name)\"; use small, medium, large") }
@@ -163,6 +171,8 @@ do {
         try Data(SyntheticMenu.json(SyntheticMenu.spec(size), title: "Synthetic \(size.label)")).write(to: URL(fileURLWithPath: path))
     } else if let file = options.loadOnly {
         print(LoadFigures.loadHere(file))
+    } else if let sizes = options.fullTable {
+        print(FullTableFigures.measure(sizes: sizes, plan: options.plan))
     } else if let file = options.handler {
         print(try HandlerFigures.measure(file, plan: options.plan))
     } else if let (path, sessions, changes) = options.sessionMemory {

@@ -25,7 +25,7 @@ import Testing
         .invalidParameter("x"), .invalidBody("x"), .invalidSession, .invalidSessionInPath("abc"), .unknownSession,
         .unknownGroup(id: "x"), .notAGroup(id: "x"), .notFound(path: "/x"), .methodNotAllowed(method: "PATCH", allowed: ["GET"]),
         .payloadTooLarge(limit: 1), .badRequest("x"), .notImplemented("x"), .tooManySessions(limit: 1, retryAfterSeconds: 1),
-        .unavailable("x"),
+        .unavailable("x"), .tooManyChanges(limit: 1), .rateLimited(perMinute: 1, retryAfterSeconds: 1),
     ]}
 
     /// The case's name, e.g. `invalidSession` or `unknownGroup`.
@@ -89,7 +89,11 @@ import Testing
             let settings = request["settings"] as? [String: Int] ?? [:]
             let key = settings.sorted { $0.key < $1.key }.description
             if servers[key] == nil {
-                servers[key] = try LiveServer { if let max = settings["maxSessions"] { $0.maxSessions = max } }
+                servers[key] = try LiveServer {
+                    if let max = settings["maxSessions"] { $0.maxSessions = max }
+                    if let max = settings["maxChangedGroups"] { $0.maxChangedGroups = max }
+                    if let rate = settings["sessionRatePerMinute"] { $0.sessionRatePerMinute = rate }
+                }
             }
             let response = try Self.send(request, to: servers[key]!)
             #expect(response.status == status, "\(name): \(response)")

@@ -34,7 +34,7 @@ import Testing
         var made: [SessionID] = []
         while made.count < 5_000 {
             let id = SessionID.random()
-            guard SessionTable<Int>.shardIndex(of: id) == 0 else { continue }
+            guard SessionTable<InMemorySessionStore.Entry>.shardIndex(of: id) == 0 else { continue }
             sessions[id] = made.count
             made.append(id)
         }

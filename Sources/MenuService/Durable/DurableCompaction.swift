@@ -84,8 +84,9 @@ extension DurableSessionStore {
         let now = clock()
         for index in 0 ..< SessionTable<Entry>.shardCount {
             let sessions = table.withShard(at: index) { $0 }
-            for (id, entry) in sessions where now.milliseconds(since: entry.lastUsed) < timeToLiveMilliseconds {
+            try sessions.forEach { (id, entry) throws(DurableIOError) in
                 let idle = now.milliseconds(since: entry.lastUsed)
+                guard idle < timeToLiveMilliseconds else { return }
                 DurableRecord.appendSession(id, lastUsed: time - idle, groups: entry.state.changedGroups(in: menu), to: &buffer)
                 count += 1
                 if buffer.count >= 1 << 20 {

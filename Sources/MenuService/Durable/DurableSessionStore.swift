@@ -13,7 +13,8 @@ import Darwin
 /// survive restarts and crashes.
 ///
 /// Sessions live in memory exactly as in ``InMemorySessionStore`` (same shards, time to live,
-/// session limit and command semantics, which it reuses); every change is also journaled.
+/// session limit, eviction and command semantics, which it reuses); every change is also
+/// journaled, and so is every eviction (as a deletion, so a restart does not bring it back).
 ///
 /// Invariants:
 /// - Write first, then apply: a change is appended to the journal (write(2), under its session's
@@ -33,7 +34,9 @@ public final class DurableSessionStore: SessionStore {
     public let menu: Menu
     public let timeToLive: Duration
     /// ``timeToLive`` in whole milliseconds, what the checks compare with.
-    let timeToLiveMilliseconds: Int64
+    var timeToLiveMilliseconds: Int64 { table.timeToLive }
+    /// Groups one session may hold changed from the menu's default at most.
+    public let maxChangedGroups: Int
     public let directory: String
     public let fsyncPolicy: FsyncPolicy
     /// Journals may grow to max(this, 2 × snapshot size) before a compaction.
@@ -55,7 +58,7 @@ public final class DurableSessionStore: SessionStore {
     let snapshotBytes: Atomic<Int64>
     let closed = Atomic<Bool>(false)
 
-    struct Entry: Sendable {
+    struct Entry: SessionTableEntry {
         var state: ExpansionState
         var lastUsed: SessionTime
         /// The latest use the journal knows of (each record carries its time).
@@ -64,10 +67,12 @@ public final class DurableSessionStore: SessionStore {
 
     /// Opens (or starts) the store in `directory`, which must exist and be writable: takes the
     /// directory's lock, replays snapshot and journal, repairs damage after setting it aside (reported through
-    /// `log`), and drops sessions idle longer than `timeToLive`.
+    /// `log`), and drops sessions idle longer than `timeToLive`. At a full table a new session
+    /// evicts the least recently used one idle for `evictionIdle` or longer.
     public convenience init(
         directory: String, menu: Menu, fsync: FsyncPolicy = .everysec, maxSessions: Int = 1_000_000,
-        timeToLive: Duration = .seconds(30 * 24 * 3600), compactionMinimumBytes: Int64 = 4 << 20,
+        timeToLive: Duration = .seconds(30 * 24 * 3600), evictionIdle: Duration = .seconds(3600),
+        maxChangedGroups: Int = 10_000, compactionMinimumBytes: Int64 = 4 << 20,
         log: @escaping @Sendable (String) -> Void = { _ in },
         clock: @escaping @Sendable () -> SessionTime = SessionClock.now,
         wallClock: @escaping @Sendable () -> Int64 = DurableSessionStore.milliseconds
@@ -75,7 +80,7 @@ public final class DurableSessionStore: SessionStore {
         let recovered = try DurableRecovery.run(directory: directory, menu: menu, timeToLive: timeToLive,
                                                 now: (clock(), wallClock()), log: log)
         self.init(directory: directory, menu: menu, fsync: fsync, maxSessions: maxSessions, timeToLive: timeToLive,
-                  compactionMinimumBytes: compactionMinimumBytes, recovered: recovered,
+                  evictionIdle: evictionIdle, maxChangedGroups: maxChangedGroups, compactionMinimumBytes: compactionMinimumBytes, recovered: recovered,
                   log: log, clock: clock, wallClock: wallClock)
         if recovered.needsCompaction {
             do {
@@ -90,12 +95,12 @@ public final class DurableSessionStore: SessionStore {
     }
 
     private init(directory: String, menu: Menu, fsync: FsyncPolicy, maxSessions: Int, timeToLive: Duration,
-                 compactionMinimumBytes: Int64, recovered: DurableRecovery.Result,
+                 evictionIdle: Duration, maxChangedGroups: Int, compactionMinimumBytes: Int64, recovered: DurableRecovery.Result,
                  log: @escaping @Sendable (String) -> Void, clock: @escaping @Sendable () -> SessionTime,
                  wallClock: @escaping @Sendable () -> Int64) {
         self.menu = menu
         self.timeToLive = timeToLive
-        timeToLiveMilliseconds = SessionClock.milliseconds(of: timeToLive)
+        self.maxChangedGroups = maxChangedGroups
         self.directory = directory
         fsyncPolicy = fsync
         self.compactionMinimumBytes = compactionMinimumBytes
@@ -105,7 +110,8 @@ public final class DurableSessionStore: SessionStore {
         recovery = recovered.report
         directoryLock = Mutex(recovered.lock)
         snapshotBytes = Atomic(recovered.snapshotBytes)
-        table = SessionTable(maxSessions: maxSessions, contents: recovered.shards)
+        table = SessionTable(maxSessions: maxSessions, timeToLive: SessionClock.milliseconds(of: timeToLive),
+                             evictionIdle: SessionClock.milliseconds(of: evictionIdle), contents: recovered.shards)
         journal = DurableJournal(directory: directory, file: recovered.journalFile, generation: recovered.generation,
                                  fileBytes: recovered.journalFileBytes,
                                  olderBytes: recovered.journalBytes - recovered.journalFileBytes,
@@ -120,7 +126,7 @@ public final class DurableSessionStore: SessionStore {
     }
 
     public var maxSessions: Int { table.maxSessions }
-    /// Sessions currently held (expired ones count until they are swept).
+    /// Sessions currently held (expired ones count until they are removed).
     public var count: Int { table.count }
 
     /// A journal record is refreshed by a read at most this often (milliseconds), so idle times
@@ -135,16 +141,21 @@ public final class DurableSessionStore: SessionStore {
 
     /// Journals `events(id)` for a fresh id, then inserts the session holding `state`.
     private func insert(_ state: ExpansionState, events: (SessionID) -> [DurableRecord.Event]) throws(SessionStoreError) -> SessionID {
-        try table.reserveSlot { sweepExpired() }
-        let id = SessionID.random()
         let now = clock()
+        try table.reserveSlot(now: now) { victim throws(SessionStoreError) in
+            // Journaled before it leaves memory, as a deletion: a restart must not bring it back.
+            var bytes: [UInt8] = []
+            DurableRecord.append(.deleted(victim), time: wallClock(), to: &bytes)
+            _ = try writeDurably(bytes)
+        }
+        let id = SessionID.random()
         var bytes: [UInt8] = []
         let time = wallClock()
         for event in events(id) { DurableRecord.append(event, time: time, to: &bytes) }
-        let result: Result<Int64, SessionStoreError> = table.withShard(of: id) { sessions in
+        let result: Result<Int64, SessionStoreError> = table.withShardForWrite(of: id, now: now) { shard in
             do throws(SessionStoreError) {
                 let receipt = try writeDurably(bytes)
-                sessions[id] = Entry(state: state, lastUsed: now, journaledUse: now)
+                shard.insert(id, Entry(state: state, lastUsed: now, journaledUse: now))
                 return .success(receipt.journalBytes)
             } catch {
                 return .failure(error)
@@ -163,29 +174,37 @@ public final class DurableSessionStore: SessionStore {
     public func delete(_ id: SessionID) throws(SessionStoreError) {
         var bytes: [UInt8] = []
         DurableRecord.append(.deleted(id), time: wallClock(), to: &bytes)
-        let result: Result<Int64, SessionStoreError> = table.withShard(of: id) { sessions in
-            guard sessions[id] != nil else { return .failure(.unknownSession) }
+        let now = clock()
+        let ttl = timeToLiveMilliseconds
+        // nil: the session had expired; it is removed without a record (replay drops it by its
+        // times, as the sweep does) and answered as the reads answer it: unknown.
+        let result: Result<Int64?, SessionStoreError> = table.withShardForWrite(of: id, now: now) { shard in
+            guard let position = shard.position(of: id) else { return .failure(.unknownSession) }
+            guard now.milliseconds(since: shard[position].lastUsed) < ttl else {
+                shard.remove(at: position)
+                return .success(nil)
+            }
             do throws(SessionStoreError) {
                 let receipt = try writeDurably(bytes)
-                sessions[id] = nil
+                shard.remove(at: position)
                 return .success(receipt.journalBytes)
             } catch {
                 return .failure(error)
             }
         }
-        scheduleCompactionIfNeeded(journalBytes: try result.get())
+        let journalBytes = try result.get()
         table.releaseSlots()
+        guard let journalBytes else { throw .unknownSession }
+        scheduleCompactionIfNeeded(journalBytes: journalBytes)
     }
 
     public func state(of id: SessionID) throws(SessionStoreError) -> ExpansionState {
         let now = clock()
         let ttl = timeToLiveMilliseconds
-        let found: ExpansionState? = table.withShard(of: id) { sessions in
-            guard var entry = sessions[id], now.milliseconds(since: entry.lastUsed) < ttl else { return nil }
-            entry.lastUsed = now
-            touchIfDue(id, &entry, now: now)
-            sessions[id] = entry
-            return entry.state
+        let found: ExpansionState? = table.withShard(of: id) { shard in
+            guard let position = shard.use(id, now: now, timeToLive: ttl) else { return nil }
+            touchIfDue(id, &shard[position], now: now)
+            return shard[position].state
         }
         guard let found else { throw .unknownSession }
         return found
@@ -195,7 +214,7 @@ public final class DurableSessionStore: SessionStore {
         guard let id else {
             // A write without a session: compute on a fresh state, then journal and store it as a new session.
             var view = FlattenedView(menu: menu)
-            let change = try InMemorySessionStore.run(command, on: &view)
+            let change = try InMemorySessionStore.run(command, on: &view, maxChangedGroups: maxChangedGroups)
             let changed = view.state != ExpansionState()
             let newID = try insert(view.state) { id in
                 changed ? [.created(id), .groupSet(id, group: change.id, isExpanded: change.isExpanded)] : [.created(id)]
@@ -205,16 +224,17 @@ public final class DurableSessionStore: SessionStore {
         let now = clock()
         let ttl = timeToLiveMilliseconds
         let menu = self.menu
-        let outcome: Result<(AppliedChange, Int64?), SessionStoreError> = table.withShard(of: id) { sessions in
-            guard var entry = sessions[id], now.milliseconds(since: entry.lastUsed) < ttl else { return .failure(.unknownSession) }
-            entry.lastUsed = now
+        let limit = maxChangedGroups
+        let outcome: Result<(AppliedChange, Int64?), SessionStoreError> = table.withShardForWrite(of: id, now: now) { shard in
+            guard let position = shard.use(id, now: now, timeToLive: ttl) else { return .failure(.unknownSession) }
+            var entry = shard[position]
             // Work on a copy: the session keeps its old state unless the journal takes the change.
             var view = FlattenedView(menu: menu, state: entry.state)
             let change: ExpansionChange
             do throws(SessionStoreError) {
-                change = try InMemorySessionStore.run(command, on: &view)
+                change = try InMemorySessionStore.run(command, on: &view, maxChangedGroups: limit)
             } catch {
-                sessions[id] = entry
+                shard[position] = entry
                 return .failure(error)
             }
             var journalBytes: Int64?
@@ -224,7 +244,7 @@ public final class DurableSessionStore: SessionStore {
                 do throws(SessionStoreError) {
                     journalBytes = try writeDurably(bytes).journalBytes
                 } catch {
-                    sessions[id] = entry  // only the use is recorded
+                    shard[position] = entry  // only the use is recorded
                     return .failure(error)
                 }
                 entry.state = view.state
@@ -232,7 +252,7 @@ public final class DurableSessionStore: SessionStore {
             } else {
                 touchIfDue(id, &entry, now: now)
             }
-            sessions[id] = entry
+            shard[position] = entry
             return .success((AppliedChange(sessionID: id, created: false, change: change, state: view.state), journalBytes))
         }
         let (applied, journalBytes) = try outcome.get()
@@ -259,11 +279,10 @@ public final class DurableSessionStore: SessionStore {
 
     /// Drops sessions idle longer than the time to live from memory. Nothing is journaled: replay
     /// drops them by the times the files record (never later than the real last use).
+    /// O(expired + shards); writes already remove a few from their shard's oldest end each.
     @discardableResult
     public func sweepExpired() -> Int {
-        let now = clock()
-        let ttl = timeToLiveMilliseconds
-        return table.removeAll { now.milliseconds(since: $0.lastUsed) >= ttl }
+        table.removeExpired(now: clock())
     }
 
     /// Waits for a running compaction, flushes the journal and releases the data directory.
