@@ -24,7 +24,8 @@ public final class MenuServer: Sendable {
             do {
                 durable = try DurableSessionStore(directory: directory, menu: menu, fsync: settings.fsync,
                                                   maxSessions: settings.maxSessions,
-                                                  timeToLive: .seconds(settings.sessionTTLSeconds), log: log)
+                                                  timeToLive: .seconds(settings.sessionTTLSeconds),
+                                                  storeTimeout: .seconds(settings.storeTimeoutSeconds), log: log)
             } catch {
                 throw .dataDirectory(error)
             }
