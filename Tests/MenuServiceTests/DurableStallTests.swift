@@ -117,6 +117,42 @@ struct DurableStallTests {
         try await expectReads(fixture.live.client(), session, show: state(flipping: flipped))
     }
 
+    @Test("a failed fsync: writes answer 503 unavailable, reads go on, and after a restart every acknowledged toggle is there and no refused one")
+    func failedFlushLosesNothingAcknowledgedAndKeepsNothingRefused() async throws {
+        let fixture = try Fixture()
+        defer { fixture.close() }
+        let client = fixture.live.client()
+        var sessions: [String] = []
+        for _ in 0 ..< 3 { sessions.append(try await client.newSession()) }
+        // The oracle: the parity of the acknowledged toggles of each session and group.
+        var flipped: [String: [String: Bool]] = [:]
+        for round in 0 ..< 7 {
+            for (index, session) in sessions.enumerated() {
+                let group = groups[(round + index) % groups.count]
+                let response = try await client.toggle(group, session: session)
+                #expect(response.status == 200, "\(response)")
+                if response.status == 200 { flipped[session, default: [:]][group, default: false].toggle() }
+            }
+        }
+
+        DurableFaults.fail(.flush, in: fixture.path, code: EIO)
+        for round in 0 ..< 3 {
+            for (index, session) in sessions.enumerated() {
+                let group = groups[(round * 2 + index) % groups.count]
+                let response = try await client.toggle(group, session: session)
+                try liveExpectError(response, status: 503, code: "unavailable")
+                if response.status == 200 { flipped[session, default: [:]][group, default: false].toggle() }
+            }
+        }
+        #expect(try await client.get("/healthz").status == 200)
+        for session in sessions { try await expectReads(client, session, show: state(flipping: flipped[session] ?? [:])) }
+
+        try fixture.restart()
+        let restarted = fixture.live.client()
+        for session in sessions { try await expectReads(restarted, session, show: state(flipping: flipped[session] ?? [:])) }
+        #expect(try await restarted.toggle(groups[0], session: sessions[0]).status == 200)
+    }
+
     /// Runs `body` on a thread of its own; true when it returned within `seconds`.
     private func finishes(within seconds: Int, _ body: @escaping @Sendable () -> Void) -> Bool {
         let done = DispatchSemaphore(value: 0)
