@@ -96,7 +96,10 @@ final class DurableJournalWriter: @unchecked Sendable {
     /// The time by which a write started now must be durable.
     func deadline() -> Date { Date(timeIntervalSinceNow: Double(timeout / .milliseconds(1)) / 1000) }
 
-    private var timeoutText: String { "\(Double(timeout / .milliseconds(1)) / 1000) s" }
+    private var timeoutText: String {
+        let milliseconds = Int64((timeout / .milliseconds(1)).rounded())
+        return milliseconds % 1000 == 0 ? "\(milliseconds / 1000) s" : "\(milliseconds) ms"
+    }
 
     // MARK: Callers
 
