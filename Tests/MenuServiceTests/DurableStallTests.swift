@@ -197,6 +197,32 @@ struct DurableStallTests {
         #expect(log.lines.contains { $0.contains("did not finish the final journal write") }, "\(log.lines)")
     }
 
+    @Test("concurrent toggles of one session apply one at a time: its state is the parity of the acknowledged toggles, also after a reopen")
+    func concurrentWritesOfOneSessionStayLinearizable() throws {
+        let directory = DurableTemporaryDirectory()
+        defer { directory.remove() }
+        let menu = DurableFixtures.menu()
+        let store = try durableOpen(directory, menu: menu, fsync: .always)
+        let id = try store.create()
+        var expected = durableExpansion(try store.state(of: id), menu: menu)
+        let acknowledged = LiveLocked<[String: Int]>([:])
+        DispatchQueue.concurrentPerform(iterations: 4) { worker in
+            for step in 0 ..< 25 {
+                let group = (worker + step) % 2 == 0 ? "b" : "c"
+                if (try? store.apply(.toggle(groupID: group), to: id)) != nil {
+                    acknowledged.update { $0[group, default: 0] += 1 }
+                }
+            }
+        }
+        for (group, toggles) in acknowledged.value where toggles % 2 == 1 { expected[group]?.toggle() }
+        #expect(acknowledged.value.values.reduce(0, +) > 0)
+        #expect(durableExpansion(try store.state(of: id), menu: menu) == expected)
+        store.close()
+        let reopened = try durableOpen(directory, menu: menu, fsync: .always)
+        defer { reopened.close() }
+        #expect(durableExpansion(try reopened.state(of: id), menu: menu) == expected)
+    }
+
     @Test("--store-timeout and MENU_STORE_TIMEOUT set the store timeout (default 2 s, 1 to 3600)")
     func storeTimeoutSetting() throws {
         func parse(_ arguments: [String], _ environment: [String: String] = [:]) throws -> ServerSettings? {
