@@ -223,6 +223,32 @@ struct DurableStallTests {
         #expect(durableExpansion(try reopened.state(of: id), menu: menu) == expected)
     }
 
+    @Test("a session whose write waits for the disk is not swept meanwhile: a delete then gives back its one slot")
+    func aPendingSessionIsNotSwept() throws {
+        let directory = DurableTemporaryDirectory()
+        defer { directory.remove() }
+        let clock = DurableTestClock()
+        let store = try durableOpen(directory, fsync: .always, timeToLive: .seconds(1), clock: clock)
+        defer { store.close() }
+        defer { DurableFaults.clear(in: directory.path) }
+        let id = try store.create()
+        DurableFaults.stall(.flush, in: directory.path)
+        let deletion = LiveLocked<SessionStoreError??>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            deletion.set(.some(durableError { try store.delete(id) }))
+            done.signal()
+        }.start()
+        let end = ContinuousClock.now + .seconds(20)
+        while DurableFaults.stalledCalls(in: directory.path) == 0 && ContinuousClock.now < end { usleep(1000) }
+        clock.advance(.seconds(2))  // the session is idle past its time to live while its delete waits
+        #expect(store.sweepExpired() == 0)
+        DurableFaults.release(.flush, in: directory.path)
+        #expect(done.wait(timeout: .now() + .seconds(20)) == .success)
+        #expect(deletion.value == .some(nil), "the delete was answered \(String(describing: deletion.value))")
+        #expect(store.count == 0)
+    }
+
     @Test("--store-timeout and MENU_STORE_TIMEOUT set the store timeout (default 2 s, 1 to 3600)")
     func storeTimeoutSetting() throws {
         func parse(_ arguments: [String], _ environment: [String: String] = [:]) throws -> ServerSettings? {

@@ -262,9 +262,10 @@ public final class DurableSessionStore: SessionStore {
     }
 
     /// Under `id`'s shard lock, records the use and runs `journals` on the live session; when it
-    /// returns true (the write changes something), marks the session pending (the caller then commits and its `settle` clears
-    /// the mark). While another write of the session is pending, waits for it (until `deadline`),
-    /// so one session's writes apply one at a time, in order. A read does not wait for it.
+    /// returns true (the write changes something), marks the session pending: the caller then
+    /// commits, and its `settle` clears the mark. While another write of the session is pending,
+    /// waits for it (until `deadline`), so one session's writes apply one at a time, in order.
+    /// A read does not wait for it.
     @discardableResult
     private func markPending(
         _ id: SessionID, deadline: Date, _ journals: (Entry) throws(SessionStoreError) -> Bool
@@ -317,7 +318,8 @@ public final class DurableSessionStore: SessionStore {
     public func sweepExpired() -> Int {
         let now = clock()
         let ttl = timeToLiveMilliseconds
-        return table.removeAll { now.milliseconds(since: $0.lastUsed) >= ttl }
+        // A pending session is in use right now; its write's `settle` still needs it.
+        return table.removeAll { !$0.pending && now.milliseconds(since: $0.lastUsed) >= ttl }
     }
 
     /// Refuses later writes (`.unavailable`), lets the journal writer finish, waits for a
