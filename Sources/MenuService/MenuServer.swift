@@ -26,7 +26,8 @@ public final class MenuServer: Sendable {
                                                   maxSessions: settings.maxSessions,
                                                   timeToLive: .seconds(settings.sessionTTLSeconds),
                                                   evictionIdle: .seconds(settings.sessionEvictIdleSeconds),
-                                                  maxChangedGroups: settings.maxChangedGroups, log: log)
+                                                  maxChangedGroups: settings.maxChangedGroups,
+                                                  storeTimeout: .seconds(settings.storeTimeoutSeconds), log: log)
             } catch {
                 throw .dataDirectory(error)
             }

@@ -34,6 +34,8 @@ public struct ServerSettings: Sendable, Equatable {
     public var dataDirectory: String?
     /// When the session journal is flushed to disk (with a data directory).
     public var fsync = FsyncPolicy.everysec
+    /// Seconds a session write may wait for the disk (with a data directory) before it answers 503.
+    public var storeTimeoutSeconds = 2
 
     public init() {}
 
@@ -81,6 +83,7 @@ public struct ServerSettings: Sendable, Equatable {
             guard let policy = FsyncPolicy(rawValue: v) else { throw .invalidValue(source: "--fsync", value: v, expected: "always, everysec or no") }
             s.fsync = policy
         },
+        integer("--store-timeout", "MENU_STORE_TIMEOUT", "seconds a session write may wait for the disk before it answers 503 (default 2)", 1 ... 3600) { $0.storeTimeoutSeconds = $1 },
     ]
 
     private static func integer(_ flag: String, _ environment: String, _ help: String, _ range: ClosedRange<Int>,

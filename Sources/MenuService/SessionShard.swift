@@ -2,6 +2,13 @@
 /// shard's least-recently-used list.
 protocol SessionTableEntry: Sendable {
     var lastUsed: SessionTime { get set }
+    /// True while the session must not be removed, expired or not (the durable store's write in
+    /// flight); expiry and eviction stop at it. False unless an entry says otherwise.
+    var isPinned: Bool { get }
+}
+
+extension SessionTableEntry {
+    var isPinned: Bool { false }
 }
 
 /// One shard of a ``SessionTable``: its sessions in a dictionary by id, and beside it a doubly
@@ -147,24 +154,26 @@ struct SessionShard<Entry: SessionTableEntry>: Sendable {
         return node.entry!
     }
 
-    /// The session at the oldest end of the list and its last use, if any: the least recently
-    /// used to within `promotionInterval`. O(1).
-    var leastRecentlyUsed: (id: SessionID, lastUsed: SessionTime)? {
+    /// The session at the oldest end of the list, its last use and whether it is pinned, if any:
+    /// the least recently used to within `promotionInterval`. O(1).
+    var leastRecentlyUsed: (id: SessionID, lastUsed: SessionTime, isPinned: Bool)? {
         mutating get {
             guard let oldest else { return nil }
-            return (oldest, Self.entry(of: &nodes[oldest]!).lastUsed)
+            let entry = Self.entry(of: &nodes[oldest]!)
+            return (oldest, entry.lastUsed, entry.isPinned)
         }
     }
 
     /// Removes sessions from the least recently used end while they are idle for `timeToLive` or
     /// longer at `now`, looking at `limit` sessions at most; returns how many went and how many
-    /// were looked at. (One expired behind a live oldest one waits less than `promotionInterval`.)
+    /// were looked at. (One expired behind a live oldest one waits less than `promotionInterval`;
+    /// behind a pinned one, until it is unpinned.)
     mutating func removeExpired(now: SessionTime, timeToLive: Int64, limit: Int) -> (removed: Int, examined: Int) {
         var removed = 0
         var examined = 0
-        while let (id, lastUsed) = leastRecentlyUsed, examined < limit {
+        while let (id, lastUsed, isPinned) = leastRecentlyUsed, examined < limit {
             examined += 1
-            guard now.milliseconds(since: lastUsed) >= timeToLive else { break }
+            guard now.milliseconds(since: lastUsed) >= timeToLive, !isPinned else { break }
             remove(id)
             removed += 1
         }

@@ -130,7 +130,9 @@ final class SessionTable<Entry: SessionTableEntry>: Sendable {
             let evictionIdle = evictionIdle
             // Re-checked under the lock: the candidate may have been used or deleted since.
             let evicted = try withShard(at: oldest.shard) { shard throws(SessionStoreError) -> Bool in
-                guard let victim = shard.leastRecentlyUsed, now.milliseconds(since: victim.lastUsed) >= evictionIdle else {
+                guard let victim = shard.leastRecentlyUsed, now.milliseconds(since: victim.lastUsed) >= evictionIdle,
+                      !victim.isPinned
+                else {
                     return false
                 }
                 examined += 1

@@ -55,7 +55,10 @@ extension DurableSessionStore {
         let time = wallClock()
         let generation = journal.generation + 1
         let (file, headerBytes) = try DurableJournal.createFile(in: directory, generation: generation, time: time)
-        let previousEnd = journal.beginGeneration(file, generation: generation, headerBytes: headerBytes)
+        // Between two batches of the writer: every record of the old generation is in memory.
+        let previousEnd = writer.commitLock.withLock { _ in
+            journal.beginGeneration(file, generation: generation, headerBytes: headerBytes)
+        }
         // The old generation must be on disk before a snapshot can replace it.
         try journal.waitUntilDurable(previousEnd)
         let size = try writeSnapshot(generation: generation, time: time)

@@ -59,6 +59,9 @@ final class DurableFile: Sendable {
     /// Writes all of `bytes` at `offset` (pwrite(2), repeated after short writes). On error part
     /// of the bytes may have been written: the caller truncates back.
     func write(_ bytes: [UInt8], at offset: Int64) throws(DurableIOError) {
+        #if DEBUG
+        try DurableFaults.before(.write, path: path, name: "write")
+        #endif
         var done = 0
         while done < bytes.count {
             let written = bytes.withUnsafeBytes { buffer in
@@ -98,6 +101,9 @@ final class DurableFile: Sendable {
 
     /// fdatasync(2): the data and the size are on disk when it returns.
     func syncData() throws(DurableIOError) {
+        #if DEBUG
+        try DurableFaults.before(.flush, path: path, name: "fdatasync")
+        #endif
         #if canImport(Glibc)
         guard retryingOnInterrupt({ fdatasync(descriptor) }) == 0 else { throw DurableIOError("fdatasync", path) }
         #else
@@ -107,6 +113,9 @@ final class DurableFile: Sendable {
 
     /// fsync(2).
     func sync() throws(DurableIOError) {
+        #if DEBUG
+        try DurableFaults.before(.flush, path: path, name: "fsync")
+        #endif
         guard retryingOnInterrupt({ fsync(descriptor) }) == 0 else { throw DurableIOError("fsync", path) }
     }
 

@@ -33,6 +33,9 @@ public enum FsyncPolicy: String, Sendable, Equatable, CaseIterable {
 /// - Positions are logical: `appended` counts every byte appended since start-up, across
 ///   generations; everything before `durable` is on disk. Files of older generations stay in
 ///   `retired` until a sync has flushed them, so a sync never misses a record.
+/// - A failed flush refuses all later writes; under ``FsyncPolicy/always`` it also cuts the
+///   current file back to what the last good flush covered, since nothing after it was
+///   acknowledged (``DurableJournalWriter`` is its only appender, and answers only after a flush).
 /// - Lock order: `syncLock`, then `appendLock`. Appends take only `appendLock`, around the
 ///   write(2) alone, so they never wait for a flush.
 final class DurableJournal: Sendable {
@@ -49,6 +52,8 @@ final class DurableJournal: Sendable {
         var file: DurableFile
         var generation: UInt64
         var fileBytes: Int64
+        /// How much of the current file a flush has put on disk (its header at least).
+        var flushedFileBytes: Int64
         /// Bytes in journal files written since the last snapshot other than the current one.
         var olderBytes: Int64
         var appended: UInt64 = 0
@@ -75,7 +80,8 @@ final class DurableJournal: Sendable {
         self.directory = directory
         self.policy = policy
         self.log = log
-        appendLock = Mutex(AppendState(file: file, generation: generation, fileBytes: fileBytes, olderBytes: olderBytes))
+        appendLock = Mutex(AppendState(file: file, generation: generation, fileBytes: fileBytes,
+                                             flushedFileBytes: fileBytes, olderBytes: olderBytes))
         if policy == .everysec { startBackgroundSync() }
     }
 
@@ -158,7 +164,7 @@ final class DurableJournal: Sendable {
         let failure: String? = syncLock.withLock { sync -> String? in
             if sync.durable >= position { return nil }
             if let failure = sync.failure { return failure }
-            let (current, retired, target) = appendLock.withLock { ($0.file, $0.retired, $0.appended) }
+            let (current, retired, target, currentBytes) = appendLock.withLock { ($0.file, $0.retired, $0.appended, $0.fileBytes) }
             do throws(DurableIOError) {
                 // Retired files get no more appends: one flush each is final.
                 for file in retired { try file.syncData() }
@@ -166,11 +172,23 @@ final class DurableJournal: Sendable {
             } catch {
                 let reason = "the session journal could not be flushed to disk (\(error.reason)); restart the server"
                 sync.failure = reason
-                appendLock.withLock { $0.refusal = $0.refusal ?? reason }
-                log("session journal: \(error): refusing all writes until restart (acknowledged changes since the last flush may be lost)")
+                let cut = appendLock.withLock { state -> Bool in
+                    state.refusal = state.refusal ?? reason
+                    // Under `always` nothing past the last good flush was answered 200: cut it off,
+                    // so that a restart cannot bring back a change that was refused.
+                    guard policy == .always else { return false }
+                    return (try? state.file.truncate(to: state.flushedFileBytes)) != nil
+                }
+                let lost = policy == .always
+                    ? (cut ? "the unconfirmed changes were cut off" : "the unconfirmed changes could not be cut off")
+                    : "acknowledged changes since the last flush may be lost"
+                log("session journal: \(error): refusing all writes until restart (\(lost))")
                 return reason
             }
-            appendLock.withLock { state in state.retired.removeAll { file in retired.contains { $0 === file } } }
+            appendLock.withLock { state in
+                state.retired.removeAll { file in retired.contains { $0 === file } }
+                if state.file === current { state.flushedFileBytes = max(state.flushedFileBytes, currentBytes) }
+            }
             sync.durable = max(sync.durable, target)
             return nil
         }
@@ -205,6 +223,7 @@ final class DurableJournal: Sendable {
             state.file = file
             state.generation = generation
             state.fileBytes = headerBytes
+            state.flushedFileBytes = headerBytes
             return state.appended
         }
     }

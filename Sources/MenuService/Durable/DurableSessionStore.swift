@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import MenuModel
 import Synchronization
 
@@ -17,10 +18,15 @@ import Darwin
 /// journaled, and so is every eviction (as a deletion, so a restart does not bring it back).
 ///
 /// Invariants:
-/// - Write first, then apply: a change is appended to the journal (write(2), under its session's
-///   shard lock) before memory changes; when the append fails the caller gets `.unavailable`
-///   and memory is untouched. With ``FsyncPolicy/always`` the record is also on disk before
-///   memory changes, so no reader ever sees a change that a power cut could take back.
+/// - Write first, then apply: a change goes to the ``DurableJournalWriter`` thread and reaches
+///   memory only once its record is written (with ``FsyncPolicy/always``: flushed), so no reader
+///   ever sees a change the journal could lose. No shard lock is held while the disk works: the
+///   lock covers only the in-memory check and change, so a stalled disk never blocks a read.
+/// - A write the disk does not take within ``storeTimeout`` answers `.unavailable` and is not
+///   applied (in memory now, nor after a restart: a record that reached the file anyway is
+///   undone by a compensating one). A failed write or flush refuses the change the same way.
+/// - One session's writes are linearizable: a session has at most one write in flight (its
+///   `pending` mark); a second one waits for it, within its own deadline.
 /// - The journal holds resolved states by group id (`set g true`, never "toggle" or a
 ///   position): replaying a record twice is harmless and a changed menu replays safely.
 /// - Every change not in the snapshot is in a journal of the snapshot's generation or later:
@@ -39,6 +45,8 @@ public final class DurableSessionStore: SessionStore {
     public let maxChangedGroups: Int
     public let directory: String
     public let fsyncPolicy: FsyncPolicy
+    /// How long a write may wait for the disk before it answers `.unavailable`.
+    public let storeTimeout: Duration
     /// Journals may grow to max(this, 2 × snapshot size) before a compaction.
     public let compactionMinimumBytes: Int64
     /// What start-up found and repaired.
@@ -46,6 +54,7 @@ public final class DurableSessionStore: SessionStore {
 
     let table: SessionTable<Entry>
     let journal: DurableJournal
+    let writer: DurableJournalWriter
     let clock: @Sendable () -> SessionTime
     let wallClock: @Sendable () -> Int64
     let log: @Sendable (String) -> Void
@@ -63,16 +72,22 @@ public final class DurableSessionStore: SessionStore {
         var lastUsed: SessionTime
         /// The latest use the journal knows of (each record carries its time).
         var journaledUse: SessionTime
+        /// A write of this session is in the journal writer's hands; its `settle` clears this.
+        /// Later writes of the session wait for it; reads see the state before it.
+        var pending = false
+
+        /// Neither expiry nor eviction may remove a session whose write is pending.
+        var isPinned: Bool { pending }
     }
 
     /// Opens (or starts) the store in `directory`, which must exist and be writable: takes the
-    /// directory's lock, replays snapshot and journal, repairs damage after setting it aside (reported through
-    /// `log`), and drops sessions idle longer than `timeToLive`. At a full table a new session
-    /// evicts the least recently used one idle for `evictionIdle` or longer.
+    /// directory's lock, replays snapshot and journal, repairs a damaged tail (reported through
+    /// `log`), and drops sessions idle longer than `timeToLive`.
     public convenience init(
         directory: String, menu: Menu, fsync: FsyncPolicy = .everysec, maxSessions: Int = 1_000_000,
         timeToLive: Duration = .seconds(30 * 24 * 3600), evictionIdle: Duration = .seconds(3600),
         maxChangedGroups: Int = 10_000, compactionMinimumBytes: Int64 = 4 << 20,
+        storeTimeout: Duration = .seconds(2),
         log: @escaping @Sendable (String) -> Void = { _ in },
         clock: @escaping @Sendable () -> SessionTime = SessionClock.now,
         wallClock: @escaping @Sendable () -> Int64 = DurableSessionStore.milliseconds
@@ -80,7 +95,8 @@ public final class DurableSessionStore: SessionStore {
         let recovered = try DurableRecovery.run(directory: directory, menu: menu, timeToLive: timeToLive,
                                                 now: (clock(), wallClock()), log: log)
         self.init(directory: directory, menu: menu, fsync: fsync, maxSessions: maxSessions, timeToLive: timeToLive,
-                  evictionIdle: evictionIdle, maxChangedGroups: maxChangedGroups, compactionMinimumBytes: compactionMinimumBytes, recovered: recovered,
+                  evictionIdle: evictionIdle, maxChangedGroups: maxChangedGroups, compactionMinimumBytes: compactionMinimumBytes,
+                  storeTimeout: storeTimeout, recovered: recovered,
                   log: log, clock: clock, wallClock: wallClock)
         if recovered.needsCompaction {
             do {
@@ -95,7 +111,8 @@ public final class DurableSessionStore: SessionStore {
     }
 
     private init(directory: String, menu: Menu, fsync: FsyncPolicy, maxSessions: Int, timeToLive: Duration,
-                 evictionIdle: Duration, maxChangedGroups: Int, compactionMinimumBytes: Int64, recovered: DurableRecovery.Result,
+                 evictionIdle: Duration, maxChangedGroups: Int, compactionMinimumBytes: Int64, storeTimeout: Duration,
+                 recovered: DurableRecovery.Result,
                  log: @escaping @Sendable (String) -> Void, clock: @escaping @Sendable () -> SessionTime,
                  wallClock: @escaping @Sendable () -> Int64) {
         self.menu = menu
@@ -104,6 +121,7 @@ public final class DurableSessionStore: SessionStore {
         self.directory = directory
         fsyncPolicy = fsync
         self.compactionMinimumBytes = compactionMinimumBytes
+        self.storeTimeout = storeTimeout
         self.log = log
         self.clock = clock
         self.wallClock = wallClock
@@ -116,6 +134,7 @@ public final class DurableSessionStore: SessionStore {
                                  fileBytes: recovered.journalFileBytes,
                                  olderBytes: recovered.journalBytes - recovered.journalFileBytes,
                                  policy: fsync, log: log)
+        writer = DurableJournalWriter(journal: journal, timeout: storeTimeout, log: log)
     }
 
     /// Wall-clock time in milliseconds since 1970: the time the files record.
@@ -142,59 +161,57 @@ public final class DurableSessionStore: SessionStore {
     /// Journals `events(id)` for a fresh id, then inserts the session holding `state`.
     private func insert(_ state: ExpansionState, events: (SessionID) -> [DurableRecord.Event]) throws(SessionStoreError) -> SessionID {
         let now = clock()
-        try table.reserveSlot(now: now) { victim throws(SessionStoreError) in
-            // Journaled before it leaves memory, as a deletion: a restart must not bring it back.
-            var bytes: [UInt8] = []
-            DurableRecord.append(.deleted(victim), time: wallClock(), to: &bytes)
-            _ = try writeDurably(bytes)
+        try table.reserveSlot(now: now) { [writer, wallClock] victim in
+            // Journaled as a deletion, so a restart does not bring it back. Queued, not waited
+            // for: this runs under the victim's shard lock, which must never wait for the disk
+            // (the queue keeps it ahead of the new session's records; if it is lost in a crash,
+            // a session idle for the eviction time comes back).
+            writer.enqueue(Self.records([.deleted(victim)], time: wallClock()), essential: true)
         }
         let id = SessionID.random()
-        var bytes: [UInt8] = []
         let time = wallClock()
-        for event in events(id) { DurableRecord.append(event, time: time, to: &bytes) }
-        let result: Result<Int64, SessionStoreError> = table.withShardForWrite(of: id, now: now) { shard in
-            do throws(SessionStoreError) {
-                let receipt = try writeDurably(bytes)
-                shard.insert(id, Entry(state: state, lastUsed: now, journaledUse: now))
-                return .success(receipt.journalBytes)
-            } catch {
-                return .failure(error)
+        let bytes = Self.records(events(id), time: time)
+        let entry = Entry(state: state, lastUsed: now, journaledUse: now)
+        let journalBytes: Int64
+        do {
+            journalBytes = try writer.commit(bytes, deadline: writer.deadline()) { [table, writer] fate in
+                switch fate {
+                case .durable: table.withShardForWrite(of: id, now: now) { $0.insert(id, entry) }
+                case .refused: break
+                case .abandoned: writer.enqueue(Self.records([.deleted(id)], time: time), essential: true)
+                }
             }
-        }
-        switch result {
-        case .success(let journalBytes):
-            scheduleCompactionIfNeeded(journalBytes: journalBytes)
-            return id
-        case .failure(let error):
+        } catch {
             table.releaseSlots()
             throw error
         }
+        scheduleCompactionIfNeeded(journalBytes: journalBytes)
+        return id
     }
 
     public func delete(_ id: SessionID) throws(SessionStoreError) {
-        var bytes: [UInt8] = []
-        DurableRecord.append(.deleted(id), time: wallClock(), to: &bytes)
-        let now = clock()
-        let ttl = timeToLiveMilliseconds
-        // nil: the session had expired; it is removed without a record (replay drops it by its
-        // times, as the sweep does) and answered as the reads answer it: unknown.
-        let result: Result<Int64?, SessionStoreError> = table.withShardForWrite(of: id, now: now) { shard in
-            guard let position = shard.position(of: id) else { return .failure(.unknownSession) }
-            guard now.milliseconds(since: shard[position].lastUsed) < ttl else {
-                shard.remove(at: position)
-                return .success(nil)
-            }
-            do throws(SessionStoreError) {
-                let receipt = try writeDurably(bytes)
-                shard.remove(at: position)
-                return .success(receipt.journalBytes)
-            } catch {
-                return .failure(error)
+        let deadline = writer.deadline()
+        let time = wallClock()
+        try markPending(id, deadline: deadline) { _ in true }
+        let journalBytes = try writer.commit(Self.records([.deleted(id)], time: time), deadline: deadline) { [table, writer, menu] fate in
+            table.withShard(of: id) { shard in
+                guard let position = shard.position(of: id) else { return }
+                switch fate {
+                case .durable:
+                    shard.remove(at: position)
+                    return
+                case .refused: break
+                case .abandoned:
+                    // Brings the session back as it was: created, then each group it changed.
+                    let groups = shard[position].state.changedGroups(in: menu).map {
+                        DurableRecord.Event.groupSet(id, group: $0.id, isExpanded: $0.isExpanded)
+                    }
+                    writer.enqueue(Self.records([.created(id)] + groups, time: time), essential: true)
+                }
+                shard[position].pending = false
             }
         }
-        let journalBytes = try result.get()
         table.releaseSlots()
-        guard let journalBytes else { throw .unknownSession }
         scheduleCompactionIfNeeded(journalBytes: journalBytes)
     }
 
@@ -222,76 +239,133 @@ public final class DurableSessionStore: SessionStore {
             return AppliedChange(sessionID: newID, created: true, change: change, state: view.state)
         }
         let now = clock()
-        let ttl = timeToLiveMilliseconds
+        let deadline = writer.deadline()
         let menu = self.menu
         let limit = maxChangedGroups
-        let outcome: Result<(AppliedChange, Int64?), SessionStoreError> = table.withShardForWrite(of: id, now: now) { shard in
-            guard let position = shard.use(id, now: now, timeToLive: ttl) else { return .failure(.unknownSession) }
-            var entry = shard[position]
-            // Work on a copy: the session keeps its old state unless the journal takes the change.
+        // Works on a copy: the session keeps its old state until the journal has the change.
+        var computed: (change: ExpansionChange, state: ExpansionState)?
+        let changed = try markPending(id, deadline: deadline) { entry throws(SessionStoreError) -> Bool in
             var view = FlattenedView(menu: menu, state: entry.state)
-            let change: ExpansionChange
-            do throws(SessionStoreError) {
-                change = try InMemorySessionStore.run(command, on: &view, maxChangedGroups: limit)
-            } catch {
-                shard[position] = entry
-                return .failure(error)
-            }
-            var journalBytes: Int64?
-            if view.state != entry.state {
-                var bytes: [UInt8] = []
-                DurableRecord.append(.groupSet(id, group: change.id, isExpanded: change.isExpanded), time: wallClock(), to: &bytes)
-                do throws(SessionStoreError) {
-                    journalBytes = try writeDurably(bytes).journalBytes
-                } catch {
-                    shard[position] = entry  // only the use is recorded
-                    return .failure(error)
-                }
-                entry.state = view.state
-                entry.journaledUse = now
-            } else {
-                touchIfDue(id, &entry, now: now)
-            }
-            shard[position] = entry
-            return .success((AppliedChange(sessionID: id, created: false, change: change, state: view.state), journalBytes))
+            let change = try InMemorySessionStore.run(command, on: &view, maxChangedGroups: limit)
+            computed = (change, view.state)
+            return view.state != entry.state
         }
-        let (applied, journalBytes) = try outcome.get()
-        if let journalBytes { scheduleCompactionIfNeeded(journalBytes: journalBytes) }
+        guard let (change, state) = computed.map({ ($0.change, $0.state) }) else { throw .unknownSession }
+        let applied = AppliedChange(sessionID: id, created: false, change: change, state: state)
+        guard changed else { return applied }
+        let time = wallClock()
+        let record = Self.records([.groupSet(id, group: change.id, isExpanded: change.isExpanded)], time: time)
+        let journalBytes = try writer.commit(record, deadline: deadline) { [table, writer] fate in
+            table.withShard(of: id) { shard in
+                guard let position = shard.position(of: id) else { return }
+                switch fate {
+                case .durable:
+                    shard[position].state = state
+                    shard[position].journaledUse = now
+                case .refused: break
+                case .abandoned:
+                    // The command changed exactly this group: its state before is the opposite.
+                    writer.enqueue(Self.records([.groupSet(id, group: change.id, isExpanded: !change.isExpanded)], time: time),
+                                   essential: true)
+                }
+                shard[position].pending = false
+            }
+        }
+        scheduleCompactionIfNeeded(journalBytes: journalBytes)
         return applied
     }
 
-    /// Appends `bytes` and, with ``FsyncPolicy/always``, waits until they are on disk.
-    /// Called under a shard lock: the journal order of one session's records is its apply order.
-    private func writeDurably(_ bytes: [UInt8]) throws(SessionStoreError) -> DurableJournal.Receipt {
-        let receipt = try journal.append(bytes)
-        if fsyncPolicy == .always { try journal.waitUntilDurable(receipt.position) }
-        return receipt
+    /// Under `id`'s shard lock, records the use and runs `journals` on the live session; when it
+    /// returns true (the write changes something), marks the session pending: the caller then
+    /// commits, and its `settle` clears the mark. While another write of the session is pending,
+    /// waits for it (until `deadline`), so one session's writes apply one at a time, in order.
+    /// A read does not wait for it. A session expired but not yet removed is removed here and
+    /// answered as the reads answer it: `.unknownSession` (without a record: replay drops it by
+    /// its times, as the sweep does).
+    @discardableResult
+    private func markPending(
+        _ id: SessionID, deadline: Date, _ journals: (Entry) throws(SessionStoreError) -> Bool
+    ) throws(SessionStoreError) -> Bool {
+        let ttl = timeToLiveMilliseconds
+        while true {
+            let mark = writer.settlementMark
+            let now = clock()
+            var removedExpired = false
+            let outcome: Result<Bool?, SessionStoreError> = table.withShardForWrite(of: id, now: now) { shard in
+                guard let found = shard.position(of: id) else { return .failure(.unknownSession) }
+                if shard[found].pending {
+                    shard.markUsed(at: found, now: now)
+                    return .success(nil)
+                }
+                guard let position = shard.use(id, now: now, timeToLive: ttl) else {
+                    shard.remove(at: found)
+                    removedExpired = true
+                    return .failure(.unknownSession)
+                }
+                do throws(SessionStoreError) {
+                    let changes = try journals(shard[position])
+                    if changes {
+                        shard[position].pending = true
+                    } else {
+                        touchIfDue(id, &shard[position], now: now)
+                    }
+                    return .success(changes)
+                } catch {
+                    return .failure(error)
+                }
+            }
+            if removedExpired { table.releaseSlots() }
+            if let changes = try outcome.get() { return changes }
+            try writer.waitForSettlement(after: mark, deadline: deadline)
+        }
     }
 
-    /// Journals a use of a session that was only read, when the journal's record of its last use
-    /// is older than ``touchInterval``. Best effort: a failed write only leaves the older time.
+    /// `events` encoded as journal records stamped `time`.
+    private static func records(_ events: [DurableRecord.Event], time: Int64) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for event in events { DurableRecord.append(event, time: time, to: &bytes) }
+        return bytes
+    }
+
+    /// Queues a record of a use of a session that was only read, when the journal's record of
+    /// its last use is older than ``touchInterval``. Never waits for the disk: best effort, a
+    /// dropped or failed record only leaves the older time.
     private func touchIfDue(_ id: SessionID, _ entry: inout Entry, now: SessionTime) {
         guard now.milliseconds(since: entry.journaledUse) >= touchInterval else { return }
-        var bytes: [UInt8] = []
-        DurableRecord.append(.touched(id), time: wallClock(), to: &bytes)
-        if (try? journal.append(bytes)) != nil { entry.journaledUse = now }
+        writer.enqueue(Self.records([.touched(id)], time: wallClock()))
+        entry.journaledUse = now
     }
 
     /// Drops sessions idle longer than the time to live from memory. Nothing is journaled: replay
     /// drops them by the times the files record (never later than the real last use).
-    /// O(expired + shards); writes already remove a few from their shard's oldest end each.
+    /// O(expired + shards); writes already remove a few from their shard's oldest end each. A
+    /// pending session (its write's `settle` still needs it) is never removed.
     @discardableResult
     public func sweepExpired() -> Int {
         table.removeExpired(now: clock())
     }
 
-    /// Waits for a running compaction, flushes the journal and releases the data directory.
-    /// Later writes answer `.unavailable`.
+    /// Refuses later writes (`.unavailable`), lets the journal writer finish, waits for a
+    /// running compaction, flushes the journal and releases the data directory. Waits at most
+    /// `max(storeTimeout, 5 s)` for all of it: on a hung disk it logs so and returns, and the rest
+    /// happens if the disk ever answers (what was written survives the process's exit).
     public func close() {
         guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        compaction.sync {}
-        journal.close()
-        directoryLock.withLock { $0 = nil }
+        let wait = max(storeTimeout, .seconds(5))
+        let finished = DispatchSemaphore(value: 0)
+        let thread = Thread { [self] in
+            writer.stop()
+            compaction.sync {}
+            journal.close()
+            directoryLock.withLock { $0 = nil }
+            finished.signal()
+        }
+        thread.name = "menu-server store close"
+        thread.start()
+        if finished.wait(timeout: .now() + .milliseconds(Int(wait / .milliseconds(1)))) == .timedOut {
+            log("data dir \(directory): the disk did not finish the final journal write and flush within \(wait); "
+                + "stopping without waiting for it (changes answered 200 under --fsync always are on disk)")
+        }
     }
 }
 
