@@ -284,6 +284,13 @@ public final class RawHTTPConnection {
         return buffer.isEmpty && ((try? fill()) == false)
     }
 
+    /// True when the server has neither sent anything nor closed the connection so far: a look at
+    /// the socket that never waits.
+    public var isOpenAndSilent: Bool {
+        var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return buffer.isEmpty && poll(&descriptor, 1, 0) == 0
+    }
+
     /// True when the server closes the connection (end of stream within `seconds`) without
     /// sending further bytes. Sets the receive timeout to `seconds`.
     public func isClosedByPeer(within seconds: Int = 5) -> Bool {

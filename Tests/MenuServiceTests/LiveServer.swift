@@ -491,6 +491,9 @@ final class LiveRawConnection {
     /// True when the server has closed the connection (end of stream within `seconds`), with no
     /// further bytes.
     func isClosedByPeer(within seconds: Int = 5) -> Bool { raw.isClosedByPeer(within: seconds) }
+
+    /// True when the server has neither answered nor closed so far (never waits).
+    var isOpenAndSilent: Bool { raw.isOpenAndSilent }
 }
 
 // MARK: - Child processes
