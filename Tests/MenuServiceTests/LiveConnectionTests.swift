@@ -178,10 +178,13 @@ struct LiveConnectionTests {
         var serverErrors: [String] = []
     }
 
-    /// One client: its own connection and session, random toggles and PUTs until `deadline`, each
+    /// Changes each client sends: a fixed amount of work, so a busy machine only takes longer.
+    static let changesPerClient = 60
+
+    /// One client: its own connection and session, `changesPerClient` random toggles and PUTs, each
     /// answer checked against the test's own model, then the final /count and /rows checked against
     /// the running sum of the acknowledged changes.
-    static func runClient(port: Int, seed: UInt64, deadline: Date, model: LiveMenuModel) -> WorkerReport {
+    static func runClient(port: Int, seed: UInt64, model: LiveMenuModel) -> WorkerReport {
         var report = WorkerReport()
         var random = SplitMix64(state: seed)
         func fail(_ message: String) { report.failures.append("seed \(seed): \(message)") }
@@ -202,7 +205,7 @@ struct LiveConnectionTests {
             var state = model.defaultState
             var count = 30
             var leafCount = 24
-            while Date() < deadline {
+            for _ in 0 ..< changesPerClient {
                 let group = groups[Int(random.next() % UInt64(groups.count))]
                 let node = model.node(group)!
                 let usePut = random.next() % 2 == 0
@@ -312,25 +315,24 @@ struct LiveConnectionTests {
         let model = self.model
         let port = server.port
         let baseSeed = UInt64.random(in: 1 ... UInt64.max / 2)
-        let deadline = Date().addingTimeInterval(1.5)
         let reports = LiveLocked<[WorkerReport]>([])
         let observed = LiveLocked<WorkerReport>(WorkerReport())
         let done = DispatchGroup()
         for worker in 0 ..< 8 {
             done.enter()
             Thread {
-                let report = Self.runClient(port: port, seed: baseSeed &+ UInt64(worker), deadline: deadline, model: model)
+                let report = Self.runClient(port: port, seed: baseSeed &+ UInt64(worker), model: model)
                 reports.update { $0.append(report) }
                 done.leave()
             }.start()
         }
-        // A ninth client without a session keeps reading the default table meanwhile.
+        // A ninth client without a session reads the default count a fixed number of times meanwhile.
         done.enter()
         Thread {
             var report = WorkerReport()
             do {
                 let connection = try LiveRawConnection(port: port)
-                while Date() < deadline {
+                for _ in 0 ..< Self.changesPerClient * 2 {
                     let response = try connection.request("GET", "/count")
                     report.requests += 1
                     if response.status >= 500 { report.serverErrors.append("GET /count: \(response)") }
@@ -345,8 +347,8 @@ struct LiveConnectionTests {
             observed.set(report)
             done.leave()
         }.start()
-        // Wait without blocking a thread of Swift's cooperative pool (every client stops by its
-        // deadline or its 15 s socket timeout; the time limit bounds the rest).
+        // Wait without blocking a thread of Swift's cooperative pool (every client stops after its
+        // fixed work or its 15 s socket timeout; the time limit bounds the rest).
         await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
             done.notify(queue: .global()) { finished.resume() }
         }
@@ -357,9 +359,9 @@ struct LiveConnectionTests {
         let serverErrors = all.flatMap(\.serverErrors)
         #expect(failures.isEmpty, "\(failures.prefix(10))")
         #expect(serverErrors.isEmpty, "\(serverErrors.prefix(10))")
-        for report in reports.value {
-            #expect(report.acknowledged > 20, "a client got too few changes through: \(report.acknowledged)")
-        }
+        // Every client got every one of its changes acknowledged (a failure stops a client early).
+        #expect(reports.value.map(\.acknowledged) == Array(repeating: Self.changesPerClient, count: 8), "seed \(baseSeed)")
+        #expect(observed.value.requests == Self.changesPerClient * 2, "the observer stopped early, seed \(baseSeed)")
         print("LiveConnectionTests: 8 clients, \(reports.value.map(\.acknowledged).reduce(0, +)) acknowledged changes, \(all.map(\.requests).reduce(0, +)) requests, seed \(baseSeed)")
     }
 }
