@@ -116,8 +116,9 @@ final class HostileSocket {
     }
 }
 
-/// Connects, sends `bytes` and collects the reply (at most `seconds`).
-func hostileExchange(port: Int, _ bytes: [UInt8], seconds: Double = 8) throws -> HostileReply {
+/// Connects, sends `bytes` and collects the reply (at most `seconds`: a bound on the wait, far past
+/// the 2 s connection timeout that ends the cases which get neither an answer nor a close).
+func hostileExchange(port: Int, _ bytes: [UInt8], seconds: Double = 30) throws -> HostileReply {
     try HostileSocket(port: port).exchange(bytes, until: Date().addingTimeInterval(seconds))
 }
 
@@ -543,7 +544,7 @@ struct HostileInputTests {
         let results = try await withThrowingTaskGroup(of: (name: String, problems: [String], outcome: String).self) { group in
             for hostile in HostileCase.all {
                 group.addTask {
-                    let reply = try await hostileOnThread { try hostileExchange(port: port, hostile.make(), seconds: 15) }
+                    let reply = try await hostileOnThread { try hostileExchange(port: port, hostile.make()) }
                     let outcome = HostileCase.outcome(of: reply).map(String.init(describing:)) ?? "no answer"
                     return (hostile.name, hostile.problems(in: reply).map { "\(hostile.name): \($0)" }, outcome)
                 }
@@ -583,124 +584,152 @@ struct HostileInputTests {
 
     // MARK: Slow clients
 
+    /// Connections that stall at different points of a request.
+    static let stalls = [
+        "GET /rows?limit=5 HT",  // half a request line
+        "GET /rows HTTP/1.1\r\nHost: x\r\nX-Sess",  // half the headers
+        "PUT /groups/beer/expansion HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"isExp",  // half a body
+        "PUT /groups/beer/expansion HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{\"i",  // half a chunk
+        "",  // connected, silent
+    ]
+
+    /// `count` connections, each sent one of the ``stalls`` and left there.
+    static func stalledConnections(port: Int, count: Int) throws -> [LiveRawConnection] {
+        try (0 ..< count).map { index in
+            let connection = try LiveRawConnection(port: port, receiveTimeoutSeconds: 10)
+            try connection.send(Array(stalls[index % stalls.count].utf8))
+            return connection
+        }
+    }
+
     @Test(.timeLimit(.minutes(1)))
-    func fiftyHalfOpenSlowClientsDoNotDelayANormalRequest() async throws {
-        let server = try LiveServer { $0.connectionTimeoutSeconds = 5 }
+    func fiftyHalfOpenSlowClientsHeldOpenDoNotKeepNormalRequestsFromBeingAnswered() async throws {
+        // A connection timeout no run comes near, so the slow clients are certainly held for the
+        // whole test however slow the machine is (checked at the end, not assumed).
+        let server = try LiveServer { $0.connectionTimeoutSeconds = 3600 }
         defer { server.shutdown() }
         let port = server.port
         let report = try await hostileOnThread { () -> [String] in
             var problems: [String] = []
-            // Fifty connections that stall at different points of a request.
-            let stalls = [
-                "GET /rows?limit=5 HT",  // half a request line
-                "GET /rows HTTP/1.1\r\nHost: x\r\nX-Sess",  // half the headers
-                "PUT /groups/beer/expansion HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"isExp",  // half a body
-                "PUT /groups/beer/expansion HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{\"i",  // half a chunk
-                "",  // connected, silent
-            ]
-            var slow: [LiveRawConnection] = []
-            for index in 0 ..< 50 {
-                let connection = try LiveRawConnection(port: port, receiveTimeoutSeconds: 10)
-                try connection.send(Array(stalls[index % stalls.count].utf8))
-                slow.append(connection)
-            }
-            let heldSince = Date()
-            // Normal requests meanwhile: on fresh connections and on one keep-alive connection.
-            var slowest = 0.0
+            let slow = try Self.stalledConnections(port: port, count: 50)
+            // Normal requests meanwhile, each answered 200: on fresh connections and on one
+            // keep-alive connection (each waits at most its socket's 15 s receive timeout).
             for round in 0 ..< 10 {
-                let start = Date()
                 let response = try LiveRawConnection(port: port).request("GET", "/rows?limit=3")
-                let seconds = Date().timeIntervalSince(start)
-                slowest = max(slowest, seconds)
                 if response.status != 200 { problems.append("round \(round): \(response)") }
             }
             let keepAlive = try LiveRawConnection(port: port)
             for round in 0 ..< 20 {
-                let start = Date()
                 let response = try keepAlive.request("GET", "/count")
-                slowest = max(slowest, Date().timeIntervalSince(start))
                 if response.status != 200 { problems.append("keep-alive round \(round): \(response)") }
             }
-            if slowest >= 1 { problems.append("a normal request took \(slowest) s while 50 slow clients were held") }
-            let heldFor = Date().timeIntervalSince(heldSince)
-            if heldFor >= 5 { problems.append("the normal requests took \(heldFor) s: the slow clients were not all held meanwhile") }
-            // The connection timeout (5 s) then closes every stalled connection.
-            for (index, connection) in slow.enumerated() where !connection.isClosedByPeer(within: 15) {
-                problems.append("slow client \(index) (\(String(reflecting: stalls[index % stalls.count]))) was not closed by the timeout")
+            // All fifty were still held, unanswered, after the last normal answer.
+            for (index, connection) in slow.enumerated() where !connection.isOpenAndSilent {
+                problems.append("slow client \(index) (\(String(reflecting: Self.stalls[index % Self.stalls.count]))) was answered or closed")
             }
-            print("HostileInputTests: slowest normal request with 50 slow clients held: \(slowest) s")
             return problems
+        }
+        #expect(report.isEmpty, "\(report)")
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func stalledConnectionsAreClosedByTheConnectionTimeoutWithoutAnAnswer() async throws {
+        let server = try LiveServer { $0.connectionTimeoutSeconds = 1 }
+        defer { server.shutdown() }
+        let port = server.port
+        let report = try await hostileOnThread { () -> [String] in
+            let slow = try Self.stalledConnections(port: port, count: 2 * Self.stalls.count)
+            // Waited for, with a bound (30 s) far past the 1 s timeout.
+            return slow.enumerated().compactMap { index, connection in
+                connection.isClosedByPeer(within: 30) ? nil
+                    : "slow client \(index) (\(String(reflecting: Self.stalls[index % Self.stalls.count]))) was not closed by the timeout"
+            }
         }
         #expect(report.isEmpty, "\(report)")
     }
 
     // MARK: Connection limits
 
-    /// Opens `count` connections at once, sends `GET /healthz` on each and sorts the outcomes.
-    static func crowd(port: Int, count: Int, waitSeconds: Double) throws -> (answered: Int, closed: Int, waiting: Int, refused: Int, sockets: [HostileSocket]) {
+    /// Opens `count` connections at once, sends `GET /healthz` on each and sorts the outcomes: it
+    /// waits (at most 30 s) until `limit` are answered and the rest closed or refused, or, for
+    /// connections the kernel queues unaccepted, until `limit` are answered and 0.5 s more have
+    /// brought no further answer (a window in which the server may only do something wrong, so a
+    /// slow machine can make it pass more easily, never fail). The caller's connection timeout
+    /// must be long, so no answered connection is closed and its slot given away meanwhile.
+    static func crowd(port: Int, count: Int, limit: Int) throws -> (answered: Int, closed: Int, waiting: Int, refused: Int) {
         var sockets: [HostileSocket] = []
         var refused = 0
         for _ in 0 ..< count {
             do { sockets.append(try HostileSocket(port: port)) } catch { refused += 1 }
         }
-        let deadline = Date().addingTimeInterval(waitSeconds)
-        var answered = 0, closed = 0, waiting = 0
+        let request = Array("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n".utf8)
         for socket in sockets {
-            let reply = socket.exchange(Array("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n".utf8), until: deadline, settle: 0)
-            if let response = HostileHTTP.parseAll(reply.bytes).responses.first {
-                if response.status == 200 { answered += 1 } else { closed += 1 }
-            } else if reply.closed {
-                closed += 1
-            } else {
-                waiting += 1
-            }
+            _ = request.withUnsafeBytes { send(socket.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         }
-        return (answered, closed, waiting, refused, sockets)
+        var received = [[UInt8]](repeating: [], count: sockets.count)
+        var hungUp = [Bool](repeating: false, count: sockets.count)
+        func tally() -> (answered: Int, closed: Int, waiting: Int) {
+            var answered = 0, closed = 0
+            for index in sockets.indices {
+                if let response = HostileHTTP.parseAll(received[index]).responses.first {
+                    if response.status == 200 { answered += 1 } else { closed += 1 }
+                } else if hungUp[index] {
+                    closed += 1
+                }
+            }
+            return (answered, closed, sockets.count - answered - closed)
+        }
+        let clock = ContinuousClock()
+        let bound = clock.now + .seconds(30)
+        var limitReachedAt: ContinuousClock.Instant?
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while clock.now < bound {
+            let now = tally()
+            if now.answered >= limit, limitReachedAt == nil { limitReachedAt = clock.now }
+            if now.waiting == 0 { break }
+            if let reached = limitReachedAt, clock.now - reached >= .milliseconds(500) { break }
+            for index in sockets.indices where !hungUp[index] {
+                var descriptor = pollfd(fd: sockets[index].fd, events: Int16(POLLIN), revents: 0)
+                guard poll(&descriptor, 1, 0) > 0 else { continue }
+                let read = chunk.withUnsafeMutableBytes { recv(sockets[index].fd, $0.baseAddress, $0.count, 0) }
+                if read > 0 { received[index] += chunk[..<read] } else if read == 0 || errno != EAGAIN { hungUp[index] = true }
+            }
+            usleep(5_000)
+        }
+        let final = tally()
+        return (final.answered, final.closed, final.waiting, refused)  // the sockets close here
     }
 
-    /// A normal request answered 200 within a few seconds (slots free up once the kernel and
-    /// libmicrohttpd have seen the closes).
+    /// A normal request answered 200 before the bound on the wait (slots free up once the kernel
+    /// and libmicrohttpd have seen the closes).
     static func normalRequestSucceeds(port: Int) -> Bool {
-        let deadline = Date().addingTimeInterval(5)
-        while Date() < deadline {
-            if let response = try? LiveRawConnection(port: port, receiveTimeoutSeconds: 2).request("GET", "/healthz"),
-               response.status == 200 {
-                return true
-            }
-            usleep(100_000)
+        eventually(every: .milliseconds(50)) {
+            (try? LiveRawConnection(port: port, receiveTimeoutSeconds: 2).request("GET", "/healthz"))?.status == 200
         }
-        return false
     }
 
     @Test(.timeLimit(.minutes(1)))
-    func thirtyConnectionsAgainstALimitOfTwentyServeAtMostTwentyAndRecover() async throws {
-        let server = try LiveServer { $0.maxConnections = 20; $0.connectionTimeoutSeconds = 10 }
+    func thirtyConnectionsAgainstALimitOfTwentyServeExactlyTwentyAndRecover() async throws {
+        let server = try LiveServer { $0.maxConnections = 20; $0.connectionTimeoutSeconds = 3600 }
         defer { server.shutdown() }
         let port = server.port
-        let (answered, closed, waiting, refused) = try await hostileOnThread { () -> (Int, Int, Int, Int) in
-            let crowd = try Self.crowd(port: port, count: 30, waitSeconds: 3)
-            return (crowd.answered, crowd.closed, crowd.waiting, crowd.refused)  // sockets close here
-        }
+        let (answered, closed, waiting, refused) = try await hostileOnThread { try Self.crowd(port: port, count: 30, limit: 20) }
         print("HostileInputTests: 30 connections, limit 20: \(answered) answered, \(closed) closed, \(waiting) left waiting, \(refused) refused")
-        #expect(answered >= 1 && answered <= 20, "answered \(answered)")
+        #expect(answered == 20, "answered \(answered): the twenty held connections fill the limit exactly")
         #expect(answered + closed + waiting + refused == 30)
-        #expect(closed + waiting + refused >= 10, "the 10 connections over the limit must not be served")
         let recovered = try await hostileOnThread { Self.normalRequestSucceeds(port: port) }
         #expect(recovered, "no normal request succeeded after the crowd let go")
     }
 
     @Test(.timeLimit(.minutes(1)))
-    func perIPLimitOfFiveServesAtMostFiveOfTenAndRecovers() async throws {
-        let server = try LiveServer { $0.perIPConnections = 5; $0.connectionTimeoutSeconds = 10 }
+    func perIPLimitOfFiveServesExactlyFiveOfTenAndRecovers() async throws {
+        let server = try LiveServer { $0.perIPConnections = 5; $0.connectionTimeoutSeconds = 3600 }
         defer { server.shutdown() }
         let port = server.port
-        let (answered, closed, waiting, refused) = try await hostileOnThread { () -> (Int, Int, Int, Int) in
-            let crowd = try Self.crowd(port: port, count: 10, waitSeconds: 3)
-            return (crowd.answered, crowd.closed, crowd.waiting, crowd.refused)
-        }
+        let (answered, closed, waiting, refused) = try await hostileOnThread { try Self.crowd(port: port, count: 10, limit: 5) }
         print("HostileInputTests: 10 connections, per-IP limit 5: \(answered) answered, \(closed) closed, \(waiting) left waiting, \(refused) refused")
-        #expect(answered >= 1 && answered <= 5, "answered \(answered)")
-        #expect(closed + waiting + refused >= 5)
+        #expect(answered == 5, "answered \(answered)")
+        #expect(closed + waiting + refused == 5)
         let recovered = try await hostileOnThread { Self.normalRequestSucceeds(port: port) }
         #expect(recovered, "no normal request succeeded after the crowd let go")
     }
