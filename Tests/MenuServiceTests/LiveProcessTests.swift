@@ -130,7 +130,7 @@ struct LiveProcessTests {
     }
 
     @Test(.timeLimit(.minutes(1)))
-    func executableExitsZeroPromptlyOnSIGTERMWithAnIdleKeepAliveConnectionOpen() throws {
+    func executableExitsZeroOnSIGTERMWithAnIdleKeepAliveConnectionOpenAndClosesIt() throws {
         let child = try LiveChildServer()
         defer { child.stop() }
         let connection = try LiveRawConnection(port: child.port)
@@ -139,11 +139,11 @@ struct LiveProcessTests {
             #expect(response.status == 200)
             #expect(response.header("Connection")?.lowercased() != "close", "\(response.head)")
         }
-        // The connection now sits idle; shutdown must not wait for it (grace period is 10 s).
-        let start = Date()
+        // The connection now sits idle: the child exits on its own and closes it. (That shutdown
+        // does not sit out the grace period for an idle connection is shown without timing the
+        // child, in HTTPServerTests.shutdownDoesNotWaitForIdleKeepAliveConnections, with a grace
+        // period four times its bound on the wait; the child's is fixed at 10 s.)
         #expect(child.signalAndWait(SIGTERM), "menu-server did not exit after SIGTERM")
-        let elapsed = Date().timeIntervalSince(start)
-        #expect(elapsed < 5, "took \(elapsed) s")
         #expect(child.termination == .exited(0))
         #expect(connection.isClosedByPeer())
     }
