@@ -12,6 +12,8 @@ public final class NaiveMenuItem {
     public var isExpand: Bool
     public var children: [NaiveMenuItem] = []
     public let attributes: [String: JSONValue]?
+    /// The item's place in the config's document order, from 1 (0: the root).
+    public internal(set) var ordinal = 0
 
     public init(id: String, title: String, isGroup: Bool, depth: Int, isExpand: Bool, attributes: [String: JSONValue]?) {
         self.id = id; self.title = title; self.isGroup = isGroup; self.depth = depth
@@ -58,11 +60,14 @@ public struct NaiveMenu {
 
     public init(spec: [TreeSpec]) {
         root = NaiveMenuItem(id: "", title: "", isGroup: true, depth: -1, isExpand: true, attributes: nil)
+        var ordinal = 0
         func build(_ specs: [TreeSpec], into parent: NaiveMenuItem) {
             for spec in specs {
                 let item = NaiveMenuItem(id: spec.id, title: spec.title, isGroup: spec.children != nil,
                                          depth: parent.depth + 1, isExpand: spec.expanded, attributes: spec.attributes)
                 parent.children.append(item)
+                ordinal += 1
+                item.ordinal = ordinal
                 if let children = spec.children { build(children, into: item) }
             }
         }
@@ -77,6 +82,37 @@ public struct NaiveMenu {
         let total = count
         return (offset ..< min(offset + limit, total)).map { ($0, root.itemAt($0 + 1)!) }
     }
+
+    /// Every visible row in order: one preorder walk that enters only expanded groups. O(n), the
+    /// whole table at once, for comparing every field of every row on large menus (where
+    /// ``rows(offset:limit:)``, O(n) per row, would be quadratic).
+    public func flattened() -> [(index: Int, item: NaiveMenuItem)] {
+        var rows: [(index: Int, item: NaiveMenuItem)] = []
+        func walk(_ item: NaiveMenuItem) {
+            for child in item.children {
+                rows.append((rows.count, child))
+                if child.isExpand { walk(child) }
+            }
+        }
+        walk(root)
+        return rows
+    }
+
+    /// Every item, visible or not, in document order (preorder).
+    public func preorder() -> [NaiveMenuItem] {
+        var items: [NaiveMenuItem] = []
+        func walk(_ item: NaiveMenuItem) {
+            for child in item.children {
+                items.append(child)
+                walk(child)
+            }
+        }
+        walk(root)
+        return items
+    }
+
+    /// The item with `id`, group or row; nil when no item has it.
+    public func item(withID id: String) -> NaiveMenuItem? { root.find(id)?.item }
 
     /// The visible row of the item with `id`: one preorder walk that counts rows and enters only
     /// expanded groups, so a hidden or unknown id is never reached (nil).

@@ -21,22 +21,85 @@ public struct TreeSpec: Sendable {
         TreeSpec(id: id, title: title ?? id, expanded: expanded, children: children)
     }
 
-    var jsonObject: [String: Any] {
-        var object: [String: Any] = ["id": id, "title": title]
+    /// Appends this node as config JSON (keys sorted) to `out`.
+    func appendJSON(to out: inout String) {
+        out += "{"
+        if let attributes { out += "\"attributes\":"; appendJSONValue(.object(attributes), to: &out); out += "," }
+        if children != nil { out += "\"expanded\":\(expanded)," }
+        out += "\"id\":"
+        appendJSONString(id, to: &out)
         if let children {
-            object["items"] = children.map(\.jsonObject)
-            object["expanded"] = expanded
+            out += ",\"items\":["
+            for (index, child) in children.enumerated() {
+                if index > 0 { out += "," }
+                child.appendJSON(to: &out)
+            }
+            out += "]"
         }
-        if let attributes { object["attributes"] = try! JSONSerialization.jsonObject(with: JSONEncoder().encode(attributes)) }
-        return object
+        out += ",\"title\":"
+        appendJSONString(title, to: &out)
+        out += "}"
     }
 }
 
-/// The config JSON of `items` (keys sorted).
+/// `text` as a JSON string: quotes, backslashes and control characters escaped, the rest as is.
+private func appendJSONString(_ text: String, to out: inout String) {
+    out += "\""
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        case _ where scalar.value < 0x20:
+            let hex = String(scalar.value, radix: 16)
+            out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+        default: out.unicodeScalars.append(scalar)
+        }
+    }
+    out += "\""
+}
+
+/// `value` as JSON text, object keys sorted.
+private func appendJSONValue(_ value: JSONValue, to out: inout String) {
+    switch value {
+    case .null: out += "null"
+    case .bool(let value): out += "\(value)"
+    case .integer(let value): out += "\(value)"
+    case .number(let value): out += "\(value)"
+    case .string(let value): appendJSONString(value, to: &out)
+    case .array(let values):
+        out += "["
+        for (index, element) in values.enumerated() {
+            if index > 0 { out += "," }
+            appendJSONValue(element, to: &out)
+        }
+        out += "]"
+    case .object(let members):
+        out += "{"
+        for (index, key) in members.keys.sorted().enumerated() {
+            if index > 0 { out += "," }
+            appendJSONString(key, to: &out)
+            out += ":"
+            appendJSONValue(members[key]!, to: &out)
+        }
+        out += "}"
+    }
+}
+
+/// The config JSON of `items` (keys sorted), written directly as text (a menu of 100,000 nodes
+/// in a fraction of the time `JSONSerialization` takes for the same tree).
 public func menuJSON(_ items: [TreeSpec], title: String? = nil) -> Data {
-    var object: [String: Any] = ["items": items.map(\.jsonObject)]
-    if let title { object["title"] = title }
-    return try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+    var out = "{\"items\":["
+    for (index, item) in items.enumerated() {
+        if index > 0 { out += "," }
+        item.appendJSON(to: &out)
+    }
+    out += "]"
+    if let title {
+        out += ",\"title\":"
+        appendJSONString(title, to: &out)
+    }
+    out += "}"
+    return Data(out.utf8)
 }
 
 /// Loads `items` through the real config loader.
@@ -44,16 +107,19 @@ public func makeMenu(_ items: [TreeSpec]) throws -> Menu {
     try Menu(jsonData: menuJSON(items))
 }
 
-/// A random tree of about `nodes` nodes, at most `maxDepth + 1` levels, reproducible from the generator's seed.
-public func randomTree(nodes: Int, maxDepth: Int, using rng: inout SplitMix64) -> [TreeSpec] {
+/// A random tree of about `nodes` nodes, at most `maxDepth + 1` levels, each list of children
+/// `width` long (fewer when the budget runs out), ids `idPrefix` + "n1", "n2"…, reproducible from
+/// the generator's seed.
+public func randomTree(nodes: Int, maxDepth: Int, width widths: ClosedRange<Int> = 0 ... 6, idPrefix: String = "",
+                       using rng: inout SplitMix64) -> [TreeSpec] {
     var counter = 0
     func make(depth: Int, budget: inout Int) -> [TreeSpec] {
         var items: [TreeSpec] = []
-        let width = Int.random(in: 0 ... 6, using: &rng)
+        let width = Int.random(in: widths, using: &rng)
         for _ in 0 ..< width where budget > 0 {
             budget -= 1
             counter += 1
-            let id = "n\(counter)"
+            let id = "\(idPrefix)n\(counter)"
             if depth < maxDepth && Bool.random(using: &rng) {
                 let children = make(depth: depth + 1, budget: &budget)
                 items.append(.group(id, "Group \(counter)", expanded: Bool.random(using: &rng), children))
