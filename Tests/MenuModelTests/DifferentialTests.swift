@@ -24,12 +24,12 @@ import Testing
     }
 
     static let shapes: [Shape] = [
-        Shape(name: "narrow trees of 150 nodes", runs: 8, steps: 300, sessions: 3) {
+        Shape(name: "narrow trees of 150 nodes", runs: 6, steps: 250, sessions: 3) {
             randomTree(nodes: 150, maxDepth: 5, using: &$0)
         },
-        Shape(name: "groups of hundreds and thousands of children", runs: 1, steps: 80, sessions: 2, make: wideTree),
-        Shape(name: "chains down to the 64-level limit", runs: 2, steps: 400, sessions: 2, make: deepChains),
-        Shape(name: "one menu of 100,000 nodes", runs: 1, steps: 12, sessions: 2, make: largeTree),
+        Shape(name: "groups of hundreds and thousands of children", runs: 1, steps: 40, sessions: 2, make: wideTree),
+        Shape(name: "chains down to the 64-level limit", runs: 2, steps: 250, sessions: 2, make: deepChains),
+        Shape(name: "one menu of 100,000 nodes", runs: 1, steps: 8, sessions: 2, make: largeTree),
     ]
 
     static let baseSeed: UInt64 = ProcessInfo.processInfo.environment["MENU_DIFFERENTIAL_SEED"].flatMap { UInt64($0) }
@@ -68,9 +68,12 @@ import Testing
         }
     }
 
-    /// Three chains of groups at depths 0 through 63 (the deepest level a config may have), mostly
-    /// expanded, each level with a few rows and small groups beside the chain.
-    @Sendable static func deepChains(using rng: inout SplitMix64) -> [TreeSpec] {
+    /// `chains` chains (three for the random steps) of groups at depths 0 through 63 (the deepest
+    /// level a config may have), nine in ten links expanded (or all of them), each level with a
+    /// few rows and small groups beside the chain.
+    @Sendable static func deepChains(using rng: inout SplitMix64) -> [TreeSpec] { deepChains(3, allExpanded: false, using: &rng) }
+
+    static func deepChains(_ chains: Int, allExpanded: Bool, using rng: inout SplitMix64) -> [TreeSpec] {
         var counter = 0
         func next() -> Int { counter += 1; return counter }
         let last = MenuBuilder.depthLimit - 1
@@ -85,10 +88,10 @@ import Testing
             let id = next()
             let link: TreeSpec = depth == last
                 ? .group("n\(id)", expanded: false, [])  // a group at the last level can only be empty
-                : .group("n\(id)", expanded: Int.random(in: 0 ..< 10, using: &rng) != 0, chain(depth: depth + 1))
+                : .group("n\(id)", expanded: allExpanded || Int.random(in: 0 ..< 10, using: &rng) != 0, chain(depth: depth + 1))
             return siblings(depth: depth) + [link] + siblings(depth: depth)
         }
-        return (0 ..< 3).flatMap { _ in chain(depth: 0) }
+        return (0 ..< chains).flatMap { _ in chain(depth: 0) }
     }
 
     /// Ids no node has, next to real ones: empty, a prefix, a suffix, another case, too long.
@@ -133,11 +136,13 @@ import Testing
     }
 
     /// What differs between `view` and the oracle's `table` (nil: nothing): the counts; every
-    /// visible row's position, node and expansion; every field of every row when `wholeRows`;
+    /// visible row's position, node and expansion; when `wholeRows`, every field of every row; when
+    /// `eachRowAlone`, every row read as a page of its own (which starts with the search for that
+    /// row's node, the walk that finds every later row of a page);
     /// pages at, near and past the end (every field, and `visibleNodes`); and the row of every id
     /// in `probes` (nil for hidden and unknown ids; `nodeOfID` is the oracle's id → ordinal).
     static func difference(_ view: FlattenedView, _ table: Table, nodeOfID: [String: Int], wholeRows: Bool,
-                           probes: [String], using rng: inout SplitMix64) -> String? {
+                           eachRowAlone: Bool, probes: [String], using rng: inout SplitMix64) -> String? {
         let expected = table.rows
         let count = expected.count
         if view.count != count || view.leafCount != table.leafCount {
@@ -156,6 +161,11 @@ import Testing
             if all.count != count { return "rows(0, \(count + 1)) gave \(all.count) rows, oracle \(count)" }
             for (row, reference) in zip(all, expected) where !same(row, reference.index, reference.item) {
                 return "row \(reference.index): \(row), oracle \(reference.item.id) depth \(reference.item.depth) expanded \(reference.item.isExpand)"
+            }
+        }
+        if eachRowAlone {
+            for reference in expected where !sameNodes(view.visibleNodes(offset: reference.index, limit: 1), [reference][...]) {
+                return "visibleNodes(offset: \(reference.index), limit: 1) differs from the oracle's \(reference.item.id)"
             }
         }
         let limit = Int.random(in: 1 ... 50, using: &rng)
@@ -218,10 +228,12 @@ import Testing
         let nodeCount = allIDs.count
         // Every field of every row at every step; on tables of thousands of rows every fifth step
         // (the rows' positions, nodes and expansion still every step, the fields on every page).
+        // Every row read on its own every fifth step, on tables of thousands of rows every tenth.
         func wholeRows(_ table: Table, step: Int) -> Bool { table.rows.count <= 2_000 || step % 5 == 0 }
+        func eachRowAlone(_ table: Table, step: Int) -> Bool { step % (table.rows.count <= 2_000 ? 5 : 10) == 0 }
         for which in views.indices {
             if let difference = Self.difference(views[which], Table(naives[which], nodeCount: nodeCount), nodeOfID: nodeOfID,
-                                                wholeRows: true, probes: Array(allIDs.prefix(64)), using: &rng) {
+                                                wholeRows: true, eachRowAlone: true, probes: Array(allIDs.prefix(64)), using: &rng) {
                 Issue.record("\(context), before any step, session \(which): \(difference)")
                 return
             }
@@ -262,6 +274,7 @@ import Testing
                 probes += Self.unknownIDs(near: id)
                 let table = Table(naive, nodeCount: nodeCount)
                 problem = Self.difference(views[which], table, nodeOfID: nodeOfID, wholeRows: wholeRows(table, step: step),
+                                          eachRowAlone: eachRowAlone(table, step: step),
                                           probes: probes, using: &rng)
             }
             if let problem {
@@ -272,8 +285,39 @@ import Testing
         // The views never shared state: each still matches its own oracle.
         for which in views.indices {
             if let difference = Self.difference(views[which], Table(naives[which], nodeCount: nodeCount), nodeOfID: nodeOfID,
-                                                wholeRows: true, probes: Array(allIDs.prefix(2_000)), using: &rng) {
+                                                wholeRows: true, eachRowAlone: true, probes: Array(allIDs.prefix(2_000)), using: &rng) {
                 Issue.record("\(context), at the end, session \(which): \(difference)")
+            }
+        }
+    }
+
+    /// Random steps rarely leave a deep link visible (each of its ancestors would have to be
+    /// open), so this walks a chain on purpose: every link of a fully expanded chain, deepest
+    /// first, collapsed and expanded again, the size difference carried through up to 63 open
+    /// ancestors each time, with the whole table compared after every change (and every row read
+    /// on its own after every eighth).
+    @Test func collapsingAndReopeningEveryLinkOfOpenChainsMatchesTheOracle() throws {
+        var rng = SplitMix64(state: Self.baseSeed)
+        let spec = Self.deepChains(1, allExpanded: true, using: &rng)
+        let menu = try makeMenu(spec)
+        var view = FlattenedView(menu: menu)
+        var naive = NaiveMenu(spec: spec)
+        let items = naive.preorder()
+        let nodeOfID = Dictionary(uniqueKeysWithValues: items.map { ($0.id, $0.ordinal) })
+        let links = items.filter { $0.isGroup && $0.isExpand && !$0.children.isEmpty }.sorted { $0.depth > $1.depth }
+        try #require(links.first?.depth == MenuBuilder.depthLimit - 2, "seed \(Self.baseSeed)")
+        for (number, link) in links.enumerated() {
+            for expanded in [false, true] {
+                let change = try view.setExpanded(link.id, expanded)
+                let expected = naive.setExpanded(link.id, expanded)
+                let table = Table(naive, nodeCount: items.count)
+                let problem = change != expected ? "\(change), oracle \(String(describing: expected))"
+                    : Self.difference(view, table, nodeOfID: nodeOfID, wholeRows: true, eachRowAlone: number % 8 == 0,
+                                      probes: [link.id], using: &rng)
+                if let problem {
+                    Issue.record("seed \(Self.baseSeed), \(expanded ? "reopening" : "collapsing") \(link.id) at depth \(link.depth): \(problem)")
+                    return
+                }
             }
         }
     }
