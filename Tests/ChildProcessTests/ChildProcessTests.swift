@@ -25,12 +25,10 @@ struct ChildProcessTests {
     }
 
     @Test func runKillsAChildThatOutlivesItsTimeout() throws {
-        let clock = ContinuousClock()
-        let started = clock.now
+        // Killed, not waited for: a child left to finish would have exited 0 after 30 s.
         let outcome = try ChildProcess.run(executable: "/bin/sleep", arguments: ["30"], timeout: .milliseconds(200))
         #expect(outcome.termination == .signaled(SIGKILL))
         #expect(!outcome.exitedOnItsOwn)
-        #expect(clock.now - started < .seconds(10))
     }
 
     @Test func runReadsOutputLargerThanAPipeBuffer() throws {

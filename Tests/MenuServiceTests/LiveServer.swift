@@ -488,9 +488,9 @@ final class LiveRawConnection {
         return LiveResponse(status: response.status, headers: response.headers, body: response.body, head: response.head)
     }
 
-    /// True when the server has closed the connection (end of stream within `seconds`), with no
-    /// further bytes.
-    func isClosedByPeer(within seconds: Int = 5) -> Bool { raw.isClosedByPeer(within: seconds) }
+    /// True when the server has closed the connection (end of stream within `seconds`, a bound on
+    /// the wait), with no further bytes.
+    func isClosedByPeer(within seconds: Int = 30) -> Bool { raw.isClosedByPeer(within: seconds) }
 
     /// True when the server has neither answered nor closed so far (never waits).
     var isOpenAndSilent: Bool { raw.isOpenAndSilent }
