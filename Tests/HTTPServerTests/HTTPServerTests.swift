@@ -593,7 +593,7 @@ struct HTTPServerTests {
                 group.leave()
             }.start()
         }
-        #expect(group.wait(timeout: .now() + 10) == .success)
+        #expect(group.wait(timeout: .now() + 30) == .success)
         server.shutdown()
         #expect(RawHTTPConnection.connectErrno(port: port) == ECONNREFUSED)
     }

@@ -61,7 +61,7 @@ final class LiveChildServer {
         process.send(signal)
         let (ended, onItsOwn) = process.waitOrKill(timeout: .milliseconds(Int(timeoutSeconds * 1000)))
         termination = ended
-        _ = stderrDone.wait(timeout: .now() + 5)
+        _ = stderrDone.wait(timeout: .now() + 30)  // returns at end of stream
         return onItsOwn
     }
 
@@ -74,7 +74,7 @@ final class LiveChildServer {
     func stop() {
         process.send(SIGKILL)
         _ = process.wait(timeout: .seconds(10))
-        _ = stderrDone.wait(timeout: .now() + 5)
+        _ = stderrDone.wait(timeout: .now() + 30)  // returns at end of stream
     }
 
     deinit { stop() }
