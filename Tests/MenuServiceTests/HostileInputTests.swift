@@ -604,9 +604,9 @@ struct HostileInputTests {
 
     @Test(.timeLimit(.minutes(1)))
     func fiftyHalfOpenSlowClientsHeldOpenDoNotKeepNormalRequestsFromBeingAnswered() async throws {
-        // A connection timeout no run comes near, so the slow clients are certainly held for the
-        // whole test however slow the machine is (checked at the end, not assumed).
-        let server = try LiveServer { $0.connectionTimeoutSeconds = 3600 }
+        // A connection timeout and a header deadline no run comes near, so the slow clients are
+        // certainly held for the whole test however slow the machine is (checked at the end).
+        let server = try LiveServer { $0.connectionTimeoutSeconds = 3600; $0.headerTimeoutSeconds = 3600 }
         defer { server.shutdown() }
         let port = server.port
         let report = try await hostileOnThread { () -> [String] in
@@ -634,7 +634,8 @@ struct HostileInputTests {
 
     @Test(.timeLimit(.minutes(1)))
     func stalledConnectionsAreClosedByTheConnectionTimeoutWithoutAnAnswer() async throws {
-        let server = try LiveServer { $0.connectionTimeoutSeconds = 1 }
+        // Only the connection timeout can close them: the header deadline is out of reach.
+        let server = try LiveServer { $0.connectionTimeoutSeconds = 1; $0.headerTimeoutSeconds = 3600 }
         defer { server.shutdown() }
         let port = server.port
         let report = try await hostileOnThread { () -> [String] in
