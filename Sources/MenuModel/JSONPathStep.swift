@@ -29,7 +29,7 @@ enum JSONPathStep {
 
 extension String {
     /// The string as a JSON string literal: quotes, backslashes and control characters escaped.
-    var jsonQuoted: String {
+    package var jsonQuoted: String {
         var text = "\""
         for scalar in unicodeScalars {
             switch scalar {

@@ -42,20 +42,9 @@ public struct TreeSpec: Sendable {
     }
 }
 
-/// `text` as a JSON string: quotes, backslashes and control characters escaped, the rest as is.
+/// `text` as a JSON string (``Swift/String/jsonQuoted``, MenuModel's escaping).
 private func appendJSONString(_ text: String, to out: inout String) {
-    out += "\""
-    for scalar in text.unicodeScalars {
-        switch scalar {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case _ where scalar.value < 0x20:
-            let hex = String(scalar.value, radix: 16)
-            out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-        default: out.unicodeScalars.append(scalar)
-        }
-    }
-    out += "\""
+    out += text.jsonQuoted
 }
 
 /// `value` as JSON text, object keys sorted.
