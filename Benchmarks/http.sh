@@ -104,18 +104,24 @@ echo "per-round req/s ratios: ${ratios[*]}"
 echo "medians: menu-server $m_ours req/s, c-limit $m_theirs req/s (ratio of the medians $(awk -v a="$m_ours" -v b="$m_theirs" 'BEGIN {printf "%.2f", a / b}'))"
 echo "per-round CPU-per-request ratios (c-limit / menu-server): ${cpu_ratios[*]}; median $(median "${cpu_ratios[@]}")"
 
-# Writes: POST toggle on one session (one shard lock) and on many sessions (one per connection).
+# Writes: POST toggle on one session (one shard lock) and on many sessions (one per connection),
+# on groups the menu has (the synthetic menus name groups g<N>, rows r<N>); each is checked to
+# answer 200 first, so a figure is never the rate of a 404.
+groups=($(grep -o '"id":"g[0-9]*"' "$work/menu.json" | sed -n '1,30s/"id":"\(.*\)"/\1/p'))
+one=${groups[13]}
+many=${groups[24]}
+answers() { curl -s -o /dev/null -w '%{http_code}' -X POST ${2:+-H "X-Session-Id: $2"} "$1/groups/$3/toggle"; }
+[ "$(answers "$server" "$session" "$one")" = 200 ] || { echo "POST /groups/$one/toggle does not answer 200" >&2; exit 1; }
 cat >"$work/toggle.lua" <<LUA
 wrk.method = "POST"
 wrk.headers["X-Session-Id"] = "$session"
 LUA
-echo "POST /groups/g14/toggle, one session: $(rate -s "$work/toggle.lua" "$server/groups/g14/toggle") req/s"
-cat >"$work/toggles.lua" <<'LUA'
+cat >"$work/toggles.lua" <<LUA
 -- Each connection creates its own session on its first response, then toggles within it.
 local session = nil
 request = function()
     if session then
-        return wrk.format("POST", "/groups/g25/toggle", { ["X-Session-Id"] = session })
+        return wrk.format("POST", "/groups/$many/toggle", { ["X-Session-Id"] = session })
     end
     return wrk.format("POST", "/sessions")
 end
@@ -123,4 +129,16 @@ response = function(status, headers, body)
     if not session then session = headers["X-Session-Id"] end
 end
 LUA
-echo "POST /groups/g25/toggle, a session per connection: $(rate -s "$work/toggles.lua" "$server/") req/s"
+echo "POST /groups/$one/toggle, one session: $(rate -s "$work/toggle.lua" "$server/groups/$one/toggle") req/s"
+echo "POST /groups/$many/toggle, a session per connection: $(rate -s "$work/toggles.lua" "$server/") req/s"
+
+# The same writes with durable sessions (--data-dir), for each --fsync policy.
+for policy in no everysec always; do
+    mkdir -p "$work/data-$policy"
+    start "$work/durable-$policy.out" "$bin/menu-server" --config "$work/menu.json" --port 0 --threads "$threads" \
+        --per-ip-connections 0 --data-dir "$work/data-$policy" --fsync "$policy"
+    durable=$url
+    [ "$(answers "$durable" "" "$many")" = 200 ] || { echo "durable POST /groups/$many/toggle does not answer 200" >&2; exit 1; }
+    echo "POST /groups/$many/toggle, a session per connection, --data-dir --fsync $policy: $(rate -s "$work/toggles.lua" "$durable/") req/s"
+    kill "${pids[-1]}"
+done
