@@ -19,19 +19,33 @@ let package = Package(
             pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"])]
         ),
-        // A thin HTTP server over libmicrohttpd: request value in, response value out. Knows nothing of menus.
-        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"], swiftSettings: strict),
-        // Routing, JSON, session stores and settings: the menu service without a socket.
-        .target(name: "MenuService", dependencies: ["MenuModel", "HTTPServer"], swiftSettings: strict),
-        .executableTarget(name: "menu-server", dependencies: ["MenuService"], swiftSettings: strict),
+        // Pure HTTP vocabulary: request, response, fields, response body and writer, rejections. No C.
+        .target(name: "HTTPCore", swiftSettings: strict),
+        // The only code that touches libmicrohttpd: request value in, response value out. Knows no menus.
+        .target(name: "HTTPServer", dependencies: ["HTTPCore", "CMicroHTTPD"], swiftSettings: strict),
+        // Sessions outside the menu: the SessionStore protocol, ids, clock, the in-memory store.
+        .target(name: "MenuSessions", dependencies: ["MenuModel"], swiftSettings: strict),
+        // The embedded durable store: journal + snapshot in a data directory.
+        .target(name: "MenuSessionsDurable", dependencies: ["MenuModel", "MenuSessions"], swiftSettings: strict),
+        // The API: request value in, response value out (routing, JSON). No C, no concrete store, no files.
+        .target(name: "MenuService", dependencies: ["MenuModel", "MenuSessions", "HTTPCore"], swiftSettings: strict),
+        // The composition root as a library: settings, store choice, reload, start and stop.
+        .target(
+            name: "MenuApp",
+            dependencies: ["MenuModel", "MenuSessions", "MenuSessionsDurable", "MenuService", "HTTPCore", "HTTPServer"],
+            swiftSettings: strict),
+        .executableTarget(name: "menu-server", dependencies: ["MenuApp"], swiftSettings: strict),
         // The seeds' naive design (mutable tree, recursive walks) as a reference for tests and benchmarks.
         .target(name: "SeedMenu", dependencies: ["MenuModel"], swiftSettings: strict),
         // `swift run -c release menu-bench`: the model against the naive reference on synthetic menus.
         .executableTarget(
-            name: "menu-bench", dependencies: ["MenuModel", "MenuService", "HTTPServer", "SeedMenu", "ChildProcess"],
+            name: "menu-bench",
+            dependencies: ["MenuModel", "MenuSessions", "MenuService", "HTTPCore", "HTTPServer", "SeedMenu", "ChildProcess"],
             swiftSettings: strict),
         // libFuzzer targets for the config loader, routing/query parsing and the PUT body (scripts/fuzz).
-        .target(name: "FuzzTargets", dependencies: ["MenuModel", "MenuService", "HTTPServer"], swiftSettings: strict),
+        .target(
+            name: "FuzzTargets", dependencies: ["MenuModel", "MenuSessionsDurable", "MenuService", "HTTPCore", "HTTPServer"],
+            swiftSettings: strict),
         .executableTarget(name: "menu-fuzz", dependencies: ["FuzzTargets"], swiftSettings: strict),
         // Child processes over posix_spawn (Foundation's Process crashes with many descriptors open on Linux).
         .target(name: "CSpawn"),
@@ -41,10 +55,11 @@ let package = Package(
 
         .testTarget(name: "MenuModelTests", dependencies: ["MenuModel", "SeedMenu"], swiftSettings: strict),
         .testTarget(name: "ChildProcessTests", dependencies: ["ChildProcess"], swiftSettings: strict),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPTestSupport"], swiftSettings: strict),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPCore", "HTTPServer", "HTTPTestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "MenuServiceTests", dependencies: ["MenuService", "MenuModel", "HTTPServer", "HTTPTestSupport", "SeedMenu", "ChildProcess",
-                                                      "FuzzTargets"],
+            name: "MenuServiceTests",
+            dependencies: ["MenuService", "MenuModel", "MenuSessions", "MenuSessionsDurable", "MenuApp", "HTTPCore", "HTTPServer",
+                           "HTTPTestSupport", "SeedMenu", "ChildProcess", "FuzzTargets"],
             swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

@@ -1,7 +1,10 @@
 import Foundation
+import HTTPCore
 import HTTPServer
 import MenuModel
 import MenuService
+import MenuSessions
+import MenuSessionsDurable
 
 /// The parsers of untrusted input that `menu-fuzz` drives, one input at a time, and the check of
 /// each outcome. The fuzzer and the corpus regression test (`FuzzCorpusTests`) run the same code.

@@ -1,3 +1,4 @@
+import HTTPCore
 import CMicroHTTPD
 
 #if canImport(Glibc)

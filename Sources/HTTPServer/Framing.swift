@@ -17,6 +17,7 @@
 // the check below does (RFC 9112 §3.2), and answers in JSON where libmicrohttpd wrote HTML.
 
 #if canImport(Glibc)
+import HTTPCore
 import Glibc
 #elseif canImport(Musl)
 import Musl

@@ -3,6 +3,7 @@
 // context from the `cls` pointer. Nothing read from C memory outlives the call that lent it:
 // url, method, header/argument strings and upload bytes are copied into Swift values at once.
 
+import HTTPCore
 import CMicroHTTPD
 
 #if canImport(Glibc)

@@ -1,3 +1,4 @@
+import HTTPCore
 import Synchronization
 
 /// The long-lived state every libmicrohttpd callback of one daemon needs: the handler closures,

@@ -1,3 +1,4 @@
+import HTTPCore
 import Synchronization
 
 #if canImport(Glibc)

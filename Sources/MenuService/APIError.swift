@@ -1,3 +1,4 @@
+import MenuSessions
 import MenuModel
 
 /// Every error a client can get, rendered as `{"error":{"code","message"}}`.

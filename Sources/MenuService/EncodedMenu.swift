@@ -1,3 +1,4 @@
+import MenuSessions
 import MenuModel
 
 /// Every row's JSON, encoded once at start-up so a page of rows is mostly memory copies.

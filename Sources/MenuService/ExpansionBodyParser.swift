@@ -1,3 +1,4 @@
+import MenuSessions
 import MenuModel
 
 /// The strict parser of the `PUT /groups/{id}/expansion` body, `{"isExpanded": true|false}`.

@@ -1,4 +1,5 @@
-import HTTPServer
+import MenuSessions
+import HTTPCore
 import MenuModel
 
 /// Appends JSON text to a ``ResponseBodyWriter``. Strings are written as UTF-8 with only the

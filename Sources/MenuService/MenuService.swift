@@ -1,5 +1,6 @@
+import MenuSessions
 import Foundation
-import HTTPServer
+import HTTPCore
 import MenuModel
 
 /// The HTTP contract of menu-server as a pure function: request value in, response value out.

@@ -1,4 +1,5 @@
-import HTTPServer
+import MenuSessions
+import HTTPCore
 import Synchronization
 
 /// How often one client may create sessions: a token bucket per client address (an IPv6

@@ -1,6 +1,7 @@
 import Foundation
 import MenuModel
 import MenuService
+import MenuSessions
 
 /// The session table's hot and cold paths at a given number of sessions: `POST /sessions`
 /// answered 429 at a full table (every session too young to evict), and a read of a random

@@ -1,6 +1,8 @@
+import HTTPCore
 import HTTPServer
 import MenuModel
 import MenuService
+import MenuSessions
 
 /// `menu-bench --handler FILE`: the service's own cost per request, without a socket or
 /// libmicrohttpd: `MenuService.respond(to:)` for the request `Benchmarks/http.sh` sends

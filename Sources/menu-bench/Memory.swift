@@ -3,6 +3,7 @@ import Glibc
 import Synchronization
 import MenuModel
 import MenuService
+import MenuSessions
 import SeedMenu
 
 /// Resident memory of this process, from /proc/self/status.

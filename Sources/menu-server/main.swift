@@ -1,5 +1,5 @@
 import Foundation
-import MenuService
+import MenuApp
 
 // menu-server: read settings, load the menu, start, wait for SIGTERM/SIGINT, stop.
 

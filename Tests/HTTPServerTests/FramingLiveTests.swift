@@ -7,6 +7,7 @@ import Glibc
 import Darwin
 #endif
 
+@testable import HTTPCore
 @testable import HTTPServer
 
 /// The framing decision on the real libmicrohttpd: which rejection each head gets, and that the

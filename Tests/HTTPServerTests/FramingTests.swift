@@ -1,5 +1,6 @@
 import Testing
 
+@testable import HTTPCore
 @testable import HTTPServer
 
 @Suite("Request framing rules, without a socket")

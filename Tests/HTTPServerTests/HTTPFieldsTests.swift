@@ -1,3 +1,4 @@
+@testable import HTTPCore
 @testable import HTTPServer
 import Testing
 

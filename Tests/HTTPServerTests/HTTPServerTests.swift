@@ -3,6 +3,7 @@ import HTTPTestSupport
 import Synchronization
 import Testing
 
+@testable import HTTPCore
 @testable import HTTPServer
 
 #if canImport(FoundationNetworking)

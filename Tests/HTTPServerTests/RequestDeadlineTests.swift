@@ -1,6 +1,7 @@
 import HTTPTestSupport
 import Testing
 
+@testable import HTTPCore
 @testable import HTTPServer
 
 #if canImport(Glibc)

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 
+@testable import HTTPCore
 @testable import HTTPServer
 
 /// Everything the handler and rejection callbacks saw, shared with the test thread.

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
+@testable import MenuApp
 @testable import MenuService
+@testable import MenuSessions
+@testable import MenuSessionsDurable
 
 /// GET /rows sends attribute numbers as the config wrote them, over a real server.
 @Suite("Attributes: numbers reach rows as written")

@@ -6,7 +6,10 @@ import Synchronization
 import SeedMenu
 import Testing
 
+@testable import MenuApp
 @testable import MenuService
+@testable import MenuSessions
+@testable import MenuSessionsDurable
 
 #if canImport(Glibc)
 import Glibc

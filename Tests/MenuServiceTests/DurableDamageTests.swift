@@ -2,7 +2,10 @@ import Foundation
 import MenuModel
 import Testing
 
+@testable import MenuApp
 @testable import MenuService
+@testable import MenuSessions
+@testable import MenuSessionsDurable
 
 /// Damage at every byte of a small data directory, one position at a time. The oracle is
 /// independent of the store: the changes this test made (each toggle's acknowledged result) and

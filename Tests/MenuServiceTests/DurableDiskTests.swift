@@ -1,9 +1,13 @@
 import Foundation
+import HTTPCore
 import HTTPServer
 import MenuModel
 import Testing
 
+@testable import MenuApp
 @testable import MenuService
+@testable import MenuSessions
+@testable import MenuSessionsDurable
 
 #if canImport(Glibc)
 import Glibc

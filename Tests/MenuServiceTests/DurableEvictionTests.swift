@@ -1,6 +1,9 @@
 import MenuModel
 import Testing
+@testable import MenuApp
 @testable import MenuService
+@testable import MenuSessions
+@testable import MenuSessionsDurable
 
 /// The durable store evicts as the in-memory one does, journals each eviction as a deletion, and
 /// rebuilds the least-recently-used order from the files.

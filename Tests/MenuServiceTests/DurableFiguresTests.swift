@@ -3,7 +3,10 @@ import MenuModel
 import Synchronization
 import Testing
 
+@testable import MenuApp
 @testable import MenuService
+@testable import MenuSessions
+@testable import MenuSessionsDurable
 
 #if canImport(Glibc)
 import Glibc

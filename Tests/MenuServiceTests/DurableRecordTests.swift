@@ -1,6 +1,9 @@
 import Testing
 
+@testable import MenuApp
 @testable import MenuService
+@testable import MenuSessions
+@testable import MenuSessionsDurable
 
 @Suite("Durable: record format")
 struct DurableRecordTests {

@@ -4,7 +4,10 @@ import SeedMenu
 import Synchronization
 import Testing
 
+@testable import MenuApp
 @testable import MenuService
+@testable import MenuSessions
+@testable import MenuSessionsDurable
 
 #if canImport(Glibc)
 import Glibc

@@ -11,7 +11,9 @@
 
 import Foundation
 import HTTPTestSupport
+import MenuApp
 import MenuService
+import MenuSessions
 import Testing
 
 struct FramingCase: Sendable, CustomTestStringConvertible {

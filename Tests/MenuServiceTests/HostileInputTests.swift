@@ -13,7 +13,9 @@
 
 import Foundation
 import HTTPTestSupport
+import MenuApp
 import MenuService
+import MenuSessions
 import Testing
 
 #if canImport(Glibc)

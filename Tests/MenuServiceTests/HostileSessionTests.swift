@@ -1,8 +1,12 @@
 import Foundation
+import HTTPCore
 import HTTPServer
 import MenuModel
 import Testing
+@testable import MenuApp
 @testable import MenuService
+@testable import MenuSessions
+@testable import MenuSessionsDurable
 
 /// Session creation per client: the token bucket, the client's address (the peer's, or what a
 /// trusted proxy put in `X-Forwarded-For`), and hostile `X-Forwarded-For` values over real HTTP.

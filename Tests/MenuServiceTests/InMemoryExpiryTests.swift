@@ -1,7 +1,10 @@
 import MenuModel
 import Synchronization
 import Testing
+@testable import MenuApp
 @testable import MenuService
+@testable import MenuSessions
+@testable import MenuSessionsDurable
 
 /// A session clock moved by hand.
 final class ManualSessionClock: Sendable {

@@ -2,7 +2,9 @@
 // (URLSession, and raw sockets where the exact framing matters).
 
 import Foundation
+import MenuApp
 import MenuService
+import MenuSessions
 import Testing
 
 #if canImport(FoundationNetworking)

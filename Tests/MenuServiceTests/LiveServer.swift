@@ -6,7 +6,9 @@ import ChildProcess
 import Foundation
 import HTTPTestSupport
 import MenuModel
+import MenuApp
 import MenuService
+import MenuSessions
 import Synchronization
 import Testing
 

@@ -1,7 +1,10 @@
 import Foundation
 import MenuModel
 import Testing
+@testable import MenuApp
 @testable import MenuService
+@testable import MenuSessions
+@testable import MenuSessionsDurable
 
 /// `openapi.yaml`'s examples are what a real server answers, and its error codes are exactly the
 /// ones the service produces, both ways.

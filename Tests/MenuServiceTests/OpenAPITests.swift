@@ -1,6 +1,9 @@
 import Foundation
 import Testing
+@testable import MenuApp
 @testable import MenuService
+@testable import MenuSessions
+@testable import MenuSessionsDurable
 
 /// `openapi.yaml` documents exactly the routes the service answers.
 @Suite struct OpenAPITests {

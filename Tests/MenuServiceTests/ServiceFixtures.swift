@@ -1,7 +1,11 @@
 import Foundation
+import HTTPCore
 import HTTPServer
 import MenuModel
+@testable import MenuApp
 @testable import MenuService
+@testable import MenuSessions
+@testable import MenuSessionsDurable
 
 /// The repository's `Config/` directory.
 let configDirectory = URL(fileURLWithPath: #filePath)

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
+@testable import MenuApp
 @testable import MenuService
+@testable import MenuSessions
+@testable import MenuSessionsDurable
 
 @Suite("SessionClock: the coarse clock sessions age by")
 struct SessionClockTests {

@@ -2,7 +2,10 @@ import Foundation
 import MenuModel
 import SeedMenu
 import Testing
+@testable import MenuApp
 @testable import MenuService
+@testable import MenuSessions
+@testable import MenuSessionsDurable
 
 /// A full session table evicts its least recently used session once that one has been idle long
 /// enough, refuses in bounded work otherwise, and a session's changed groups are capped.

@@ -1,5 +1,8 @@
 import Testing
+@testable import MenuApp
 @testable import MenuService
+@testable import MenuSessions
+@testable import MenuSessionsDurable
 
 @Suite struct SessionIDTests {
     @Test func textRoundTripsForRandomIDs() {

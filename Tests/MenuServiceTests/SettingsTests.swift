@@ -1,5 +1,8 @@
 import Testing
+@testable import MenuApp
 @testable import MenuService
+@testable import MenuSessions
+@testable import MenuSessionsDurable
 
 @Suite struct SettingsTests {
     func parse(_ arguments: [String], _ environment: [String: String] = [:]) throws(SettingsError) -> ServerSettings {

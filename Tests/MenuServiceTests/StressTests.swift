@@ -13,7 +13,9 @@
 
 import Foundation
 import MenuModel
+import MenuApp
 import MenuService
+import MenuSessions
 import SeedMenu
 import Testing
 

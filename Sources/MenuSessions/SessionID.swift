@@ -3,8 +3,8 @@
 ///
 /// Invariant: `text` always parses back to the same id; only canonical 22-character forms parse.
 public struct SessionID: Sendable, Hashable, CustomStringConvertible {
-    let high: UInt64
-    let low: UInt64
+    package let high: UInt64
+    package let low: UInt64
 
     /// A fresh id from `SystemRandomNumberGenerator` (getrandom(2) on Linux).
     public static func random() -> SessionID {
@@ -12,7 +12,7 @@ public struct SessionID: Sendable, Hashable, CustomStringConvertible {
         return SessionID(high: generator.next(), low: generator.next())
     }
 
-    init(high: UInt64, low: UInt64) {
+    package init(high: UInt64, low: UInt64) {
         self.high = high
         self.low = low
     }

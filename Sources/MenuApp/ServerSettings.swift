@@ -1,4 +1,8 @@
+import HTTPCore
 import HTTPServer
+import MenuService
+import MenuSessions
+import MenuSessionsDurable
 
 /// Everything `menu-server` is told at start-up: flag, then environment variable, then default.
 /// Built once, then read-only.

@@ -13,6 +13,13 @@ public struct AppliedChange: Sendable {
     public var created: Bool
     public var change: ExpansionChange
     public var state: ExpansionState
+
+    package init(sessionID: SessionID, created: Bool, change: ExpansionChange, state: ExpansionState) {
+        self.sessionID = sessionID
+        self.created = created
+        self.change = change
+        self.state = state
+    }
 }
 
 /// Why a session store refused a request.

@@ -21,7 +21,7 @@ import Darwin
 /// ``count(named:)`` and ``withValue(at:_:)`` compare and read bytes without making any.
 public struct HTTPFields: Sendable, RandomAccessCollection, CustomStringConvertible {
     @usableFromInline
-    struct Entry: Sendable {
+    package struct Entry: Sendable {
         @usableFromInline var nameStart: Int32
         @usableFromInline var nameLength: Int32
         @usableFromInline var valueStart: Int32
@@ -97,24 +97,24 @@ public struct HTTPFields: Sendable, RandomAccessCollection, CustomStringConverti
     /// Invariant: the first `byteCount` bytes and `fieldCount` entries are written, and every
     /// entry points inside the first `byteCount` bytes; `neededFields` and `neededBytes` count
     /// every field offered, refused ones included.
-    struct Writer {
+    package struct Writer {
         let bytes: UnsafeMutableRawBufferPointer
         let entries: UnsafeMutableBufferPointer<Entry>
         private(set) var byteCount = 0
         private(set) var fieldCount = 0
-        private(set) var neededFields = 0
-        private(set) var neededBytes = 0
+        package private(set) var neededFields = 0
+        package private(set) var neededBytes = 0
         /// Whether a field was refused for want of room.
         var overflowed: Bool { neededFields > fieldCount }
 
-        init(bytes: UnsafeMutableRawBufferPointer, entries: UnsafeMutableBufferPointer<Entry>) {
+        package init(bytes: UnsafeMutableRawBufferPointer, entries: UnsafeMutableBufferPointer<Entry>) {
             self.bytes = bytes
             self.entries = entries
         }
 
         /// Appends a field, ASCII letters of the name lowercased with `lowercasingName`; returns
         /// false, writing nothing, when it does not fit.
-        mutating func append(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer?, lowercasingName: Bool = false) -> Bool {
+        package mutating func append(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer?, lowercasingName: Bool = false) -> Bool {
             let valueCount = value?.count ?? 0
             neededFields += 1
             neededBytes += name.count + valueCount
@@ -141,14 +141,14 @@ public struct HTTPFields: Sendable, RandomAccessCollection, CustomStringConverti
 
     /// The fields `fill` writes into storage for at most `fields` fields of `bytes` bytes in all
     /// (what does not fit is refused by ``Writer/append(name:value:lowercasingName:)``).
-    static func filled(fields: Int, bytes: Int, _ fill: (inout Writer) -> Void) -> HTTPFields {
+    package static func filled(fields: Int, bytes: Int, _ fill: (inout Writer) -> Void) -> HTTPFields {
         write(into: Storage(fields: fields, bytes: bytes), fields: fields, bytes: bytes, fill).fields
     }
 
     /// The fields `fill` writes, in one pass when they fit `expectedFields` fields of
     /// `expectedBytes` bytes, else in a second pass into storage of exactly the size the first
     /// one counted. `fill` must offer the same fields each time it is called.
-    static func filled(expectingFields expectedFields: Int, bytes expectedBytes: Int, _ fill: (inout Writer) -> Void) -> HTTPFields {
+    package static func filled(expectingFields expectedFields: Int, bytes expectedBytes: Int, _ fill: (inout Writer) -> Void) -> HTTPFields {
         let first = write(into: Storage(fields: expectedFields, bytes: expectedBytes), fields: expectedFields,
                           bytes: expectedBytes, fill)
         guard first.overflowed else { return first.fields }
@@ -171,7 +171,7 @@ public struct HTTPFields: Sendable, RandomAccessCollection, CustomStringConverti
     }
 
     /// Splits built fields in two that share this storage: fields `0 ..< boundary`, and the rest.
-    func split(at boundary: Int) -> (HTTPFields, HTTPFields) {
+    package func split(at boundary: Int) -> (HTTPFields, HTTPFields) {
         var head = self
         head.fieldCount = boundary
         var tail = self

@@ -1,6 +1,6 @@
 /// What a ``SessionTable`` holds per session: anything with a time of last use, which orders the
 /// shard's least-recently-used list.
-protocol SessionTableEntry: Sendable {
+package protocol SessionTableEntry: Sendable {
     var lastUsed: SessionTime { get set }
     /// True while the session must not be removed, expired or not (the durable store's write in
     /// flight); expiry and eviction stop at it. False unless an entry says otherwise.
@@ -8,7 +8,7 @@ protocol SessionTableEntry: Sendable {
 }
 
 extension SessionTableEntry {
-    var isPinned: Bool { false }
+    package var isPinned: Bool { false }
 }
 
 /// One shard of a ``SessionTable``: its sessions in a dictionary by id, and beside it a doubly
@@ -27,7 +27,7 @@ extension SessionTableEntry {
 /// `lastUsed` is within `promotionInterval` of the shard's least recent use.
 /// Cost: a lookup one hash probe; a use O(1) (plus three probes when it moves); an insert or a
 /// removal O(1) (three or four probes); the oldest session O(1).
-struct SessionShard<Entry: SessionTableEntry>: Sendable {
+package struct SessionShard<Entry: SessionTableEntry>: Sendable {
     fileprivate struct Node: Sendable {
         /// nil only between ``take(at:)`` and ``restore(_:at:)``.
         var entry: Entry?
@@ -42,7 +42,7 @@ struct SessionShard<Entry: SessionTableEntry>: Sendable {
     }
 
     /// Where a session sits in the shard: valid until a session is inserted or removed.
-    struct Position {
+    package struct Position {
         fileprivate let index: Dictionary<SessionID, Node>.Index
     }
 
@@ -52,14 +52,14 @@ struct SessionShard<Entry: SessionTableEntry>: Sendable {
     private var newest: SessionID?
     private var oldest: SessionID?
     /// Milliseconds a session stays where it is on the list after a move to the front.
-    let promotionInterval: Int64
+    package let promotionInterval: Int64
 
-    init(promotionInterval: Int64) {
+    package init(promotionInterval: Int64) {
         self.promotionInterval = promotionInterval
     }
 
     /// A shard holding `entries`, ordered by `lastUsed` (the oldest is the first to be evicted).
-    init(_ entries: [SessionID: Entry], promotionInterval: Int64) {
+    package init(_ entries: [SessionID: Entry], promotionInterval: Int64) {
         self.promotionInterval = promotionInterval
         nodes.reserveCapacity(entries.count)
         links.reserveCapacity(entries.count)
@@ -67,16 +67,16 @@ struct SessionShard<Entry: SessionTableEntry>: Sendable {
     }
 
     /// Sessions held.
-    var count: Int { nodes.count }
+    package var count: Int { nodes.count }
 
     /// Where `id` sits, if the shard holds it. One hash probe.
-    func position(of id: SessionID) -> Position? {
+    package func position(of id: SessionID) -> Position? {
         nodes.index(forKey: id).map(Position.init)
     }
 
     /// The entry at `position` (from ``position(of:)``), read or changed in place. (A read goes
     /// through the dictionary's in-place access too: its getter would copy the whole node.)
-    subscript(position: Position) -> Entry {
+    package subscript(position: Position) -> Entry {
         mutating get { Self.entry(of: &nodes.values[position.index]) }
         _modify { yield &nodes.values[position.index].entry! }
         set { nodes.values[position.index].entry = newValue }
@@ -86,20 +86,20 @@ struct SessionShard<Entry: SessionTableEntry>: Sendable {
 
     /// Takes the entry at `position` out for a change (so its storage is uniquely referenced
     /// while it changes); ``restore(_:at:)`` must put it back before the lock is let go.
-    mutating func take(at position: Position) -> Entry {
+    package mutating func take(at position: Position) -> Entry {
         let entry = nodes.values[position.index].entry!
         nodes.values[position.index].entry = nil
         return entry
     }
 
     /// Puts back the entry ``take(at:)`` took from `position`.
-    mutating func restore(_ entry: Entry, at position: Position) {
+    package mutating func restore(_ entry: Entry, at position: Position) {
         nodes.values[position.index].entry = entry
     }
 
     /// Where `id` sits when it is held and idle for less than `timeToLive` at `now`, after
     /// recording a use at `now` (``markUsed(at:now:)``); nil otherwise, and nothing changes.
-    mutating func use(_ id: SessionID, now: SessionTime, timeToLive: Int64) -> Position? {
+    package mutating func use(_ id: SessionID, now: SessionTime, timeToLive: Int64) -> Position? {
         guard let index = nodes.index(forKey: id) else { return nil }
         switch Self.stamp(&nodes.values[index], now: now, timeToLive: timeToLive, promotionInterval: promotionInterval) {
         case nil: return nil
@@ -111,7 +111,7 @@ struct SessionShard<Entry: SessionTableEntry>: Sendable {
 
     /// Records a use of the session at `position` at `now`: its time, and, when its last move
     /// is `promotionInterval` or more ago, a move to the front of the list. O(1).
-    mutating func markUsed(at position: Position, now: SessionTime) {
+    package mutating func markUsed(at position: Position, now: SessionTime) {
         if Self.stamp(&nodes.values[position.index], now: now, timeToLive: .max, promotionInterval: promotionInterval) == true {
             moveToFront(position.index)
         }
@@ -135,20 +135,20 @@ struct SessionShard<Entry: SessionTableEntry>: Sendable {
     }
 
     /// Adds `entry` under `id` (not held yet) as the most recently used.
-    mutating func insert(_ id: SessionID, _ entry: Entry) {
+    package mutating func insert(_ id: SessionID, _ entry: Entry) {
         nodes[id] = Node(entry: entry, promoted: entry.lastUsed)
         linkAsNewest(id)
     }
 
     /// Removes `id`'s session; nil when the shard holds none.
     @discardableResult
-    mutating func remove(_ id: SessionID) -> Entry? {
+    package mutating func remove(_ id: SessionID) -> Entry? {
         position(of: id).map { remove(at: $0) }
     }
 
     /// Removes the session at `position`.
     @discardableResult
-    mutating func remove(at position: Position) -> Entry {
+    package mutating func remove(at position: Position) -> Entry {
         let (id, node) = nodes.remove(at: position.index)
         unlink(links.removeValue(forKey: id)!)
         return node.entry!
@@ -156,7 +156,7 @@ struct SessionShard<Entry: SessionTableEntry>: Sendable {
 
     /// The session at the oldest end of the list, its last use and whether it is pinned, if any:
     /// the least recently used to within `promotionInterval`. O(1).
-    var leastRecentlyUsed: (id: SessionID, lastUsed: SessionTime, isPinned: Bool)? {
+    package var leastRecentlyUsed: (id: SessionID, lastUsed: SessionTime, isPinned: Bool)? {
         mutating get {
             guard let oldest else { return nil }
             let entry = Self.entry(of: &nodes[oldest]!)
@@ -168,7 +168,7 @@ struct SessionShard<Entry: SessionTableEntry>: Sendable {
     /// longer at `now`, looking at `limit` sessions at most; returns how many went and how many
     /// were looked at. (One expired behind a live oldest one waits less than `promotionInterval`;
     /// behind a pinned one, until it is unpinned.)
-    mutating func removeExpired(now: SessionTime, timeToLive: Int64, limit: Int) -> (removed: Int, examined: Int) {
+    package mutating func removeExpired(now: SessionTime, timeToLive: Int64, limit: Int) -> (removed: Int, examined: Int) {
         var removed = 0
         var examined = 0
         while let (id, lastUsed, isPinned) = leastRecentlyUsed, examined < limit {
@@ -181,7 +181,7 @@ struct SessionShard<Entry: SessionTableEntry>: Sendable {
     }
 
     /// Calls `body` with every session, in no particular order.
-    func forEach<Failure: Error>(_ body: (SessionID, Entry) throws(Failure) -> Void) throws(Failure) {
+    package func forEach<Failure: Error>(_ body: (SessionID, Entry) throws(Failure) -> Void) throws(Failure) {
         for (id, node) in nodes { try body(id, node.entry!) }
     }
 
@@ -201,7 +201,7 @@ struct SessionShard<Entry: SessionTableEntry>: Sendable {
     #if DEBUG
     /// The ids from the most to the least recently used, after checking the invariants (tests
     /// only): O(sessions).
-    func idsInUseOrder() -> [SessionID] {
+    package func idsInUseOrder() -> [SessionID] {
         var order: [SessionID] = []
         var next = newest
         var previous: SessionID?

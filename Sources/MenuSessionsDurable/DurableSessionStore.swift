@@ -1,3 +1,4 @@
+import MenuSessions
 import Dispatch
 import Foundation
 import MenuModel

@@ -1,4 +1,5 @@
 #if DEBUG
+import MenuSessions
 import Foundation
 
 #if canImport(Glibc)

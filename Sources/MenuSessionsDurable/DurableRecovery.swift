@@ -1,3 +1,4 @@
+import MenuSessions
 import MenuModel
 
 #if canImport(Glibc)

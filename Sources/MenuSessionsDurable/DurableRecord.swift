@@ -1,3 +1,4 @@
+import MenuSessions
 /// The on-disk format shared by the journal and the snapshot.
 ///
 /// A file is an 8-byte magic followed by framed records. A frame is

@@ -1,3 +1,4 @@
+import MenuSessions
 import Synchronization
 
 #if canImport(Glibc)

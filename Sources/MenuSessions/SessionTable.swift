@@ -12,31 +12,31 @@ import Synchronization
 /// Cost: a read or write O(1) beyond its state change; a reservation at a full table visits each
 /// shard's least recently used end once (at most ``shardCount`` × ``examinedPerShardWhenFull`` + 1
 /// sessions, whatever their number), evicting or refusing in O(1).
-final class SessionTable<Entry: SessionTableEntry>: Sendable {
-    static var shardCount: Int { 64 }
+package final class SessionTable<Entry: SessionTableEntry>: Sendable {
+    package static var shardCount: Int { 64 }
     /// Expired sessions a write removes at most from its shard's least recently used end.
-    static var expiredPerWrite: Int { 2 }
+    package static var expiredPerWrite: Int { 2 }
     /// Sessions a reservation at a full table looks at per shard (from the least recently used end).
-    static var examinedPerShardWhenFull: Int { 4 }
+    package static var examinedPerShardWhenFull: Int { 4 }
     /// Shards sit this many mutex strides apart, so no two share a 128-byte span (two cache
     /// lines): threads locking different shards never contend for a line.
     private static var spacing: Int { max(1, 128 / MemoryLayout<Mutex<SessionShard<Entry>>>.stride) }
 
-    let maxSessions: Int
+    package let maxSessions: Int
     /// Milliseconds of idle time after which a session has expired.
-    let timeToLive: Int64
+    package let timeToLive: Int64
     /// Milliseconds of idle time after which a session may be evicted to make room for a new one.
-    let evictionIdle: Int64
+    package let evictionIdle: Int64
     /// `shardCount * spacing` mutexes, shard `k` at `k * spacing`, the others padding. Raw memory
     /// rather than an array of objects, so locking a shard retains nothing shared.
     private nonisolated(unsafe) let slots: UnsafeMutablePointer<Mutex<SessionShard<Entry>>>
     private let liveCount: Atomic<Int>
     /// Sessions looked at by reservations at a full table, since start: what tests bound the work
     /// of a refusal by.
-    let sessionsExaminedWhenFull = Atomic<Int>(0)
+    package let sessionsExaminedWhenFull = Atomic<Int>(0)
 
     /// `contents`, when given, holds ``shardCount`` dictionaries already split by ``shardIndex(of:)``.
-    init(maxSessions: Int, timeToLive: Int64, evictionIdle: Int64, contents: [[SessionID: Entry]]? = nil) {
+    package init(maxSessions: Int, timeToLive: Int64, evictionIdle: Int64, contents: [[SessionID: Entry]]? = nil) {
         self.maxSessions = maxSessions
         self.timeToLive = timeToLive
         self.evictionIdle = evictionIdle
@@ -58,20 +58,20 @@ final class SessionTable<Entry: SessionTableEntry>: Sendable {
         slots.deallocate()
     }
 
-    static func shardIndex(of id: SessionID) -> Int { Int(id.low % UInt64(shardCount)) }
+    package static func shardIndex(of id: SessionID) -> Int { Int(id.low % UInt64(shardCount)) }
 
     /// Sessions held (expired ones count until they are removed).
-    var count: Int { liveCount.load(ordering: .relaxed) }
+    package var count: Int { liveCount.load(ordering: .relaxed) }
 
     /// Runs `body` on `id`'s shard, under that shard's lock (for reads).
-    func withShard<Result: Sendable, Failure: Error>(
+    package func withShard<Result: Sendable, Failure: Error>(
         of id: SessionID, _ body: (inout SessionShard<Entry>) throws(Failure) -> Result
     ) throws(Failure) -> Result {
         try withShard(at: Self.shardIndex(of: id), body)
     }
 
     /// Runs `body` on shard `index` (0 ..< ``shardCount``), under that shard's lock.
-    func withShard<Result: Sendable, Failure: Error>(
+    package func withShard<Result: Sendable, Failure: Error>(
         at index: Int, _ body: (inout SessionShard<Entry>) throws(Failure) -> Result
     ) throws(Failure) -> Result {
         precondition(index >= 0 && index < Self.shardCount)
@@ -84,7 +84,7 @@ final class SessionTable<Entry: SessionTableEntry>: Sendable {
     /// expired at `now` from the shard's least recently used end (under the same lock): the
     /// incremental expiry sweep. Those removals are counted here; any `body` makes (a delete) are
     /// the caller's to give back with ``releaseSlots(_:)``.
-    func withShardForWrite<Result: Sendable, Failure: Error>(
+    package func withShardForWrite<Result: Sendable, Failure: Error>(
         of id: SessionID, now: SessionTime, _ body: (inout SessionShard<Entry>) throws(Failure) -> Result
     ) throws(Failure) -> Result {
         var removed = 0
@@ -102,7 +102,7 @@ final class SessionTable<Entry: SessionTableEntry>: Sendable {
     /// table if that one has been idle for ``evictionIdle``, after `beforeEvicting` accepted it
     /// (the durable store journals the eviction; a throw keeps the session and is rethrown).
     /// Otherwise `.tooManySessions`, with the seconds until the oldest session becomes evictable.
-    func reserveSlot(
+    package func reserveSlot(
         now: SessionTime, beforeEvicting: (SessionID) throws(SessionStoreError) -> Void = { _ in }
     ) throws(SessionStoreError) {
         if liveCount.add(1, ordering: .relaxed).newValue <= maxSessions { return }
@@ -156,14 +156,14 @@ final class SessionTable<Entry: SessionTableEntry>: Sendable {
     }
 
     /// Gives back `slots` (a removed session, or a reservation that was not used).
-    func releaseSlots(_ slots: Int = 1) {
+    package func releaseSlots(_ slots: Int = 1) {
         if slots > 0 { liveCount.subtract(slots, ordering: .relaxed) }
     }
 
     /// Removes every session expired at `now`; returns how many went. O(expired + shards): each
     /// shard is walked from its least recently used end up to its first live session.
     @discardableResult
-    func removeExpired(now: SessionTime) -> Int {
+    package func removeExpired(now: SessionTime) -> Int {
         var dropped = 0
         let timeToLive = timeToLive
         for index in 0 ..< Self.shardCount {

@@ -1,3 +1,4 @@
+import MenuSessions
 import Foundation
 import Synchronization
 

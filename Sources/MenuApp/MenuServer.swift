@@ -1,4 +1,8 @@
+import HTTPCore
 import HTTPServer
+import MenuService
+import MenuSessions
+import MenuSessionsDurable
 import MenuModel
 
 /// A running menu-server: the menu loaded from settings, the session store, the routing service

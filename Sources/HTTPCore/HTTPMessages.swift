@@ -53,7 +53,7 @@ public struct HTTPRequest: Sendable {
 
     /// Makes a request value from fields already copied, header names already lowercase, and the
     /// path as the value of `pathField`'s one field (the server's path).
-    init(method: String, pathField: HTTPFields, query: HTTPFields, lowercasedHeaders: HTTPFields, body: [UInt8],
+    package init(method: String, pathField: HTTPFields, query: HTTPFields, lowercasedHeaders: HTTPFields, body: [UInt8],
          peerAddress: IPAddress?) {
         self.method = method
         self.pathField = pathField
@@ -96,7 +96,7 @@ public struct HTTPRequest: Sendable {
 ///   other than `chunked`).
 public struct HTTPResponse: Sendable {
     /// Where the body bytes live.
-    enum Payload: Sendable {
+    package enum Payload: Sendable {
         /// A Swift array; libmicrohttpd gets a copy.
         case array([UInt8])
         /// A finished ``ResponseBody``; libmicrohttpd sends it in place.
@@ -107,7 +107,7 @@ public struct HTTPResponse: Sendable {
     public var status: Int
     /// Response headers in the order they are sent.
     public var headers: [(name: String, value: String)]
-    var payload: Payload
+    package var payload: Payload
 
     /// The body bytes (a copy when the response was made from a ``ResponseBody``).
     public var body: [UInt8] {
@@ -172,7 +172,7 @@ public enum HTTPRejection: Sendable, Equatable {
 }
 
 /// ASCII case-insensitive equality without allocating.
-func asciiCaseInsensitiveEquals(_ lhs: String, _ rhs: String) -> Bool {
+package func asciiCaseInsensitiveEquals(_ lhs: String, _ rhs: String) -> Bool {
     var left = lhs.utf8.makeIterator()
     var right = rhs.utf8.makeIterator()
     while true {
@@ -188,14 +188,14 @@ func asciiCaseInsensitiveEquals(_ lhs: String, _ rhs: String) -> Bool {
 }
 
 @inline(__always)
-func asciiLowercased(_ byte: UInt8) -> UInt8 {
+package func asciiLowercased(_ byte: UInt8) -> UInt8 {
     (byte >= 0x41 && byte <= 0x5A) ? byte | 0x20 : byte
 }
 
 /// Copies `count` bytes with ASCII letters lowercased, eight bytes per step (a few word
 /// operations, see ``asciiLowercased(word:)``): a header name costs two or three steps, in a few
 /// dozen bytes of code where a vectorised byte loop took a kilobyte.
-func copyASCIILowercased(from source: UnsafeRawPointer, to target: UnsafeMutableRawPointer, count: Int) {
+package func copyASCIILowercased(from source: UnsafeRawPointer, to target: UnsafeMutableRawPointer, count: Int) {
     guard count >= 8 else {
         for offset in 0 ..< count {
             target.storeBytes(of: asciiLowercased(source.load(fromByteOffset: offset, as: UInt8.self)),
@@ -218,7 +218,7 @@ func copyASCIILowercased(from source: UnsafeRawPointer, to target: UnsafeMutable
 /// Each byte's low seven bits plus a constant sets its top bit exactly when it is at least `A`
 /// (or at least `[`); the sums stay below 256, so no carry crosses into the next byte.
 @inline(__always)
-func asciiLowercased(word: UInt64) -> UInt64 {
+package func asciiLowercased(word: UInt64) -> UInt64 {
     let ones: UInt64 = 0x0101_0101_0101_0101
     let topBits = ones &* 0x80
     let sevenBits = word & ~topBits

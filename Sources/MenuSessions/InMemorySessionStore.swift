@@ -101,7 +101,7 @@ public final class InMemorySessionStore: SessionStore {
     /// Applies `command` to `view`, turning the model's error into the store's. A change that
     /// would take the groups changed past `maxChangedGroups` is undone and refused
     /// (`.tooManyChanges`); changes that do not add a changed group are always allowed.
-    static func run(_ command: ExpansionCommand, on view: inout FlattenedView, maxChangedGroups: Int)
+    package static func run(_ command: ExpansionCommand, on view: inout FlattenedView, maxChangedGroups: Int)
         throws(SessionStoreError) -> ExpansionChange
     {
         let before = view.state.changedGroupCount

@@ -20,12 +20,12 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Sixteen bytes in network order, inline (no allocation).
-    typealias Bytes = (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+    package typealias Bytes = (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
                        UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8)
-    static var zeroBytes: Bytes { (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0) }
+    package static var zeroBytes: Bytes { (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0) }
 
     /// The address of 16 bytes in network order.
-    init(bytes: Bytes) {
+    package init(bytes: Bytes) {
         var bytes = bytes
         let (high, low) = withUnsafeBytes(of: &bytes) { raw in
             (UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),

@@ -13,7 +13,7 @@ import Darwin
 /// ``ResponseBodyWriter/finish()`` created the value, and freed exactly once, by `deinit`. That
 /// immutability is what makes it `Sendable`.
 public final class ResponseBody: @unchecked Sendable {
-    let start: UnsafeMutableRawPointer
+    package let start: UnsafeMutableRawPointer
     /// The number of bytes.
     public let count: Int
     /// The size of the block at `start` (for ``SpareBlock``).
