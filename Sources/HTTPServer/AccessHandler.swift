@@ -32,7 +32,7 @@ let maxDiscardedBodyBytes = 1 << 20
 /// workers.
 ///
 /// Protocol (the `*con_cls` marker idiom):
-/// 0. Before it, ``menuCheckRequestTarget`` leaves `*conCls` nil, or sets ``RequestMarker/badTarget``
+/// 0. Before it, ``mhdCheckRequestTarget`` leaves `*conCls` nil, or sets ``RequestMarker/badTarget``
 ///    for a raw target with whitespace or a control byte (refused on the first call).
 /// 1. First call (`*conCls` nil or `badTarget`, headers complete): check framing from the
 ///    `Content-Length` / `Transfer-Encoding` / `Host` headers, the header names and the version
@@ -61,7 +61,7 @@ func handleAccessCall(
         // First call: headers are complete, no body byte has been handed over yet. Only the
         // framing headers are looked at now; the request value is built on the final call.
         context.requestBegan()
-        if conCls.pointee == RequestMarker.badTarget {  // set by menuCheckRequestTarget
+        if conCls.pointee == RequestMarker.badTarget {  // set by mhdCheckRequestTarget
             conCls.pointee = RequestMarker.answered
             return send(context.rejection(.invalidRequestTarget), on: connection, closeConnection: true)
         }
@@ -149,7 +149,7 @@ enum RequestMarker {
     static var bodyless: UnsafeMutableRawPointer { UnsafeMutableRawPointer(bitPattern: 1)! }
     /// A response has been queued.
     static var answered: UnsafeMutableRawPointer { UnsafeMutableRawPointer(bitPattern: 2)! }
-    /// Set by ``menuCheckRequestTarget`` before the first access-handler call: the raw target has
+    /// Set by ``mhdCheckRequestTarget`` before the first access-handler call: the raw target has
     /// whitespace or a control byte in it.
     static var badTarget: UnsafeMutableRawPointer { UnsafeMutableRawPointer(bitPattern: 3)! }
 }

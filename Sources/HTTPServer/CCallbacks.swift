@@ -23,7 +23,7 @@ import Darwin
 /// libmicrohttpd's access handler (`MHD_AccessHandlerCallback`), called several times per
 /// request: checks its pointers and runs ``handleAccessCall(_:_:url:method:version:uploadData:uploadDataSize:conCls:)``
 /// (the state machine, and the thread rules) with the ``ServerContext`` behind `cls`.
-func menuAccessHandler(
+func mhdAccessHandler(
     _ cls: UnsafeMutableRawPointer?,
     _ connection: OpaquePointer?,
     _ url: UnsafePointer<CChar>?,
@@ -41,7 +41,7 @@ func menuAccessHandler(
     }
 }
 
-/// libmicrohttpd's `MHD_OPTION_URI_LOG_CALLBACK` (``menu_mhd_uri_logger``): sees the raw request
+/// libmicrohttpd's `MHD_OPTION_URI_LOG_CALLBACK` (``httpserver_mhd_uri_logger``): sees the raw request
 /// target (before percent-decoding) once the request line is parsed, and returns the request's
 /// first `*conCls`: nil, or ``RequestMarker/badTarget`` when a byte of it is whitespace or a
 /// control byte (with `MHD_OPTION_STRICT_FOR_CLIENT` 0, `GET /rows x HTTP/1.1` arrives as the
@@ -49,7 +49,7 @@ func menuAccessHandler(
 /// ``HTTPRejection/invalidRequestTarget``. Cost: one pass over the target's bytes.
 ///
 /// Thread: the libmicrohttpd thread that owns `connection`, before any other callback of the request.
-func menuCheckRequestTarget(
+func mhdCheckRequestTarget(
     _ cls: UnsafeMutableRawPointer?, _ uri: UnsafePointer<CChar>?, _ connection: OpaquePointer?
 ) -> UnsafeMutableRawPointer? {
     guard var byte = uri else { return nil }
@@ -68,7 +68,7 @@ func menuCheckRequestTarget(
 /// `MHD_stop_daemon` while it closes connections), after the last access-handler call for the
 /// request, so nothing else uses the `RequestState` any more. It releases the retain taken on the
 /// first access-handler call and clears `*conCls`; `ServerContext` is `Sendable`.
-func menuRequestCompleted(
+func mhdRequestCompleted(
     _ cls: UnsafeMutableRawPointer?,
     _ connection: OpaquePointer?,
     _ conCls: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
@@ -95,7 +95,7 @@ func menuRequestCompleted(
 /// message into a local buffer with `vsnprintf` (the `va_list` is only used inside this call) and
 /// hands it to `ServerContext`, which keeps it behind its `Mutex` only while the daemon starts
 /// (to explain a failed start) and drops it afterwards: nothing is ever printed.
-func menuLogMessage(
+func mhdLogMessage(
     _ cls: UnsafeMutableRawPointer?,
     _ format: UnsafePointer<CChar>?,
     _ arguments: CVaListPointer?
@@ -119,7 +119,7 @@ func menuLogMessage(
 ///
 /// Thread: whichever libmicrohttpd thread destroys the response (after the last byte was sent or
 /// the connection closed), exactly once per response.
-func menuReleaseResponseBody(_ cls: UnsafeMutableRawPointer?) {
+func mhdReleaseResponseBody(_ cls: UnsafeMutableRawPointer?) {
     guard let cls else { return }
     Unmanaged<ResponseBody>.fromOpaque(cls).release()
 }
@@ -130,7 +130,7 @@ func menuReleaseResponseBody(_ cls: UnsafeMutableRawPointer?) {
 /// (see ``HTTPFields/filled(expectingFields:bytes:_:)``).
 ///
 /// Thread: called synchronously, on the caller's thread, from inside `MHD_get_connection_values_n`.
-func menuCopyField(
+func mhdCopyField(
     _ cls: UnsafeMutableRawPointer?,
     _ kind: MHD_ValueKind,
     _ key: UnsafePointer<CChar>?,

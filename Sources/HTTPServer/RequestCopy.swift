@@ -29,9 +29,9 @@ func makeRequest(
         _ = writer.append(name: UnsafeRawBufferPointer(start: nil, count: 0),
                           value: UnsafeRawBufferPointer(start: url, count: pathLength))
         withUnsafeMutablePointer(to: &writer) { writer in
-            _ = MHD_get_connection_values_n(connection, .GET_ARGUMENT_KIND, menuCopyField, writer)
+            _ = MHD_get_connection_values_n(connection, .GET_ARGUMENT_KIND, mhdCopyField, writer)
             argumentCount = writer.pointee.neededFields - 1
-            _ = MHD_get_connection_values_n(connection, .HEADER_KIND, menuCopyField, writer)
+            _ = MHD_get_connection_values_n(connection, .HEADER_KIND, mhdCopyField, writer)
         }
     }
     let (pathField, fieldsAfterPath) = fields.split(at: 1)
@@ -48,7 +48,9 @@ func makeRequest(
 /// The connection's peer address, copied out of libmicrohttpd's connection (no allocation).
 private func peerAddress(of connection: OpaquePointer) -> IPAddress? {
     var bytes = IPAddress.zeroBytes
-    let found = withUnsafeMutableBytes(of: &bytes) { menu_mhd_client_address(connection, $0.baseAddress!.assumingMemoryBound(to: UInt8.self)) }
+    let found = withUnsafeMutableBytes(of: &bytes) {
+        httpserver_mhd_client_address(connection, $0.baseAddress!.assumingMemoryBound(to: UInt8.self))
+    }
     return found == 1 ? IPAddress(bytes: bytes) : nil
 }
 

@@ -3,7 +3,7 @@
 //
 // Invariant: each call queues at most one response and drops its own reference to the
 // `MHD_Response` before returning; a ``ResponseBody`` stays retained exactly as long as
-// libmicrohttpd holds it (released once by ``menuReleaseResponseBody``); a response that cannot be
+// libmicrohttpd holds it (released once by ``mhdReleaseResponseBody``); a response that cannot be
 // expressed in HTTP/1.1 is never half sent but replaced by a plain-text 500 naming the problem.
 
 import CMicroHTTPD
@@ -55,7 +55,7 @@ private enum QueueOutcome {
 /// Builds an `MHD_Response`, adds the headers (`MHD_add_response_header`), queues it
 /// (`MHD_queue_response`) and drops our reference (`MHD_destroy_response`, in `defer`).
 /// A ``ResponseBody`` is sent in place: `MHD_create_response_from_buffer_with_free_callback_cls`
-/// with a retain of it as `cls`, released by ``menuReleaseResponseBody`` once libmicrohttpd is done.
+/// with a retain of it as `cls`, released by ``mhdReleaseResponseBody`` once libmicrohttpd is done.
 /// An array body is copied (`MHD_RESPMEM_MUST_COPY`).
 private func queue(_ response: HTTPResponse, on connection: OpaquePointer, closeConnection: Bool)
     -> QueueOutcome
@@ -77,7 +77,7 @@ private func queue(_ response: HTTPResponse, on connection: OpaquePointer, close
     case .body(let body):
         let retained = Unmanaged.passRetained(body)
         created = MHD_create_response_from_buffer_with_free_callback_cls(
-            body.count, body.start, menuReleaseResponseBody, retained.toOpaque())
+            body.count, body.start, mhdReleaseResponseBody, retained.toOpaque())
         if created == nil { retained.release() }
     }
     guard let mhdResponse = created else { return .refused }
