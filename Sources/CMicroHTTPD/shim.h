@@ -5,10 +5,13 @@
  * entry point that HTTPServer needs gets a fixed-arity `static inline` front
  * door here. Nothing in this file keeps state or allocates.
  *
+ * Every name here starts with `httpserver_` (the target it serves) and knows
+ * nothing of what the server is used for.
+ *
  * Written against libmicrohttpd 0.9.75 (Debian 12, `libmicrohttpd-dev`).
  */
-#ifndef MENU_CMICROHTTPD_SHIM_H
-#define MENU_CMICROHTTPD_SHIM_H
+#ifndef CMICROHTTPD_SHIM_H
+#define CMICROHTTPD_SHIM_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -27,13 +30,13 @@
 #endif
 
 /** How the listening socket is bound: chosen by the Swift side from the host literal. */
-enum menu_mhd_address_mode {
+enum httpserver_mhd_address_mode {
     /** `struct sockaddr_in`, plain IPv4 socket. */
-    MENU_MHD_IPV4 = 0,
+    HTTPSERVER_MHD_IPV4 = 0,
     /** `struct sockaddr_in6`, IPv6 socket with IPV6_V6ONLY (MHD_USE_IPv6). */
-    MENU_MHD_IPV6_ONLY = 1,
+    HTTPSERVER_MHD_IPV6_ONLY = 1,
     /** `struct sockaddr_in6` for `::`, IPv6 socket also accepting IPv4 (MHD_USE_DUAL_STACK). */
-    MENU_MHD_DUAL_STACK = 2
+    HTTPSERVER_MHD_DUAL_STACK = 2
 };
 
 /**
@@ -43,23 +46,23 @@ enum menu_mhd_address_mode {
  *    128 connections are ready at once.
  *  - MHD_USE_ITC: inter-thread channel, required by MHD_quiesce_daemon.
  *  - MHD_USE_ERROR_LOG: messages go to the MHD_OPTION_EXTERNAL_LOGGER given to
- *    menu_mhd_start (never to stderr); HTTPServer only keeps start-up messages
+ *    httpserver_mhd_start (never to stderr); HTTPServer only keeps start-up messages
  *    to explain a failed start.
  */
 static inline unsigned int
-menu_mhd_daemon_flags (enum menu_mhd_address_mode mode)
+httpserver_mhd_daemon_flags (enum httpserver_mhd_address_mode mode)
 {
     unsigned int flags = (unsigned int) MHD_USE_POLL_INTERNAL_THREAD
                        | (unsigned int) MHD_USE_ITC
                        | (unsigned int) MHD_USE_ERROR_LOG;
     switch (mode) {
-    case MENU_MHD_IPV6_ONLY:
+    case HTTPSERVER_MHD_IPV6_ONLY:
         flags |= (unsigned int) MHD_USE_IPv6;
         break;
-    case MENU_MHD_DUAL_STACK:
+    case HTTPSERVER_MHD_DUAL_STACK:
         flags |= (unsigned int) MHD_USE_DUAL_STACK;
         break;
-    case MENU_MHD_IPV4:
+    case HTTPSERVER_MHD_IPV4:
     default:
         break;
     }
@@ -71,7 +74,7 @@ menu_mhd_daemon_flags (enum menu_mhd_address_mode mode)
  * it): called with the raw request target once the request line is parsed,
  * before the headers; what it returns is the request's first `*con_cls`.
  */
-typedef void *(*menu_mhd_uri_logger) (void *cls, const char *uri, struct MHD_Connection *connection);
+typedef void *(*httpserver_mhd_uri_logger) (void *cls, const char *uri, struct MHD_Connection *connection);
 
 /**
  * Front door for the variadic MHD_start_daemon.
@@ -87,17 +90,17 @@ typedef void *(*menu_mhd_uri_logger) (void *cls, const char *uri, struct MHD_Con
  * been told why, when libmicrohttpd was built with messages).
  */
 static inline struct MHD_Daemon *
-menu_mhd_start (enum menu_mhd_address_mode mode,
-                uint16_t port,
-                MHD_LogCallback logger, void *logger_cls,
-                MHD_AccessHandlerCallback handler, void *handler_cls,
-                MHD_RequestCompletedCallback completed, void *completed_cls,
-                MHD_NotifyConnectionCallback notify, void *notify_cls,
-                menu_mhd_uri_logger uri_logger, void *uri_logger_cls,
-                const struct sockaddr *bind_addr,
-                const struct MHD_OptionItem *options)
+httpserver_mhd_start (enum httpserver_mhd_address_mode mode,
+                      uint16_t port,
+                      MHD_LogCallback logger, void *logger_cls,
+                      MHD_AccessHandlerCallback handler, void *handler_cls,
+                      MHD_RequestCompletedCallback completed, void *completed_cls,
+                      MHD_NotifyConnectionCallback notify, void *notify_cls,
+                      httpserver_mhd_uri_logger uri_logger, void *uri_logger_cls,
+                      const struct sockaddr *bind_addr,
+                      const struct MHD_OptionItem *options)
 {
-    return MHD_start_daemon (menu_mhd_daemon_flags (mode),
+    return MHD_start_daemon (httpserver_mhd_daemon_flags (mode),
                              port, /* only used in messages: bind_addr carries the port */
                              NULL, NULL,
                              handler, handler_cls,
@@ -116,7 +119,7 @@ menu_mhd_start (enum menu_mhd_address_mode mode,
  * asked for), or -1 if libmicrohttpd cannot tell.
  */
 static inline int
-menu_mhd_bound_port (struct MHD_Daemon *daemon)
+httpserver_mhd_bound_port (struct MHD_Daemon *daemon)
 {
     const union MHD_DaemonInfo *info =
         MHD_get_daemon_info (daemon, MHD_DAEMON_INFO_BIND_PORT);
@@ -131,7 +134,7 @@ menu_mhd_bound_port (struct MHD_Daemon *daemon)
  * included), or -1 if libmicrohttpd cannot tell.
  */
 static inline long
-menu_mhd_current_connections (struct MHD_Daemon *daemon)
+httpserver_mhd_current_connections (struct MHD_Daemon *daemon)
 {
     const union MHD_DaemonInfo *info =
         MHD_get_daemon_info (daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
@@ -147,7 +150,7 @@ menu_mhd_current_connections (struct MHD_Daemon *daemon)
  * cannot tell or the peer is of another family.
  */
 static inline int
-menu_mhd_client_address (struct MHD_Connection *connection, uint8_t address[16])
+httpserver_mhd_client_address (struct MHD_Connection *connection, uint8_t address[16])
 {
     const union MHD_ConnectionInfo *info =
         MHD_get_connection_info (connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
@@ -175,7 +178,7 @@ menu_mhd_client_address (struct MHD_Connection *connection, uint8_t address[16])
  * `*socket_context` at MHD_CONNECTION_NOTIFY_STARTED, or NULL.
  */
 static inline void *
-menu_mhd_socket_context (struct MHD_Connection *connection)
+httpserver_mhd_socket_context (struct MHD_Connection *connection)
 {
     const union MHD_ConnectionInfo *info =
         MHD_get_connection_info (connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
@@ -189,7 +192,7 @@ menu_mhd_socket_context (struct MHD_Connection *connection)
  * Returns the connection's socket descriptor, or -1 if libmicrohttpd cannot tell.
  */
 static inline int
-menu_mhd_connection_fd (struct MHD_Connection *connection)
+httpserver_mhd_connection_fd (struct MHD_Connection *connection)
 {
     const union MHD_ConnectionInfo *info =
         MHD_get_connection_info (connection, MHD_CONNECTION_INFO_CONNECTION_FD);
@@ -204,7 +207,7 @@ menu_mhd_connection_fd (struct MHD_Connection *connection)
  * available (not Linux, not TCP, or getsockopt failed).
  */
 static inline long
-menu_tcp_ms_since_data_received (int fd)
+httpserver_tcp_ms_since_data_received (int fd)
 {
 #ifdef __linux__
     struct tcp_info info;
@@ -220,4 +223,4 @@ menu_tcp_ms_since_data_received (int fd)
 #endif
 }
 
-#endif /* MENU_CMICROHTTPD_SHIM_H */
+#endif /* CMICROHTTPD_SHIM_H */

@@ -63,12 +63,12 @@ enum BindAddress {
         }
     }
 
-    /// The socket family mode for `menu_mhd_start`: `MHD_USE_IPv6`, `MHD_USE_DUAL_STACK` or neither.
-    var mode: menu_mhd_address_mode {
+    /// The socket family mode for `httpserver_mhd_start`: `MHD_USE_IPv6`, `MHD_USE_DUAL_STACK` or neither.
+    var mode: httpserver_mhd_address_mode {
         switch family {
-        case .ipv4: return MENU_MHD_IPV4
-        case .ipv6Only: return MENU_MHD_IPV6_ONLY
-        case .dualStack: return MENU_MHD_DUAL_STACK
+        case .ipv4: return HTTPSERVER_MHD_IPV4
+        case .ipv6Only: return HTTPSERVER_MHD_IPV6_ONLY
+        case .dualStack: return HTTPSERVER_MHD_DUAL_STACK
         }
     }
 

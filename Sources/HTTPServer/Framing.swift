@@ -55,7 +55,7 @@ package struct FramingHeaders {
             let name = (header.name + [0]).map { CChar(bitPattern: $0) }
             let value = (header.value + [0]).map { CChar(bitPattern: $0) }
             _ = withUnsafeMutablePointer(to: &head) { head in
-                menuCollectFramingHeader(UnsafeMutableRawPointer(head), .HEADER_KIND, name, header.name.count,
+                mhdCollectFramingHeader(UnsafeMutableRawPointer(head), .HEADER_KIND, name, header.name.count,
                                          value, header.value.count)
             }
         }
@@ -151,7 +151,7 @@ package enum Framing: Equatable {
 ///
 /// Thread: called synchronously, on the caller's thread, from inside `MHD_get_connection_values_n`
 /// in ``collectFramingHeaders(of:)``.
-func menuCollectFramingHeader(
+func mhdCollectFramingHeader(
     _ cls: UnsafeMutableRawPointer?,
     _ kind: MHD_ValueKind,
     _ key: UnsafePointer<CChar>?,
@@ -199,11 +199,11 @@ private func nameHasPrefix(_ name: UnsafeRawBufferPointer, _ prefix: StaticStrin
     }
 }
 
-/// The request headers that decide how the body is framed (see ``menuCollectFramingHeader``).
+/// The request headers that decide how the body is framed (see ``mhdCollectFramingHeader``).
 func collectFramingHeaders(of connection: OpaquePointer) -> FramingHeaders {
     var head = FramingHeaders()  // nothing allocated unless a framing header or a bad name is there
     withUnsafeMutablePointer(to: &head) { pointer in
-        _ = MHD_get_connection_values_n(connection, .HEADER_KIND, menuCollectFramingHeader, UnsafeMutableRawPointer(pointer))
+        _ = MHD_get_connection_values_n(connection, .HEADER_KIND, mhdCollectFramingHeader, UnsafeMutableRawPointer(pointer))
     }
     return head
 }

@@ -33,7 +33,7 @@ public final class HTTPServer: Sendable {
     /// read with `MHD_get_daemon_info(MHD_DAEMON_INFO_BIND_PORT)` right after start.
     public let port: Int
 
-    /// Starts listening at once (`MHD_start_daemon` through the shim's `menu_mhd_start`).
+    /// Starts listening at once (`MHD_start_daemon` through the shim's `httpserver_mhd_start`).
     ///
     /// - `handler` is called on libmicrohttpd's threads, concurrently, once per well-framed request,
     ///   after the whole body has arrived. It must not call ``shutdown(gracePeriod:)`` itself (that
@@ -46,7 +46,7 @@ public final class HTTPServer: Sendable {
     /// `MHD_OPTION_PER_IP_CONNECTION_LIMIT`, `MHD_OPTION_CONNECTION_TIMEOUT`,
     /// `MHD_OPTION_CONNECTION_MEMORY_LIMIT`, `MHD_OPTION_LISTEN_BACKLOG_SIZE`,
     /// `MHD_OPTION_STRICT_FOR_CLIENT` = 0 (the wrapper checks `Host` and the target itself),
-    /// `MHD_OPTION_URI_LOG_CALLBACK` (``menuCheckRequestTarget``) and, when `threads > 1`,
+    /// `MHD_OPTION_URI_LOG_CALLBACK` (``mhdCheckRequestTarget``) and, when `threads > 1`,
     /// `MHD_OPTION_THREAD_POOL_SIZE`. With a `headerTimeoutSeconds` above 0 it also sets
     /// `MHD_OPTION_NOTIFY_CONNECTION` and starts a ``RequestDeadlineSweeper`` (libmicrohttpd's own
     /// timeout restarts at every byte, so it cannot bound a trickled request or body). The first server
@@ -79,7 +79,7 @@ public final class HTTPServer: Sendable {
             MHD_OptionItem(option: .LISTEN_BACKLOG_SIZE, value: configuration.listenBacklog, ptr_value: nil),
             // 0, not 1: at 1 libmicrohttpd answers a missing Host with its own HTML 400 and closes
             // on whitespace in the target without a word; at 0 both reach us (``Framing``,
-            // ``menuCheckRequestTarget``), which answer JSON.
+            // ``mhdCheckRequestTarget``), which answer JSON.
             MHD_OptionItem(option: .STRICT_FOR_CLIENT, value: 0, ptr_value: nil),
         ]
         if configuration.threads > 1 {
@@ -91,14 +91,14 @@ public final class HTTPServer: Sendable {
         errno = 0  // so a failed start reports its own OS error, not a stale one
         let started: OpaquePointer? = address.withSockAddr { socketAddress in
             options.withUnsafeBufferPointer { optionItems in
-                menu_mhd_start(
+                httpserver_mhd_start(
                     address.mode,
                     UInt16(configuration.port),
-                    menuLogMessage, contextPointer,
-                    menuAccessHandler, contextPointer,
-                    menuRequestCompleted, contextPointer,
-                    requestDeadlines == nil ? nil : menuNotifyConnection, contextPointer,
-                    menuCheckRequestTarget, contextPointer,
+                    mhdLogMessage, contextPointer,
+                    mhdAccessHandler, contextPointer,
+                    mhdRequestCompleted, contextPointer,
+                    requestDeadlines == nil ? nil : mhdNotifyConnection, contextPointer,
+                    mhdCheckRequestTarget, contextPointer,
                     socketAddress,
                     optionItems.baseAddress)
             }
@@ -120,7 +120,7 @@ public final class HTTPServer: Sendable {
                 reason: reason.isEmpty ? "libmicrohttpd gave no reason" : reason)
         }
 
-        let boundPort = Int(menu_mhd_bound_port(daemon))
+        let boundPort = Int(httpserver_mhd_bound_port(daemon))
         if boundPort <= 0 && configuration.port == 0 {
             MHD_stop_daemon(daemon)
             context.release()

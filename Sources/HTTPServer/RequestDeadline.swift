@@ -196,7 +196,7 @@ final class RequestDeadlineSweeper: Sendable {
     /// (by more than `tcpi_last_data_recv`'s jiffy granularity, so a byte of the previous request
     /// is not taken for one of this). Without `TCP_INFO`: the moment the wait was first seen.
     private static func requestStart(of entry: Entry, now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
-        let milliseconds = menu_tcp_ms_since_data_received(entry.watch.socket)
+        let milliseconds = httpserver_tcp_ms_since_data_received(entry.watch.socket)
         guard milliseconds >= 0 else { return entry.phaseSeenAt }
         let lastData = now - .milliseconds(milliseconds)
         return lastData > entry.phaseSeenAt + .milliseconds(20) ? lastData : nil
@@ -210,7 +210,7 @@ final class RequestDeadlineSweeper: Sendable {
 /// Protocol: at `STARTED`, a retained ``ConnectionWatch`` goes into `*socketContext` and is
 /// registered with the sweeper; at `CLOSED` (called before libmicrohttpd closes the socket) it is
 /// unregistered and released. `cls` is the ``ServerContext``.
-func menuNotifyConnection(
+func mhdNotifyConnection(
     _ cls: UnsafeMutableRawPointer?,
     _ connection: OpaquePointer?,
     _ socketContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
@@ -221,7 +221,7 @@ func menuNotifyConnection(
     else { return }
     switch event {
     case .CONNECTION_NOTIFY_STARTED:
-        let socket = menu_mhd_connection_fd(connection)
+        let socket = httpserver_mhd_connection_fd(connection)
         guard socket >= 0 else { return }  // no descriptor to shut down: no deadline
         let watch = ConnectionWatch(socket: socket, acceptedAt: .now)
         sweeper.register(watch)
@@ -245,19 +245,19 @@ extension ServerContext {
     /// The first access-handler call of a request: its headers are complete (its header deadline
     /// is met); `bodyFollows`: its body is still to arrive (and now has a deadline of its own).
     func headersCompleted(on connection: OpaquePointer, bodyFollows: Bool) {
-        guard requestDeadlines != nil, let stored = menu_mhd_socket_context(connection) else { return }
+        guard requestDeadlines != nil, let stored = httpserver_mhd_socket_context(connection) else { return }
         Unmanaged<ConnectionWatch>.fromOpaque(stored).takeUnretainedValue().headersCompleted(bodyFollows: bodyFollows)
     }
 
     /// The final access-handler call of a request with a body: its body deadline is met.
     func bodyReceived(on connection: OpaquePointer) {
-        guard requestDeadlines != nil, let stored = menu_mhd_socket_context(connection) else { return }
+        guard requestDeadlines != nil, let stored = httpserver_mhd_socket_context(connection) else { return }
         Unmanaged<ConnectionWatch>.fromOpaque(stored).takeUnretainedValue().bodyReceived()
     }
 
     /// The request-completed callback: the connection now waits for its next request.
     func requestCompleted(on connection: OpaquePointer?) {
-        guard requestDeadlines != nil, let connection, let stored = menu_mhd_socket_context(connection) else { return }
+        guard requestDeadlines != nil, let connection, let stored = httpserver_mhd_socket_context(connection) else { return }
         Unmanaged<ConnectionWatch>.fromOpaque(stored).takeUnretainedValue().requestCompleted()
     }
 }
