@@ -83,6 +83,8 @@ public enum APIError: Error, Sendable, Equatable {
         case .expansion(.unknownGroup(let id)): self = .unknownGroup(id: id)
         case .expansion(.notAGroup(let id)): self = .notAGroup(id: id)
         case .unavailable(let reason): self = .unavailable(reason)
+        // MenuService retries these on the newer menu; should one ever get here, a retry is the answer.
+        case .menuChanged: self = .unavailable("the menu was being reloaded")
         }
     }
 }

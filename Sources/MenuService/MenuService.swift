@@ -1,13 +1,18 @@
 import MenuSessions
 import Foundation
 import HTTPCore
+import Synchronization
 import MenuModel
 
 /// The HTTP contract of menu-server as a pure function: request value in, response value out.
-/// No socket, no C; safe to call from many threads at once (the menu and encoded rows are
+/// No socket, no C; safe to call from many threads at once (each menu and its encoded rows are
 /// immutable, the store synchronizes itself, and no lock is held while JSON is written).
+///
+/// Reload: ``install(_:)`` replaces the menu served. Each request takes the current
+/// ``ServedMenu`` once (a lock held for one pointer copy) and answers entirely from it, so a
+/// response never mixes two menus; the store hands back states for exactly that menu. A request
+/// whose session another request already carried to a newer menu starts again on the newer one.
 public final class MenuService: Sendable {
-    public let menu: Menu
     public let store: any SessionStore
     public let maxLimit: Int
     /// Limits session creation per client address; nil: no limit.
@@ -17,20 +22,46 @@ public final class MenuService: Sendable {
     public static let defaultLimit = 50
     public static let maxBodyBytes = 64 * 1024
 
-    let encoded: EncodedMenu
-    let versionJSON: [UInt8]
+    /// The menu answered from; replaced whole by ``install(_:)``.
+    private let served: Mutex<ServedMenu>
+    /// Serializes ``install(_:)`` calls (never taken by requests).
+    private let installing = Mutex(())
 
-    public init(menu: Menu, store: any SessionStore, maxLimit: Int = 500,
+    /// A service answering from the store's current menu.
+    public init(store: any SessionStore, maxLimit: Int = 500,
                 sessionRateLimiter: SessionRateLimiter? = nil, trustedProxy: IPAddress? = nil) {
-        self.menu = menu
         self.store = store
         self.maxLimit = maxLimit
         self.sessionRateLimiter = sessionRateLimiter
         self.trustedProxy = trustedProxy
-        encoded = EncodedMenu(menu: menu)
-        var writer = JSONWriter()
-        writer.string(menu.version)
-        versionJSON = writer.bytes
+        served = Mutex(ServedMenu(store.currentMenu))
+    }
+
+    /// A service answering from `menu`, which must be the menu `store` was made with.
+    public convenience init(menu: Menu, store: any SessionStore, maxLimit: Int = 500,
+                            sessionRateLimiter: SessionRateLimiter? = nil, trustedProxy: IPAddress? = nil) {
+        precondition(store.currentMenu.menu.version == menu.version && store.currentMenu.menu.nodeCount == menu.nodeCount,
+                     "the store was made with another menu")
+        self.init(store: store, maxLimit: maxLimit, sessionRateLimiter: sessionRateLimiter, trustedProxy: trustedProxy)
+    }
+
+    /// The menu requests are answered from now.
+    public var current: ServedMenu { served.withLock { $0 } }
+    /// The menu served now.
+    public var menu: Menu { current.generation.menu }
+
+    /// Serves `menu` from now on: encodes its rows and builds the translation from the current
+    /// menu (both O(nodes), before anything changes), then swaps the served menu in one step. A
+    /// request already running finishes on the menu it started with; the old menu is freed when
+    /// the last of them returns. Sessions are carried over by the store: lazily on their next
+    /// use, and by ``SessionStore/adopt(_:)``, which the caller runs next, off the request path.
+    @discardableResult
+    public func install(_ menu: Menu) -> MenuGeneration {
+        installing.withLock { _ in
+            let next = ServedMenu(current.generation.succeeded(by: menu))
+            served.withLock { $0 = next }
+            return next.generation
+        }
     }
 
     // MARK: Routing
@@ -149,32 +180,34 @@ public final class MenuService: Sendable {
     private func rows(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         let offset = try Self.integerParameter("offset", in: request, default: 0, range: 0 ... Int.max)
         let limit = try Self.integerParameter("limit", in: request, default: min(Self.defaultLimit, maxLimit), range: 1 ... maxLimit)
-        let view = FlattenedView(menu: menu, state: try state(for: request))
+        let (menu, state) = try servedState(for: request)
+        let view = FlattenedView(menu: menu.generation.menu, state: state)
         let rowCount = max(0, min(limit, view.count - offset))
         var writer = JSONWriter(capacity: 160 + rowCount * 128)
-        writeCounts(view, to: &writer)
+        writeCounts(view, of: menu, to: &writer)
         writer.raw(",\"offset\":")
         writer.integer(offset)
         writer.raw(",\"limit\":")
         writer.integer(limit)
         writer.raw(",\"rows\":")
-        encoded.writeRows(of: view, offset: offset, limit: limit, to: &writer)
+        menu.encoded.writeRows(of: view, offset: offset, limit: limit, to: &writer)
         writer.raw("}")
         return json(200, writer.finish())
     }
 
     private func count(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
-        let view = FlattenedView(menu: menu, state: try state(for: request))
+        let (menu, state) = try servedState(for: request)
+        let view = FlattenedView(menu: menu.generation.menu, state: state)
         var writer = JSONWriter(capacity: 96)
-        writeCounts(view, to: &writer)
+        writeCounts(view, of: menu, to: &writer)
         writer.raw("}")
         return json(200, writer.finish())
     }
 
     /// Writes `{"version":…,"count":…,"leafCount":…` (object left open).
-    private func writeCounts(_ view: FlattenedView, to writer: inout JSONWriter) {
+    private func writeCounts(_ view: FlattenedView, of menu: ServedMenu, to writer: inout JSONWriter) {
         writer.raw("{\"version\":")
-        writer.raw(versionJSON)
+        writer.raw(menu.versionJSON)
         writer.raw(",\"count\":")
         writer.integer(view.count)
         writer.raw(",\"leafCount\":")
@@ -183,8 +216,7 @@ public final class MenuService: Sendable {
 
     private func createSession(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         try admitCreation(request)
-        let id: SessionID
-        do { id = try store.create() } catch { throw APIError(error) }
+        let id = try onServedMenu { menu throws(SessionStoreError) in try store.create(in: menu.generation) }.result
         var writer = JSONWriter(capacity: 48)
         writer.raw("{\"sessionId\":")
         writer.string(id.text)
@@ -201,12 +233,13 @@ public final class MenuService: Sendable {
     private func change(_ command: ExpansionCommand, _ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         let session = try sessionID(in: request)
         if session == nil { try admitCreation(request) }
-        let applied: AppliedChange
-        do { applied = try store.apply(command, to: session) } catch { throw APIError(error) }
-        let view = FlattenedView(menu: menu, state: applied.state)
+        let (menu, applied) = try onServedMenu { menu throws(SessionStoreError) in
+            try store.apply(command, to: session, in: menu.generation)
+        }
+        let view = FlattenedView(menu: menu.generation.menu, state: applied.state)
         var writer = JSONWriter(capacity: 256)
         writer.raw("{\"version\":")
-        writer.raw(versionJSON)
+        writer.raw(menu.versionJSON)
         writer.raw(",\"sessionId\":")
         writer.string(applied.sessionID.text)
         writer.raw(",\"id\":")
@@ -263,10 +296,29 @@ public final class MenuService: Sendable {
         if let wait = limiter.admit(client) { throw .rateLimited(perMinute: limiter.perMinute, retryAfterSeconds: wait) }
     }
 
-    /// The expansion a read uses: the session's, or the menu's default when none is named.
-    private func state(for request: HTTPRequest) throws(APIError) -> ExpansionState {
-        guard let id = try sessionID(in: request) else { return ExpansionState() }
-        do { return try store.state(of: id) } catch { throw APIError(error) }
+    /// The menu a read answers from and the expansion it uses: the session's, or the menu's
+    /// default when none is named.
+    private func servedState(for request: HTTPRequest) throws(APIError) -> (ServedMenu, ExpansionState) {
+        guard let id = try sessionID(in: request) else { return (current, ExpansionState()) }
+        return try onServedMenu { menu throws(SessionStoreError) in try store.state(of: id, in: menu.generation) }
+    }
+
+    /// Runs the store call `body` on the current menu, and again on the newer one each time the
+    /// session turns out to be on a newer menu already (a reload while the request ran; at most
+    /// once per reload). Returns the menu the result belongs to.
+    private func onServedMenu<Result>(
+        _ body: (ServedMenu) throws(SessionStoreError) -> Result
+    ) throws(APIError) -> (menu: ServedMenu, result: Result) {
+        while true {
+            let menu = current
+            do {
+                return (menu, try body(menu))
+            } catch .menuChanged {
+                continue
+            } catch {
+                throw APIError(error)
+            }
+        }
     }
 
     /// Refuses a query parameter `route` does not take: a typo such as `limt` must not silently
@@ -352,5 +404,21 @@ public final class MenuService: Sendable {
         default: break
         }
         return json(error.status, writer.finish(), extraHeaders: headers)
+    }
+}
+
+/// One menu as the service answers from it: the store's generation, the rows encoded once, and
+/// the version as JSON. Immutable; replaced whole on a reload, freed when no request holds it.
+public final class ServedMenu: Sendable {
+    public let generation: MenuGeneration
+    let encoded: EncodedMenu
+    let versionJSON: [UInt8]
+
+    init(_ generation: MenuGeneration) {
+        self.generation = generation
+        encoded = EncodedMenu(menu: generation.menu)
+        var writer = JSONWriter()
+        writer.string(generation.menu.version)
+        versionJSON = writer.bytes
     }
 }

@@ -6,8 +6,9 @@ import MenuModel
 /// different sessions rarely contend; a lock is held only for a lookup, the O(1) least-recently-used
 /// bookkeeping and the O(depth · log m) state change, never during JSON encoding or I/O. At a full
 /// table a new session evicts the least recently used one idle for ``evictionIdle`` or longer.
+/// After a reload, a session is carried over to the new menu on its next use or by ``adopt(_:)``,
+/// whichever comes first (``SessionTable/withEntry(of:in:now:forWrite:_:)``).
 public final class InMemorySessionStore: SessionStore {
-    public let menu: Menu
     /// Idle time after which a session expires.
     public let timeToLive: Duration
     /// Idle time after which a session may be evicted for a new one when the table is full.
@@ -15,39 +16,53 @@ public final class InMemorySessionStore: SessionStore {
     /// Groups one session may hold changed from the menu's default at most.
     public let maxChangedGroups: Int
     let table: SessionTable<Entry>
+    private let latest: LatestMenu
     private let clock: @Sendable () -> SessionTime
 
-    struct Entry: SessionTableEntry {
+    struct Entry: SessionStateEntry {
         var state: ExpansionState
+        var epoch: MenuEpoch
         var lastUsed: SessionTime
     }
 
-    public init(menu: Menu, maxSessions: Int = 1_000_000, timeToLive: Duration = .seconds(30 * 24 * 3600),
-                evictionIdle: Duration = .seconds(3600), maxChangedGroups: Int = 10_000,
+    public init(menu: MenuGeneration, limits: SessionLimits = .defaults,
                 clock: @escaping @Sendable () -> SessionTime = SessionClock.now) {
-        self.menu = menu
-        self.timeToLive = timeToLive
-        self.evictionIdle = evictionIdle
-        self.maxChangedGroups = maxChangedGroups
+        timeToLive = limits.timeToLive
+        evictionIdle = limits.evictionIdle
+        maxChangedGroups = limits.maxChangedGroups
         self.clock = clock
-        table = SessionTable(maxSessions: maxSessions, timeToLive: SessionClock.milliseconds(of: timeToLive),
-                             evictionIdle: SessionClock.milliseconds(of: evictionIdle))
+        latest = LatestMenu(menu)
+        table = SessionTable(maxSessions: limits.maxSessions, timeToLive: SessionClock.milliseconds(of: limits.timeToLive),
+                             evictionIdle: SessionClock.milliseconds(of: limits.evictionIdle))
+    }
+
+    public convenience init(menu: Menu, maxSessions: Int = SessionLimits.defaults.maxSessions,
+                            timeToLive: Duration = SessionLimits.defaults.timeToLive,
+                            evictionIdle: Duration = SessionLimits.defaults.evictionIdle,
+                            maxChangedGroups: Int = SessionLimits.defaults.maxChangedGroups,
+                            clock: @escaping @Sendable () -> SessionTime = SessionClock.now) {
+        self.init(menu: MenuGeneration(menu),
+                  limits: SessionLimits(maxSessions: maxSessions, timeToLive: timeToLive, evictionIdle: evictionIdle,
+                                        maxChangedGroups: maxChangedGroups),
+                  clock: clock)
     }
 
     public var maxSessions: Int { table.maxSessions }
     /// Sessions currently held (expired ones count until they are removed).
     public var count: Int { table.count }
+    public var currentMenu: MenuGeneration { latest.current }
 
-    public func create() throws(SessionStoreError) -> SessionID {
-        try insert(ExpansionState())
+    public func create(in menu: MenuGeneration) throws(SessionStoreError) -> SessionID {
+        try insert(ExpansionState(), in: menu)
     }
 
-    /// Inserts a new session holding `state`.
-    private func insert(_ state: ExpansionState) throws(SessionStoreError) -> SessionID {
+    /// Inserts a new session holding `state`, which belongs to `menu`.
+    private func insert(_ state: ExpansionState, in menu: MenuGeneration) throws(SessionStoreError) -> SessionID {
+        latest.note(menu)
         let now = clock()
         try table.reserveSlot(now: now)
         let id = SessionID.random()
-        table.withShardForWrite(of: id, now: now) { $0.insert(id, Entry(state: state, lastUsed: now)) }
+        table.withShardForWrite(of: id, now: now) { $0.insert(id, Entry(state: state, epoch: menu.epoch, lastUsed: now)) }
         return id
     }
 
@@ -63,62 +78,38 @@ public final class InMemorySessionStore: SessionStore {
         guard wasLive else { throw .unknownSession }
     }
 
-    public func state(of id: SessionID) throws(SessionStoreError) -> ExpansionState {
-        let now = clock()
-        let ttl = table.timeToLive
-        return try table.withShard(of: id) { shard throws(SessionStoreError) in
-            guard let position = shard.use(id, now: now, timeToLive: ttl) else { throw .unknownSession }
-            return shard[position].state
-        }
+    public func state(of id: SessionID, in menu: MenuGeneration) throws(SessionStoreError) -> ExpansionState {
+        latest.note(menu)
+        return try table.withEntry(of: id, in: menu, now: clock(), forWrite: false) { shard, position in shard[position].state }
     }
 
-    public func apply(_ command: ExpansionCommand, to id: SessionID?) throws(SessionStoreError) -> AppliedChange {
+    public func apply(_ command: ExpansionCommand, to id: SessionID?, in menu: MenuGeneration) throws(SessionStoreError) -> AppliedChange {
         let limit = maxChangedGroups
         guard let id else {
             // A write without a session: compute on a fresh state, then store it as a new session.
-            var view = FlattenedView(menu: menu)
-            let change = try Self.run(command, on: &view, maxChangedGroups: limit)
-            let newID = try insert(view.state)
+            var view = FlattenedView(menu: menu.menu)
+            let change = try command.run(on: &view, maxChangedGroups: limit)
+            let newID = try insert(view.state, in: menu)
             return AppliedChange(sessionID: newID, created: true, change: change, state: view.state)
         }
-        let now = clock()
-        let ttl = table.timeToLive
-        let menu = self.menu
-        return try table.withShardForWrite(of: id, now: now) { shard throws(SessionStoreError) in
-            // An expired entry is refused; the write's sweep of the shard's oldest end removes it.
-            guard let position = shard.use(id, now: now, timeToLive: ttl) else { throw .unknownSession }
+        latest.note(menu)
+        // An expired entry is refused; the write's sweep of the shard's oldest end removes it.
+        return try table.withEntry(of: id, in: menu, now: clock(), forWrite: true) { shard, position throws(SessionStoreError) in
             // Out of its slot, the state is uniquely referenced while it changes.
             var entry = shard.take(at: position)
             defer { shard.restore(entry, at: position) }
-            var view = FlattenedView(menu: menu, state: entry.state)
+            var view = FlattenedView(menu: menu.menu, state: entry.state)
             entry.state = ExpansionState()
             defer { entry.state = view.state }
-            let change = try Self.run(command, on: &view, maxChangedGroups: limit)
+            let change = try command.run(on: &view, maxChangedGroups: limit)
             return AppliedChange(sessionID: id, created: false, change: change, state: view.state)
         }
     }
 
-    /// Applies `command` to `view`, turning the model's error into the store's. A change that
-    /// would take the groups changed past `maxChangedGroups` is undone and refused
-    /// (`.tooManyChanges`); changes that do not add a changed group are always allowed.
-    package static func run(_ command: ExpansionCommand, on view: inout FlattenedView, maxChangedGroups: Int)
-        throws(SessionStoreError) -> ExpansionChange
-    {
-        let before = view.state.changedGroupCount
-        let change: ExpansionChange
-        do {
-            switch command {
-            case .toggle(let groupID): change = try view.toggle(groupID)
-            case .set(let groupID, let isExpanded): change = try view.setExpanded(groupID, isExpanded)
-            }
-        } catch {
-            throw .expansion(error)
-        }
-        if view.state.changedGroupCount > max(before, maxChangedGroups) {
-            _ = try? view.setExpanded(change.id, !change.isExpanded)  // back to the group's default
-            throw .tooManyChanges(limit: maxChangedGroups)
-        }
-        return change
+    @discardableResult
+    public func adopt(_ menu: MenuGeneration) -> SessionRebaseReport {
+        latest.note(menu)
+        return table.rebaseAll(to: menu)
     }
 
     /// Removes every session idle longer than the time to live. O(expired + shards); writes

@@ -34,6 +34,10 @@ public enum SessionStoreError: Error, Sendable, Equatable, CustomStringConvertib
     case expansion(ExpansionError)
     /// The store cannot accept writes now (disk full, storage down); nothing was changed.
     case unavailable(reason: String)
+    /// The session was already carried over to a newer menu than the one the call named (a
+    /// reload happened while the request ran): nothing was changed; call again with the current
+    /// menu. Callers retry; it never reaches a client.
+    case menuChanged
 
     public var description: String {
         switch self {
@@ -42,6 +46,7 @@ public enum SessionStoreError: Error, Sendable, Equatable, CustomStringConvertib
         case .tooManyChanges(let limit): "the session already holds its limit of \(limit) changed groups"
         case .expansion(let error): error.description
         case .unavailable(let reason): "session storage unavailable: \(reason)"
+        case .menuChanged: "the menu was reloaded while the request ran"
         }
     }
 }
@@ -51,13 +56,78 @@ public enum SessionStoreError: Error, Sendable, Equatable, CustomStringConvertib
 /// Contract: each operation on one session is atomic and linearizable; operations on different
 /// sessions do not wait for each other beyond a short shard lock; a write that returns has been
 /// accepted by the store's durability policy.
+///
+/// Menus change (a reload). Every call that reads or writes a state names the ``MenuGeneration``
+/// the caller serves, and gets a state for exactly that menu: a session still on an older menu is
+/// carried over first (by id, ``ExpansionState/rebased(from:to:)``); a session already on a newer
+/// one answers ``SessionStoreError/menuChanged`` and changes nothing, and the caller starts again
+/// on its current menu. ``adopt(_:)`` carries every session over in the background.
 public protocol SessionStore: Sendable {
+    /// The newest menu the store has been handed (by ``adopt(_:)`` or by any call).
+    var currentMenu: MenuGeneration { get }
     /// Creates a session in the default expansion.
-    func create() throws(SessionStoreError) -> SessionID
+    func create(in menu: MenuGeneration) throws(SessionStoreError) -> SessionID
     /// Deletes a session; `unknownSession` when there is none.
     func delete(_ id: SessionID) throws(SessionStoreError)
-    /// The session's current state.
-    func state(of id: SessionID) throws(SessionStoreError) -> ExpansionState
-    /// Applies `command` atomically to the session `id`, or to a new session when `id` is nil.
-    func apply(_ command: ExpansionCommand, to id: SessionID?) throws(SessionStoreError) -> AppliedChange
+    /// The session's current state, on `menu`.
+    func state(of id: SessionID, in menu: MenuGeneration) throws(SessionStoreError) -> ExpansionState
+    /// Applies `command` atomically to the session `id`, or to a new session when `id` is nil,
+    /// on `menu`.
+    func apply(_ command: ExpansionCommand, to id: SessionID?, in menu: MenuGeneration) throws(SessionStoreError) -> AppliedChange
+    /// Makes `menu` the store's newest and carries every session over to it, shard by shard,
+    /// never holding more than one shard's lock; returns when done (call it off the request path).
+    @discardableResult
+    func adopt(_ menu: MenuGeneration) -> SessionRebaseReport
+}
+
+extension SessionStore {
+    /// ``create(in:)`` on the store's newest menu.
+    public func create() throws(SessionStoreError) -> SessionID {
+        try onCurrentMenu { menu throws(SessionStoreError) in try create(in: menu) }
+    }
+
+    /// ``state(of:in:)`` on the store's newest menu.
+    public func state(of id: SessionID) throws(SessionStoreError) -> ExpansionState {
+        try onCurrentMenu { menu throws(SessionStoreError) in try state(of: id, in: menu) }
+    }
+
+    /// ``apply(_:to:in:)`` on the store's newest menu.
+    public func apply(_ command: ExpansionCommand, to id: SessionID?) throws(SessionStoreError) -> AppliedChange {
+        try onCurrentMenu { menu throws(SessionStoreError) in try apply(command, to: id, in: menu) }
+    }
+
+    /// Runs `body` on the newest menu, again on the newer one while it answers `.menuChanged`.
+    private func onCurrentMenu<Result>(_ body: (MenuGeneration) throws(SessionStoreError) -> Result) throws(SessionStoreError) -> Result {
+        while true {
+            do {
+                return try body(currentMenu)
+            } catch .menuChanged {
+                continue
+            }
+        }
+    }
+}
+
+extension ExpansionCommand {
+    /// Applies the command to `view`, turning the model's error into the store's. A change that
+    /// would take the groups changed past `maxChangedGroups` is undone and refused
+    /// (`.tooManyChanges`); changes that do not add a changed group are always allowed.
+    /// O(depth · (log m + s)), as ``FlattenedView/setExpanded(_:_:)``.
+    package func run(on view: inout FlattenedView, maxChangedGroups: Int) throws(SessionStoreError) -> ExpansionChange {
+        let before = view.state.changedGroupCount
+        let change: ExpansionChange
+        do {
+            switch self {
+            case .toggle(let groupID): change = try view.toggle(groupID)
+            case .set(let groupID, let isExpanded): change = try view.setExpanded(groupID, isExpanded)
+            }
+        } catch {
+            throw .expansion(error)
+        }
+        if view.state.changedGroupCount > max(before, maxChangedGroups) {
+            _ = try? view.setExpanded(change.id, !change.isExpanded)  // back to the group's default
+            throw .tooManyChanges(limit: maxChangedGroups)
+        }
+        return change
+    }
 }

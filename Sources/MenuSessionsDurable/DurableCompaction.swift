@@ -88,10 +88,12 @@ extension DurableSessionStore {
         let now = clock()
         for index in 0 ..< SessionTable<Entry>.shardCount {
             let sessions = table.withShard(at: index) { $0 }
+            // Read after the copy: no session in it is on a newer menu (``LatestMenu``).
+            let menu = latest.current
             try sessions.forEach { (id, entry) throws(DurableIOError) in
                 let idle = now.milliseconds(since: entry.lastUsed)
                 guard idle < timeToLiveMilliseconds else { return }
-                DurableRecord.appendSession(id, lastUsed: time - idle, groups: entry.state.changedGroups(in: menu), to: &buffer)
+                DurableRecord.appendSession(id, lastUsed: time - idle, groups: entry.changedGroups(latest: menu), to: &buffer)
                 count += 1
                 if buffer.count >= 1 << 20 {
                     try file.write(buffer, at: written)

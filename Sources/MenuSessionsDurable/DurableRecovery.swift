@@ -105,7 +105,7 @@ enum DurableRecovery {
         mutating func use(at time: Int64) { lastUsed = max(lastUsed, time) }
     }
 
-    static func run(directory: String, menu: Menu, timeToLive: Duration, now: (SessionTime, Int64),
+    static func run(directory: String, menu generation: MenuGeneration, timeToLive: Duration, now: (SessionTime, Int64),
                     log: @escaping @Sendable (String) -> Void) throws(DurableStoreError) -> Result {
         let started = ContinuousClock.now
         func failure(_ reason: String) -> DurableStoreError { DurableStoreError(directory: directory, reason) }
@@ -143,7 +143,7 @@ enum DurableRecovery {
                 replay.report.expiredSessions += 1
                 continue
             }
-            var view = FlattenedView(menu: menu)
+            var view = FlattenedView(menu: generation.menu)
             for (group, isExpanded) in saved.groups {
                 do {
                     _ = try view.setExpanded(group, isExpanded)
@@ -154,7 +154,7 @@ enum DurableRecovery {
             }
             let lastUsed = now.0.advanced(byMilliseconds: -idle)
             shards[SessionTable<DurableSessionStore.Entry>.shardIndex(of: id)][id] = DurableSessionStore.Entry(
-                state: view.state, lastUsed: lastUsed, journaledUse: lastUsed)
+                state: view.state, epoch: generation.epoch, lastUsed: lastUsed, journaledUse: lastUsed)
             sessionCount += 1
         }
         replay.sessions = [:]

@@ -38,7 +38,6 @@ import Darwin
 /// Start-up replays the snapshot, then the journals: O(snapshot + journal) = O(live state)
 /// record decoding, plus O(changed groups × depth) to rebuild each session's state.
 public final class DurableSessionStore: SessionStore {
-    public let menu: Menu
     public let timeToLive: Duration
     /// ``timeToLive`` in whole milliseconds, what the checks compare with.
     var timeToLiveMilliseconds: Int64 { table.timeToLive }
@@ -54,6 +53,7 @@ public final class DurableSessionStore: SessionStore {
     public let recovery: DurableRecoveryReport
 
     let table: SessionTable<Entry>
+    let latest: LatestMenu
     let journal: DurableJournal
     let writer: DurableJournalWriter
     let clock: @Sendable () -> SessionTime
@@ -68,8 +68,9 @@ public final class DurableSessionStore: SessionStore {
     let snapshotBytes: Atomic<Int64>
     let closed = Atomic<Bool>(false)
 
-    struct Entry: SessionTableEntry {
+    struct Entry: SessionStateEntry {
         var state: ExpansionState
+        var epoch: MenuEpoch
         var lastUsed: SessionTime
         /// The latest use the journal knows of (each record carries its time).
         var journaledUse: SessionTime
@@ -85,14 +86,31 @@ public final class DurableSessionStore: SessionStore {
     /// directory's lock, replays snapshot and journal, repairs a damaged tail (reported through
     /// `log`), and drops sessions idle longer than `timeToLive`.
     public convenience init(
-        directory: String, menu: Menu, fsync: FsyncPolicy = .everysec, maxSessions: Int = 1_000_000,
-        timeToLive: Duration = .seconds(30 * 24 * 3600), evictionIdle: Duration = .seconds(3600),
-        maxChangedGroups: Int = 10_000, compactionMinimumBytes: Int64 = 4 << 20,
+        directory: String, menu: Menu, fsync: FsyncPolicy = .everysec, maxSessions: Int = SessionLimits.defaults.maxSessions,
+        timeToLive: Duration = SessionLimits.defaults.timeToLive, evictionIdle: Duration = SessionLimits.defaults.evictionIdle,
+        maxChangedGroups: Int = SessionLimits.defaults.maxChangedGroups, compactionMinimumBytes: Int64 = 4 << 20,
         storeTimeout: Duration = .seconds(2),
         log: @escaping @Sendable (String) -> Void = { _ in },
         clock: @escaping @Sendable () -> SessionTime = SessionClock.now,
         wallClock: @escaping @Sendable () -> Int64 = DurableSessionStore.milliseconds
     ) throws(DurableStoreError) {
+        try self.init(directory: directory, menu: MenuGeneration(menu), fsync: fsync,
+                      limits: SessionLimits(maxSessions: maxSessions, timeToLive: timeToLive, evictionIdle: evictionIdle,
+                                            maxChangedGroups: maxChangedGroups),
+                      compactionMinimumBytes: compactionMinimumBytes, storeTimeout: storeTimeout,
+                      log: log, clock: clock, wallClock: wallClock)
+    }
+
+    /// Opens (or starts) the store in `directory` for sessions on `menu` (see the other initialiser).
+    public convenience init(
+        directory: String, menu: MenuGeneration, fsync: FsyncPolicy = .everysec, limits: SessionLimits = .defaults,
+        compactionMinimumBytes: Int64 = 4 << 20, storeTimeout: Duration = .seconds(2),
+        log: @escaping @Sendable (String) -> Void = { _ in },
+        clock: @escaping @Sendable () -> SessionTime = SessionClock.now,
+        wallClock: @escaping @Sendable () -> Int64 = DurableSessionStore.milliseconds
+    ) throws(DurableStoreError) {
+        let maxSessions = limits.maxSessions, timeToLive = limits.timeToLive
+        let evictionIdle = limits.evictionIdle, maxChangedGroups = limits.maxChangedGroups
         let recovered = try DurableRecovery.run(directory: directory, menu: menu, timeToLive: timeToLive,
                                                 now: (clock(), wallClock()), log: log)
         self.init(directory: directory, menu: menu, fsync: fsync, maxSessions: maxSessions, timeToLive: timeToLive,
@@ -111,12 +129,12 @@ public final class DurableSessionStore: SessionStore {
         }
     }
 
-    private init(directory: String, menu: Menu, fsync: FsyncPolicy, maxSessions: Int, timeToLive: Duration,
+    private init(directory: String, menu: MenuGeneration, fsync: FsyncPolicy, maxSessions: Int, timeToLive: Duration,
                  evictionIdle: Duration, maxChangedGroups: Int, compactionMinimumBytes: Int64, storeTimeout: Duration,
                  recovered: DurableRecovery.Result,
                  log: @escaping @Sendable (String) -> Void, clock: @escaping @Sendable () -> SessionTime,
                  wallClock: @escaping @Sendable () -> Int64) {
-        self.menu = menu
+        latest = LatestMenu(menu)
         self.timeToLive = timeToLive
         self.maxChangedGroups = maxChangedGroups
         self.directory = directory
@@ -148,6 +166,7 @@ public final class DurableSessionStore: SessionStore {
     public var maxSessions: Int { table.maxSessions }
     /// Sessions currently held (expired ones count until they are removed).
     public var count: Int { table.count }
+    public var currentMenu: MenuGeneration { latest.current }
 
     /// A journal record is refreshed by a read at most this often (milliseconds), so idle times
     /// survive a restart to within 1/16 of the time to live.
@@ -155,12 +174,14 @@ public final class DurableSessionStore: SessionStore {
 
     // MARK: SessionStore
 
-    public func create() throws(SessionStoreError) -> SessionID {
-        try insert(ExpansionState(), events: { [.created($0)] })
+    public func create(in menu: MenuGeneration) throws(SessionStoreError) -> SessionID {
+        try insert(ExpansionState(), in: menu, events: { [.created($0)] })
     }
 
-    /// Journals `events(id)` for a fresh id, then inserts the session holding `state`.
-    private func insert(_ state: ExpansionState, events: (SessionID) -> [DurableRecord.Event]) throws(SessionStoreError) -> SessionID {
+    /// Journals `events(id)` for a fresh id, then inserts the session holding `state` (on `menu`).
+    private func insert(_ state: ExpansionState, in menu: MenuGeneration,
+                        events: (SessionID) -> [DurableRecord.Event]) throws(SessionStoreError) -> SessionID {
+        latest.note(menu)
         let now = clock()
         try table.reserveSlot(now: now) { [writer, wallClock] victim in
             // Journaled as a deletion, so a restart does not bring it back. Queued, not waited
@@ -172,7 +193,7 @@ public final class DurableSessionStore: SessionStore {
         let id = SessionID.random()
         let time = wallClock()
         let bytes = Self.records(events(id), time: time)
-        let entry = Entry(state: state, lastUsed: now, journaledUse: now)
+        let entry = Entry(state: state, epoch: menu.epoch, lastUsed: now, journaledUse: now)
         let journalBytes: Int64
         do {
             journalBytes = try writer.commit(bytes, deadline: writer.deadline()) { [table, writer] fate in
@@ -193,8 +214,8 @@ public final class DurableSessionStore: SessionStore {
     public func delete(_ id: SessionID) throws(SessionStoreError) {
         let deadline = writer.deadline()
         let time = wallClock()
-        try markPending(id, deadline: deadline) { _ in true }
-        let journalBytes = try writer.commit(Self.records([.deleted(id)], time: time), deadline: deadline) { [table, writer, menu] fate in
+        try markPending(id, in: nil, deadline: deadline) { _ in true }
+        let journalBytes = try writer.commit(Self.records([.deleted(id)], time: time), deadline: deadline) { [table, writer, latest] fate in
             table.withShard(of: id) { shard in
                 guard let position = shard.position(of: id) else { return }
                 switch fate {
@@ -204,7 +225,7 @@ public final class DurableSessionStore: SessionStore {
                 case .refused: break
                 case .abandoned:
                     // Brings the session back as it was: created, then each group it changed.
-                    let groups = shard[position].state.changedGroups(in: menu).map {
+                    let groups = shard[position].changedGroups(latest: latest.current).map {
                         DurableRecord.Event.groupSet(id, group: $0.id, isExpanded: $0.isExpanded)
                     }
                     writer.enqueue(Self.records([.created(id)] + groups, time: time), essential: true)
@@ -216,38 +237,35 @@ public final class DurableSessionStore: SessionStore {
         scheduleCompactionIfNeeded(journalBytes: journalBytes)
     }
 
-    public func state(of id: SessionID) throws(SessionStoreError) -> ExpansionState {
+    public func state(of id: SessionID, in menu: MenuGeneration) throws(SessionStoreError) -> ExpansionState {
+        latest.note(menu)
         let now = clock()
-        let ttl = timeToLiveMilliseconds
-        let found: ExpansionState? = table.withShard(of: id) { shard in
-            guard let position = shard.use(id, now: now, timeToLive: ttl) else { return nil }
+        return try table.withEntry(of: id, in: menu, now: now, forWrite: false) { shard, position in
             touchIfDue(id, &shard[position], now: now)
             return shard[position].state
         }
-        guard let found else { throw .unknownSession }
-        return found
     }
 
-    public func apply(_ command: ExpansionCommand, to id: SessionID?) throws(SessionStoreError) -> AppliedChange {
+    public func apply(_ command: ExpansionCommand, to id: SessionID?, in menu: MenuGeneration) throws(SessionStoreError) -> AppliedChange {
         guard let id else {
             // A write without a session: compute on a fresh state, then journal and store it as a new session.
-            var view = FlattenedView(menu: menu)
-            let change = try InMemorySessionStore.run(command, on: &view, maxChangedGroups: maxChangedGroups)
+            var view = FlattenedView(menu: menu.menu)
+            let change = try command.run(on: &view, maxChangedGroups: maxChangedGroups)
             let changed = view.state != ExpansionState()
-            let newID = try insert(view.state) { id in
+            let newID = try insert(view.state, in: menu) { id in
                 changed ? [.created(id), .groupSet(id, group: change.id, isExpanded: change.isExpanded)] : [.created(id)]
             }
             return AppliedChange(sessionID: newID, created: true, change: change, state: view.state)
         }
+        latest.note(menu)
         let now = clock()
         let deadline = writer.deadline()
-        let menu = self.menu
         let limit = maxChangedGroups
         // Works on a copy: the session keeps its old state until the journal has the change.
         var computed: (change: ExpansionChange, state: ExpansionState)?
-        let changed = try markPending(id, deadline: deadline) { entry throws(SessionStoreError) -> Bool in
-            var view = FlattenedView(menu: menu, state: entry.state)
-            let change = try InMemorySessionStore.run(command, on: &view, maxChangedGroups: limit)
+        let changed = try markPending(id, in: menu, deadline: deadline) { entry throws(SessionStoreError) -> Bool in
+            var view = FlattenedView(menu: menu.menu, state: entry.state)
+            let change = try command.run(on: &view, maxChangedGroups: limit)
             computed = (change, view.state)
             return view.state != entry.state
         }
@@ -261,7 +279,9 @@ public final class DurableSessionStore: SessionStore {
                 guard let position = shard.position(of: id) else { return }
                 switch fate {
                 case .durable:
+                    // With the epoch it was computed on: a rebase while pending is overwritten whole.
                     shard[position].state = state
+                    shard[position].epoch = menu.epoch
                     shard[position].journaledUse = now
                 case .refused: break
                 case .abandoned:
@@ -276,7 +296,8 @@ public final class DurableSessionStore: SessionStore {
         return applied
     }
 
-    /// Under `id`'s shard lock, records the use and runs `journals` on the live session; when it
+    /// Under `id`'s shard lock, records the use and runs `journals` on the live session (carried
+    /// over to `menu` first when it is on an older one; `.menuChanged` when on a newer); when it
     /// returns true (the write changes something), marks the session pending: the caller then
     /// commits, and its `settle` clears the mark. While another write of the session is pending,
     /// waits for it (until `deadline`), so one session's writes apply one at a time, in order.
@@ -285,13 +306,14 @@ public final class DurableSessionStore: SessionStore {
     /// its times, as the sweep does).
     @discardableResult
     private func markPending(
-        _ id: SessionID, deadline: Date, _ journals: (Entry) throws(SessionStoreError) -> Bool
+        _ id: SessionID, in menu: MenuGeneration?, deadline: Date, _ journals: (Entry) throws(SessionStoreError) -> Bool
     ) throws(SessionStoreError) -> Bool {
         let ttl = timeToLiveMilliseconds
         while true {
             let mark = writer.settlementMark
             let now = clock()
             var removedExpired = false
+            var stale: (state: ExpansionState, epoch: MenuEpoch)?
             let outcome: Result<Bool?, SessionStoreError> = table.withShardForWrite(of: id, now: now) { shard in
                 guard let found = shard.position(of: id) else { return .failure(.unknownSession) }
                 if shard[found].pending {
@@ -302,6 +324,15 @@ public final class DurableSessionStore: SessionStore {
                     shard.remove(at: found)
                     removedExpired = true
                     return .failure(.unknownSession)
+                }
+                if let menu {
+                    switch shard[position].freshness(for: menu) {
+                    case .current: break
+                    case .newer: return .failure(.menuChanged)
+                    case .stale(let state, let epoch):
+                        stale = (state, epoch)
+                        return .success(nil)
+                    }
                 }
                 do throws(SessionStoreError) {
                     let changes = try journals(shard[position])
@@ -317,6 +348,10 @@ public final class DurableSessionStore: SessionStore {
             }
             if removedExpired { table.releaseSlots() }
             if let changes = try outcome.get() { return changes }
+            if let stale, let menu {
+                table.rebase(id, stale.state, from: stale.epoch, to: menu)
+                continue
+            }
             try writer.waitForSettlement(after: mark, deadline: deadline)
         }
     }
@@ -335,6 +370,28 @@ public final class DurableSessionStore: SessionStore {
         guard now.milliseconds(since: entry.journaledUse) >= touchInterval else { return }
         writer.enqueue(Self.records([.touched(id)], time: wallClock()))
         entry.journaledUse = now
+    }
+
+    /// Makes `menu` the newest and carries every session over to it (see ``SessionStore/adopt(_:)``),
+    /// again every 50 ms while sessions with a write in flight remain, then writes a fresh
+    /// snapshot, so the files hold what memory holds (a group that left the menu stays dropped
+    /// even if a later menu brings its id back, as it is in memory).
+    @discardableResult
+    public func adopt(_ menu: MenuGeneration) -> SessionRebaseReport {
+        latest.note(menu)
+        var total = SessionRebaseReport()
+        while true {
+            let pass = table.rebaseAll(to: menu)
+            total.rebased += pass.rebased
+            total.remaining = pass.remaining
+            total.superseded = pass.superseded
+            guard pass.remaining > 0, !pass.superseded, !closed.load(ordering: .relaxed) else { break }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        if !total.superseded, !closed.load(ordering: .relaxed) {
+            do { try compactNow() } catch { log("data dir \(directory): the snapshot after the menu reload failed: \(error)") }
+        }
+        return total
     }
 
     /// Drops sessions idle longer than the time to live from memory. Nothing is journaled: replay

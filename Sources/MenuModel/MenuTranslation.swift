@@ -1,0 +1,111 @@
+/// Where each group of one menu went in the next, by id: what a reload leaves behind so sessions
+/// built against the old menu can be rebased later without it.
+///
+/// Invariant: `targets[n - 1]`, for each node n of the old menu (1...fromNodeCount), holds in
+/// bit 31 whether n is expanded by default in the old menu and in its low 31 bits the new node
+/// with n's id when that node is a group, or 0 (the root's position, never a node) when the id is
+/// gone, names a row in the new menu, or n is itself a row (a state never flips a row).
+/// It keeps no reference to either menu: after a reload only this table (4 bytes per old node)
+/// and the two menus' versions stay alive, so the old menu is freed while sessions still wait.
+///
+/// Cost: building is one id lookup per old group (``Menu/node(withID:)``), O(old nodes) in all.
+public struct MenuTranslation: Sendable {
+    private let targets: [UInt32]
+    /// The old menu's ``Menu/version``, so a chain can be checked link by link.
+    public let fromVersion: String
+    /// The new menu's ``Menu/version``.
+    public let toVersion: String
+    /// Nodes in the new menu.
+    public let toNodeCount: Int
+
+    /// Nodes in the old menu: the table's length.
+    public var fromNodeCount: Int { targets.count }
+
+    /// Heap bytes the table holds (the versions' few bytes aside).
+    public var memoryBytes: Int { targets.capacity * MemoryLayout<UInt32>.stride }
+
+    static let expandedBit: UInt32 = 1 << 31
+    static let nodeMask: UInt32 = expandedBit - 1
+
+    public init(from old: Menu, to new: Menu) {
+        targets = [UInt32](unsafeUninitializedCapacity: old.nodeCount) { buffer, initialized in
+            for node in old.nodes {
+                var slot: UInt32 = 0
+                if old.isGroup(node) {
+                    if old.isExpandedByDefault(node) { slot = Self.expandedBit }
+                    if let target = new.node(withID: old.id(of: node)), new.isGroup(target) { slot |= UInt32(target) }
+                }
+                buffer[node - 1] = slot
+            }
+            initialized = old.nodeCount
+        }
+        fromVersion = old.version
+        toVersion = new.version
+        toNodeCount = new.nodeCount
+    }
+
+    /// Old group `node`'s default expansion in the old menu and its node in the new one (nil: dropped).
+    @inline(__always) func target(of node: Int32) -> (wasExpandedByDefault: Bool, node: Int32?) {
+        let slot = targets[Int(node) - 1]
+        let target = Int32(bitPattern: slot & Self.nodeMask)
+        return (slot & Self.expandedBit != 0, target == 0 ? nil : target)
+    }
+}
+
+extension ExpansionState {
+    /// This state carried by id through one or more reloads onto `menu`: what each reload does to a
+    /// session, in one pass. The state was built against the first translation's old menu; the
+    /// result belongs to `menu`, the last translation's new menu (no translations: this state,
+    /// which must then belong to `menu`).
+    ///
+    /// At each reload every changed group keeps its explicit state (its old default, flipped) and
+    /// follows its id: a group whose id is gone, or names a row now, is dropped for good (it does not
+    /// come back in a later menu); a group whose explicit state equals its new default is no longer
+    /// changed, so from then on it follows the defaults. Carrying through [a, b] therefore equals
+    /// carrying through [a] then [b]: a session rebased late ends where one rebased at each reload
+    /// would. Only `menu` is needed; each intermediate menu's defaults come from the next table.
+    ///
+    /// Cost: O(s · k + k · (d + log k)) for k changed groups, s translations and `menu`'s depth d:
+    /// one table lookup per group per step, one sort, and one pass up the new paths to build the
+    /// overlay (``init(flippedGroups:in:)``). Never O(menu size).
+    ///
+    /// - Precondition: the chain links up (each translation starts at the menu the previous one
+    ///   ends at, checked by version and node count), the last one ends at `menu`, and this
+    ///   state's groups exist in the first translation's old menu.
+    public func carried(through translations: some Sequence<MenuTranslation>, onto menu: Menu) -> ExpansionState {
+        // (node, explicit state) of the groups changed so far, in the menu the last step ends at.
+        var carried: [(node: Int32, isExpanded: Bool)] = []
+        var previous: MenuTranslation?
+        for translation in translations {
+            if let previous {
+                precondition(previous.toVersion == translation.fromVersion && previous.toNodeCount == translation.fromNodeCount,
+                             "translations do not link up: one ends at menu \(previous.toVersion) (\(previous.toNodeCount) nodes), "
+                                 + "the next starts at \(translation.fromVersion) (\(translation.fromNodeCount) nodes)")
+                carried = carried.compactMap { group in
+                    let (wasExpanded, target) = translation.target(of: group.node)
+                    // Equal to that menu's default: not changed there, so not carried further.
+                    guard group.isExpanded != wasExpanded, let target else { return nil }
+                    return (target, group.isExpanded)
+                }
+            } else {
+                precondition(Int(flipped.last ?? 0) <= translation.fromNodeCount,
+                             "the state has group \(flipped.last ?? 0); the translation's old menu has \(translation.fromNodeCount) nodes")
+                carried = flipped.compactMap { node in
+                    let (wasExpanded, target) = translation.target(of: node)
+                    return target.map { ($0, !wasExpanded) }
+                }
+            }
+            previous = translation
+        }
+        guard let previous else {
+            precondition(Int(flipped.last ?? 0) <= menu.nodeCount, "the state has group \(flipped.last ?? 0); the menu has \(menu.nodeCount) nodes")
+            return self
+        }
+        precondition(previous.toVersion == menu.version && previous.toNodeCount == menu.nodeCount,
+                     "the translations end at menu \(previous.toVersion) (\(previous.toNodeCount) nodes), "
+                         + "not at this menu \(menu.version) (\(menu.nodeCount) nodes)")
+        var flipped = carried.compactMap { group in group.isExpanded != menu.isExpandedByDefault(Int(group.node)) ? group.node : nil }
+        flipped.sort()
+        return ExpansionState(flippedGroups: flipped, in: menu)
+    }
+}

@@ -1,0 +1,174 @@
+import MenuModel
+import Synchronization
+
+/// What every store keeps per session about its expansion: the state, and the epoch of the menu
+/// the state's positions belong to (see ``MenuGeneration``).
+package protocol SessionStateEntry: SessionTableEntry {
+    var state: ExpansionState { get set }
+    var epoch: MenuEpoch { get set }
+}
+
+/// How a stored session stands against the menu a request serves.
+package enum SessionFreshness: Sendable {
+    /// The state belongs to the request's menu.
+    case current
+    /// The state belongs to an older menu: carry it over first (outside the shard lock).
+    case stale(ExpansionState, MenuEpoch)
+    /// The session was already carried to a newer menu than the request's: the request must
+    /// start again on the current menu (``SessionStoreError/menuChanged``).
+    case newer
+}
+
+extension SessionStateEntry {
+    /// The session's changed groups by id, read on `latest` (the newest menu, carried over to it
+    /// when the session is older): what a store writes out. O(k · (depth + log k)).
+    package func changedGroups(latest: MenuGeneration) -> [(id: String, isExpanded: Bool)] {
+        state.rebased(from: epoch, to: latest).changedGroups(in: latest.menu)
+    }
+
+    package func freshness(for generation: MenuGeneration) -> SessionFreshness {
+        if epoch === generation.epoch { return .current }
+        return epoch.number < generation.epoch.number ? .stale(state, epoch) : .newer
+    }
+}
+
+/// The outcome of ``SessionTable/rebaseAll(to:)``.
+public struct SessionRebaseReport: Sendable, Equatable {
+    /// Sessions carried over to the new menu by this pass (others were carried by their own requests).
+    public var rebased = 0
+    /// Sessions the pass could not carry over now (a durable write in flight): a later pass must.
+    public var remaining = 0
+    /// True when a newer menu arrived during the pass: the newer one's pass takes over.
+    public var superseded = false
+
+    public init() {}
+}
+
+/// The reload logic both stores share. A rebase never runs under a shard lock: the stale state is
+/// copied out under the lock (O(1), copy-on-write), carried over outside it, and installed under
+/// the lock again only when the session still holds exactly that state at that epoch (a write in
+/// between wins, and the next use starts over). So a request waits for at most its own session's
+/// rebase, and the background pass holds each shard's lock only to list and to install.
+extension SessionTable where Entry: SessionStateEntry {
+    /// Runs `body` on `id`'s live entry once its state belongs to `generation`, carrying the
+    /// session over first when it is older. Under the shard lock (``withShardForWrite(of:now:_:)``
+    /// when `forWrite`: the write's expiry sweep follows). `.unknownSession` for no live session,
+    /// `.menuChanged` when the session is already on a newer menu than `generation`.
+    package func withEntry<Result: Sendable>(
+        of id: SessionID, in generation: MenuGeneration, now: SessionTime, forWrite: Bool,
+        _ body: (inout SessionShard<Entry>, SessionShard<Entry>.Position) throws(SessionStoreError) -> Result
+    ) throws(SessionStoreError) -> Result {
+        let timeToLive = timeToLive
+        while true {
+            let step = { (shard: inout SessionShard<Entry>) throws(SessionStoreError) -> RebaseStep<Result> in
+                guard let position = shard.use(id, now: now, timeToLive: timeToLive) else { throw .unknownSession }
+                switch shard[position].freshness(for: generation) {
+                case .current: return .done(try body(&shard, position))
+                case .stale(let state, let epoch): return .stale(state, epoch)
+                case .newer: throw .menuChanged
+                }
+            }
+            let outcome = forWrite ? try withShardForWrite(of: id, now: now, step) : try withShard(of: id, step)
+            switch outcome {
+            case .done(let result): return result
+            case .stale(let state, let epoch): rebase(id, state, from: epoch, to: generation)
+            }
+        }
+    }
+
+    /// Carries `state` (the session's at `epoch`) over to `generation` outside any lock, then
+    /// installs it if the session still holds that state at that epoch. O(k · (depth + log k)).
+    package func rebase(_ id: SessionID, _ state: ExpansionState, from epoch: MenuEpoch, to generation: MenuGeneration) {
+        let rebased = state.rebased(from: epoch, to: generation)
+        withShard(of: id) { shard in
+            guard let position = shard.position(of: id), shard[position].epoch === epoch, shard[position].state == state
+            else { return }
+            shard[position].state = rebased
+            shard[position].epoch = generation.epoch
+        }
+    }
+
+    /// Carries every session older than `generation` over to it, shard by shard: each shard's
+    /// stale sessions are listed under its lock (O(sessions in the shard)), carried over outside
+    /// it, and installed in batches of ``rebaseBatch`` per lock. Pinned sessions (a write in
+    /// flight) are left for a later pass and counted in `remaining`. Stops early when a session
+    /// newer than `generation` shows that a later reload took over.
+    package func rebaseAll(to generation: MenuGeneration) -> SessionRebaseReport {
+        var report = SessionRebaseReport()
+        for index in 0 ..< Self.shardCount {
+            let (stale, pinned, newer) = withShard(at: index) { shard in
+                var stale: [(SessionID, ExpansionState, MenuEpoch)] = []
+                var pinned = 0
+                var newer = false
+                shard.forEach { id, entry in
+                    switch entry.freshness(for: generation) {
+                    case .current: break
+                    case .newer: newer = true
+                    case .stale(let state, let epoch):
+                        if entry.isPinned { pinned += 1 } else { stale.append((id, state, epoch)) }
+                    }
+                }
+                return (stale, pinned, newer)
+            }
+            report.remaining += pinned
+            if newer {
+                report.superseded = true
+                return report
+            }
+            var start = 0
+            while start < stale.count {
+                let batch = stale[start ..< min(start + Self.rebaseBatch, stale.count)]
+                let rebased = batch.map { $0.1.rebased(from: $0.2, to: generation) }
+                let installed = withShard(at: index) { shard in
+                    var installed = 0
+                    for ((id, state, epoch), new) in zip(batch, rebased) {
+                        guard let position = shard.position(of: id), shard[position].epoch === epoch,
+                              shard[position].state == state, !shard[position].isPinned
+                        else { continue }
+                        shard[position].state = new
+                        shard[position].epoch = generation.epoch
+                        installed += 1
+                    }
+                    return installed
+                }
+                report.rebased += installed
+                start += Self.rebaseBatch
+            }
+        }
+        return report
+    }
+
+    /// Sessions one lock of the background pass installs at most.
+    package static var rebaseBatch: Int { 64 }
+}
+
+private enum RebaseStep<Result: Sendable>: Sendable {
+    case done(Result)
+    case stale(ExpansionState, MenuEpoch)
+}
+
+/// The newest menu a store has been handed, which the store's own work (compaction, a session
+/// created without a request's menu) uses. Monotone: a call naming an older generation changes
+/// nothing. A request's generation is noted before any session is written with it, so no stored
+/// session is ever newer than ``current``.
+package final class LatestMenu: Sendable {
+    private let generation: Mutex<MenuGeneration>
+    private let number: Atomic<Int>
+
+    package init(_ generation: MenuGeneration) {
+        self.generation = Mutex(generation)
+        number = Atomic(generation.epoch.number)
+    }
+
+    package var current: MenuGeneration { generation.withLock { $0 } }
+
+    /// Makes `candidate` the newest when it is newer. One relaxed atomic load when it is not.
+    package func note(_ candidate: MenuGeneration) {
+        guard candidate.epoch.number > number.load(ordering: .acquiring) else { return }
+        generation.withLock { latest in
+            guard candidate.epoch.number > latest.epoch.number else { return }
+            latest = candidate
+            number.store(candidate.epoch.number, ordering: .releasing)
+        }
+    }
+}
