@@ -4,12 +4,21 @@ import MenuService
 import MenuSessions
 import MenuSessionsDurable
 import MenuModel
+import Synchronization
 
 /// A running menu-server: the menu loaded from settings, the session store, the routing service
-/// and the HTTP listener. Start with ``init(settings:log:)``; stop with ``shutdown(gracePeriod:)``.
+/// and the HTTP listener. Start with ``init(settings:log:)``; reload the menu with ``reload()``
+/// (SIGHUP, `--watch-config`); stop with ``shutdown(gracePeriod:)``.
 public final class MenuServer: Sendable {
     public let service: MenuService
+    public let store: any SessionStore
     public let http: HTTPServer
+    /// The config file ``reload()`` reads.
+    public let configPath: String
+    private let log: @Sendable (String) -> Void
+    /// Held for a whole reload: reloads run one at a time, in the order asked.
+    private let reloading = Mutex(())
+    private let watcher: Mutex<ConfigWatcher?> = Mutex(nil)
     /// The on-disk store when the settings name a data directory (closed by ``shutdown(gracePeriod:)``).
     public let durableStore: DurableSessionStore?
     /// One line for the log saying where sessions are kept.
@@ -47,8 +56,11 @@ public final class MenuServer: Sendable {
                                          maxChangedGroups: settings.maxChangedGroups)
             storageDescription = "sessions are kept in memory only; they are lost on restart"
         }
+        self.store = store
+        configPath = settings.configPath
+        self.log = log
         let service = MenuService(
-            menu: menu, store: store, maxLimit: settings.maxLimit,
+            store: store, maxLimit: settings.maxLimit,
             sessionRateLimiter: settings.sessionRatePerMinute > 0 ? SessionRateLimiter(perMinute: settings.sessionRatePerMinute) : nil,
             trustedProxy: settings.trustedProxy)
         var configuration = HTTPServerConfiguration()
@@ -72,6 +84,50 @@ public final class MenuServer: Sendable {
         }
         self.service = service
         self.host = settings.host
+        if settings.watchConfig {
+            do {
+                let watcher = try ConfigWatcher(path: settings.configPath) { [weak self] in self?.reloadLogged(reason: "the config file changed") }
+                self.watcher.withLock { $0 = watcher }
+            } catch {
+                http.shutdown(gracePeriod: .zero)
+                durableStore?.close()
+                throw .cannotWatchConfig(error.description)
+            }
+        }
+    }
+
+    /// Re-reads ``configPath`` and, when it holds a valid menu other than the one served, serves
+    /// it: requests in flight finish on the old menu, later ones see the new one, and every session
+    /// is carried over by id (lazily on its next use, and eagerly here before this returns).
+    /// An invalid file changes nothing and throws every problem found, as at start-up. Runs one
+    /// reload at a time; never on a request's path.
+    @discardableResult
+    public func reload() throws(ReloadError) -> MenuReload {
+        try reloading.withLock { _ throws(ReloadError) -> MenuReload in
+            let started = ContinuousClock.now
+            let old = service.current.generation.menu.version
+            let menu: Menu
+            do throws(MenuConfigError) { menu = try Menu(contentsOfFile: configPath) } catch { throw .invalidConfig(path: configPath, error) }
+            let loaded = ContinuousClock.now
+            guard menu.version != old else {
+                return MenuReload(from: old, to: old, nodeCount: menu.nodeCount, load: loaded - started, install: .zero,
+                                  rebase: .zero, sessions: SessionRebaseReport())
+            }
+            let generation = service.install(menu)
+            let installed = ContinuousClock.now
+            let report = store.adopt(generation)
+            return MenuReload(from: old, to: menu.version, nodeCount: menu.nodeCount, load: loaded - started,
+                              install: installed - loaded, rebase: ContinuousClock.now - installed, sessions: report)
+        }
+    }
+
+    /// ``reload()``, its outcome logged (SIGHUP and `--watch-config`).
+    public func reloadLogged(reason: String) {
+        do {
+            log("\(reason): " + (try reload()).summary)
+        } catch {
+            log("\(reason): \(error.description); still serving version \(service.menu.version)")
+        }
     }
 
     /// The line printed when ready: `menu-server listening on http://HOST:PORT`.
@@ -82,6 +138,7 @@ public final class MenuServer: Sendable {
 
     /// Stops accepting, lets requests in flight finish (up to `gracePeriod`), then stops.
     public func shutdown(gracePeriod: Duration = .seconds(5)) {
+        watcher.withLock { $0 }?.stop()
         http.shutdown(gracePeriod: gracePeriod)
         durableStore?.close()
     }
@@ -92,6 +149,7 @@ public enum StartupError: Error, Sendable, CustomStringConvertible {
     case invalidConfig(path: String, MenuConfigError)
     case cannotListen(HTTPServerError)
     case dataDirectory(DurableStoreError)
+    case cannotWatchConfig(String)
 
     public var description: String {
         switch self {
@@ -99,6 +157,48 @@ public enum StartupError: Error, Sendable, CustomStringConvertible {
             error.isUnreadableFile ? error.description : "cannot load menu config \(path): \(error.description)"
         case .cannotListen(let error): error.description
         case .dataDirectory(let error): error.description
+        case .cannotWatchConfig(let reason): reason
+        }
+    }
+}
+
+/// What a ``MenuServer/reload()`` did.
+public struct MenuReload: Sendable {
+    /// The version served before and after (equal: the file held the menu already served).
+    public var from: String
+    public var to: String
+    public var nodeCount: Int
+    /// Reading and checking the file; encoding the rows and building the translation; carrying
+    /// every session over.
+    public var load: Duration
+    public var install: Duration
+    public var rebase: Duration
+    public var sessions: SessionRebaseReport
+
+    public var changed: Bool { from != to }
+
+    /// One line for the log.
+    public var summary: String {
+        guard changed else { return "config unchanged (version \(to)); nothing to reload" }
+        return "menu reloaded: version \(from) -> \(to), \(nodeCount) nodes; read in \(Self.ms(load)), served after \(Self.ms(install)) more; "
+            + "\(sessions.rebased) session\(sessions.rebased == 1 ? "" : "s") carried over in \(Self.ms(rebase))"
+            + (sessions.superseded ? " (a newer reload took over)" : "")
+    }
+
+    private static func ms(_ duration: Duration) -> String {
+        let milliseconds = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+        return milliseconds < 10 ? String(format: "%.2f ms", milliseconds) : String(format: "%.0f ms", milliseconds)
+    }
+}
+
+/// Why a reload changed nothing.
+public enum ReloadError: Error, Sendable, CustomStringConvertible {
+    case invalidConfig(path: String, MenuConfigError)
+
+    public var description: String {
+        switch self {
+        case .invalidConfig(let path, let error):
+            error.isUnreadableFile ? error.description : "cannot reload menu config \(path): \(error.description)"
         }
     }
 }

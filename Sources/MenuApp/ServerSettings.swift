@@ -40,6 +40,8 @@ public struct ServerSettings: Sendable, Equatable {
     public var fsync = FsyncPolicy.everysec
     /// Seconds a session write may wait for the disk (with a data directory) before it answers 503.
     public var storeTimeoutSeconds = 2
+    /// Reload the menu when the config file changes (as on SIGHUP), not only on SIGHUP.
+    public var watchConfig = false
 
     public init() {}
 
@@ -86,6 +88,13 @@ public struct ServerSettings: Sendable, Equatable {
         Option(flag: "--fsync", environment: "MENU_FSYNC", placeholder: "POLICY", help: "always|everysec|no: when session changes are flushed to disk (default everysec)") { s, v throws(SettingsError) in
             guard let policy = FsyncPolicy(rawValue: v) else { throw .invalidValue(source: "--fsync", value: v, expected: "always, everysec or no") }
             s.fsync = policy
+        },
+        Option(flag: "--watch-config", environment: "MENU_WATCH_CONFIG", placeholder: "yes|no", help: "also reload the menu when the --config file changes, as on SIGHUP (default no)") { s, v throws(SettingsError) in
+            switch v {
+            case "yes": s.watchConfig = true
+            case "no": s.watchConfig = false
+            default: throw .invalidValue(source: "--watch-config", value: v, expected: "yes or no")
+            }
         },
         integer("--store-timeout", "MENU_STORE_TIMEOUT", "seconds a session write may wait for the disk before it answers 503 (default 2)", 1 ... 3600) { $0.storeTimeoutSeconds = $1 },
     ]

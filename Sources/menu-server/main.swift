@@ -1,7 +1,7 @@
 import Foundation
 import MenuApp
 
-// menu-server: read settings, load the menu, start, wait for SIGTERM/SIGINT, stop.
+// menu-server: read settings, load the menu, start; reload the menu on SIGHUP; stop on SIGTERM/SIGINT.
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data(("menu-server: " + message + "\n").utf8))
@@ -24,12 +24,13 @@ case .version:
     print(ServerSettings.version)
     exit(0)
 case .run(let settings):
-    // Block the stop signals before libmicrohttpd starts its threads, so only sigwait sees them.
-    var stopSignals = sigset_t()
-    sigemptyset(&stopSignals)
-    sigaddset(&stopSignals, SIGTERM)
-    sigaddset(&stopSignals, SIGINT)
-    pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
+    // Block the signals before libmicrohttpd starts its threads, so only sigwait sees them.
+    var handledSignals = sigset_t()
+    sigemptyset(&handledSignals)
+    sigaddset(&handledSignals, SIGTERM)
+    sigaddset(&handledSignals, SIGINT)
+    sigaddset(&handledSignals, SIGHUP)
+    pthread_sigmask(SIG_BLOCK, &handledSignals, nil)
 
     let server: MenuServer
     do {
@@ -43,7 +44,12 @@ case .run(let settings):
     FileHandle.standardOutput.write(Data((server.listeningLine + "\n").utf8))
 
     var received: Int32 = 0
-    sigwait(&stopSignals, &received)
+    while true {
+        sigwait(&handledSignals, &received)
+        guard received == SIGHUP else { break }
+        // Reloads run here, one at a time; requests never wait for them.
+        server.reloadLogged(reason: "SIGHUP")
+    }
     FileHandle.standardError.write(Data("menu-server: signal \(received), finishing requests in flight\n".utf8))
     server.shutdown(gracePeriod: .seconds(10))
     exit(0)
