@@ -1,9 +1,11 @@
 import SeedMenu
+@testable import MenuModel
 
 /// A reload's worth of random edits to a menu described in code, for the translation tests: delete
 /// a subtree, insert a node (with a fresh id or one an earlier edit deleted), move a subtree under
 /// another group (so to another depth), flip a group's default, turn a group into a row (its
-/// children move up to its place) or a row into a group. Reproducible from the generator's seed.
+/// children move up to its place) or a row into a group, never deeper than a config may nest.
+/// Reproducible from the generator's seed.
 struct MenuEdits {
     private(set) var items: [TreeSpec]
     /// Ids deleted so far and not inserted again: an insert may bring one back.
@@ -39,12 +41,12 @@ struct MenuEdits {
             let spec: TreeSpec = Bool.random(using: &rng)
                 ? .group(id, expanded: Bool.random(using: &rng), freshRows(Int.random(in: 0 ... 3, using: &rng)))
                 : .row(id)
-            let parent = ([[]] + groups).randomElement(using: &rng)!
+            let parent = Self.parents(for: spec, among: groups).randomElement(using: &rng)!
             insert(spec, under: parent, using: &rng)
             log.append("insert \(id) under \(parent.isEmpty ? "the top" : node(at: parent).id)")
         case 2 where !paths.isEmpty:
             let moved = remove(at: paths.randomElement(using: &rng)!)
-            let parent = ([[]] + Self.paths(items).filter { node(at: $0).children != nil }).randomElement(using: &rng)!
+            let parent = Self.parents(for: moved, among: Self.paths(items).filter { node(at: $0).children != nil }).randomElement(using: &rng)!
             insert(moved, under: parent, using: &rng)
             log.append("move \(moved.id) under \(parent.isEmpty ? "the top" : node(at: parent).id)")
         case 3 where !groups.isEmpty:
@@ -58,8 +60,8 @@ struct MenuEdits {
                 list.insert(contentsOf: [TreeSpec.row(group.id)] + (group.children ?? []), at: path.last!)
             }
             log.append("turn group \(group.id) into a row")
-        case 5 where !rows.isEmpty:
-            let path = rows.randomElement(using: &rng)!
+        case 5 where rows.contains(where: { $0.count < MenuBuilder.depthLimit }):
+            let path = rows.filter { $0.count < MenuBuilder.depthLimit }.randomElement(using: &rng)!
             let expanded = Bool.random(using: &rng)
             let children = freshRows(Int.random(in: 0 ... 2, using: &rng))
             modify(at: path) { $0 = .group($0.id, expanded: expanded, children) }
@@ -82,6 +84,16 @@ struct MenuEdits {
             let path = prefix + [index]
             return [path] + paths(item.children ?? [], under: path)
         }
+    }
+
+    /// The top level and those of `groups` under which `item` nests no deeper than the limit.
+    static func parents(for item: TreeSpec, among groups: [[Int]]) -> [[Int]] {
+        [[]] + groups.filter { $0.count + height(of: item) <= MenuBuilder.depthLimit }
+    }
+
+    /// Levels in `item`'s subtree: 1 for a row or an empty group.
+    static func height(of item: TreeSpec) -> Int {
+        1 + ((item.children ?? []).map(height(of:)).max() ?? 0)
     }
 
     static func ids(of item: TreeSpec) -> [String] {
