@@ -103,6 +103,7 @@ import Testing
         #expect(carried.changedGroups(in: g3).map(\.id) == ["a"])
         let stepwise = state.carried(through: chain[..<1], onto: g2).carried(through: chain[1...], onto: g3)
         #expect(stepwise == carried)
+        #expect(state.carried(through: [chain[0].followed(by: chain[1])], onto: g3) == carried)
         let reference = try Self.reference(Self.reference(state, from: g1, to: g2).state, from: g2, to: g3)
         try Self.expectSameView(carried, as: reference, "chain g1 → g2 → g3")
     }
@@ -120,6 +121,9 @@ import Testing
         let carried = state.carried(through: [MenuTranslation(from: g1, to: g2), MenuTranslation(from: g2, to: g3)], onto: g3)
         #expect(carried.changedGroups(in: g3).map(\.id) == ["c"])
         #expect(FlattenedView(menu: g3, state: carried).isExpanded(g3.node(withID: "b")!))
+        let composed = MenuTranslation(from: g1, to: g2).followed(by: MenuTranslation(from: g2, to: g3))
+        #expect(state.carried(through: [composed], onto: g3) == carried)
+        #expect(composed.fromNodeCount == g1.nodeCount && composed.toVersion == g3.version)
     }
 
     @Test func aTranslationMapsItsMenusNodeCountsAndCostsFourBytesAnOldNode() throws {
@@ -157,7 +161,8 @@ import Testing
 
     /// 40 random menu pairs per seed (320 in all): a random tree, 1 to 8 random edits
     /// (``MenuEdits``), a random state of up to 20 toggles; every fourth pair is a chain of three
-    /// menus, carried in one pass and checked against the reference applied reload by reload.
+    /// menus, carried in one pass and checked against the reference applied reload by reload, and
+    /// through the chain's composed table.
     @Test(arguments: 0 ..< 8 as Range<UInt64>)
     func randomEditsCarryAsTheReferenceDoes(seed: UInt64) throws {
         var rng = SplitMix64(state: 0x7AB1E ^ seed &* 0x9E37_79B9_7F4A_7C15)
@@ -179,6 +184,8 @@ import Testing
             var reference = view
             for (old, new) in zip(menus, menus.dropFirst()) { reference = try Self.reference(reference.state, from: old, to: new) }
             try Self.expectSameView(carried, as: reference, context)
+            let composed = translations.dropFirst().reduce(translations[0]) { $0.followed(by: $1) }
+            #expect(view.state.carried(through: [composed], onto: menus.last!) == carried, "composed; \(context)")
         }
     }
 
