@@ -12,7 +12,8 @@
 /// - Memory is O(changed groups × depth), never O(menu size). An empty state is the default view.
 ///
 /// A state belongs to the menu it was built against: positions are not portable across menus
-/// (use ``changedGroups(in:)`` to carry a state over by id).
+/// (use ``carried(through:onto:)`` with the reloads' ``MenuTranslation``s, or ``changedGroups(in:)``,
+/// to carry a state over by id).
 public struct ExpansionState: Sendable {
     @usableFromInline var flipped: [Int32] = []
     var levels: [[OverlayEntry]] = []

@@ -44,6 +44,36 @@ public struct MenuTranslation: Sendable {
         toNodeCount = new.nodeCount
     }
 
+    private init(targets: [UInt32], fromVersion: String, toVersion: String, toNodeCount: Int) {
+        self.targets = targets
+        self.fromVersion = fromVersion
+        self.toVersion = toVersion
+        self.toNodeCount = toNodeCount
+    }
+
+    /// One table doing what this one and then `next` do to any state, so a store can keep one
+    /// table per menu still referenced instead of a growing chain: a group changed in this
+    /// translation's old menu has its explicit state fixed (its default there, flipped), so whether
+    /// `next` still carries it depends on the group alone. O(fromNodeCount); no menu needed.
+    ///
+    /// - Precondition: `next` starts at the menu this translation ends at.
+    public func followed(by next: MenuTranslation) -> MenuTranslation {
+        precondition(toVersion == next.fromVersion && toNodeCount == next.fromNodeCount,
+                     "translations do not link up: one ends at menu \(toVersion) (\(toNodeCount) nodes), "
+                         + "the next starts at \(next.fromVersion) (\(next.fromNodeCount) nodes)")
+        let composed = targets.map { slot -> UInt32 in
+            let expanded = slot & Self.expandedBit
+            let middle = slot & Self.nodeMask
+            guard middle != 0 else { return expanded }
+            let (wasExpandedInMiddle, target) = next.target(of: Int32(middle))
+            // Its explicit state (the old default, flipped) equals the middle menu's default: not
+            // changed there, so not carried on.
+            guard (expanded != 0) == wasExpandedInMiddle, let target else { return expanded }
+            return expanded | UInt32(target)
+        }
+        return MenuTranslation(targets: composed, fromVersion: fromVersion, toVersion: next.toVersion, toNodeCount: next.toNodeCount)
+    }
+
     /// Old group `node`'s default expansion in the old menu and its node in the new one (nil: dropped).
     @inline(__always) func target(of node: Int32) -> (wasExpandedByDefault: Bool, node: Int32?) {
         let slot = targets[Int(node) - 1]

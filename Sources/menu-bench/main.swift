@@ -19,6 +19,7 @@ struct Options {
           --write-menu SIZE PATH  only write the synthetic menu of SIZE (small, medium, large) to PATH
           --handler FILE  only time MenuService.respond (no socket) for Benchmarks/http.sh's requests
           --full-table N,N  only time a refused create (429) and a read at full session tables of N
+          --translation  only time a MenuTranslation between the 1.1M menu and an edited copy, and carrying states
         It runs itself in child processes as `--load-only FILE` and `--session-memory FILE N CHANGES`.
         """
 
@@ -38,6 +39,8 @@ struct Options {
     var handler: String?
     /// `--full-table N,N`: time a refused create and a read at full session tables and stop.
     var fullTable: [Int]?
+    /// `--translation`: time a reload's translation and carrying states through it, and stop.
+    var translation = false
     let changeCounts = [0, 10, 1_000]
     let sessionChanges = 10
 
@@ -83,6 +86,7 @@ struct Options {
                 let sizes = text.split(separator: ",").compactMap { Int($0) }.filter { $0 > 0 }
                 guard !sizes.isEmpty else { throw .usage("--full-table: expected session counts like 100000,1000000, found \"\(text)\"") }
                 fullTable = sizes
+            case "--translation": translation = true
             case "--write-menu":
                 let name = try value(flag)
                 guard let size = MenuSize(rawValue: name) else { throw .usage("--write-menu: unknown size \"\(name)\"; use small, medium, large") }
@@ -173,6 +177,8 @@ do {
         print(LoadFigures.loadHere(file))
     } else if let sizes = options.fullTable {
         print(FullTableFigures.measure(sizes: sizes, plan: options.plan))
+    } else if options.translation {
+        print(try TranslationFigures.measure(plan: options.plan))
     } else if let file = options.handler {
         print(try HandlerFigures.measure(file, plan: options.plan))
     } else if let (path, sessions, changes) = options.sessionMemory {
