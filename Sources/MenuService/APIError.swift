@@ -65,7 +65,7 @@ public enum APIError: Error, Sendable, Equatable {
         case .unknownGroup(let id): "no group has id \"\(id)\"; GET /rows lists the ids"
         case .notAGroup(let id): "\"\(id)\" is a row, not a group; only groups expand and collapse"
         case .invalidSessionInPath(let given): "\"\(given)\" in the path is not a session id issued by this server (22 characters of A-Z a-z 0-9 - _); DELETE /sessions/{id} takes the id POST /sessions returned"
-        case .notFound(let path): "no resource at \(path); the routes are \(MenuService.routeList)"
+        case .notFound(let path): "no resource at \(path); the routes are \(Endpoint.routeList)"
         case .methodNotAllowed(let method, let allowed): "\(method) is not allowed here; use \(allowed.joined(separator: " or "))"
         case .payloadTooLarge(let limit): "request body over \(limit) bytes"
         case .tooManySessions(let limit, let retry): "the server holds its limit of \(limit) sessions; retry in \(retry) s or reuse an existing session"

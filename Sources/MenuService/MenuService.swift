@@ -94,84 +94,18 @@ public final class MenuService: Sendable {
         }
     }
 
-    /// Every route the service answers, with the query parameters it takes (any other is refused):
-    /// the contract `openapi.yaml` documents (a test keeps them in step).
-    public static let routes: [(method: String, template: String, query: [StaticString])] = [
-        ("GET", "/rows", ["offset", "limit"]), ("HEAD", "/rows", ["offset", "limit"]),
-        ("GET", "/count", []), ("HEAD", "/count", []),
-        ("GET", "/healthz", []), ("HEAD", "/healthz", []),
-        ("POST", "/sessions", []),
-        ("DELETE", "/sessions/{id}", []),
-        ("POST", "/groups/{id}/toggle", []),
-        ("PUT", "/groups/{id}/expansion", []),
-    ]
-
-    /// Every route as a client reads it, built from ``routes`` once: `GET or HEAD /rows, …, PUT
-    /// /groups/{id}/expansion` (the hint of a 404).
-    static let routeList: String = templates.map { template, _ in
-        routes.filter { $0.template == template }.map(\.method).joined(separator: " or ") + " " + template
-    }.joined(separator: ", ")
-
-    /// Each distinct template with its segments, split once.
-    private static let templates: [(template: String, parts: [Substring])] = routes.map(\.template)
-        .reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
-        .map { ($0, Array($0.split(separator: "/", omittingEmptySubsequences: false).dropFirst())) }
-
-    /// Templates without a parameter, compared before any splitting (a few short-string compares,
-    /// cheaper than hashing the path).
-    private static let fixedTemplates = templates.map(\.template).filter { !$0.contains("{") }
-
-    /// Templates with an `{id}`, matched segment by segment once the fixed ones did not match.
-    private static let parameterizedTemplates = templates.filter { $0.template.contains("{") }
-
-    /// The template without a parameter that `request`'s path is, compared by bytes: the path
-    /// becomes a `String` only for the other routes.
-    private static func fixedRoute(of request: borrowing HTTPRequest) -> (template: String, id: String?)? {
-        for template in fixedTemplates where request.path(is: template) { return (template, nil) }
-        return nil
-    }
-
-    /// The template with an `{id}` that `path` matches, and the id it carries (``fixedRoute(of:)``
-    /// has already compared the templates without one).
-    private static func parameterizedRoute(of path: String) -> (template: String, id: String?)? {
-        guard path.hasPrefix("/") else { return nil }
-        let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-        for (template, parts) in parameterizedTemplates {
-            guard parts.count == segments.count else { continue }
-            var id: String?
-            var matched = true
-            for (part, segment) in zip(parts, segments) {
-                if part == "{id}" {
-                    guard !segment.isEmpty else { matched = false; break }
-                    id = String(segment)
-                } else if part != segment {
-                    matched = false
-                    break
-                }
-            }
-            if matched { return (template, id) }
-        }
-        return nil
-    }
-
+    /// Answers the endpoint ``Endpoint/routes`` finds for `request` (404, 405 and an unknown query
+    /// parameter are refused there, before any handler runs).
     private func route(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
-        guard let (template, id) = Self.fixedRoute(of: request) ?? Self.parameterizedRoute(of: request.path) else {
-            throw .notFound(path: String(request.path.prefix(200)))
-        }
-        guard let served = Self.routes.first(where: { $0.template == template && $0.method == request.method }) else {
-            throw .methodNotAllowed(method: request.method, allowed: Self.routes.filter { $0.template == template }.map(\.method))
-        }
-        try Self.refuseUnknownParameters(in: request, route: served)
-        switch template {
-        case "/rows": return try rows(request)
-        case "/count": return try count(request)
-        case "/healthz": return json(200, Self.healthBody)
-        case "/sessions": return try createSession(request)
-        case "/sessions/{id}": return try deleteSession(id ?? "")
-        case "/groups/{id}/toggle": return try change(.toggle(groupID: id ?? ""), request)
-        case "/groups/{id}/expansion":
-            return try change(.set(groupID: id ?? "", isExpanded: try Self.parseExpansionBody(request.body)), request)
-        default: throw .notFound(path: String(request.path.prefix(200)))
+        switch try Endpoint(routing: request) {
+        case .rows: return try rows(request)
+        case .count: return try count(request)
+        case .health: return json(200, Self.healthBody)
+        case .createSession: return try createSession(request)
+        case .deleteSession(let id): return try deleteSession(id)
+        case .toggleGroup(let id): return try change(.toggle(groupID: id), request)
+        case .setGroupExpansion(let id):
+            return try change(.set(groupID: id, isExpanded: try Self.parseExpansionBody(request.body)), request)
         }
     }
 
@@ -318,16 +252,6 @@ public final class MenuService: Sendable {
             } catch {
                 throw APIError(error)
             }
-        }
-    }
-
-    /// Refuses a query parameter `route` does not take: a typo such as `limt` must not silently
-    /// give the default page.
-    static func refuseUnknownParameters(in request: HTTPRequest, route: (method: String, template: String, query: [StaticString])) throws(APIError) {
-        let query = request.query
-        for position in query.indices where !route.query.contains(where: { query.name(at: position, equals: $0) }) {
-            let takes = route.query.isEmpty ? "no query parameters" : route.query.map { "\($0)" }.joined(separator: " and ")
-            throw .invalidParameter("unknown query parameter \"\(query.name(at: position).prefix(40))\"; \(route.method) \(route.template) takes \(takes)")
         }
     }
 

@@ -93,11 +93,11 @@ import FoundationNetworking
     // MARK: Query parameters a route does not take
 
     /// Every route, with the path a request to it uses.
-    static let requests: [(method: String, path: String)] = MenuService.routes.map { route in
-        (route.method, route.template.replacingOccurrences(of: "{id}", with: route.template.hasPrefix("/sessions") ? "AAAAAAAAAAAAAAAAAAAAAA" : "drinks"))
+    static let requests: [(method: String, path: String)] = Endpoint.methodRoutes.map { method, route in
+        (method, route.template.replacingOccurrences(of: "{id}", with: route.template.hasPrefix("/sessions") ? "AAAAAAAAAAAAAAAAAAAAAA" : "drinks"))
     }
 
-    @Test(arguments: 0 ..< MenuService.routes.count)
+    @Test(arguments: 0 ..< Endpoint.methodRoutes.count)
     func aParameterTheRouteDoesNotTakeIsInvalidParameterNamingIt(route: Int) throws {
         let (method, path) = Self.requests[route]
         for query in [[("limt", "7")], [("limit", "2"), ("verbose", nil)], [("Offset", "1")]] as [[(String, String?)]] {
@@ -106,9 +106,9 @@ import FoundationNetworking
             #expect(response.status == 400, "\(method) \(path) \(query)")
             #expect(response.errorCode == "invalid_parameter")
             let message = (response.json["error"] as? [String: Any])?["message"] as? String ?? ""
-            let unknown = query.first { $0.0 != "limit" || !MenuService.routes[route].query.contains { "\($0)" == "limit" } }!.0
+            let unknown = query.first { $0.0 != "limit" || !Endpoint.methodRoutes[route].route.query.contains { "\($0)" == "limit" } }!.0
             #expect(message.contains("\"\(unknown)\""), "\(message)")
-            #expect(message.contains("\(method) \(MenuService.routes[route].template) takes"), "\(message)")
+            #expect(message.contains("\(method) \(Endpoint.methodRoutes[route].route.template) takes"), "\(message)")
             #expect((service.store as? InMemorySessionStore)?.count == 0, "a refused write must not create a session")
         }
     }
@@ -145,9 +145,8 @@ import FoundationNetworking
         let response = try makeService().call("GET", "/menu")
         #expect(response.status == 404)
         let message = (response.json["error"] as? [String: Any])?["message"] as? String ?? ""
-        for template in Set(MenuService.routes.map(\.template)) {
-            let methods = MenuService.routes.filter { $0.template == template }.map(\.method)
-            #expect(message.contains(methods.joined(separator: " or ") + " " + template), "\(template) missing from \(message)")
+        for route in Endpoint.routes {
+            #expect(message.contains(route.methods.joined(separator: " or ") + " " + route.template), "\(route.template) missing from \(message)")
         }
         #expect(message == "no resource at /menu; the routes are GET or HEAD /rows, GET or HEAD /count, GET or HEAD /healthz, "
             + "POST /sessions, DELETE /sessions/{id}, POST /groups/{id}/toggle, PUT /groups/{id}/expansion")

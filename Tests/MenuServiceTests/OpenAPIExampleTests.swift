@@ -60,7 +60,7 @@ import Testing
 
     @Test func everyRouteIncludingHEADIsDocumentedWithExactlyTheQueryParametersItTakes() throws {
         let documented = try OpenAPIDocument().queryParameters()
-        let served = Dictionary(uniqueKeysWithValues: MenuService.routes.map { ("\($0.method) \($0.template)", Set($0.query.map { "\($0)" })) })
+        let served = Dictionary(uniqueKeysWithValues: Endpoint.methodRoutes.map { ("\($0.method) \($0.route.template)", Set($0.route.query.map { "\($0)" })) })
         #expect(documented == served)
     }
 

@@ -35,7 +35,7 @@ import Testing
     }
 
     @Test func everyServedRouteIsDocumentedAndNoOther() throws {
-        let served = Set(MenuService.routes.filter { $0.method != "HEAD" }.map { "\($0.method) \($0.template)" })
+        let served = Set(Endpoint.methodRoutes.filter { $0.method != "HEAD" }.map { "\($0.method) \($0.route.template)" })
         let documented = try Self.documentedRoutes().filter { !$0.hasPrefix("HEAD ") }
         #expect(documented == served)
     }

@@ -1,0 +1,188 @@
+import Foundation
+import HTTPCore
+import Testing
+@testable import MenuService
+
+extension Endpoint {
+    /// Each method of each route with its route, in table order, `HEAD` included: what the tests
+    /// that compare the table with `openapi.yaml` and the refusals read.
+    static var methodRoutes: [(method: String, route: Route)] {
+        routes.flatMap { route in route.methods.map { (method: $0, route: route) } }
+    }
+}
+
+/// The routing contract, read from ``Endpoint/routes``: which request reaches which endpoint with
+/// which id, and which is 404, 405 or 400, decided before any handler runs.
+@Suite struct EndpointTests {
+    /// Every request the contract describes, written out, with the endpoint it reaches.
+    static let contract: [(method: String, path: String, endpoint: Endpoint)] = [
+        ("GET", "/rows", .rows), ("HEAD", "/rows", .rows),
+        ("GET", "/count", .count), ("HEAD", "/count", .count),
+        ("GET", "/healthz", .health), ("HEAD", "/healthz", .health),
+        ("POST", "/sessions", .createSession),
+        ("DELETE", "/sessions/AAAAAAAAAAAAAAAAAAAAAA", .deleteSession(id: "AAAAAAAAAAAAAAAAAAAAAA")),
+        ("DELETE", "/sessions/not-a-session", .deleteSession(id: "not-a-session")),
+        ("POST", "/groups/main-courses/toggle", .toggleGroup(id: "main-courses")),
+        ("POST", "/groups/../toggle", .toggleGroup(id: "..")),
+        ("PUT", "/groups/麻婆豆腐 x/expansion", .setGroupExpansion(id: "麻婆豆腐 x")),
+    ]
+
+    /// Requests refused while routing, written out: a path no route spells is 404 whatever the
+    /// method and query; a route's path with another method is 405 before its query is read; a
+    /// query parameter the route does not take is 400.
+    static let refusals: [(method: String, path: String, query: [(name: String, value: String?)], error: APIError)] = [
+        ("GET", "/rows/", [], .notFound(path: "/rows/")),
+        ("GET", "/rows/1", [], .notFound(path: "/rows/1")),
+        ("GET", "//rows", [], .notFound(path: "//rows")),
+        ("GET", "rows", [], .notFound(path: "rows")),
+        ("GET", "/Rows", [], .notFound(path: "/Rows")),
+        ("GET", "", [], .notFound(path: "")),
+        ("DELETE", "/sessions/", [], .notFound(path: "/sessions/")),
+        ("POST", "/groups//toggle", [], .notFound(path: "/groups//toggle")),
+        ("POST", "/groups/beer/toggle/", [], .notFound(path: "/groups/beer/toggle/")),
+        ("PUT", "/groups/expansion", [], .notFound(path: "/groups/expansion")),
+        ("GET", "/nope", [("limt", "1")], .notFound(path: "/nope")),
+        ("POST", "/rows", [("limt", "1")], .methodNotAllowed(method: "POST", allowed: ["GET", "HEAD"])),
+        ("DELETE", "/sessions", [], .methodNotAllowed(method: "DELETE", allowed: ["POST"])),
+        ("POST", "/sessions/x", [], .methodNotAllowed(method: "POST", allowed: ["DELETE"])),
+        ("get", "/rows", [], .methodNotAllowed(method: "get", allowed: ["GET", "HEAD"])),
+        ("HEAD", "/count", [("limit", "1")], .invalidParameter(#"unknown query parameter "limit"; HEAD /count takes no query parameters"#)),
+        ("GET", "/rows", [("offset", "1"), ("Limit", "2")], .invalidParameter(#"unknown query parameter "Limit"; GET /rows takes offset and limit"#)),
+    ]
+
+    static let methods = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]
+
+    /// `route`'s template with each `{id}` replaced by `id`.
+    static func path(of route: Endpoint.Route, id: String = "AAAAAAAAAAAAAAAAAAAAAA") -> String {
+        route.template.replacingOccurrences(of: "{id}", with: id)
+    }
+
+    static func routing(_ method: String, _ path: String, query: [(name: String, value: String?)] = []) -> Result<Endpoint, APIError> {
+        Result { () throws(APIError) in try Endpoint(routing: HTTPRequest(method: method, path: path, query: query)) }
+    }
+
+    /// The case name and id of `endpoint`. No `default`: a new case does not compile until it is
+    /// named here, and ``everyEndpointIsBuiltByExactlyOneRoute()`` then fails until a route builds it.
+    static func described(_ endpoint: Endpoint) -> (name: String, id: String?) {
+        switch endpoint {
+        case .rows: ("rows", nil)
+        case .count: ("count", nil)
+        case .health: ("health", nil)
+        case .createSession: ("createSession", nil)
+        case .deleteSession(let id): ("deleteSession", id)
+        case .toggleGroup(let id): ("toggleGroup", id)
+        case .setGroupExpansion(let id): ("setGroupExpansion", id)
+        }
+    }
+
+    /// The endpoint `route` builds from `id`.
+    static func endpoint(of route: Endpoint.Route, id: String) -> Endpoint {
+        switch route.builds {
+        case .fixed(let endpoint): endpoint
+        case .fromID(let build): build(id)
+        }
+    }
+
+    /// The contract's plain rule, without the fast path: the first route whose template has as
+    /// many segments as the path, each equal, and a non-empty one where the template has `{id}`;
+    /// then the method (405 with the route's methods when it is not one of them).
+    static func reference(_ method: String, _ path: String) -> Result<Endpoint, APIError> {
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        for route in Endpoint.routes {
+            let parts = route.template.split(separator: "/", omittingEmptySubsequences: false)
+            guard parts.count == segments.count,
+                  zip(parts, segments).allSatisfy({ $0 == $1 || ($0 == "{id}" && !$1.isEmpty) }) else { continue }
+            guard route.methods.contains(method) else { return .failure(.methodNotAllowed(method: method, allowed: route.methods)) }
+            let id = zip(parts, segments).first { $0.0 == "{id}" }.map { String($0.1) } ?? ""
+            return .success(endpoint(of: route, id: id))
+        }
+        return .failure(.notFound(path: path))
+    }
+
+    /// The paths next to `route`'s: one segment longer, one shorter, with a trailing slash, and
+    /// with an empty id where it has one.
+    static func neighbours(of route: Endpoint.Route) -> [String] {
+        let own = path(of: route)
+        let shorter = String(own[..<own.lastIndex(of: "/")!])
+        var paths = [own + "/extra", shorter.isEmpty ? "/" : shorter, own + "/"]
+        if route.template.contains("{id}") { paths.append(Self.path(of: route, id: "")) }
+        return paths
+    }
+
+    @Test(arguments: contract)
+    func theRequestTheContractDescribesReachesItsEndpoint(method: String, path: String, endpoint: Endpoint) {
+        #expect(Self.routing(method, path) == .success(endpoint))
+    }
+
+    @Test func theWrittenContractCoversEveryMethodOfEveryRoute() {
+        let written = Set(Self.contract.map { "\($0.method) \(Self.described($0.endpoint).name)" })
+        let table = Set(Endpoint.methodRoutes.map { "\($0.method) \(Self.described(Self.endpoint(of: $0.route, id: "x")).name)" })
+        #expect(written == table)
+    }
+
+    @Test(arguments: Endpoint.methodRoutes.map { ($0.method, $0.route.template) })
+    func everyRouteReachesTheEndpointItBuildsWithTheIDOfThePath(method: String, template: String) throws {
+        let route = try #require(Endpoint.routes.first { $0.template == template })
+        for id in ["AAAAAAAAAAAAAAAAAAAAAA", "beer", "%2e%2e", "a b", String(repeating: "é", count: 300)] {
+            let reached = try Self.routing(method, Self.path(of: route, id: id)).get()
+            #expect(reached == Self.endpoint(of: route, id: id))
+            #expect(Self.described(reached).id == (template.contains("{id}") ? id : nil))
+        }
+    }
+
+    @Test func everyEndpointIsBuiltByExactlyOneRoute() throws {
+        let source = try String(contentsOf: repositoryRoot.appendingPathComponent("Sources/MenuService/Endpoint.swift"), encoding: .utf8)
+        let declared = source.components(separatedBy: "static let routes")[0].split(separator: "\n")
+            .filter { $0.hasPrefix("    case ") }.map { String($0.dropFirst(9).prefix { $0.isLetter || $0.isNumber }) }
+        let built = Endpoint.routes.map { Self.described(Self.endpoint(of: $0, id: "x")).name }
+        #expect(declared.contains("rows") && declared.contains("setGroupExpansion"), "\(declared)")
+        #expect(built.sorted() == declared.sorted())
+    }
+
+    @Test(arguments: Endpoint.routes.map(\.template))
+    func aPathOneSegmentLongerOrShorterWithATrailingSlashOrAnEmptyIDIs404(template: String) throws {
+        let route = try #require(Endpoint.routes.first { $0.template == template })
+        // `/sessions/extra` is `DELETE /sessions/{id}` and `/sessions` is `POST /sessions`: another route, not a 404.
+        let strangers = Self.neighbours(of: route).filter { Self.reference("GET", $0) == .failure(.notFound(path: $0)) }
+        #expect(strangers.count >= 2, "\(Self.neighbours(of: route))")
+        for path in strangers {
+            for method in Self.methods {
+                #expect(Self.routing(method, path) == .failure(.notFound(path: path)), "\(method) \(path)")
+            }
+        }
+    }
+
+    @Test(arguments: Endpoint.routes.map(\.template))
+    func anotherMethodOnARouteIs405WithTheRoutesMethodsAsAllow(template: String) throws {
+        let route = try #require(Endpoint.routes.first { $0.template == template })
+        let service = try makeService()
+        for method in Self.methods where !route.methods.contains(method) {
+            #expect(Self.routing(method, Self.path(of: route)) == .failure(.methodNotAllowed(method: method, allowed: route.methods)))
+            let response = service.call(method, Self.path(of: route))
+            #expect(response.status == 405)
+            #expect(response.header("Allow") == route.methods.joined(separator: ", "))
+        }
+    }
+
+    @Test func theAllowOfAReadIsGetThenHead() {
+        #expect(Self.routing("DELETE", "/rows") == .failure(.methodNotAllowed(method: "DELETE", allowed: ["GET", "HEAD"])))
+    }
+
+    @Test(arguments: 0 ..< refusals.count)
+    func aRequestNoRouteTakesIsRefusedBeforeAnyHandler(refusal: Int) {
+        let (method, path, query, error) = Self.refusals[refusal]
+        #expect(Self.routing(method, path, query: query) == .failure(error))
+    }
+
+    /// Every path above and its neighbours, with every method: the table's matcher (fixed paths
+    /// compared by bytes, the rest by segments) agrees with the plain rule.
+    @Test func theFastPathAgreesWithThePlainRule() {
+        let paths = Set(Self.contract.map(\.path) + Self.refusals.map(\.path) + Endpoint.routes.flatMap(Self.neighbours)
+            + ["/", "/groups/beer", "/groups/beer/open", "/sessions/a/b", "/healthz/", "/count%00"])
+        for path in paths {
+            for method in Self.methods {
+                #expect(Self.routing(method, path) == Self.reference(method, path), "\(method) \(path)")
+            }
+        }
+    }
+}
