@@ -1,11 +1,9 @@
 import Foundation
 import HTTPCore
-import HTTPServer
 import Testing
-@testable import MenuApp
 @testable import MenuService
 @testable import MenuSessions
-@testable import MenuSessionsDurable
+import MenuServiceTestSupport
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -23,15 +21,6 @@ import FoundationNetworking
         let expected = min(50, maxLimit)
         #expect(json["limit"] as? Int == expected)
         #expect((json["rows"] as? [Any])?.count == min(expected, 30))  // the menu has 30 visible rows
-    }
-
-    @Test(.timeLimit(.minutes(1)))
-    func aLiveServerWithMaxLimitFiveAnswersFiveRowsWithoutLimit() async throws {
-        let server = try LiveServer { $0.maxLimit = 5 }
-        defer { server.shutdown() }
-        let page = try await server.client().get("/rows").decode(LiveRowsPage.self)
-        #expect(page.limit == 5)
-        #expect(page.rows.count == 5)
     }
 
     // MARK: A key given twice in the PUT body
@@ -117,16 +106,6 @@ import FoundationNetworking
         let response = try makeService().call("GET", "/rows", query: [("offset", "1"), ("limit", "2")])
         #expect(response.status == 200)
         #expect((response.json["rows"] as? [Any])?.count == 2)
-    }
-
-    @Test(.timeLimit(.minutes(1)))
-    func aLiveMistypedLimitIs400NotFiftyRows() async throws {
-        let server = try LiveServer()
-        defer { server.shutdown() }
-        let response = try await server.client().get("/rows?limt=7")
-        try liveExpectError(response, status: 400, code: "invalid_parameter")
-        #expect(try response.decode(LiveErrorBody.self).error.message
-            == #"unknown query parameter "limt"; GET /rows takes offset and limit"#)
     }
 
     // MARK: Messages

@@ -1,11 +1,10 @@
 import Foundation
 import HTTPCore
-import HTTPServer
 import Testing
-@testable import MenuApp
 @testable import MenuService
 @testable import MenuSessions
-@testable import MenuSessionsDurable
+import MenuServiceTestSupport
+import MenuTestSupport
 
 /// The HTTP contract without a socket: request value in, response value out.
 @Suite struct RoutingTests {
