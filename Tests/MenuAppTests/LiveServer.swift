@@ -275,7 +275,7 @@ struct LiveMenuModel: Sendable {
 // MARK: - URLSession client
 
 /// A client on its own ephemeral URLSession (no cache, no cookies).
-final class LiveHTTPClient: Sendable {
+final class LiveHTTPClient: ContractClient {
     let baseURL: String
     let session: URLSession
 
@@ -290,8 +290,8 @@ final class LiveHTTPClient: Sendable {
 
     deinit { session.invalidateAndCancel() }
 
-    func send(_ method: String, _ target: String, session sessionID: String? = nil,
-              headers: [(String, String)] = [], body: [UInt8]? = nil) async throws -> LiveResponse {
+    func exchange(_ method: String, _ target: String, session sessionID: String?,
+                  headers: [(String, String)], body: [UInt8]?) async throws -> LiveResponse {
         guard let url = URL(string: baseURL + target) else { throw LiveError("bad URL \(baseURL + target)") }
         var request = URLRequest(url: url)
         request.httpMethod = method
@@ -308,27 +308,6 @@ final class LiveHTTPClient: Sendable {
             return (name: name, value: "\(value)")
         }
         return LiveResponse(status: http.statusCode, headers: fields, body: Array(data))
-    }
-
-    func get(_ target: String, session: String? = nil) async throws -> LiveResponse {
-        try await send("GET", target, session: session)
-    }
-
-    func toggle(_ id: String, session: String? = nil) async throws -> LiveResponse {
-        try await send("POST", "/groups/\(id)/toggle", session: session)
-    }
-
-    func setExpansion(_ id: String, _ isExpanded: Bool, session: String? = nil) async throws -> LiveResponse {
-        try await send("PUT", "/groups/\(id)/expansion", session: session, body: Array("{\"isExpanded\":\(isExpanded)}".utf8))
-    }
-
-    /// POST /sessions, checked, returning the new id.
-    func newSession(sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {
-        let response = try await send("POST", "/sessions")
-        #expect(response.status == 201, "\(response)", sourceLocation: sourceLocation)
-        let id = try response.decode(LiveSessionBody.self, sourceLocation: sourceLocation).sessionId
-        #expect(liveIsSessionID(id), sourceLocation: sourceLocation)
-        return id
     }
 }
 

@@ -5,24 +5,11 @@ import Testing
 @testable import MenuSessions
 import MenuServiceTestSupport
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// The contract defects a new user found (issue 11, item 7): a default page larger than
 /// `--max-limit`, a PUT body key given twice, a mistyped query parameter silently ignored, and
 /// messages that blamed the wrong part of the request.
+/// (The default page is ContractDefectTransportTests, over both transports.)
 @Suite struct ContractDefectTests {
-    // MARK: The default page
-
-    @Test(arguments: [1, 5, 49, 50, 51, 500])
-    func aPageWithoutLimitIsFiftyRowsOrMaxLimitWhenThatIsSmaller(maxLimit: Int) throws {
-        let json = try makeService(maxLimit: maxLimit).call("GET", "/rows").json
-        let expected = min(50, maxLimit)
-        #expect(json["limit"] as? Int == expected)
-        #expect((json["rows"] as? [Any])?.count == min(expected, 30))  // the menu has 30 visible rows
-    }
-
     // MARK: A key given twice in the PUT body
 
     @Test(arguments: [

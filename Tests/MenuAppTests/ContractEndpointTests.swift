@@ -1,5 +1,6 @@
-// Live tests of the successful answers of every endpoint, through URLSession against a real
-// in-process menu-server (libmicrohttpd on 127.0.0.1, port 0) serving Config/menu.json.
+// The successful answers of every endpoint, written once and run over both transports: a request
+// value to the started app's MenuService, and URLSession against its listener (libmicrohttpd on
+// 127.0.0.1, port 0).
 
 import Foundation
 import Testing
@@ -10,15 +11,15 @@ import MenuTestSupport
 import FoundationNetworking
 #endif
 
-@Suite("Live: endpoints answer the contract over real HTTP")
-struct LiveEndpointTests {
+@Suite("Contract: endpoints answer the contract in-process and over real HTTP")
+struct ContractEndpointTests {
     let model = LiveMenuModel.menu
 
     // MARK: GET /healthz
 
-    @Test(.timeLimit(.minutes(1)))
-    func healthzAnswers200StatusOK() async throws {
-        let server = try LiveServer()
+    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    func healthzAnswers200StatusOK(over transport: ContractTransport) async throws {
+        let server = try transport.start()
         defer { server.shutdown() }
         let response = try await server.client().get("/healthz")
         #expect(response.status == 200)
@@ -29,9 +30,9 @@ struct LiveEndpointTests {
 
     // MARK: GET /count
 
-    @Test(.timeLimit(.minutes(1)))
-    func countWithoutSessionIsTheDefaultExpansion30Rows24Leaves() async throws {
-        let server = try LiveServer()
+    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    func countWithoutSessionIsTheDefaultExpansion30Rows24Leaves(over transport: ContractTransport) async throws {
+        let server = try transport.start()
         defer { server.shutdown() }
         let response = try await server.client().get("/count")
         #expect(response.status == 200)
@@ -46,9 +47,9 @@ struct LiveEndpointTests {
 
     // MARK: GET /rows
 
-    @Test(.timeLimit(.minutes(1)))
-    func rowsWithoutParametersIsTheWholeDefaultTableWithOffset0Limit50() async throws {
-        let server = try LiveServer()
+    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    func rowsWithoutParametersIsTheWholeDefaultTableWithOffset0Limit50(over transport: ContractTransport) async throws {
+        let server = try transport.start()
         defer { server.shutdown() }
         let client = server.client()
         let response = try await client.get("/rows")
@@ -71,9 +72,9 @@ struct LiveEndpointTests {
         #expect(page.version == version)
     }
 
-    @Test(.timeLimit(.minutes(1)))
-    func rowObjectsCarryExactlyTheDocumentedKeys() async throws {
-        let server = try LiveServer()
+    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    func rowObjectsCarryExactlyTheDocumentedKeys(over transport: ContractTransport) async throws {
+        let server = try transport.start()
         defer { server.shutdown() }
         let response = try await server.client().get("/rows?limit=500")
         #expect(response.status == 200)
@@ -89,9 +90,9 @@ struct LiveEndpointTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
-    func rowsAttributesAreTheConfigsAttributesUnchanged() async throws {
-        let server = try LiveServer()
+    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    func rowsAttributesAreTheConfigsAttributesUnchanged(over transport: ContractTransport) async throws {
+        let server = try transport.start()
         defer { server.shutdown() }
         let page = try await server.client().get("/rows?limit=500").decode(LiveRowsPage.self)
         let kungPao = try #require(page.rows.first { $0.id == "kung-pao-chicken" })
@@ -105,9 +106,9 @@ struct LiveEndpointTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
-    func rowsOffsetAndLimitSelectAWindowOfTheTable() async throws {
-        let server = try LiveServer()
+    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    func rowsOffsetAndLimitSelectAWindowOfTheTable(over transport: ContractTransport) async throws {
+        let server = try transport.start()
         defer { server.shutdown() }
         let client = server.client()
         let page = try await client.get("/rows?offset=16&limit=3").decode(LiveRowsPage.self)
@@ -134,9 +135,9 @@ struct LiveEndpointTests {
         #expect(tail.limit == 5)
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: [30, 31, 500, 2_147_483_647])
-    func rowsOffsetAtOrPastCountGivesEmptyRows(offset: Int) async throws {
-        let server = try LiveServer()
+    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases, [30, 31, 500, 2_147_483_647])
+    func rowsOffsetAtOrPastCountGivesEmptyRows(over transport: ContractTransport, offset: Int) async throws {
+        let server = try transport.start()
         defer { server.shutdown() }
         let response = try await server.client().get("/rows?offset=\(offset)")
         #expect(response.status == 200)
@@ -150,9 +151,9 @@ struct LiveEndpointTests {
         #expect(response.text.hasSuffix(#""rows":[]}"#))
     }
 
-    @Test(.timeLimit(.minutes(1)))
-    func rowsLimitAccepts1Through500() async throws {
-        let server = try LiveServer()
+    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    func rowsLimitAccepts1Through500(over transport: ContractTransport) async throws {
+        let server = try transport.start()
         defer { server.shutdown() }
         let client = server.client()
         let one = try await client.get("/rows?limit=1").decode(LiveRowsPage.self)
@@ -169,9 +170,9 @@ struct LiveEndpointTests {
 
     // MARK: POST /sessions
 
-    @Test(.timeLimit(.minutes(1)))
-    func postSessionsAnswers201WithTheSameIdInHeaderAndBody() async throws {
-        let server = try LiveServer()
+    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    func postSessionsAnswers201WithTheSameIdInHeaderAndBody(over transport: ContractTransport) async throws {
+        let server = try transport.start()
         defer { server.shutdown() }
         let client = server.client()
         let response = try await client.send("POST", "/sessions")
@@ -193,9 +194,9 @@ struct LiveEndpointTests {
 
     // MARK: POST /groups/{id}/toggle
 
-    @Test(.timeLimit(.minutes(1)))
-    func collapsingMainCoursesRemovesItsNineRowsRightAfterIndex0() async throws {
-        let server = try LiveServer()
+    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    func collapsingMainCoursesRemovesItsNineRowsRightAfterIndex0(over transport: ContractTransport) async throws {
+        let server = try transport.start()
         defer { server.shutdown() }
         let client = server.client()
         let session = try await client.newSession()
@@ -227,9 +228,9 @@ struct LiveEndpointTests {
         #expect(page.rows.first?.isExpanded == false)
     }
 
-    @Test(.timeLimit(.minutes(1)))
-    func togglingTwiceReinsertsTheRowsAndRestoresTheDefaultTable() async throws {
-        let server = try LiveServer()
+    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    func togglingTwiceReinsertsTheRowsAndRestoresTheDefaultTable(over transport: ContractTransport) async throws {
+        let server = try transport.start()
         defer { server.shutdown() }
         let client = server.client()
         let session = try await client.newSession()
@@ -244,9 +245,9 @@ struct LiveEndpointTests {
         #expect(page.rows == model.rows(model.defaultState))
     }
 
-    @Test(.timeLimit(.minutes(1)))
-    func collapsingNestedBeerRemovesItsThreeRowsAfterIndex17() async throws {
-        let server = try LiveServer()
+    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    func collapsingNestedBeerRemovesItsThreeRowsAfterIndex17(over transport: ContractTransport) async throws {
+        let server = try transport.start()
         defer { server.shutdown() }
         let client = server.client()
         let session = try await client.newSession()
@@ -259,9 +260,9 @@ struct LiveEndpointTests {
         #expect(change.change == LiveSplice(at: 18, inserted: 0, removed: 3))
     }
 
-    @Test(.timeLimit(.minutes(1)))
-    func togglingBeerWhileDrinksIsCollapsedGivesNullIndexAndNullChange() async throws {
-        let server = try LiveServer()
+    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    func togglingBeerWhileDrinksIsCollapsedGivesNullIndexAndNullChange(over transport: ContractTransport) async throws {
+        let server = try transport.start()
         defer { server.shutdown() }
         let client = server.client()
         let session = try await client.newSession()
@@ -299,9 +300,9 @@ struct LiveEndpointTests {
 
     // MARK: PUT /groups/{id}/expansion
 
-    @Test(.timeLimit(.minutes(1)))
-    func putExpansionTwiceIsIdempotentAndTheSecondChangeIsEmpty() async throws {
-        let server = try LiveServer()
+    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    func putExpansionTwiceIsIdempotentAndTheSecondChangeIsEmpty(over transport: ContractTransport) async throws {
+        let server = try transport.start()
         defer { server.shutdown() }
         let client = server.client()
         let session = try await client.newSession()
@@ -338,9 +339,9 @@ struct LiveEndpointTests {
 
     enum Write: String, CaseIterable, Sendable { case toggle, put }
 
-    @Test(.timeLimit(.minutes(1)), arguments: Write.allCases)
-    func writeWithoutSessionCreatesOneAndReturnsItInHeaderAndBody(write: Write) async throws {
-        let server = try LiveServer()
+    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases, Write.allCases)
+    func writeWithoutSessionCreatesOneAndReturnsItInHeaderAndBody(over transport: ContractTransport, write: Write) async throws {
+        let server = try transport.start()
         defer { server.shutdown() }
         let client = server.client()
         let response = switch write {
@@ -371,9 +372,9 @@ struct LiveEndpointTests {
         #expect(again.change == LiveSplice(at: 18, inserted: 0, removed: 3))
     }
 
-    @Test(.timeLimit(.minutes(1)))
-    func sessionsAreIndependentOfEachOther() async throws {
-        let server = try LiveServer()
+    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    func sessionsAreIndependentOfEachOther(over transport: ContractTransport) async throws {
+        let server = try transport.start()
         defer { server.shutdown() }
         let client = server.client()
         let a = try await client.newSession()
@@ -393,9 +394,9 @@ struct LiveEndpointTests {
 
     // MARK: DELETE /sessions/{id}
 
-    @Test(.timeLimit(.minutes(1)))
-    func deleteSessionAnswers204WithoutBody() async throws {
-        let server = try LiveServer()
+    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    func deleteSessionAnswers204WithoutBody(over transport: ContractTransport) async throws {
+        let server = try transport.start()
         defer { server.shutdown() }
         let client = server.client()
         let session = try await client.newSession()
@@ -406,9 +407,9 @@ struct LiveEndpointTests {
         #expect(response.header("Content-Length") == nil || response.header("Content-Length") == "0")
     }
 
-    @Test(.timeLimit(.minutes(1)))
-    func deletedSessionIs404UnknownSessionOnEveryReuse() async throws {
-        let server = try LiveServer()
+    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    func deletedSessionIs404UnknownSessionOnEveryReuse(over transport: ContractTransport) async throws {
+        let server = try transport.start()
         defer { server.shutdown() }
         let client = server.client()
         let session = try await client.newSession()

@@ -1,5 +1,6 @@
-// Live tests of every error answer: status, code, JSON body and headers, over real HTTP
-// (URLSession, and raw sockets where the exact framing matters).
+// Every error answer (status, code, JSON body and headers), written once and run over both
+// transports: a request value to the started app's MenuService, and URLSession against its
+// listener. The errors only the HTTP layer gives (413) are LiveBodyLimitTests.
 
 import Foundation
 import MenuApp
@@ -12,8 +13,8 @@ import MenuServiceTestSupport
 import FoundationNetworking
 #endif
 
-@Suite("Live: errors answer the contract over real HTTP")
-struct LiveErrorTests {
+@Suite("Contract: errors answer the contract in-process and over real HTTP")
+struct ContractErrorTests {
 
     // MARK: 400 invalid_parameter
 
@@ -23,11 +24,12 @@ struct LiveErrorTests {
         "offset=1&offset=2", "offset=", "offset",
         "limit=0", "limit=501", "limit=-5", "limit=1.0", "limit=5e1", "limit=abc", "limit=10&limit=10",
         "limit=", "limit", "limit=99999999999999999999", "limit=%EF%BC%91", "offset=%22%5C%0A", "limit=%FF",
+        "limit=0x10",
     ]
 
-    @Test(.timeLimit(.minutes(1)), arguments: badRowQueries)
-    func badOffsetOrLimitIs400InvalidParameter(query: String) async throws {
-        let server = try LiveServer()
+    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases, badRowQueries)
+    func badOffsetOrLimitIs400InvalidParameter(over transport: ContractTransport, query: String) async throws {
+        let server = try transport.start()
         defer { server.shutdown() }
         let response = try await server.client().get("/rows?\(query)")
         try liveExpectError(response, status: 400, code: "invalid_parameter")
@@ -35,10 +37,10 @@ struct LiveErrorTests {
         #expect(try response.decode(LiveErrorBody.self).error.message.contains(name), "\(response)")
     }
 
-    @Test(.timeLimit(.minutes(1)))
-    func offsetBeyondInt32IsStillAnOffsetPastTheEnd() async throws {
+    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    func offsetBeyondInt32IsStillAnOffsetPastTheEnd(over transport: ContractTransport) async throws {
         // The contract: offset is any integer >= 0, and offset >= count gives rows [].
-        let server = try LiveServer()
+        let server = try transport.start()
         defer { server.shutdown() }
         let response = try await server.client().get("/rows?offset=2147483648")
         #expect(response.status == 200, "\(response)")
@@ -50,7 +52,7 @@ struct LiveErrorTests {
     enum SessionUse: String, CaseIterable, Sendable {
         case rows, count, toggle, put
 
-        func send(_ client: LiveHTTPClient, session: String) async throws -> LiveResponse {
+        func send(_ client: any ContractClient, session: String) async throws -> LiveResponse {
             switch self {
             case .rows: try await client.get("/rows", session: session)
             case .count: try await client.get("/count", session: session)
@@ -65,26 +67,27 @@ struct LiveErrorTests {
         "AAAAAAAAAAAAAAAAAAAA==", "AAAAAAAAAAAAAAAAAAAA+/", "AAAAAAAAAA AAAAAAAAAAA",
     ]
 
-    @Test(.timeLimit(.minutes(1)), arguments: SessionUse.allCases, malformedSessionIDs)
-    func malformedSessionHeaderIs400InvalidSession(use: SessionUse, session: String) async throws {
-        let server = try LiveServer()
+    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.each(SessionUse.allCases), malformedSessionIDs)
+    func malformedSessionHeaderIs400InvalidSession(over pair: (ContractTransport, SessionUse), session: String) async throws {
+        let (transport, use) = pair
+        let server = try transport.start()
         defer { server.shutdown() }
         let response = try await use.send(server.client(), session: session)
         try liveExpectError(response, status: 400, code: "invalid_session")
         #expect(response.header("X-Session-Id") == nil)
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ["abc", "AAAAAAAAAAAAAAAAAAAAA!", "AAAAAAAAAAAAAAAAAAAAAAA"])
-    func deleteOfMalformedSessionIdIs400InvalidSession(session: String) async throws {
-        let server = try LiveServer()
+    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases, ["abc", "AAAAAAAAAAAAAAAAAAAAA!", "AAAAAAAAAAAAAAAAAAAAAAA"])
+    func deleteOfMalformedSessionIdIs400InvalidSession(over transport: ContractTransport, session: String) async throws {
+        let server = try transport.start()
         defer { server.shutdown() }
         let response = try await server.client().send("DELETE", "/sessions/\(session)")
         try liveExpectError(response, status: 400, code: "invalid_session")
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: SessionUse.allCases)
-    func wellFormedUnknownSessionIs404UnknownSession(use: SessionUse) async throws {
-        let server = try LiveServer()
+    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases, SessionUse.allCases)
+    func wellFormedUnknownSessionIs404UnknownSession(over transport: ContractTransport, use: SessionUse) async throws {
+        let server = try transport.start()
         defer { server.shutdown() }
         let client = server.client()
         for session in ["AAAAAAAAAAAAAAAAAAAAAA", "q3Vx9TzL0bA-7kWmYp2R_g", "____________________-w"] {
@@ -93,18 +96,18 @@ struct LiveErrorTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
-    func deleteOfUnknownSessionIs404UnknownSession() async throws {
-        let server = try LiveServer()
+    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    func deleteOfUnknownSessionIs404UnknownSession(over transport: ContractTransport) async throws {
+        let server = try transport.start()
         defer { server.shutdown() }
         let response = try await server.client().send("DELETE", "/sessions/AAAAAAAAAAAAAAAAAAAAAA")
         try liveExpectError(response, status: 404, code: "unknown_session")
     }
 
-    @Test(.timeLimit(.minutes(1)))
-    func sessionIdWhoseLastCharacterCarriesMoreThan128BitsIsMalformed() async throws {
+    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    func sessionIdWhoseLastCharacterCarriesMoreThan128BitsIsMalformed(over transport: ContractTransport) async throws {
         // openapi.yaml: SessionId is `^[A-Za-z0-9_-]{21}[AQgw]$` (128 bits; no aliases).
-        let server = try LiveServer()
+        let server = try transport.start()
         defer { server.shutdown() }
         let malformed = try await server.client().get("/count", session: "AAAAAAAAAAAAAAAAAAAAAB")
         try liveExpectError(malformed, status: 400, code: "invalid_session")
@@ -112,9 +115,9 @@ struct LiveErrorTests {
         try liveExpectError(wellFormed, status: 404, code: "unknown_session")
     }
 
-    @Test(.timeLimit(.minutes(1)))
-    func expiredSessionIs404UnknownSession() async throws {
-        let server = try LiveServer { $0.sessionTTLSeconds = 1 }
+    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    func expiredSessionIs404UnknownSession(over transport: ContractTransport) async throws {
+        let server = try transport.start { $0.sessionTTLSeconds = 1 }
         defer { server.shutdown() }
         let client = server.client()
         // Nothing here depends on how fast the machine is: the session is known to be stored with
@@ -130,10 +133,10 @@ struct LiveErrorTests {
         try liveExpectError(try await client.toggle("beer", session: session), status: 404, code: "unknown_session")
     }
 
-    @Test(.timeLimit(.minutes(1)))
-    func failedWritesWithoutSessionCreateNoSession() async throws {
+    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    func failedWritesWithoutSessionCreateNoSession(over transport: ContractTransport) async throws {
         // With room for one session only, failed session-less writes must not use it up.
-        let server = try LiveServer { $0.maxSessions = 1 }
+        let server = try transport.start { $0.maxSessions = 1 }
         defer { server.shutdown() }
         let client = server.client()
         try liveExpectError(try await client.toggle("desserts"), status: 404, code: "unknown_group")
@@ -154,10 +157,11 @@ struct LiveErrorTests {
 
     // MARK: 404 unknown_group, 409 not_a_group
 
-    @Test(.timeLimit(.minutes(1)), arguments: SessionUse.allCases.filter { $0 == .toggle || $0 == .put },
-          ["desserts", "Main-Courses", "main-courses-x", "%E4%B8%BB%E8%8F%9C", "a%22b%5Cc"])
-    func unknownGroupIs404UnknownGroup(use: SessionUse, group: String) async throws {
-        let server = try LiveServer()
+    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.each(SessionUse.allCases.filter { $0 == .toggle || $0 == .put }),
+          ["desserts", "nope", "Main-Courses", "main-courses-x", "%E4%B8%BB%E8%8F%9C", "a%22b%5Cc"])
+    func unknownGroupIs404UnknownGroup(over pair: (ContractTransport, SessionUse), group: String) async throws {
+        let (transport, use) = pair
+        let server = try transport.start()
         defer { server.shutdown() }
         let client = server.client()
         let response = switch use {
@@ -168,9 +172,9 @@ struct LiveErrorTests {
         #expect(response.header("X-Session-Id") == nil)
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ["mapo-tofu", "snow-beer", "zhuyeqing-tea"])
-    func rowIdIs409NotAGroup(row: String) async throws {
-        let server = try LiveServer()
+    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases, ["mapo-tofu", "snow-beer", "zhuyeqing-tea"])
+    func rowIdIs409NotAGroup(over transport: ContractTransport, row: String) async throws {
+        let server = try transport.start()
         defer { server.shutdown() }
         let client = server.client()
         let session = try await client.newSession()
@@ -186,12 +190,12 @@ struct LiveErrorTests {
     static let badBodies = [
         "", "not json", "{}", #"{"expanded":true}"#, #"{"isExpanded":"true"}"#, #"{"isExpanded":1}"#,
         #"{"isExpanded":null}"#, #"{"isExpanded":[true]}"#, "[true]", "true", #"{"isExpanded":true"#,
-        #"{"isExpanded":tru}"#,
+        #"{"isExpanded":tru}"#, String(repeating: "[", count: 10_000),
     ]
 
-    @Test(.timeLimit(.minutes(1)), arguments: badBodies)
-    func badExpansionBodyIs400InvalidBody(body: String) async throws {
-        let server = try LiveServer()
+    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases, badBodies)
+    func badExpansionBodyIs400InvalidBody(over transport: ContractTransport, body: String) async throws {
+        let server = try transport.start()
         defer { server.shutdown() }
         let client = server.client()
         let session = try await client.newSession()
@@ -201,9 +205,9 @@ struct LiveErrorTests {
         #expect(count.count == 30)
     }
 
-    @Test(.timeLimit(.minutes(1)))
-    func badExpansionBodyWithoutSessionCreatesNoSession() async throws {
-        let server = try LiveServer()
+    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    func badExpansionBodyWithoutSessionCreatesNoSession(over transport: ContractTransport) async throws {
+        let server = try transport.start()
         defer { server.shutdown() }
         let response = try await server.client().send("PUT", "/groups/beer/expansion", body: Array("{}".utf8))
         try liveExpectError(response, status: 400, code: "invalid_body")
@@ -216,11 +220,12 @@ struct LiveErrorTests {
         "/", "/nope", "/rows/", "/rows/extra", "/ROWS", "/count.json", "/healthz/", "/groups", "/groups/beer",
         "/groups/beer/toggle/extra", "/groups//toggle", "/groups/beer/expand", "/sessions/", "/sessions/a/b",
         "/menu?offset=1", "/%22quote%5Cbackslash%0Anewline%01", "/%FF%FE", "/%E4%B8%BB%E8%8F%9C",
+        "/groups/x/open", "//rows",
     ]
 
-    @Test(.timeLimit(.minutes(1)), arguments: unknownPaths)
-    func unknownPathIs404NotFound(path: String) async throws {
-        let server = try LiveServer()
+    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases, unknownPaths)
+    func unknownPathIs404NotFound(over transport: ContractTransport, path: String) async throws {
+        let server = try transport.start()
         defer { server.shutdown() }
         let client = server.client()
         for method in ["GET", "POST"] {
@@ -253,67 +258,17 @@ struct LiveErrorTests {
         WrongMethod(method: "GET", path: "/groups/beer/expansion", allowed: ["PUT"]),
         WrongMethod(method: "POST", path: "/groups/beer/expansion", allowed: ["PUT"]),
         WrongMethod(method: "OPTIONS", path: "/rows", allowed: ["GET", "HEAD"]),
+        WrongMethod(method: "PUT", path: "/sessions/x", allowed: ["DELETE"]),
     ]
 
-    @Test(.timeLimit(.minutes(1)), arguments: wrongMethods)
-    func otherMethodOnKnownPathIs405WithAllow(wrong: WrongMethod) async throws {
-        let server = try LiveServer()
+    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases, wrongMethods)
+    func otherMethodOnKnownPathIs405WithAllow(over transport: ContractTransport, wrong: WrongMethod) async throws {
+        let server = try transport.start()
         defer { server.shutdown() }
         let response = try await server.client().send(wrong.method, wrong.path)
         try liveExpectError(response, status: 405, code: "method_not_allowed")
         let allow = try #require(response.header("Allow"), "\(response)")
         #expect(allow.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } == wrong.allowed, "\(allow)")
         #expect(allow == wrong.allowed.joined(separator: ", "))
-    }
-
-    // MARK: 413 payload_too_large
-
-    @Test(.timeLimit(.minutes(1)), arguments: ["PUT /groups/beer/expansion", "POST /sessions", "GET /rows"])
-    func declaredBodyOver64KiBIs413PayloadTooLargeAndCloses(request: String) throws {
-        let server = try LiveServer()
-        defer { server.shutdown() }
-        let parts = request.split(separator: " ").map(String.init)
-        let connection = try server.connect()
-        // Only the head is sent: the server must answer from the declared length alone.
-        try connection.send(Array("\(parts[0]) \(parts[1]) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 65537\r\n\r\n".utf8))
-        let response = try connection.readResponse()
-        try liveExpectError(response, status: 413, code: "payload_too_large")
-        #expect(response.header("Connection")?.lowercased() == "close", "\(response.head)")
-        #expect(connection.isClosedByPeer())
-    }
-
-    @Test(.timeLimit(.minutes(1)))
-    func chunkedBodyOver64KiBIs413PayloadTooLarge() throws {
-        let server = try LiveServer()
-        defer { server.shutdown() }
-        let connection = try server.connect()
-        let chunk = [UInt8](repeating: UInt8(ascii: " "), count: 70_000)
-        try connection.send(Array("PUT /groups/beer/expansion HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n".utf8)
-            + Array(String(chunk.count, radix: 16).utf8) + [13, 10] + chunk + Array("\r\n0\r\n\r\n".utf8))
-        let response = try connection.readResponse()
-        try liveExpectError(response, status: 413, code: "payload_too_large")
-        #expect(response.header("Connection")?.lowercased() == "close", "\(response.head)")
-    }
-
-    @Test(.timeLimit(.minutes(1)))
-    func urlSessionBodyOver64KiBIs413PayloadTooLarge() async throws {
-        let server = try LiveServer()
-        defer { server.shutdown() }
-        let body = Array(#"{"isExpanded":false}"#.utf8) + [UInt8](repeating: UInt8(ascii: " "), count: 65_536)
-        let response = try await server.client().send("PUT", "/groups/beer/expansion", body: body)
-        try liveExpectError(response, status: 413, code: "payload_too_large")
-    }
-
-    @Test(.timeLimit(.minutes(1)))
-    func bodyOfExactly64KiBIsAccepted() async throws {
-        let server = try LiveServer()
-        defer { server.shutdown() }
-        let json = Array(#"{"isExpanded":false}"#.utf8)
-        let body = json + [UInt8](repeating: UInt8(ascii: " "), count: 65_536 - json.count)
-        #expect(body.count == 64 * 1024)
-        let response = try await server.client().send("PUT", "/groups/beer/expansion", body: body)
-        #expect(response.status == 200, "\(response)")
-        let change = try response.decode(LiveChange.self)
-        #expect(change.change == LiveSplice(at: 18, inserted: 0, removed: 3))
     }
 }
