@@ -1,7 +1,7 @@
 import Foundation
 import MenuModel
 
-/// The repository's shipped menu, `Config/menu.json`.
+/// The tests' own menu (`LivePaths.menuConfig`, a fixture; not the shipped `Config/menu.json`).
 package func sichuanMenu() throws -> Menu {
-    try Menu(contentsOfFile: configDirectory.appendingPathComponent("menu.json").path)
+    try Menu(contentsOfFile: LivePaths.menuConfig)
 }

@@ -9,8 +9,10 @@ package enum LivePaths {
         .deletingLastPathComponent()  // Sources
         .deletingLastPathComponent()  // package root
 
-    /// The repository's Config/menu.json (the Sichuan restaurant menu).
-    package static let menuConfig: String = packageRoot.appendingPathComponent("Config/menu.json").path
+    /// The tests' own menu, Tests/Fixtures/sichuan-menu.json: the Sichuan restaurant menu as
+    /// Config/menu.json shipped it when the tests were written (30 rows shown by default, 24 of
+    /// them leaves), frozen so that the demo menu in Config/ may change without the tests.
+    package static let menuConfig: String = packageRoot.appendingPathComponent("Tests/Fixtures/sichuan-menu.json").path
 
     /// The `menu-server` executable that `swift build` / `swift test` put next to the test bundle.
     /// Looks in the directory of the running test binary (and a few parents, for macOS bundles),
@@ -49,8 +51,5 @@ package struct LiveError: Error, CustomStringConvertible {
     package let description: String
     package init(_ description: String) { self.description = description }
 }
-
-/// The repository's `Config/` directory.
-package let configDirectory = LivePaths.packageRoot.appendingPathComponent("Config")
 
 package let repositoryRoot = LivePaths.packageRoot

@@ -189,7 +189,7 @@ let liveChangeKeys: Set<String> = ["version", "sessionId", "id", "isExpanded", "
 
 // MARK: - An independent model of the menu (the test's own oracle)
 
-/// Config/menu.json read by the test itself (not through MenuModel) and flattened naively.
+/// The tests' menu (`LivePaths.menuConfig`) read by the test itself (not through MenuModel) and flattened naively.
 struct LiveMenuModel: Sendable {
     struct Node: Sendable {
         var id: String
