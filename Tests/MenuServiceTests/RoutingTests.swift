@@ -1,16 +1,12 @@
-import Foundation
 import HTTPCore
 import Testing
 @testable import MenuService
-@testable import MenuSessions
 import MenuServiceTestSupport
-import MenuTestSupport
 
-/// What only the service value shows: UTF-8 left unescaped, `--max-limit`, the JSON headers of
-/// every answer, rejections rendered, a full store. The contract itself is written once, over both
-/// transports, in MenuAppTests (ContractEndpointTests, ContractErrorTests).
+/// What only the service value shows: UTF-8 left unescaped, `--max-limit`, rejections rendered,
+/// a full store. The contract itself is written once, over both transports, in MenuAppTests
+/// (ContractEndpointTests, ContractErrorTests).
 @Suite struct RoutingTests {
-
     @Test func utf8TitlesPassThroughUnescaped() throws {
         let body = try makeService().call("GET", "/rows", query: [("limit", "2")]).body
         #expect(String(decoding: body, as: UTF8.self).contains("\"title\":\"宮保雞丁\""))
@@ -20,14 +16,6 @@ import MenuTestSupport
         let service = try makeService(maxLimit: 10)
         #expect(service.call("GET", "/rows", query: [("limit", "10")]).status == 200)
         #expect(service.call("GET", "/rows", query: [("limit", "11")]).errorCode == "invalid_parameter")
-    }
-
-    @Test func everyResponseIsJSONAndUncached() throws {
-        let service = try makeService()
-        for response in [service.call("GET", "/rows"), service.call("GET", "/nope"), service.call("POST", "/sessions")] {
-            #expect(response.header("Content-Type") == "application/json; charset=utf-8")
-            #expect(response.header("Cache-Control") == "no-store")
-        }
     }
 
     @Test func rejectionsRenderAsJSONErrors() throws {
