@@ -52,14 +52,40 @@ let package = Package(
         .target(name: "ChildProcess", dependencies: ["CSpawn"], swiftSettings: strict),
         // Test support only: a raw HTTP/1.1 client over a POSIX socket, shared by the test targets.
         .target(name: "HTTPTestSupport", swiftSettings: strict),
+        // Test support only: the tests' paths, menus and manual clock (MenuTestSupport), the service called
+        // with request values (MenuServiceTestSupport), the durable store's fixtures (DurableTestSupport).
+        .target(name: "MenuTestSupport", dependencies: ["MenuModel", "MenuSessions"], swiftSettings: strict),
+        .target(
+            name: "MenuServiceTestSupport", dependencies: ["MenuService", "MenuSessions", "HTTPCore", "MenuTestSupport"],
+            swiftSettings: strict),
+        .target(
+            name: "DurableTestSupport", dependencies: ["MenuSessionsDurable", "MenuSessions", "MenuModel", "ChildProcess"],
+            swiftSettings: strict),
 
         .testTarget(name: "MenuModelTests", dependencies: ["MenuModel", "SeedMenu"], swiftSettings: strict),
         .testTarget(name: "ChildProcessTests", dependencies: ["ChildProcess"], swiftSettings: strict),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPCore", "HTTPServer", "HTTPTestSupport"], swiftSettings: strict),
         .testTarget(
+            name: "MenuSessionsTests", dependencies: ["MenuSessions", "MenuModel", "MenuTestSupport", "SeedMenu"],
+            swiftSettings: strict),
+        // The store directly and the built menu-server over its data directory; MenuService for a full disk's 503.
+        .testTarget(
+            name: "MenuSessionsDurableTests",
+            dependencies: ["MenuSessionsDurable", "MenuSessions", "MenuModel", "MenuService", "HTTPCore", "DurableTestSupport",
+                           "MenuTestSupport", "HTTPTestSupport", "ChildProcess", "SeedMenu"],
+            swiftSettings: strict),
+        // In-process: request values to MenuService, no socket; the fuzz corpus through FuzzTargets.
+        .testTarget(
             name: "MenuServiceTests",
-            dependencies: ["MenuService", "MenuModel", "MenuSessions", "MenuSessionsDurable", "MenuApp", "HTTPCore", "HTTPServer",
-                           "HTTPTestSupport", "SeedMenu", "ChildProcess", "FuzzTargets"],
+            dependencies: ["MenuService", "MenuModel", "MenuSessions", "HTTPCore", "MenuServiceTestSupport", "MenuTestSupport",
+                           "SeedMenu", "FuzzTargets"],
+            swiftSettings: strict),
+        // Live: MenuServer started in-process on port 0, the menu-server process, hostile clients, settings.
+        .testTarget(
+            name: "MenuAppTests",
+            dependencies: ["MenuApp", "MenuService", "MenuModel", "MenuSessions", "MenuSessionsDurable", "HTTPCore", "HTTPServer",
+                           "HTTPTestSupport", "MenuServiceTestSupport", "MenuTestSupport", "DurableTestSupport", "SeedMenu",
+                           "ChildProcess"],
             swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

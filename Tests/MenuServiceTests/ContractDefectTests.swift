@@ -1,39 +1,15 @@
 import Foundation
 import HTTPCore
-import HTTPServer
 import Testing
-@testable import MenuApp
 @testable import MenuService
 @testable import MenuSessions
-@testable import MenuSessionsDurable
-
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import MenuServiceTestSupport
 
 /// The contract defects a new user found (issue 11, item 7): a default page larger than
 /// `--max-limit`, a PUT body key given twice, a mistyped query parameter silently ignored, and
 /// messages that blamed the wrong part of the request.
+/// (The default page is ContractDefectTransportTests, over both transports.)
 @Suite struct ContractDefectTests {
-    // MARK: The default page
-
-    @Test(arguments: [1, 5, 49, 50, 51, 500])
-    func aPageWithoutLimitIsFiftyRowsOrMaxLimitWhenThatIsSmaller(maxLimit: Int) throws {
-        let json = try makeService(maxLimit: maxLimit).call("GET", "/rows").json
-        let expected = min(50, maxLimit)
-        #expect(json["limit"] as? Int == expected)
-        #expect((json["rows"] as? [Any])?.count == min(expected, 30))  // the menu has 30 visible rows
-    }
-
-    @Test(.timeLimit(.minutes(1)))
-    func aLiveServerWithMaxLimitFiveAnswersFiveRowsWithoutLimit() async throws {
-        let server = try LiveServer { $0.maxLimit = 5 }
-        defer { server.shutdown() }
-        let page = try await server.client().get("/rows").decode(LiveRowsPage.self)
-        #expect(page.limit == 5)
-        #expect(page.rows.count == 5)
-    }
-
     // MARK: A key given twice in the PUT body
 
     @Test(arguments: [
@@ -117,16 +93,6 @@ import FoundationNetworking
         let response = try makeService().call("GET", "/rows", query: [("offset", "1"), ("limit", "2")])
         #expect(response.status == 200)
         #expect((response.json["rows"] as? [Any])?.count == 2)
-    }
-
-    @Test(.timeLimit(.minutes(1)))
-    func aLiveMistypedLimitIs400NotFiftyRows() async throws {
-        let server = try LiveServer()
-        defer { server.shutdown() }
-        let response = try await server.client().get("/rows?limt=7")
-        try liveExpectError(response, status: 400, code: "invalid_parameter")
-        #expect(try response.decode(LiveErrorBody.self).error.message
-            == #"unknown query parameter "limt"; GET /rows takes offset and limit"#)
     }
 
     // MARK: Messages

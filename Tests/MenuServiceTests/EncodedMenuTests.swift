@@ -1,11 +1,10 @@
 import Foundation
 import MenuModel
 import SeedMenu
+import MenuTestSupport
 import Testing
-@testable import MenuApp
 @testable import MenuService
 @testable import MenuSessions
-@testable import MenuSessionsDurable
 
 @Suite("EncodedMenu: a page of rows as JSON, in one pass or in two")
 struct EncodedMenuTests {

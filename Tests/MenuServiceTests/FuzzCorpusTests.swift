@@ -1,8 +1,8 @@
 import Foundation
 import HTTPCore
-import HTTPServer
 import Testing
 @testable import FuzzTargets
+import MenuTestSupport
 
 /// Every input in `Fuzz/corpus/TARGET/` (the seeds and every past finding, which is added there)
 /// goes through the very check the fuzzer runs, `FuzzTarget.check`, as a regression test: no

@@ -1,10 +1,8 @@
 import Foundation
 import MenuModel
 import Testing
-@testable import MenuApp
 @testable import MenuService
 @testable import MenuSessions
-@testable import MenuSessionsDurable
 
 @Suite struct JSONWriterTests {
     func written(_ body: (inout JSONWriter) -> Void) -> String {

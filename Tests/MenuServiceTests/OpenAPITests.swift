@@ -1,9 +1,8 @@
 import Foundation
 import Testing
-@testable import MenuApp
 @testable import MenuService
 @testable import MenuSessions
-@testable import MenuSessionsDurable
+import MenuTestSupport
 
 /// `openapi.yaml` documents exactly the routes the service answers.
 @Suite struct OpenAPITests {

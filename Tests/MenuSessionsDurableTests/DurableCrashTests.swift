@@ -1,0 +1,229 @@
+import ChildProcess
+import Foundation
+import HTTPTestSupport
+import MenuModel
+import Synchronization
+import SeedMenu
+import Testing
+
+@testable import MenuService
+@testable import MenuSessions
+@testable import MenuSessionsDurable
+import DurableTestSupport
+import MenuTestSupport
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The built `menu-server` executable as a child process, its port read from its first line.
+final class DurableChild {
+    let process: ChildProcess
+    let port: Int
+    let stderrPath: String
+    /// How the child ended, once ``kill(_:)`` has seen it end.
+    private(set) var termination: ChildProcess.Termination?
+
+    init(arguments: [String], stderrPath: String, executable: String? = nil) throws {
+        self.stderrPath = stderrPath
+        process = try ChildProcess(
+            executable: try executable ?? LivePaths.executable().path, arguments: arguments,
+            standardOutput: .pipe, standardError: .file(stderrPath))
+        // The first stdout line: `menu-server listening on http://127.0.0.1:PORT`.
+        let text = ChildProcess.readLine(from: process.standardOutput!, timeout: .seconds(30)) ?? ""
+        let prefix = "menu-server listening on http://127.0.0.1:"
+        guard text.hasPrefix(prefix), let port = Int(text.dropFirst(prefix.count)) else {
+            process.send(SIGKILL)
+            _ = process.wait(timeout: .seconds(10))
+            throw DurableTestError("no listening line (got \"\(text)\"); stderr: \((try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "")")
+        }
+        self.port = port
+    }
+
+    var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+
+    /// Sends `signal` and waits for the exit (SIGKILL after 30 s).
+    func kill(_ signal: Int32) {
+        process.send(signal)
+        termination = process.waitOrKill(timeout: .seconds(30)).termination
+    }
+}
+
+/// A blocking HTTP/1.1 keep-alive connection over a POSIX socket: a response counts as received
+/// only once its whole body has arrived.
+final class DurableHTTPConnection {
+    private let socket: Int32
+    private var buffer: [UInt8] = []
+
+    init(port: Int) throws {
+        socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            close(socket)
+            throw DurableTestError("connect: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    deinit { close(socket) }
+
+    struct Response {
+        var status: Int
+        var headers: [String: String]
+        var body: [UInt8]
+    }
+
+    func request(_ method: String, _ path: String, session: String? = nil) throws -> Response {
+        var text = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n"
+        if let session { text += "X-Session-Id: \(session)\r\n" }
+        text += "\r\n"
+        let bytes = Array(text.utf8)
+        guard bytes.withUnsafeBytes({ send(socket, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL)) }) == bytes.count else {
+            throw DurableTestError("send failed")
+        }
+        let separator = Array("\r\n\r\n".utf8)
+        var headerEnd: Int?
+        while headerEnd == nil {
+            headerEnd = buffer.firstRange(of: separator)?.upperBound
+            if headerEnd == nil { try receive() }
+        }
+        let head = String(decoding: buffer[0 ..< headerEnd!], as: UTF8.self).components(separatedBy: "\r\n")
+        let status = Int(head[0].split(separator: " ")[1]) ?? 0
+        var headers: [String: String] = [:]
+        for line in head.dropFirst() where line.contains(":") {
+            let parts = line.split(separator: ":", maxSplits: 1)
+            headers[parts[0].lowercased()] = parts[1].trimmingCharacters(in: .whitespaces)
+        }
+        let length = Int(headers["content-length"] ?? "0") ?? 0
+        while buffer.count < headerEnd! + length { try receive() }
+        let body = Array(buffer[headerEnd! ..< headerEnd! + length])
+        buffer.removeFirst(headerEnd! + length)
+        return Response(status: status, headers: headers, body: body)
+    }
+
+    private func receive() throws {
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        let count = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress!, $0.count, 0) }
+        guard count > 0 else { throw DurableTestError("connection closed") }
+        buffer += chunk[0 ..< count]
+    }
+}
+
+@Suite("Durable: the menu-server executable killed mid-burst")
+struct DurableCrashTests {
+    /// What one client thread saw: the last acknowledged state of each group it toggled, and the
+    /// toggle in flight when the server died (it may or may not have been applied).
+    struct Acknowledged: Sendable {
+        var session = ""
+        var states: [String: Bool] = [:]
+        var count = 0
+        var inFlight: String?
+    }
+
+    final class Shared: Sendable {
+        let results = Mutex<[Acknowledged]>([])
+        let total = Atomic<Int>(0)
+    }
+
+    @Test("every acknowledged toggle survives SIGKILL mid-burst", arguments: [FsyncPolicy.always, .everysec])
+    func acknowledgedTogglesSurviveSIGKILL(policy: FsyncPolicy) throws {
+        let directory = DurableTemporaryDirectory()
+        defer { directory.remove() }
+        let (data, arguments) = try durableServerFiles(in: directory, fsync: policy)
+        let menu = DurableFixtures.menu()
+        let defaults = durableExpansion(ExpansionState(), menu: menu)
+
+        let server = try DurableChild(arguments: arguments, stderrPath: directory.file("stderr-1"))
+        let threads = 4
+        let shared = Shared()
+        let port = server.port
+        let started = DispatchGroup()
+        for worker in 0 ..< threads {
+            started.enter()
+            Thread.detachNewThread {
+                defer { started.leave() }
+                var seen = Acknowledged()
+                defer { shared.results.withLock { $0.append(seen) } }
+                guard let connection = try? DurableHTTPConnection(port: port),
+                      let created = try? connection.request("POST", "/sessions"), created.status == 201,
+                      let session = created.headers["x-session-id"]
+                else { return }
+                seen.session = session
+                var random = SplitMix64(state: UInt64(worker))
+                while true {
+                    let group = DurableFixtures.groups[Int(random.next() % 5)]
+                    seen.inFlight = group
+                    guard let response = try? connection.request("POST", "/groups/\(group)/toggle", session: session) else { return }
+                    guard response.status == 200 else { return }
+                    struct Body: Decodable { var id: String; var isExpanded: Bool }
+                    guard let body = try? JSONDecoder().decode(Body.self, from: Data(response.body)), body.id == group else { return }
+                    seen.inFlight = nil
+                    seen.states[group] = body.isExpanded
+                    seen.count += 1
+                    shared.total.add(1, ordering: .relaxed)
+                }
+            }
+        }
+        // Kill once the burst is well under way: 400 toggles acknowledged, however long that takes
+        // (waited for up to 60 s, far more than any machine needs).
+        #expect(eventually(within: .seconds(60), every: .milliseconds(1)) { shared.total.load(ordering: .relaxed) >= 400 },
+                "400 toggles were not acknowledged within 60 s")
+        server.kill(SIGKILL)
+        started.wait()
+        let acknowledged = shared.results.withLock { $0 }
+        #expect(acknowledged.count == threads && acknowledged.allSatisfy { !$0.session.isEmpty })
+        #expect(acknowledged.reduce(0) { $0 + $1.count } >= 400)
+
+        // Restart on the same directory: every acknowledged state is there.
+        let restarted = try DurableChild(arguments: arguments, stderrPath: directory.file("stderr-2"))
+        #expect(restarted.stderr.contains("sessions are kept in \(data) (journal fsync: \(policy.rawValue)); restored \(threads) sessions"),
+                "\(restarted.stderr)")
+        let connection = try DurableHTTPConnection(port: restarted.port)
+        for seen in acknowledged where !seen.session.isEmpty {
+            let rows = try connection.request("GET", "/rows?limit=500", session: seen.session)
+            #expect(rows.status == 200)
+            struct Row: Decodable { var id: String; var isExpanded: Bool? }
+            struct Rows: Decodable { var rows: [Row] }
+            let visible = try JSONDecoder().decode(Rows.self, from: Data(rows.body)).rows
+            for row in visible {
+                guard let isExpanded = row.isExpanded else { continue }
+                let expected = seen.states[row.id] ?? defaults[row.id]!
+                #expect(isExpanded == expected || (seen.inFlight == row.id && isExpanded == !expected),
+                        "session \(seen.session) group \(row.id): \(isExpanded), acknowledged \(expected)")
+            }
+        }
+        restarted.kill(SIGTERM)
+        #expect(restarted.termination == .exited(0))
+
+        // Groups hidden under collapsed ones are not in /rows: check every group in-process.
+        let store = try DurableSessionStore(directory: data, menu: menu)
+        defer { store.close() }
+        for seen in acknowledged where !seen.session.isEmpty {
+            let state = durableExpansion(try store.state(of: try #require(SessionID(seen.session))), menu: menu)
+            for group in DurableFixtures.groups {
+                let expected = seen.states[group] ?? defaults[group]!
+                #expect(state[group] == expected || (seen.inFlight == group && state[group] == !expected),
+                        "session \(seen.session) group \(group): \(String(describing: state[group])), acknowledged \(expected)")
+            }
+        }
+    }
+
+    @Test("menu-server exits 2 naming the data directory when it does not exist")
+    func missingDataDirectoryExitsTwo() throws {
+        let directory = DurableTemporaryDirectory()
+        defer { directory.remove() }
+        let config = directory.file("menu.json")
+        try DurableFixtures.menuJSON.write(toFile: config, atomically: true, encoding: .utf8)
+        let missing = directory.file("missing/data")
+        let result = durableRun(try LivePaths.executable().path, ["--port", "0", "--config", config, "--data-dir", missing])
+        #expect(result.status == 2)
+        #expect(result.output.contains("menu-server: cannot use data directory \(missing): it does not exist"), "\(result.output)")
+    }
+}

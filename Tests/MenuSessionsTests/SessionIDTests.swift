@@ -1,0 +1,59 @@
+import Testing
+@testable import MenuSessions
+
+@Suite struct SessionIDTests {
+    @Test func textRoundTripsForRandomIDs() {
+        for _ in 0 ..< 1_000 {
+            let id = SessionID.random()
+            #expect(id.text.utf8.count == 22)
+            #expect(SessionID(id.text) == id)
+        }
+    }
+
+    @Test func extremeBitPatternsRoundTrip() {
+        for (high, low) in [(UInt64(0), UInt64(0)), (.max, .max), (1, 0), (0, 1), (0x8000_0000_0000_0000, 3)] {
+            let id = SessionID(high: high, low: low)
+            #expect(SessionID(id.text) == id)
+        }
+        #expect(SessionID(high: 0, low: 0).text == "AAAAAAAAAAAAAAAAAAAAAA")
+        #expect(SessionID(high: .max, low: .max).text == "_____________________w")
+    }
+
+    @Test func idsThatDifferOnlyInTheirLowHalfAreStillTwoKeys() {
+        // The hash reads `high` alone: ids equal there must still be told apart by ==.
+        var sessions: [SessionID: Int] = [:]
+        for low in 0 ..< 100 { sessions[SessionID(high: 7, low: UInt64(low))] = low }
+        #expect(sessions.count == 100)
+        #expect(sessions[SessionID(high: 7, low: 42)] == 42)
+        #expect(sessions[SessionID(high: 8, low: 42)] == nil)
+    }
+
+    @Test func randomIDsOfOneShardAllFindTheirEntries() {
+        // Ids of one shard share their low bits; a dictionary of them must still hold every one.
+        var sessions: [SessionID: Int] = [:]
+        var made: [SessionID] = []
+        while made.count < 5_000 {
+            let id = SessionID.random()
+            guard SessionTable<InMemorySessionStore.Entry>.shardIndex(of: id) == 0 else { continue }
+            sessions[id] = made.count
+            made.append(id)
+        }
+        for (position, id) in made.enumerated() { #expect(sessions[id] == position) }
+    }
+
+    @Test func onlyTheURLSafeAlphabetIsUsed() {
+        let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        #expect(SessionID.random().text.allSatisfy(allowed.contains))
+    }
+
+    @Test(arguments: ["", "AAAAAAAAAAAAAAAAAAAAA", "AAAAAAAAAAAAAAAAAAAAAAA", "AAAAAAAAAAAAAAAAAAAAA+", "AAAAAAAAAAAAAAAAAAAAAB", "ÄAAAAAAAAAAAAAAAAAAAA"])
+    func nonCanonicalTextIsRefused(text: String) {
+        #expect(SessionID(text) == nil)
+    }
+
+    @Test func redactedFormHidesMostOfTheID() {
+        let id = SessionID.random()
+        #expect(id.redacted.count == 7)
+        #expect(id.text.hasPrefix(String(id.redacted.dropLast())))
+    }
+}
