@@ -5,7 +5,7 @@ import HTTPCore
 ///
 /// Invariant: ``routes`` has exactly one route building each case (`EndpointTests` checks it),
 /// and an id is never empty (a path with an empty id segment matches no route).
-enum Endpoint: Hashable, Sendable {
+package enum Endpoint: Hashable, Sendable {
     /// `GET`/`HEAD /rows`: a page of the flattened table.
     case rows
     /// `GET`/`HEAD /count`: the table's row and leaf counts.
@@ -24,7 +24,7 @@ enum Endpoint: Hashable, Sendable {
     /// Every route the service answers, in the order a client reads them (the 404 hint) and with
     /// its methods in the order of its `Allow`: the single source of routing, the unknown-parameter
     /// refusal, the 404 hint, and the contract `openapi.yaml` documents (tests keep them in step).
-    static let routes: [Route] = [
+    package static let routes: [Route] = [
         Route(["GET", "HEAD"], "/rows", query: ["offset", "limit"], .rows),
         Route(["GET", "HEAD"], "/count", .count),
         Route(["GET", "HEAD"], "/healthz", .health),
@@ -89,7 +89,7 @@ extension Endpoint {
     /// A class, immutable: the request path takes one reference to its route, where a struct of
     /// six stored properties was copied out of the table property by property (`GET /rows?limit=1`
     /// measured 15 ns slower than before this table with a struct, 5 ns faster with the class).
-    final class Route: Sendable {
+    package final class Route: Sendable {
         /// How a route's endpoint is made from the matched path.
         enum Builder: Sendable {
             case fixed(Endpoint)
@@ -97,11 +97,11 @@ extension Endpoint {
         }
 
         /// The methods, in the order of the `Allow` of a 405.
-        let methods: [String]
+        package let methods: [String]
         /// The path as the contract writes it, e.g. `/groups/{id}/toggle`.
-        let template: String
+        package let template: String
         /// The query parameters it takes; any other is refused.
-        let query: [StaticString]
+        package let query: [StaticString]
         let builds: Builder
         /// The template's segments after the leading `/`, split once.
         let segments: [Substring]
@@ -156,5 +156,13 @@ extension Endpoint {
                 throw .invalidParameter("unknown query parameter \"\(given.name(at: position).prefix(40))\"; \(request.method) \(template) takes \(takes)")
             }
         }
+    }
+}
+
+extension Endpoint {
+    /// Each method of each route with its route, in table order, `HEAD` included: what the tests
+    /// that compare the table with `openapi.yaml` and the refusals read.
+    package static var methodRoutes: [(method: String, route: Route)] {
+        routes.flatMap { route in route.methods.map { (method: $0, route: route) } }
     }
 }

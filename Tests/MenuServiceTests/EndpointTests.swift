@@ -1,15 +1,10 @@
 import Foundation
 import HTTPCore
 import Testing
+import MenuServiceTestSupport
+import MenuTestSupport
 @testable import MenuService
 
-extension Endpoint {
-    /// Each method of each route with its route, in table order, `HEAD` included: what the tests
-    /// that compare the table with `openapi.yaml` and the refusals read.
-    static var methodRoutes: [(method: String, route: Route)] {
-        routes.flatMap { route in route.methods.map { (method: $0, route: route) } }
-    }
-}
 
 /// The routing contract, read from ``Endpoint/routes``: which request reaches which endpoint with
 /// which id, and which is 404, 405 or 400, decided before any handler runs.

@@ -1,6 +1,9 @@
 import Foundation
 @testable import MenuModel
 import Testing
+import DurableTestSupport
+import MenuServiceTestSupport
+import MenuTestSupport
 @testable import MenuService
 @testable import MenuSessions
 @testable import MenuSessionsDurable

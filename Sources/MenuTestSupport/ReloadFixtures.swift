@@ -9,11 +9,11 @@ import MenuModel
 /// - `specials` sits under `mains` in even generations and at the top level in odd ones;
 /// - every title ends in `@k`, so each generation has its own `version` and a row shows which
 ///   generation it came from.
-enum ReloadMenus {
+package enum ReloadMenus {
     /// Every id that is a group in some generation.
-    static let groupIDs = ["mains", "mains-noodles", "specials", "seasonal", "drinks", "desserts", "desserts-cakes", "sides"]
+    package static let groupIDs = ["mains", "mains-noodles", "specials", "seasonal", "drinks", "desserts", "desserts-cakes", "sides"]
 
-    static func json(generation k: Int) -> String {
+    package static func json(generation k: Int) -> String {
         func leaf(_ id: String) -> [String: Any] { ["id": id, "title": "\(id)@\(k)"] }
         func group(_ id: String, expanded: Bool = false, _ items: [[String: Any]]) -> [String: Any] {
             ["id": id, "title": "\(id)@\(k)", "expanded": expanded, "items": items]
@@ -33,10 +33,10 @@ enum ReloadMenus {
         return String(decoding: data, as: UTF8.self)
     }
 
-    static func menu(generation k: Int) -> Menu { try! Menu(jsonData: Data(json(generation: k).utf8)) }
+    package static func menu(generation k: Int) -> Menu { try! Menu(jsonData: Data(json(generation: k).utf8)) }
 
     /// Writes generation `k` to `path` as a deployment would: a temporary file renamed over it.
-    static func write(generation k: Int, to path: String) throws {
+    package static func write(generation k: Int, to path: String) throws {
         let temporary = path + ".tmp"
         try Data(json(generation: k).utf8).write(to: URL(fileURLWithPath: temporary))
         guard rename(temporary, path) == 0 else { throw CocoaError(.fileWriteUnknown) }
@@ -46,16 +46,18 @@ enum ReloadMenus {
 /// What one session should look like after reloads, by the rule: a group's explicit choice is
 /// kept by id while the group exists; once a menu does not have it as a group, or its default
 /// there equals the choice, the choice is gone and the group follows each menu's default.
-struct ReloadExpectation: Sendable {
-    /// The last choice acknowledged per group, and the generation it was applied on.
-    private(set) var choices: [String: (isExpanded: Bool, generation: Int)] = [:]
+package struct ReloadExpectation: Sendable {
+    package init() {}
 
-    mutating func acknowledge(_ id: String, isExpanded: Bool, generation: Int) {
+    /// The last choice acknowledged per group, and the generation it was applied on.
+    package private(set) var choices: [String: (isExpanded: Bool, generation: Int)] = [:]
+
+    package mutating func acknowledge(_ id: String, isExpanded: Bool, generation: Int) {
         choices[id] = (isExpanded, generation)
     }
 
     /// The explicit choices still in force at generation `k`, given `menus[j]` for each generation.
-    func choices(at k: Int, menus: [Int: Menu]) -> [String: Bool] {
+    package func choices(at k: Int, menus: [Int: Menu]) -> [String: Bool] {
         var result: [String: Bool] = [:]
         for (id, choice) in choices where choice.generation <= k {
             var alive = true
@@ -73,7 +75,7 @@ struct ReloadExpectation: Sendable {
     }
 
     /// The view of generation `k`'s menu with the choices in force then, built from scratch by id.
-    func view(at k: Int, menus: [Int: Menu]) -> FlattenedView {
+    package func view(at k: Int, menus: [Int: Menu]) -> FlattenedView {
         var view = FlattenedView(menu: menus[k]!)
         for (id, isExpanded) in choices(at: k, menus: menus) { _ = try! view.setExpanded(id, isExpanded) }
         return view

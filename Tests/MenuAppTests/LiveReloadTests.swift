@@ -5,6 +5,8 @@ import MenuModel
 import SeedMenu
 import Synchronization
 import Testing
+import DurableTestSupport
+import MenuTestSupport
 @testable import MenuApp
 @testable import MenuService
 @testable import MenuSessions
