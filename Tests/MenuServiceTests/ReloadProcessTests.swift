@@ -79,6 +79,17 @@ final class ReloadFixture {
 
     /// The menu the config holds now, read by MenuModel as the server reads it.
     func menu() throws -> Menu { try Menu(contentsOfFile: configPath) }
+
+    /// The arguments of a child menu-server on this config: port 0, then `flags`.
+    func arguments(_ flags: [String] = []) -> [String] { ["--port", "0", "--config", configPath] + flags }
+
+    /// Writes `nodes` as the config and starts a child menu-server on it; returns the child and
+    /// the version it serves.
+    func serve(_ nodes: [ReloadNode], flags: [String] = []) throws -> (LiveChildServer, String) {
+        try replace(with: reloadMenu(nodes))
+        let version = try menu().version
+        return (try LiveChildServer(arguments: arguments(flags)), version)
+    }
 }
 
 extension LiveChildServer {
@@ -169,9 +180,7 @@ struct ReloadProcessTests {
     @Test(.timeLimit(.minutes(2)))
     func sighupServesTheChangedConfigAndCarriesSessionsOverByTheRule() throws {
         let fixture = try ReloadFixture()
-        try fixture.replace(with: reloadMenu(Self.first))
-        let firstVersion = try fixture.menu().version
-        let child = try LiveChildServer(arguments: ["--port", "0", "--config", fixture.configPath])
+        let (child, firstVersion) = try fixture.serve(Self.first)
         defer { child.stop() }
         #expect(try child.count().version == firstVersion)
 
@@ -215,9 +224,7 @@ struct ReloadProcessTests {
     @Test(.timeLimit(.minutes(2)))
     func sighupWithAnInvalidConfigKeepsServingTheOldMenuAndLogsEveryProblem() throws {
         let fixture = try ReloadFixture()
-        try fixture.replace(with: reloadMenu(Self.first))
-        let firstVersion = try fixture.menu().version
-        let child = try LiveChildServer(arguments: ["--port", "0", "--config", fixture.configPath])
+        let (child, firstVersion) = try fixture.serve(Self.first)
         defer { child.stop() }
         let session = try child.newSession()
         #expect(try child.setExpansion("mains", true, session: session).status == 200)
@@ -257,7 +264,7 @@ struct ReloadProcessTests {
         let text = reloadMenu(Self.first)
         try fixture.replace(with: text)
         let version = try fixture.menu().version
-        let child = try LiveChildServer(arguments: ["--port", "0", "--config", fixture.configPath])
+        let child = try LiveChildServer(arguments: fixture.arguments())
         defer { child.stop() }
         let session = try child.newSession()
         #expect(try child.setExpansion("starters", false, session: session).status == 200)
@@ -276,9 +283,7 @@ struct ReloadProcessTests {
     @Test(.timeLimit(.minutes(2)))
     func watchConfigReloadsOnARenameIntoPlaceAndOnAnInPlaceRewrite() throws {
         let fixture = try ReloadFixture()
-        try fixture.replace(with: reloadMenu(Self.first))
-        let firstVersion = try fixture.menu().version
-        let child = try LiveChildServer(arguments: ["--port", "0", "--config", fixture.configPath, "--watch-config", "yes"])
+        let (child, firstVersion) = try fixture.serve(Self.first, flags: ["--watch-config", "yes"])
         defer { child.stop() }
         let session = try child.newSession()
         #expect(try child.setExpansion("mains", true, session: session).status == 200)
@@ -321,7 +326,7 @@ struct ReloadProcessTests {
         try manager.createSymbolicLink(atPath: data, withDestinationPath: "..2026_v1")
         try manager.createSymbolicLink(atPath: fixture.configPath, withDestinationPath: "..data/menu.json")
         let firstVersion = try fixture.menu().version
-        let child = try LiveChildServer(arguments: ["--port", "0", "--config", fixture.configPath, "--watch-config", "yes"])
+        let child = try LiveChildServer(arguments: fixture.arguments(["--watch-config", "yes"]))
         defer { child.stop() }
         #expect(try child.count().version == firstVersion)
 
@@ -350,7 +355,7 @@ struct ReloadProcessTests {
             expected[menu.version] = FlattenedView(menu: menu).count
         }
         try fixture.replace(with: menus[0])
-        let child = try LiveChildServer(arguments: ["--port", "0", "--config", fixture.configPath, "--watch-config", "yes"])
+        let child = try LiveChildServer(arguments: fixture.arguments(["--watch-config", "yes"]))
         defer { child.stop() }
 
         let problems = LiveLocked<[String]>([])
@@ -406,7 +411,7 @@ struct ReloadProcessTests {
         let fixture = try ReloadFixture()
         try fixture.replace(with: reloadMenu(Self.first))
         let outcome = try ChildProcess.run(
-            executable: try LivePaths.executable().path, arguments: ["--port", "0", "--config", fixture.configPath] + bad.arguments,
+            executable: try LivePaths.executable().path, arguments: fixture.arguments(bad.arguments),
             environment: liveChildEnvironment().merging(bad.environment) { _, new in new }, timeout: .seconds(30))
         let stderr = String(decoding: outcome.standardError, as: UTF8.self)
         #expect(outcome.exitedOnItsOwn)
