@@ -56,10 +56,9 @@ struct ReloadWatchWriterTests {
         child.expectCleanStop()
     }
 
-    /// Known defect: ConfigWatcher counts the config's IN_CREATE as a change, so a file created
-    /// anew (after a delete, or by `open(O_CREAT)` under the watched name) is read 200 ms after its
-    /// creation even while its writer is still writing, and the half file is logged as invalid
-    /// (the writer's close then reloads it properly, so only the log is wrong).
+    /// The watcher once counted the config's IN_CREATE as a change, so a file created anew (after
+    /// a delete, by `open(O_CREAT)` under the watched name) was read 200 ms after its creation
+    /// while its writer was still writing, and the half file logged as invalid.
     @Test(.timeLimit(.minutes(2)))
     func aConfigCreatedAnewIsReadOnceItsWriterClosesIt() throws {
         let fixture = try ReloadFixture()
@@ -78,10 +77,32 @@ struct ReloadWatchWriterTests {
         try writer.finish()
         let second = try fixture.menu().version
         let log = child.awaitLog(after: mark, "menu-server: the config file changed: menu reloaded: version \(firstVersion) -> \(second), ")
-        withKnownIssue("ConfigWatcher reloads on IN_CREATE of a regular file before its writer has closed it") {
-            #expect(!readHalfFile && !log.contains("cannot reload"), "the half-written file was read:\n\(log)")
-        }
+        #expect(!readHalfFile && !log.contains("cannot reload"), "the half-written file was read:\n\(log)")
         #expect(try child.count().version == second)
+        child.expectCleanStop()
+    }
+
+    /// A hard link or a symlink made under the config's name has no writer to wait for: its
+    /// creation is the change.
+    @Test(.timeLimit(.minutes(2)))
+    func aConfigLinkedIntoPlaceIsReadOnItsCreation() throws {
+        let fixture = try ReloadFixture()
+        let (child, firstVersion) = try fixture.serve(ReloadProcessTests.first, flags: ["--watch-config", "yes"])
+        defer { child.stop() }
+        var served = firstVersion
+        for (name, nodes, hard) in [("hard.json", ReloadProcessTests.second, true), ("soft.json", ReloadProcessTests.third, false)] {
+            let staged = fixture.directory.appendingPathComponent(name).path
+            try Data(reloadMenu(nodes).utf8).write(to: URL(fileURLWithPath: staged))
+            var mark = child.logMark
+            try FileManager.default.removeItem(atPath: fixture.configPath)
+            child.awaitLog(after: mark, "cannot read \(fixture.configPath)")
+            mark = child.logMark
+            #expect((hard ? link(staged, fixture.configPath) : symlink(name, fixture.configPath)) == 0, "\(String(cString: strerror(errno)))")
+            let version = try fixture.menu().version
+            child.awaitLog(after: mark, "menu-server: the config file changed: menu reloaded: version \(served) -> \(version), ")
+            #expect(try child.count().version == version)
+            served = version
+        }
         child.expectCleanStop()
     }
 }
