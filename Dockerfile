@@ -33,6 +33,7 @@ ENV MENU_HOST=0.0.0.0 \
     MENU_CONFIG=/app/Config/menu.json
 EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=2s --start-period=5s CMD ["curl", "-fsS", "http://127.0.0.1:8080/healthz"]
-# SIGTERM drains requests in flight and exits 0.
+# SIGTERM drains requests in flight and exits 0. SIGHUP (`docker kill -s HUP CONTAINER`) reloads
+# MENU_CONFIG; mount Config as a ConfigMap and set MENU_WATCH_CONFIG=yes to reload on its updates.
 STOPSIGNAL SIGTERM
 ENTRYPOINT ["menu-server"]

@@ -36,7 +36,7 @@ final class ConfigWatcher: Sendable {
         }
         self.descriptor = descriptor
         let thread = Thread { [self] in
-            run(names: [name, "..data"], quiet: quiet, changed: changed)
+            run(directory: directory, names: [name, "..data"], quiet: quiet, changed: changed)
             finished.signal()
         }
         thread.name = "menu-server config watcher"
@@ -54,13 +54,13 @@ final class ConfigWatcher: Sendable {
     }
 
     #if canImport(Glibc)
-    private func run(names: Set<String>, quiet: Duration, changed: @Sendable () -> Void) {
+    private func run(directory: String, names: Set<String>, quiet: Duration, changed: @Sendable () -> Void) {
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         var due: ContinuousClock.Instant?
         while !stopped.load(ordering: .acquiring) {
             var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
             let ready = poll(&poller, 1, 100)
-            if ready > 0, Self.drain(descriptor, into: &buffer, names: names) { due = .now + quiet }
+            if ready > 0, Self.drain(descriptor, into: &buffer, directory: directory, names: names) { due = .now + quiet }
             if let deadline = due, ContinuousClock.now >= deadline {
                 due = nil
                 changed()
@@ -68,8 +68,10 @@ final class ConfigWatcher: Sendable {
         }
     }
 
-    /// Reads every queued event; true when one names a watched name.
-    private static func drain(_ descriptor: Int32, into buffer: inout [UInt8], names: Set<String>) -> Bool {
+    /// Reads every queued event; true when one names a watched name. Creating a regular file with
+    /// one link (`open(O_CREAT)`) does not count: its writer may still be writing, and its close
+    /// (IN_CLOSE_WRITE) follows. A symlink or a hard link made under the name counts at once.
+    private static func drain(_ descriptor: Int32, into buffer: inout [UInt8], directory: String, names: Set<String>) -> Bool {
         var matched = false
         while true {
             let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
@@ -81,11 +83,18 @@ final class ConfigWatcher: Sendable {
                     let length = Int(bytes.loadUnaligned(fromByteOffset: offset + header - 4, as: UInt32.self))
                     let nameBytes = bytes[(offset + header) ..< min(count, offset + header + length)]
                     let name = String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self)
-                    if names.contains(name) { matched = true }
+                    let mask = bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)
+                    if names.contains(name), !(mask & UInt32(IN_CREATE) != 0 && isNewRegularFile(directory + "/" + name)) { matched = true }
                     offset += header + length
                 }
             }
         }
+    }
+
+    /// A regular file with one link: just created by `open`, not linked into place.
+    private static func isNewRegularFile(_ path: String) -> Bool {
+        var status = stat()
+        return lstat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG && status.st_nlink == 1
     }
     #endif
 }

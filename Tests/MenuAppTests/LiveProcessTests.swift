@@ -34,13 +34,22 @@ final class LiveChildServer {
             executable: try LivePaths.executable().path, arguments: arguments,
             environment: liveChildEnvironment(), workingDirectory: LivePaths.packageRoot.path,
             standardOutput: .pipe, standardError: .pipe)
-        // Drain stderr in the background so the child never blocks on it.
+        // Drain stderr in the background so the child never blocks on it; `stderrText` grows as
+        // lines arrive, so a test can wait for a log line while the child runs.
         let errors = process.standardError!
         let text = stderrText
         stderrDone.enter()
         let done = stderrDone
         DispatchQueue.global().async {
-            text.set(String(decoding: ChildProcess.readToEnd(errors), as: UTF8.self))
+            var bytes: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(errors, $0.baseAddress, $0.count) }
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { break }
+                bytes.append(contentsOf: buffer[..<count])
+                text.set(String(decoding: bytes, as: UTF8.self))
+            }
             done.leave()
         }
         guard let line = ChildProcess.readLine(from: process.standardOutput!, timeout: .seconds(20)) else {
