@@ -8,6 +8,7 @@ import Foundation
 import HTTPTestSupport
 import MenuModel
 import Testing
+import MenuTestSupport
 
 #if canImport(Glibc)
 import Glibc

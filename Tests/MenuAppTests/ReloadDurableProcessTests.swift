@@ -6,6 +6,7 @@ import Foundation
 import HTTPTestSupport
 import MenuModel
 import Testing
+import MenuTestSupport
 
 #if canImport(Glibc)
 import Glibc
