@@ -19,7 +19,7 @@ final class ConfigWatcher: Sendable {
     private let stopped = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
 
-    /// Starts watching; nil (with the reason in `error`) when inotify cannot watch the directory.
+    /// Starts watching; throws when inotify cannot watch the directory (the server then refuses to start).
     init(path: String, quiet: Duration = .milliseconds(200), changed: @escaping @Sendable () -> Void) throws(ConfigWatchError) {
         self.path = path
         let url = URL(fileURLWithPath: path)
@@ -84,6 +84,8 @@ final class ConfigWatcher: Sendable {
                     let nameBytes = bytes[(offset + header) ..< min(count, offset + header + length)]
                     let name = String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self)
                     let mask = bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)
+                    // A lost event (the queue overflowed) may have been the config's: count it as a change.
+                    if mask & UInt32(IN_Q_OVERFLOW) != 0 { matched = true }
                     if names.contains(name), !(mask & UInt32(IN_CREATE) != 0 && isNewRegularFile(directory + "/" + name)) { matched = true }
                     offset += header + length
                 }

@@ -126,7 +126,7 @@ public final class MenuServer: Sendable {
         do {
             log("\(reason): " + (try reload()).summary)
         } catch {
-            log("\(reason): \(error.description); still serving version \(service.menu.version)")
+            log("\(reason): still serving version \(service.menu.version); \(error.description)")
         }
     }
 

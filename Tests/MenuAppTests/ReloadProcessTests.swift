@@ -235,7 +235,7 @@ struct ReloadProcessTests {
         try fixture.replace(with: #"{"title":"x","items":[{"id":"ok","title":"A"},{"id":"bad id!","title":"B"},"#
             + #"{"id":"g","title":"G","items":[{"id":"r","title":""}]}]}"#)
         let log = child.hangUp(awaiting: "still serving version \(firstVersion)")
-        #expect(log.contains("menu-server: SIGHUP: cannot reload menu config \(fixture.configPath): invalid menu config (2 problems):"), "\(log)")
+        #expect(log.contains("menu-server: SIGHUP: still serving version \(firstVersion); cannot reload menu config \(fixture.configPath): invalid menu config (2 problems):"), "\(log)")
         #expect(log.contains("items[1].id") && log.contains("bad id!"), "\(log)")
         #expect(log.contains("items[2].items[0].title"), "\(log)")
         #expect(try child.count(session: session) == before)
@@ -306,7 +306,7 @@ struct ReloadProcessTests {
         mark = child.logMark
         try fixture.rewriteInPlace(with: #"{"title":"x","items":[{"id":"a","title":"A"},{"id":"a","title":"B"}]}"#)
         let log = child.awaitLog(after: mark, "still serving version \(third)")
-        #expect(log.contains("menu-server: the config file changed: cannot reload menu config \(fixture.configPath)"), "\(log)")
+        #expect(log.contains("menu-server: the config file changed: still serving version \(third); cannot reload menu config \(fixture.configPath)"), "\(log)")
         #expect(log.contains("items[1].id"), "\(log)")
         #expect(try child.count().version == third)
         child.expectCleanStop()
