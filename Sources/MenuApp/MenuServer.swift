@@ -1,3 +1,4 @@
+import Foundation
 import HTTPCore
 import HTTPServer
 import MenuService
@@ -113,12 +114,26 @@ public final class MenuServer: Sendable {
                 return MenuReload(from: old, to: old, nodeCount: menu.nodeCount, load: loaded - started, install: .zero,
                                   rebase: .zero, sessions: SessionRebaseReport())
             }
+            var previous: ServedMenu? = service.current
             let generation = service.install(menu)
             let installed = ContinuousClock.now
             let report = store.adopt(generation)
+            // The old menu is freed here, not on an HTTP thread (about 10 ms for the 1.1M-node menu):
+            // this thread keeps it until the requests that started on it have returned.
+            Self.release(&previous)
             return MenuReload(from: old, to: menu.version, nodeCount: menu.nodeCount, load: loaded - started,
                               install: installed - loaded, rebase: ContinuousClock.now - installed, sessions: report)
         }
+    }
+
+    /// Drops `menu` once nothing else holds it, waiting (1 ms at a time, 30 s at most) for the
+    /// requests still answering from it; after that wait, whichever holder is last frees it.
+    private static func release(_ menu: inout ServedMenu?) {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while menu != nil, !isKnownUniquelyReferenced(&menu!), ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.001)
+        }
+        menu = nil
     }
 
     /// ``reload()``, its outcome logged (SIGHUP and `--watch-config`).
