@@ -1,4 +1,3 @@
-import HTTPCore
 import HTTPServer
 import MenuService
 import MenuSessions

@@ -1,7 +1,6 @@
 import HTTPCore
 import HTTPServer
 import MenuService
-import MenuSessions
 import MenuSessionsDurable
 
 /// Everything `menu-server` is told at start-up: flag, then environment variable, then default.

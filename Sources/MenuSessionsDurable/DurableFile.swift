@@ -1,4 +1,3 @@
-import MenuSessions
 import Synchronization
 
 #if canImport(Glibc)

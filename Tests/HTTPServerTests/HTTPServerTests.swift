@@ -9,6 +9,11 @@ import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 @Suite("HTTPServer over a live libmicrohttpd daemon")
 struct HTTPServerTests {

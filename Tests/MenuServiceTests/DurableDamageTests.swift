@@ -6,6 +6,7 @@ import Testing
 @testable import MenuService
 @testable import MenuSessions
 @testable import MenuSessionsDurable
+import ChildProcess
 
 /// Damage at every byte of a small data directory, one position at a time. The oracle is
 /// independent of the store: the changes this test made (each toggle's acknowledged result) and

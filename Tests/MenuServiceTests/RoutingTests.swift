@@ -6,6 +6,7 @@ import Testing
 @testable import MenuService
 @testable import MenuSessions
 @testable import MenuSessionsDurable
+import MenuModel
 
 /// The HTTP contract without a socket: request value in, response value out.
 @Suite struct RoutingTests {

@@ -6,6 +6,8 @@ import Testing
 @testable import MenuService
 @testable import MenuSessions
 @testable import MenuSessionsDurable
+import HTTPCore
+import Synchronization
 
 /// A full session table evicts its least recently used session once that one has been idle long
 /// enough, refuses in bounded work otherwise, and a session's changed groups are capped.
