@@ -47,7 +47,7 @@ public final class HTTPServer: Sendable {
     /// `MHD_OPTION_CONNECTION_MEMORY_LIMIT`, `MHD_OPTION_LISTEN_BACKLOG_SIZE`,
     /// `MHD_OPTION_STRICT_FOR_CLIENT` = 0 (the wrapper checks `Host` and the target itself),
     /// `MHD_OPTION_URI_LOG_CALLBACK` (``menuCheckRequestTarget``) and, when `threads > 1`,
-    /// `MHD_OPTION_THREAD_POOL_SIZE`. With a `headerTimeoutSeconds` above 0 it also sets
+    /// `MHD_OPTION_THREAD_POOL_SIZE`. It also sets
     /// `MHD_OPTION_NOTIFY_CONNECTION` and starts a ``RequestDeadlineSweeper`` (libmicrohttpd's own
     /// timeout restarts at every byte, so it cannot bound a trickled request or body). The first server
     /// started also sets `SIGPIPE` to ignored.
@@ -60,8 +60,8 @@ public final class HTTPServer: Sendable {
         let address = try BindAddress(host: configuration.host, port: configuration.port)
         ignoreSIGPIPEOnce()
 
-        let requestDeadlines = configuration.headerTimeoutSeconds > 0
-            ? RequestDeadlineSweeper(timeout: .seconds(configuration.headerTimeoutSeconds)) : nil
+        // Always made: `headerTimeoutSeconds` is at least 1 (``HTTPServerConfiguration/ValidRange``).
+        let requestDeadlines: RequestDeadlineSweeper? = RequestDeadlineSweeper(timeout: .seconds(configuration.headerTimeoutSeconds))
         let context = Unmanaged.passRetained(
             ServerContext(
                 handler: handler, rejection: rejection, maxBodyBytes: configuration.maxBodyBytes,

@@ -1,7 +1,7 @@
 /// Everything ``HTTPServer`` needs to open its listening socket and run libmicrohttpd.
 ///
 /// Invariant: none while you fill it in; ``HTTPServer/init(configuration:handler:rejection:)``
-/// checks every field and throws ``HTTPServerError/invalidConfiguration(setting:value:requirement:)``
+/// checks every field against ``ValidRange`` and throws ``HTTPServerError/invalidConfiguration(setting:value:requirement:)``
 /// or ``HTTPServerError/invalidHost(_:)`` naming the first one out of range.
 public struct HTTPServerConfiguration: Sendable {
     /// The address to bind: an IPv4 or IPv6 literal (`"0.0.0.0"` and `"::"` allowed, `"[::1]"`
@@ -19,10 +19,10 @@ public struct HTTPServerConfiguration: Sendable {
     /// libmicrohttpd closes a connection past it at once. 128 lets one address (a browser uses 6, a
     /// NAT or a load generator a few dozen) hold an eighth of the default `connectionLimit` at most.
     public var perIPConnectionLimit: Int = 128
-    /// Seconds of inactivity before a connection is closed; 0 = never (`MHD_OPTION_CONNECTION_TIMEOUT`).
+    /// Seconds of inactivity before a connection is closed (`MHD_OPTION_CONNECTION_TIMEOUT`).
     public var connectionTimeoutSeconds: Int = 30
     /// Seconds a request's line and headers may take, and then its body, however slowly they
-    /// trickle in; 0 = no deadline. The headers' time counts from the connection's accept for its
+    /// trickle in. The headers' time counts from the connection's accept for its
     /// first request, from the first bytes after the previous response for a later one; the body's
     /// from its headers (``RequestDeadlineSweeper``).
     public var headerTimeoutSeconds: Int = 10
@@ -32,35 +32,52 @@ public struct HTTPServerConfiguration: Sendable {
     /// Pending-connection queue length of the listening socket (`MHD_OPTION_LISTEN_BACKLOG_SIZE`).
     public var listenBacklog: Int = 511
 
-    /// The defaults shown on each property.
+    /// The defaults shown on each property: the one source of each default (menu-server's
+    /// settings start from this value).
     public init() {}
+
+    /// The values each integer field accepts: ``HTTPServer`` refuses one outside its range, and
+    /// menu-server's flags take their bounds from here (one source for both).
+    public enum ValidRange {
+        public static let port = 0 ... 65_535
+        /// Each libmicrohttpd thread is a poll loop with its own stack and wake-up pipe; far more
+        /// than the cores (2 served best on 2 cores, BENCHMARKS.md) buys nothing.
+        public static let threads = 1 ... 256
+        public static let connectionLimit = 1 ... 1_000_000
+        /// 0 = unlimited.
+        public static let perIPConnectionLimit = 0 ... 1_000_000
+        /// From 1: a connection that never times out lets idle clients hold every slot.
+        public static let connectionTimeoutSeconds = 1 ... 86_400
+        /// From 1: without a deadline a client trickling its headers holds its connection forever.
+        public static let headerTimeoutSeconds = 1 ... 86_400
+        /// It must hold the request line, the headers and libmicrohttpd's buffers.
+        public static let connectionMemoryLimit = 4096 ... 1 << 24
+        public static let listenBacklog = 1 ... 65_535
+    }
 
     /// Throws for the first field out of range.
     func validate() throws(HTTPServerError) {
-        func require(_ ok: Bool, _ setting: String, _ value: Int, _ requirement: String) throws(HTTPServerError) {
-            if !ok { throw .invalidConfiguration(setting: setting, value: value, requirement: requirement) }
+        func require(_ range: ClosedRange<Int>, _ value: Int, _ setting: String, _ note: String = "") throws(HTTPServerError) {
+            if !range.contains(value) {
+                throw .invalidConfiguration(setting: setting, value: value, requirement: "\(range.lowerBound)...\(range.upperBound)" + note)
+            }
         }
-        let uintMax = Int(UInt32.max)
-        try require((0...65_535).contains(port), "port", port, "0...65535 (0 picks a free port)")
-        try require((1...1024).contains(threads), "threads", threads, "1...1024")
-        try require(maxBodyBytes >= 0, "maxBodyBytes", maxBodyBytes, "0 or more")
-        try require((1...uintMax).contains(connectionLimit), "connectionLimit", connectionLimit, "1...\(uintMax)")
+        try require(ValidRange.port, port, "port", " (0 picks a free port)")
+        try require(ValidRange.threads, threads, "threads")
+        if maxBodyBytes < 0 { throw .invalidConfiguration(setting: "maxBodyBytes", value: maxBodyBytes, requirement: "0 or more") }
+        try require(ValidRange.connectionLimit, connectionLimit, "connectionLimit")
+        if connectionLimit < threads {
+            throw .invalidConfiguration(
+                setting: "connectionLimit", value: connectionLimit,
+                requirement: "at least `threads` (\(threads)): libmicrohttpd gives each thread a share of the limit")
+        }
+        try require(ValidRange.perIPConnectionLimit, perIPConnectionLimit, "perIPConnectionLimit", " (0 = unlimited)")
+        try require(ValidRange.connectionTimeoutSeconds, connectionTimeoutSeconds, "connectionTimeoutSeconds")
+        try require(ValidRange.headerTimeoutSeconds, headerTimeoutSeconds, "headerTimeoutSeconds")
         try require(
-            connectionLimit >= threads, "connectionLimit", connectionLimit,
-            "at least `threads` (\(threads)): libmicrohttpd gives each thread a share of the limit")
-        try require(
-            (0...uintMax).contains(perIPConnectionLimit), "perIPConnectionLimit", perIPConnectionLimit,
-            "0...\(uintMax) (0 = unlimited)")
-        try require(
-            (0...uintMax).contains(connectionTimeoutSeconds), "connectionTimeoutSeconds",
-            connectionTimeoutSeconds, "0...\(uintMax) (0 = no timeout)")
-        try require(
-            (0...86_400).contains(headerTimeoutSeconds), "headerTimeoutSeconds", headerTimeoutSeconds,
-            "0...86400 (0 = no deadline)")
-        try require(
-            (2048...(1 << 30)).contains(connectionMemoryLimit), "connectionMemoryLimit",
-            connectionMemoryLimit, "2048...\(1 << 30) bytes (it must hold the request line and headers)")
-        try require((1...65_535).contains(listenBacklog), "listenBacklog", listenBacklog, "1...65535")
+            ValidRange.connectionMemoryLimit, connectionMemoryLimit, "connectionMemoryLimit",
+            " bytes (it must hold the request line and headers)")
+        try require(ValidRange.listenBacklog, listenBacklog, "listenBacklog")
     }
 }
 

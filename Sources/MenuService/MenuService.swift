@@ -14,14 +14,23 @@ public final class MenuService: Sendable {
     public let sessionRateLimiter: SessionRateLimiter?
     /// The proxy whose `X-Forwarded-For` names the client (``HTTPRequest/clientAddress(trustedProxy:)``).
     public let trustedProxy: IPAddress?
+    /// The page size when a request names no `limit` (or `maxLimit` when that is smaller).
     public static let defaultLimit = 50
+    /// The largest `limit` a client may ask for unless the server is told otherwise (`--max-limit`).
+    public static let defaultMaxLimit = 500
+    /// The values `maxLimit` may take.
+    public static let maxLimitRange = 1 ... 100_000
+    /// The largest request body the API accepts (its bodies are small JSON objects).
+    /// The composition root gives it to the HTTP server, which answers 413 past it.
     public static let maxBodyBytes = 64 * 1024
 
     let encoded: EncodedMenu
     let versionJSON: [UInt8]
 
-    public init(menu: Menu, store: any SessionStore, maxLimit: Int = 500,
+    /// `maxLimit` must be in ``maxLimitRange``.
+    public init(menu: Menu, store: any SessionStore, maxLimit: Int = MenuService.defaultMaxLimit,
                 sessionRateLimiter: SessionRateLimiter? = nil, trustedProxy: IPAddress? = nil) {
+        precondition(Self.maxLimitRange.contains(maxLimit), "maxLimit \(maxLimit) is outside \(Self.maxLimitRange)")
         self.menu = menu
         self.store = store
         self.maxLimit = maxLimit
