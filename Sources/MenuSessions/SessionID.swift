@@ -74,10 +74,11 @@ public struct SessionID: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { text }
 
-    /// Hashed by its `high` half alone. Both halves come from the system's secure random source,
-    /// so 64 of them already are a uniform hash and no client can pick ids that collide (a client
-    /// only ever names ids the server made); `low` is left out because ``SessionTable`` shards by
-    /// it, and every id in one shard shares its low bits.
+    /// Hashed by its `high` half alone. The ids a store holds are the server's own (``random()``),
+    /// so their 64 high bits already are a uniform hash; a client may send any id, but an unknown
+    /// one is only looked up, never stored, so no client can fill a bucket with ids it chose.
+    /// `low` is left out because ``SessionTable`` shards by it, and every id in one shard shares
+    /// its low bits.
     public func hash(into hasher: inout Hasher) { hasher.combine(high) }
 
     /// What `Set` and `Dictionary` use to place an id: ``high`` mixed with their seed, without
