@@ -20,7 +20,7 @@ import Darwin
 /// exactly one daemon is listening on ``port``; afterwards none is, and the handler closures have
 /// been released. `HTTPServer` is `Sendable` because its only mutable state (the daemon handle)
 /// sits behind a `Mutex`.
-public final class HTTPServer: Sendable {
+package final class HTTPServer: Sendable {
     /// The daemon and the retained callback context; only ever touched while `running` is locked.
     private struct RunningDaemon {
         let daemon: OpaquePointer
@@ -31,7 +31,7 @@ public final class HTTPServer: Sendable {
 
     /// The port the server really listens on (also when the configuration asked for port 0),
     /// read with `MHD_get_daemon_info(MHD_DAEMON_INFO_BIND_PORT)` right after start.
-    public let port: Int
+    package let port: Int
 
     /// Starts listening at once (`MHD_start_daemon` through the shim's `menu_mhd_start`).
     ///
@@ -51,7 +51,7 @@ public final class HTTPServer: Sendable {
     /// `MHD_OPTION_NOTIFY_CONNECTION` and starts a ``RequestDeadlineSweeper`` (libmicrohttpd's own
     /// timeout restarts at every byte, so it cannot bound a trickled request or body). The first server
     /// started also sets `SIGPIPE` to ignored.
-    public init(
+    package init(
         configuration: HTTPServerConfiguration,
         handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse,
         rejection: @escaping @Sendable (HTTPRejection) -> HTTPResponse
@@ -145,7 +145,7 @@ public final class HTTPServer: Sendable {
     ///    stop the request-deadline sweeper, close the listening socket and release the handler closures.
     ///
     /// Must not be called from inside `handler` or `rejection`.
-    public func shutdown(gracePeriod: Duration = .seconds(5)) {
+    package func shutdown(gracePeriod: Duration = .seconds(5)) {
         running.withLock { running in
             guard let current = running.take() else { return }
             let context = current.context.takeUnretainedValue()

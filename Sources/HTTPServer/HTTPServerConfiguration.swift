@@ -3,56 +3,56 @@
 /// Invariant: none while you fill it in; ``HTTPServer/init(configuration:handler:rejection:)``
 /// checks every field against ``ValidRange`` and throws ``HTTPServerError/invalidConfiguration(setting:value:requirement:)``
 /// or ``HTTPServerError/invalidHost(_:)`` naming the first one out of range.
-public struct HTTPServerConfiguration: Sendable {
+package struct HTTPServerConfiguration: Sendable {
     /// The address to bind: an IPv4 or IPv6 literal (`"0.0.0.0"` and `"::"` allowed, `"[::1]"`
     /// accepted); host names are not resolved. `"::"` listens dual-stack (IPv6 and IPv4).
-    public var host: String = "127.0.0.1"
+    package var host: String = "127.0.0.1"
     /// The TCP port, 0...65535; 0 lets the kernel pick a free port (read it back from ``HTTPServer/port``).
-    public var port: Int = 8080
+    package var port: Int = 8080
     /// libmicrohttpd worker threads (`MHD_OPTION_THREAD_POOL_SIZE` when above 1); 1 = just the internal thread.
-    public var threads: Int = 2
+    package var threads: Int = 2
     /// The largest request body accepted, in bytes; larger ones get ``HTTPRejection/payloadTooLarge(limit:)``.
-    public var maxBodyBytes: Int = 64 * 1024
+    package var maxBodyBytes: Int = 64 * 1024
     /// Open connections at most (`MHD_OPTION_CONNECTION_LIMIT`), shared among the threads.
-    public var connectionLimit: Int = 1024
+    package var connectionLimit: Int = 1024
     /// Open connections per client IP at most; 0 = unlimited (`MHD_OPTION_PER_IP_CONNECTION_LIMIT`);
     /// libmicrohttpd closes a connection past it at once. 128 lets one address (a browser uses 6, a
     /// NAT or a load generator a few dozen) hold an eighth of the default `connectionLimit` at most.
-    public var perIPConnectionLimit: Int = 128
+    package var perIPConnectionLimit: Int = 128
     /// Seconds of inactivity before a connection is closed (`MHD_OPTION_CONNECTION_TIMEOUT`).
-    public var connectionTimeoutSeconds: Int = 30
+    package var connectionTimeoutSeconds: Int = 30
     /// Seconds a request's line and headers may take, and then its body, however slowly they
     /// trickle in. The headers' time counts from the connection's accept for its
     /// first request, from the first bytes after the previous response for a later one; the body's
     /// from its headers (``RequestDeadlineSweeper``).
-    public var headerTimeoutSeconds: Int = 10
+    package var headerTimeoutSeconds: Int = 10
     /// Bytes of memory per connection, which bounds the request line plus headers
     /// (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`); requests whose headers do not fit get libmicrohttpd's 431.
-    public var connectionMemoryLimit: Int = 32 * 1024
+    package var connectionMemoryLimit: Int = 32 * 1024
     /// Pending-connection queue length of the listening socket (`MHD_OPTION_LISTEN_BACKLOG_SIZE`).
-    public var listenBacklog: Int = 511
+    package var listenBacklog: Int = 511
 
     /// The defaults shown on each property: the one source of each default (menu-server's
     /// settings start from this value).
-    public init() {}
+    package init() {}
 
     /// The values each integer field accepts: ``HTTPServer`` refuses one outside its range, and
     /// menu-server's flags take their bounds from here (one source for both).
-    public enum ValidRange {
-        public static let port = 0 ... 65_535
+    package enum ValidRange {
+        package static let port = 0 ... 65_535
         /// Each libmicrohttpd thread is a poll loop with its own stack and wake-up pipe; far more
         /// than the cores (2 served best on 2 cores, BENCHMARKS.md) buys nothing.
-        public static let threads = 1 ... 256
-        public static let connectionLimit = 1 ... 1_000_000
+        package static let threads = 1 ... 256
+        package static let connectionLimit = 1 ... 1_000_000
         /// 0 = unlimited.
-        public static let perIPConnectionLimit = 0 ... 1_000_000
+        package static let perIPConnectionLimit = 0 ... 1_000_000
         /// From 1: a connection that never times out lets idle clients hold every slot.
-        public static let connectionTimeoutSeconds = 1 ... 86_400
+        package static let connectionTimeoutSeconds = 1 ... 86_400
         /// From 1: without a deadline a client trickling its headers holds its connection forever.
-        public static let headerTimeoutSeconds = 1 ... 86_400
+        package static let headerTimeoutSeconds = 1 ... 86_400
         /// It must hold the request line, the headers and libmicrohttpd's buffers.
-        public static let connectionMemoryLimit = 4096 ... 1 << 24
-        public static let listenBacklog = 1 ... 65_535
+        package static let connectionMemoryLimit = 4096 ... 1 << 24
+        package static let listenBacklog = 1 ... 65_535
     }
 
     /// Throws for the first field out of range.
@@ -84,7 +84,7 @@ public struct HTTPServerConfiguration: Sendable {
 /// Why an ``HTTPServer`` could not be created.
 ///
 /// Invariant: ``description`` always says what to change.
-public enum HTTPServerError: Error, Equatable, CustomStringConvertible {
+package enum HTTPServerError: Error, Equatable, CustomStringConvertible {
     /// `host` is not an IPv4 or IPv6 literal.
     case invalidHost(String)
     /// A configuration field is out of range; `requirement` states the valid range.
@@ -94,7 +94,7 @@ public enum HTTPServerError: Error, Equatable, CustomStringConvertible {
     case cannotStart(host: String, port: Int, reason: String)
 
     /// A one-line, actionable explanation (what was wrong and what to change).
-    public var description: String {
+    package var description: String {
         switch self {
         case .invalidHost(let host):
             return "invalid host \"\(host)\": give an IPv4 or IPv6 address literal such as "

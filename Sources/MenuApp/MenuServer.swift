@@ -6,19 +6,19 @@ import MenuModel
 
 /// A running menu-server: the menu loaded from settings, the session store, the routing service
 /// and the HTTP listener. Start with ``init(settings:log:)``; stop with ``shutdown(gracePeriod:)``.
-public final class MenuServer: Sendable {
-    public let service: MenuService
-    public let http: HTTPServer
+package final class MenuServer: Sendable {
+    package let service: MenuService
+    package let http: HTTPServer
     /// The on-disk store when the settings name a data directory (closed by ``shutdown(gracePeriod:)``).
-    public let durableStore: DurableSessionStore?
+    package let durableStore: DurableSessionStore?
     /// One line for the log saying where sessions are kept.
-    public let storageDescription: String
+    package let storageDescription: String
 
     /// The real port, also when the settings asked for port 0.
-    public var port: Int { http.port }
-    public let host: String
+    package var port: Int { http.port }
+    package let host: String
 
-    public init(settings: ServerSettings, log: @escaping @Sendable (String) -> Void = { _ in }) throws(StartupError) {
+    package init(settings: ServerSettings, log: @escaping @Sendable (String) -> Void = { _ in }) throws(StartupError) {
         let menu: Menu
         do { menu = try Menu(contentsOfFile: settings.configPath) } catch { throw .invalidConfig(path: settings.configPath, error) }
         let store: any SessionStore
@@ -74,25 +74,25 @@ public final class MenuServer: Sendable {
     }
 
     /// The line printed when ready: `menu-server listening on http://HOST:PORT`.
-    public var listeningLine: String {
+    package var listeningLine: String {
         let shownHost = host.contains(":") ? "[\(host)]" : host
         return "menu-server listening on http://\(shownHost):\(port)"
     }
 
     /// Stops accepting, lets requests in flight finish (up to `gracePeriod`), then stops.
-    public func shutdown(gracePeriod: Duration = .seconds(5)) {
+    package func shutdown(gracePeriod: Duration = .seconds(5)) {
         http.shutdown(gracePeriod: gracePeriod)
         durableStore?.close()
     }
 }
 
 /// Why the server could not start.
-public enum StartupError: Error, Sendable, CustomStringConvertible {
+package enum StartupError: Error, Sendable, CustomStringConvertible {
     case invalidConfig(path: String, MenuConfigError)
     case cannotListen(HTTPServerError)
     case dataDirectory(DurableStoreError)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .invalidConfig(let path, let error):
             error.isUnreadableFile ? error.description : "cannot load menu config \(path): \(error.description)"

@@ -10,44 +10,44 @@ import MenuSessionsDurable
 /// (its property defaults and ``HTTPServerConfiguration/ValidRange``), the page size's from
 /// ``MenuService``, the sessions' and the store's are stated here once (the property and its
 /// ``options`` line); `--help` and the errors print the numbers they read.
-public struct ServerSettings: Sendable, Equatable {
+package struct ServerSettings: Sendable, Equatable {
     /// The listener's defaults, read by the properties below.
     private static let http = HTTPServerConfiguration()
 
-    public var configPath = "Config/menu.json"
-    public var host = http.host
-    public var port = http.port
+    package var configPath = "Config/menu.json"
+    package var host = http.host
+    package var port = http.port
     /// libmicrohttpd threads (poll mode). 2 served best on a 2-core machine (BENCHMARKS.md).
-    public var threads = http.threads
-    public var maxLimit = MenuService.defaultMaxLimit
-    public var maxSessions = 1_000_000
-    public var sessionTTLSeconds = 30 * 24 * 3600
+    package var threads = http.threads
+    package var maxLimit = MenuService.defaultMaxLimit
+    package var maxSessions = 1_000_000
+    package var sessionTTLSeconds = 30 * 24 * 3600
     /// Idle seconds after which a session may be evicted (least recently used first) for a new one
     /// when `maxSessions` are held.
-    public var sessionEvictIdleSeconds = 3600
+    package var sessionEvictIdleSeconds = 3600
     /// Groups one session may hold changed from the menu's default; past it, 409 too_many_changes.
-    public var maxChangedGroups = 10_000
+    package var maxChangedGroups = 10_000
     /// Sessions one client address may create a minute (a token bucket); 0: no limit.
-    public var sessionRatePerMinute = 0
+    package var sessionRatePerMinute = 0
     /// The proxy whose `X-Forwarded-For` names the client for `sessionRatePerMinute`.
-    public var trustedProxy: IPAddress?
-    public var maxConnections = http.connectionLimit
-    public var perIPConnections = http.perIPConnectionLimit
-    public var connectionTimeoutSeconds = http.connectionTimeoutSeconds
+    package var trustedProxy: IPAddress?
+    package var maxConnections = http.connectionLimit
+    package var perIPConnections = http.perIPConnectionLimit
+    package var connectionTimeoutSeconds = http.connectionTimeoutSeconds
     /// Seconds a request's line and headers may take, and then its body, however slowly they trickle in.
-    public var headerTimeoutSeconds = http.headerTimeoutSeconds
+    package var headerTimeoutSeconds = http.headerTimeoutSeconds
     /// Bytes libmicrohttpd may use per connection for the request line, headers and buffers;
     /// larger headers or URLs get 431/414 (or a closed connection).
-    public var connectionMemoryLimit = http.connectionMemoryLimit
-    public var listenBacklog = http.listenBacklog
+    package var connectionMemoryLimit = http.connectionMemoryLimit
+    package var listenBacklog = http.listenBacklog
     /// Where sessions are kept on disk; nil keeps them in memory only.
-    public var dataDirectory: String?
+    package var dataDirectory: String?
     /// When the session journal is flushed to disk (with a data directory).
-    public var fsync = FsyncPolicy.everysec
+    package var fsync = FsyncPolicy.everysec
     /// Seconds a session write may wait for the disk (with a data directory) before it answers 503.
-    public var storeTimeoutSeconds = 2
+    package var storeTimeoutSeconds = 2
 
-    public init() {}
+    package init() {}
 
     /// One settable option: its flag, environment variable, help text (ending in its default) and
     /// how it is applied.
@@ -132,14 +132,14 @@ public struct ServerSettings: Sendable, Equatable {
     }
 
     /// What the command line asks for.
-    public enum Command: Sendable, Equatable {
+    package enum Command: Sendable, Equatable {
         case run(ServerSettings)
         case help
         case version
     }
 
     /// Parses flags (`--flag value` or `--flag=value`) over environment variables over defaults.
-    public static func parse(arguments: [String], environment: [String: String]) throws(SettingsError) -> Command {
+    package static func parse(arguments: [String], environment: [String: String]) throws(SettingsError) -> Command {
         var settings = ServerSettings()
         for option in options {
             if let value = environment[option.environment] {
@@ -176,7 +176,7 @@ public struct ServerSettings: Sendable, Equatable {
         return .run(settings)
     }
 
-    public static var usage: String {
+    package static var usage: String {
         var lines = ["usage: menu-server [options]", "", "Serves a tree-shaped menu as a flat, expandable table of rows over HTTP.", "", "options (each also an environment variable; the flag wins):"]
         for option in options {
             let left = "  \(option.flag) \(option.placeholder)"
@@ -187,17 +187,17 @@ public struct ServerSettings: Sendable, Equatable {
         return lines.joined(separator: "\n")
     }
 
-    public static let version = "menu-server 0.1.0"
+    package static let version = "menu-server 0.1.0"
 }
 
 /// Why the command line or environment was refused; the message names the flag and value.
-public enum SettingsError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum SettingsError: Error, Sendable, Equatable, CustomStringConvertible {
     case unknownFlag(String)
     case missingValue(flag: String)
     /// `source` is the flag or environment variable that carried the value.
     case invalidValue(source: String, value: String, expected: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .unknownFlag(let flag): "unknown option \(flag); see --help"
         case .missingValue(let flag): "\(flag) needs a value; see --help"

@@ -6,29 +6,29 @@ import MenuModel
 /// The HTTP contract of menu-server as a pure function: request value in, response value out.
 /// No socket, no C; safe to call from many threads at once (the menu and encoded rows are
 /// immutable, the store synchronizes itself, and no lock is held while JSON is written).
-public final class MenuService: Sendable {
-    public let menu: Menu
-    public let store: any SessionStore
-    public let maxLimit: Int
+package final class MenuService: Sendable {
+    package let menu: Menu
+    package let store: any SessionStore
+    package let maxLimit: Int
     /// Limits session creation per client address; nil: no limit.
-    public let sessionRateLimiter: SessionRateLimiter?
+    package let sessionRateLimiter: SessionRateLimiter?
     /// The proxy whose `X-Forwarded-For` names the client (``HTTPRequest/clientAddress(trustedProxy:)``).
-    public let trustedProxy: IPAddress?
+    package let trustedProxy: IPAddress?
     /// The page size when a request names no `limit` (or `maxLimit` when that is smaller).
-    public static let defaultLimit = 50
+    package static let defaultLimit = 50
     /// The largest `limit` a client may ask for unless the server is told otherwise (`--max-limit`).
-    public static let defaultMaxLimit = 500
+    package static let defaultMaxLimit = 500
     /// The values `maxLimit` may take.
-    public static let maxLimitRange = 1 ... 100_000
+    package static let maxLimitRange = 1 ... 100_000
     /// The largest request body the API accepts (its bodies are small JSON objects).
     /// The composition root gives it to the HTTP server, which answers 413 past it.
-    public static let maxBodyBytes = 64 * 1024
+    package static let maxBodyBytes = 64 * 1024
 
     let encoded: EncodedMenu
     let versionJSON: [UInt8]
 
     /// `maxLimit` must be in ``maxLimitRange``.
-    public init(menu: Menu, store: any SessionStore, maxLimit: Int = MenuService.defaultMaxLimit,
+    package init(menu: Menu, store: any SessionStore, maxLimit: Int = MenuService.defaultMaxLimit,
                 sessionRateLimiter: SessionRateLimiter? = nil, trustedProxy: IPAddress? = nil) {
         precondition(Self.maxLimitRange.contains(maxLimit), "maxLimit \(maxLimit) is outside \(Self.maxLimitRange)")
         self.menu = menu
@@ -44,7 +44,7 @@ public final class MenuService: Sendable {
 
     // MARK: Routing
 
-    public func respond(to request: HTTPRequest) -> HTTPResponse {
+    package func respond(to request: HTTPRequest) -> HTTPResponse {
         do {
             return try route(request)
         } catch {
@@ -53,7 +53,7 @@ public final class MenuService: Sendable {
     }
 
     /// The answer to a request the HTTP layer refused before routing.
-    public func reject(_ rejection: HTTPRejection) -> HTTPResponse {
+    package func reject(_ rejection: HTTPRejection) -> HTTPResponse {
         switch rejection {
         case .payloadTooLarge(let limit): errorResponse(.payloadTooLarge(limit: limit))
         case .conflictingContentLength: errorResponse(.badRequest("conflicting or invalid Content-Length headers"))
@@ -74,7 +74,7 @@ public final class MenuService: Sendable {
 
     /// Every route the service answers, with the query parameters it takes (any other is refused):
     /// the contract `openapi.yaml` documents (a test keeps them in step).
-    public static let routes: [(method: String, template: String, query: [StaticString])] = [
+    package static let routes: [(method: String, template: String, query: [StaticString])] = [
         ("GET", "/rows", ["offset", "limit"]), ("HEAD", "/rows", ["offset", "limit"]),
         ("GET", "/count", []), ("HEAD", "/count", []),
         ("GET", "/healthz", []), ("HEAD", "/healthz", []),
@@ -321,7 +321,7 @@ public final class MenuService: Sendable {
 
     /// `{"isExpanded": true|false}`; other keys are ignored, a key given twice is refused
     /// (``ExpansionBodyParser``).
-    public static func parseExpansionBody(_ body: [UInt8]) throws(APIError) -> Bool {
+    package static func parseExpansionBody(_ body: [UInt8]) throws(APIError) -> Bool {
         do {
             return try ExpansionBodyParser.parse(body)
         } catch {

@@ -6,14 +6,14 @@ import MenuModel
 /// different sessions rarely contend; a lock is held only for a lookup, the O(1) least-recently-used
 /// bookkeeping and the O(depth · log m) state change, never during JSON encoding or I/O. At a full
 /// table a new session evicts the least recently used one idle for ``evictionIdle`` or longer.
-public final class InMemorySessionStore: SessionStore {
-    public let menu: Menu
+package final class InMemorySessionStore: SessionStore {
+    package let menu: Menu
     /// Idle time after which a session expires.
-    public let timeToLive: Duration
+    package let timeToLive: Duration
     /// Idle time after which a session may be evicted for a new one when the table is full.
-    public let evictionIdle: Duration
+    package let evictionIdle: Duration
     /// Groups one session may hold changed from the menu's default at most.
-    public let maxChangedGroups: Int
+    package let maxChangedGroups: Int
     let table: SessionTable<Entry>
     private let clock: @Sendable () -> SessionTime
 
@@ -22,7 +22,7 @@ public final class InMemorySessionStore: SessionStore {
         var lastUsed: SessionTime
     }
 
-    public init(menu: Menu, maxSessions: Int = 1_000_000, timeToLive: Duration = .seconds(30 * 24 * 3600),
+    package init(menu: Menu, maxSessions: Int = 1_000_000, timeToLive: Duration = .seconds(30 * 24 * 3600),
                 evictionIdle: Duration = .seconds(3600), maxChangedGroups: Int = 10_000,
                 clock: @escaping @Sendable () -> SessionTime = SessionClock.now) {
         self.menu = menu
@@ -34,11 +34,11 @@ public final class InMemorySessionStore: SessionStore {
                              evictionIdle: SessionClock.milliseconds(of: evictionIdle))
     }
 
-    public var maxSessions: Int { table.maxSessions }
+    package var maxSessions: Int { table.maxSessions }
     /// Sessions currently held (expired ones count until they are removed).
-    public var count: Int { table.count }
+    package var count: Int { table.count }
 
-    public func create() throws(SessionStoreError) -> SessionID {
+    package func create() throws(SessionStoreError) -> SessionID {
         try insert(ExpansionState())
     }
 
@@ -51,7 +51,7 @@ public final class InMemorySessionStore: SessionStore {
         return id
     }
 
-    public func delete(_ id: SessionID) throws(SessionStoreError) {
+    package func delete(_ id: SessionID) throws(SessionStoreError) {
         let now = clock()
         let ttl = table.timeToLive
         // An expired session is removed as well, but answered as the reads answer it: unknown.
@@ -63,7 +63,7 @@ public final class InMemorySessionStore: SessionStore {
         guard wasLive else { throw .unknownSession }
     }
 
-    public func state(of id: SessionID) throws(SessionStoreError) -> ExpansionState {
+    package func state(of id: SessionID) throws(SessionStoreError) -> ExpansionState {
         let now = clock()
         let ttl = table.timeToLive
         return try table.withShard(of: id) { shard throws(SessionStoreError) in
@@ -72,7 +72,7 @@ public final class InMemorySessionStore: SessionStore {
         }
     }
 
-    public func apply(_ command: ExpansionCommand, to id: SessionID?) throws(SessionStoreError) -> AppliedChange {
+    package func apply(_ command: ExpansionCommand, to id: SessionID?) throws(SessionStoreError) -> AppliedChange {
         let limit = maxChangedGroups
         guard let id else {
             // A write without a session: compute on a fresh state, then store it as a new session.
@@ -124,7 +124,7 @@ public final class InMemorySessionStore: SessionStore {
     /// Removes every session idle longer than the time to live. O(expired + shards); writes
     /// already remove a few from their shard's least recently used end each.
     @discardableResult
-    public func sweepExpired() -> Int {
+    package func sweepExpired() -> Int {
         table.removeExpired(now: clock())
     }
 }

@@ -1,18 +1,18 @@
 import MenuModel
 
 /// A change a client asks for: flip a group, or set it (idempotent).
-public enum ExpansionCommand: Sendable, Equatable {
+package enum ExpansionCommand: Sendable, Equatable {
     case toggle(groupID: String)
     case set(groupID: String, isExpanded: Bool)
 }
 
 /// What a store returns for an applied command: the session (new when none was given), the
 /// change for the client, and the session's state after it.
-public struct AppliedChange: Sendable {
-    public var sessionID: SessionID
-    public var created: Bool
-    public var change: ExpansionChange
-    public var state: ExpansionState
+package struct AppliedChange: Sendable {
+    package var sessionID: SessionID
+    package var created: Bool
+    package var change: ExpansionChange
+    package var state: ExpansionState
 
     package init(sessionID: SessionID, created: Bool, change: ExpansionChange, state: ExpansionState) {
         self.sessionID = sessionID
@@ -23,7 +23,7 @@ public struct AppliedChange: Sendable {
 }
 
 /// Why a session store refused a request.
-public enum SessionStoreError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum SessionStoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The id is well-formed but names no live session (never issued, expired or deleted).
     case unknownSession
     /// The store holds its maximum number of sessions, none of them idle long enough to evict.
@@ -35,7 +35,7 @@ public enum SessionStoreError: Error, Sendable, Equatable, CustomStringConvertib
     /// The store cannot accept writes now (disk full, storage down); nothing was changed.
     case unavailable(reason: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .unknownSession: "unknown session"
         case .tooManySessions(let limit, _): "the server holds its limit of \(limit) sessions"
@@ -51,7 +51,7 @@ public enum SessionStoreError: Error, Sendable, Equatable, CustomStringConvertib
 /// Contract: each operation on one session is atomic and linearizable; operations on different
 /// sessions do not wait for each other beyond a short shard lock; a write that returns has been
 /// accepted by the store's durability policy.
-public protocol SessionStore: Sendable {
+package protocol SessionStore: Sendable {
     /// Creates a session in the default expansion.
     func create() throws(SessionStoreError) -> SessionID
     /// Deletes a session; `unknownSession` when there is none.
