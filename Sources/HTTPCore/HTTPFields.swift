@@ -19,7 +19,7 @@ import Darwin
 /// ``filled(fields:bytes:_:)`` or ``filled(expectingFields:bytes:_:)``, and never changes after.
 /// Iterating yields `(name, value)` with `String`s made on the fly; ``firstValue(named:)``,
 /// ``count(named:)`` and ``withValue(at:_:)`` compare and read bytes without making any.
-package struct HTTPFields: Sendable, RandomAccessCollection, CustomStringConvertible {
+public struct HTTPFields: Sendable, RandomAccessCollection, CustomStringConvertible {
     @usableFromInline
     package struct Entry: Sendable {
         @usableFromInline var nameStart: Int32
@@ -73,10 +73,10 @@ package struct HTTPFields: Sendable, RandomAccessCollection, CustomStringConvert
     @usableFromInline var fieldCount = 0
 
     /// No fields.
-    package init() {}
+    public init() {}
 
     /// The given fields, in order.
-    package init(_ pairs: [(name: String, value: String?)]) {
+    public init(_ pairs: [(name: String, value: String?)]) {
         let byteCount = pairs.reduce(0) { $0 + $1.name.utf8.count + ($1.value?.utf8.count ?? 0) }
         self = Self.filled(fields: pairs.count, bytes: byteCount) { writer in
             for pair in pairs {
@@ -180,22 +180,22 @@ package struct HTTPFields: Sendable, RandomAccessCollection, CustomStringConvert
         return (head, tail)
     }
 
-    package var startIndex: Int { 0 }
-    @inlinable package var endIndex: Int { fieldCount }
+    public var startIndex: Int { 0 }
+    @inlinable public var endIndex: Int { fieldCount }
 
     /// The field at `position`, as `String`s (invalid UTF-8 repaired).
-    package subscript(position: Int) -> (name: String, value: String?) {
+    public subscript(position: Int) -> (name: String, value: String?) {
         (name(at: position), value(at: position))
     }
 
     /// The name of the field at `position`.
-    package func name(at position: Int) -> String {
+    public func name(at position: Int) -> String {
         let entry = self.entry(at: position)
         return String(decoding: bytes(Int(entry.nameStart), Int(entry.nameLength)), as: UTF8.self)
     }
 
     /// The value of the field at `position`; nil for a field without one.
-    package func value(at position: Int) -> String? {
+    public func value(at position: Int) -> String? {
         let entry = self.entry(at: position)
         guard entry.valueLength >= 0 else { return nil }
         return String(decoding: bytes(Int(entry.valueStart), Int(entry.valueLength)), as: UTF8.self)
@@ -215,14 +215,14 @@ package struct HTTPFields: Sendable, RandomAccessCollection, CustomStringConvert
 
     /// Whether the name of the field at `position` is exactly `name` (bytes compared as given).
     @inlinable
-    package func name(at position: Int, equals name: StaticString) -> Bool {
+    public func name(at position: Int, equals name: StaticString) -> Bool {
         let entry = self.entry(at: position)
         return Int(entry.nameLength) == name.utf8CodeUnitCount && nameStarts(entry, with: name)
     }
 
     /// Whether the name of the field at `position` starts with `prefix` (bytes compared as given).
     @inlinable
-    package func name(at position: Int, hasPrefix prefix: StaticString) -> Bool {
+    public func name(at position: Int, hasPrefix prefix: StaticString) -> Bool {
         let entry = self.entry(at: position)
         return Int(entry.nameLength) >= prefix.utf8CodeUnitCount && nameStarts(entry, with: prefix)
     }
@@ -236,7 +236,7 @@ package struct HTTPFields: Sendable, RandomAccessCollection, CustomStringConvert
 
     /// How many fields are called exactly `name`.
     @inlinable
-    package func count(named name: StaticString) -> Int {
+    public func count(named name: StaticString) -> Int {
         var found = 0
         for position in indices where self.name(at: position, equals: name) { found += 1 }
         return found
@@ -244,20 +244,20 @@ package struct HTTPFields: Sendable, RandomAccessCollection, CustomStringConvert
 
     /// The position of the first field called exactly `name`.
     @inlinable
-    package func firstIndex(named name: StaticString) -> Int? {
+    public func firstIndex(named name: StaticString) -> Int? {
         for position in indices where self.name(at: position, equals: name) { return position }
         return nil
     }
 
     /// The value of the first field called exactly `name` (nil when there is none, or it has no value).
-    package func firstValue(named name: StaticString) -> String? {
+    public func firstValue(named name: StaticString) -> String? {
         firstIndex(named: name).flatMap { value(at: $0) }
     }
 
     /// Calls `body` with the value bytes of the field at `position` (nil for a field without a
     /// value), valid only during the call.
     @inlinable
-    package func withValue<Result>(at position: Int, _ body: (UnsafeRawBufferPointer?) throws -> Result) rethrows -> Result {
+    public func withValue<Result>(at position: Int, _ body: (UnsafeRawBufferPointer?) throws -> Result) rethrows -> Result {
         let entry = self.entry(at: position)
         guard entry.valueLength >= 0 else { return try body(nil) }
         return try withExtendedLifetime(storage) {
@@ -265,7 +265,7 @@ package struct HTTPFields: Sendable, RandomAccessCollection, CustomStringConvert
         }
     }
 
-    package var description: String {
+    public var description: String {
         map { "\($0.name)=\($0.value ?? "")" }.joined(separator: "&")
     }
 }

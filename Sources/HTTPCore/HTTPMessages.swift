@@ -12,12 +12,12 @@ import Darwin
 /// libmicrohttpd's memory, so the value may be kept and sent anywhere.
 /// Header names are lowercased (the initialisers lowercase them) and both
 /// `headers` and `query` keep the order, and the duplicates, of the wire.
-package struct HTTPRequest: Sendable {
+public struct HTTPRequest: Sendable {
     /// The request method exactly as sent, e.g. `"GET"`, `"POST"`.
-    package var method: String
+    public var method: String
     /// The URL path as libmicrohttpd gives it: percent-decoded, without the query string (made
     /// into a `String` when read; ``path(is:)`` compares without making one).
-    package var path: String {
+    public var path: String {
         get { pathField.value(at: 0) ?? "" }
         set { pathField = HTTPFields([(name: "", value: newValue)]) }
     }
@@ -25,17 +25,17 @@ package struct HTTPRequest: Sendable {
     /// request's field storage with `query` and `headers`).
     var pathField: HTTPFields
     /// Every query argument in order, duplicates kept; a value is `nil` for `?flag` (no `=`).
-    package var query: HTTPFields
+    public var query: HTTPFields
     /// Every request header in order, duplicates kept; names lowercased.
-    package var headers: HTTPFields
+    public var headers: HTTPFields
     /// The complete request body (de-chunked when it was sent chunked).
-    package var body: [UInt8]
+    public var body: [UInt8]
     /// The address of the connection's peer (a proxy, when there is one; see
     /// ``clientAddress(trustedProxy:)``); nil when the server could not tell.
-    package var peerAddress: IPAddress?
+    public var peerAddress: IPAddress?
 
     /// Makes a request value; header names are lowercased to keep the type's invariant.
-    package init(
+    public init(
         method: String,
         path: String,
         query: [(name: String, value: String?)] = [],
@@ -64,7 +64,7 @@ package struct HTTPRequest: Sendable {
     }
 
     /// Whether the path is exactly `text`, byte for byte (no `String` is made).
-    package func path(is text: String) -> Bool {
+    public func path(is text: String) -> Bool {
         pathField.withValue(at: 0) { path in
             guard let path else { return false }
             return text.utf8.withContiguousStorageIfAvailable { text in
@@ -74,7 +74,7 @@ package struct HTTPRequest: Sendable {
     }
 
     /// The value of the first header called `name`, compared case-insensitively (ASCII), or `nil`.
-    package func header(_ name: String) -> String? {
+    public func header(_ name: String) -> String? {
         for header in headers where asciiCaseInsensitiveEquals(header.name, name) {
             return header.value ?? ""
         }
@@ -94,7 +94,7 @@ package struct HTTPRequest: Sendable {
 /// - replaces the response by a plain-text 500 naming the problem when `status` is not in
 ///   200...999 or a header cannot be sent (CR/LF/NUL in it, space in a name, a `Transfer-Encoding`
 ///   other than `chunked`).
-package struct HTTPResponse: Sendable {
+public struct HTTPResponse: Sendable {
     /// Where the body bytes live.
     package enum Payload: Sendable {
         /// A Swift array; libmicrohttpd gets a copy.
@@ -104,13 +104,13 @@ package struct HTTPResponse: Sendable {
     }
 
     /// The status code, e.g. 200.
-    package var status: Int
+    public var status: Int
     /// Response headers in the order they are sent.
-    package var headers: [(name: String, value: String)]
+    public var headers: [(name: String, value: String)]
     package var payload: Payload
 
     /// The body bytes (a copy when the response was made from a ``ResponseBody``).
-    package var body: [UInt8] {
+    public var body: [UInt8] {
         get {
             switch payload {
             case .array(let bytes): bytes
@@ -121,14 +121,14 @@ package struct HTTPResponse: Sendable {
     }
 
     /// Makes a response value whose body the server copies when it sends it.
-    package init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+    public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         self.status = status
         self.headers = headers
         self.payload = .array(body)
     }
 
     /// Makes a response value whose body the server sends without copying it.
-    package init(status: Int, headers: [(name: String, value: String)] = [], body: ResponseBody) {
+    public init(status: Int, headers: [(name: String, value: String)] = [], body: ResponseBody) {
         self.status = status
         self.headers = headers
         self.payload = .body(body)
@@ -140,7 +140,7 @@ package struct HTTPResponse: Sendable {
 ///
 /// The server asks the `rejection` callback for the response to send and always sends it with
 /// `Connection: close`: after a framing problem the rest of the connection's bytes cannot be trusted.
-package enum HTTPRejection: Sendable, Equatable {
+public enum HTTPRejection: Sendable, Equatable {
     /// The body is larger than ``HTTPServerConfiguration/maxBodyBytes``: declared by
     /// `Content-Length`, or found while a chunked body streams in.
     case payloadTooLarge(limit: Int)

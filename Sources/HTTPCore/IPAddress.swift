@@ -9,12 +9,12 @@ import Darwin
 /// An IPv4 or IPv6 address in 16 bytes: IPv4 as the IPv4-mapped IPv6 address `::ffff:a.b.c.d`,
 /// so a dual-stack socket's peers and plain IPv4 peers compare equal. A value type of two words:
 /// hashing and comparing it allocates nothing.
-package struct IPAddress: Hashable, Sendable, CustomStringConvertible {
+public struct IPAddress: Hashable, Sendable, CustomStringConvertible {
     /// The first and last eight bytes, in network order (most significant byte first).
-    package var high: UInt64
-    package var low: UInt64
+    public var high: UInt64
+    public var low: UInt64
 
-    package init(high: UInt64, low: UInt64) {
+    public init(high: UInt64, low: UInt64) {
         self.high = high
         self.low = low
     }
@@ -35,15 +35,15 @@ package struct IPAddress: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Whether this is an IPv4 address (stored IPv4-mapped).
-    package var isIPv4: Bool { high == 0 && low >> 32 == 0xFFFF }
+    public var isIPv4: Bool { high == 0 && low >> 32 == 0xFFFF }
 
     /// The address with everything after the first 64 bits cleared for IPv6 (one subnet, what a
     /// single client usually holds), unchanged for IPv4.
-    package var clientPrefix: IPAddress { isIPv4 ? self : IPAddress(high: high, low: 0) }
+    public var clientPrefix: IPAddress { isIPv4 ? self : IPAddress(high: high, low: 0) }
 
     /// Parses a bare IPv4 (`192.0.2.1`) or IPv6 (`2001:db8::1`) address, as `inet_pton` reads
     /// them; nil for anything else (ports, brackets, zones, spaces, more than 45 bytes).
-    package init?<Bytes: Collection>(text: Bytes) where Bytes.Element == UInt8 {
+    public init?<Bytes: Collection>(text: Bytes) where Bytes.Element == UInt8 {
         guard !text.isEmpty, text.count <= 45 else { return nil }
         var isIPv6 = false
         for byte in text {
@@ -67,10 +67,10 @@ package struct IPAddress: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// `init(text:)` for a `String`.
-    package init?(_ text: String) { self.init(text: Array(text.utf8)) }
+    public init?(_ text: String) { self.init(text: Array(text.utf8)) }
 
     /// Dotted quad for IPv4, RFC 5952 form for IPv6.
-    package var description: String {
+    public var description: String {
         var bytes = (high.bigEndian, low.bigEndian)
         var text = [CChar](repeating: 0, count: 64)
         let family = isIPv4 ? AF_INET : AF_INET6
@@ -88,7 +88,7 @@ extension HTTPRequest {
     /// missing or malformed last entry from the proxy gives the proxy's own address. Nil only
     /// when the request has no peer address (a request value made in a test).
     /// Cost: no allocation unless the peer is the trusted proxy; then one pass over the headers.
-    package func clientAddress(trustedProxy: IPAddress?) -> IPAddress? {
+    public func clientAddress(trustedProxy: IPAddress?) -> IPAddress? {
         guard let peer = peerAddress else { return nil }
         guard let trustedProxy, peer == trustedProxy else { return peer }
         var last: Int?
@@ -109,7 +109,7 @@ extension HTTPRequest {
     }
 
     /// ``lastForwardedAddress(_:)`` for bytes in an array (the fuzz target and tests).
-    package static func lastForwardedAddress(in value: [UInt8]) -> IPAddress? {
+    public static func lastForwardedAddress(in value: [UInt8]) -> IPAddress? {
         value.withUnsafeBytes { lastForwardedAddress($0) }
     }
 }

@@ -12,10 +12,10 @@ import Darwin
 /// Invariant: `count` initialised bytes at `start`, allocated with `malloc`, never written after
 /// ``ResponseBodyWriter/finish()`` created the value, and freed exactly once, by `deinit`. That
 /// immutability is what makes it `Sendable`.
-package final class ResponseBody: @unchecked Sendable {
+public final class ResponseBody: @unchecked Sendable {
     package let start: UnsafeMutableRawPointer
     /// The number of bytes.
-    package let count: Int
+    public let count: Int
     /// The size of the block at `start` (for ``SpareBlock``).
     let capacity: Int
 
@@ -28,12 +28,12 @@ package final class ResponseBody: @unchecked Sendable {
     deinit { SpareBlock.release(start, capacity: capacity) }
 
     /// A copy of the bytes.
-    package var bytes: [UInt8] {
+    public var bytes: [UInt8] {
         [UInt8](UnsafeRawBufferPointer(start: start, count: count))
     }
 
     /// Calls `body` with the bytes, valid only during the call.
-    package func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+    public func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
         try body(UnsafeRawBufferPointer(start: start, count: count))
     }
 }
@@ -45,17 +45,17 @@ package final class ResponseBody: @unchecked Sendable {
 /// `count <= capacity`. The block is freed by `deinit` unless ``finish()`` handed it to a
 /// ``ResponseBody``. Appends cost O(bytes) amortised (the block doubles when full).
 @frozen
-package struct ResponseBodyWriter: ~Copyable {
+public struct ResponseBodyWriter: ~Copyable {
     @usableFromInline var start: UnsafeMutableRawPointer
     @usableFromInline var capacity: Int
     @usableFromInline var written = 0
     /// Bytes written so far.
-    package var count: Int { written }
+    public var count: Int { written }
     /// Bytes that can still be written before the buffer has to grow.
-    @inlinable package var spareCapacity: Int { capacity &- written }
+    @inlinable public var spareCapacity: Int { capacity &- written }
 
     /// An empty buffer with room for at least `capacity` bytes before it has to grow.
-    package init(capacity: Int = 256) {
+    public init(capacity: Int = 256) {
         (start, self.capacity) = SpareBlock.take(atLeast: capacity)
     }
 
@@ -63,7 +63,7 @@ package struct ResponseBodyWriter: ~Copyable {
 
     /// Makes room for `additional` more bytes.
     @inlinable @inline(__always)
-    package mutating func reserve(_ additional: Int) {
+    public mutating func reserve(_ additional: Int) {
         if written &+ additional > capacity { grow(to: written + additional) }
     }
 
@@ -77,14 +77,14 @@ package struct ResponseBodyWriter: ~Copyable {
     }
 
     @inlinable @inline(__always)
-    package mutating func append(_ byte: UInt8) {
+    public mutating func append(_ byte: UInt8) {
         reserve(1)
         start.storeBytes(of: byte, toByteOffset: written, as: UInt8.self)
         written &+= 1
     }
 
     @inlinable @inline(__always)
-    package mutating func append(_ bytes: UnsafeRawBufferPointer) {
+    public mutating func append(_ bytes: UnsafeRawBufferPointer) {
         guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
         reserve(bytes.count)
         let target = start + written
@@ -124,7 +124,7 @@ package struct ResponseBodyWriter: ~Copyable {
     /// it returns (which must be `<= maxBytes`): for pieces built with plain stores, one capacity
     /// check for several of them.
     @inlinable @inline(__always)
-    package mutating func append(atMost maxBytes: Int, _ write: (UnsafeMutableRawPointer) -> Int) {
+    public mutating func append(atMost maxBytes: Int, _ write: (UnsafeMutableRawPointer) -> Int) {
         reserve(maxBytes)
         let length = write(start + written)
         precondition(length >= 0 && length <= maxBytes, "wrote more than it reserved")
@@ -132,11 +132,11 @@ package struct ResponseBodyWriter: ~Copyable {
     }
 
     @inlinable @inline(__always)
-    package mutating func append(_ text: StaticString) {
+    public mutating func append(_ text: StaticString) {
         text.withUTF8Buffer { append(UnsafeRawBufferPointer($0)) }
     }
 
-    package mutating func append(_ bytes: [UInt8]) {
+    public mutating func append(_ bytes: [UInt8]) {
         bytes.withUnsafeBytes { append($0) }
     }
 
@@ -144,7 +144,7 @@ package struct ResponseBodyWriter: ~Copyable {
     /// (counts, offsets, limits) are built in one word and stored at once; longer numbers go
     /// right to left through a 20-byte scratch.
     @inlinable
-    package mutating func appendDecimal(_ value: Int) {
+    public mutating func appendDecimal(_ value: Int) {
         reserve(20)  // Int.min is 20 characters
         if value >= 0, value < 100_000_000 {
             var rest = value
@@ -179,17 +179,17 @@ package struct ResponseBodyWriter: ~Copyable {
     }
 
     /// Calls `body` with the bytes written so far, valid only during the call.
-    package func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+    public func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
         try body(UnsafeRawBufferPointer(start: start, count: written))
     }
 
     /// A copy of the bytes written so far.
-    package var bytes: [UInt8] {
+    public var bytes: [UInt8] {
         withUnsafeBytes { [UInt8]($0) }
     }
 
     /// Hands the bytes to an immutable ``ResponseBody`` (the memory moves; nothing is copied).
-    package consuming func finish() -> ResponseBody {
+    public consuming func finish() -> ResponseBody {
         let body = ResponseBody(start: start, count: written, capacity: capacity)
         discard self
         return body
