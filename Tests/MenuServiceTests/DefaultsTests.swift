@@ -165,7 +165,7 @@ import Testing
         #expect(flags == ServerSettings.options.map(\.flag))
     }
 
-    @Test func readmeAndOpenAPIStateTheServicesPageAndBodyLimits() throws {
+    @Test func readmeAndOpenAPIStateThePageAndBodyLimitsAndTheDefaultAddress() throws {
         let readme = try Self.repositoryFile("README.md")
         #expect(readme.contains("`limit` 1 to `--max-limit` (default \(MenuService.defaultLimit),"))
         #expect(readme.contains("| 413 | `payload_too_large` | body over \(MenuService.maxBodyBytes / 1024) KiB |"))
@@ -177,6 +177,9 @@ import Testing
         #expect(block.contains("        default: \(MenuService.defaultLimit)"))
         #expect(block.contains { $0.contains("(default \(MenuService.defaultMaxLimit))") })
         #expect(openapi.contains { $0.contains("a request body over \(MenuService.maxBodyBytes / 1024) KiB") })
+        // "A local menu-server with its default settings."
+        let settings = ServerSettings()
+        #expect(openapi.contains("  - url: http://\(settings.host):\(settings.port)"))
     }
 
     @Test func theDockerfilesPortIsTheOneItExposesAndChecks() throws {
