@@ -1,5 +1,4 @@
 import MenuSessions
-import Foundation
 import HTTPCore
 import MenuModel
 
