@@ -24,9 +24,9 @@ import Darwin
 /// default. `pid` is reaped exactly once, by ``wait(timeout:)`` (or `deinit`, which kills a child
 /// still running); signals are only sent before that, so never to a recycled pid. The pipe ends it
 /// returns are closed by `deinit`.
-public final class ChildProcess: Sendable {
+package final class ChildProcess: Sendable {
     /// Where the child's standard output or error goes.
-    public enum Output: Sendable {
+    package enum Output: Sendable {
         /// This process's own stream.
         case inherit
         /// `/dev/null`.
@@ -38,11 +38,11 @@ public final class ChildProcess: Sendable {
     }
 
     /// How a child ended.
-    public enum Termination: Sendable, Hashable, CustomStringConvertible {
+    package enum Termination: Sendable, Hashable, CustomStringConvertible {
         case exited(Int32)
         case signaled(Int32)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .exited(let code): "exit code \(code)"
             case .signaled(let signal): "signal \(signal)"
@@ -51,17 +51,17 @@ public final class ChildProcess: Sendable {
     }
 
     /// The child's process id.
-    public let pid: pid_t
+    package let pid: pid_t
     /// The read end of the child's standard output pipe (``Output/pipe`` only).
-    public let standardOutput: Int32?
+    package let standardOutput: Int32?
     /// The read end of the child's standard error pipe (``Output/pipe`` only).
-    public let standardError: Int32?
+    package let standardError: Int32?
 
     private let termination = Mutex<Termination?>(nil)
 
     /// Starts `executable` (a path, not searched in `PATH`) with `arguments` (without argv[0]).
     /// `environment` nil passes this process's environment on unchanged.
-    public init(
+    package init(
         executable: String,
         arguments: [String],
         environment: [String: String]? = nil,
@@ -153,19 +153,19 @@ public final class ChildProcess: Sendable {
     }
 
     /// Sends `signal` unless the child has already been reaped.
-    public func send(_ signal: Int32) {
+    package func send(_ signal: Int32) {
         termination.withLock { ended in
             if ended == nil { _ = kill(pid, signal) }
         }
     }
 
     /// Whether the child has not yet exited (reaps it if it just did).
-    public var isRunning: Bool {
+    package var isRunning: Bool {
         reap() == nil
     }
 
     /// Waits until the child exits, at most `timeout` (`nil`: no limit); nil if it is still running.
-    public func wait(timeout: Duration? = nil) -> Termination? {
+    package func wait(timeout: Duration? = nil) -> Termination? {
         let clock = ContinuousClock()
         let deadline = timeout.map { clock.now.advanced(by: $0) }
         while true {
@@ -178,7 +178,7 @@ public final class ChildProcess: Sendable {
     /// Waits at most `timeout` for the child to exit; kills it (SIGKILL) if it has not.
     /// Returns how it ended and whether that was on its own.
     @discardableResult
-    public func waitOrKill(timeout: Duration) -> (termination: Termination, exitedOnItsOwn: Bool) {
+    package func waitOrKill(timeout: Duration) -> (termination: Termination, exitedOnItsOwn: Bool) {
         if let ended = wait(timeout: timeout) { return (ended, true) }
         send(SIGKILL)
         return (wait()!, false)
@@ -210,17 +210,17 @@ public final class ChildProcess: Sendable {
 
 extension ChildProcess {
     /// A finished child's outcome and everything it wrote.
-    public struct Outcome: Sendable {
-        public var termination: Termination
-        public var standardOutput: [UInt8]
-        public var standardError: [UInt8]
+    package struct Outcome: Sendable {
+        package var termination: Termination
+        package var standardOutput: [UInt8]
+        package var standardError: [UInt8]
         /// False when the child had to be killed at the time limit.
-        public var exitedOnItsOwn: Bool
+        package var exitedOnItsOwn: Bool
     }
 
     /// Runs `executable` to completion, capturing both output streams (read as they come, so a
     /// chatty child never blocks on a full pipe). Past `timeout` the child is killed (SIGKILL).
-    public static func run(
+    package static func run(
         executable: String,
         arguments: [String],
         environment: [String: String]? = nil,
@@ -259,7 +259,7 @@ extension ChildProcess {
 
     /// Reads one line (up to `\n`, which is dropped) from `descriptor`, waiting at most `timeout`;
     /// nil on timeout or end of stream. Reads byte by byte, so nothing after the line is consumed.
-    public static func readLine(from descriptor: Int32, timeout: Duration) -> String? {
+    package static func readLine(from descriptor: Int32, timeout: Duration) -> String? {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: timeout)
         var line: [UInt8] = []
@@ -277,7 +277,7 @@ extension ChildProcess {
     }
 
     /// Reads `descriptor` to its end (blocking).
-    public static func readToEnd(_ descriptor: Int32) -> [UInt8] {
+    package static func readToEnd(_ descriptor: Int32) -> [UInt8] {
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {
@@ -290,10 +290,10 @@ extension ChildProcess {
 }
 
 /// Why a child could not be started.
-public enum ChildProcessError: Error, Sendable, CustomStringConvertible {
+package enum ChildProcessError: Error, Sendable, CustomStringConvertible {
     case cannotStart(executable: String, reason: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .cannotStart(let executable, let reason):
             "cannot start \(executable): \(reason)"

@@ -5,7 +5,6 @@
 // splits coding lists and unfolds continuation lines. An accepted head on which they disagree is a
 // request-smuggling shape: a finding.
 
-import HTTPCore
 import HTTPServer
 
 /// How a reader frames a request body.

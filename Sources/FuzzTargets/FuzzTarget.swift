@@ -11,7 +11,7 @@ import MenuSessionsDurable
 ///
 /// Invariant: ``check(_:)`` never traps for any input; it returns what is wrong with the outcome.
 /// Cost: one parse (plus, for `request` and `body`, one Foundation JSON parse of the answer).
-public enum FuzzTarget: String, CaseIterable, Sendable {
+package enum FuzzTarget: String, CaseIterable, Sendable {
     /// The menu config loader (JSON decoding, validation, error paths); a menu that loads must
     /// walk as many rows as it counts, under toggles.
     case config
@@ -35,7 +35,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     }()
 
     /// Runs one input; nil when the outcome is well formed, otherwise what is wrong with it.
-    public func check(_ bytes: [UInt8]) -> String? {
+    package func check(_ bytes: [UInt8]) -> String? {
         switch self {
         case .config:
             return Self.checkConfig(bytes)

@@ -1,4 +1,3 @@
-import HTTPCore
 import CMicroHTTPD
 
 #if canImport(Glibc)

@@ -17,7 +17,6 @@
 // the check below does (RFC 9112 §3.2), and answers in JSON where libmicrohttpd wrote HTML.
 
 #if canImport(Glibc)
-import HTTPCore
 import Glibc
 #elseif canImport(Musl)
 import Musl
@@ -26,6 +25,7 @@ import Darwin
 #endif
 
 import CMicroHTTPD
+import HTTPCore
 
 /// The request headers framing looks at, collected from libmicrohttpd's header list.
 ///

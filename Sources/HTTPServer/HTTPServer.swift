@@ -20,7 +20,7 @@ import Darwin
 /// exactly one daemon is listening on ``port``; afterwards none is, and the handler closures have
 /// been released. `HTTPServer` is `Sendable` because its only mutable state (the daemon handle)
 /// sits behind a `Mutex`.
-public final class HTTPServer: Sendable {
+package final class HTTPServer: Sendable {
     /// The daemon and the retained callback context; only ever touched while `running` is locked.
     private struct RunningDaemon {
         let daemon: OpaquePointer
@@ -31,7 +31,7 @@ public final class HTTPServer: Sendable {
 
     /// The port the server really listens on (also when the configuration asked for port 0),
     /// read with `MHD_get_daemon_info(MHD_DAEMON_INFO_BIND_PORT)` right after start.
-    public let port: Int
+    package let port: Int
 
     /// Starts listening at once (`MHD_start_daemon` through the shim's `httpserver_mhd_start`).
     ///
@@ -47,11 +47,11 @@ public final class HTTPServer: Sendable {
     /// `MHD_OPTION_CONNECTION_MEMORY_LIMIT`, `MHD_OPTION_LISTEN_BACKLOG_SIZE`,
     /// `MHD_OPTION_STRICT_FOR_CLIENT` = 0 (the wrapper checks `Host` and the target itself),
     /// `MHD_OPTION_URI_LOG_CALLBACK` (``mhdCheckRequestTarget``) and, when `threads > 1`,
-    /// `MHD_OPTION_THREAD_POOL_SIZE`. With a `headerTimeoutSeconds` above 0 it also sets
+    /// `MHD_OPTION_THREAD_POOL_SIZE`. It also sets
     /// `MHD_OPTION_NOTIFY_CONNECTION` and starts a ``RequestDeadlineSweeper`` (libmicrohttpd's own
     /// timeout restarts at every byte, so it cannot bound a trickled request or body). The first server
     /// started also sets `SIGPIPE` to ignored.
-    public init(
+    package init(
         configuration: HTTPServerConfiguration,
         handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse,
         rejection: @escaping @Sendable (HTTPRejection) -> HTTPResponse
@@ -60,8 +60,8 @@ public final class HTTPServer: Sendable {
         let address = try BindAddress(host: configuration.host, port: configuration.port)
         ignoreSIGPIPEOnce()
 
-        let requestDeadlines = configuration.headerTimeoutSeconds > 0
-            ? RequestDeadlineSweeper(timeout: .seconds(configuration.headerTimeoutSeconds)) : nil
+        // Always made: `headerTimeoutSeconds` is at least 1 (``HTTPServerConfiguration/ValidRange``).
+        let requestDeadlines: RequestDeadlineSweeper? = RequestDeadlineSweeper(timeout: .seconds(configuration.headerTimeoutSeconds))
         let context = Unmanaged.passRetained(
             ServerContext(
                 handler: handler, rejection: rejection, maxBodyBytes: configuration.maxBodyBytes,
@@ -145,7 +145,7 @@ public final class HTTPServer: Sendable {
     ///    stop the request-deadline sweeper, close the listening socket and release the handler closures.
     ///
     /// Must not be called from inside `handler` or `rejection`.
-    public func shutdown(gracePeriod: Duration = .seconds(5)) {
+    package func shutdown(gracePeriod: Duration = .seconds(5)) {
         running.withLock { running in
             guard let current = running.take() else { return }
             let context = current.context.takeUnretainedValue()

@@ -1,73 +1,90 @@
 /// Everything ``HTTPServer`` needs to open its listening socket and run libmicrohttpd.
 ///
 /// Invariant: none while you fill it in; ``HTTPServer/init(configuration:handler:rejection:)``
-/// checks every field and throws ``HTTPServerError/invalidConfiguration(setting:value:requirement:)``
+/// checks every field against ``ValidRange`` and throws ``HTTPServerError/invalidConfiguration(setting:value:requirement:)``
 /// or ``HTTPServerError/invalidHost(_:)`` naming the first one out of range.
-public struct HTTPServerConfiguration: Sendable {
+package struct HTTPServerConfiguration: Sendable {
     /// The address to bind: an IPv4 or IPv6 literal (`"0.0.0.0"` and `"::"` allowed, `"[::1]"`
     /// accepted); host names are not resolved. `"::"` listens dual-stack (IPv6 and IPv4).
-    public var host: String = "127.0.0.1"
+    package var host: String = "127.0.0.1"
     /// The TCP port, 0...65535; 0 lets the kernel pick a free port (read it back from ``HTTPServer/port``).
-    public var port: Int = 8080
+    package var port: Int = 8080
     /// libmicrohttpd worker threads (`MHD_OPTION_THREAD_POOL_SIZE` when above 1); 1 = just the internal thread.
-    public var threads: Int = 2
+    package var threads: Int = 2
     /// The largest request body accepted, in bytes; larger ones get ``HTTPRejection/payloadTooLarge(limit:)``.
-    public var maxBodyBytes: Int = 64 * 1024
+    package var maxBodyBytes: Int = 64 * 1024
     /// Open connections at most (`MHD_OPTION_CONNECTION_LIMIT`), shared among the threads.
-    public var connectionLimit: Int = 1024
+    package var connectionLimit: Int = 1024
     /// Open connections per client IP at most; 0 = unlimited (`MHD_OPTION_PER_IP_CONNECTION_LIMIT`);
     /// libmicrohttpd closes a connection past it at once. 128 lets one address (a browser uses 6, a
     /// NAT or a load generator a few dozen) hold an eighth of the default `connectionLimit` at most.
-    public var perIPConnectionLimit: Int = 128
-    /// Seconds of inactivity before a connection is closed; 0 = never (`MHD_OPTION_CONNECTION_TIMEOUT`).
-    public var connectionTimeoutSeconds: Int = 30
+    package var perIPConnectionLimit: Int = 128
+    /// Seconds of inactivity before a connection is closed (`MHD_OPTION_CONNECTION_TIMEOUT`).
+    package var connectionTimeoutSeconds: Int = 30
     /// Seconds a request's line and headers may take, and then its body, however slowly they
-    /// trickle in; 0 = no deadline. The headers' time counts from the connection's accept for its
+    /// trickle in. The headers' time counts from the connection's accept for its
     /// first request, from the first bytes after the previous response for a later one; the body's
     /// from its headers (``RequestDeadlineSweeper``).
-    public var headerTimeoutSeconds: Int = 10
+    package var headerTimeoutSeconds: Int = 10
     /// Bytes of memory per connection, which bounds the request line plus headers
     /// (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`); requests whose headers do not fit get libmicrohttpd's 431.
-    public var connectionMemoryLimit: Int = 32 * 1024
+    package var connectionMemoryLimit: Int = 32 * 1024
     /// Pending-connection queue length of the listening socket (`MHD_OPTION_LISTEN_BACKLOG_SIZE`).
-    public var listenBacklog: Int = 511
+    package var listenBacklog: Int = 511
 
-    /// The defaults shown on each property.
-    public init() {}
+    /// The defaults shown on each property: the one source of each default (menu-server's
+    /// settings start from this value).
+    package init() {}
+
+    /// The values each integer field accepts: ``HTTPServer`` refuses one outside its range, and
+    /// menu-server's flags take their bounds from here (one source for both).
+    package enum ValidRange {
+        package static let port = 0 ... 65_535
+        /// Each libmicrohttpd thread is a poll loop with its own stack and wake-up pipe; far more
+        /// than the cores (2 served best on 2 cores, BENCHMARKS.md) buys nothing.
+        package static let threads = 1 ... 256
+        package static let connectionLimit = 1 ... 1_000_000
+        /// 0 = unlimited.
+        package static let perIPConnectionLimit = 0 ... 1_000_000
+        /// From 1: a connection that never times out lets idle clients hold every slot.
+        package static let connectionTimeoutSeconds = 1 ... 86_400
+        /// From 1: without a deadline a client trickling its headers holds its connection forever.
+        package static let headerTimeoutSeconds = 1 ... 86_400
+        /// It must hold the request line, the headers and libmicrohttpd's buffers.
+        package static let connectionMemoryLimit = 4096 ... 1 << 24
+        package static let listenBacklog = 1 ... 65_535
+    }
 
     /// Throws for the first field out of range.
     func validate() throws(HTTPServerError) {
-        func require(_ ok: Bool, _ setting: String, _ value: Int, _ requirement: String) throws(HTTPServerError) {
-            if !ok { throw .invalidConfiguration(setting: setting, value: value, requirement: requirement) }
+        func require(_ range: ClosedRange<Int>, _ value: Int, _ setting: String, _ note: String = "") throws(HTTPServerError) {
+            if !range.contains(value) {
+                throw .invalidConfiguration(setting: setting, value: value, requirement: "\(range.lowerBound)...\(range.upperBound)" + note)
+            }
         }
-        let uintMax = Int(UInt32.max)
-        try require((0...65_535).contains(port), "port", port, "0...65535 (0 picks a free port)")
-        try require((1...1024).contains(threads), "threads", threads, "1...1024")
-        try require(maxBodyBytes >= 0, "maxBodyBytes", maxBodyBytes, "0 or more")
-        try require((1...uintMax).contains(connectionLimit), "connectionLimit", connectionLimit, "1...\(uintMax)")
+        try require(ValidRange.port, port, "port", " (0 picks a free port)")
+        try require(ValidRange.threads, threads, "threads")
+        if maxBodyBytes < 0 { throw .invalidConfiguration(setting: "maxBodyBytes", value: maxBodyBytes, requirement: "0 or more") }
+        try require(ValidRange.connectionLimit, connectionLimit, "connectionLimit")
+        if connectionLimit < threads {
+            throw .invalidConfiguration(
+                setting: "connectionLimit", value: connectionLimit,
+                requirement: "at least `threads` (\(threads)): libmicrohttpd gives each thread a share of the limit")
+        }
+        try require(ValidRange.perIPConnectionLimit, perIPConnectionLimit, "perIPConnectionLimit", " (0 = unlimited)")
+        try require(ValidRange.connectionTimeoutSeconds, connectionTimeoutSeconds, "connectionTimeoutSeconds")
+        try require(ValidRange.headerTimeoutSeconds, headerTimeoutSeconds, "headerTimeoutSeconds")
         try require(
-            connectionLimit >= threads, "connectionLimit", connectionLimit,
-            "at least `threads` (\(threads)): libmicrohttpd gives each thread a share of the limit")
-        try require(
-            (0...uintMax).contains(perIPConnectionLimit), "perIPConnectionLimit", perIPConnectionLimit,
-            "0...\(uintMax) (0 = unlimited)")
-        try require(
-            (0...uintMax).contains(connectionTimeoutSeconds), "connectionTimeoutSeconds",
-            connectionTimeoutSeconds, "0...\(uintMax) (0 = no timeout)")
-        try require(
-            (0...86_400).contains(headerTimeoutSeconds), "headerTimeoutSeconds", headerTimeoutSeconds,
-            "0...86400 (0 = no deadline)")
-        try require(
-            (2048...(1 << 30)).contains(connectionMemoryLimit), "connectionMemoryLimit",
-            connectionMemoryLimit, "2048...\(1 << 30) bytes (it must hold the request line and headers)")
-        try require((1...65_535).contains(listenBacklog), "listenBacklog", listenBacklog, "1...65535")
+            ValidRange.connectionMemoryLimit, connectionMemoryLimit, "connectionMemoryLimit",
+            " bytes (it must hold the request line and headers)")
+        try require(ValidRange.listenBacklog, listenBacklog, "listenBacklog")
     }
 }
 
 /// Why an ``HTTPServer`` could not be created.
 ///
 /// Invariant: ``description`` always says what to change.
-public enum HTTPServerError: Error, Equatable, CustomStringConvertible {
+package enum HTTPServerError: Error, Equatable, CustomStringConvertible {
     /// `host` is not an IPv4 or IPv6 literal.
     case invalidHost(String)
     /// A configuration field is out of range; `requirement` states the valid range.
@@ -77,7 +94,7 @@ public enum HTTPServerError: Error, Equatable, CustomStringConvertible {
     case cannotStart(host: String, port: Int, reason: String)
 
     /// A one-line, actionable explanation (what was wrong and what to change).
-    public var description: String {
+    package var description: String {
         switch self {
         case .invalidHost(let host):
             return "invalid host \"\(host)\": give an IPv4 or IPv6 address literal such as "

@@ -5,7 +5,6 @@
 // deadlines are kept here: a watch per connection (`MHD_OPTION_NOTIFY_CONNECTION`) and a sweeper
 // that shuts slow ones down.
 
-import HTTPCore
 import CMicroHTTPD
 import Dispatch
 import Synchronization

@@ -1,4 +1,3 @@
-import HTTPCore
 import Synchronization
 
 #if canImport(Glibc)

@@ -7,12 +7,12 @@ import Foundation
 /// The longest a test waits for something that must happen: far beyond what a correct server
 /// needs even under AddressSanitizer on a busy machine, so reaching it means the thing never
 /// happened.
-public let eventuallyBound: Duration = .seconds(30)
+package let eventuallyBound: Duration = .seconds(30)
 
 /// Polls `condition` every `interval` until it is true (returns true) or `bound` has passed since
 /// the call (returns false, after one last look). Blocks the calling thread; costs one call of
 /// `condition` per interval.
-public func eventually(within bound: Duration = eventuallyBound, every interval: Duration = .milliseconds(5),
+package func eventually(within bound: Duration = eventuallyBound, every interval: Duration = .milliseconds(5),
                        _ condition: () throws -> Bool) rethrows -> Bool {
     let clock = ContinuousClock()
     let deadline = clock.now.advanced(by: bound)

@@ -13,7 +13,7 @@ import Darwin
 #endif
 
 /// Why a raw connection failed. The associated `Int32` values are `errno` codes.
-public enum RawHTTPError: Error, Equatable, CustomStringConvertible {
+package enum RawHTTPError: Error, Equatable, CustomStringConvertible {
     case socket(Int32)
     case connect(Int32)
     case send(Int32)
@@ -21,7 +21,7 @@ public enum RawHTTPError: Error, Equatable, CustomStringConvertible {
     case closedBeforeResponseEnded
     case malformed(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .socket(let code): "socket: errno \(code)"
         case .connect(let code): "connect: errno \(code)"
@@ -34,17 +34,17 @@ public enum RawHTTPError: Error, Equatable, CustomStringConvertible {
 }
 
 /// One parsed HTTP response.
-public struct RawHTTPResponse: Sendable, CustomStringConvertible {
+package struct RawHTTPResponse: Sendable, CustomStringConvertible {
     /// The status code of the status line.
-    public var status: Int
+    package var status: Int
     /// The header fields in the order received, names as sent.
-    public var headers: [(name: String, value: String)]
+    package var headers: [(name: String, value: String)]
     /// The body, de-chunked when the response was chunked.
-    public var body: [UInt8]
+    package var body: [UInt8]
     /// The status line and header lines as received, each ending in CRLF.
-    public var head: String
+    package var head: String
 
-    public init(status: Int, headers: [(name: String, value: String)], body: [UInt8], head: String) {
+    package init(status: Int, headers: [(name: String, value: String)], body: [UInt8], head: String) {
         self.status = status
         self.headers = headers
         self.body = body
@@ -52,32 +52,32 @@ public struct RawHTTPResponse: Sendable, CustomStringConvertible {
     }
 
     /// The protocol version of the status line, e.g. `HTTP/1.1`.
-    public var version: String { String(head.prefix { $0 != " " }) }
+    package var version: String { String(head.prefix { $0 != " " }) }
 
     /// The first value of the header `name` (case-insensitive), if any.
-    public func header(_ name: String) -> String? {
+    package func header(_ name: String) -> String? {
         headers.first { $0.name.lowercased() == name.lowercased() }?.value
     }
 
     /// The body decoded as UTF-8.
-    public var bodyText: String { String(decoding: body, as: UTF8.self) }
+    package var bodyText: String { String(decoding: body, as: UTF8.self) }
 
-    public var description: String { "\(status) \(headers.map { "\($0.name): \($0.value)" }) \(bodyText.prefix(300))" }
+    package var description: String { "\(status) \(headers.map { "\($0.name): \($0.value)" }) \(bodyText.prefix(300))" }
 }
 
 /// One client TCP connection, by default to 127.0.0.1. Not thread-safe: one thread at a time uses it.
-public final class RawHTTPConnection {
+package final class RawHTTPConnection {
     private let fd: Int32
     private var buffer: [UInt8] = []
     /// The server's port.
-    public let port: Int
+    package let port: Int
     /// The server's IPv4 address.
-    public let host: String
+    package let host: String
 
     /// Connects, with a receive timeout (and optionally a send timeout) so a broken server fails
     /// the test instead of hanging it. `sourceHost` binds the client's own end first (e.g.
     /// `127.0.0.2`, to be another client address on loopback); nil lets the kernel choose.
-    public init(port: Int, host: String = "127.0.0.1", sourceHost: String? = nil, receiveTimeoutSeconds: Int = 10,
+    package init(port: Int, host: String = "127.0.0.1", sourceHost: String? = nil, receiveTimeoutSeconds: Int = 10,
                 sendTimeoutSeconds: Int? = nil) throws {
         self.port = port
         self.host = host
@@ -115,7 +115,7 @@ public final class RawHTTPConnection {
     }
 
     /// 0 on success, else the `errno` of `connect(2)` (e.g. `ECONNREFUSED`).
-    public static func connectSocket(_ fd: Int32, port: Int, host: String = "127.0.0.1") -> Int32 {
+    package static func connectSocket(_ fd: Int32, port: Int, host: String = "127.0.0.1") -> Int32 {
         var address = address(host, port: port)
         let rc = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
@@ -135,7 +135,7 @@ public final class RawHTTPConnection {
     }
 
     /// A new blocking TCP socket connected to `host:port`; the caller owns it and must `close` it.
-    public static func connectedSocket(port: Int, host: String = "127.0.0.1") throws -> Int32 {
+    package static func connectedSocket(port: Int, host: String = "127.0.0.1") throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw RawHTTPError.socket(errno) }
         let result = connectSocket(fd, port: port, host: host)
@@ -147,7 +147,7 @@ public final class RawHTTPConnection {
     }
 
     /// The `errno` a fresh connection attempt to `port` fails with, or 0 if it connects.
-    public static func connectErrno(port: Int, host: String = "127.0.0.1") -> Int32 {
+    package static func connectErrno(port: Int, host: String = "127.0.0.1") -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return errno }
         defer { close(fd) }
@@ -155,7 +155,7 @@ public final class RawHTTPConnection {
     }
 
     /// Writes all of `bytes`, retrying on `EINTR`.
-    public func sendBytes(_ bytes: [UInt8]) throws {
+    package func sendBytes(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
             let sent = bytes[offset...].withUnsafeBytes {
@@ -170,13 +170,13 @@ public final class RawHTTPConnection {
     }
 
     /// Writes `text` as UTF-8.
-    public func sendText(_ text: String) throws {
+    package func sendText(_ text: String) throws {
         try sendBytes(Array(text.utf8))
     }
 
     /// Sends one request with `Host` and, when there is a body or the method is PUT or POST,
     /// `Content-Length`.
-    public func sendRequest(_ method: String, _ target: String, headers: [(String, String)] = [],
+    package func sendRequest(_ method: String, _ target: String, headers: [(String, String)] = [],
                             body: [UInt8] = []) throws {
         var head = "\(method) \(target) HTTP/1.1\r\nHost: \(host):\(port)\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
@@ -186,7 +186,7 @@ public final class RawHTTPConnection {
     }
 
     /// Sends one request (see `sendRequest`) and reads its response.
-    public func request(_ method: String, _ target: String, headers: [(String, String)] = [],
+    package func request(_ method: String, _ target: String, headers: [(String, String)] = [],
                         body: [UInt8] = []) throws -> RawHTTPResponse {
         try sendRequest(method, target, headers: headers, body: body)
         return try readResponse(requestWasHEAD: method == "HEAD")
@@ -232,7 +232,7 @@ public final class RawHTTPConnection {
 
     /// Reads one complete response: no body for HEAD, 1xx, 204 and 304; else by Content-Length,
     /// chunked (trailers skipped), or until the server closes.
-    public func readResponse(requestWasHEAD: Bool = false) throws -> RawHTTPResponse {
+    package func readResponse(requestWasHEAD: Bool = false) throws -> RawHTTPResponse {
         let statusLine = try takeLine()
         let parts = statusLine.split(separator: " ", maxSplits: 2)
         guard parts.count >= 2, parts[0].hasPrefix("HTTP/"), let status = Int(parts[1]) else {
@@ -270,7 +270,7 @@ public final class RawHTTPConnection {
     }
 
     /// Everything the server sends until it closes the connection.
-    public func readUntilClosed() throws -> [UInt8] {
+    package func readUntilClosed() throws -> [UInt8] {
         while try fill() {}
         defer { buffer = [] }
         return buffer
@@ -278,7 +278,7 @@ public final class RawHTTPConnection {
 
     /// True when the server has already closed the connection (end of stream or reset) and sent
     /// no bytes; never waits (a test that trickles bytes asks between two of them).
-    public var isAlreadyClosedByPeer: Bool {
+    package var isAlreadyClosedByPeer: Bool {
         var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         guard poll(&descriptor, 1, 0) > 0 else { return false }
         return buffer.isEmpty && ((try? fill()) == false)
@@ -286,14 +286,14 @@ public final class RawHTTPConnection {
 
     /// True when the server has neither sent anything nor closed the connection so far: a look at
     /// the socket that never waits.
-    public var isOpenAndSilent: Bool {
+    package var isOpenAndSilent: Bool {
         var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         return buffer.isEmpty && poll(&descriptor, 1, 0) == 0
     }
 
     /// True when the server closes the connection (end of stream within `seconds`) without
     /// sending further bytes. Sets the receive timeout to `seconds`.
-    public func isClosedByPeer(within seconds: Int = 5) -> Bool {
+    package func isClosedByPeer(within seconds: Int = 5) -> Bool {
         Self.setTimeout(fd, SO_RCVTIMEO, seconds: seconds)
         return buffer.isEmpty && ((try? fill()) == false)
     }

@@ -10,37 +10,34 @@ import Synchronization
 /// A running menu-server: the menu loaded from settings, the session store, the routing service
 /// and the HTTP listener. Start with ``init(settings:log:)``; reload the menu with ``reload()``
 /// (SIGHUP, `--watch-config`); stop with ``shutdown(gracePeriod:)``.
-public final class MenuServer: Sendable {
-    public let service: MenuService
-    public let store: any SessionStore
-    public let http: HTTPServer
+package final class MenuServer: Sendable {
+    package let service: MenuService
+    package let store: any SessionStore
+    package let http: HTTPServer
     /// The config file ``reload()`` reads.
-    public let configPath: String
+    package let configPath: String
     private let log: @Sendable (String) -> Void
     /// Held for a whole reload: reloads run one at a time, in the order asked.
     private let reloading = Mutex(())
     private let watcher: Mutex<ConfigWatcher?> = Mutex(nil)
     /// The on-disk store when the settings name a data directory (closed by ``shutdown(gracePeriod:)``).
-    public let durableStore: DurableSessionStore?
+    package let durableStore: DurableSessionStore?
     /// One line for the log saying where sessions are kept.
-    public let storageDescription: String
+    package let storageDescription: String
 
     /// The real port, also when the settings asked for port 0.
-    public var port: Int { http.port }
-    public let host: String
+    package var port: Int { http.port }
+    package let host: String
 
-    public init(settings: ServerSettings, log: @escaping @Sendable (String) -> Void = { _ in }) throws(StartupError) {
+    package init(settings: ServerSettings, log: @escaping @Sendable (String) -> Void = { _ in }) throws(StartupError) {
         let menu: Menu
         do { menu = try Menu(contentsOfFile: settings.configPath) } catch { throw .invalidConfig(path: settings.configPath, error) }
         let store: any SessionStore
         if let directory = settings.dataDirectory {
             let durable: DurableSessionStore
             do {
-                durable = try DurableSessionStore(directory: directory, menu: menu, fsync: settings.fsync,
-                                                  maxSessions: settings.maxSessions,
-                                                  timeToLive: .seconds(settings.sessionTTLSeconds),
-                                                  evictionIdle: .seconds(settings.sessionEvictIdleSeconds),
-                                                  maxChangedGroups: settings.maxChangedGroups,
+                durable = try DurableSessionStore(directory: directory, menu: MenuGeneration(menu), fsync: settings.fsync,
+                                                  limits: settings.sessionLimits,
                                                   storeTimeout: .seconds(settings.storeTimeoutSeconds), log: log)
             } catch {
                 throw .dataDirectory(error)
@@ -51,10 +48,7 @@ public final class MenuServer: Sendable {
                 + durable.recovery.summary
         } else {
             durableStore = nil
-            store = InMemorySessionStore(menu: menu, maxSessions: settings.maxSessions,
-                                         timeToLive: .seconds(settings.sessionTTLSeconds),
-                                         evictionIdle: .seconds(settings.sessionEvictIdleSeconds),
-                                         maxChangedGroups: settings.maxChangedGroups)
+            store = InMemorySessionStore(menu: MenuGeneration(menu), limits: settings.sessionLimits)
             storageDescription = "sessions are kept in memory only; they are lost on restart"
         }
         self.store = store
@@ -103,7 +97,7 @@ public final class MenuServer: Sendable {
     /// An invalid file changes nothing and throws every problem found, as at start-up. Runs one
     /// reload at a time; never on a request's path.
     @discardableResult
-    public func reload() throws(ReloadError) -> MenuReload {
+    package func reload() throws(ReloadError) -> MenuReload {
         try reloading.withLock { _ throws(ReloadError) -> MenuReload in
             let started = ContinuousClock.now
             let old = service.current.generation.menu.version
@@ -137,7 +131,7 @@ public final class MenuServer: Sendable {
     }
 
     /// ``reload()``, its outcome logged (SIGHUP and `--watch-config`).
-    public func reloadLogged(reason: String) {
+    package func reloadLogged(reason: String) {
         do {
             log("\(reason): " + (try reload()).summary)
         } catch {
@@ -146,13 +140,13 @@ public final class MenuServer: Sendable {
     }
 
     /// The line printed when ready: `menu-server listening on http://HOST:PORT`.
-    public var listeningLine: String {
+    package var listeningLine: String {
         let shownHost = host.contains(":") ? "[\(host)]" : host
         return "menu-server listening on http://\(shownHost):\(port)"
     }
 
     /// Stops accepting, lets requests in flight finish (up to `gracePeriod`), then stops.
-    public func shutdown(gracePeriod: Duration = .seconds(5)) {
+    package func shutdown(gracePeriod: Duration = .seconds(5)) {
         watcher.withLock { $0 }?.stop()
         http.shutdown(gracePeriod: gracePeriod)
         durableStore?.close()
@@ -160,13 +154,13 @@ public final class MenuServer: Sendable {
 }
 
 /// Why the server could not start.
-public enum StartupError: Error, Sendable, CustomStringConvertible {
+package enum StartupError: Error, Sendable, CustomStringConvertible {
     case invalidConfig(path: String, MenuConfigError)
     case cannotListen(HTTPServerError)
     case dataDirectory(DurableStoreError)
     case cannotWatchConfig(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .invalidConfig(let path, let error):
             error.isUnreadableFile ? error.description : "cannot load menu config \(path): \(error.description)"
@@ -178,22 +172,22 @@ public enum StartupError: Error, Sendable, CustomStringConvertible {
 }
 
 /// What a ``MenuServer/reload()`` did.
-public struct MenuReload: Sendable {
+package struct MenuReload: Sendable {
     /// The version served before and after (equal: the file held the menu already served).
-    public var from: String
-    public var to: String
-    public var nodeCount: Int
+    package var from: String
+    package var to: String
+    package var nodeCount: Int
     /// Reading and checking the file; encoding the rows and building the translation; carrying
     /// every session over.
-    public var load: Duration
-    public var install: Duration
-    public var rebase: Duration
-    public var sessions: SessionRebaseReport
+    package var load: Duration
+    package var install: Duration
+    package var rebase: Duration
+    package var sessions: SessionRebaseReport
 
-    public var changed: Bool { from != to }
+    package var changed: Bool { from != to }
 
     /// One line for the log.
-    public var summary: String {
+    package var summary: String {
         guard changed else { return "config unchanged (version \(to)); nothing to reload" }
         return "menu reloaded: version \(from) -> \(to), \(nodeCount) nodes; read in \(Self.ms(load)), served after \(Self.ms(install)) more; "
             + "\(sessions.rebased) session\(sessions.rebased == 1 ? "" : "s") carried over in \(Self.ms(rebase))"
@@ -207,10 +201,10 @@ public struct MenuReload: Sendable {
 }
 
 /// Why a reload changed nothing.
-public enum ReloadError: Error, Sendable, CustomStringConvertible {
+package enum ReloadError: Error, Sendable, CustomStringConvertible {
     case invalidConfig(path: String, MenuConfigError)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .invalidConfig(let path, let error):
             error.isUnreadableFile ? error.description : "cannot reload menu config \(path): \(error.description)"

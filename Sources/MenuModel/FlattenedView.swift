@@ -309,7 +309,7 @@ public enum ExpansionError: Error, Sendable, Equatable, CustomStringConvertible 
 
     public var description: String {
         switch self {
-        case .unknownGroup(let id): "no group has id \"\(id)\"; GET /rows lists the ids"
+        case .unknownGroup(let id): "no group has id \"\(id)\""
         case .notAGroup(let id): "\"\(id)\" is a row, not a group; only groups expand and collapse"
         }
     }

@@ -2,8 +2,8 @@
 ///
 /// Invariant: integers that fit in `Int64` stay `.integer` (38 stays 38); every other number is
 /// `.number` with its text as written (``JSONNumber``: 1.10 stays 1.10). Object key order is not
-/// significant. The `Codable` conformances go through `Double` (Foundation's coders have no raw
-/// number text): the config parser and the server's JSON writer keep the text, they do not.
+/// significant. The `Encodable` conformance goes through `Double` (Foundation's encoders have no raw
+/// number text): the config parser and the server's JSON writer keep the text, it does not.
 public enum JSONValue: Sendable, Hashable {
     case null
     case bool(Bool)
@@ -12,37 +12,6 @@ public enum JSONValue: Sendable, Hashable {
     case string(String)
     case array([JSONValue])
     case object([String: JSONValue])
-}
-
-extension JSONValue: Decodable {
-    public init(from decoder: any Decoder) throws {
-        if var array = try? decoder.unkeyedContainer() {
-            var values: [JSONValue] = []
-            if let count = array.count { values.reserveCapacity(count) }
-            while !array.isAtEnd { values.append(try array.decode(JSONValue.self)) }
-            self = .array(values)
-            return
-        }
-        if let object = try? decoder.container(keyedBy: JSONKey.self) {
-            var values: [String: JSONValue] = [:]
-            values.reserveCapacity(object.allKeys.count)
-            for key in object.allKeys { values[key.stringValue] = try object.decode(JSONValue.self, forKey: key) }
-            self = .object(values)
-            return
-        }
-        let single = try decoder.singleValueContainer()
-        if single.decodeNil() {
-            self = .null
-        } else if let value = try? single.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? single.decode(Int64.self) {
-            self = .integer(value)
-        } else if let value = try? single.decode(Double.self) {
-            self = .number(JSONNumber(value))
-        } else {
-            self = .string(try single.decode(String.self))
-        }
-    }
 }
 
 extension JSONValue: Encodable {
@@ -76,13 +45,4 @@ extension JSONValue {
         }
         return text.count > limit ? String(text.prefix(limit)) + "…" : text
     }
-}
-
-/// A coding key for any string: used to see every key of a JSON object, known or not.
-struct JSONKey: CodingKey, Hashable {
-    var stringValue: String
-    var intValue: Int? { nil }
-    init(_ string: String) { stringValue = string }
-    init?(stringValue: String) { self.stringValue = stringValue }
-    init?(intValue: Int) { nil }
 }

@@ -2,7 +2,7 @@ import MenuSessions
 import MenuModel
 
 /// Every error a client can get, rendered as `{"error":{"code","message"}}`.
-public enum APIError: Error, Sendable, Equatable {
+package enum APIError: Error, Sendable, Equatable {
     case invalidParameter(String)
     case invalidBody(String)
     case invalidSession
@@ -24,7 +24,7 @@ public enum APIError: Error, Sendable, Equatable {
     case rateLimited(perMinute: Int, retryAfterSeconds: Int)
     case unavailable(String)
 
-    public var status: Int {
+    package var status: Int {
         switch self {
         case .invalidParameter, .invalidBody, .invalidSession, .invalidSessionInPath, .badRequest: 400
         case .unknownSession, .unknownGroup, .notFound: 404
@@ -37,7 +37,7 @@ public enum APIError: Error, Sendable, Equatable {
         }
     }
 
-    public var code: String {
+    package var code: String {
         switch self {
         case .invalidParameter: "invalid_parameter"
         case .invalidBody: "invalid_body"
@@ -57,7 +57,7 @@ public enum APIError: Error, Sendable, Equatable {
         }
     }
 
-    public var message: String {
+    package var message: String {
         switch self {
         case .invalidParameter(let detail), .invalidBody(let detail), .badRequest(let detail), .notImplemented(let detail): detail
         case .invalidSession: "X-Session-Id is not a session id issued by this server (22 characters of A-Z a-z 0-9 - _); omit it or POST /sessions for a new one"

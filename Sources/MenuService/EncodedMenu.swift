@@ -1,4 +1,3 @@
-import MenuSessions
 import MenuModel
 
 /// Every row's JSON, encoded once at start-up so a page of rows is mostly memory copies.

@@ -1,4 +1,3 @@
-import MenuSessions
 import MenuModel
 
 /// The strict parser of the `PUT /groups/{id}/expansion` body, `{"isExpanded": true|false}`.

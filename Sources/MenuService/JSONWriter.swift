@@ -1,4 +1,3 @@
-import MenuSessions
 import HTTPCore
 import MenuModel
 

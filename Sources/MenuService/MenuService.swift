@@ -1,5 +1,4 @@
 import MenuSessions
-import Foundation
 import HTTPCore
 import Synchronization
 import MenuModel
@@ -12,24 +11,32 @@ import MenuModel
 /// ``ServedMenu`` once (a lock held for one pointer copy) and answers entirely from it, so a
 /// response never mixes two menus; the store hands back states for exactly that menu. A request
 /// whose session another request already carried to a newer menu starts again on the newer one.
-public final class MenuService: Sendable {
-    public let store: any SessionStore
-    public let maxLimit: Int
+package final class MenuService: Sendable {
+    package let store: any SessionStore
+    package let maxLimit: Int
     /// Limits session creation per client address; nil: no limit.
-    public let sessionRateLimiter: SessionRateLimiter?
+    package let sessionRateLimiter: SessionRateLimiter?
     /// The proxy whose `X-Forwarded-For` names the client (``HTTPRequest/clientAddress(trustedProxy:)``).
-    public let trustedProxy: IPAddress?
-    public static let defaultLimit = 50
-    public static let maxBodyBytes = 64 * 1024
+    package let trustedProxy: IPAddress?
+    /// The page size when a request names no `limit` (or `maxLimit` when that is smaller).
+    package static let defaultLimit = 50
+    /// The largest `limit` a client may ask for unless the server is told otherwise (`--max-limit`).
+    package static let defaultMaxLimit = 500
+    /// The values `maxLimit` may take.
+    package static let maxLimitRange = 1 ... 100_000
+    /// The largest request body the API accepts (its bodies are small JSON objects).
+    /// The composition root gives it to the HTTP server, which answers 413 past it.
+    package static let maxBodyBytes = 64 * 1024
 
     /// The menu answered from; replaced whole by ``install(_:)``.
     private let served: Mutex<ServedMenu>
     /// Serializes ``install(_:)`` calls (never taken by requests).
     private let installing = Mutex(())
 
-    /// A service answering from the store's current menu.
-    public init(store: any SessionStore, maxLimit: Int = 500,
-                sessionRateLimiter: SessionRateLimiter? = nil, trustedProxy: IPAddress? = nil) {
+    /// A service answering from the store's current menu. `maxLimit` must be in ``maxLimitRange``.
+    package init(store: any SessionStore, maxLimit: Int = MenuService.defaultMaxLimit,
+                 sessionRateLimiter: SessionRateLimiter? = nil, trustedProxy: IPAddress? = nil) {
+        precondition(Self.maxLimitRange.contains(maxLimit), "maxLimit \(maxLimit) is outside \(Self.maxLimitRange)")
         self.store = store
         self.maxLimit = maxLimit
         self.sessionRateLimiter = sessionRateLimiter
@@ -38,7 +45,7 @@ public final class MenuService: Sendable {
     }
 
     /// A service answering from `menu`, which must be the menu `store` was made with.
-    public convenience init(menu: Menu, store: any SessionStore, maxLimit: Int = 500,
+    package convenience init(menu: Menu, store: any SessionStore, maxLimit: Int = MenuService.defaultMaxLimit,
                             sessionRateLimiter: SessionRateLimiter? = nil, trustedProxy: IPAddress? = nil) {
         precondition(store.currentMenu.menu.version == menu.version && store.currentMenu.menu.nodeCount == menu.nodeCount,
                      "the store was made with another menu")
@@ -46,9 +53,9 @@ public final class MenuService: Sendable {
     }
 
     /// The menu requests are answered from now.
-    public var current: ServedMenu { served.withLock { $0 } }
+    package var current: ServedMenu { served.withLock { $0 } }
     /// The menu served now.
-    public var menu: Menu { current.generation.menu }
+    package var menu: Menu { current.generation.menu }
 
     /// Serves `menu` from now on: encodes its rows and builds the translation from the current
     /// menu (both O(nodes), before anything changes), then swaps the served menu in one step. A
@@ -56,7 +63,7 @@ public final class MenuService: Sendable {
     /// the last of them returns. Sessions are carried over by the store: lazily on their next
     /// use, and by ``SessionStore/adopt(_:)``, which the caller runs next, off the request path.
     @discardableResult
-    public func install(_ menu: Menu) -> MenuGeneration {
+    package func install(_ menu: Menu) -> MenuGeneration {
         installing.withLock { _ in
             let next = ServedMenu(current.generation.succeeded(by: menu))
             served.withLock { $0 = next }
@@ -66,7 +73,7 @@ public final class MenuService: Sendable {
 
     // MARK: Routing
 
-    public func respond(to request: HTTPRequest) -> HTTPResponse {
+    package func respond(to request: HTTPRequest) -> HTTPResponse {
         do {
             return try route(request)
         } catch {
@@ -75,7 +82,7 @@ public final class MenuService: Sendable {
     }
 
     /// The answer to a request the HTTP layer refused before routing.
-    public func reject(_ rejection: HTTPRejection) -> HTTPResponse {
+    package func reject(_ rejection: HTTPRejection) -> HTTPResponse {
         switch rejection {
         case .payloadTooLarge(let limit): errorResponse(.payloadTooLarge(limit: limit))
         case .conflictingContentLength: errorResponse(.badRequest("conflicting or invalid Content-Length headers"))
@@ -288,7 +295,7 @@ public final class MenuService: Sendable {
 
     /// `{"isExpanded": true|false}`; other keys are ignored, a key given twice is refused
     /// (``ExpansionBodyParser``).
-    public static func parseExpansionBody(_ body: [UInt8]) throws(APIError) -> Bool {
+    package static func parseExpansionBody(_ body: [UInt8]) throws(APIError) -> Bool {
         do {
             return try ExpansionBodyParser.parse(body)
         } catch {
@@ -333,8 +340,8 @@ public final class MenuService: Sendable {
 
 /// One menu as the service answers from it: the store's generation, the rows encoded once, and
 /// the version as JSON. Immutable; replaced whole on a reload, freed when no request holds it.
-public final class ServedMenu: Sendable {
-    public let generation: MenuGeneration
+package final class ServedMenu: Sendable {
+    package let generation: MenuGeneration
     let encoded: EncodedMenu
     let versionJSON: [UInt8]
 

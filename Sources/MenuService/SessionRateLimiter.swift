@@ -11,13 +11,13 @@ import Synchronization
 /// whatever the number of addresses, and an address whose place another one took starts again
 /// with a full bucket (never fewer tokens than its own).
 /// Cost: one hash and one short lock per creation; nothing on reads.
-public final class SessionRateLimiter: Sendable {
+package final class SessionRateLimiter: Sendable {
     static var shardCount: Int { 64 }
     static var bucketsPerShard: Int { 1024 }
     /// A token in the buckets' unit: token-milliseconds at one token a minute per `perMinute`.
     private static var token: Int64 { 60_000 }
 
-    public let perMinute: Int
+    package let perMinute: Int
     private let clock: @Sendable () -> SessionTime
     private let shards: [Shard]
 
@@ -33,7 +33,7 @@ public final class SessionRateLimiter: Sendable {
         var updated: SessionTime
     }
 
-    public init(perMinute: Int, clock: @escaping @Sendable () -> SessionTime = SessionClock.now) {
+    package init(perMinute: Int, clock: @escaping @Sendable () -> SessionTime = SessionClock.now) {
         precondition(perMinute > 0)
         self.perMinute = perMinute
         self.clock = clock
@@ -43,7 +43,7 @@ public final class SessionRateLimiter: Sendable {
 
     /// Takes a token for a creation by `address`: nil when it may go ahead, else the whole
     /// seconds (at least 1) until its next token.
-    public func admit(_ address: IPAddress) -> Int? {
+    package func admit(_ address: IPAddress) -> Int? {
         let key = address.clientPrefix
         let place = UInt(bitPattern: key.hashValue)
         let shard = Int(place % UInt(Self.shardCount))

@@ -8,13 +8,13 @@ import MenuModel
 /// table a new session evicts the least recently used one idle for ``evictionIdle`` or longer.
 /// After a reload, a session is carried over to the new menu on its next use or by ``adopt(_:)``,
 /// whichever comes first (``SessionTable/withEntry(of:in:now:forWrite:_:)``).
-public final class InMemorySessionStore: SessionStore {
+package final class InMemorySessionStore: SessionStore {
     /// Idle time after which a session expires.
-    public let timeToLive: Duration
+    package let timeToLive: Duration
     /// Idle time after which a session may be evicted for a new one when the table is full.
-    public let evictionIdle: Duration
+    package let evictionIdle: Duration
     /// Groups one session may hold changed from the menu's default at most.
-    public let maxChangedGroups: Int
+    package let maxChangedGroups: Int
     let table: SessionTable<Entry>
     private let latest: LatestMenu
     private let clock: @Sendable () -> SessionTime
@@ -25,7 +25,7 @@ public final class InMemorySessionStore: SessionStore {
         var lastUsed: SessionTime
     }
 
-    public init(menu: MenuGeneration, limits: SessionLimits = .defaults,
+    package init(menu: MenuGeneration, limits: SessionLimits = .defaults,
                 clock: @escaping @Sendable () -> SessionTime = SessionClock.now) {
         timeToLive = limits.timeToLive
         evictionIdle = limits.evictionIdle
@@ -36,7 +36,7 @@ public final class InMemorySessionStore: SessionStore {
                              evictionIdle: SessionClock.milliseconds(of: limits.evictionIdle))
     }
 
-    public convenience init(menu: Menu, maxSessions: Int = SessionLimits.defaults.maxSessions,
+    package convenience init(menu: Menu, maxSessions: Int = SessionLimits.defaults.maxSessions,
                             timeToLive: Duration = SessionLimits.defaults.timeToLive,
                             evictionIdle: Duration = SessionLimits.defaults.evictionIdle,
                             maxChangedGroups: Int = SessionLimits.defaults.maxChangedGroups,
@@ -47,12 +47,12 @@ public final class InMemorySessionStore: SessionStore {
                   clock: clock)
     }
 
-    public var maxSessions: Int { table.maxSessions }
+    package var maxSessions: Int { table.maxSessions }
     /// Sessions currently held (expired ones count until they are removed).
-    public var count: Int { table.count }
-    public var currentMenu: MenuGeneration { latest.current }
+    package var count: Int { table.count }
+    package var currentMenu: MenuGeneration { latest.current }
 
-    public func create(in menu: MenuGeneration) throws(SessionStoreError) -> SessionID {
+    package func create(in menu: MenuGeneration) throws(SessionStoreError) -> SessionID {
         try insert(ExpansionState(), in: menu)
     }
 
@@ -66,7 +66,7 @@ public final class InMemorySessionStore: SessionStore {
         return id
     }
 
-    public func delete(_ id: SessionID) throws(SessionStoreError) {
+    package func delete(_ id: SessionID) throws(SessionStoreError) {
         let now = clock()
         let ttl = table.timeToLive
         // An expired session is removed as well, but answered as the reads answer it: unknown.
@@ -78,12 +78,12 @@ public final class InMemorySessionStore: SessionStore {
         guard wasLive else { throw .unknownSession }
     }
 
-    public func state(of id: SessionID, in menu: MenuGeneration) throws(SessionStoreError) -> ExpansionState {
+    package func state(of id: SessionID, in menu: MenuGeneration) throws(SessionStoreError) -> ExpansionState {
         latest.note(menu)
         return try table.withEntry(of: id, in: menu, now: clock(), forWrite: false) { shard, position in shard[position].state }
     }
 
-    public func apply(_ command: ExpansionCommand, to id: SessionID?, in menu: MenuGeneration) throws(SessionStoreError) -> AppliedChange {
+    package func apply(_ command: ExpansionCommand, to id: SessionID?, in menu: MenuGeneration) throws(SessionStoreError) -> AppliedChange {
         let limit = maxChangedGroups
         guard let id else {
             // A write without a session: compute on a fresh state, then store it as a new session.
@@ -107,7 +107,7 @@ public final class InMemorySessionStore: SessionStore {
     }
 
     @discardableResult
-    public func adopt(_ menu: MenuGeneration) -> SessionRebaseReport {
+    package func adopt(_ menu: MenuGeneration) -> SessionRebaseReport {
         latest.note(menu)
         return table.rebaseAll(to: menu)
     }
@@ -115,7 +115,7 @@ public final class InMemorySessionStore: SessionStore {
     /// Removes every session idle longer than the time to live. O(expired + shards); writes
     /// already remove a few from their shard's least recently used end each.
     @discardableResult
-    public func sweepExpired() -> Int {
+    package func sweepExpired() -> Int {
         table.removeExpired(now: clock())
     }
 }

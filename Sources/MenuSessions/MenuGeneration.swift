@@ -5,12 +5,12 @@ import Synchronization
 /// menus. A session's ``ExpansionState`` holds positions in one menu, so each stored session
 /// remembers the ``MenuEpoch`` its state belongs to; a request names the generation it serves, and
 /// the store hands back a state for exactly that menu (rebasing the session first when it is older).
-public struct MenuGeneration: Sendable {
-    public let menu: Menu
-    public let epoch: MenuEpoch
+package struct MenuGeneration: Sendable {
+    package let menu: Menu
+    package let epoch: MenuEpoch
 
     /// The first generation: a menu served since start-up.
-    public init(_ menu: Menu) {
+    package init(_ menu: Menu) {
         self.menu = menu
         epoch = MenuEpoch(number: 1, nodeCount: menu.nodeCount)
     }
@@ -24,7 +24,7 @@ public struct MenuGeneration: Sendable {
     /// `menu` (O(nodes of this menu) id lookups) and links this epoch to the new one, so sessions
     /// still on this menu (or an older one) can be carried over; call it once per generation, before
     /// the new generation is handed to any request.
-    public func succeeded(by menu: Menu) -> MenuGeneration {
+    package func succeeded(by menu: Menu) -> MenuGeneration {
         let next = MenuEpoch(number: epoch.number + 1, nodeCount: menu.nodeCount)
         epoch.link(to: next, translation: MenuTranslation(from: self.menu, to: menu))
         return MenuGeneration(menu: menu, epoch: next)
@@ -39,9 +39,9 @@ public struct MenuGeneration: Sendable {
 /// request holds its generation, while sessions not yet rebased keep just their epoch, and through
 /// the chain the translations to the current menu. Once every session on an epoch has been
 /// rebased, nothing refers to it and the chain behind the oldest live epoch is freed.
-public final class MenuEpoch: Sendable {
+package final class MenuEpoch: Sendable {
     /// 1 for the menu loaded at start-up, +1 per reload.
-    public let number: Int
+    package let number: Int
     /// Nodes in this epoch's menu: what a translation from it must map.
     let nodeCount: Int
     private let successor = Mutex<(translation: MenuTranslation, epoch: MenuEpoch)?>(nil)

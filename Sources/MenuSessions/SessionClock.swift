@@ -11,25 +11,25 @@ import Darwin
 /// and a compare (no `Duration` arithmetic, which is 128-bit and out of line).
 ///
 /// Invariant: only compared with, or subtracted from, times of the same clock.
-public struct SessionTime: Sendable, Hashable, Comparable {
-    public var milliseconds: Int64
+package struct SessionTime: Sendable, Hashable, Comparable {
+    package var milliseconds: Int64
 
-    public init(milliseconds: Int64) {
+    package init(milliseconds: Int64) {
         self.milliseconds = milliseconds
     }
 
     /// Whole milliseconds from `earlier` to `self` (negative when `earlier` is later).
     @inlinable
-    public func milliseconds(since earlier: SessionTime) -> Int64 {
+    package func milliseconds(since earlier: SessionTime) -> Int64 {
         milliseconds &- earlier.milliseconds
     }
 
     /// This time moved by `milliseconds` (earlier when negative).
-    public func advanced(byMilliseconds milliseconds: Int64) -> SessionTime {
+    package func advanced(byMilliseconds milliseconds: Int64) -> SessionTime {
         SessionTime(milliseconds: self.milliseconds &+ milliseconds)
     }
 
-    public static func < (lhs: SessionTime, rhs: SessionTime) -> Bool { lhs.milliseconds < rhs.milliseconds }
+    package static func < (lhs: SessionTime, rhs: SessionTime) -> Bool { lhs.milliseconds < rhs.milliseconds }
 }
 
 /// The session stores' clock: the kernel's coarse monotonic clock, in milliseconds. Idle limits
@@ -40,9 +40,9 @@ public struct SessionTime: Sendable, Hashable, Comparable {
 /// Invariant: never goes backwards. It runs with `CLOCK_MONOTONIC`, which (unlike
 /// `ContinuousClock`) stands still while the machine is suspended, so a suspended server's
 /// sessions age by the time it was awake.
-public enum SessionClock {
+package enum SessionClock {
     /// Now, to within the coarse clock's resolution.
-    @Sendable public static func now() -> SessionTime {
+    @Sendable package static func now() -> SessionTime {
         var time = timespec()
         #if os(Linux)
         clock_gettime(CLOCK_MONOTONIC_COARSE, &time)
@@ -54,7 +54,7 @@ public enum SessionClock {
 
     /// `duration` in whole milliseconds, rounded down; `Int64.max` for anything longer than that
     /// holds (an idle limit of "forever"), 0 for negative durations.
-    public static func milliseconds(of duration: Duration) -> Int64 {
+    package static func milliseconds(of duration: Duration) -> Int64 {
         let (seconds, attoseconds) = duration.components
         guard seconds >= 0 else { return 0 }
         let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1000)

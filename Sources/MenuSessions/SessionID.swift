@@ -2,12 +2,12 @@
 /// base64url (`A-Z a-z 0-9 - _`, no padding).
 ///
 /// Invariant: `text` always parses back to the same id; only canonical 22-character forms parse.
-public struct SessionID: Sendable, Hashable, CustomStringConvertible {
+package struct SessionID: Sendable, Hashable, CustomStringConvertible {
     package let high: UInt64
     package let low: UInt64
 
     /// A fresh id from `SystemRandomNumberGenerator` (getrandom(2) on Linux).
-    public static func random() -> SessionID {
+    package static func random() -> SessionID {
         var generator = SystemRandomNumberGenerator()
         return SessionID(high: generator.next(), low: generator.next())
     }
@@ -18,14 +18,14 @@ public struct SessionID: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Parses the 22-character text form; nil for anything else.
-    public init?(_ text: some StringProtocol) {
+    package init?(_ text: some StringProtocol) {
         var text = String(text)
         guard let parsed = text.withUTF8({ Self.parse(UnsafeRawBufferPointer($0)) }) else { return nil }
         self = parsed
     }
 
     /// Parses the 22-byte UTF-8 text form (a header value as received); nil for anything else.
-    public init?(utf8 bytes: UnsafeRawBufferPointer) {
+    package init?(utf8 bytes: UnsafeRawBufferPointer) {
         guard let parsed = Self.parse(bytes) else { return nil }
         self = parsed
     }
@@ -51,7 +51,7 @@ public struct SessionID: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var text: String {
+    package var text: String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(22)
         for position in 0 ..< 22 {
@@ -72,21 +72,22 @@ public struct SessionID: Sendable, Hashable, CustomStringConvertible {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    public var description: String { text }
+    package var description: String { text }
 
-    /// Hashed by its `high` half alone. Both halves come from the system's secure random source,
-    /// so 64 of them already are a uniform hash and no client can pick ids that collide (a client
-    /// only ever names ids the server made); `low` is left out because ``SessionTable`` shards by
-    /// it, and every id in one shard shares its low bits.
-    public func hash(into hasher: inout Hasher) { hasher.combine(high) }
+    /// Hashed by its `high` half alone. The ids a store holds are the server's own (``random()``),
+    /// so their 64 high bits already are a uniform hash; a client may send any id, but an unknown
+    /// one is only looked up, never stored, so no client can fill a bucket with ids it chose.
+    /// `low` is left out because ``SessionTable`` shards by it, and every id in one shard shares
+    /// its low bits.
+    package func hash(into hasher: inout Hasher) { hasher.combine(high) }
 
     /// What `Set` and `Dictionary` use to place an id: ``high`` mixed with their seed, without
     /// running SipHash over bits that are random already (a session lookup, under a shard's lock,
     /// on every request).
-    public func _rawHashValue(seed: Int) -> Int { Int(truncatingIfNeeded: high) ^ seed }
+    package func _rawHashValue(seed: Int) -> Int { Int(truncatingIfNeeded: high) ^ seed }
 
     /// The first characters only: what logs may show.
-    public var redacted: String { String(text.prefix(6)) + "…" }
+    package var redacted: String { String(text.prefix(6)) + "…" }
 
     static let alphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
     /// The 6-bit value of each base64url byte; ``invalid`` for every other byte.

@@ -1,18 +1,18 @@
 /// The limits every session store enforces, with their defaults: the one source the stores, the
 /// server's settings and its usage text read.
-public struct SessionLimits: Sendable, Equatable {
+package struct SessionLimits: Sendable, Equatable {
     /// Sessions held at most; a new one beyond evicts the least recently used idle one.
-    public var maxSessions = 1_000_000
+    package var maxSessions = 1_000_000
     /// Idle time after which a session expires (30 days).
-    public var timeToLive: Duration = .seconds(30 * 24 * 3600)
+    package var timeToLive: Duration = .seconds(30 * 24 * 3600)
     /// Idle time after which a session may be evicted for a new one when the table is full.
-    public var evictionIdle: Duration = .seconds(3600)
+    package var evictionIdle: Duration = .seconds(3600)
     /// Groups one session may hold changed from the menu's default at most.
-    public var maxChangedGroups = 10_000
+    package var maxChangedGroups = 10_000
 
-    public init() {}
+    package init() {}
 
-    public init(maxSessions: Int, timeToLive: Duration, evictionIdle: Duration, maxChangedGroups: Int) {
+    package init(maxSessions: Int, timeToLive: Duration, evictionIdle: Duration, maxChangedGroups: Int) {
         self.maxSessions = maxSessions
         self.timeToLive = timeToLive
         self.evictionIdle = evictionIdle
@@ -20,5 +20,5 @@ public struct SessionLimits: Sendable, Equatable {
     }
 
     /// The defaults.
-    public static let defaults = SessionLimits()
+    package static let defaults = SessionLimits()
 }

@@ -33,15 +33,15 @@ extension SessionStateEntry {
 }
 
 /// The outcome of ``SessionTable/rebaseAll(to:)``.
-public struct SessionRebaseReport: Sendable, Equatable {
+package struct SessionRebaseReport: Sendable, Equatable {
     /// Sessions carried over to the new menu by this pass (others were carried by their own requests).
-    public var rebased = 0
+    package var rebased = 0
     /// Sessions the pass could not carry over now (a durable write in flight): a later pass must.
-    public var remaining = 0
+    package var remaining = 0
     /// True when a newer menu arrived during the pass: the newer one's pass takes over.
-    public var superseded = false
+    package var superseded = false
 
-    public init() {}
+    package init() {}
 }
 
 /// The reload logic both stores share. A rebase never runs under a shard lock: the stale state is

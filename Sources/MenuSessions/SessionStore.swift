@@ -1,18 +1,18 @@
 import MenuModel
 
 /// A change a client asks for: flip a group, or set it (idempotent).
-public enum ExpansionCommand: Sendable, Equatable {
+package enum ExpansionCommand: Sendable, Equatable {
     case toggle(groupID: String)
     case set(groupID: String, isExpanded: Bool)
 }
 
 /// What a store returns for an applied command: the session (new when none was given), the
 /// change for the client, and the session's state after it.
-public struct AppliedChange: Sendable {
-    public var sessionID: SessionID
-    public var created: Bool
-    public var change: ExpansionChange
-    public var state: ExpansionState
+package struct AppliedChange: Sendable {
+    package var sessionID: SessionID
+    package var created: Bool
+    package var change: ExpansionChange
+    package var state: ExpansionState
 
     package init(sessionID: SessionID, created: Bool, change: ExpansionChange, state: ExpansionState) {
         self.sessionID = sessionID
@@ -23,7 +23,7 @@ public struct AppliedChange: Sendable {
 }
 
 /// Why a session store refused a request.
-public enum SessionStoreError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum SessionStoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The id is well-formed but names no live session (never issued, expired or deleted).
     case unknownSession
     /// The store holds its maximum number of sessions, none of them idle long enough to evict.
@@ -39,7 +39,7 @@ public enum SessionStoreError: Error, Sendable, Equatable, CustomStringConvertib
     /// menu. Callers retry; it never reaches a client.
     case menuChanged
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .unknownSession: "unknown session"
         case .tooManySessions(let limit, _): "the server holds its limit of \(limit) sessions"
@@ -62,7 +62,7 @@ public enum SessionStoreError: Error, Sendable, Equatable, CustomStringConvertib
 /// carried over first (by id, ``ExpansionState/rebased(from:to:)``); a session already on a newer
 /// one answers ``SessionStoreError/menuChanged`` and changes nothing, and the caller starts again
 /// on its current menu. ``adopt(_:)`` carries every session over in the background.
-public protocol SessionStore: Sendable {
+package protocol SessionStore: Sendable {
     /// The newest menu the store has been handed (by ``adopt(_:)`` or by any call).
     var currentMenu: MenuGeneration { get }
     /// Creates a session in the default expansion.
@@ -82,17 +82,17 @@ public protocol SessionStore: Sendable {
 
 extension SessionStore {
     /// ``create(in:)`` on the store's newest menu.
-    public func create() throws(SessionStoreError) -> SessionID {
+    package func create() throws(SessionStoreError) -> SessionID {
         try onCurrentMenu { menu throws(SessionStoreError) in try create(in: menu) }
     }
 
     /// ``state(of:in:)`` on the store's newest menu.
-    public func state(of id: SessionID) throws(SessionStoreError) -> ExpansionState {
+    package func state(of id: SessionID) throws(SessionStoreError) -> ExpansionState {
         try onCurrentMenu { menu throws(SessionStoreError) in try state(of: id, in: menu) }
     }
 
     /// ``apply(_:to:in:)`` on the store's newest menu.
-    public func apply(_ command: ExpansionCommand, to id: SessionID?) throws(SessionStoreError) -> AppliedChange {
+    package func apply(_ command: ExpansionCommand, to id: SessionID?) throws(SessionStoreError) -> AppliedChange {
         try onCurrentMenu { menu throws(SessionStoreError) in try apply(command, to: id, in: menu) }
     }
 

@@ -30,6 +30,8 @@ package final class SessionTable<Entry: SessionTableEntry>: Sendable {
     /// `shardCount * spacing` mutexes, shard `k` at `k * spacing`, the others padding. Raw memory
     /// rather than an array of objects, so locking a shard retains nothing shared.
     private nonisolated(unsafe) let slots: UnsafeMutablePointer<Mutex<SessionShard<Entry>>>
+    /// Sessions held, expired ones included until they are removed, plus slots reserved and not
+    /// yet filled: ``count``. Not the live sessions alone, whatever the name says.
     private let liveCount: Atomic<Int>
     /// Sessions looked at by reservations at a full table, since start: what tests bound the work
     /// of a refusal by.
@@ -161,7 +163,8 @@ package final class SessionTable<Entry: SessionTableEntry>: Sendable {
     }
 
     /// Removes every session expired at `now`; returns how many went. O(expired + shards): each
-    /// shard is walked from its least recently used end up to its first live session.
+    /// shard is walked from its least recently used end up to its first session that has not
+    /// expired or is pinned.
     @discardableResult
     package func removeExpired(now: SessionTime) -> Int {
         var dropped = 0

@@ -1,4 +1,3 @@
-import MenuSessions
 /// CRC-32C (Castagnoli, reflected polynomial 0x82F63B78), the checksum of iSCSI, ext4 and
 /// LevelDB; table-driven, one byte per step. `CRC32C.checksum("123456789") == 0xE3069283`.
 enum CRC32C {

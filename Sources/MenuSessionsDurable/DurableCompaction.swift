@@ -1,9 +1,12 @@
 #if canImport(Glibc)
-import MenuSessions
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import MenuSessions
+import Dispatch
+import MenuModel
+import Synchronization
 
 /// Compaction: a snapshot of every live session replaces the journals, so the files stay
 /// bounded by the live state. It runs on one background queue and never holds a lock while it

@@ -1,5 +1,4 @@
 #if DEBUG
-import MenuSessions
 import Foundation
 
 #if canImport(Glibc)

@@ -1,4 +1,3 @@
-import MenuSessions
 import Synchronization
 
 #if canImport(Glibc)
@@ -162,7 +161,8 @@ final class DurableFile: Sendable {
         return names
     }
 
-    /// What is at `path`: nil when nothing, else whether it is a directory.
+    /// What is at `path`: `exists` false (and `isDirectory` false) when nothing is there or it
+    /// cannot be examined, else whether it is a directory.
     static func kind(of path: String) -> (isDirectory: Bool, exists: Bool) {
         var status = stat()
         guard stat(path, &status) == 0 else { return (false, false) }

@@ -14,7 +14,7 @@ import Darwin
 /// Invariant, whatever the policy: each change is written to the journal with write(2) before
 /// its reply, so a crash of the process loses nothing; the policy only decides what a power cut
 /// or kernel crash can lose. Replay cost does not depend on it.
-public enum FsyncPolicy: String, Sendable, Equatable, CaseIterable {
+package enum FsyncPolicy: String, Sendable, Equatable, CaseIterable {
     /// fdatasync before the reply: an acknowledged change is on disk (group commit: one flush
     /// covers every writer that is waiting).
     case always

@@ -11,24 +11,24 @@ import Darwin
 /// `expiredSessions` are the sessions the files held; every repair was also logged. The replay
 /// it describes read each byte of the snapshot and journals once: O(live state) (past damage,
 /// resynchronising adds at most one checksum per candidate offset; see ``DurableSalvage``).
-public struct DurableRecoveryReport: Sendable {
+package struct DurableRecoveryReport: Sendable {
     /// Live sessions restored.
-    public var sessions = 0
+    package var sessions = 0
     /// Sessions in the files that had been idle longer than the time to live: not restored.
-    public var expiredSessions = 0
-    public var snapshotBytes: Int64 = 0
-    public var journalFiles = 0
-    public var journalRecords = 0
-    public var journalBytes: Int64 = 0
+    package var expiredSessions = 0
+    package var snapshotBytes: Int64 = 0
+    package var journalFiles = 0
+    package var journalRecords = 0
+    package var journalBytes: Int64 = 0
     /// Saved changes naming a group the menu no longer has (or that is now a row): skipped.
-    public var skippedGroupChanges = 0
+    package var skippedGroupChanges = 0
     /// Damaged files found, each set aside and repaired.
-    public var repairs: [Repair] = []
+    package var repairs: [Repair] = []
     /// Time spent reading, replaying and repairing.
-    public var duration: Duration = .zero
+    package var duration: Duration = .zero
 
     /// One line for the start-up log: what was restored, from what, how fast.
-    public var summary: String {
+    package var summary: String {
         let tenths = Int((duration / .microseconds(100)).rounded())
         return "restored \(sessions) sessions (\(expiredSessions) expired) from a \(snapshotBytes)-byte snapshot and "
             + "\(journalRecords) journal records in \(tenths / 10).\(tenths % 10) ms"
@@ -36,30 +36,30 @@ public struct DurableRecoveryReport: Sendable {
     }
 
     /// One damaged file: what was kept, dropped and set aside, and what became of the file.
-    public struct Repair: Sendable, CustomStringConvertible {
-        public var file: String
+    package struct Repair: Sendable, CustomStringConvertible {
+        package var file: String
         /// The first damage's kind: "torn tail" (a write cut short: expected after a crash) or
         /// "corrupt record".
-        public var kind: String
+        package var kind: String
         /// The first damaged byte: the file is intact before it.
-        public var offset: Int
+        package var offset: Int
         /// Each damaged range: where, what, and whether its bytes were dropped.
-        public var damage: [String]
-        public var keptRecords: Int
-        public var keptBytes: Int
-        public var droppedBytes: Int
+        package var damage: [String]
+        package var keptRecords: Int
+        package var keptBytes: Int
+        package var droppedBytes: Int
         /// Damaged ranges whose bytes were dropped (each held at least one record).
-        public var droppedRanges: Int
+        package var droppedRanges: Int
         /// Records kept whose damaged length field was corrected (their checksum confirms it).
-        public var repairedLengths: Int
+        package var repairedLengths: Int
         /// The set-aside copy: every byte of the file from ``setAsideFrom`` to its end, as it was.
-        public var savedAs: String
-        public var setAsideFrom: Int
-        public var setAsideBytes: Int
+        package var savedAs: String
+        package var setAsideFrom: Int
+        package var setAsideBytes: Int
         /// What became of the file: cut back to its intact part, replaced by a fresh snapshot, removed.
-        public var outcome: String
+        package var outcome: String
 
-        public var description: String {
+        package var description: String {
             "\(file): " + damage.joined(separator: "; ") + "; kept \(keptRecords) records (\(keptBytes) bytes), dropped "
                 + "\(droppedBytes) bytes in \(droppedRanges) damaged range(s), repaired \(repairedLengths) record length(s); "
                 + "bytes \(setAsideFrom)..<\(setAsideFrom + setAsideBytes) (\(setAsideBytes) bytes) set aside in \(savedAs); "

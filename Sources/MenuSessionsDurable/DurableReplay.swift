@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import MenuSessions
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import MenuSessions
 
 extension DurableRecovery {
     /// The replay proper: reads the snapshot, then every journal since it, and applies the

@@ -1,4 +1,3 @@
-import MenuSessions
 /// What reading a whole journal or snapshot file kept and what it could not.
 ///
 /// The reader keeps every frame that validates (``DurableRecord/frame(in:at:length:)``) and

@@ -37,20 +37,20 @@ import Darwin
 ///
 /// Start-up replays the snapshot, then the journals: O(snapshot + journal) = O(live state)
 /// record decoding, plus O(changed groups × depth) to rebuild each session's state.
-public final class DurableSessionStore: SessionStore {
-    public let timeToLive: Duration
+package final class DurableSessionStore: SessionStore {
+    package let timeToLive: Duration
     /// ``timeToLive`` in whole milliseconds, what the checks compare with.
     var timeToLiveMilliseconds: Int64 { table.timeToLive }
     /// Groups one session may hold changed from the menu's default at most.
-    public let maxChangedGroups: Int
-    public let directory: String
-    public let fsyncPolicy: FsyncPolicy
+    package let maxChangedGroups: Int
+    package let directory: String
+    package let fsyncPolicy: FsyncPolicy
     /// How long a write may wait for the disk before it answers `.unavailable`.
-    public let storeTimeout: Duration
+    package let storeTimeout: Duration
     /// Journals may grow to max(this, 2 × snapshot size) before a compaction.
-    public let compactionMinimumBytes: Int64
+    package let compactionMinimumBytes: Int64
     /// What start-up found and repaired.
-    public let recovery: DurableRecoveryReport
+    package let recovery: DurableRecoveryReport
 
     let table: SessionTable<Entry>
     let latest: LatestMenu
@@ -85,7 +85,7 @@ public final class DurableSessionStore: SessionStore {
     /// Opens (or starts) the store in `directory`, which must exist and be writable: takes the
     /// directory's lock, replays snapshot and journal, repairs a damaged tail (reported through
     /// `log`), and drops sessions idle longer than `timeToLive`.
-    public convenience init(
+    package convenience init(
         directory: String, menu: Menu, fsync: FsyncPolicy = .everysec, maxSessions: Int = SessionLimits.defaults.maxSessions,
         timeToLive: Duration = SessionLimits.defaults.timeToLive, evictionIdle: Duration = SessionLimits.defaults.evictionIdle,
         maxChangedGroups: Int = SessionLimits.defaults.maxChangedGroups, compactionMinimumBytes: Int64 = 4 << 20,
@@ -102,7 +102,7 @@ public final class DurableSessionStore: SessionStore {
     }
 
     /// Opens (or starts) the store in `directory` for sessions on `menu` (see the other initialiser).
-    public convenience init(
+    package convenience init(
         directory: String, menu: MenuGeneration, fsync: FsyncPolicy = .everysec, limits: SessionLimits = .defaults,
         compactionMinimumBytes: Int64 = 4 << 20, storeTimeout: Duration = .seconds(2),
         log: @escaping @Sendable (String) -> Void = { _ in },
@@ -157,16 +157,16 @@ public final class DurableSessionStore: SessionStore {
     }
 
     /// Wall-clock time in milliseconds since 1970: the time the files record.
-    public static let milliseconds: @Sendable () -> Int64 = {
+    package static let milliseconds: @Sendable () -> Int64 = {
         var time = timespec()
         clock_gettime(CLOCK_REALTIME, &time)
         return Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000
     }
 
-    public var maxSessions: Int { table.maxSessions }
+    package var maxSessions: Int { table.maxSessions }
     /// Sessions currently held (expired ones count until they are removed).
-    public var count: Int { table.count }
-    public var currentMenu: MenuGeneration { latest.current }
+    package var count: Int { table.count }
+    package var currentMenu: MenuGeneration { latest.current }
 
     /// A journal record is refreshed by a read at most this often (milliseconds), so idle times
     /// survive a restart to within 1/16 of the time to live.
@@ -174,7 +174,7 @@ public final class DurableSessionStore: SessionStore {
 
     // MARK: SessionStore
 
-    public func create(in menu: MenuGeneration) throws(SessionStoreError) -> SessionID {
+    package func create(in menu: MenuGeneration) throws(SessionStoreError) -> SessionID {
         try insert(ExpansionState(), in: menu, events: { [.created($0)] })
     }
 
@@ -211,7 +211,7 @@ public final class DurableSessionStore: SessionStore {
         return id
     }
 
-    public func delete(_ id: SessionID) throws(SessionStoreError) {
+    package func delete(_ id: SessionID) throws(SessionStoreError) {
         let deadline = writer.deadline()
         let time = wallClock()
         try markPending(id, in: nil, deadline: deadline) { _ in true }
@@ -237,7 +237,7 @@ public final class DurableSessionStore: SessionStore {
         scheduleCompactionIfNeeded(journalBytes: journalBytes)
     }
 
-    public func state(of id: SessionID, in menu: MenuGeneration) throws(SessionStoreError) -> ExpansionState {
+    package func state(of id: SessionID, in menu: MenuGeneration) throws(SessionStoreError) -> ExpansionState {
         latest.note(menu)
         let now = clock()
         return try table.withEntry(of: id, in: menu, now: now, forWrite: false) { shard, position in
@@ -246,7 +246,7 @@ public final class DurableSessionStore: SessionStore {
         }
     }
 
-    public func apply(_ command: ExpansionCommand, to id: SessionID?, in menu: MenuGeneration) throws(SessionStoreError) -> AppliedChange {
+    package func apply(_ command: ExpansionCommand, to id: SessionID?, in menu: MenuGeneration) throws(SessionStoreError) -> AppliedChange {
         guard let id else {
             // A write without a session: compute on a fresh state, then journal and store it as a new session.
             var view = FlattenedView(menu: menu.menu)
@@ -377,7 +377,7 @@ public final class DurableSessionStore: SessionStore {
     /// snapshot, so the files hold what memory holds (a group that left the menu stays dropped
     /// even if a later menu brings its id back, as it is in memory).
     @discardableResult
-    public func adopt(_ menu: MenuGeneration) -> SessionRebaseReport {
+    package func adopt(_ menu: MenuGeneration) -> SessionRebaseReport {
         latest.note(menu)
         var total = SessionRebaseReport()
         while true {
@@ -399,7 +399,7 @@ public final class DurableSessionStore: SessionStore {
     /// O(expired + shards); writes already remove a few from their shard's oldest end each. A
     /// pending session (its write's `settle` still needs it) is never removed.
     @discardableResult
-    public func sweepExpired() -> Int {
+    package func sweepExpired() -> Int {
         table.removeExpired(now: clock())
     }
 
@@ -407,7 +407,7 @@ public final class DurableSessionStore: SessionStore {
     /// running compaction, flushes the journal and releases the data directory. Waits at most
     /// `max(storeTimeout, 5 s)` for all of it: on a hung disk it logs so and returns, and the rest
     /// happens if the disk ever answers (what was written survives the process's exit).
-    public func close() {
+    package func close() {
         guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         let wait = max(storeTimeout, .seconds(5))
         let finished = DispatchSemaphore(value: 0)
@@ -430,14 +430,14 @@ public final class DurableSessionStore: SessionStore {
 /// Why the data directory cannot be used at start-up (missing, not a directory, not writable,
 /// in use by another process, unreadable files). `MenuServer` turns it into a start-up error,
 /// and `menu-server` exits 2 with ``description``, which always names the directory.
-public struct DurableStoreError: Error, Sendable, CustomStringConvertible {
-    public var directory: String
-    public var reason: String
+package struct DurableStoreError: Error, Sendable, CustomStringConvertible {
+    package var directory: String
+    package var reason: String
 
     init(directory: String, _ reason: String) {
         self.directory = directory
         self.reason = reason
     }
 
-    public var description: String { "cannot use data directory \(directory): \(reason)" }
+    package var description: String { "cannot use data directory \(directory): \(reason)" }
 }

@@ -4,36 +4,36 @@ import MenuModel
 /// every node, recursive `count()` and `itemAt(index)`. Correct by inspection, O(n) per call.
 ///
 /// Shared by the differential tests and `menu-bench`, which measures the model against it.
-public final class NaiveMenuItem {
-    public let id: String
-    public let title: String
-    public let isGroup: Bool
-    public let depth: Int
-    public var isExpand: Bool
-    public var children: [NaiveMenuItem] = []
-    public let attributes: [String: JSONValue]?
+package final class NaiveMenuItem {
+    package let id: String
+    package let title: String
+    package let isGroup: Bool
+    package let depth: Int
+    package var isExpand: Bool
+    package var children: [NaiveMenuItem] = []
+    package let attributes: [String: JSONValue]?
     /// The item's place in the config's document order, from 1 (0: the root).
-    public internal(set) var ordinal = 0
+    package internal(set) var ordinal = 0
 
-    public init(id: String, title: String, isGroup: Bool, depth: Int, isExpand: Bool, attributes: [String: JSONValue]?) {
+    package init(id: String, title: String, isGroup: Bool, depth: Int, isExpand: Bool, attributes: [String: JSONValue]?) {
         self.id = id; self.title = title; self.isGroup = isGroup; self.depth = depth
         self.isExpand = isExpand; self.attributes = attributes
     }
 
     /// Rows this item shows: itself plus, when expanded, its children's.
-    public func count() -> Int {
+    package func count() -> Int {
         var count = 1
         if isExpand { for child in children { count += child.count() } }
         return count
     }
 
-    public func leafCount() -> Int {
+    package func leafCount() -> Int {
         if !isGroup { return 1 }
         return isExpand ? children.reduce(0) { $0 + $1.leafCount() } : 0
     }
 
     /// The item at `index` of this item's rows (0 is the item itself).
-    public func itemAt(_ index: Int) -> NaiveMenuItem? {
+    package func itemAt(_ index: Int) -> NaiveMenuItem? {
         if index == 0 { return self }
         guard isExpand else { return nil }
         var rest = index - 1
@@ -45,7 +45,7 @@ public final class NaiveMenuItem {
         return nil
     }
 
-    public func find(_ id: String) -> (item: NaiveMenuItem, ancestors: [NaiveMenuItem])? {
+    package func find(_ id: String) -> (item: NaiveMenuItem, ancestors: [NaiveMenuItem])? {
         for child in children {
             if child.id == id { return (child, [self]) }
             if let found = child.find(id) { return (found.item, [self] + found.ancestors) }
@@ -55,10 +55,10 @@ public final class NaiveMenuItem {
 }
 
 /// The reference view: a root item (never a row) over the top-level items.
-public struct NaiveMenu {
-    public let root: NaiveMenuItem
+package struct NaiveMenu {
+    package let root: NaiveMenuItem
 
-    public init(spec: [TreeSpec]) {
+    package init(spec: [TreeSpec]) {
         root = NaiveMenuItem(id: "", title: "", isGroup: true, depth: -1, isExpand: true, attributes: nil)
         var ordinal = 0
         func build(_ specs: [TreeSpec], into parent: NaiveMenuItem) {
@@ -74,10 +74,10 @@ public struct NaiveMenu {
         build(spec, into: root)
     }
 
-    public var count: Int { root.count() - 1 }
-    public var leafCount: Int { root.leafCount() }
+    package var count: Int { root.count() - 1 }
+    package var leafCount: Int { root.leafCount() }
 
-    public func rows(offset: Int, limit: Int) -> [(index: Int, item: NaiveMenuItem)] {
+    package func rows(offset: Int, limit: Int) -> [(index: Int, item: NaiveMenuItem)] {
         guard offset >= 0, limit > 0 else { return [] }
         let total = count
         return (offset ..< min(offset + limit, total)).map { ($0, root.itemAt($0 + 1)!) }
@@ -86,7 +86,7 @@ public struct NaiveMenu {
     /// Every visible row in order: one preorder walk that enters only expanded groups. O(n), the
     /// whole table at once, for comparing every field of every row on large menus (where
     /// ``rows(offset:limit:)``, O(n) per row, would be quadratic).
-    public func flattened() -> [(index: Int, item: NaiveMenuItem)] {
+    package func flattened() -> [(index: Int, item: NaiveMenuItem)] {
         var rows: [(index: Int, item: NaiveMenuItem)] = []
         func walk(_ item: NaiveMenuItem) {
             for child in item.children {
@@ -99,7 +99,7 @@ public struct NaiveMenu {
     }
 
     /// Every item, visible or not, in document order (preorder).
-    public func preorder() -> [NaiveMenuItem] {
+    package func preorder() -> [NaiveMenuItem] {
         var items: [NaiveMenuItem] = []
         func walk(_ item: NaiveMenuItem) {
             for child in item.children {
@@ -112,11 +112,11 @@ public struct NaiveMenu {
     }
 
     /// The item with `id`, group or row; nil when no item has it.
-    public func item(withID id: String) -> NaiveMenuItem? { root.find(id)?.item }
+    package func item(withID id: String) -> NaiveMenuItem? { root.find(id)?.item }
 
     /// The visible row of the item with `id`: one preorder walk that counts rows and enters only
     /// expanded groups, so a hidden or unknown id is never reached (nil).
-    public func index(of id: String) -> Int? {
+    package func index(of id: String) -> Int? {
         var row = 0
         func walk(_ item: NaiveMenuItem) -> Int? {
             for child in item.children {
@@ -130,7 +130,7 @@ public struct NaiveMenu {
     }
 
     /// Sets a group's state the seed's way (flip `isExpand`), returning what a table view needs.
-    public mutating func setExpanded(_ id: String, _ expanded: Bool) -> ExpansionChange? {
+    package mutating func setExpanded(_ id: String, _ expanded: Bool) -> ExpansionChange? {
         guard let found = root.find(id), found.item.isGroup else { return nil }
         let index = index(of: id)
         let before = count

@@ -1,11 +1,11 @@
 /// A small, fast generator reproducible from its seed (SplitMix64), for random trees and
 /// benchmark inputs that must be the same on every run.
-public struct SplitMix64: RandomNumberGenerator, Sendable {
-    public var state: UInt64
+package struct SplitMix64: RandomNumberGenerator, Sendable {
+    package var state: UInt64
 
-    public init(state: UInt64) { self.state = state }
+    package init(state: UInt64) { self.state = state }
 
-    public mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

@@ -2,22 +2,22 @@ import Foundation
 import MenuModel
 
 /// A menu described in code: turned into config JSON for ``Menu`` and into a ``NaiveMenu``.
-public struct TreeSpec: Sendable {
-    public var id: String
-    public var title: String
-    public var expanded: Bool = false
+package struct TreeSpec: Sendable {
+    package var id: String
+    package var title: String
+    package var expanded: Bool = false
     /// nil for a row.
-    public var children: [TreeSpec]?
-    public var attributes: [String: JSONValue]?
+    package var children: [TreeSpec]?
+    package var attributes: [String: JSONValue]?
 
-    public init(id: String, title: String, expanded: Bool = false, children: [TreeSpec]? = nil, attributes: [String: JSONValue]? = nil) {
+    package init(id: String, title: String, expanded: Bool = false, children: [TreeSpec]? = nil, attributes: [String: JSONValue]? = nil) {
         self.id = id; self.title = title; self.expanded = expanded; self.children = children; self.attributes = attributes
     }
 
-    public static func row(_ id: String, _ title: String? = nil, attributes: [String: JSONValue]? = nil) -> TreeSpec {
+    package static func row(_ id: String, _ title: String? = nil, attributes: [String: JSONValue]? = nil) -> TreeSpec {
         TreeSpec(id: id, title: title ?? id, children: nil, attributes: attributes)
     }
-    public static func group(_ id: String, _ title: String? = nil, expanded: Bool = false, _ children: [TreeSpec]) -> TreeSpec {
+    package static func group(_ id: String, _ title: String? = nil, expanded: Bool = false, _ children: [TreeSpec]) -> TreeSpec {
         TreeSpec(id: id, title: title ?? id, expanded: expanded, children: children)
     }
 
@@ -76,7 +76,7 @@ private func appendJSONValue(_ value: JSONValue, to out: inout String) {
 
 /// The config JSON of `items` (keys sorted), written directly as text (a menu of 100,000 nodes
 /// in a fraction of the time `JSONSerialization` takes for the same tree).
-public func menuJSON(_ items: [TreeSpec], title: String? = nil) -> Data {
+package func menuJSON(_ items: [TreeSpec], title: String? = nil) -> Data {
     var out = "{\"items\":["
     for (index, item) in items.enumerated() {
         if index > 0 { out += "," }
@@ -92,14 +92,14 @@ public func menuJSON(_ items: [TreeSpec], title: String? = nil) -> Data {
 }
 
 /// Loads `items` through the real config loader.
-public func makeMenu(_ items: [TreeSpec]) throws -> Menu {
+package func makeMenu(_ items: [TreeSpec]) throws -> Menu {
     try Menu(jsonData: menuJSON(items))
 }
 
 /// A random tree of about `nodes` nodes, at most `maxDepth + 1` levels, each list of children
 /// `width` long (fewer when the budget runs out), ids `idPrefix` + "n1", "n2"…, reproducible from
 /// the generator's seed.
-public func randomTree(nodes: Int, maxDepth: Int, width widths: ClosedRange<Int> = 0 ... 6, idPrefix: String = "",
+package func randomTree(nodes: Int, maxDepth: Int, width widths: ClosedRange<Int> = 0 ... 6, idPrefix: String = "",
                        using rng: inout SplitMix64) -> [TreeSpec] {
     var counter = 0
     func make(depth: Int, budget: inout Int) -> [TreeSpec] {

@@ -1,4 +1,3 @@
-@testable import HTTPCore
 @testable import HTTPServer
 import Foundation
 import Synchronization

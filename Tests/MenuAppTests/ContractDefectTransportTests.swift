@@ -1,3 +1,4 @@
+import MenuApp
 import Testing
 
 /// The contract defects of `ContractDefectTests` (issue 11, item 7) that were checked twice, in

@@ -1,3 +1,5 @@
+import MenuSessionsDurable
+import Foundation
 import MenuApp
 import Testing
 import DurableTestSupport

@@ -13,7 +13,6 @@ import Foundation
 import HTTPTestSupport
 import MenuApp
 import MenuService
-import MenuSessions
 import Testing
 import MenuServiceTestSupport
 

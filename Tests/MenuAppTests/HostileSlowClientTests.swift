@@ -2,12 +2,10 @@
 // which hold however slowly the bytes trickle in, and the per-IP connection limit (`--per-ip-connections`).
 
 import Foundation
-import HTTPCore
 import HTTPServer
 import HTTPTestSupport
 import MenuApp
 import MenuService
-import MenuSessions
 import Testing
 
 #if canImport(Glibc)

@@ -8,7 +8,6 @@ import HTTPTestSupport
 import MenuModel
 import MenuApp
 import MenuService
-import MenuSessions
 import Synchronization
 import Testing
 import MenuServiceTestSupport

@@ -1,3 +1,4 @@
+import MenuTestSupport
 import Foundation
 import MenuApp
 import MenuSessions

@@ -1,3 +1,4 @@
+import HTTPCore
 import Foundation
 @testable import MenuModel
 import Testing
