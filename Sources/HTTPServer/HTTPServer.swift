@@ -61,7 +61,7 @@ package final class HTTPServer: Sendable {
         ignoreSIGPIPEOnce()
 
         // Always made: `headerTimeoutSeconds` is at least 1 (``HTTPServerConfiguration/ValidRange``).
-        let requestDeadlines: RequestDeadlineSweeper? = RequestDeadlineSweeper(timeout: .seconds(configuration.headerTimeoutSeconds))
+        let requestDeadlines = RequestDeadlineSweeper(timeout: .seconds(configuration.headerTimeoutSeconds))
         let context = Unmanaged.passRetained(
             ServerContext(
                 handler: handler, rejection: rejection, maxBodyBytes: configuration.maxBodyBytes,
@@ -97,7 +97,7 @@ package final class HTTPServer: Sendable {
                     mhdLogMessage, contextPointer,
                     mhdAccessHandler, contextPointer,
                     mhdRequestCompleted, contextPointer,
-                    requestDeadlines == nil ? nil : mhdNotifyConnection, contextPointer,
+                    mhdNotifyConnection, contextPointer,
                     mhdCheckRequestTarget, contextPointer,
                     socketAddress,
                     optionItems.baseAddress)
@@ -129,7 +129,7 @@ package final class HTTPServer: Sendable {
                 reason: "libmicrohttpd did not report the port it bound (MHD_DAEMON_INFO_BIND_PORT)")
         }
         self.port = boundPort > 0 ? boundPort : configuration.port
-        requestDeadlines?.start()
+        requestDeadlines.start()
         self.running = Mutex(RunningDaemon(daemon: daemon, context: context))
     }
 
@@ -163,7 +163,7 @@ package final class HTTPServer: Sendable {
             }
 
             MHD_stop_daemon(current.daemon)
-            context.requestDeadlines?.stop()
+            context.requestDeadlines.stop()
             if listenSocket != MHD_INVALID_SOCKET {
                 _ = close(listenSocket)
             }

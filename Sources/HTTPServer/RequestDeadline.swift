@@ -203,7 +203,7 @@ final class RequestDeadlineSweeper: Sendable {
 }
 
 /// libmicrohttpd's `MHD_NotifyConnectionCallback` (`MHD_OPTION_NOTIFY_CONNECTION`), installed only
-/// when request deadlines are configured (`headerTimeoutSeconds` > 0).
+/// (request deadlines are always on: `headerTimeoutSeconds` is at least 1).
 ///
 /// Thread: the libmicrohttpd thread that accepts (`STARTED`) or cleans up (`CLOSED`) the connection.
 /// Protocol: at `STARTED`, a retained ``ConnectionWatch`` goes into `*socketContext` and is
@@ -215,9 +215,8 @@ func mhdNotifyConnection(
     _ socketContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
     _ event: MHD_ConnectionNotificationCode
 ) {
-    guard let cls, let connection, let socketContext,
-        let sweeper = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue().requestDeadlines
-    else { return }
+    guard let cls, let connection, let socketContext else { return }
+    let sweeper = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue().requestDeadlines
     switch event {
     case .CONNECTION_NOTIFY_STARTED:
         let socket = httpserver_mhd_connection_fd(connection)
@@ -244,19 +243,19 @@ extension ServerContext {
     /// The first access-handler call of a request: its headers are complete (its header deadline
     /// is met); `bodyFollows`: its body is still to arrive (and now has a deadline of its own).
     func headersCompleted(on connection: OpaquePointer, bodyFollows: Bool) {
-        guard requestDeadlines != nil, let stored = httpserver_mhd_socket_context(connection) else { return }
+        guard let stored = httpserver_mhd_socket_context(connection) else { return }
         Unmanaged<ConnectionWatch>.fromOpaque(stored).takeUnretainedValue().headersCompleted(bodyFollows: bodyFollows)
     }
 
     /// The final access-handler call of a request with a body: its body deadline is met.
     func bodyReceived(on connection: OpaquePointer) {
-        guard requestDeadlines != nil, let stored = httpserver_mhd_socket_context(connection) else { return }
+        guard let stored = httpserver_mhd_socket_context(connection) else { return }
         Unmanaged<ConnectionWatch>.fromOpaque(stored).takeUnretainedValue().bodyReceived()
     }
 
     /// The request-completed callback: the connection now waits for its next request.
     func requestCompleted(on connection: OpaquePointer?) {
-        guard requestDeadlines != nil, let connection, let stored = httpserver_mhd_socket_context(connection) else { return }
+        guard let connection, let stored = httpserver_mhd_socket_context(connection) else { return }
         Unmanaged<ConnectionWatch>.fromOpaque(stored).takeUnretainedValue().requestCompleted()
     }
 }

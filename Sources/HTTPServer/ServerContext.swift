@@ -13,7 +13,7 @@ final class ServerContext: Sendable {
     let rejection: @Sendable (HTTPRejection) -> HTTPResponse
     let maxBodyBytes: Int
     /// Enforces the header and body deadlines; nil when none is configured (then no connection has a watch).
-    let requestDeadlines: RequestDeadlineSweeper?
+    let requestDeadlines: RequestDeadlineSweeper
 
     /// Touched on every request: a counter per thread, each on its own cache lines, so the
     /// threads serving requests do not bounce one line between their cores.
@@ -31,7 +31,7 @@ final class ServerContext: Sendable {
         handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse,
         rejection: @escaping @Sendable (HTTPRejection) -> HTTPResponse,
         maxBodyBytes: Int,
-        requestDeadlines: RequestDeadlineSweeper?
+        requestDeadlines: RequestDeadlineSweeper
     ) {
         self.handler = handler
         self.rejection = rejection

@@ -86,9 +86,6 @@ package struct SessionID: Sendable, Hashable, CustomStringConvertible {
     /// on every request).
     package func _rawHashValue(seed: Int) -> Int { Int(truncatingIfNeeded: high) ^ seed }
 
-    /// The first characters only: what logs may show.
-    package var redacted: String { String(text.prefix(6)) + "…" }
-
     static let alphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
     /// The 6-bit value of each base64url byte; ``invalid`` for every other byte.
     static let decodeTable: [UInt8] = {
