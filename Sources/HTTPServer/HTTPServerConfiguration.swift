@@ -32,12 +32,12 @@ package struct HTTPServerConfiguration: Sendable {
     /// Pending-connection queue length of the listening socket (`MHD_OPTION_LISTEN_BACKLOG_SIZE`).
     package var listenBacklog: Int = 511
 
-    /// The defaults shown on each property: the one source of each default (menu-server's
+    /// The defaults shown on each property: the one source of each default (the application's
     /// settings start from this value).
     package init() {}
 
     /// The values each integer field accepts: ``HTTPServer`` refuses one outside its range, and
-    /// menu-server's flags take their bounds from here (one source for both).
+    /// an application's flags take their bounds from here (one source for both).
     package enum ValidRange {
         package static let port = 0 ... 65_535
         /// Each libmicrohttpd thread is a poll loop with its own stack and wake-up pipe; far more
