@@ -15,15 +15,7 @@ connections=${CONNECTIONS:-64}
 threads=${THREADS:-2}
 size=${SIZE:-medium}
 
-scripts/install-deps wrk gcc
-# One product per command: given several --product flags, swift build builds only the last one.
-swift build -c release --product menu-server >&2
-swift build -c release --product menu-bench >&2
-bin=$(swift build -c release --show-bin-path)
-work=$(mktemp -d)
-pids=()
-cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; rm -rf "$work"; }
-trap cleanup EXIT
+. Benchmarks/release-build.sh wrk gcc
 
 # Start a server in the background (not in a subshell, so cleanup can stop it); set $url from
 # its "listening on http://..." line.
