@@ -133,7 +133,9 @@ package final class MenuServer: Sendable {
     /// ``reload()``, its outcome logged (SIGHUP and `--watch-config`).
     package func reloadLogged(reason: String) {
         do {
-            log("\(reason): " + (try reload()).summary)
+            let summary = try reload().summary
+            FreedMemory.release()
+            log("\(reason): " + summary)
         } catch {
             log("\(reason): still serving version \(service.menu.version); \(error.description)")
         }
