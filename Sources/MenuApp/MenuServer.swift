@@ -99,6 +99,8 @@ package final class MenuServer: Sendable {
     @discardableResult
     package func reload() throws(ReloadError) -> MenuReload {
         try reloading.withLock { _ throws(ReloadError) -> MenuReload in
+            // What the old menu and the parse freed leaves the resident set (``FreedMemory``).
+            defer { FreedMemory.release() }
             let started = ContinuousClock.now
             let old = service.current.generation.menu.version
             let menu: Menu
@@ -133,9 +135,7 @@ package final class MenuServer: Sendable {
     /// ``reload()``, its outcome logged (SIGHUP and `--watch-config`).
     package func reloadLogged(reason: String) {
         do {
-            let summary = try reload().summary
-            FreedMemory.release()
-            log("\(reason): " + summary)
+            log("\(reason): " + (try reload()).summary)
         } catch {
             log("\(reason): still serving version \(service.menu.version); \(error.description)")
         }
