@@ -149,26 +149,28 @@ extension LiveChildServer {
 @Suite("Live: reloading the menu of the menu-server executable")
 struct ReloadProcessTests {
     /// Six groups, so that each clause of the carry-over rule has one to act on.
-    static let first: [ReloadNode] = [
+    // Computed, not a stored static: LeakSanitizer cannot see the pointers inside stored static
+    // arrays of enums with payloads and reports them as leaked at exit.
+    static var first: [ReloadNode] { [
         .group("starters", expanded: true, [.row("soup"), .row("salad")]),
         .group("mains", expanded: false, [.row("fish"), .row("duck")]),
         .group("drinks", expanded: false, [.row("tea")]),
         .group("desserts", expanded: false, [.row("cake")]),
         .group("sides", expanded: false, [.row("rice")]),
         .group("specials", expanded: true, [.row("hotpot")]),
-    ]
+    ] }
     /// starters' and sides' and specials' defaults flip, drinks becomes a row, desserts leaves,
     /// wine arrives, mains gains a row.
-    static let second: [ReloadNode] = [
+    static var second: [ReloadNode] { [
         .group("starters", expanded: false, [.row("soup"), .row("salad")]),
         .group("mains", expanded: false, [.row("fish"), .row("duck"), .row("noodles")]),
         .row("drinks"),
         .group("sides", expanded: true, [.row("rice")]),
         .group("specials", expanded: false, [.row("hotpot")]),
         .group("wine", expanded: true, [.row("red")]),
-    ]
+    ] }
     /// sides' and specials' defaults flip back, desserts returns.
-    static let third: [ReloadNode] = [
+    static var third: [ReloadNode] { [
         .group("starters", expanded: false, [.row("soup"), .row("salad")]),
         .group("mains", expanded: false, [.row("fish"), .row("duck"), .row("noodles")]),
         .row("drinks"),
@@ -176,7 +178,7 @@ struct ReloadProcessTests {
         .group("sides", expanded: false, [.row("rice")]),
         .group("specials", expanded: true, [.row("hotpot")]),
         .group("wine", expanded: true, [.row("red")]),
-    ]
+    ] }
 
     @Test(.timeLimit(.minutes(2)))
     func sighupServesTheChangedConfigAndCarriesSessionsOverByTheRule() throws {

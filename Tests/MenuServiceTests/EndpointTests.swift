@@ -25,7 +25,9 @@ import MenuTestSupport
     /// Requests refused while routing, written out: a path no route spells is 404 whatever the
     /// method and query; a route's path with another method is 405 before its query is read; a
     /// query parameter the route does not take is 400.
-    static let refusals: [(method: String, path: String, query: [(name: String, value: String?)], error: APIError)] = [
+    // Computed, not a stored static: LeakSanitizer cannot see the pointers inside stored static
+    // arrays of enums with payloads and reports them as leaked at exit.
+    static var refusals: [(method: String, path: String, query: [(name: String, value: String?)], error: APIError)] { [
         ("GET", "/rows/", [], .notFound(path: "/rows/")),
         ("GET", "/rows/1", [], .notFound(path: "/rows/1")),
         ("GET", "//rows", [], .notFound(path: "//rows")),
@@ -43,7 +45,7 @@ import MenuTestSupport
         ("get", "/rows", [], .methodNotAllowed(method: "get", allowed: ["GET", "HEAD"])),
         ("HEAD", "/count", [("limit", "1")], .invalidParameter(#"unknown query parameter "limit"; HEAD /count takes no query parameters"#)),
         ("GET", "/rows", [("offset", "1"), ("Limit", "2")], .invalidParameter(#"unknown query parameter "Limit"; GET /rows takes offset and limit"#)),
-    ]
+    ] }
 
     static let methods = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]
 
