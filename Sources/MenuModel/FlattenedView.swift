@@ -54,7 +54,9 @@ public struct FlattenedView: Sendable {
                 depth: menu.depth(of: node), isGroup: isGroup,
                 isExpanded: isGroup ? visible.isExpanded : nil,
                 childCount: isGroup ? menu.childCount(of: node) : nil,
-                attributes: menu.attributes(of: node))
+                attributes: menu.attributes(of: node),
+                parentID: menu.parent(of: node).map(menu.id(of:)),
+                visibleDescendantCount: isGroup ? visibleDescendantCount(ofNode: node) : nil)
         }
     }
 
@@ -233,7 +235,7 @@ public struct FlattenedView: Sendable {
     }
 
     /// Rows (itself included) and leaf rows `group` shows when expanded in this view.
-    private func openSize(of group: Menu.Node) -> (rows: Int32, leaves: Int32) {
+    func openSize(of group: Menu.Node) -> (rows: Int32, leaves: Int32) {
         let changed = withOverlay(level: Int(storage.records[group].depth) + 1) { overlay in
             let low = overlay.lowerBound(node: Int32(group + 1)).index
             let high = overlay.lowerBound(node: storage.records[group].subtreeEnd, from: low).index
@@ -257,7 +259,8 @@ public struct VisibleNode: Sendable, Equatable {
     }
 }
 
-/// One row of the flat table. `isExpanded` and `childCount` are non-nil exactly for groups.
+/// One row of the flat table. `isExpanded`, `childCount` and `visibleDescendantCount` are non-nil
+/// exactly for groups; `parentID` is nil exactly for a top-level node.
 public struct FlattenedRow: Sendable, Equatable {
     public var index: Int
     public var node: Menu.Node
@@ -268,11 +271,17 @@ public struct FlattenedRow: Sendable, Equatable {
     public var isExpanded: Bool?
     public var childCount: Int?
     public var attributes: [String: JSONValue]?
+    /// The enclosing group's id; nil at the top.
+    public var parentID: String?
+    /// The rows a collapse of this group would remove now (0 when it is collapsed).
+    public var visibleDescendantCount: Int?
 
     public init(index: Int, node: Menu.Node, id: String, title: String, depth: Int, isGroup: Bool,
-                isExpanded: Bool?, childCount: Int?, attributes: [String: JSONValue]?) {
+                isExpanded: Bool?, childCount: Int?, attributes: [String: JSONValue]?,
+                parentID: String? = nil, visibleDescendantCount: Int? = nil) {
         self.index = index; self.node = node; self.id = id; self.title = title; self.depth = depth
         self.isGroup = isGroup; self.isExpanded = isExpanded; self.childCount = childCount; self.attributes = attributes
+        self.parentID = parentID; self.visibleDescendantCount = visibleDescendantCount
     }
 }
 
