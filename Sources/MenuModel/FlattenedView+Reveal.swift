@@ -3,7 +3,8 @@
 ///
 /// Costs, with depth d and m overlay entries on a level: ``visibleDescendantCount(ofNode:)``
 /// O(log m) (O(1) for a session that changed nothing below the group's level), ``ancestors(of:)``
-/// O(d).
+/// O(d), ``reveal(_:)`` O(d · log m) plus the running sums it shifts, as d calls of
+/// ``setExpanded(_:_:)``.
 extension FlattenedView {
     /// The rows a collapse of `node` would remove now: its visible descendants when it is an
     /// expanded group, 0 when it is a collapsed group or a row.
@@ -27,5 +28,31 @@ extension FlattenedView {
             current = parent
         }
         return path.reversed()
+    }
+
+    /// The enclosing groups of `node` that are collapsed here, from the top down: what
+    /// ``reveal(_:)`` expands.
+    public func collapsedAncestors(of node: Menu.Node) -> [Menu.Node] {
+        ancestors(of: node).filter { !isExpanded($0) }
+    }
+
+    /// Expands every collapsed group enclosing the node with `id`, so that it is visible, and
+    /// answers its row and the rows that appeared: one contiguous splice right after the topmost
+    /// group it expanded (which was visible, as every group above it is expanded), or nil when the
+    /// node was visible already and nothing changed. `isExpanded` is the node's own state (false
+    /// for a row); the node itself never changes.
+    public mutating func reveal(_ id: String) throws(ExpansionError) -> ExpansionChange {
+        guard let node = menu.node(withID: id) else { throw .unknownNode(id: id) }
+        let collapsed = collapsedAncestors(of: node)
+        guard let top = collapsed.first else {
+            return ExpansionChange(id: id, isExpanded: isExpanded(node), index: index(ofNode: node), change: nil)
+        }
+        let at = (index(ofNode: top) ?? -1) + 1  // visible: every group above it is expanded
+        let before = count
+        // From the bottom up: each group but the top one is hidden while it expands, so only the
+        // top one's expansion carries a difference up to the table.
+        for group in collapsed.reversed() { _ = setExpanded(node: group, true) }
+        return ExpansionChange(id: id, isExpanded: isExpanded(node), index: index(ofNode: node),
+                               change: RowChange(at: at, inserted: count - before, removed: 0))
     }
 }

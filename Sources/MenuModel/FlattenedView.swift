@@ -315,11 +315,14 @@ public enum ExpansionError: Error, Sendable, Equatable, CustomStringConvertible 
     case unknownGroup(id: String)
     /// The id names a row, which cannot expand.
     case notAGroup(id: String)
+    /// No node, group or row, has this id (``FlattenedView/reveal(_:)``).
+    case unknownNode(id: String)
 
     public var description: String {
         switch self {
         case .unknownGroup(let id): "no group has id \"\(id)\""
         case .notAGroup(let id): "\"\(id)\" is a row, not a group; only groups expand and collapse"
+        case .unknownNode(let id): "no group or row has id \"\(id)\""
         }
     }
 }

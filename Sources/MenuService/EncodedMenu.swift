@@ -78,6 +78,14 @@ struct EncodedMenu: Sendable {
         }
     }
 
+    /// Appends the one row object at visible row `index` of `view` (`null` past the end).
+    func writeRow(of view: FlattenedView, at index: Int, to writer: inout JSONWriter) {
+        var page = JSONWriter(capacity: rowBound + 2)
+        writeRows(of: view, offset: index, limit: 1, to: &page)
+        let bytes = page.bytes
+        if bytes.count > 2 { writer.raw(Array(bytes[1 ..< bytes.count - 1])) } else { writer.raw("null") }
+    }
+
     /// One pass: each row written as the walk reaches it, into `maxBytes` reserved at once.
     private func writeRowsAsFound(of view: FlattenedView, offset: Int, rowCount: Int, maxBytes: Int, to writer: inout JSONWriter) {
         writer.raw(atMost: maxBytes) { target in

@@ -20,6 +20,10 @@ package enum Endpoint: Hashable, Sendable {
     case toggleGroup(id: String)
     /// `PUT /groups/{id}/expansion`.
     case setGroupExpansion(id: String)
+    /// `GET`/`HEAD /nodes/{id}`: where a node is (its row, index and ancestors).
+    case node(id: String)
+    /// `POST /nodes/{id}/reveal`.
+    case revealNode(id: String)
 
     /// Every route the service answers, in the order a client reads them (the 404 hint) and with
     /// its methods in the order of its `Allow`: the single source of routing, the unknown-parameter
@@ -32,6 +36,8 @@ package enum Endpoint: Hashable, Sendable {
         Route(["DELETE"], "/sessions/{id}", Endpoint.deleteSession(id:)),
         Route(["POST"], "/groups/{id}/toggle", Endpoint.toggleGroup(id:)),
         Route(["PUT"], "/groups/{id}/expansion", Endpoint.setGroupExpansion(id:)),
+        Route(["GET", "HEAD"], "/nodes/{id}", Endpoint.node(id:)),
+        Route(["POST"], "/nodes/{id}/reveal", Endpoint.revealNode(id:)),
     ]
 
     /// Every route as a client reads it, built from ``routes`` once: `GET or HEAD /rows, …, PUT

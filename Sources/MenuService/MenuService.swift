@@ -113,6 +113,8 @@ package final class MenuService: Sendable {
         case .toggleGroup(let id): return try change(.toggle(groupID: id), request)
         case .setGroupExpansion(let id):
             return try change(.set(groupID: id, isExpanded: try Self.parseExpansionBody(request.body)), request)
+        case .node(let id): return try node(id, request)
+        case .revealNode(let id): return try change(.reveal(nodeID: id), request)
         }
     }
 
@@ -153,6 +155,38 @@ package final class MenuService: Sendable {
         writer.integer(view.count)
         writer.raw(",\"leafCount\":")
         writer.integer(view.leafCount)
+    }
+
+    /// `{"version","id","index","path","row"}`: the node's row when visible (`index` and `row`
+    /// null when hidden) and its ancestors' ids from the top. O(depth · log m).
+    private func node(_ id: String, _ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+        let (menu, state) = try servedState(for: request)
+        let view = FlattenedView(menu: menu.generation.menu, state: state)
+        guard let node = view.menu.node(withID: id) else { throw .unknownNode(id: id) }
+        let index = view.index(ofNode: node)
+        var writer = JSONWriter(capacity: 512)
+        writer.raw("{\"version\":")
+        writer.raw(menu.versionJSON)
+        writer.raw(",\"id\":")
+        writer.string(id)
+        writer.raw(",\"index\":")
+        if let index { writer.integer(index) } else { writer.raw("null") }
+        writer.raw(",\"path\":")
+        Self.writePath(of: node, in: view, to: &writer)
+        writer.raw(",\"row\":")
+        if let index { menu.encoded.writeRow(of: view, at: index, to: &writer) } else { writer.raw("null") }
+        writer.raw("}")
+        return json(200, writer.finish())
+    }
+
+    /// The ids of `node`'s enclosing groups from the top, as a JSON array.
+    static func writePath(of node: Menu.Node, in view: FlattenedView, to writer: inout JSONWriter) {
+        writer.raw("[")
+        for (position, group) in view.ancestors(of: node).enumerated() {
+            if position > 0 { writer.raw(",") }
+            writer.string(view.menu.id(of: group))
+        }
+        writer.raw("]")
     }
 
     private func createSession(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
