@@ -13,6 +13,8 @@ package enum APIError: Error, Sendable, Equatable {
     case notAGroup(id: String)
     /// No node, group or row, has the id a node route or a page anchor names.
     case unknownNode(id: String)
+    /// The page anchor `id` is hidden: a group on `path` (its ancestors' ids from the top) is collapsed.
+    case notVisible(id: String, path: [String])
     case notFound(path: String)
     case methodNotAllowed(method: String, allowed: [String])
     case payloadTooLarge(limit: Int)
@@ -30,7 +32,7 @@ package enum APIError: Error, Sendable, Equatable {
         switch self {
         case .invalidParameter, .invalidBody, .invalidSession, .invalidSessionInPath, .badRequest: 400
         case .unknownSession, .unknownGroup, .unknownNode, .notFound: 404
-        case .notAGroup, .tooManyChanges: 409
+        case .notAGroup, .tooManyChanges, .notVisible: 409
         case .methodNotAllowed: 405
         case .payloadTooLarge: 413
         case .tooManySessions, .rateLimited: 429
@@ -48,6 +50,7 @@ package enum APIError: Error, Sendable, Equatable {
         case .unknownGroup: "unknown_group"
         case .notAGroup: "not_a_group"
         case .unknownNode: "unknown_node"
+        case .notVisible: "not_visible"
         case .notFound: "not_found"
         case .methodNotAllowed: "method_not_allowed"
         case .payloadTooLarge: "payload_too_large"
@@ -68,6 +71,7 @@ package enum APIError: Error, Sendable, Equatable {
         case .unknownGroup(let id): "no group has id \"\(id)\"; GET /rows lists the ids"
         case .notAGroup(let id): "\"\(id)\" is a row, not a group; only groups expand and collapse"
         case .unknownNode(let id): "no group or row has id \"\(id)\"; GET /rows lists the ids"
+        case .notVisible(let id, _): "\"\(id)\" is not visible: a group in its path is collapsed; POST /nodes/\(id)/reveal shows it, or page by offset"
         case .invalidSessionInPath(let given): "\"\(given)\" in the path is not a session id issued by this server (22 characters of A-Z a-z 0-9 - _); DELETE /sessions/{id} takes the id POST /sessions returned"
         case .notFound(let path): "no resource at \(path); the routes are \(Endpoint.routeList)"
         case .methodNotAllowed(let method, let allowed): "\(method) is not allowed here; use \(allowed.joined(separator: " or "))"

@@ -29,7 +29,7 @@ package enum Endpoint: Hashable, Sendable {
     /// its methods in the order of its `Allow`: the single source of routing, the unknown-parameter
     /// refusal, the 404 hint, and the contract `openapi.yaml` documents (tests keep them in step).
     package static let routes: [Route] = [
-        Route(["GET", "HEAD"], "/rows", query: ["offset", "limit"], .rows),
+        Route(["GET", "HEAD"], "/rows", query: ["offset", "limit", "after", "before", "around"], .rows),
         Route(["GET", "HEAD"], "/count", .count),
         Route(["GET", "HEAD"], "/healthz", .health),
         Route(["POST"], "/sessions", .createSession),
@@ -158,7 +158,9 @@ extension Endpoint {
             }
             let given = request.query
             for position in given.indices where !query.contains(where: { given.name(at: position, equals: $0) }) {
-                let takes = query.isEmpty ? "no query parameters" : query.map { "\($0)" }.joined(separator: " and ")
+                let names = query.map { "\($0)" }
+                let takes = names.count < 2 ? names.first ?? "no query parameters"
+                    : names.dropLast().joined(separator: ", ") + " and " + names[names.count - 1]
                 throw .invalidParameter("unknown query parameter \"\(given.name(at: position).prefix(40))\"; \(request.method) \(template) takes \(takes)")
             }
         }

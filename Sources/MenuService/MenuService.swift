@@ -121,11 +121,12 @@ package final class MenuService: Sendable {
     // MARK: Endpoints
 
     private func rows(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
-        let offset = try Self.integerParameter("offset", in: request, default: 0, range: 0 ... Int.max)
+        let anchor = try PageAnchor(of: request)
         let limit = try Self.integerParameter("limit", in: request, default: min(Self.defaultLimit, maxLimit), range: 1 ... maxLimit)
         let (menu, state) = try servedState(for: request)
         let view = FlattenedView(menu: menu.generation.menu, state: state)
-        let rowCount = max(0, min(limit, view.count - offset))
+        let (offset, pageRows) = try anchor.page(in: view, limit: limit)
+        let rowCount = max(0, min(pageRows, view.count - offset))
         var writer = JSONWriter(capacity: 160 + rowCount * 128)
         writeCounts(view, of: menu, to: &writer)
         writer.raw(",\"offset\":")
@@ -133,7 +134,7 @@ package final class MenuService: Sendable {
         writer.raw(",\"limit\":")
         writer.integer(limit)
         writer.raw(",\"rows\":")
-        menu.encoded.writeRows(of: view, offset: offset, limit: limit, to: &writer)
+        menu.encoded.writeRows(of: view, offset: offset, limit: pageRows, to: &writer)
         writer.raw("}")
         return json(200, writer.finish())
     }
@@ -172,19 +173,19 @@ package final class MenuService: Sendable {
         writer.raw(",\"index\":")
         if let index { writer.integer(index) } else { writer.raw("null") }
         writer.raw(",\"path\":")
-        Self.writePath(of: node, in: view, to: &writer)
+        Self.writeIDs(view.ancestors(of: node).map(view.menu.id(of:)), to: &writer)
         writer.raw(",\"row\":")
         if let index { menu.encoded.writeRow(of: view, at: index, to: &writer) } else { writer.raw("null") }
         writer.raw("}")
         return json(200, writer.finish())
     }
 
-    /// The ids of `node`'s enclosing groups from the top, as a JSON array.
-    static func writePath(of node: Menu.Node, in view: FlattenedView, to writer: inout JSONWriter) {
+    /// `ids` as a JSON array of strings (a node's path).
+    static func writeIDs(_ ids: [String], to writer: inout JSONWriter) {
         writer.raw("[")
-        for (position, group) in view.ancestors(of: node).enumerated() {
+        for (position, id) in ids.enumerated() {
             if position > 0 { writer.raw(",") }
-            writer.string(view.menu.id(of: group))
+            writer.string(id)
         }
         writer.raw("]")
     }
@@ -360,6 +361,10 @@ package final class MenuService: Sendable {
         writer.string(error.code)
         writer.raw(",\"message\":")
         writer.string(error.message)
+        if case .notVisible(_, let path) = error {
+            writer.raw(",\"path\":")
+            Self.writeIDs(path, to: &writer)
+        }
         writer.raw("}}")
         var headers: [(name: String, value: String)] = []
         switch error {

@@ -50,7 +50,7 @@ import MenuTestSupport
         ("POST", "/sessions/x", [], .methodNotAllowed(method: "POST", allowed: ["DELETE"])),
         ("get", "/rows", [], .methodNotAllowed(method: "get", allowed: ["GET", "HEAD"])),
         ("HEAD", "/count", [("limit", "1")], .invalidParameter(#"unknown query parameter "limit"; HEAD /count takes no query parameters"#)),
-        ("GET", "/rows", [("offset", "1"), ("Limit", "2")], .invalidParameter(#"unknown query parameter "Limit"; GET /rows takes offset and limit"#)),
+        ("GET", "/rows", [("offset", "1"), ("Limit", "2")], .invalidParameter(#"unknown query parameter "Limit"; GET /rows takes offset, limit, after, before and around"#)),
     ]
 
     static let methods = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]
