@@ -53,7 +53,7 @@ struct ContractAnchorTests {
     }
 
     @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
-    func headOfAnAnchoredPageHasTheGETsHeadersAndNoBody(over transport: ContractTransport) async throws {
+    func headOfAnAnchoredPageAndOfANodeHasTheGETsHeaders(over transport: ContractTransport) async throws {
         let server = try transport.start()
         defer { server.shutdown() }
         let client = server.client()
@@ -64,6 +64,10 @@ struct ContractAnchorTests {
         if transport == .live { #expect(head.body.isEmpty) }
         #expect(head.header("Content-Length") == get.header("Content-Length"))
         #expect(try await client.send("HEAD", "/rows?around=nope").status == 404)
+        let node = try await client.get("/nodes/beer")
+        let nodeHead = try await client.send("HEAD", "/nodes/beer")
+        #expect(nodeHead.status == 200 && nodeHead.header("Content-Length") == node.header("Content-Length"))
+        #expect(try await client.send("HEAD", "/nodes/nope").status == 404)
     }
 
     @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
