@@ -3,8 +3,8 @@
 ///
 /// Costs, with depth d and m overlay entries on a level: ``visibleDescendantCount(ofNode:)``
 /// O(log m) (O(1) for a session that changed nothing below the group's level), ``ancestors(of:)``
-/// O(d), ``reveal(_:)`` O(d · log m) plus the running sums it shifts, as d calls of
-/// ``setExpanded(_:_:)``.
+/// O(d), ``reveal(_:)`` O(d · (log m + s)) for s changed siblings whose running sums shift, as one
+/// ``setExpanded(_:_:)``: each group it opens climbs only to the next collapsed one.
 extension FlattenedView {
     /// The rows a collapse of `node` would remove now: its visible descendants when it is an
     /// expanded group, 0 when it is a collapsed group or a row.
@@ -48,11 +48,12 @@ extension FlattenedView {
             return ExpansionChange(id: id, isExpanded: isExpanded(node), index: index(ofNode: node), change: nil)
         }
         let at = (index(ofNode: top) ?? -1) + 1  // visible: every group above it is expanded
-        let before = count
-        // From the bottom up: each group but the top one is hidden while it expands, so only the
-        // top one's expansion carries a difference up to the table.
-        for group in collapsed.reversed() { _ = setExpanded(node: group, true) }
+        // From the bottom up: each group but the top one is hidden while it opens, so its
+        // difference climbs only to the next collapsed group above it (the climbs never overlap:
+        // O(d · (log m + s)) in all), and the top one's is what the table gains.
+        var inserted: Int32 = 0
+        for group in collapsed.reversed() { inserted = flip(group) }
         return ExpansionChange(id: id, isExpanded: isExpanded(node), index: index(ofNode: node),
-                               change: RowChange(at: at, inserted: count - before, removed: 0))
+                               change: RowChange(at: at, inserted: Int(inserted), removed: 0))
     }
 }

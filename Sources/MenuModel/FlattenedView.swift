@@ -208,8 +208,7 @@ public struct FlattenedView: Sendable {
         return node
     }
 
-    /// Sets `node`'s expansion and carries the size difference up the overlay while the
-    /// ancestors are open (a closed ancestor's own size does not change).
+    /// Sets `node`'s expansion (``flip(_:)`` when it changes) and answers the change at its row.
     mutating func setExpanded(node: Menu.Node, _ expanded: Bool) -> ExpansionChange {
         let index = index(ofNode: node)
         let current = isExpanded(node)
@@ -217,6 +216,18 @@ public struct FlattenedView: Sendable {
             return ExpansionChange(id: menu.id(of: node), isExpanded: current, index: index,
                                    change: index.map { RowChange(at: $0 + 1, inserted: 0, removed: 0) })
         }
+        let rows = flip(node)
+        return ExpansionChange(
+            id: menu.id(of: node), isExpanded: expanded, index: index,
+            change: index.map { RowChange(at: $0 + 1, inserted: max(Int(rows), 0), removed: max(Int(-rows), 0)) })
+    }
+
+    /// Flips `node`'s expansion and carries the size difference up the overlay while the
+    /// ancestors are open, stopping at the first closed one (whose own size does not change);
+    /// returns the rows the group now shows more (negative: fewer). O(a · (log m + s)) for the a
+    /// open ancestors it climbs; no row index is computed (``reveal(_:)`` flips several groups).
+    mutating func flip(_ node: Menu.Node) -> Int32 {
+        let expanded = !isExpanded(node)
         let open = openSize(of: node)
         let rows = expanded ? open.rows - 1 : 1 - open.rows
         let leaves = expanded ? open.leaves : -open.leaves
@@ -229,9 +240,7 @@ public struct FlattenedView: Sendable {
             if parent == 0 || !isExpanded(parent) { break }
             ancestor = parent
         }
-        return ExpansionChange(
-            id: menu.id(of: node), isExpanded: expanded, index: index,
-            change: index.map { RowChange(at: $0 + 1, inserted: max(Int(rows), 0), removed: max(Int(-rows), 0)) })
+        return rows
     }
 
     /// Rows (itself included) and leaf rows `group` shows when expanded in this view.
