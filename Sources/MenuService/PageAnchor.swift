@@ -24,21 +24,33 @@ enum PageAnchor: Equatable {
     /// for one given twice, for an empty anchor, or for an offset that is not a decimal integer.
     init(of request: HTTPRequest) throws(APIError) {
         let query = request.query
-        var given: [StaticString] = []
-        for name in Self.names where query.indices.contains(where: { query.name(at: $0, equals: name) }) { given.append(name) }
-        guard given.count <= 1 else {
-            throw .invalidParameter("\(given[0]) and \(given[1]) cannot be used together; give at most one of offset, after, before and around")
+        // The placing parameter given, by its place in `names` (no allocation: this runs on
+        // every page request); a second one is refused.
+        var found: Int?
+        for position in query.indices {
+            guard let kind = Self.kind(of: query, at: position), kind != found else { continue }
+            if let first = found {
+                let (a, b) = (min(first, kind), max(first, kind))
+                throw .invalidParameter("\(Self.names[a]) and \(Self.names[b]) cannot be used together; give at most one of offset, after, before and around")
+            }
+            found = kind
         }
-        guard let name = given.first, "\(name)" != "offset" else {
-            self = .offset(try MenuService.integerParameter("offset", in: request, default: 0, range: 0 ... Int.max))
-            return
+        switch found {
+        case nil, 0: self = .offset(try MenuService.integerParameter("offset", in: request, default: 0, range: 0 ... Int.max))
+        case 1: self = .after(id: try Self.anchorID("after", in: query))
+        case 2: self = .before(id: try Self.anchorID("before", in: query))
+        default: self = .around(id: try Self.anchorID("around", in: query))
         }
-        let id = try Self.anchorID(name, in: query)
-        switch "\(name)" {
-        case "after": self = .after(id: id)
-        case "before": self = .before(id: id)
-        default: self = .around(id: id)
-        }
+    }
+
+    /// The place in ``names`` of the parameter at `position`, nil for another parameter.
+    @inline(__always)
+    private static func kind(of query: HTTPFields, at position: Int) -> Int? {
+        if query.name(at: position, equals: "offset") { return 0 }
+        if query.name(at: position, equals: "after") { return 1 }
+        if query.name(at: position, equals: "before") { return 2 }
+        if query.name(at: position, equals: "around") { return 3 }
+        return nil
     }
 
     /// The value of the anchor parameter `name`, given once and not empty (cut to 200 characters:
