@@ -29,7 +29,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
 
     /// Built once per process: the targets only read it.
     static let service: MenuService = {
-        let json = Data(#"{"items":[{"id":"g","title":"G","expanded":true,"items":[{"id":"r","title":"R"},{"id":"h","title":"H","items":[]}]}]}"#.utf8)
+        let json = Data(#"{"items":[{"id":"g","title":"G","expanded":true,"items":[{"id":"r","title":"R"},{"id":"h","title":"H","items":[{"id":"x","title":"X"}]}]}]}"#.utf8)
         let menu = try! Menu(jsonData: json)
         return MenuService(menu: menu, store: InMemorySessionStore(menu: menu, maxSessions: 64))
     }()
@@ -114,8 +114,10 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
             return "\(response.status) body is not a JSON object: \(String(decoding: response.body.prefix(200), as: UTF8.self))"
         }
         guard response.status >= 400 else { return nil }
-        guard object.count == 1, let error = object["error"] as? [String: Any], error.count == 2,
-              let code = error["code"] as? String, !code.isEmpty, let message = error["message"] as? String, !message.isEmpty
+        // `not_visible` alone adds the hidden node's `path`, an array of ids.
+        guard object.count == 1, let error = object["error"] as? [String: Any],
+              let code = error["code"] as? String, !code.isEmpty, let message = error["message"] as? String, !message.isEmpty,
+              error.count == (code == "not_visible" ? 3 : 2), code != "not_visible" || error["path"] is [String]
         else { return "\(response.status) is not {\"error\":{\"code\",\"message\"}}: \(object)" }
         return nil
     }

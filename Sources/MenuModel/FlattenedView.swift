@@ -54,7 +54,9 @@ public struct FlattenedView: Sendable {
                 depth: menu.depth(of: node), isGroup: isGroup,
                 isExpanded: isGroup ? visible.isExpanded : nil,
                 childCount: isGroup ? menu.childCount(of: node) : nil,
-                attributes: menu.attributes(of: node))
+                attributes: menu.attributes(of: node),
+                parentID: menu.parent(of: node).map(menu.id(of:)),
+                visibleDescendantCount: isGroup ? visibleDescendantCount(ofNode: node) : nil)
         }
     }
 
@@ -206,8 +208,7 @@ public struct FlattenedView: Sendable {
         return node
     }
 
-    /// Sets `node`'s expansion and carries the size difference up the overlay while the
-    /// ancestors are open (a closed ancestor's own size does not change).
+    /// Sets `node`'s expansion (``flip(_:)`` when it changes) and answers the change at its row.
     mutating func setExpanded(node: Menu.Node, _ expanded: Bool) -> ExpansionChange {
         let index = index(ofNode: node)
         let current = isExpanded(node)
@@ -215,6 +216,18 @@ public struct FlattenedView: Sendable {
             return ExpansionChange(id: menu.id(of: node), isExpanded: current, index: index,
                                    change: index.map { RowChange(at: $0 + 1, inserted: 0, removed: 0) })
         }
+        let rows = flip(node)
+        return ExpansionChange(
+            id: menu.id(of: node), isExpanded: expanded, index: index,
+            change: index.map { RowChange(at: $0 + 1, inserted: max(Int(rows), 0), removed: max(Int(-rows), 0)) })
+    }
+
+    /// Flips `node`'s expansion and carries the size difference up the overlay while the
+    /// ancestors are open, stopping at the first closed one (whose own size does not change);
+    /// returns the rows the group now shows more (negative: fewer). O(a · (log m + s)) for the a
+    /// open ancestors it climbs; no row index is computed (``reveal(_:)`` flips several groups).
+    mutating func flip(_ node: Menu.Node) -> Int32 {
+        let expanded = !isExpanded(node)
         let open = openSize(of: node)
         let rows = expanded ? open.rows - 1 : 1 - open.rows
         let leaves = expanded ? open.leaves : -open.leaves
@@ -227,13 +240,11 @@ public struct FlattenedView: Sendable {
             if parent == 0 || !isExpanded(parent) { break }
             ancestor = parent
         }
-        return ExpansionChange(
-            id: menu.id(of: node), isExpanded: expanded, index: index,
-            change: index.map { RowChange(at: $0 + 1, inserted: max(Int(rows), 0), removed: max(Int(-rows), 0)) })
+        return rows
     }
 
     /// Rows (itself included) and leaf rows `group` shows when expanded in this view.
-    private func openSize(of group: Menu.Node) -> (rows: Int32, leaves: Int32) {
+    func openSize(of group: Menu.Node) -> (rows: Int32, leaves: Int32) {
         let changed = withOverlay(level: Int(storage.records[group].depth) + 1) { overlay in
             let low = overlay.lowerBound(node: Int32(group + 1)).index
             let high = overlay.lowerBound(node: storage.records[group].subtreeEnd, from: low).index
@@ -257,7 +268,8 @@ public struct VisibleNode: Sendable, Equatable {
     }
 }
 
-/// One row of the flat table. `isExpanded` and `childCount` are non-nil exactly for groups.
+/// One row of the flat table. `isExpanded`, `childCount` and `visibleDescendantCount` are non-nil
+/// exactly for groups; `parentID` is nil exactly for a top-level node.
 public struct FlattenedRow: Sendable, Equatable {
     public var index: Int
     public var node: Menu.Node
@@ -268,11 +280,17 @@ public struct FlattenedRow: Sendable, Equatable {
     public var isExpanded: Bool?
     public var childCount: Int?
     public var attributes: [String: JSONValue]?
+    /// The enclosing group's id; nil at the top.
+    public var parentID: String?
+    /// The rows a collapse of this group would remove now (0 when it is collapsed).
+    public var visibleDescendantCount: Int?
 
     public init(index: Int, node: Menu.Node, id: String, title: String, depth: Int, isGroup: Bool,
-                isExpanded: Bool?, childCount: Int?, attributes: [String: JSONValue]?) {
+                isExpanded: Bool?, childCount: Int?, attributes: [String: JSONValue]?,
+                parentID: String? = nil, visibleDescendantCount: Int? = nil) {
         self.index = index; self.node = node; self.id = id; self.title = title; self.depth = depth
         self.isGroup = isGroup; self.isExpanded = isExpanded; self.childCount = childCount; self.attributes = attributes
+        self.parentID = parentID; self.visibleDescendantCount = visibleDescendantCount
     }
 }
 
@@ -306,11 +324,14 @@ public enum ExpansionError: Error, Sendable, Equatable, CustomStringConvertible 
     case unknownGroup(id: String)
     /// The id names a row, which cannot expand.
     case notAGroup(id: String)
+    /// No node, group or row, has this id (``FlattenedView/reveal(_:)``).
+    case unknownNode(id: String)
 
     public var description: String {
         switch self {
         case .unknownGroup(let id): "no group has id \"\(id)\""
         case .notAGroup(let id): "\"\(id)\" is a row, not a group; only groups expand and collapse"
+        case .unknownNode(let id): "no group or row has id \"\(id)\""
         }
     }
 }

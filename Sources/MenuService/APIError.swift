@@ -11,6 +11,10 @@ package enum APIError: Error, Sendable, Equatable {
     case unknownSession
     case unknownGroup(id: String)
     case notAGroup(id: String)
+    /// No node, group or row, has the id a node route or a page anchor names.
+    case unknownNode(id: String)
+    /// The page anchor `id` is hidden: a group on `path` (its ancestors' ids from the top) is collapsed.
+    case notVisible(id: String, path: [String])
     case notFound(path: String)
     case methodNotAllowed(method: String, allowed: [String])
     case payloadTooLarge(limit: Int)
@@ -27,8 +31,8 @@ package enum APIError: Error, Sendable, Equatable {
     package var status: Int {
         switch self {
         case .invalidParameter, .invalidBody, .invalidSession, .invalidSessionInPath, .badRequest: 400
-        case .unknownSession, .unknownGroup, .notFound: 404
-        case .notAGroup, .tooManyChanges: 409
+        case .unknownSession, .unknownGroup, .unknownNode, .notFound: 404
+        case .notAGroup, .tooManyChanges, .notVisible: 409
         case .methodNotAllowed: 405
         case .payloadTooLarge: 413
         case .tooManySessions, .rateLimited: 429
@@ -45,6 +49,8 @@ package enum APIError: Error, Sendable, Equatable {
         case .unknownSession: "unknown_session"
         case .unknownGroup: "unknown_group"
         case .notAGroup: "not_a_group"
+        case .unknownNode: "unknown_node"
+        case .notVisible: "not_visible"
         case .notFound: "not_found"
         case .methodNotAllowed: "method_not_allowed"
         case .payloadTooLarge: "payload_too_large"
@@ -64,6 +70,8 @@ package enum APIError: Error, Sendable, Equatable {
         case .unknownSession: "no such session (never issued, expired or deleted); POST /sessions for a new one"
         case .unknownGroup(let id): "no group has id \"\(id)\"; GET /rows lists the ids"
         case .notAGroup(let id): "\"\(id)\" is a row, not a group; only groups expand and collapse"
+        case .unknownNode(let id): "no group or row has id \"\(id)\"; GET /rows lists the ids"
+        case .notVisible(let id, _): "\"\(id)\" is not visible: a group in its path is collapsed; POST /nodes/\(id)/reveal shows it, or page by offset"
         case .invalidSessionInPath(let given): "\"\(given)\" in the path is not a session id issued by this server (22 characters of A-Z a-z 0-9 - _); DELETE /sessions/{id} takes the id POST /sessions returned"
         case .notFound(let path): "no resource at \(path); the routes are \(Endpoint.routeList)"
         case .methodNotAllowed(let method, let allowed): "\(method) is not allowed here; use \(allowed.joined(separator: " or "))"
@@ -82,6 +90,7 @@ package enum APIError: Error, Sendable, Equatable {
         case .tooManyChanges(let limit): self = .tooManyChanges(limit: limit)
         case .expansion(.unknownGroup(let id)): self = .unknownGroup(id: id)
         case .expansion(.notAGroup(let id)): self = .notAGroup(id: id)
+        case .expansion(.unknownNode(let id)): self = .unknownNode(id: id)
         case .unavailable(let reason): self = .unavailable(reason)
         // MenuService retries these on the newer menu; should one ever get here, a retry is the answer.
         case .menuChanged: self = .unavailable("the menu was being reloaded")

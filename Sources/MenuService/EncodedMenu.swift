@@ -3,8 +3,10 @@ import MenuModel
 /// Every row's JSON, encoded once at start-up so a page of rows is mostly memory copies.
 ///
 /// Invariant: for node `n`, `blob[spans[n].start ..< spans[n].split]` is the row object after
-/// `"index":N` up to where a group's `isExpanded` value goes, and `blob[spans[n].split ..<
-/// spans[n + 1].start]` the rest, closing brace included. For a row (not a group) nothing is
+/// `"index":N` (its `parentId` included, encoded once per node) up to where a group's
+/// `isExpanded` value goes, and `blob[spans[n].split ..< spans[n + 1].start]` the rest: for a row
+/// up to its closing brace, for a group up to where its `visibleDescendantCount` digits and the
+/// closing brace go (the key last, so a group's dynamic values cost no third copy). For a row (not a group) nothing is
 /// inserted, so `spans[n].split == spans[n + 1].start` and the whole object is one copy;
 /// `spans[n].split < spans[n + 1].start` exactly for groups. One span per node plus one past the
 /// last, so a row's three offsets are two adjacent loads.
@@ -34,6 +36,8 @@ struct EncodedMenu: Sendable {
             writer.string(menu.title(of: node))
             writer.raw(",\"depth\":")
             writer.integer(menu.depth(of: node))
+            writer.raw(",\"parentId\":")
+            if let parent = menu.parent(of: node) { writer.string(menu.id(of: parent)) } else { writer.raw("null") }
             var split: Int?
             if menu.isGroup(node) {
                 writer.raw(",\"isGroup\":true,\"isExpanded\":")
@@ -47,13 +51,13 @@ struct EncodedMenu: Sendable {
                 writer.raw(",\"attributes\":")
                 writer.object(attributes)
             }
-            writer.raw("}")
+            writer.raw(split == nil ? "}" : ",\"visibleDescendantCount\":")
             spans.append(Span(start: start, split: split ?? writer.count))
         }
         spans.append(Span(start: writer.count, split: writer.count))
         self.blob = writer.bytes
         self.spans = spans
-        rowBound = RowOpening.maxLength + 5 + zip(spans, spans.dropFirst()).reduce(0) { max($0, $1.1.start - $1.0.start) }
+        rowBound = RowOpening.maxLength + Self.groupValuesMaxLength + zip(spans, spans.dropFirst()).reduce(0) { max($0, $1.1.start - $1.0.start) }
     }
 
     /// Appends the JSON array of visible rows `offset ..< offset + limit` of `view` to `writer`
@@ -74,6 +78,14 @@ struct EncodedMenu: Sendable {
         }
     }
 
+    /// Appends the one row object at visible row `index` of `view` (`null` past the end).
+    func writeRow(of view: FlattenedView, at index: Int, to writer: inout JSONWriter) {
+        var page = JSONWriter(capacity: rowBound + 2)
+        writeRows(of: view, offset: index, limit: 1, to: &page)
+        let bytes = page.bytes
+        if bytes.count > 2 { writer.raw(Array(bytes[1 ..< bytes.count - 1])) } else { writer.raw("null") }
+    }
+
     /// One pass: each row written as the walk reaches it, into `maxBytes` reserved at once.
     private func writeRowsAsFound(of view: FlattenedView, offset: Int, rowCount: Int, maxBytes: Int, to writer: inout JSONWriter) {
         writer.raw(atMost: maxBytes) { target in
@@ -82,7 +94,7 @@ struct EncodedMenu: Sendable {
                     var opening = RowOpening(index: offset)
                     var out = target
                     view.forEachVisibleNode(offset: offset, limit: rowCount) { row in
-                        out = Self.writeRow(row.node, isExpanded: row.isExpanded, opening: opening, spans: spans,
+                        out = Self.writeRow(row.node, isExpanded: row.isExpanded, of: view, opening: opening, spans: spans,
                                             blob: blob.baseAddress!, at: out)
                         opening.advance()
                     }
@@ -105,14 +117,14 @@ struct EncodedMenu: Sendable {
                     filled &+= 1
                     bytes &+= spans[row.node &+ 1].start &- spans[row.node].start
                 }
-                bytes &+= filled &* (RowOpening.maxLength &+ 5)
+                bytes &+= filled &* (RowOpening.maxLength &+ Self.groupValuesMaxLength)
                 writer.raw(atMost: bytes) { target in
                     blob.withUnsafeBytes { blob in
                         var opening = RowOpening(index: offset)
                         var out = target
                         for position in 0 ..< filled {
                             let entry = rows[position]
-                            out = Self.writeRow(entry < 0 ? ~entry : entry, isExpanded: entry >= 0, opening: opening,
+                            out = Self.writeRow(entry < 0 ? ~entry : entry, isExpanded: entry >= 0, of: view, opening: opening,
                                                 spans: spans, blob: blob.baseAddress!, at: out)
                             opening.advance()
                         }
@@ -124,18 +136,21 @@ struct EncodedMenu: Sendable {
         }
     }
 
-    /// Stores node `node`'s row, opened by `opening`, at `out` (room for ``rowBound`` bytes) and
-    /// returns where it ends.
+    /// Stores node `node`'s row of `view`, opened by `opening`, at `out` (room for ``rowBound``
+    /// bytes) and returns where it ends. A group's `visibleDescendantCount` is the one number
+    /// computed per row (``FlattenedView/visibleDescendantCount(ofExpandedGroup:)``, O(log m),
+    /// only for an expanded group).
     @inline(__always)
-    private static func writeRow(_ node: Int, isExpanded: Bool, opening: RowOpening, spans: UnsafeBufferPointer<Span>,
-                                 blob: UnsafeRawPointer, at target: UnsafeMutableRawPointer) -> UnsafeMutableRawPointer {
+    private static func writeRow(_ node: Int, isExpanded: Bool, of view: FlattenedView, opening: RowOpening,
+                                 spans: UnsafeBufferPointer<Span>, blob: UnsafeRawPointer,
+                                 at target: UnsafeMutableRawPointer) -> UnsafeMutableRawPointer {
         var out = target
         let (head, tail, end) = (spans[node].start, spans[node].split, spans[node &+ 1].start)
         out += opening.store(at: out)
         out.copyMemory(from: blob + head, byteCount: tail &- head)
         out += tail &- head
         guard tail < end else { return out }  // a row: one copy
-        // A group: its isExpanded goes here.
+        // A group: its isExpanded goes here, its visibleDescendantCount and closing brace at the end.
         if isExpanded {
             out.storeBytes(of: trueWord.littleEndian, as: UInt32.self)
             out += 4
@@ -145,12 +160,34 @@ struct EncodedMenu: Sendable {
             out += 5
         }
         out.copyMemory(from: blob + tail, byteCount: end &- tail)
-        return out + (end &- tail)
+        out += end &- tail
+        out += storeDecimal(isExpanded ? view.visibleDescendantCount(ofExpandedGroup: node) : 0, at: out)
+        out.storeBytes(of: UInt8(ascii: "}"), as: UInt8.self)
+        return out + 1
     }
 
     /// `true` and `fals` as little-endian words (first character in the low byte).
     static let trueWord: UInt32 = 0x6575_7274
     static let falsWord: UInt32 = 0x736C_6166
+    /// The most bytes a group's dynamic values take: `false`, ten digits (a count of rows is
+    /// below 2^31) and the closing brace.
+    static let groupValuesMaxLength = 16
+
+    /// Stores the decimal digits of `value` (0 ..< 10^10) at `target`; returns how many.
+    @inline(__always)
+    static func storeDecimal(_ value: Int, at target: UnsafeMutableRawPointer) -> Int {
+        var length = 1
+        var bound = 10
+        while value >= bound && length < 10 { length &+= 1; bound &*= 10 }
+        var rest = value
+        var position = length
+        repeat {
+            position &-= 1
+            target.storeBytes(of: UInt8(truncatingIfNeeded: 48 &+ rest % 10), toByteOffset: position, as: UInt8.self)
+            rest /= 10
+        } while position > 0
+        return length
+    }
 }
 
 /// The text that opens each row object of a JSON array, `[{"index":N` for the first and

@@ -20,18 +20,24 @@ package enum Endpoint: Hashable, Sendable {
     case toggleGroup(id: String)
     /// `PUT /groups/{id}/expansion`.
     case setGroupExpansion(id: String)
+    /// `GET`/`HEAD /nodes/{id}`: where a node is (its row, index and ancestors).
+    case node(id: String)
+    /// `POST /nodes/{id}/reveal`.
+    case revealNode(id: String)
 
     /// Every route the service answers, in the order a client reads them (the 404 hint) and with
     /// its methods in the order of its `Allow`: the single source of routing, the unknown-parameter
     /// refusal, the 404 hint, and the contract `openapi.yaml` documents (tests keep them in step).
     package static let routes: [Route] = [
-        Route(["GET", "HEAD"], "/rows", query: ["offset", "limit"], .rows),
+        Route(["GET", "HEAD"], "/rows", query: ["offset", "limit", "after", "before", "around"], .rows),
         Route(["GET", "HEAD"], "/count", .count),
         Route(["GET", "HEAD"], "/healthz", .health),
         Route(["POST"], "/sessions", .createSession),
         Route(["DELETE"], "/sessions/{id}", Endpoint.deleteSession(id:)),
         Route(["POST"], "/groups/{id}/toggle", Endpoint.toggleGroup(id:)),
         Route(["PUT"], "/groups/{id}/expansion", Endpoint.setGroupExpansion(id:)),
+        Route(["GET", "HEAD"], "/nodes/{id}", Endpoint.node(id:)),
+        Route(["POST"], "/nodes/{id}/reveal", Endpoint.revealNode(id:)),
     ]
 
     /// Every route as a client reads it, built from ``routes`` once: `GET or HEAD /rows, …, PUT
@@ -152,7 +158,9 @@ extension Endpoint {
             }
             let given = request.query
             for position in given.indices where !query.contains(where: { given.name(at: position, equals: $0) }) {
-                let takes = query.isEmpty ? "no query parameters" : query.map { "\($0)" }.joined(separator: " and ")
+                let names = query.map { "\($0)" }
+                let takes = names.count < 2 ? names.first ?? "no query parameters"
+                    : names.dropLast().joined(separator: ", ") + " and " + names[names.count - 1]
                 throw .invalidParameter("unknown query parameter \"\(given.name(at: position).prefix(40))\"; \(request.method) \(template) takes \(takes)")
             }
         }

@@ -113,17 +113,20 @@ package final class MenuService: Sendable {
         case .toggleGroup(let id): return try change(.toggle(groupID: id), request)
         case .setGroupExpansion(let id):
             return try change(.set(groupID: id, isExpanded: try Self.parseExpansionBody(request.body)), request)
+        case .node(let id): return try node(id, request)
+        case .revealNode(let id): return try change(.reveal(nodeID: id), request)
         }
     }
 
     // MARK: Endpoints
 
     private func rows(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
-        let offset = try Self.integerParameter("offset", in: request, default: 0, range: 0 ... Int.max)
+        let anchor = try PageAnchor(of: request)
         let limit = try Self.integerParameter("limit", in: request, default: min(Self.defaultLimit, maxLimit), range: 1 ... maxLimit)
         let (menu, state) = try servedState(for: request)
         let view = FlattenedView(menu: menu.generation.menu, state: state)
-        let rowCount = max(0, min(limit, view.count - offset))
+        let (offset, pageRows) = try anchor.page(in: view, limit: limit)
+        let rowCount = max(0, min(pageRows, view.count - offset))
         var writer = JSONWriter(capacity: 160 + rowCount * 128)
         writeCounts(view, of: menu, to: &writer)
         writer.raw(",\"offset\":")
@@ -131,7 +134,7 @@ package final class MenuService: Sendable {
         writer.raw(",\"limit\":")
         writer.integer(limit)
         writer.raw(",\"rows\":")
-        menu.encoded.writeRows(of: view, offset: offset, limit: limit, to: &writer)
+        menu.encoded.writeRows(of: view, offset: offset, limit: pageRows, to: &writer)
         writer.raw("}")
         return json(200, writer.finish())
     }
@@ -153,6 +156,38 @@ package final class MenuService: Sendable {
         writer.integer(view.count)
         writer.raw(",\"leafCount\":")
         writer.integer(view.leafCount)
+    }
+
+    /// `{"version","id","index","path","row"}`: the node's row when visible (`index` and `row`
+    /// null when hidden) and its ancestors' ids from the top. O(depth · log m).
+    private func node(_ id: String, _ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+        let (menu, state) = try servedState(for: request)
+        let view = FlattenedView(menu: menu.generation.menu, state: state)
+        guard let node = view.menu.node(withID: id) else { throw .unknownNode(id: id) }
+        let index = view.index(ofNode: node)
+        var writer = JSONWriter(capacity: 512)
+        writer.raw("{\"version\":")
+        writer.raw(menu.versionJSON)
+        writer.raw(",\"id\":")
+        writer.string(id)
+        writer.raw(",\"index\":")
+        if let index { writer.integer(index) } else { writer.raw("null") }
+        writer.raw(",\"path\":")
+        Self.writeIDs(view.ancestors(of: node).map(view.menu.id(of:)), to: &writer)
+        writer.raw(",\"row\":")
+        if let index { menu.encoded.writeRow(of: view, at: index, to: &writer) } else { writer.raw("null") }
+        writer.raw("}")
+        return json(200, writer.finish())
+    }
+
+    /// `ids` as a JSON array of strings (a node's path).
+    static func writeIDs(_ ids: [String], to writer: inout JSONWriter) {
+        writer.raw("[")
+        for (position, id) in ids.enumerated() {
+            if position > 0 { writer.raw(",") }
+            writer.string(id)
+        }
+        writer.raw("]")
     }
 
     private func createSession(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
@@ -326,6 +361,10 @@ package final class MenuService: Sendable {
         writer.string(error.code)
         writer.raw(",\"message\":")
         writer.string(error.message)
+        if case .notVisible(_, let path) = error {
+            writer.raw(",\"path\":")
+            Self.writeIDs(path, to: &writer)
+        }
         writer.raw("}}")
         var headers: [(name: String, value: String)] = []
         switch error {

@@ -1,9 +1,11 @@
 import MenuModel
 
-/// A change a client asks for: flip a group, or set it (idempotent).
+/// A change a client asks for: flip a group, set it (idempotent), or expand every collapsed
+/// group enclosing a node (idempotent).
 package enum ExpansionCommand: Sendable, Equatable {
     case toggle(groupID: String)
     case set(groupID: String, isExpanded: Bool)
+    case reveal(nodeID: String)
 }
 
 /// What a store returns for an applied command: the session (new when none was given), the
@@ -114,20 +116,38 @@ extension ExpansionCommand {
     /// (`.tooManyChanges`); changes that do not add a changed group are always allowed.
     /// O(depth · (log m + s)), as ``FlattenedView/setExpanded(_:_:)``.
     package func run(on view: inout FlattenedView, maxChangedGroups: Int) throws(SessionStoreError) -> ExpansionChange {
+        try runListingGroups(on: &view, maxChangedGroups: maxChangedGroups).change
+    }
+
+    /// ``run(on:maxChangedGroups:)``, also answering each group the command set and the state it
+    /// set it to (what a journal records; a group already in that state may be among them for a
+    /// toggle or a set, never for a reveal): the one group of a toggle or a set, the collapsed
+    /// ancestors of a reveal, from the top down. O(depth · (log m + s)).
+    package func runListingGroups(on view: inout FlattenedView, maxChangedGroups: Int) throws(SessionStoreError)
+        -> (change: ExpansionChange, groupsSet: [(id: String, isExpanded: Bool)]) {
         let before = view.state.changedGroupCount
         let change: ExpansionChange
+        var revealed: [Menu.Node] = []
         do {
             switch self {
             case .toggle(let groupID): change = try view.toggle(groupID)
             case .set(let groupID, let isExpanded): change = try view.setExpanded(groupID, isExpanded)
+            case .reveal(let nodeID):
+                if let node = view.menu.node(withID: nodeID) { revealed = view.collapsedAncestors(of: node) }
+                change = try view.reveal(nodeID)
             }
         } catch {
             throw .expansion(error)
         }
+        let groupsSet: [(id: String, isExpanded: Bool)] = if case .reveal = self {
+            revealed.map { (view.menu.id(of: $0), true) }
+        } else {
+            [(change.id, change.isExpanded)]
+        }
         if view.state.changedGroupCount > max(before, maxChangedGroups) {
-            _ = try? view.setExpanded(change.id, !change.isExpanded)  // back to the group's default
+            for group in groupsSet { _ = try? view.setExpanded(group.id, !group.isExpanded) }  // back as it was
             throw .tooManyChanges(limit: maxChangedGroups)
         }
-        return change
+        return (change, groupsSet)
     }
 }

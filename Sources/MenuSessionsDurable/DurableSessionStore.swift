@@ -250,10 +250,10 @@ package final class DurableSessionStore: SessionStore {
         guard let id else {
             // A write without a session: compute on a fresh state, then journal and store it as a new session.
             var view = FlattenedView(menu: menu.menu)
-            let change = try command.run(on: &view, maxChangedGroups: maxChangedGroups)
+            let (change, groups) = try command.runListingGroups(on: &view, maxChangedGroups: maxChangedGroups)
             let changed = view.state != ExpansionState()
             let newID = try insert(view.state, in: menu) { id in
-                changed ? [.created(id), .groupSet(id, group: change.id, isExpanded: change.isExpanded)] : [.created(id)]
+                [.created(id)] + (changed ? Self.groupSets(groups, of: id) : [])
             }
             return AppliedChange(sessionID: newID, created: true, change: change, state: view.state)
         }
@@ -262,18 +262,19 @@ package final class DurableSessionStore: SessionStore {
         let deadline = writer.deadline()
         let limit = maxChangedGroups
         // Works on a copy: the session keeps its old state until the journal has the change.
-        var computed: (change: ExpansionChange, state: ExpansionState)?
+        var computed: (change: ExpansionChange, groups: [(id: String, isExpanded: Bool)], state: ExpansionState)?
         let changed = try markPending(id, in: menu, deadline: deadline) { entry throws(SessionStoreError) -> Bool in
             var view = FlattenedView(menu: menu.menu, state: entry.state)
-            let change = try command.run(on: &view, maxChangedGroups: limit)
-            computed = (change, view.state)
+            let (change, groups) = try command.runListingGroups(on: &view, maxChangedGroups: limit)
+            computed = (change, groups, view.state)
             return view.state != entry.state
         }
-        guard let (change, state) = computed.map({ ($0.change, $0.state) }) else { throw .unknownSession }
+        guard let (change, groups, state) = computed.map({ ($0.change, $0.groups, $0.state) }) else { throw .unknownSession }
         let applied = AppliedChange(sessionID: id, created: false, change: change, state: state)
         guard changed else { return applied }
         let time = wallClock()
-        let record = Self.records([.groupSet(id, group: change.id, isExpanded: change.isExpanded)], time: time)
+        // One commit for every group the command set (a reveal sets several).
+        let record = Self.records(Self.groupSets(groups, of: id), time: time)
         let journalBytes = try writer.commit(record, deadline: deadline) { [table, writer] fate in
             table.withShard(of: id) { shard in
                 guard let position = shard.position(of: id) else { return }
@@ -285,8 +286,8 @@ package final class DurableSessionStore: SessionStore {
                     shard[position].journaledUse = now
                 case .refused: break
                 case .abandoned:
-                    // The command changed exactly this group: its state before is the opposite.
-                    writer.enqueue(Self.records([.groupSet(id, group: change.id, isExpanded: !change.isExpanded)], time: time),
+                    // The command changed exactly these groups: their state before is the opposite.
+                    writer.enqueue(Self.records(Self.groupSets(groups.map { ($0.id, !$0.isExpanded) }, of: id), time: time),
                                    essential: true)
                 }
                 shard[position].pending = false
@@ -294,6 +295,11 @@ package final class DurableSessionStore: SessionStore {
         }
         scheduleCompactionIfNeeded(journalBytes: journalBytes)
         return applied
+    }
+
+    /// A `groupSet` event of session `id` for each group.
+    private static func groupSets(_ groups: [(id: String, isExpanded: Bool)], of id: SessionID) -> [DurableRecord.Event] {
+        groups.map { .groupSet(id, group: $0.id, isExpanded: $0.isExpanded) }
     }
 
     /// Under `id`'s shard lock, records the use and runs `journals` on the live session (carried

@@ -49,9 +49,11 @@ package struct LiveRow: Decodable, Equatable, Sendable {
     package var isExpanded: Bool?
     package var childCount: Int?
     package var attributes: [String: LiveJSON]?
+    package var parentId: String?
+    package var visibleDescendantCount: Int?
 
     package init(index: Int, id: String, title: String, depth: Int, isGroup: Bool, isExpanded: Bool?, childCount: Int?,
-                 attributes: [String: LiveJSON]?) {
+                 attributes: [String: LiveJSON]?, parentId: String?, visibleDescendantCount: Int?) {
         self.index = index
         self.id = id
         self.title = title
@@ -60,6 +62,8 @@ package struct LiveRow: Decodable, Equatable, Sendable {
         self.isExpanded = isExpanded
         self.childCount = childCount
         self.attributes = attributes
+        self.parentId = parentId
+        self.visibleDescendantCount = visibleDescendantCount
     }
 }
 
@@ -68,7 +72,8 @@ extension LiveRow {
     package init(_ model: FlattenedRow) {
         self.init(index: model.index, id: model.id, title: model.title, depth: model.depth, isGroup: model.isGroup,
                   isExpanded: model.isExpanded, childCount: model.childCount,
-                  attributes: model.attributes?.mapValues(LiveJSON.init))
+                  attributes: model.attributes?.mapValues(LiveJSON.init), parentId: model.parentID,
+                  visibleDescendantCount: model.visibleDescendantCount)
     }
 }
 

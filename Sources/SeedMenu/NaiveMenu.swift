@@ -14,6 +14,8 @@ package final class NaiveMenuItem {
     package let attributes: [String: JSONValue]?
     /// The item's place in the config's document order, from 1 (0: the root).
     package internal(set) var ordinal = 0
+    /// The enclosing group; the root for a top-level item, nil for the root.
+    package internal(set) weak var parent: NaiveMenuItem?
 
     package init(id: String, title: String, isGroup: Bool, depth: Int, isExpand: Bool, attributes: [String: JSONValue]?) {
         self.id = id; self.title = title; self.isGroup = isGroup; self.depth = depth
@@ -25,6 +27,12 @@ package final class NaiveMenuItem {
         var count = 1
         if isExpand { for child in children { count += child.count() } }
         return count
+    }
+
+    /// The rows a collapse would remove now: the visible descendants of an expanded group, 0 for
+    /// a collapsed one; nil for a row.
+    package func visibleDescendantCount() -> Int? {
+        isGroup ? (isExpand ? count() - 1 : 0) : nil
     }
 
     package func leafCount() -> Int {
@@ -66,6 +74,7 @@ package struct NaiveMenu {
                 let item = NaiveMenuItem(id: spec.id, title: spec.title, isGroup: spec.children != nil,
                                          depth: parent.depth + 1, isExpand: spec.expanded, attributes: spec.attributes)
                 parent.children.append(item)
+                item.parent = parent
                 ordinal += 1
                 item.ordinal = ordinal
                 if let children = spec.children { build(children, into: item) }
@@ -127,6 +136,26 @@ package struct NaiveMenu {
             return nil
         }
         return walk(root)
+    }
+
+    /// The ids of the groups enclosing the item with `id`, from the top; nil when no item has it.
+    package func path(of id: String) -> [String]? {
+        root.find(id).map { $0.ancestors.dropFirst().map(\.id) }
+    }
+
+    /// Expands every collapsed group enclosing the item with `id`, top down, and answers what a
+    /// table view needs: the rows added after the topmost group it expanded (nil when none was
+    /// collapsed), and the item's row. Nil when no item has the id.
+    package mutating func reveal(_ id: String) -> ExpansionChange? {
+        guard let found = root.find(id) else { return nil }
+        let collapsed = found.ancestors.dropFirst().filter { !$0.isExpand }
+        var change: RowChange?
+        if let top = collapsed.first, let at = index(of: top.id) {
+            let before = count
+            for group in collapsed { group.isExpand = true }
+            change = RowChange(at: at + 1, inserted: count - before, removed: 0)
+        }
+        return ExpansionChange(id: id, isExpanded: found.item.isGroup && found.item.isExpand, index: index(of: id), change: change)
     }
 
     /// Sets a group's state the seed's way (flip `isExpand`), returning what a table view needs.

@@ -14,6 +14,7 @@
 // Fuzz/corpus through the same checks.
 
 #if FUZZING
+import Foundation
 import FuzzTargets
 
 let fuzzTarget = FuzzTarget(rawValue: ProcessInfo.processInfo.environment["MENU_FUZZ_TARGET"] ?? "config") ?? .config

@@ -83,9 +83,10 @@ struct ContractEndpointTests {
         for row in rows {
             let keys = Set(try #require(row.objectValue).keys)
             if row["isGroup"] == .bool(true) {
-                #expect(keys == ["index", "id", "title", "depth", "isGroup", "isExpanded", "childCount", "attributes"], "\(row)")
+                #expect(keys == ["index", "id", "title", "depth", "parentId", "isGroup", "isExpanded", "visibleDescendantCount",
+                                 "childCount", "attributes"], "\(row)")
             } else {
-                #expect(keys == ["index", "id", "title", "depth", "isGroup", "attributes"], "\(row)")
+                #expect(keys == ["index", "id", "title", "depth", "parentId", "isGroup", "attributes"], "\(row)")
             }
         }
     }

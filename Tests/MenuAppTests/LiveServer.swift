@@ -241,14 +241,19 @@ struct LiveMenuModel: Sendable {
     /// The visible rows under `state`, as the server should list them.
     func rows(_ state: State) -> [LiveRow] {
         var rows: [LiveRow] = []
-        func visit(_ node: Int) {
+        func visit(_ node: Int, parent: String?) {
             let n = nodes[node]
-            rows.append(LiveRow(index: rows.count, id: n.id, title: n.title, depth: n.depth, isGroup: n.children != nil,
+            let row = rows.count
+            rows.append(LiveRow(index: row, id: n.id, title: n.title, depth: n.depth, isGroup: n.children != nil,
                                 isExpanded: n.children == nil ? nil : state.expanded[node],
-                                childCount: n.children?.count, attributes: n.attributes))
-            if let children = n.children, state.expanded[node] { children.forEach(visit) }
+                                childCount: n.children?.count, attributes: n.attributes, parentId: parent,
+                                visibleDescendantCount: n.children == nil ? nil : 0))
+            if let children = n.children, state.expanded[node] {
+                for child in children { visit(child, parent: n.id) }
+                rows[row].visibleDescendantCount = rows.count - row - 1
+            }
         }
-        topLevel.forEach(visit)
+        for node in topLevel { visit(node, parent: nil) }
         return rows
     }
 

@@ -28,7 +28,7 @@ import MenuTestSupport
     /// pointer, and would report a stored one as leaked.)
     static var samples: [APIError] {[
         .invalidParameter("x"), .invalidBody("x"), .invalidSession, .invalidSessionInPath("abc"), .unknownSession,
-        .unknownGroup(id: "x"), .notAGroup(id: "x"), .notFound(path: "/x"), .methodNotAllowed(method: "PATCH", allowed: ["GET"]),
+        .unknownGroup(id: "x"), .unknownNode(id: "x"), .notVisible(id: "x", path: []), .notAGroup(id: "x"), .notFound(path: "/x"), .methodNotAllowed(method: "PATCH", allowed: ["GET"]),
         .payloadTooLarge(limit: 1), .badRequest("x"), .notImplemented("x"), .tooManySessions(limit: 1, retryAfterSeconds: 1),
         .unavailable("x"), .tooManyChanges(limit: 1), .rateLimited(perMinute: 1, retryAfterSeconds: 1),
     ]}

@@ -104,6 +104,8 @@ import Testing
         row.index == index && row.id == item.id && row.title == item.title && row.depth == item.depth
             && row.isGroup == item.isGroup && row.isExpanded == (item.isGroup ? item.isExpand : nil)
             && row.childCount == (item.isGroup ? item.children.count : nil) && row.attributes == item.attributes
+            && row.parentID == (item.parent?.parent == nil ? nil : item.parent?.id)
+            && row.visibleDescendantCount == item.visibleDescendantCount()
     }
 
     /// The oracle's whole table, and the row of each node (by the items' ordinals, which are the
@@ -112,7 +114,11 @@ import Testing
         var rows: [(index: Int, item: NaiveMenuItem)]
         var leafCount: Int
         var rowOfNode: [Int?]
-        init(_ naive: NaiveMenu, nodeCount: Int) {
+        /// The oracle's ancestor path of each id in `probes` (nil for an unknown id): checked for
+        /// the ids it holds.
+        var paths: [String: [String]?] = [:]
+        init(_ naive: NaiveMenu, nodeCount: Int, probes: [String] = []) {
+            for id in probes { paths[id] = naive.path(of: id) }
             rows = naive.flattened()
             leafCount = naive.leafCount
             rowOfNode = Array(repeating: nil, count: nodeCount + 1)
@@ -187,6 +193,10 @@ import Testing
             if view.index(of: id) != wanted {
                 return "index(of: \(id)) = \(String(describing: view.index(of: id))), oracle \(String(describing: wanted))"
             }
+            let path = view.menu.node(withID: id).map { view.ancestors(of: $0).map(view.menu.id(of:)) }
+            if let wanted = table.paths[id], path != wanted {
+                return "ancestors of \(id): \(String(describing: path)), oracle \(String(describing: wanted))"
+            }
         }
         return nil
     }
@@ -244,7 +254,13 @@ import Testing
             let dice = Int.random(in: 0 ..< 100, using: &rng)
             let id: String
             var problem: String?
-            if dice < 85 {
+            if dice < 15 {
+                // Reveal any node, group or row: every collapsed ancestor opens, one splice.
+                id = allIDs.randomElement(using: &rng)!
+                let expected = naive.reveal(id)
+                let change = try views[which].reveal(id)
+                if change != expected { problem = "reveal of \(id): \(change), oracle \(String(describing: expected))" }
+            } else if dice < 85 {
                 id = groupIDs.randomElement(using: &rng)!
                 let put = dice >= 45
                 // The target comes from the oracle: a toggle flips what the naive tree holds.
@@ -267,12 +283,20 @@ import Testing
                         if error != wanted { problem = "\(String(reflecting: id)): \(error), wanted \(wanted)" }
                     }
                 }
+                if !row {
+                    do {
+                        _ = try views[which].reveal(id)
+                        problem = "reveal of \(String(reflecting: id)) was accepted"
+                    } catch {
+                        if error != .unknownNode(id: id) { problem = "reveal of \(String(reflecting: id)): \(error)" }
+                    }
+                }
                 if views[which].state != before { problem = "a refused change of \(String(reflecting: id)) changed the state" }
             }
             if problem == nil {
                 var probes = (0 ..< 24).map { _ in allIDs.randomElement(using: &rng)! } + [id]
                 probes += Self.unknownIDs(near: id)
-                let table = Table(naive, nodeCount: nodeCount)
+                let table = Table(naive, nodeCount: nodeCount, probes: probes)
                 problem = Self.difference(views[which], table, nodeOfID: nodeOfID, wholeRows: wholeRows(table, step: step),
                                           eachRowAlone: eachRowAlone(table, step: step),
                                           probes: probes, using: &rng)

@@ -20,6 +20,9 @@ import MenuTestSupport
         ("POST", "/groups/main-courses/toggle", .toggleGroup(id: "main-courses")),
         ("POST", "/groups/../toggle", .toggleGroup(id: "..")),
         ("PUT", "/groups/麻婆豆腐 x/expansion", .setGroupExpansion(id: "麻婆豆腐 x")),
+        ("GET", "/nodes/mapo-tofu", .node(id: "mapo-tofu")), ("HEAD", "/nodes/beer", .node(id: "beer")),
+        ("POST", "/nodes/snow-beer/reveal", .revealNode(id: "snow-beer")),
+        ("POST", "/nodes/reveal/reveal", .revealNode(id: "reveal")),
     ]
 
     /// Requests refused while routing, written out: a path no route spells is 404 whatever the
@@ -38,13 +41,18 @@ import MenuTestSupport
         ("POST", "/groups//toggle", [], .notFound(path: "/groups//toggle")),
         ("POST", "/groups/beer/toggle/", [], .notFound(path: "/groups/beer/toggle/")),
         ("PUT", "/groups/expansion", [], .notFound(path: "/groups/expansion")),
+        ("GET", "/nodes/", [], .notFound(path: "/nodes/")),
+        ("POST", "/nodes//reveal", [], .notFound(path: "/nodes//reveal")),
+        ("GET", "/nodes/beer/reveal", [], .methodNotAllowed(method: "GET", allowed: ["POST"])),
+        ("POST", "/nodes/beer", [], .methodNotAllowed(method: "POST", allowed: ["GET", "HEAD"])),
+        ("GET", "/nodes/beer", [("offset", "1")], .invalidParameter(#"unknown query parameter "offset"; GET /nodes/{id} takes no query parameters"#)),
         ("GET", "/nope", [("limt", "1")], .notFound(path: "/nope")),
         ("POST", "/rows", [("limt", "1")], .methodNotAllowed(method: "POST", allowed: ["GET", "HEAD"])),
         ("DELETE", "/sessions", [], .methodNotAllowed(method: "DELETE", allowed: ["POST"])),
         ("POST", "/sessions/x", [], .methodNotAllowed(method: "POST", allowed: ["DELETE"])),
         ("get", "/rows", [], .methodNotAllowed(method: "get", allowed: ["GET", "HEAD"])),
         ("HEAD", "/count", [("limit", "1")], .invalidParameter(#"unknown query parameter "limit"; HEAD /count takes no query parameters"#)),
-        ("GET", "/rows", [("offset", "1"), ("Limit", "2")], .invalidParameter(#"unknown query parameter "Limit"; GET /rows takes offset and limit"#)),
+        ("GET", "/rows", [("offset", "1"), ("Limit", "2")], .invalidParameter(#"unknown query parameter "Limit"; GET /rows takes offset, limit, after, before and around"#)),
     ] }
 
     static let methods = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]
@@ -69,6 +77,8 @@ import MenuTestSupport
         case .deleteSession(let id): ("deleteSession", id)
         case .toggleGroup(let id): ("toggleGroup", id)
         case .setGroupExpansion(let id): ("setGroupExpansion", id)
+        case .node(let id): ("node", id)
+        case .revealNode(let id): ("revealNode", id)
         }
     }
 

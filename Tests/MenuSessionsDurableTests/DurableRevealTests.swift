@@ -1,0 +1,57 @@
+import MenuModel
+import MenuSessions
+import MenuSessionsDurable
+import Testing
+import DurableTestSupport
+
+/// A reveal sets several groups at once: the durable store journals each of them, in one commit,
+/// so that a restart restores them all.
+@Suite("Durable: a reveal journals every group it expands")
+struct DurableRevealTests {
+    @Test("reveal of a node under two collapsed groups, with and without a session, survives a restart")
+    func revealSurvivesARestart() throws {
+        let directory = DurableTemporaryDirectory()
+        defer { directory.remove() }
+        let first = try durableOpen(directory)
+        // ag1 sits under a (expanded by default, collapsed here) and ag (collapsed by default).
+        let id = try first.create()
+        _ = try first.apply(.set(groupID: "a", isExpanded: false), to: id)
+        let revealed = try first.apply(.reveal(nodeID: "ag1"), to: id)
+        #expect(revealed.change.index == 3)
+        #expect(revealed.change.change == RowChange(at: 1, inserted: 4, removed: 0))
+        // Without a session: a new one holding the reveal (b, collapsed by default, opens).
+        let made = try first.apply(.reveal(nodeID: "bg1"), to: nil)
+        #expect(made.created)
+        let expected = durableExpansion(revealed.state)
+        #expect(expected["a"] == true && expected["ag"] == true)
+        let expectedMade = durableExpansion(made.state)
+        #expect(expectedMade["b"] == true)
+        // A reveal of a visible node changes nothing and journals nothing.
+        let again = try first.apply(.reveal(nodeID: "ag1"), to: id)
+        #expect(again.change.change == nil && again.state == revealed.state)
+        first.close()
+
+        let second = try durableOpen(directory)
+        defer { second.close() }
+        #expect(durableExpansion(try second.state(of: id)) == expected)
+        #expect(durableExpansion(try second.state(of: made.sessionID)) == expectedMade)
+    }
+
+    @Test("a reveal past the changed-groups cap is refused whole and leaves the session as it was")
+    func revealPastTheCapIsRefusedWhole() throws {
+        let directory = DurableTemporaryDirectory()
+        defer { directory.remove() }
+        let store = try DurableSessionStore(directory: directory.path, menu: DurableFixtures.menu(), fsync: .no, maxChangedGroups: 2)
+        defer { store.close() }
+        let id = try store.create()
+        _ = try store.apply(.set(groupID: "a", isExpanded: false), to: id)
+        _ = try store.apply(.set(groupID: "c", isExpanded: true), to: id)
+        // a and c changed; revealing ag1 sets a back to its default and expands ag: still two.
+        let allowed = try store.apply(.reveal(nodeID: "ag1"), to: id)
+        #expect(allowed.change.index == 3)
+        // Revealing bg1 expands b, a third changed group: refused whole.
+        let before = try store.state(of: id)
+        #expect(durableError { try store.apply(.reveal(nodeID: "bg1"), to: id) } == .tooManyChanges(limit: 2))
+        #expect(try store.state(of: id) == before)
+    }
+}

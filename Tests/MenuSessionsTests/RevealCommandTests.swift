@@ -1,0 +1,38 @@
+import MenuModel
+import SeedMenu
+import Testing
+@testable import MenuSessions
+
+/// `ExpansionCommand.reveal` in the in-memory store: it lists every group it sets (what the
+/// durable store journals), and a reveal past the changed-groups cap is undone whole.
+@Suite("Sessions: the reveal command")
+struct RevealCommandTests {
+    /// g1 (closed) > g2 (closed) > g3 (closed) > leaf; h (closed) > h1.
+    static func menu() throws -> Menu {
+        try makeMenu([
+            .group("g1", expanded: false, [.group("g2", expanded: false, [.group("g3", expanded: false, [.row("leaf")])])]),
+            .group("h", expanded: false, [.row("h1")]),
+        ])
+    }
+
+    @Test func aRevealListsTheGroupsItSetFromTheTopDown() throws {
+        var view = FlattenedView(menu: try Self.menu())
+        let (change, groups) = try ExpansionCommand.reveal(nodeID: "leaf").runListingGroups(on: &view, maxChangedGroups: 10)
+        #expect(groups.map(\.id) == ["g1", "g2", "g3"] && groups.allSatisfy(\.isExpanded))
+        #expect(change.index == 3 && change.change == RowChange(at: 1, inserted: 3, removed: 0))
+        let again = try ExpansionCommand.reveal(nodeID: "leaf").runListingGroups(on: &view, maxChangedGroups: 10)
+        #expect(again.groupsSet.isEmpty && again.change.change == nil)
+    }
+
+    @Test func aRevealPastTheCapIsUndoneWhole() throws {
+        let store = InMemorySessionStore(menu: try Self.menu(), maxChangedGroups: 2)
+        let id = try store.create()
+        _ = try store.apply(.toggle(groupID: "h"), to: id)
+        #expect(throws: SessionStoreError.tooManyChanges(limit: 2)) { try store.apply(.reveal(nodeID: "leaf"), to: id) }
+        #expect(try store.state(of: id).changedGroupCount == 1)
+        // Within the cap it goes through: g1 alone opens for g2.
+        let shown = try store.apply(.reveal(nodeID: "g2"), to: id)
+        #expect(shown.change.index == 1 && shown.state.changedGroupCount == 2)
+        #expect(throws: SessionStoreError.expansion(.unknownNode(id: "nope"))) { try store.apply(.reveal(nodeID: "nope"), to: id) }
+    }
+}
