@@ -1,45 +1,83 @@
 /// The flat table a client shows: the rows of a ``Menu`` visible under one session's
 /// ``ExpansionState``, in preorder. A row is visible when every enclosing group is expanded.
 ///
-/// Chosen structure: preorder numbering of the immutable menu with, per node, its default visible
-/// size and its left siblings' default visible size; the session adds a sparse overlay of
-/// visible-size differences along the ancestor paths of the groups it changed (see
-/// ``ExpansionState``). With n nodes, depth d, fan-out f and m overlay entries on a level:
+/// Chosen structure: preorder numbering of the immutable menu with, per node, its visible size
+/// under each ``ExpansionMode`` (O(1) from the frozen arrays) and its left siblings' default
+/// visible size; the session adds a base mode, marks and a sparse overlay of visible-size
+/// differences along the ancestor paths of the groups it marked or flipped (see
+/// ``ExpansionState``). With n nodes, depth d, fan-out f, k marks and m overlay entries on a level:
 /// - ``count``, ``leafCount``: O(1).
-/// - ``rows(offset:limit:)``: O(d · log f · log m) to find the first row by descending through the
-///   groups, then O(limit) (amortised: the changed groups are merged in), independent of
-///   `offset` and of n.
-/// - ``index(of:)``: O(d · log m). ``toggle(_:)`` and ``setExpanded(_:_:)``: O(d · (log m + s)),
-///   where s is the number of changed siblings whose running sums shift (a contiguous add).
+/// - ``rows(offset:limit:)``: O(d · log f · (log m + log k)) to find the first row by descending
+///   through the groups, then O(limit) (amortised: the flips and marks are merged in), independent
+///   of `offset` and of n.
+/// - ``index(of:)``: O(d · (log m + log k)), plus O(d · log f) under a `.collapsed` mode (a node's
+///   ordinal among its siblings). ``toggle(_:)`` and ``setExpanded(_:_:recursive:)``:
+///   O(d · (log m + log k + s)), where s is the number of changed siblings whose running sums shift
+///   (a contiguous add); a recursive change adds the flips, marks and entries it removes.
+/// - ``setAll(_:)``: O(1) plus freeing the old state.
 /// The menu is never mutated; changing one view's state never affects another view.
 public struct FlattenedView: Sendable {
     public let menu: Menu
-    public private(set) var state: ExpansionState
+    public internal(set) var state: ExpansionState
 
     public init(menu: Menu, state: ExpansionState = ExpansionState()) {
         self.menu = menu
         self.state = state
     }
 
-    private var storage: Menu.Storage { menu.storage }
+    var storage: Menu.Storage { menu.storage }
 
     // MARK: Counts
 
     /// Visible rows, groups and rows alike.
     public var count: Int {
-        Int(storage.openRows[0]) - 1 + Int(withOverlay(level: 0) { $0.total(0 ..< $0.count).rows })
+        Int(storage.childrenSize(of: 0, mode: state.base).rows) + Int(withOverlay(level: 0) { $0.total(0 ..< $0.count).rows })
     }
 
     /// Visible rows that are not groups.
     public var leafCount: Int {
-        Int(storage.openLeaves[0]) + Int(withOverlay(level: 0) { $0.total(0 ..< $0.count).leaves })
+        Int(storage.childrenSize(of: 0, mode: state.base).leaves) + Int(withOverlay(level: 0) { $0.total(0 ..< $0.count).leaves })
     }
 
-    /// Whether `node` is an expanded group in this view (false for rows).
+    /// Whether `node` is an expanded group in this view (false for rows). O(log flips) without
+    /// marks, O(d · log k) with them.
     @inline(__always) public func isExpanded(_ node: Menu.Node) -> Bool {
+        isExpanded(node, mode: mode(at: node))
+    }
+
+    /// Whether `node` is an expanded group when `mode` is in force at it.
+    @inline(__always) func isExpanded(_ node: Menu.Node, mode: ExpansionMode) -> Bool {
         let flags = storage.records[node].flags
         guard flags & Menu.Storage.groupFlag != 0 else { return false }
-        return (flags & Menu.Storage.expandedFlag != 0) != state.isFlipped(node)
+        return mode.expands(flags: flags) != state.isFlipped(node)
+    }
+
+    /// The mode in force at `node`: its nearest mark's, on it or above it, else the base.
+    func mode(at node: Menu.Node) -> ExpansionMode {
+        guard let first = state.marks.first, Int(first) <= node else { return state.base }
+        var current = node
+        while current >= Int(first) {
+            if let mode = state.mark(at: current) { return mode }
+            current = Int(storage.records[current].parent)
+        }
+        return state.base
+    }
+
+    /// `node` and its ancestors up to the top level, nearest first, each with the mode in force at
+    /// it. O(d · log k).
+    func ancestry(of node: Menu.Node) -> [(node: Menu.Node, mode: ExpansionMode)] {
+        var path: [(node: Menu.Node, mode: ExpansionMode)] = []
+        var current = node
+        while current != 0 {
+            path.append((current, state.base))
+            current = Int(storage.records[current].parent)
+        }
+        var mode = state.base
+        for i in path.indices.reversed() {
+            if let marked = state.mark(at: path[i].node) { mode = marked }
+            path[i].mode = mode
+        }
+        return path
     }
 
     // MARK: Reading rows
@@ -70,46 +108,89 @@ public struct FlattenedView: Sendable {
     /// Calls `body` for visible rows `offset ..< offset + limit` in order, allocating nothing: the
     /// server's page loop. Inlinable, with the menu's records and the state's flipped groups lent
     /// for the whole walk, so a caller in another module compiles it into one loop around `body`.
-    /// Finding the first row costs O(d · log f · log m); each further row O(1) amortised (the
-    /// flipped groups are merged in, as nodes only increase).
+    /// Finding the first row costs O(d · log f · (log m + log k)); each further row O(1) amortised
+    /// (the flips and marks are merged in, as nodes only increase; the marks enclosing the current
+    /// node are kept on a stack of at most d entries, on the stack frame, not the heap).
     @inlinable
     public func forEachVisibleNode(offset: Int, limit: Int, _ body: (VisibleNode) -> Void) {
         let count = self.count
         guard offset >= 0, limit > 0, offset < count else { return }
         let first = node(atRow: offset)
         let last = offset + min(limit, count - offset) - 1
+        let base = state.base
         menu.storage.records.withUnsafeBufferPointer { records in
             state.flipped.withUnsafeBufferPointer { flipped in
-                let end = Int(records[0].subtreeEnd)  // one past the last node
-                var node = first
-                var index = offset
-                var position = flipped.lowerBound(of: Int32(first)).index
-                while true {
-                    let record = records[node]
-                    var expanded = false
-                    if record.flags & Menu.Storage.groupFlag != 0 {
-                        while position < flipped.count, flipped[position] < Int32(node) { position &+= 1 }
-                        let isFlipped = position < flipped.count && flipped[position] == Int32(node)
-                        expanded = (record.flags & Menu.Storage.expandedFlag != 0) != isFlipped
+                state.marks.withUnsafeBufferPointer { marks in
+                    withUnsafeTemporaryAllocation(of: (end: Int32, mode: ExpansionMode).self, capacity: marks.isEmpty ? 1 : menu.height + 1) { enclosing in
+                        let end = Int(records[0].subtreeEnd)  // one past the last node
+                        var node = first
+                        var index = offset
+                        var position = flipped.lowerBound(of: Int32(first)).index
+                        var markPosition = marks.lowerBound(of: Int32(first)).index
+                        var depth = marks.isEmpty ? 0 : enclosingMarks(of: first, into: enclosing)
+                        while true {
+                            let record = records[node]
+                            var expanded = false
+                            if record.flags & Menu.Storage.groupFlag != 0 {
+                                var mode = base
+                                if !marks.isEmpty {
+                                    while depth > 0, enclosing[depth &- 1].end <= Int32(node) { depth &-= 1 }
+                                    while markPosition < marks.count, marks[markPosition] < Int32(node) { markPosition &+= 1 }
+                                    if markPosition < marks.count, marks[markPosition] == Int32(node) {
+                                        enclosing[depth] = (state.markEnds[markPosition], state.markModes[markPosition])
+                                        depth &+= 1
+                                    }
+                                    if depth > 0 { mode = enclosing[depth &- 1].mode }
+                                }
+                                while position < flipped.count, flipped[position] < Int32(node) { position &+= 1 }
+                                let isFlipped = position < flipped.count && flipped[position] == Int32(node)
+                                expanded = mode.expands(flags: record.flags) != isFlipped
+                            }
+                            body(VisibleNode(index: index, node: node, isExpanded: expanded))
+                            if index == last { return }
+                            index &+= 1
+                            // Next in preorder: the first child of an open group, else the node after this
+                            // subtree (a sibling of this node or of an ancestor, all of them open).
+                            node = expanded && record.childCount > 0 ? node &+ 1 : Int(record.subtreeEnd)
+                            guard node < end else { return }  // never past the menu, even if `count` were wrong
+                        }
                     }
-                    body(VisibleNode(index: index, node: node, isExpanded: expanded))
-                    if index == last { return }
-                    index &+= 1
-                    // Next in preorder: the first child of an open group, else the node after this
-                    // subtree (a sibling of this node or of an ancestor, all of them open).
-                    node = expanded && record.childCount > 0 ? node &+ 1 : Int(record.subtreeEnd)
-                    guard node < end else { return }  // never past the menu, even if `count` were wrong
                 }
             }
         }
     }
 
-    /// The node shown at visible row `row` (0 ..< count): with no overlay (every visible size is the
-    /// default) one lookup in the menu's default row table; otherwise by descending from the root
-    /// and, in each group, binary-searching the child whose rows contain it.
+    /// Writes the marks on `node`'s strict ancestors to `stack`, outermost first, as (subtree end,
+    /// mode); returns how many. O(d · log k).
+    @usableFromInline func enclosingMarks(of node: Menu.Node, into stack: UnsafeMutableBufferPointer<(end: Int32, mode: ExpansionMode)>) -> Int {
+        var count = 0
+        var current = Int(storage.records[node].parent)
+        while current != 0 {
+            let (index, found) = state.marks.lowerBound(of: Int32(current))
+            if found {
+                stack[count] = (state.markEnds[index], state.markModes[index])
+                count += 1
+            }
+            current = Int(storage.records[current].parent)
+        }
+        stack[0 ..< count].reverse()
+        return count
+    }
+
+    /// The node shown at visible row `row` (0 ..< count): with no overlay and no marks (every
+    /// visible size is the base mode's) one lookup (the menu's default row table; row + 1 when all
+    /// is expanded; the top-level child list when all is collapsed); otherwise by descending from
+    /// the root and, in each group, binary-searching the child whose rows contain it.
     @usableFromInline func node(atRow row: Int) -> Menu.Node {
-        if state.levels.isEmpty { return Int(storage.defaultRowNodes[row]) }  // the default view: a table
+        if state.levels.isEmpty && state.marks.isEmpty {
+            switch state.base {
+            case .default: return Int(storage.defaultRowNodes[row])  // the default view: a table
+            case .expanded: return row + 1
+            case .collapsed: return Int(storage.children[Int(storage.records[0].firstChildSlot) + row].node)
+            }
+        }
         var group = 0
+        var mode = state.base
         var target = Int32(row)
         var level = 0
         while true {
@@ -124,19 +205,20 @@ public struct FlattenedView: Sendable {
                 var high = childCount - 1
                 while low < high {
                     let mid = (low + high + 1) / 2
-                    if prefix(of: storage.children[first + mid], overlay: overlay, entries: lowEntry ..< highEntry) <= target {
+                    if prefix(of: storage.children[first + mid], ordinal: mid, in: group, mode: mode, overlay: overlay, entries: lowEntry ..< highEntry) <= target {
                         low = mid
                     } else {
                         high = mid - 1
                     }
                 }
                 let entry = storage.children[first + low]
-                return (entry.node, prefix(of: entry, overlay: overlay, entries: lowEntry ..< highEntry))
+                return (entry.node, prefix(of: entry, ordinal: low, in: group, mode: mode, overlay: overlay, entries: lowEntry ..< highEntry))
             }
             target -= consumed
             if target == 0 { return Int(child) }
             target -= 1
             group = Int(child)
+            mode = state.mark(at: group) ?? mode
             level += 1
         }
     }
@@ -151,10 +233,12 @@ public struct FlattenedView: Sendable {
         }
     }
 
-    /// Visible rows of `child`'s left siblings in this view.
+    /// Visible rows of `child`'s left siblings in this view (`child` is `group`'s `ordinal`-th,
+    /// `mode` is in force at `group`).
     @inline(__always)
-    private func prefix(of child: Menu.ChildEntry, overlay: UnsafeBufferPointer<OverlayEntry>, entries: Range<Int>) -> Int32 {
-        let base = child.siblingPrefix
+    private func prefix(of child: Menu.ChildEntry, ordinal: Int, in group: Int, mode: ExpansionMode,
+                        overlay: UnsafeBufferPointer<OverlayEntry>, entries: Range<Int>) -> Int32 {
+        let base = storage.siblingPrefix(of: child, ordinal: ordinal, in: group, mode: mode)
         guard !entries.isEmpty else { return base }
         let before = overlay.lowerBound(node: child.node, from: entries.lowerBound, to: entries.upperBound).index
         return base + overlay.total(entries.lowerBound ..< before).rows
@@ -166,14 +250,19 @@ public struct FlattenedView: Sendable {
         menu.node(withID: id).flatMap(index(ofNode:))
     }
 
-    /// The visible row of `node`, or nil when an enclosing group is collapsed. O(depth · log m).
+    /// The visible row of `node`, or nil when an enclosing group is collapsed. O(d · (log m + log k)).
     public func index(ofNode node: Menu.Node) -> Int? {
+        index(along: ancestry(of: node))
+    }
+
+    /// The visible row of `path[0]`, given its ``ancestry(of:)``.
+    func index(along path: [(node: Menu.Node, mode: ExpansionMode)]) -> Int? {
         var index: Int32 = 0
-        var current = node
-        while current != 0 {
-            let parent = Int(storage.records[current].parent)
+        for (step, (current, _)) in path.enumerated() {
+            let parent = step + 1 < path.count ? path[step + 1].node : 0
+            let parentMode = step + 1 < path.count ? path[step + 1].mode : state.base
             if parent != 0 {
-                guard isExpanded(parent) else { return nil }
+                guard isExpanded(parent, mode: parentMode) else { return nil }
                 index += 1
             }
             index += withOverlay(level: Int(storage.records[current].depth)) { overlay in
@@ -181,8 +270,12 @@ public struct FlattenedView: Sendable {
                 let high = overlay.lowerBound(node: Int32(current), from: low).index
                 return overlay.total(low ..< high).rows
             }
-            index += storage.records[current].siblingPrefix
-            current = parent
+            let siblings: Int32 = switch parentMode {
+            case .default: storage.records[current].siblingPrefix
+            case .expanded: Int32(current - parent - 1)
+            case .collapsed: Int32(storage.ordinal(of: current, in: parent))
+            }
+            index += siblings
         }
         return Int(index)
     }
@@ -195,12 +288,14 @@ public struct FlattenedView: Sendable {
         return setExpanded(node: node, !isExpanded(node))
     }
 
-    /// Sets a group's expansion; idempotent (setting the current state changes nothing).
-    public mutating func setExpanded(_ id: String, _ expanded: Bool) throws(ExpansionError) -> ExpansionChange {
-        setExpanded(node: try group(withID: id), expanded)
+    /// Sets a group's expansion; idempotent (setting the current state changes nothing). With
+    /// `recursive`, sets the group and every group under it (see ``setExpanded(node:_:recursive:)``).
+    public mutating func setExpanded(_ id: String, _ expanded: Bool, recursive: Bool = false) throws(ExpansionError) -> ExpansionChange {
+        let node = try group(withID: id)
+        return recursive ? setExpanded(node: node, expanded, recursive: true) : setExpanded(node: node, expanded)
     }
 
-    private func group(withID id: String) throws(ExpansionError) -> Menu.Node {
+    func group(withID id: String) throws(ExpansionError) -> Menu.Node {
         guard let node = menu.node(withID: id) else { throw .unknownGroup(id: id) }
         guard menu.isGroup(node) else { throw .notAGroup(id: id) }
         return node
@@ -209,37 +304,45 @@ public struct FlattenedView: Sendable {
     /// Sets `node`'s expansion and carries the size difference up the overlay while the
     /// ancestors are open (a closed ancestor's own size does not change).
     mutating func setExpanded(node: Menu.Node, _ expanded: Bool) -> ExpansionChange {
-        let index = index(ofNode: node)
-        let current = isExpanded(node)
+        let path = ancestry(of: node)
+        let index = index(along: path)
+        let current = isExpanded(node, mode: path[0].mode)
         guard current != expanded else {
             return ExpansionChange(id: menu.id(of: node), isExpanded: current, index: index,
                                    change: index.map { RowChange(at: $0 + 1, inserted: 0, removed: 0) })
         }
-        let open = openSize(of: node)
+        let open = openSize(of: node, mode: path[0].mode)
         let rows = expanded ? open.rows - 1 : 1 - open.rows
         let leaves = expanded ? open.leaves : -open.leaves
         state.flip(node)
-        var ancestor = node
-        while rows != 0 || leaves != 0 {
-            let parent = Int(storage.records[ancestor].parent)
-            state.addDifference(node: ancestor, depth: Int(storage.records[ancestor].depth), rows: rows, leaves: leaves,
-                                parent: parent, parentEnd: Int(storage.records[parent].subtreeEnd))
-            if parent == 0 || !isExpanded(parent) { break }
-            ancestor = parent
-        }
+        carryDifference(rows: rows, leaves: leaves, along: path)
         return ExpansionChange(
             id: menu.id(of: node), isExpanded: expanded, index: index,
             change: index.map { RowChange(at: $0 + 1, inserted: max(Int(rows), 0), removed: max(Int(-rows), 0)) })
     }
 
-    /// Rows (itself included) and leaf rows `group` shows when expanded in this view.
-    private func openSize(of group: Menu.Node) -> (rows: Int32, leaves: Int32) {
+    /// Adds a size difference to `path[0]`'s entry and carries it up the overlay while the
+    /// ancestors are open (a closed ancestor's own size does not change).
+    mutating func carryDifference(rows: Int32, leaves: Int32, along path: [(node: Menu.Node, mode: ExpansionMode)]) {
+        guard rows != 0 || leaves != 0 else { return }
+        for (step, (ancestor, _)) in path.enumerated() {
+            let parent = Int(storage.records[ancestor].parent)
+            state.addDifference(node: ancestor, depth: Int(storage.records[ancestor].depth), rows: rows, leaves: leaves,
+                                parent: parent, parentEnd: Int(storage.records[parent].subtreeEnd))
+            if parent == 0 || !isExpanded(parent, mode: path[step + 1].mode) { break }
+        }
+    }
+
+    /// Rows (itself included) and leaf rows `group` shows when expanded in this view, `mode`
+    /// being in force at it.
+    func openSize(of group: Menu.Node, mode: ExpansionMode) -> (rows: Int32, leaves: Int32) {
         let changed = withOverlay(level: Int(storage.records[group].depth) + 1) { overlay in
             let low = overlay.lowerBound(node: Int32(group + 1)).index
             let high = overlay.lowerBound(node: storage.records[group].subtreeEnd, from: low).index
             return overlay.total(low ..< high)
         }
-        return (storage.openRows[group] + changed.rows, storage.openLeaves[group] + changed.leaves)
+        let children = storage.childrenSize(of: group, mode: mode)
+        return (1 + children.rows + changed.rows, children.leaves + changed.leaves)
     }
 }
 
@@ -289,7 +392,11 @@ public struct ExpansionChange: Sendable, Equatable {
     }
 }
 
-/// Rows inserted or removed at `at` (the group's index + 1); one of the counts is 0.
+/// One contiguous splice of the table: the `removed` rows at `at ..< at + removed` are replaced by
+/// `inserted` rows, and no row outside changes. For a toggle `at` is the group's index + 1 and one
+/// of the counts is 0; a recursive change replaces the group's visible descendants (both counts may
+/// be non-zero, and equal counts do not promise equal rows); ``FlattenedView/setAll(_:)`` replaces
+/// the whole table (`at` 0).
 public struct RowChange: Sendable, Equatable {
     public var at: Int
     public var inserted: Int

@@ -1,0 +1,56 @@
+/// Expand all, collapse all, reset, and the recursive forms: each a constant amount of state (a
+/// new base, or one mark), never one entry per group affected (see ``ExpansionState``).
+extension FlattenedView {
+    /// Sets the whole session to `mode`: every mark and flip is forgotten, so every group follows
+    /// `mode` (`.default`: the config's defaults, the state of a new session). The change is the
+    /// whole table as one splice: `at` 0, `removed` the rows before, `inserted` the rows after.
+    /// O(1) (plus freeing the old state); the state afterwards holds no entries.
+    @discardableResult
+    public mutating func setAll(_ mode: ExpansionMode) -> ExpansionResetChange {
+        let before = count
+        state = ExpansionState(base: mode)
+        return ExpansionResetChange(mode: mode, change: RowChange(at: 0, inserted: count, removed: before))
+    }
+
+    /// Sets `node` and every group under it to `expanded`, as one mark on `node` (dropped when the
+    /// mode is already in force at its parent) after forgetting the marks and flips inside its
+    /// subtree and the overlay entries of its descendants.
+    ///
+    /// The change: `index` is the group's row (nil when an enclosing group is collapsed). When it
+    /// is visible, `change` replaces its visible descendants: `at` index + 1, `removed` the rows
+    /// it showed under it before (0 if it was collapsed), `inserted` the rows it shows under it now
+    /// (all of its subtree when expanding, 0 when collapsing). When it is hidden, `change` is nil:
+    /// no visible row changes (the new states show when it appears).
+    ///
+    /// Cost: O(d · (log m + log k + s)) as a toggle, plus the flips, marks and entries removed
+    /// (each was added by an earlier change). Memory afterwards: one mark and at most d entries
+    /// more than the state outside the subtree holds.
+    mutating func setExpanded(node: Menu.Node, _ expanded: Bool, recursive: Bool) -> ExpansionChange {
+        let path = ancestry(of: node)
+        let index = index(along: path)
+        let old = isExpanded(node, mode: path[0].mode) ? openSize(of: node, mode: path[0].mode) : (rows: 1, leaves: 0)
+        let context = path.count > 1 ? path[1].mode : state.base
+        let mode: ExpansionMode = expanded ? .expanded : .collapsed
+        let end = Int(storage.records[node].subtreeEnd)
+        state.clear(subtreeOf: node, end: end)
+        if mode != context { state.insertMark(node, end: end, mode: mode) }
+        var newPath = path
+        newPath[0].mode = mode
+        let new = storage.size(of: node, mode: mode)
+        carryDifference(rows: new.rows - old.rows, leaves: new.leaves - old.leaves, along: newPath)
+        return ExpansionChange(id: menu.id(of: node), isExpanded: expanded, index: index,
+                               change: index.map { RowChange(at: $0 + 1, inserted: Int(new.rows) - 1, removed: Int(old.rows) - 1) })
+    }
+}
+
+/// The result of ``FlattenedView/setAll(_:)``: the mode now in force everywhere and the whole
+/// table as one splice (`at` 0, `removed` the old count, `inserted` the new count).
+public struct ExpansionResetChange: Sendable, Equatable {
+    public var mode: ExpansionMode
+    public var change: RowChange
+
+    public init(mode: ExpansionMode, change: RowChange) {
+        self.mode = mode
+        self.change = change
+    }
+}
