@@ -55,6 +55,9 @@ public struct MenuTranslation: Sendable {
     /// table per menu still referenced instead of a growing chain: a group changed in this
     /// translation's old menu has its explicit state fixed (its default there, flipped), so whether
     /// `next` still carries it depends on the group alone. O(fromNodeCount); no menu needed.
+    /// That explicit state is the one of a state with base `.default` and no marks: carrying a
+    /// state with another base or with marks through a composed table may drop a flip that the
+    /// two tables one after the other keep (pass the chain to ``ExpansionState/carried(through:onto:)``).
     ///
     /// - Precondition: `next` starts at the menu this translation ends at.
     public func followed(by next: MenuTranslation) -> MenuTranslation {
