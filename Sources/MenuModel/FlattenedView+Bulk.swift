@@ -12,19 +12,7 @@ extension FlattenedView {
         return ExpansionResetChange(mode: mode, change: RowChange(at: 0, inserted: count, removed: before))
     }
 
-    /// Sets `node` and every group under it to `expanded`, as one mark on `node` (dropped when the
-    /// mode is already in force at its parent) after forgetting the marks and flips inside its
-    /// subtree and the overlay entries of its descendants.
-    ///
-    /// The change: `index` is the group's row (nil when an enclosing group is collapsed). When it
-    /// is visible, `change` replaces its visible descendants: `at` index + 1, `removed` the rows
-    /// it showed under it before (0 if it was collapsed), `inserted` the rows it shows under it now
-    /// (all of its subtree when expanding, 0 when collapsing). When it is hidden, `change` is nil:
-    /// no visible row changes (the new states show when it appears).
-    ///
-    /// Cost: O(d · (log m + log k + s)) as a toggle, plus the flips, marks and entries removed
-    /// (each was added by an earlier change). Memory afterwards: one mark and at most d entries
-    /// more than the state outside the subtree holds.
+    /// ``setExpanded(_:_:recursive:)`` with `recursive`, on a group's node.
     mutating func setExpanded(node: Menu.Node, _ expanded: Bool, recursive: Bool) -> ExpansionChange {
         let path = ancestry(of: node)
         let index = index(along: path)

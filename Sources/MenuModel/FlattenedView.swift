@@ -45,41 +45,6 @@ public struct FlattenedView: Sendable {
         isExpanded(node, mode: mode(at: node))
     }
 
-    /// Whether `node` is an expanded group when `mode` is in force at it.
-    @inline(__always) func isExpanded(_ node: Menu.Node, mode: ExpansionMode) -> Bool {
-        let flags = storage.records[node].flags
-        guard flags & Menu.Storage.groupFlag != 0 else { return false }
-        return mode.expands(flags: flags) != state.isFlipped(node)
-    }
-
-    /// The mode in force at `node`: its nearest mark's, on it or above it, else the base.
-    func mode(at node: Menu.Node) -> ExpansionMode {
-        guard let first = state.marks.first, Int(first) <= node else { return state.base }
-        var current = node
-        while current >= Int(first) {
-            if let mode = state.mark(at: current) { return mode }
-            current = Int(storage.records[current].parent)
-        }
-        return state.base
-    }
-
-    /// `node` and its ancestors up to the top level, nearest first, each with the mode in force at
-    /// it. O(d · log k).
-    func ancestry(of node: Menu.Node) -> [(node: Menu.Node, mode: ExpansionMode)] {
-        var path: [(node: Menu.Node, mode: ExpansionMode)] = []
-        var current = node
-        while current != 0 {
-            path.append((current, state.base))
-            current = Int(storage.records[current].parent)
-        }
-        var mode = state.base
-        for i in path.indices.reversed() {
-            if let marked = state.mark(at: path[i].node) { mode = marked }
-            path[i].mode = mode
-        }
-        return path
-    }
-
     // MARK: Reading rows
 
     /// Visible rows `offset ..< offset + limit` (fewer at the end; none when `offset >= count`).
@@ -158,23 +123,6 @@ public struct FlattenedView: Sendable {
                 }
             }
         }
-    }
-
-    /// Writes the marks on `node`'s strict ancestors to `stack`, outermost first, as (subtree end,
-    /// mode); returns how many. O(d · log k).
-    @usableFromInline func enclosingMarks(of node: Menu.Node, into stack: UnsafeMutableBufferPointer<(end: Int32, mode: ExpansionMode)>) -> Int {
-        var count = 0
-        var current = Int(storage.records[node].parent)
-        while current != 0 {
-            let (index, found) = state.marks.lowerBound(of: Int32(current))
-            if found {
-                stack[count] = (state.markEnds[index], state.markModes[index])
-                count += 1
-            }
-            current = Int(storage.records[current].parent)
-        }
-        stack[0 ..< count].reverse()
-        return count
     }
 
     /// The node shown at visible row `row` (0 ..< count): with no overlay and no marks (every
@@ -288,8 +236,17 @@ public struct FlattenedView: Sendable {
         return setExpanded(node: node, !isExpanded(node))
     }
 
-    /// Sets a group's expansion; idempotent (setting the current state changes nothing). With
-    /// `recursive`, sets the group and every group under it (see ``setExpanded(node:_:recursive:)``).
+    /// Sets a group's expansion; idempotent (setting the current state changes nothing).
+    ///
+    /// With `recursive`, sets the group and every group under it: one mark on the group (none when
+    /// that mode is already in force at its parent), after forgetting the marks and flips inside
+    /// its subtree. Then `index` is the group's row (nil when an enclosing group is collapsed) and,
+    /// when it is visible, `change` replaces its visible descendants: `at` index + 1, `removed` the
+    /// rows shown under it before (0 if it was collapsed), `inserted` the rows shown under it now
+    /// (its whole subtree when expanding, 0 when collapsing). When it is hidden, `change` is nil:
+    /// no visible row changes (its new state shows when it appears). Cost: as a toggle, plus the
+    /// flips, marks and overlay entries it removes (each added by an earlier change); the state
+    /// afterwards holds one mark and at most d entries more than outside the subtree.
     public mutating func setExpanded(_ id: String, _ expanded: Bool, recursive: Bool = false) throws(ExpansionError) -> ExpansionChange {
         let node = try group(withID: id)
         return recursive ? setExpanded(node: node, expanded, recursive: true) : setExpanded(node: node, expanded)
