@@ -14,7 +14,12 @@ extension FlattenedView {
 
     /// ``setExpanded(_:_:recursive:)`` with `recursive`, on a group's node.
     mutating func setExpanded(node: Menu.Node, _ expanded: Bool, recursive: Bool) -> ExpansionChange {
-        let path = ancestry(of: node)
+        withUnsafeTemporaryAllocation(of: PathStep.self, capacity: max(menu.height, 1)) { buffer in
+            setSubtree(node: node, expanded, path: fillAncestry(of: node, into: buffer))
+        }
+    }
+
+    private mutating func setSubtree(node: Menu.Node, _ expanded: Bool, path: UnsafeMutableBufferPointer<PathStep>) -> ExpansionChange {
         let index = index(along: path)
         let old = isExpanded(node, mode: path[0].mode) ? openSize(of: node, mode: path[0].mode) : (rows: 1, leaves: 0)
         let context = path.count > 1 ? path[1].mode : state.base
@@ -22,10 +27,9 @@ extension FlattenedView {
         let end = Int(storage.records[node].subtreeEnd)
         state.clear(subtreeOf: node, end: end)
         if mode != context { state.insertMark(node, end: end, mode: mode) }
-        var newPath = path
-        newPath[0].mode = mode
+        path[0].mode = mode  // the ancestors' modes stay; carrying reads only theirs
         let new = storage.size(of: node, mode: mode)
-        carryDifference(rows: new.rows - old.rows, leaves: new.leaves - old.leaves, along: newPath)
+        carryDifference(rows: new.rows - old.rows, leaves: new.leaves - old.leaves, along: path)
         return ExpansionChange(id: menu.id(of: node), isExpanded: expanded, index: index,
                                change: index.map { RowChange(at: $0 + 1, inserted: Int(new.rows) - 1, removed: Int(old.rows) - 1) })
     }

@@ -19,21 +19,34 @@ extension FlattenedView {
         return state.base
     }
 
-    /// `node` and its ancestors up to the top level, nearest first, each with the mode in force at
-    /// it. O(d · log k).
-    func ancestry(of node: Menu.Node) -> [(node: Menu.Node, mode: ExpansionMode)] {
-        var path: [(node: Menu.Node, mode: ExpansionMode)] = []
+    /// A node on an ancestor path, with the mode in force at it.
+    typealias PathStep = (node: Menu.Node, mode: ExpansionMode)
+
+    /// Writes `node` and its ancestors up to the top level to `buffer` (at least ``Menu/height``
+    /// long), nearest first, each with the mode in force at it, and returns that part of the
+    /// buffer. O(d · log k); the caller lends a buffer on its stack frame, so a toggle allocates
+    /// no path.
+    func fillAncestry(of node: Menu.Node, into buffer: UnsafeMutableBufferPointer<PathStep>) -> UnsafeMutableBufferPointer<PathStep> {
+        var count = 0
         var current = node
         while current != 0 {
-            path.append((current, state.base))
+            buffer[count] = (current, state.base)
+            count += 1
             current = Int(storage.records[current].parent)
         }
-        var mode = state.base
-        for i in path.indices.reversed() {
-            if let marked = state.mark(at: path[i].node) { mode = marked }
-            path[i].mode = mode
+        if !state.marks.isEmpty {
+            var mode = state.base
+            for i in (0 ..< count).reversed() {
+                if let marked = state.mark(at: buffer[i].node) { mode = marked }
+                buffer[i].mode = mode
+            }
         }
-        return path
+        return UnsafeMutableBufferPointer(rebasing: buffer[0 ..< count])
+    }
+
+    /// Calls `body` with ``fillAncestry(of:into:)``'s path of `node` in a buffer on the stack.
+    func withAncestry<Result>(of node: Menu.Node, _ body: (UnsafeMutableBufferPointer<PathStep>) -> Result) -> Result {
+        withUnsafeTemporaryAllocation(of: PathStep.self, capacity: max(menu.height, 1)) { body(fillAncestry(of: node, into: $0)) }
     }
 
     /// Writes the marks on `node`'s strict ancestors to `stack`, outermost first, as (subtree end,

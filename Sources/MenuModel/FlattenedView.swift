@@ -200,11 +200,39 @@ public struct FlattenedView: Sendable {
 
     /// The visible row of `node`, or nil when an enclosing group is collapsed. O(d · (log m + log k)).
     public func index(ofNode node: Menu.Node) -> Int? {
-        index(along: ancestry(of: node))
+        guard state.marks.isEmpty else { return withAncestry(of: node) { index(along: $0) } }
+        // No marks: the base is in force everywhere, so one walk up without a path.
+        var row: Int32 = 0
+        var current = node
+        while current != 0 {
+            let parent = Int(storage.records[current].parent)
+            if parent != 0 {
+                guard isExpanded(parent, mode: state.base) else { return nil }
+                row += 1
+            }
+            row += rowsBefore(current, in: parent, mode: state.base)
+            current = parent
+        }
+        return Int(row)
     }
 
-    /// The visible row of `path[0]`, given its ``ancestry(of:)``.
-    func index(along path: [(node: Menu.Node, mode: ExpansionMode)]) -> Int? {
+    /// Visible rows of `child`'s left siblings in `parent` (in force there: `mode`).
+    @inline(__always) private func rowsBefore(_ child: Menu.Node, in parent: Menu.Node, mode: ExpansionMode) -> Int32 {
+        let changed = withOverlay(level: Int(storage.records[child].depth)) { overlay in
+            let low = overlay.lowerBound(node: Int32(parent + 1)).index
+            let high = overlay.lowerBound(node: Int32(child), from: low).index
+            return overlay.total(low ..< high).rows
+        }
+        let siblings: Int32 = switch mode {
+        case .default: storage.records[child].siblingPrefix
+        case .expanded: Int32(child - parent - 1)
+        case .collapsed: Int32(storage.ordinal(of: child, in: parent))
+        }
+        return changed + siblings
+    }
+
+    /// The visible row of `path[0]`, given its ``fillAncestry(of:into:)``.
+    func index(along path: UnsafeMutableBufferPointer<PathStep>) -> Int? {
         var index: Int32 = 0
         for (step, (current, _)) in path.enumerated() {
             let parent = step + 1 < path.count ? path[step + 1].node : 0
@@ -213,17 +241,7 @@ public struct FlattenedView: Sendable {
                 guard isExpanded(parent, mode: parentMode) else { return nil }
                 index += 1
             }
-            index += withOverlay(level: Int(storage.records[current].depth)) { overlay in
-                let low = overlay.lowerBound(node: Int32(parent + 1)).index
-                let high = overlay.lowerBound(node: Int32(current), from: low).index
-                return overlay.total(low ..< high).rows
-            }
-            let siblings: Int32 = switch parentMode {
-            case .default: storage.records[current].siblingPrefix
-            case .expanded: Int32(current - parent - 1)
-            case .collapsed: Int32(storage.ordinal(of: current, in: parent))
-            }
-            index += siblings
+            index += rowsBefore(current, in: parent, mode: parentMode)
         }
         return Int(index)
     }
@@ -261,7 +279,12 @@ public struct FlattenedView: Sendable {
     /// Sets `node`'s expansion and carries the size difference up the overlay while the
     /// ancestors are open (a closed ancestor's own size does not change).
     mutating func setExpanded(node: Menu.Node, _ expanded: Bool) -> ExpansionChange {
-        let path = ancestry(of: node)
+        withUnsafeTemporaryAllocation(of: PathStep.self, capacity: max(menu.height, 1)) { buffer in
+            setExpanded(node: node, expanded, path: fillAncestry(of: node, into: buffer))
+        }
+    }
+
+    private mutating func setExpanded(node: Menu.Node, _ expanded: Bool, path: UnsafeMutableBufferPointer<PathStep>) -> ExpansionChange {
         let index = index(along: path)
         let current = isExpanded(node, mode: path[0].mode)
         guard current != expanded else {
@@ -280,7 +303,7 @@ public struct FlattenedView: Sendable {
 
     /// Adds a size difference to `path[0]`'s entry and carries it up the overlay while the
     /// ancestors are open (a closed ancestor's own size does not change).
-    mutating func carryDifference(rows: Int32, leaves: Int32, along path: [(node: Menu.Node, mode: ExpansionMode)]) {
+    mutating func carryDifference(rows: Int32, leaves: Int32, along path: UnsafeMutableBufferPointer<PathStep>) {
         guard rows != 0 || leaves != 0 else { return }
         for (step, (ancestor, _)) in path.enumerated() {
             let parent = Int(storage.records[ancestor].parent)
