@@ -79,9 +79,7 @@ extension ExpansionState {
             var mode = inherited
             if let markMode, markMode != inherited {
                 mode = markMode
-                self.marks.append(group)
-                markEnds.append(storage.records[Int(group)].subtreeEnd)
-                markModes.append(markMode)
+                self.marks.append(SubtreeMark(node: group, end: storage.records[Int(group)].subtreeEnd, mode: markMode))
             }
             let byMode = mode.expands(flags: storage.records[Int(group)].flags)
             let isExpanded = given ?? byMode

@@ -31,7 +31,7 @@ extension ExpansionState {
     public func portable(in menu: Menu) -> PortableExpansion {
         PortableExpansion(
             base: base,
-            marks: zip(marks, markModes).map { PortableExpansion.Mark(id: menu.id(of: Int($0)), mode: $1) },
+            marks: marks.map { PortableExpansion.Mark(id: menu.id(of: Int($0.node)), mode: $0.mode) },
             flips: explicitStates { menu.isExpandedByDefault(Int($0)) }.map {
                 PortableExpansion.Flip(id: menu.id(of: Int($0.node)), isExpanded: $0.isExpanded)
             })

@@ -11,9 +11,9 @@
 ///
 /// Invariants:
 /// - `flipped` is ascending and holds exactly the groups whose state differs from their mode's.
-/// - `marks` is ascending, with `markEnds` (each mark's subtree end in the menu the state belongs
-///   to, so containment is known without the menu) and `markModes` beside it; no mark has the mode
-///   already in force at its parent (such a mark changes nothing and is never kept).
+/// - `marks` is ascending by node, each with its subtree end in the menu the state belongs to (so
+///   containment is known without the menu) and its mode; no mark has the mode already in force
+///   at its parent (such a mark changes nothing and is never kept).
 /// - `levels[d]` holds, ascending by node, every depth-`d` node whose visible size in this session
 ///   differs from its reference size (and no other), with *running sums* of those differences that
 ///   restart at each parent: entries for one group's children are contiguous, so the difference
@@ -29,9 +29,7 @@
 public struct ExpansionState: Sendable {
     @usableFromInline var base: ExpansionMode = .default
     @usableFromInline var flipped: [Int32] = []
-    @usableFromInline var marks: [Int32] = []
-    @usableFromInline var markEnds: [Int32] = []
-    @usableFromInline var markModes: [ExpansionMode] = []
+    @usableFromInline var marks: [SubtreeMark] = []
     var levels: [[OverlayEntry]] = []
 
     /// The default expansion of any menu.
@@ -64,9 +62,9 @@ public struct ExpansionState: Sendable {
         var enclosing: [(end: Int32, mode: ExpansionMode)] = []
         var next = 0
         return flipped.map { node in
-            while next < marks.count && marks[next] <= node {
-                while let last = enclosing.last, last.end <= marks[next] { enclosing.removeLast() }
-                enclosing.append((markEnds[next], markModes[next]))
+            while next < marks.count && marks[next].node <= node {
+                while let last = enclosing.last, last.end <= marks[next].node { enclosing.removeLast() }
+                enclosing.append((marks[next].end, marks[next].mode))
                 next += 1
             }
             while let last = enclosing.last, last.end <= node { enclosing.removeLast() }
@@ -87,8 +85,8 @@ public struct ExpansionState: Sendable {
     /// The mode of the mark on `node`, if it has one. O(log marks).
     @inlinable @inline(__always) func mark(at node: Int) -> ExpansionMode? {
         guard !marks.isEmpty else { return nil }
-        let (index, found) = marks.lowerBound(of: Int32(node))
-        return found ? markModes[index] : nil
+        let (index, found) = marks.lowerBound(mark: Int32(node))
+        return found ? marks[index].mode : nil
     }
 
     mutating func flip(_ node: Int) {
@@ -99,15 +97,8 @@ public struct ExpansionState: Sendable {
     /// Forgets every flip and mark in `node ..< end` (a group's subtree) and the overlay entries
     /// of its descendants (`node`'s own entry stays). O(depth · log m) plus the entries removed.
     mutating func clear(subtreeOf node: Int, end: Int) {
-        func removeRange(_ array: inout [Int32], from low: Int32, to high: Int32) -> Range<Int> {
-            let range = array.lowerBound(of: low).index ..< array.lowerBound(of: high).index
-            array.removeSubrange(range)
-            return range
-        }
-        _ = removeRange(&flipped, from: Int32(node), to: Int32(end))
-        let removed = removeRange(&marks, from: Int32(node), to: Int32(end))
-        markEnds.removeSubrange(removed)
-        markModes.removeSubrange(removed)
+        flipped.removeSubrange(flipped.lowerBound(of: Int32(node)).index ..< flipped.lowerBound(of: Int32(end)).index)
+        marks.removeSubrange(marks.lowerBound(mark: Int32(node)).index ..< marks.lowerBound(mark: Int32(end)).index)
         for depth in levels.indices where !levels[depth].isEmpty {
             let low = levels[depth].lowerBound(node: Int32(node + 1)).index
             let high = levels[depth].lowerBound(node: Int32(end), from: low).index
@@ -118,10 +109,7 @@ public struct ExpansionState: Sendable {
 
     /// Adds a mark; none may be on `node` already. O(marks) for the insert.
     mutating func insertMark(_ node: Int, end: Int, mode: ExpansionMode) {
-        let index = marks.lowerBound(of: Int32(node)).index
-        marks.insert(Int32(node), at: index)
-        markEnds.insert(Int32(end), at: index)
-        markModes.insert(mode, at: index)
+        marks.insert(SubtreeMark(node: Int32(node), end: Int32(end), mode: mode), at: marks.lowerBound(mark: Int32(node)).index)
     }
 
     /// Adds a visible-size difference to `node` (at depth `depth`, child of `parent`, whose subtree
@@ -141,7 +129,7 @@ extension ExpansionState: Equatable {
     /// Structural: two different states may still show the same table (say, base `.expanded` and
     /// base `.default` on a menu whose groups are all expanded by default).
     public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.base == rhs.base && lhs.flipped == rhs.flipped && lhs.marks == rhs.marks && lhs.markModes == rhs.markModes
+        lhs.base == rhs.base && lhs.flipped == rhs.flipped && lhs.marks == rhs.marks
     }
 }
 
@@ -150,7 +138,32 @@ extension ExpansionState: Hashable {
         hasher.combine(base)
         hasher.combine(flipped)
         hasher.combine(marks)
-        hasher.combine(markModes)
+    }
+}
+
+/// A group whose subtree follows `mode` (see ``ExpansionState``): its node and one past its
+/// subtree's last node, in the menu the state belongs to. 12 bytes.
+@usableFromInline
+struct SubtreeMark: Sendable, Hashable {
+    @usableFromInline var node: Int32
+    @usableFromInline var end: Int32
+    @usableFromInline var mode: ExpansionMode
+
+    @usableFromInline init(node: Int32, end: Int32, mode: ExpansionMode) {
+        self.node = node; self.end = end; self.mode = mode
+    }
+}
+
+extension RandomAccessCollection where Element == SubtreeMark, Index == Int {
+    /// First index whose mark's node is >= `node`, and whether it is `node`. Ascending marks.
+    @inlinable @inline(__always) func lowerBound(mark node: Int32) -> (index: Int, found: Bool) {
+        var low = startIndex
+        var high = endIndex
+        while low < high {
+            let mid = (low + high) / 2
+            if self[mid].node < node { low = mid + 1 } else { high = mid }
+        }
+        return (low, low < endIndex && self[low].node == node)
     }
 }
 

@@ -10,7 +10,7 @@ extension FlattenedView {
 
     /// The mode in force at `node`: its nearest mark's, on it or above it, else the base.
     func mode(at node: Menu.Node) -> ExpansionMode {
-        guard let first = state.marks.first, Int(first) <= node else { return state.base }
+        guard let first = state.marks.first?.node, Int(first) <= node else { return state.base }
         var current = node
         while current >= Int(first) {
             if let mode = state.mark(at: current) { return mode }
@@ -55,9 +55,9 @@ extension FlattenedView {
         var count = 0
         var current = Int(storage.records[node].parent)
         while current != 0 {
-            let (index, found) = state.marks.lowerBound(of: Int32(current))
+            let (index, found) = state.marks.lowerBound(mark: Int32(current))
             if found {
-                stack[count] = (state.markEnds[index], state.markModes[index])
+                stack[count] = (state.marks[index].end, state.marks[index].mode)
                 count += 1
             }
             current = Int(storage.records[current].parent)

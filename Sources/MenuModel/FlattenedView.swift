@@ -91,7 +91,7 @@ public struct FlattenedView: Sendable {
                         var node = first
                         var index = offset
                         var position = flipped.lowerBound(of: Int32(first)).index
-                        var markPosition = marks.lowerBound(of: Int32(first)).index
+                        var markPosition = marks.lowerBound(mark: Int32(first)).index
                         var depth = marks.isEmpty ? 0 : enclosingMarks(of: first, into: enclosing)
                         while true {
                             let record = records[node]
@@ -100,9 +100,9 @@ public struct FlattenedView: Sendable {
                                 var mode = base
                                 if !marks.isEmpty {
                                     while depth > 0, enclosing[depth &- 1].end <= Int32(node) { depth &-= 1 }
-                                    while markPosition < marks.count, marks[markPosition] < Int32(node) { markPosition &+= 1 }
-                                    if markPosition < marks.count, marks[markPosition] == Int32(node) {
-                                        enclosing[depth] = (state.markEnds[markPosition], state.markModes[markPosition])
+                                    while markPosition < marks.count, marks[markPosition].node < Int32(node) { markPosition &+= 1 }
+                                    if markPosition < marks.count, marks[markPosition].node == Int32(node) {
+                                        enclosing[depth] = (marks[markPosition].end, marks[markPosition].mode)
                                         depth &+= 1
                                     }
                                     if depth > 0 { mode = enclosing[depth &- 1].mode }

@@ -132,18 +132,18 @@ extension ExpansionState {
                 }
                 carriedMarks = carriedMarks.compactMap { mark in translation.target(of: mark.node).node.map { ($0, mark.mode) } }
             } else {
-                let last = max(flipped.last ?? 0, marks.last ?? 0)
+                let last = max(flipped.last ?? 0, marks.last?.node ?? 0)
                 precondition(Int(last) <= translation.fromNodeCount,
                              "the state has group \(last); the translation's old menu has \(translation.fromNodeCount) nodes")
                 carried = explicitStates { translation.target(of: $0).wasExpandedByDefault }.compactMap { group in
                     translation.target(of: group.node).node.map { ($0, group.isExpanded) }
                 }
-                carriedMarks = zip(marks, markModes).compactMap { node, mode in translation.target(of: node).node.map { ($0, mode) } }
+                carriedMarks = marks.compactMap { mark in translation.target(of: mark.node).node.map { ($0, mark.mode) } }
             }
             previous = translation
         }
         guard let previous else {
-            let last = max(flipped.last ?? 0, marks.last ?? 0)
+            let last = max(flipped.last ?? 0, marks.last?.node ?? 0)
             precondition(Int(last) <= menu.nodeCount, "the state has group \(last); the menu has \(menu.nodeCount) nodes")
             return self
         }
