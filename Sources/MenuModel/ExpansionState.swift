@@ -157,13 +157,21 @@ struct SubtreeMark: Sendable, Hashable {
 extension RandomAccessCollection where Element == SubtreeMark, Index == Int {
     /// First index whose mark's node is >= `node`, and whether it is `node`. Ascending marks.
     @inlinable @inline(__always) func lowerBound(mark node: Int32) -> (index: Int, found: Bool) {
+        lowerBound(node) { $0.node }
+    }
+}
+
+extension RandomAccessCollection where Index == Int {
+    /// First index whose element's `key` is >= `value`, and whether it equals `value`. Elements
+    /// ascend by `key`.
+    @inlinable @inline(__always) func lowerBound(_ value: Int32, by key: (Element) -> Int32) -> (index: Int, found: Bool) {
         var low = startIndex
         var high = endIndex
         while low < high {
             let mid = (low + high) / 2
-            if self[mid].node < node { low = mid + 1 } else { high = mid }
+            if key(self[mid]) < value { low = mid + 1 } else { high = mid }
         }
-        return (low, low < endIndex && self[low].node == node)
+        return (low, low < endIndex && key(self[low]) == value)
     }
 }
 
@@ -179,13 +187,7 @@ struct OverlayEntry: Sendable {
 extension RandomAccessCollection where Element == Int32, Index == Int {
     /// First index whose element is >= `value`, and whether it equals `value`. Ascending elements.
     @inlinable @inline(__always) func lowerBound(of value: Int32) -> (index: Int, found: Bool) {
-        var low = startIndex
-        var high = endIndex
-        while low < high {
-            let mid = (low + high) / 2
-            if self[mid] < value { low = mid + 1 } else { high = mid }
-        }
-        return (low, low < endIndex && self[low] == value)
+        lowerBound(value) { $0 }
     }
 }
 

@@ -82,7 +82,9 @@ public struct FlattenedView: Sendable {
         guard offset >= 0, limit > 0, offset < count else { return }
         let first = node(atRow: offset)
         let last = offset + min(limit, count - offset) - 1
-        let base = state.base
+        // The base mode as bit tests: expanded when `expandsAll` or a flag under `expandMask` is set.
+        let expandsAll = state.base == .expanded
+        let expandMask = state.base == .default ? Menu.Storage.expandedFlag : 0
         menu.storage.records.withUnsafeBufferPointer { records in
             state.flipped.withUnsafeBufferPointer { flipped in
                 state.marks.withUnsafeBufferPointer { marks in
@@ -97,7 +99,7 @@ public struct FlattenedView: Sendable {
                             let record = records[node]
                             var expanded = false
                             if record.flags & Menu.Storage.groupFlag != 0 {
-                                var mode = base
+                                var byMode = expandsAll || record.flags & expandMask != 0
                                 if !marks.isEmpty {
                                     while depth > 0, enclosing[depth &- 1].end <= Int32(node) { depth &-= 1 }
                                     while markPosition < marks.count, marks[markPosition].node < Int32(node) { markPosition &+= 1 }
@@ -105,11 +107,11 @@ public struct FlattenedView: Sendable {
                                         enclosing[depth] = (marks[markPosition].end, marks[markPosition].mode)
                                         depth &+= 1
                                     }
-                                    if depth > 0 { mode = enclosing[depth &- 1].mode }
+                                    if depth > 0 { byMode = enclosing[depth &- 1].mode.expands(flags: record.flags) }
                                 }
                                 while position < flipped.count, flipped[position] < Int32(node) { position &+= 1 }
                                 let isFlipped = position < flipped.count && flipped[position] == Int32(node)
-                                expanded = mode.expands(flags: record.flags) != isFlipped
+                                expanded = byMode != isFlipped
                             }
                             body(VisibleNode(index: index, node: node, isExpanded: expanded))
                             if index == last { return }
