@@ -1,34 +1,80 @@
-/// One session's expansion, kept outside the immutable ``Menu``: the groups whose state differs
-/// from the menu's default, and a sparse overlay of how much each affected node's visible size
-/// differs from its default size.
+/// One session's expansion, kept outside the immutable ``Menu``: a base mode for the whole tree,
+/// marks that set another mode for one group's subtree, the groups flipped against the mode in
+/// force at them, and a sparse overlay of how much each affected node's visible size differs from
+/// its reference size.
+///
+/// The mode in force at a node is the mode of the nearest mark on it or above it, else `base`.
+/// A group is expanded when its mode expands it (``ExpansionMode/default``: as the config says),
+/// unless it is flipped. A node's *reference size* is what it shows when every group of its
+/// subtree, itself included, follows its *context mode* (the mode in force at its parent; `base`
+/// for the top level) with nothing flipped, read in O(1) from the menu (``Menu/Storage/size(of:mode:)``).
 ///
 /// Invariants:
-/// - `flipped` is ascending and holds exactly the groups whose state differs from the default.
+/// - `flipped` is ascending and holds exactly the groups whose state differs from their mode's.
+/// - `marks` is ascending by node, each with its subtree end in the menu the state belongs to (so
+///   containment is known without the menu) and its mode; no mark has the mode already in force
+///   at its parent (such a mark changes nothing and is never kept).
 /// - `levels[d]` holds, ascending by node, every depth-`d` node whose visible size in this session
-///   differs from the default (and no other), with *running sums* of those differences that
+///   differs from its reference size (and no other), with *running sums* of those differences that
 ///   restart at each parent: entries for one group's children are contiguous, so the difference
 ///   over a group's first k children is one binary search away, and a change only shifts the
-///   sums of its changed siblings.
-/// - Memory is O(changed groups × depth), never O(menu size). An empty state is the default view.
+///   sums of its changed siblings. Only the marks, the flips and their ancestors have entries.
+/// - Memory is O((marks + flips) × depth), never O(menu size) nor O(groups a bulk change affects):
+///   expanding or collapsing everything leaves a state of no entries, a recursive change one mark
+///   and its ancestors' entries. An empty state (`base` default) is the default view.
 ///
 /// A state belongs to the menu it was built against: positions are not portable across menus
-/// (use ``carried(through:onto:)`` with the reloads' ``MenuTranslation``s, or ``changedGroups(in:)``,
-/// to carry a state over by id).
+/// (use ``carried(through:onto:)`` with the reloads' ``MenuTranslation``s, or ``portable`` and
+/// ``init(portable:in:ignoredIDs:)``, to carry a state over by id).
 public struct ExpansionState: Sendable {
+    @usableFromInline var base: ExpansionMode = .default
     @usableFromInline var flipped: [Int32] = []
+    @usableFromInline var marks: [SubtreeMark] = []
     var levels: [[OverlayEntry]] = []
 
     /// The default expansion of any menu.
     public init() {}
 
-    /// Groups whose state differs from the menu's default.
-    public var changedGroupCount: Int { flipped.count }
+    /// Every group following `base`, nothing flipped: what expand-all and collapse-all leave. O(1).
+    public init(base: ExpansionMode) { self.base = base }
 
-    /// The groups this state changed and their state here, by id: what a store persists.
+    /// The mode of groups outside every mark.
+    public var baseMode: ExpansionMode { base }
+
+    /// Entries the state holds: flipped groups plus marks (what a store's cap counts).
+    public var changedGroupCount: Int { flipped.count + marks.count }
+
+    /// Marks the state holds (subtrees set to one mode by a recursive change).
+    public var markCount: Int { marks.count }
+
+    /// Overlay entries over all levels: with ``changedGroupCount``, the state's whole size.
+    public var overlayEntryCount: Int { levels.reduce(0) { $0 + $1.count } }
+
+    /// The flipped groups and their state here, by id. Complete only when ``baseMode`` is
+    /// `.default` and there are no marks (``markCount`` 0); a store persists ``portable`` instead.
     public func changedGroups(in menu: Menu) -> [(id: String, isExpanded: Bool)] {
-        flipped.map { node in
-            let n = Int(node)
-            return (menu.id(of: n), !menu.isExpandedByDefault(n))
+        explicitStates { menu.isExpandedByDefault(Int($0)) }.map { (menu.id(of: Int($0.node)), $0.isExpanded) }
+    }
+
+    /// Each flipped group with its state in this session, given the config default of a node. One
+    /// merge of the flips with the marks' ranges: O(flips + marks).
+    func explicitStates(defaultOf: (Int32) -> Bool) -> [(node: Int32, isExpanded: Bool)] {
+        var enclosing: [(end: Int32, mode: ExpansionMode)] = []
+        var next = 0
+        return flipped.map { node in
+            while next < marks.count && marks[next].node <= node {
+                while let last = enclosing.last, last.end <= marks[next].node { enclosing.removeLast() }
+                enclosing.append((marks[next].end, marks[next].mode))
+                next += 1
+            }
+            while let last = enclosing.last, last.end <= node { enclosing.removeLast() }
+            let mode = enclosing.last?.mode ?? base
+            let byMode = switch mode {
+            case .default: defaultOf(node)
+            case .expanded: true
+            case .collapsed: false
+            }
+            return (node, !byMode)
         }
     }
 
@@ -36,9 +82,34 @@ public struct ExpansionState: Sendable {
         flipped.lowerBound(of: Int32(node)).found
     }
 
+    /// The mode of the mark on `node`, if it has one. O(log marks).
+    @inlinable @inline(__always) func mark(at node: Int) -> ExpansionMode? {
+        guard !marks.isEmpty else { return nil }
+        let (index, found) = marks.lowerBound(mark: Int32(node))
+        return found ? marks[index].mode : nil
+    }
+
     mutating func flip(_ node: Int) {
         let (index, found) = flipped.lowerBound(of: Int32(node))
         if found { flipped.remove(at: index) } else { flipped.insert(Int32(node), at: index) }
+    }
+
+    /// Forgets every flip and mark in `node ..< end` (a group's subtree) and the overlay entries
+    /// of its descendants (`node`'s own entry stays). O(depth · log m) plus the entries removed.
+    mutating func clear(subtreeOf node: Int, end: Int) {
+        flipped.removeSubrange(flipped.lowerBound(of: Int32(node)).index ..< flipped.lowerBound(of: Int32(end)).index)
+        marks.removeSubrange(marks.lowerBound(mark: Int32(node)).index ..< marks.lowerBound(mark: Int32(end)).index)
+        for depth in levels.indices where !levels[depth].isEmpty {
+            let low = levels[depth].lowerBound(node: Int32(node + 1)).index
+            let high = levels[depth].lowerBound(node: Int32(end), from: low).index
+            levels[depth].removeSubrange(low ..< high)
+        }
+        while levels.last?.isEmpty == true { levels.removeLast() }
+    }
+
+    /// Adds a mark; none may be on `node` already. O(marks) for the insert.
+    mutating func insertMark(_ node: Int, end: Int, mode: ExpansionMode) {
+        marks.insert(SubtreeMark(node: Int32(node), end: Int32(end), mode: mode), at: marks.lowerBound(mark: Int32(node)).index)
     }
 
     /// Adds a visible-size difference to `node` (at depth `depth`, child of `parent`, whose subtree
@@ -54,12 +125,54 @@ public struct ExpansionState: Sendable {
 }
 
 extension ExpansionState: Equatable {
-    /// Two states are equal when the same groups differ from the default (the overlay follows).
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.flipped == rhs.flipped }
+    /// Two states are equal when they hold the same base, marks and flips (the overlay follows).
+    /// Structural: two different states may still show the same table (say, base `.expanded` and
+    /// base `.default` on a menu whose groups are all expanded by default).
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.base == rhs.base && lhs.flipped == rhs.flipped && lhs.marks == rhs.marks
+    }
 }
 
 extension ExpansionState: Hashable {
-    public func hash(into hasher: inout Hasher) { hasher.combine(flipped) }
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(base)
+        hasher.combine(flipped)
+        hasher.combine(marks)
+    }
+}
+
+/// A group whose subtree follows `mode` (see ``ExpansionState``): its node and one past its
+/// subtree's last node, in the menu the state belongs to. 12 bytes.
+@usableFromInline
+struct SubtreeMark: Sendable, Hashable {
+    @usableFromInline var node: Int32
+    @usableFromInline var end: Int32
+    @usableFromInline var mode: ExpansionMode
+
+    @usableFromInline init(node: Int32, end: Int32, mode: ExpansionMode) {
+        self.node = node; self.end = end; self.mode = mode
+    }
+}
+
+extension RandomAccessCollection where Element == SubtreeMark, Index == Int {
+    /// First index whose mark's node is >= `node`, and whether it is `node`. Ascending marks.
+    @inlinable @inline(__always) func lowerBound(mark node: Int32) -> (index: Int, found: Bool) {
+        lowerBound(node) { $0.node }
+    }
+}
+
+extension RandomAccessCollection where Index == Int {
+    /// First index whose element's `key` is >= `value`, and whether it equals `value`. Elements
+    /// ascend by `key`.
+    @inlinable @inline(__always) func lowerBound(_ value: Int32, by key: (Element) -> Int32) -> (index: Int, found: Bool) {
+        var low = startIndex
+        var high = endIndex
+        while low < high {
+            let mid = (low + high) / 2
+            if key(self[mid]) < value { low = mid + 1 } else { high = mid }
+        }
+        return (low, low < endIndex && key(self[low]) == value)
+    }
 }
 
 /// A node whose visible size differs from its default, with running sums over its changed siblings.
@@ -74,13 +187,7 @@ struct OverlayEntry: Sendable {
 extension RandomAccessCollection where Element == Int32, Index == Int {
     /// First index whose element is >= `value`, and whether it equals `value`. Ascending elements.
     @inlinable @inline(__always) func lowerBound(of value: Int32) -> (index: Int, found: Bool) {
-        var low = startIndex
-        var high = endIndex
-        while low < high {
-            let mid = (low + high) / 2
-            if self[mid] < value { low = mid + 1 } else { high = mid }
-        }
-        return (low, low < endIndex && self[low] == value)
+        lowerBound(value) { $0 }
     }
 }
 

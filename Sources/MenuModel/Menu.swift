@@ -113,6 +113,13 @@ extension Menu {
         /// The node at each visible row of the default expansion (4 bytes per default-visible row):
         /// a session that changed nothing finds a page's first row in O(1) instead of descending.
         let defaultRowNodes: [Int32]
+        /// Rows (not groups) among the nodes before each position in preorder, `nodeCount + 2`
+        /// entries: the leaves of `node`'s subtree are `leavesBefore[subtreeEnd] - leavesBefore[node]`
+        /// in O(1), what a subtree shows fully expanded (``ExpansionMode/expanded``).
+        let leavesBefore: [Int32]
+        /// Direct children that are rows, per node: the leaves an expanded group shows when its
+        /// children are all collapsed (``ExpansionMode/collapsed``).
+        let leafChildren: [Int32]
 
         init(builder b: MenuBuilder, version: String) {
             title = b.title
@@ -128,6 +135,22 @@ extension Menu {
             attributes = b.attributes
             idIndex = b.idIndex
             defaultRowNodes = Self.visibleRows(records: b.records)
+            (leavesBefore, leafChildren) = Self.leafCounts(records: b.records)
+        }
+
+        /// ``leavesBefore`` and ``leafChildren`` in one pass over the records. O(n).
+        private static func leafCounts(records: [NodeRecord]) -> (before: [Int32], children: [Int32]) {
+            var before = [Int32](repeating: 0, count: records.count + 1)
+            var children = [Int32](repeating: 0, count: records.count)
+            var leaves: Int32 = 0
+            for node in records.indices {
+                before[node] = leaves
+                guard node > 0, records[node].flags & groupFlag == 0 else { continue }
+                leaves += 1
+                children[Int(records[node].parent)] += 1
+            }
+            before[records.count] = leaves
+            return (before, children)
         }
 
         /// Preorder, skipping the subtree of every group collapsed by default. O(n).

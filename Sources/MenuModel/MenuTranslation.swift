@@ -55,6 +55,9 @@ public struct MenuTranslation: Sendable {
     /// table per menu still referenced instead of a growing chain: a group changed in this
     /// translation's old menu has its explicit state fixed (its default there, flipped), so whether
     /// `next` still carries it depends on the group alone. O(fromNodeCount); no menu needed.
+    /// That explicit state is the one of a state with base `.default` and no marks: carrying a
+    /// state with another base or with marks through a composed table may drop a flip that the
+    /// two tables one after the other keep (pass the chain to ``ExpansionState/carried(through:onto:)``).
     ///
     /// - Precondition: `next` starts at the menu this translation ends at.
     public func followed(by next: MenuTranslation) -> MenuTranslation {
@@ -88,54 +91,67 @@ extension ExpansionState {
     /// result belongs to `menu`, the last translation's new menu (no translations: this state,
     /// which must then belong to `menu`).
     ///
-    /// At each reload every changed group keeps its explicit state (its old default, flipped) and
-    /// follows its id: a group whose id is gone, or names a row now, is dropped for good (it does not
-    /// come back in a later menu); a group whose explicit state equals its new default is no longer
-    /// changed, so from then on it follows the defaults. Carrying through [a, b] therefore equals
-    /// carrying through [a] then [b]: a session rebased late ends where one rebased at each reload
-    /// would. Only `menu` is needed; each intermediate menu's defaults come from the next table.
+    /// The base mode is kept. A mark follows its group's id and keeps its mode; a mark whose id is
+    /// gone, or names a row now, is dropped for good, and the groups it covered follow the mode
+    /// in force above it from then on, except the flipped ones, which keep their explicit state as
+    /// every flipped group does. At each reload every flipped group keeps its explicit state (the
+    /// state it shows in the session) and follows its id: a group whose id is gone, or names a row
+    /// now, is dropped for good; in the last menu a group whose explicit state equals the one its
+    /// mode gives it there is no longer flipped. In a menu between the first and the last, a state
+    /// with no marks left also drops a group whose explicit state equals its base mode's there (so
+    /// from then on it follows the base), which makes carrying through [a, b] equal carrying through
+    /// [a] then [b]; with marks left that comparison would need the intermediate menu's tree (which
+    /// marks cover the group there), so such a state keeps its flips to the last menu. Only `menu`
+    /// is needed; each intermediate menu's defaults come from the next table, and the marks'
+    /// subtree ends (kept in the state) give the mode at each flip in the first menu.
     ///
-    /// Cost: O(s · k + k · (d + log k)) for k changed groups, s translations and `menu`'s depth d:
-    /// one table lookup per group per step, one sort, and one pass up the new paths to build the
-    /// overlay (``init(flippedGroups:in:)``). Never O(menu size).
+    /// Cost: O(s · (k + j) + (k + j) · (d + log(k + j))) for k flips, j marks, s translations and
+    /// `menu`'s depth d: one table lookup per entry per step, one sort, and one pass up the new
+    /// paths to build the overlay (``init(base:marks:explicit:in:)``). Never O(menu size).
     ///
     /// - Precondition: the chain links up (each translation starts at the menu the previous one
     ///   ends at, checked by version and node count), the last one ends at `menu`, and this
     ///   state's groups exist in the first translation's old menu.
     public func carried(through translations: some Sequence<MenuTranslation>, onto menu: Menu) -> ExpansionState {
-        // (node, explicit state) of the groups changed so far, in the menu the last step ends at.
+        // (node, explicit state) of the flipped groups and (node, mode) of the marks so far, in the
+        // menu the last step ends at.
         var carried: [(node: Int32, isExpanded: Bool)] = []
+        var carriedMarks: [(node: Int32, mode: ExpansionMode)] = []
         var previous: MenuTranslation?
         for translation in translations {
             if let previous {
                 precondition(previous.toVersion == translation.fromVersion && previous.toNodeCount == translation.fromNodeCount,
                              "translations do not link up: one ends at menu \(previous.toVersion) (\(previous.toNodeCount) nodes), "
                                  + "the next starts at \(translation.fromVersion) (\(translation.fromNodeCount) nodes)")
+                let comparesWithBase = carriedMarks.isEmpty
                 carried = carried.compactMap { group in
                     let (wasExpanded, target) = translation.target(of: group.node)
-                    // Equal to that menu's default: not changed there, so not carried further.
-                    guard group.isExpanded != wasExpanded, let target else { return nil }
+                    // Equal to that menu's base mode: not flipped there, so not carried further.
+                    guard let target, !comparesWithBase || group.isExpanded != base.expands(expandedByDefault: wasExpanded) else { return nil }
                     return (target, group.isExpanded)
                 }
+                carriedMarks = carriedMarks.compactMap { mark in translation.target(of: mark.node).node.map { ($0, mark.mode) } }
             } else {
-                precondition(Int(flipped.last ?? 0) <= translation.fromNodeCount,
-                             "the state has group \(flipped.last ?? 0); the translation's old menu has \(translation.fromNodeCount) nodes")
-                carried = flipped.compactMap { node in
-                    let (wasExpanded, target) = translation.target(of: node)
-                    return target.map { ($0, !wasExpanded) }
+                let last = max(flipped.last ?? 0, marks.last?.node ?? 0)
+                precondition(Int(last) <= translation.fromNodeCount,
+                             "the state has group \(last); the translation's old menu has \(translation.fromNodeCount) nodes")
+                carried = explicitStates { translation.target(of: $0).wasExpandedByDefault }.compactMap { group in
+                    translation.target(of: group.node).node.map { ($0, group.isExpanded) }
                 }
+                carriedMarks = marks.compactMap { mark in translation.target(of: mark.node).node.map { ($0, mark.mode) } }
             }
             previous = translation
         }
         guard let previous else {
-            precondition(Int(flipped.last ?? 0) <= menu.nodeCount, "the state has group \(flipped.last ?? 0); the menu has \(menu.nodeCount) nodes")
+            let last = max(flipped.last ?? 0, marks.last?.node ?? 0)
+            precondition(Int(last) <= menu.nodeCount, "the state has group \(last); the menu has \(menu.nodeCount) nodes")
             return self
         }
         precondition(previous.toVersion == menu.version && previous.toNodeCount == menu.nodeCount,
                      "the translations end at menu \(previous.toVersion) (\(previous.toNodeCount) nodes), "
                          + "not at this menu \(menu.version) (\(menu.nodeCount) nodes)")
-        var flipped = carried.compactMap { group in group.isExpanded != menu.isExpandedByDefault(Int(group.node)) ? group.node : nil }
-        flipped.sort()
-        return ExpansionState(flippedGroups: flipped, in: menu)
+        carried.sort { $0.node < $1.node }
+        carriedMarks.sort { $0.node < $1.node }
+        return ExpansionState(base: base, marks: carriedMarks, explicit: carried, in: menu)
     }
 }

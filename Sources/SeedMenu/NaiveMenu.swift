@@ -10,6 +10,8 @@ package final class NaiveMenuItem {
     package let isGroup: Bool
     package let depth: Int
     package var isExpand: Bool
+    /// What the config says (`isExpand` before any change).
+    package let isExpandedByDefault: Bool
     package var children: [NaiveMenuItem] = []
     package let attributes: [String: JSONValue]?
     /// The item's place in the config's document order, from 1 (0: the root).
@@ -19,7 +21,13 @@ package final class NaiveMenuItem {
 
     package init(id: String, title: String, isGroup: Bool, depth: Int, isExpand: Bool, attributes: [String: JSONValue]?) {
         self.id = id; self.title = title; self.isGroup = isGroup; self.depth = depth
-        self.isExpand = isExpand; self.attributes = attributes
+        self.isExpand = isExpand; self.isExpandedByDefault = isExpand; self.attributes = attributes
+    }
+
+    /// Sets this item and every group under it, recursively, the obvious way.
+    package func setAll(_ expanded: (NaiveMenuItem) -> Bool) {
+        if isGroup { isExpand = expanded(self) }
+        for child in children { child.setAll(expanded) }
     }
 
     /// Rows this item shows: itself plus, when expanded, its children's.
@@ -167,5 +175,27 @@ package struct NaiveMenu {
         let after = count
         return ExpansionChange(id: id, isExpanded: expanded, index: index,
                                change: index.map { RowChange(at: $0 + 1, inserted: max(after - before, 0), removed: max(before - after, 0)) })
+    }
+
+    /// Sets every group to `mode` (`.default`: what the config says) by visiting every item, and
+    /// reports the whole table replaced.
+    package mutating func setAll(_ mode: ExpansionMode) -> ExpansionResetChange {
+        let before = count
+        for child in root.children {
+            child.setAll { mode == .default ? $0.isExpandedByDefault : mode == .expanded }
+        }
+        return ExpansionResetChange(mode: mode, change: RowChange(at: 0, inserted: count, removed: before))
+    }
+
+    /// Sets a group and every group under it by visiting them all; the change replaces the rows
+    /// shown under the group before by those shown after (nil when the group is hidden).
+    package mutating func setExpandedRecursively(_ id: String, _ expanded: Bool) -> ExpansionChange? {
+        guard let found = root.find(id), found.item.isGroup else { return nil }
+        let index = index(of: id)
+        let before = found.item.count() - 1
+        found.item.setAll { _ in expanded }
+        let after = found.item.count() - 1
+        return ExpansionChange(id: id, isExpanded: expanded, index: index,
+                               change: index.map { RowChange(at: $0 + 1, inserted: after, removed: before) })
     }
 }

@@ -20,6 +20,7 @@ struct Options {
           --handler FILE  only time MenuService.respond (no socket) for Benchmarks/http.sh's requests
           --full-table N,N  only time a refused create (429) and a read at full session tables of N
           --translation  only time a MenuTranslation between the 1.1M menu and an edited copy, and carrying states
+          --bulk        only time expand all on the 1.1M menu and pages at deep offsets after it
         It runs itself in child processes as `--load-only FILE` and `--session-memory FILE N CHANGES`.
         """
 
@@ -41,6 +42,8 @@ struct Options {
     var fullTable: [Int]?
     /// `--translation`: time a reload's translation and carrying states through it, and stop.
     var translation = false
+    /// `--bulk`: time expand all and pages in the expanded view, and stop.
+    var bulk = false
     let changeCounts = [0, 10, 1_000]
     let sessionChanges = 10
 
@@ -87,6 +90,7 @@ struct Options {
                 guard !sizes.isEmpty else { throw .usage("--full-table: expected session counts like 100000,1000000, found \"\(text)\"") }
                 fullTable = sizes
             case "--translation": translation = true
+            case "--bulk": bulk = true
             case "--write-menu":
                 let name = try value(flag)
                 guard let size = MenuSize(rawValue: name) else { throw .usage("--write-menu: unknown size \"\(name)\"; use small, medium, large") }
@@ -177,6 +181,8 @@ do {
         print(LoadFigures.loadHere(file))
     } else if let sizes = options.fullTable {
         print(FullTableFigures.measure(sizes: sizes, plan: options.plan))
+    } else if options.bulk {
+        print(try BulkFigures.measure(plan: options.plan))
     } else if options.translation {
         print(try TranslationFigures.measure(plan: options.plan))
     } else if let file = options.handler {
