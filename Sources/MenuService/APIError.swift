@@ -23,6 +23,8 @@ package enum APIError: Error, Sendable, Equatable {
     /// The client created `perMinute` sessions in the last minute (`--session-rate`).
     case rateLimited(perMinute: Int, retryAfterSeconds: Int)
     case unavailable(String)
+    /// An `If-Match` write found the session at `revision`, which none of the client's tags names.
+    case preconditionFailed(revision: Int)
 
     package var status: Int {
         switch self {
@@ -34,6 +36,7 @@ package enum APIError: Error, Sendable, Equatable {
         case .tooManySessions, .rateLimited: 429
         case .unavailable: 503
         case .notImplemented: 501
+        case .preconditionFailed: 412
         }
     }
 
@@ -54,6 +57,7 @@ package enum APIError: Error, Sendable, Equatable {
         case .rateLimited: "rate_limited"
         case .unavailable: "unavailable"
         case .notImplemented: "not_implemented"
+        case .preconditionFailed: "precondition_failed"
         }
     }
 
@@ -72,6 +76,7 @@ package enum APIError: Error, Sendable, Equatable {
         case .tooManyChanges(let limit): "this session already has \(limit) groups changed from the menu's default, the most a session may have; reset some groups to their default first, or POST /sessions for a fresh session"
         case .rateLimited(let perMinute, let retry): "this client may create \(perMinute) sessions a minute; retry in \(retry) s, or keep using the session you have"
         case .unavailable(let reason): "cannot save changes right now (\(reason)); nothing was changed, retry later"
+        case .preconditionFailed(let revision): "the session has moved on to revision \(revision) (another client wrote); nothing was changed: GET /changes?since=<your revision> or GET /rows, then retry with the new ETag"
         }
     }
 
@@ -85,6 +90,7 @@ package enum APIError: Error, Sendable, Equatable {
         case .unavailable(let reason): self = .unavailable(reason)
         // MenuService retries these on the newer menu; should one ever get here, a retry is the answer.
         case .menuChanged: self = .unavailable("the menu was being reloaded")
+        case .revisionMismatch(let current): self = .preconditionFailed(revision: current)
         }
     }
 }

@@ -121,11 +121,11 @@ package final class MenuService: Sendable {
     private func rows(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         let offset = try Self.integerParameter("offset", in: request, default: 0, range: 0 ... Int.max)
         let limit = try Self.integerParameter("limit", in: request, default: min(Self.defaultLimit, maxLimit), range: 1 ... maxLimit)
-        let (menu, state) = try servedState(for: request)
-        let view = FlattenedView(menu: menu.generation.menu, state: state)
+        let (menu, session) = try servedState(for: request)
+        let view = FlattenedView(menu: menu.generation.menu, state: session.state)
         let rowCount = max(0, min(limit, view.count - offset))
         var writer = JSONWriter(capacity: 160 + rowCount * 128)
-        writeCounts(view, of: menu, to: &writer)
+        writeCounts(view, revision: session.revision, of: menu, to: &writer)
         writer.raw(",\"offset\":")
         writer.integer(offset)
         writer.raw(",\"limit\":")
@@ -137,18 +137,20 @@ package final class MenuService: Sendable {
     }
 
     private func count(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
-        let (menu, state) = try servedState(for: request)
-        let view = FlattenedView(menu: menu.generation.menu, state: state)
+        let (menu, session) = try servedState(for: request)
+        let view = FlattenedView(menu: menu.generation.menu, state: session.state)
         var writer = JSONWriter(capacity: 96)
-        writeCounts(view, of: menu, to: &writer)
+        writeCounts(view, revision: session.revision, of: menu, to: &writer)
         writer.raw("}")
         return json(200, writer.finish())
     }
 
-    /// Writes `{"version":…,"count":…,"leafCount":…` (object left open).
-    private func writeCounts(_ view: FlattenedView, of menu: ServedMenu, to writer: inout JSONWriter) {
+    /// Writes `{"version":…,"revision":…,"count":…,"leafCount":…` (object left open).
+    private func writeCounts(_ view: FlattenedView, revision: Int, of menu: ServedMenu, to writer: inout JSONWriter) {
         writer.raw("{\"version\":")
         writer.raw(menu.versionJSON)
+        writer.raw(",\"revision\":")
+        writer.integer(revision)
         writer.raw(",\"count\":")
         writer.integer(view.count)
         writer.raw(",\"leafCount\":")
@@ -181,6 +183,8 @@ package final class MenuService: Sendable {
         var writer = JSONWriter(capacity: 256)
         writer.raw("{\"version\":")
         writer.raw(menu.versionJSON)
+        writer.raw(",\"revision\":")
+        writer.integer(applied.revision)
         writer.raw(",\"sessionId\":")
         writer.string(applied.sessionID.text)
         writer.raw(",\"id\":")
@@ -237,11 +241,11 @@ package final class MenuService: Sendable {
         if let wait = limiter.admit(client) { throw .rateLimited(perMinute: limiter.perMinute, retryAfterSeconds: wait) }
     }
 
-    /// The menu a read answers from and the expansion it uses: the session's, or the menu's
-    /// default when none is named.
-    private func servedState(for request: HTTPRequest) throws(APIError) -> (ServedMenu, ExpansionState) {
-        guard let id = try sessionID(in: request) else { return (current, ExpansionState()) }
-        return try onServedMenu { menu throws(SessionStoreError) in try store.state(of: id, in: menu.generation) }
+    /// The menu a read answers from and the expansion it uses with its revision: the session's,
+    /// or the menu's default (revision 0) when none is named.
+    private func servedState(for request: HTTPRequest) throws(APIError) -> (ServedMenu, SessionSnapshot) {
+        guard let id = try sessionID(in: request) else { return (current, SessionSnapshot(state: ExpansionState(), revision: 0)) }
+        return try onServedMenu { menu throws(SessionStoreError) in try store.snapshot(of: id, in: menu.generation) }
     }
 
     /// Runs the store call `body` on the current menu, and again on the newer one each time the

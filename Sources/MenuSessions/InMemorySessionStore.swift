@@ -22,6 +22,7 @@ package final class InMemorySessionStore: SessionStore {
     struct Entry: SessionStateEntry {
         var state: ExpansionState
         var epoch: MenuEpoch
+        var revision: Int
         var lastUsed: SessionTime
     }
 
@@ -53,16 +54,16 @@ package final class InMemorySessionStore: SessionStore {
     package var currentMenu: MenuGeneration { latest.current }
 
     package func create(in menu: MenuGeneration) throws(SessionStoreError) -> SessionID {
-        try insert(ExpansionState(), in: menu)
+        try insert(ExpansionState(), revision: 0, in: menu)
     }
 
-    /// Inserts a new session holding `state`, which belongs to `menu`.
-    private func insert(_ state: ExpansionState, in menu: MenuGeneration) throws(SessionStoreError) -> SessionID {
+    /// Inserts a new session holding `state` at `revision`, which belongs to `menu`.
+    private func insert(_ state: ExpansionState, revision: Int, in menu: MenuGeneration) throws(SessionStoreError) -> SessionID {
         latest.note(menu)
         let now = clock()
         try table.reserveSlot(now: now)
         let id = SessionID.random()
-        table.withShardForWrite(of: id, now: now) { $0.insert(id, Entry(state: state, epoch: menu.epoch, lastUsed: now)) }
+        table.withShardForWrite(of: id, now: now) { $0.insert(id, Entry(state: state, epoch: menu.epoch, revision: revision, lastUsed: now)) }
         return id
     }
 
@@ -78,31 +79,38 @@ package final class InMemorySessionStore: SessionStore {
         guard wasLive else { throw .unknownSession }
     }
 
-    package func state(of id: SessionID, in menu: MenuGeneration) throws(SessionStoreError) -> ExpansionState {
+    package func snapshot(of id: SessionID, in menu: MenuGeneration) throws(SessionStoreError) -> SessionSnapshot {
         latest.note(menu)
-        return try table.withEntry(of: id, in: menu, now: clock(), forWrite: false) { shard, position in shard[position].state }
+        return try table.withEntry(of: id, in: menu, now: clock(), forWrite: false) { shard, position in shard[position].snapshot }
     }
 
-    package func apply(_ command: ExpansionCommand, to id: SessionID?, in menu: MenuGeneration) throws(SessionStoreError) -> AppliedChange {
+    package func apply(_ command: ExpansionCommand, to id: SessionID?, in menu: MenuGeneration,
+                       if condition: RevisionCondition?) throws(SessionStoreError) -> AppliedChange {
         let limit = maxChangedGroups
         guard let id else {
-            // A write without a session: compute on a fresh state, then store it as a new session.
+            // A write without a session: the default view, revision 0, then a new session holding the result.
+            if let condition, !condition.admits(0) { throw .revisionMismatch(current: 0) }
             var view = FlattenedView(menu: menu.menu)
             let change = try command.run(on: &view, maxChangedGroups: limit)
-            let newID = try insert(view.state, in: menu)
-            return AppliedChange(sessionID: newID, created: true, change: change, state: view.state)
+            let revision = view.state.changedGroupCount == 0 ? 0 : 1
+            let newID = try insert(view.state, revision: revision, in: menu)
+            return AppliedChange(sessionID: newID, created: true, change: change, state: view.state, revision: revision)
         }
         latest.note(menu)
         // An expired entry is refused; the write's sweep of the shard's oldest end removes it.
         return try table.withEntry(of: id, in: menu, now: clock(), forWrite: true) { shard, position throws(SessionStoreError) in
             // Out of its slot, the state is uniquely referenced while it changes.
+            try shard[position].check(condition)
             var entry = shard.take(at: position)
             defer { shard.restore(entry, at: position) }
             var view = FlattenedView(menu: menu.menu, state: entry.state)
             entry.state = ExpansionState()
             defer { entry.state = view.state }
+            let before = view.state.changedGroupCount
             let change = try command.run(on: &view, maxChangedGroups: limit)
-            return AppliedChange(sessionID: id, created: false, change: change, state: view.state)
+            // A command flips one group or none, and a flip always moves the changed-group count.
+            if view.state.changedGroupCount != before { entry.revision += 1 }
+            return AppliedChange(sessionID: id, created: false, change: change, state: view.state, revision: entry.revision)
         }
     }
 

@@ -1,11 +1,13 @@
 import MenuModel
 import Synchronization
 
-/// What every store keeps per session about its expansion: the state, and the epoch of the menu
-/// the state's positions belong to (see ``MenuGeneration``).
+/// What every store keeps per session about its expansion: the state, the epoch of the menu
+/// the state's positions belong to (see ``MenuGeneration``), and the revision
+/// (``SessionSnapshot``), which a carry-over to a newer menu leaves as it is.
 package protocol SessionStateEntry: SessionTableEntry {
     var state: ExpansionState { get set }
     var epoch: MenuEpoch { get set }
+    var revision: Int { get set }
 }
 
 /// How a stored session stands against the menu a request serves.
@@ -20,6 +22,14 @@ package enum SessionFreshness: Sendable {
 }
 
 extension SessionStateEntry {
+    /// The state and revision, as a read answers them.
+    package var snapshot: SessionSnapshot { SessionSnapshot(state: state, revision: revision) }
+
+    /// Refuses a write `condition` does not admit at this entry's revision.
+    package func check(_ condition: RevisionCondition?) throws(SessionStoreError) {
+        if let condition, !condition.admits(revision) { throw .revisionMismatch(current: revision) }
+    }
+
     /// The session's changed groups by id, read on `latest` (the newest menu, carried over to it
     /// when the session is older): what a store writes out. O(k · (depth + log k)).
     package func changedGroups(latest: MenuGeneration) -> [(id: String, isExpanded: Bool)] {

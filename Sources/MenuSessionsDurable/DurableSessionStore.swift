@@ -71,6 +71,8 @@ package final class DurableSessionStore: SessionStore {
     struct Entry: SessionStateEntry {
         var state: ExpansionState
         var epoch: MenuEpoch
+        /// Not journaled yet: 0 after a restart.
+        var revision = 0
         var lastUsed: SessionTime
         /// The latest use the journal knows of (each record carries its time).
         var journaledUse: SessionTime
@@ -175,11 +177,12 @@ package final class DurableSessionStore: SessionStore {
     // MARK: SessionStore
 
     package func create(in menu: MenuGeneration) throws(SessionStoreError) -> SessionID {
-        try insert(ExpansionState(), in: menu, events: { [.created($0)] })
+        try insert(ExpansionState(), revision: 0, in: menu, events: { [.created($0)] })
     }
 
-    /// Journals `events(id)` for a fresh id, then inserts the session holding `state` (on `menu`).
-    private func insert(_ state: ExpansionState, in menu: MenuGeneration,
+    /// Journals `events(id)` for a fresh id, then inserts the session holding `state` at
+    /// `revision` (on `menu`).
+    private func insert(_ state: ExpansionState, revision: Int, in menu: MenuGeneration,
                         events: (SessionID) -> [DurableRecord.Event]) throws(SessionStoreError) -> SessionID {
         latest.note(menu)
         let now = clock()
@@ -193,7 +196,7 @@ package final class DurableSessionStore: SessionStore {
         let id = SessionID.random()
         let time = wallClock()
         let bytes = Self.records(events(id), time: time)
-        let entry = Entry(state: state, epoch: menu.epoch, lastUsed: now, journaledUse: now)
+        let entry = Entry(state: state, epoch: menu.epoch, revision: revision, lastUsed: now, journaledUse: now)
         let journalBytes: Int64
         do {
             journalBytes = try writer.commit(bytes, deadline: writer.deadline()) { [table, writer] fate in
@@ -237,40 +240,46 @@ package final class DurableSessionStore: SessionStore {
         scheduleCompactionIfNeeded(journalBytes: journalBytes)
     }
 
-    package func state(of id: SessionID, in menu: MenuGeneration) throws(SessionStoreError) -> ExpansionState {
+    package func snapshot(of id: SessionID, in menu: MenuGeneration) throws(SessionStoreError) -> SessionSnapshot {
         latest.note(menu)
         let now = clock()
         return try table.withEntry(of: id, in: menu, now: now, forWrite: false) { shard, position in
             touchIfDue(id, &shard[position], now: now)
-            return shard[position].state
+            return shard[position].snapshot
         }
     }
 
-    package func apply(_ command: ExpansionCommand, to id: SessionID?, in menu: MenuGeneration) throws(SessionStoreError) -> AppliedChange {
+    package func apply(_ command: ExpansionCommand, to id: SessionID?, in menu: MenuGeneration,
+                       if condition: RevisionCondition?) throws(SessionStoreError) -> AppliedChange {
         guard let id else {
-            // A write without a session: compute on a fresh state, then journal and store it as a new session.
+            // A write without a session: the default view, revision 0; compute on a fresh state,
+            // then journal and store it as a new session.
+            if let condition, !condition.admits(0) { throw .revisionMismatch(current: 0) }
             var view = FlattenedView(menu: menu.menu)
             let change = try command.run(on: &view, maxChangedGroups: maxChangedGroups)
             let changed = view.state != ExpansionState()
-            let newID = try insert(view.state, in: menu) { id in
+            let revision = changed ? 1 : 0
+            let newID = try insert(view.state, revision: revision, in: menu) { id in
                 changed ? [.created(id), .groupSet(id, group: change.id, isExpanded: change.isExpanded)] : [.created(id)]
             }
-            return AppliedChange(sessionID: newID, created: true, change: change, state: view.state)
+            return AppliedChange(sessionID: newID, created: true, change: change, state: view.state, revision: revision)
         }
         latest.note(menu)
         let now = clock()
         let deadline = writer.deadline()
         let limit = maxChangedGroups
         // Works on a copy: the session keeps its old state until the journal has the change.
-        var computed: (change: ExpansionChange, state: ExpansionState)?
+        var computed: (change: ExpansionChange, state: ExpansionState, revision: Int)?
         let changed = try markPending(id, in: menu, deadline: deadline) { entry throws(SessionStoreError) -> Bool in
+            try entry.check(condition)
             var view = FlattenedView(menu: menu.menu, state: entry.state)
             let change = try command.run(on: &view, maxChangedGroups: limit)
-            computed = (change, view.state)
-            return view.state != entry.state
+            let changes = view.state != entry.state
+            computed = (change, view.state, entry.revision + (changes ? 1 : 0))
+            return changes
         }
-        guard let (change, state) = computed.map({ ($0.change, $0.state) }) else { throw .unknownSession }
-        let applied = AppliedChange(sessionID: id, created: false, change: change, state: state)
+        guard let (change, state, revision) = computed.map({ ($0.change, $0.state, $0.revision) }) else { throw .unknownSession }
+        let applied = AppliedChange(sessionID: id, created: false, change: change, state: state, revision: revision)
         guard changed else { return applied }
         let time = wallClock()
         let record = Self.records([.groupSet(id, group: change.id, isExpanded: change.isExpanded)], time: time)
@@ -282,6 +291,7 @@ package final class DurableSessionStore: SessionStore {
                     // With the epoch it was computed on: a rebase while pending is overwritten whole.
                     shard[position].state = state
                     shard[position].epoch = menu.epoch
+                    shard[position].revision = revision
                     shard[position].journaledUse = now
                 case .refused: break
                 case .abandoned:

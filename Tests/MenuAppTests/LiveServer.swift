@@ -140,6 +140,7 @@ func liveIsSessionID(_ text: String) -> Bool {
 
 struct LiveRowsPage: Decodable, Sendable {
     var version: String
+    var revision: Int
     var count: Int
     var leafCount: Int
     var offset: Int
@@ -162,6 +163,7 @@ struct LiveSplice: Decodable, Equatable, Sendable, CustomStringConvertible {
 
 struct LiveChange: Decodable, Sendable {
     var version: String
+    var revision: Int
     var sessionId: String
     var id: String
     var isExpanded: Bool
@@ -184,7 +186,7 @@ struct LiveErrorBody: Decodable, Sendable {
 }
 
 /// The keys every CHANGE body has, no more.
-let liveChangeKeys: Set<String> = ["version", "sessionId", "id", "isExpanded", "index", "count", "leafCount", "change"]
+let liveChangeKeys: Set<String> = ["version", "revision", "sessionId", "id", "isExpanded", "index", "count", "leafCount", "change"]
 
 // MARK: - An independent model of the menu (the test's own oracle)
 
