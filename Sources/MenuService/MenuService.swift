@@ -122,6 +122,8 @@ package final class MenuService: Sendable {
         let offset = try Self.integerParameter("offset", in: request, default: 0, range: 0 ... Int.max)
         let limit = try Self.integerParameter("limit", in: request, default: min(Self.defaultLimit, maxLimit), range: 1 ... maxLimit)
         let (menu, session) = try servedState(for: request)
+        let tag = entityTag(of: session, on: menu)
+        if let unchanged = try notModified(request, tag: tag) { return unchanged }
         let view = FlattenedView(menu: menu.generation.menu, state: session.state)
         let rowCount = max(0, min(limit, view.count - offset))
         var writer = JSONWriter(capacity: 160 + rowCount * 128)
@@ -133,16 +135,18 @@ package final class MenuService: Sendable {
         writer.raw(",\"rows\":")
         menu.encoded.writeRows(of: view, offset: offset, limit: limit, to: &writer)
         writer.raw("}")
-        return json(200, writer.finish())
+        return read(writer.finish(), tag: tag)
     }
 
     private func count(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         let (menu, session) = try servedState(for: request)
+        let tag = entityTag(of: session, on: menu)
+        if let unchanged = try notModified(request, tag: tag) { return unchanged }
         let view = FlattenedView(menu: menu.generation.menu, state: session.state)
         var writer = JSONWriter(capacity: 96)
         writeCounts(view, revision: session.revision, of: menu, to: &writer)
         writer.raw("}")
-        return json(200, writer.finish())
+        return read(writer.finish(), tag: tag)
     }
 
     /// Writes `{"version":…,"revision":…,"count":…,"leafCount":…` (object left open).
@@ -175,9 +179,10 @@ package final class MenuService: Sendable {
 
     private func change(_ command: ExpansionCommand, _ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         let session = try sessionID(in: request)
+        let ifMatch = try writeCondition(of: request)
         if session == nil { try admitCreation(request) }
         let (menu, applied) = try onServedMenu { menu throws(SessionStoreError) in
-            try store.apply(command, to: session, in: menu.generation)
+            try store.apply(command, to: session, in: menu.generation, if: ifMatch?.revisionCondition(prefix: menu.entityTagPrefix))
         }
         let view = FlattenedView(menu: menu.generation.menu, state: applied.state)
         var writer = JSONWriter(capacity: 256)
@@ -330,7 +335,12 @@ package final class MenuService: Sendable {
         writer.string(error.code)
         writer.raw(",\"message\":")
         writer.string(error.message)
-        writer.raw("}}")
+        writer.raw("}")
+        if case .preconditionFailed(let revision) = error {
+            writer.raw(",\"revision\":")
+            writer.integer(revision)
+        }
+        writer.raw("}")
         var headers: [(name: String, value: String)] = []
         switch error {
         case .methodNotAllowed(_, let allowed): headers.append(("Allow", allowed.joined(separator: ", ")))
@@ -348,9 +358,12 @@ package final class ServedMenu: Sendable {
     package let generation: MenuGeneration
     let encoded: EncodedMenu
     let versionJSON: [UInt8]
+    /// What each ``SessionEntityTag`` of this menu starts with.
+    let entityTagPrefix: [UInt8]
 
     init(_ generation: MenuGeneration) {
         self.generation = generation
+        entityTagPrefix = SessionEntityTag.prefix(version: generation.menu.version)
         encoded = EncodedMenu(menu: generation.menu)
         var writer = JSONWriter()
         writer.string(generation.menu.version)

@@ -412,7 +412,7 @@ struct HostileCase: Sendable, CustomTestStringConvertible {
         let outcome: Outcome
         if first.header("Content-Type") == "application/json; charset=utf-8" {
             outcome = .json(first.status, first.status < 300 ? "" : Self.errorCode(first, problems: &problems))
-            if first.header("Cache-Control") != "no-store" { problems.append("no Cache-Control: no-store: \(first.head)") }
+            if let problem = liveCachingProblem(header: first.header, head: first.head) { problems.append(problem) }
         } else {
             outcome = .mhd(first.status)
             if first.header("Connection")?.lowercased() != "close" {

@@ -1,0 +1,25 @@
+// The `preconditions` fuzz target: the input's first line as an If-None-Match value, the other
+// lines as If-Match lines. A parsed list must print and parse back to itself, and a read and a
+// write carrying the headers must get a well-formed answer (never a 5xx).
+
+import HTTPCore
+import MenuService
+
+extension FuzzTarget {
+    static func checkPreconditions(_ bytes: [UInt8]) -> String? {
+        let lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false).map(Array.init)
+        for values in [Array(lines.prefix(1)), Array(lines.dropFirst())] where !values.isEmpty {
+            guard let parsed = try? EntityTagCondition(values: values) else { continue }
+            let printed = parsed.matchesAny ? Array("*".utf8)
+                : Array(parsed.tags.map { ($0.isWeak ? "W/\"" : "\"") + String(decoding: $0.opaque, as: UTF8.self) + "\"" }
+                    .joined(separator: ", ").utf8)
+            guard (try? EntityTagCondition(values: [printed])) == parsed else { return "\(parsed) does not parse back from its text" }
+        }
+        func text(_ line: [UInt8]) -> String { String(decoding: line, as: UTF8.self) }
+        let read = HTTPRequest(method: "GET", path: "/count", headers: [("If-None-Match", text(lines.first ?? []))])
+        if let problem = checkAnswer(service.respond(to: read)) { return "GET /count: \(problem)" }
+        let write = HTTPRequest(method: "POST", path: "/groups/g/toggle", headers: lines.dropFirst().map { ("If-Match", text($0)) })
+        if let problem = checkAnswer(service.respond(to: write)) { return "POST toggle: \(problem)" }
+        return nil
+    }
+}
