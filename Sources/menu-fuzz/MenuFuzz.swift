@@ -15,6 +15,7 @@
 // Fuzz/corpus through the same checks.
 
 #if FUZZING
+import Foundation
 import FuzzTargets
 
 let fuzzTarget = FuzzTarget(rawValue: ProcessInfo.processInfo.environment["MENU_FUZZ_TARGET"] ?? "config") ?? .config

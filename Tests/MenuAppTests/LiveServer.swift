@@ -133,11 +133,11 @@ func liveExpectJSONHeaders(_ response: LiveResponse, sourceLocation: SourceLocat
 
 /// Checks an error response field by field: status, JSON headers, `{"error":{"code","message"}}`
 /// with exactly those keys and a non-empty message.
-func liveExpectError(_ response: LiveResponse, status: Int, code: String,
+func liveExpectError(_ response: LiveResponse, status: Int, code: String, extraKeys: [String] = [],
                  sourceLocation: SourceLocation = #_sourceLocation) throws {
     #expect(response.status == status, "\(response)", sourceLocation: sourceLocation)
     liveExpectJSONHeaders(response, sourceLocation: sourceLocation)
-    #expect(try response.keys(sourceLocation: sourceLocation) == ["error"], sourceLocation: sourceLocation)
+    #expect(try response.keys(sourceLocation: sourceLocation) == Set(["error"] + extraKeys), sourceLocation: sourceLocation)
     let body = try response.decode(LiveErrorBody.self, sourceLocation: sourceLocation)
     #expect(body.error.code == code, "\(response)", sourceLocation: sourceLocation)
     #expect(!body.error.message.isEmpty, sourceLocation: sourceLocation)
