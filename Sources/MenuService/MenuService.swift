@@ -107,6 +107,7 @@ package final class MenuService: Sendable {
         switch try Endpoint(routing: request) {
         case .rows: return try rows(request)
         case .count: return try count(request)
+        case .changes: return try changes(request)
         case .health: return json(200, Self.healthBody)
         case .createSession: return try createSession(request)
         case .deleteSession(let id): return try deleteSession(id)
@@ -203,17 +204,7 @@ package final class MenuService: Sendable {
         writer.raw(",\"leafCount\":")
         writer.integer(view.leafCount)
         writer.raw(",\"change\":")
-        if let change = applied.change.change {
-            writer.raw("{\"at\":")
-            writer.integer(change.at)
-            writer.raw(",\"inserted\":")
-            writer.integer(change.inserted)
-            writer.raw(",\"removed\":")
-            writer.integer(change.removed)
-            writer.raw("}")
-        } else {
-            writer.raw("null")
-        }
+        Self.write(applied.change.change, to: &writer)
         writer.raw("}")
         return json(200, writer.finish(), extraHeaders: [("X-Session-Id", applied.sessionID.text)])
     }
@@ -224,7 +215,7 @@ package final class MenuService: Sendable {
     /// with `x-session-id` is a mangled session header (libmicrohttpd 0.9.75 keeps a space before the
     /// colon in the name and glues an obs-fold continuation line onto it): `invalid_session`, not
     /// silently the default expansion.
-    private func sessionID(in request: HTTPRequest) throws(APIError) -> SessionID? {
+    func sessionID(in request: HTTPRequest) throws(APIError) -> SessionID? {
         let headers = request.headers
         var found: SessionID?
         for position in headers.indices where headers.name(at: position, hasPrefix: "x-session-id") {
@@ -256,7 +247,7 @@ package final class MenuService: Sendable {
     /// Runs the store call `body` on the current menu, and again on the newer one each time the
     /// session turns out to be on a newer menu already (a reload while the request ran; at most
     /// once per reload). Returns the menu the result belongs to.
-    private func onServedMenu<Result>(
+    func onServedMenu<Result>(
         _ body: (ServedMenu) throws(SessionStoreError) -> Result
     ) throws(APIError) -> (menu: ServedMenu, result: Result) {
         while true {
@@ -325,7 +316,7 @@ package final class MenuService: Sendable {
         HTTPResponse(status: status, headers: extraHeaders.isEmpty ? Self.jsonHeaders : Self.jsonHeaders + extraHeaders, body: body)
     }
 
-    private func json(_ status: Int, _ body: ResponseBody, extraHeaders: [(name: String, value: String)] = []) -> HTTPResponse {
+    func json(_ status: Int, _ body: ResponseBody, extraHeaders: [(name: String, value: String)] = []) -> HTTPResponse {
         HTTPResponse(status: status, headers: extraHeaders.isEmpty ? Self.jsonHeaders : Self.jsonHeaders + extraHeaders, body: body)
     }
 

@@ -112,6 +112,9 @@ package protocol SessionStore: Sendable {
     /// `.revisionMismatch` and changes nothing.
     func apply(_ command: ExpansionCommand, to id: SessionID?, in menu: MenuGeneration,
                if condition: RevisionCondition?) throws(SessionStoreError) -> AppliedChange
+    /// The session's revision and its splices since revision `since`, on `menu` (nil entries when
+    /// the history does not reach back to `since`, or `since` is past the revision).
+    func changes(of id: SessionID, since: Int, in menu: MenuGeneration) throws(SessionStoreError) -> SessionChanges
     /// Makes `menu` the store's newest and carries every session over to it, shard by shard,
     /// never holding more than one shard's lock; returns when done (call it off the request path).
     @discardableResult

@@ -43,6 +43,8 @@ package final class DurableSessionStore: SessionStore {
     var timeToLiveMilliseconds: Int64 { table.timeToLive }
     /// Groups one session may hold changed from the menu's default at most.
     package let maxChangedGroups: Int
+    /// Splices each session keeps for ``changes(of:since:in:)`` (in memory only).
+    package let changeHistory: Int
     package let directory: String
     package let fsyncPolicy: FsyncPolicy
     /// How long a write may wait for the disk before it answers `.unavailable`.
@@ -71,8 +73,8 @@ package final class DurableSessionStore: SessionStore {
     struct Entry: SessionStateEntry {
         var state: ExpansionState
         var epoch: MenuEpoch
-        /// Not journaled yet: 0 after a restart.
-        var revision = 0
+        /// The revision and the last splices (the splices are not journaled: empty after a restart).
+        var history = ChangeHistory(revision: 0)
         var lastUsed: SessionTime
         /// The latest use the journal knows of (each record carries its time).
         var journaledUse: SessionTime
@@ -112,11 +114,12 @@ package final class DurableSessionStore: SessionStore {
         wallClock: @escaping @Sendable () -> Int64 = DurableSessionStore.milliseconds
     ) throws(DurableStoreError) {
         let maxSessions = limits.maxSessions, timeToLive = limits.timeToLive
-        let evictionIdle = limits.evictionIdle, maxChangedGroups = limits.maxChangedGroups
+        let evictionIdle = limits.evictionIdle, maxChangedGroups = limits.maxChangedGroups, changeHistory = limits.changeHistory
         let recovered = try DurableRecovery.run(directory: directory, menu: menu, timeToLive: timeToLive,
                                                 now: (clock(), wallClock()), log: log)
         self.init(directory: directory, menu: menu, fsync: fsync, maxSessions: maxSessions, timeToLive: timeToLive,
-                  evictionIdle: evictionIdle, maxChangedGroups: maxChangedGroups, compactionMinimumBytes: compactionMinimumBytes,
+                  evictionIdle: evictionIdle, maxChangedGroups: maxChangedGroups, changeHistory: changeHistory,
+                  compactionMinimumBytes: compactionMinimumBytes,
                   storeTimeout: storeTimeout, recovered: recovered,
                   log: log, clock: clock, wallClock: wallClock)
         if recovered.needsCompaction {
@@ -132,13 +135,14 @@ package final class DurableSessionStore: SessionStore {
     }
 
     private init(directory: String, menu: MenuGeneration, fsync: FsyncPolicy, maxSessions: Int, timeToLive: Duration,
-                 evictionIdle: Duration, maxChangedGroups: Int, compactionMinimumBytes: Int64, storeTimeout: Duration,
+                 evictionIdle: Duration, maxChangedGroups: Int, changeHistory: Int, compactionMinimumBytes: Int64, storeTimeout: Duration,
                  recovered: DurableRecovery.Result,
                  log: @escaping @Sendable (String) -> Void, clock: @escaping @Sendable () -> SessionTime,
                  wallClock: @escaping @Sendable () -> Int64) {
         latest = LatestMenu(menu)
         self.timeToLive = timeToLive
         self.maxChangedGroups = maxChangedGroups
+        self.changeHistory = changeHistory
         self.directory = directory
         fsyncPolicy = fsync
         self.compactionMinimumBytes = compactionMinimumBytes
@@ -177,12 +181,12 @@ package final class DurableSessionStore: SessionStore {
     // MARK: SessionStore
 
     package func create(in menu: MenuGeneration) throws(SessionStoreError) -> SessionID {
-        try insert(ExpansionState(), revision: 0, in: menu, events: { [.created($0)] })
+        try insert(ExpansionState(), history: ChangeHistory(revision: 0), in: menu, events: { [.created($0)] })
     }
 
-    /// Journals `events(id)` for a fresh id, then inserts the session holding `state` at
-    /// `revision` (on `menu`).
-    private func insert(_ state: ExpansionState, revision: Int, in menu: MenuGeneration,
+    /// Journals `events(id)` for a fresh id, then inserts the session holding `state` and
+    /// `history` (on `menu`).
+    private func insert(_ state: ExpansionState, history: ChangeHistory, in menu: MenuGeneration,
                         events: (SessionID) -> [DurableRecord.Event]) throws(SessionStoreError) -> SessionID {
         latest.note(menu)
         let now = clock()
@@ -196,7 +200,7 @@ package final class DurableSessionStore: SessionStore {
         let id = SessionID.random()
         let time = wallClock()
         let bytes = Self.records(events(id), time: time)
-        let entry = Entry(state: state, epoch: menu.epoch, revision: revision, lastUsed: now, journaledUse: now)
+        let entry = Entry(state: state, epoch: menu.epoch, history: history, lastUsed: now, journaledUse: now)
         let journalBytes: Int64
         do {
             journalBytes = try writer.commit(bytes, deadline: writer.deadline()) { [table, writer] fate in
@@ -258,11 +262,12 @@ package final class DurableSessionStore: SessionStore {
             var view = FlattenedView(menu: menu.menu)
             let change = try command.run(on: &view, maxChangedGroups: maxChangedGroups)
             let changed = view.state != ExpansionState()
-            let revision = changed ? 1 : 0
-            let newID = try insert(view.state, revision: revision, in: menu) { id in
+            var history = ChangeHistory(revision: 0)
+            if changed { history.record(change.change, capacity: changeHistory) }
+            let newID = try insert(view.state, history: history, in: menu) { id in
                 changed ? [.created(id), .groupSet(id, group: change.id, isExpanded: change.isExpanded)] : [.created(id)]
             }
-            return AppliedChange(sessionID: newID, created: true, change: change, state: view.state, revision: revision)
+            return AppliedChange(sessionID: newID, created: true, change: change, state: view.state, revision: history.endRevision)
         }
         latest.note(menu)
         let now = clock()
@@ -283,15 +288,15 @@ package final class DurableSessionStore: SessionStore {
         guard changed else { return applied }
         let time = wallClock()
         let record = Self.records([.groupSet(id, group: change.id, isExpanded: change.isExpanded)], time: time)
+        let changeHistory = changeHistory
         let journalBytes = try writer.commit(record, deadline: deadline) { [table, writer] fate in
             table.withShard(of: id) { shard in
                 guard let position = shard.position(of: id) else { return }
                 switch fate {
                 case .durable:
                     // With the epoch it was computed on: a rebase while pending is overwritten whole.
-                    shard[position].state = state
-                    shard[position].epoch = menu.epoch
-                    shard[position].revision = revision
+                    shard[position].carry(state, to: menu.epoch)
+                    shard[position].history.record(change.change, capacity: changeHistory)
                     shard[position].journaledUse = now
                 case .refused: break
                 case .abandoned:
@@ -380,6 +385,11 @@ package final class DurableSessionStore: SessionStore {
         guard now.milliseconds(since: entry.journaledUse) >= touchInterval else { return }
         writer.enqueue(Self.records([.touched(id)], time: wallClock()))
         entry.journaledUse = now
+    }
+
+    package func changes(of id: SessionID, since: Int, in menu: MenuGeneration) throws(SessionStoreError) -> SessionChanges {
+        latest.note(menu)
+        return try table.changes(of: id, since: since, in: menu, now: clock())
     }
 
     /// Makes `menu` the newest and carries every session over to it (see ``SessionStore/adopt(_:)``),

@@ -6,8 +6,6 @@ import Foundation
 import Testing
 import MenuServiceTestSupport
 import MenuTestSupport
-import MenuApp
-import DurableTestSupport
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -67,17 +65,12 @@ struct ContractIfMatchTests {
 
     @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
     func aTagOfTheMenuBeforeAReloadNoLongerMatches(over transport: ContractTransport) async throws {
-        let directory = DurableTemporaryDirectory()
-        defer { directory.remove() }
-        let config = directory.file("menu.json")
-        try ReloadMenus.write(generation: 1, to: config)
-        let server = try transport.start { $0.configPath = config }
-        defer { server.shutdown() }
-        let client = server.client()
+        let reloadable = try ContractReloadableServer(over: transport)
+        defer { reloadable.shutdown() }
+        let client = reloadable.server.client()
         let session = try await client.newSession()
         let before = try #require(try await client.get("/count", session: session).header("ETag"))
-        try ReloadMenus.write(generation: 2, to: config)
-        #expect(try server.server.reload().changed)
+        #expect(try reloadable.reload(to: 2))
         let refused = try await client.send("POST", "/groups/mains/toggle", session: session, headers: [("If-Match", before)])
         try liveExpectError(refused, status: 412, code: "precondition_failed", extraKeys: ["revision"])
         #expect(try refused.decode(LiveRevision.self).revision == 0)  // a reload keeps the revision
