@@ -10,9 +10,10 @@ extension FuzzTarget {
         let lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false).map(Array.init)
         for values in [Array(lines.prefix(1)), Array(lines.dropFirst())] where !values.isEmpty {
             guard let parsed = try? EntityTagCondition(values: values) else { continue }
+            // Printed as bytes: an obs-text byte (0x80-0xFF) is not UTF-8 on its own.
             let printed = parsed.matchesAny ? Array("*".utf8)
-                : Array(parsed.tags.map { ($0.isWeak ? "W/\"" : "\"") + String(decoding: $0.opaque, as: UTF8.self) + "\"" }
-                    .joined(separator: ", ").utf8)
+                : Array(parsed.tags.map { Array(($0.isWeak ? "W/\"" : "\"").utf8) + $0.opaque + [UInt8(ascii: "\"")] }
+                    .joined(separator: Array(", ".utf8)))
             guard (try? EntityTagCondition(values: [printed])) == parsed else { return "\(parsed) does not parse back from its text" }
         }
         func text(_ line: [UInt8]) -> String { String(decoding: line, as: UTF8.self) }

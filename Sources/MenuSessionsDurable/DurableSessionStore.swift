@@ -232,8 +232,9 @@ package final class DurableSessionStore: SessionStore {
                 case .refused: break
                 case .abandoned:
                     // Brings the session back as it was: created, then each group it changed.
+                    let revision = shard[position].revision
                     let groups = shard[position].changedGroups(latest: latest.current).map {
-                        DurableRecord.Event.groupSet(id, group: $0.id, isExpanded: $0.isExpanded)
+                        DurableRecord.Event.groupSet(id, group: $0.id, isExpanded: $0.isExpanded, revision: revision)
                     }
                     writer.enqueue(Self.records([.created(id)] + groups, time: time), essential: true)
                 }
@@ -265,7 +266,7 @@ package final class DurableSessionStore: SessionStore {
             var history = ChangeHistory(revision: 0)
             if changed { history.record(change.change, capacity: changeHistory) }
             let newID = try insert(view.state, history: history, in: menu) { id in
-                changed ? [.created(id), .groupSet(id, group: change.id, isExpanded: change.isExpanded)] : [.created(id)]
+                changed ? [.created(id), .groupSet(id, group: change.id, isExpanded: change.isExpanded, revision: 1)] : [.created(id)]
             }
             return AppliedChange(sessionID: newID, created: true, change: change, state: view.state, revision: history.endRevision)
         }
@@ -287,7 +288,7 @@ package final class DurableSessionStore: SessionStore {
         let applied = AppliedChange(sessionID: id, created: false, change: change, state: state, revision: revision)
         guard changed else { return applied }
         let time = wallClock()
-        let record = Self.records([.groupSet(id, group: change.id, isExpanded: change.isExpanded)], time: time)
+        let record = Self.records([.groupSet(id, group: change.id, isExpanded: change.isExpanded, revision: revision)], time: time)
         let changeHistory = changeHistory
         let journalBytes = try writer.commit(record, deadline: deadline) { [table, writer] fate in
             table.withShard(of: id) { shard in
@@ -301,7 +302,9 @@ package final class DurableSessionStore: SessionStore {
                 case .refused: break
                 case .abandoned:
                     // The command changed exactly this group: its state before is the opposite.
-                    writer.enqueue(Self.records([.groupSet(id, group: change.id, isExpanded: !change.isExpanded)], time: time),
+                    // At the revision the session stays at.
+                    writer.enqueue(Self.records([.groupSet(id, group: change.id, isExpanded: !change.isExpanded,
+                                                           revision: shard[position].revision)], time: time),
                                    essential: true)
                 }
                 shard[position].pending = false
