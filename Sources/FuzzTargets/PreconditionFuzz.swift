@@ -16,6 +16,18 @@ extension FuzzTarget {
                     .joined(separator: Array(", ".utf8)))
             guard (try? EntityTagCondition(values: [printed])) == parsed else { return "\(parsed) does not parse back from its text" }
         }
+        // The in-place If-None-Match scan agrees with the parsed list, for a tag it names and one it does not.
+        let first = Array(lines.first ?? [])
+        let request = HTTPRequest(method: "GET", path: "/count", query: [], headers: [])
+        var raw = request
+        raw.headers = HTTPFields([(name: "if-none-match", value: String(decoding: first, as: UTF8.self))])
+        let parsed = try? EntityTagCondition(values: [Array(String(decoding: first, as: UTF8.self).utf8)])
+        for current in [parsed?.tags.first?.opaque ?? [], Array("no-such-tag".utf8)].map(SessionEntityTag.init(opaque:)) {
+            let scanned = try? EntityTagCondition.noneMatchFails(in: raw, current: current)
+            guard scanned == parsed.map({ $0.noneMatchFails(current: current) }) else {
+                return "If-None-Match scan says \(String(describing: scanned)), the parsed list \(String(describing: parsed))"
+            }
+        }
         func text(_ line: [UInt8]) -> String { String(decoding: line, as: UTF8.self) }
         let read = HTTPRequest(method: "GET", path: "/count", headers: [("If-None-Match", text(lines.first ?? []))])
         if let problem = checkAnswer(service.respond(to: read)) { return "GET /count: \(problem)" }

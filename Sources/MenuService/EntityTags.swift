@@ -34,12 +34,37 @@ package struct EntityTagCondition: Sendable, Equatable {
 
     /// Parses the values of every header line of one precondition field, in order.
     package init(values: [[UInt8]]) throws(Malformed) {
-        matchesAny = false
-        tags = []
-        var elements = 0
-        for value in values {
+        var matchesAny = false
+        var tags: [Tag] = []
+        var scan = Scan()
+        var failure: Malformed?
+        for value in values where failure == nil {
+            value.withUnsafeBytes { bytes in
+                do throws(Malformed) {
+                    try scan.next(bytes) { isWeak, opaque in
+                        if let opaque { tags.append(Tag(isWeak: isWeak, opaque: Array(opaque))) } else { matchesAny = true }
+                    }
+                } catch {
+                    failure = error
+                }
+            }
+        }
+        if let failure { throw failure }
+        try scan.finish()
+        self.matchesAny = matchesAny
+        self.tags = tags
+    }
+
+    /// The list grammar over the lines of one field, one line at a time, with no allocation: each
+    /// element reaches `element` as (weak, opaque bytes), or (false, nil) for `*`, valid during
+    /// the call. ``finish()`` refuses an empty field and a `*` in a list.
+    struct Scan {
+        private var elements = 0
+        private var sawStar = false
+
+        mutating func next(_ bytes: UnsafeRawBufferPointer,
+                           _ element: (Bool, Slice<UnsafeRawBufferPointer>?) throws(Malformed) -> Void) throws(Malformed) {
             var index = 0
-            let bytes = value
             func skipSpace() { while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x09 { index += 1 } }
             while true {
                 skipSpace()
@@ -51,7 +76,8 @@ package struct EntityTagCondition: Sendable, Equatable {
                 elements += 1
                 if bytes[index] == UInt8(ascii: "*") {
                     index += 1
-                    matchesAny = true
+                    sawStar = true
+                    try element(false, nil)
                 } else {
                     var isWeak = false
                     if bytes.count - index >= 2, bytes[index] == UInt8(ascii: "W"), bytes[index + 1] == UInt8(ascii: "/") {
@@ -63,12 +89,12 @@ package struct EntityTagCondition: Sendable, Equatable {
                     }
                     index += 1
                     let start = index
-                    while index < bytes.count, Self.isTagByte(bytes[index]) { index += 1 }
+                    while index < bytes.count, EntityTagCondition.isTagByte(bytes[index]) { index += 1 }
                     guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
                         throw Malformed(reason: "an entity tag has no closing quote or holds a space, quote or control byte")
                     }
-                    if tags.count == Self.maxTags { throw Malformed(reason: "more than \(Self.maxTags) entity tags") }
-                    tags.append(Tag(isWeak: isWeak, opaque: Array(bytes[start ..< index])))
+                    if elements > EntityTagCondition.maxTags { throw Malformed(reason: "more than \(EntityTagCondition.maxTags) entity tags") }
+                    try element(isWeak, bytes[start ..< index])
                     index += 1
                 }
                 skipSpace()
@@ -77,8 +103,43 @@ package struct EntityTagCondition: Sendable, Equatable {
                 }
             }
         }
-        guard elements > 0 else { throw Malformed(reason: "the header is empty; send * or a list of entity tags") }
-        guard !matchesAny || elements == 1 else { throw Malformed(reason: "* must stand alone, not in a list") }
+
+        func finish() throws(Malformed) {
+            guard elements > 0 else { throw Malformed(reason: "the header is empty; send * or a list of entity tags") }
+            guard !sawStar || elements == 1 else { throw Malformed(reason: "* must stand alone, not in a list") }
+        }
+    }
+
+    /// Whether `request`'s `If-None-Match` fails for `current` (RFC 9110 §13.1.2, weak
+    /// comparison: `*`, or a tag, weak or not, with `current`'s opaque bytes); nil without the
+    /// header. Scans the header in place: no allocation for a well-formed one (the 304 path).
+    package static func noneMatchFails(in request: HTTPRequest, current: SessionEntityTag) throws(APIError) -> Bool? {
+        let headers = request.headers
+        var scan = Scan()
+        var found = false
+        var matched = false
+        var malformed: Malformed?
+        for position in headers.indices where headers.name(at: position, equals: "if-none-match") {
+            found = true
+            headers.withValue(at: position) { value in
+                do throws(Malformed) {
+                    try scan.next(value ?? UnsafeRawBufferPointer(start: nil, count: 0)) { _, opaque in
+                        matched = matched || opaque.map { current.opaque.elementsEqual($0) } ?? true
+                    }
+                } catch {
+                    malformed = error
+                }
+            }
+            if malformed != nil { break }
+        }
+        guard found else { return nil }
+        if malformed == nil { do { try scan.finish() } catch { malformed = error } }
+        if let malformed { throw invalid(malformed, "If-None-Match") }
+        return matched
+    }
+
+    static func invalid(_ malformed: Malformed, _ displayName: String) -> APIError {
+        .invalidParameter("\(displayName): \(malformed.reason); send the ETag of a GET /rows or /count as it came, e.g. \(displayName): \"v-3\"")
     }
 
     /// `etagc` (RFC 9110 §8.8.3): `!`, `#` to `~`, obs-text.
@@ -94,7 +155,7 @@ package struct EntityTagCondition: Sendable, Equatable {
         do {
             return try EntityTagCondition(values: values)
         } catch let malformed {
-            throw .invalidParameter("\(displayName): \(malformed.reason); send the ETag of a GET /rows or /count as it came, e.g. \(displayName): \"v-3\"")
+            throw invalid(malformed, displayName)
         }
     }
 
@@ -126,6 +187,11 @@ package struct SessionEntityTag: Sendable, Equatable {
 
     package init(prefix: [UInt8], revision: Int) {
         opaque = prefix + Array(String(revision).utf8)
+    }
+
+    /// A tag of these opaque bytes (tests and the fuzz target).
+    package init(opaque: [UInt8]) {
+        self.opaque = opaque
     }
 
     /// The header value, quotes included.

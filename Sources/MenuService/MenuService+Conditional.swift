@@ -28,10 +28,7 @@ extension MenuService {
     /// `304 Not Modified` (tag and caching headers, no body) when `request`'s `If-None-Match`
     /// names `tag` or is `*`; nil when it sends none or names other tags. O(1) without the header.
     func notModified(_ request: HTTPRequest, tag: SessionEntityTag) throws(APIError) -> HTTPResponse? {
-        guard request.headers.firstIndex(named: "if-none-match") != nil,
-              let condition = try EntityTagCondition.parse("if-none-match", of: request, named: "If-None-Match"),
-              condition.noneMatchFails(current: tag)
-        else { return nil }
+        guard try EntityTagCondition.noneMatchFails(in: request, current: tag) == true else { return nil }
         return HTTPResponse(status: 304, headers: [("ETag", tag.headerValue), ("Cache-Control", "private, no-cache"), ("Vary", "X-Session-Id")])
     }
 
