@@ -23,6 +23,9 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     /// The durable store's file reader (resynchronisation, length repair), as a journal and as a
     /// snapshot; its invariants are checked inside (a violation traps).
     case durable
+    /// The `If-None-Match` / `If-Match` parser (``EntityTagCondition``), alone and through a read
+    /// and a write of a session: first line If-None-Match, the rest If-Match lines.
+    case preconditions
     /// The last entry of `X-Forwarded-For` as an IP address, and the client address of a request
     /// from a trusted proxy; an address found must print and parse back to itself.
     case forwarded
@@ -48,6 +51,8 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
             return nil
         case .forwarded:
             return Self.checkForwarded(bytes)
+        case .preconditions:
+            return Self.checkPreconditions(bytes)
         }
     }
 
@@ -106,16 +111,19 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         return HTTPRequest(method: method, path: part(1), query: query, headers: headers, body: Array(part(4).utf8))
     }
 
-    /// No 5xx; a JSON body (none only for 204); an error is exactly `{"error":{"code","message"}}`.
+    /// No 5xx; a JSON body (none only for 204 and 304); an error is exactly
+    /// `{"error":{"code","message"}}`, with the current `revision` beside it on a 412.
     static func checkAnswer(_ response: HTTPResponse) -> String? {
         guard response.status < 500 else { return "5xx for client input: \(response.status)" }
-        if response.status == 204 { return response.body.isEmpty ? nil : "a 204 with a body" }
+        if response.status == 204 || response.status == 304 { return response.body.isEmpty ? nil : "a \(response.status) with a body" }
         guard let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any] else {
             return "\(response.status) body is not a JSON object: \(String(decoding: response.body.prefix(200), as: UTF8.self))"
         }
         guard response.status >= 400 else { return nil }
-        // `not_visible` alone adds the hidden node's `path`, an array of ids.
-        guard object.count == 1, let error = object["error"] as? [String: Any],
+        // A 412 adds the session's `revision` beside `error`; `not_visible` adds the hidden node's
+        // `path`, an array of ids, inside it.
+        let extra = response.status == 412 && object["revision"] is Int ? 1 : 0
+        guard object.count == 1 + extra, let error = object["error"] as? [String: Any],
               let code = error["code"] as? String, !code.isEmpty, let message = error["message"] as? String, !message.isEmpty,
               error.count == (code == "not_visible" ? 3 : 2), code != "not_visible" || error["path"] is [String]
         else { return "\(response.status) is not {\"error\":{\"code\",\"message\"}}: \(object)" }

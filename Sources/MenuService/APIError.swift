@@ -27,6 +27,11 @@ package enum APIError: Error, Sendable, Equatable {
     /// The client created `perMinute` sessions in the last minute (`--session-rate`).
     case rateLimited(perMinute: Int, retryAfterSeconds: Int)
     case unavailable(String)
+    /// An `If-Match` write found the session at `revision`, which none of the client's tags names.
+    case preconditionFailed(revision: Int)
+    /// `GET /changes?since=` names a revision the session's history no longer reaches (older than
+    /// the last `--change-history` writes, before a menu reload, or before a restart).
+    case gone(since: Int, revision: Int)
 
     package var status: Int {
         switch self {
@@ -38,6 +43,8 @@ package enum APIError: Error, Sendable, Equatable {
         case .tooManySessions, .rateLimited: 429
         case .unavailable: 503
         case .notImplemented: 501
+        case .preconditionFailed: 412
+        case .gone: 410
         }
     }
 
@@ -60,6 +67,8 @@ package enum APIError: Error, Sendable, Equatable {
         case .rateLimited: "rate_limited"
         case .unavailable: "unavailable"
         case .notImplemented: "not_implemented"
+        case .preconditionFailed: "precondition_failed"
+        case .gone: "gone"
         }
     }
 
@@ -80,6 +89,8 @@ package enum APIError: Error, Sendable, Equatable {
         case .tooManyChanges(let limit): "this session already has \(limit) groups changed from the menu's default, the most a session may have; reset some groups to their default first, or POST /sessions for a fresh session"
         case .rateLimited(let perMinute, let retry): "this client may create \(perMinute) sessions a minute; retry in \(retry) s, or keep using the session you have"
         case .unavailable(let reason): "cannot save changes right now (\(reason)); nothing was changed, retry later"
+        case .gone(let since, let revision): "the changes since revision \(since) are no longer kept (the session is at revision \(revision); only its last writes on the current menu are); GET /rows to reload"
+        case .preconditionFailed(let revision): "the session has moved on to revision \(revision) (another client wrote); nothing was changed: GET /changes?since=<your revision> or GET /rows, then retry with the new ETag"
         }
     }
 
@@ -94,6 +105,7 @@ package enum APIError: Error, Sendable, Equatable {
         case .unavailable(let reason): self = .unavailable(reason)
         // MenuService retries these on the newer menu; should one ever get here, a retry is the answer.
         case .menuChanged: self = .unavailable("the menu was being reloaded")
+        case .revisionMismatch(let current): self = .preconditionFailed(revision: current)
         }
     }
 }

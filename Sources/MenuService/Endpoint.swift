@@ -10,6 +10,8 @@ package enum Endpoint: Hashable, Sendable {
     case rows
     /// `GET`/`HEAD /count`: the table's row and leaf counts.
     case count
+    /// `GET`/`HEAD /changes`: the session's splices since a revision.
+    case changes
     /// `GET`/`HEAD /healthz`.
     case health
     /// `POST /sessions`.
@@ -31,6 +33,7 @@ package enum Endpoint: Hashable, Sendable {
     package static let routes: [Route] = [
         Route(["GET", "HEAD"], "/rows", query: ["offset", "limit", "after", "before", "around"], .rows),
         Route(["GET", "HEAD"], "/count", .count),
+        Route(["GET", "HEAD"], "/changes", query: ["since"], .changes),
         Route(["GET", "HEAD"], "/healthz", .health),
         Route(["POST"], "/sessions", .createSession),
         Route(["DELETE"], "/sessions/{id}", Endpoint.deleteSession(id:)),

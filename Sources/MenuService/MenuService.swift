@@ -107,6 +107,7 @@ package final class MenuService: Sendable {
         switch try Endpoint(routing: request) {
         case .rows: return try rows(request)
         case .count: return try count(request)
+        case .changes: return try changes(request)
         case .health: return json(200, Self.healthBody)
         case .createSession: return try createSession(request)
         case .deleteSession(let id): return try deleteSession(id)
@@ -123,12 +124,14 @@ package final class MenuService: Sendable {
     private func rows(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         let anchor = try PageAnchor(of: request)
         let limit = try Self.integerParameter("limit", in: request, default: min(Self.defaultLimit, maxLimit), range: 1 ... maxLimit)
-        let (menu, state) = try servedState(for: request)
-        let view = FlattenedView(menu: menu.generation.menu, state: state)
+        let (menu, session) = try servedState(for: request)
+        let tag = entityTag(of: session, on: menu)
+        if let unchanged = try notModified(request, tag: tag) { return unchanged }
+        let view = FlattenedView(menu: menu.generation.menu, state: session.state)
         let (offset, pageRows) = try anchor.page(in: view, limit: limit)
         let rowCount = max(0, min(pageRows, view.count - offset))
         var writer = JSONWriter(capacity: 160 + rowCount * 128)
-        writeCounts(view, of: menu, to: &writer)
+        writeCounts(view, revision: session.revision, of: menu, to: &writer)
         writer.raw(",\"offset\":")
         writer.integer(offset)
         writer.raw(",\"limit\":")
@@ -136,22 +139,26 @@ package final class MenuService: Sendable {
         writer.raw(",\"rows\":")
         menu.encoded.writeRows(of: view, offset: offset, limit: pageRows, to: &writer)
         writer.raw("}")
-        return json(200, writer.finish())
+        return read(writer.finish(), tag: tag)
     }
 
     private func count(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
-        let (menu, state) = try servedState(for: request)
-        let view = FlattenedView(menu: menu.generation.menu, state: state)
+        let (menu, session) = try servedState(for: request)
+        let tag = entityTag(of: session, on: menu)
+        if let unchanged = try notModified(request, tag: tag) { return unchanged }
+        let view = FlattenedView(menu: menu.generation.menu, state: session.state)
         var writer = JSONWriter(capacity: 96)
-        writeCounts(view, of: menu, to: &writer)
+        writeCounts(view, revision: session.revision, of: menu, to: &writer)
         writer.raw("}")
-        return json(200, writer.finish())
+        return read(writer.finish(), tag: tag)
     }
 
-    /// Writes `{"version":…,"count":…,"leafCount":…` (object left open).
-    private func writeCounts(_ view: FlattenedView, of menu: ServedMenu, to writer: inout JSONWriter) {
+    /// Writes `{"version":…,"revision":…,"count":…,"leafCount":…` (object left open).
+    private func writeCounts(_ view: FlattenedView, revision: Int, of menu: ServedMenu, to writer: inout JSONWriter) {
         writer.raw("{\"version\":")
         writer.raw(menu.versionJSON)
+        writer.raw(",\"revision\":")
+        writer.integer(revision)
         writer.raw(",\"count\":")
         writer.integer(view.count)
         writer.raw(",\"leafCount\":")
@@ -161,8 +168,8 @@ package final class MenuService: Sendable {
     /// `{"version","id","index","path","row"}`: the node's row when visible (`index` and `row`
     /// null when hidden) and its ancestors' ids from the top. O(depth · log m).
     private func node(_ id: String, _ request: HTTPRequest) throws(APIError) -> HTTPResponse {
-        let (menu, state) = try servedState(for: request)
-        let view = FlattenedView(menu: menu.generation.menu, state: state)
+        let (menu, session) = try servedState(for: request)
+        let view = FlattenedView(menu: menu.generation.menu, state: session.state)
         guard let node = view.menu.node(withID: id) else { throw .unknownNode(id: id) }
         let index = view.index(ofNode: node)
         var writer = JSONWriter(capacity: 512)
@@ -208,14 +215,17 @@ package final class MenuService: Sendable {
 
     private func change(_ command: ExpansionCommand, _ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         let session = try sessionID(in: request)
+        let ifMatch = try writeCondition(of: request)
         if session == nil { try admitCreation(request) }
         let (menu, applied) = try onServedMenu { menu throws(SessionStoreError) in
-            try store.apply(command, to: session, in: menu.generation)
+            try store.apply(command, to: session, in: menu.generation, if: ifMatch?.revisionCondition(prefix: menu.entityTagPrefix))
         }
         let view = FlattenedView(menu: menu.generation.menu, state: applied.state)
         var writer = JSONWriter(capacity: 256)
         writer.raw("{\"version\":")
         writer.raw(menu.versionJSON)
+        writer.raw(",\"revision\":")
+        writer.integer(applied.revision)
         writer.raw(",\"sessionId\":")
         writer.string(applied.sessionID.text)
         writer.raw(",\"id\":")
@@ -229,17 +239,7 @@ package final class MenuService: Sendable {
         writer.raw(",\"leafCount\":")
         writer.integer(view.leafCount)
         writer.raw(",\"change\":")
-        if let change = applied.change.change {
-            writer.raw("{\"at\":")
-            writer.integer(change.at)
-            writer.raw(",\"inserted\":")
-            writer.integer(change.inserted)
-            writer.raw(",\"removed\":")
-            writer.integer(change.removed)
-            writer.raw("}")
-        } else {
-            writer.raw("null")
-        }
+        Self.write(applied.change.change, to: &writer)
         writer.raw("}")
         return json(200, writer.finish(), extraHeaders: [("X-Session-Id", applied.sessionID.text)])
     }
@@ -250,7 +250,7 @@ package final class MenuService: Sendable {
     /// with `x-session-id` is a mangled session header (libmicrohttpd 0.9.75 keeps a space before the
     /// colon in the name and glues an obs-fold continuation line onto it): `invalid_session`, not
     /// silently the default expansion.
-    private func sessionID(in request: HTTPRequest) throws(APIError) -> SessionID? {
+    func sessionID(in request: HTTPRequest) throws(APIError) -> SessionID? {
         let headers = request.headers
         var found: SessionID?
         for position in headers.indices where headers.name(at: position, hasPrefix: "x-session-id") {
@@ -272,17 +272,17 @@ package final class MenuService: Sendable {
         if let wait = limiter.admit(client) { throw .rateLimited(perMinute: limiter.perMinute, retryAfterSeconds: wait) }
     }
 
-    /// The menu a read answers from and the expansion it uses: the session's, or the menu's
-    /// default when none is named.
-    private func servedState(for request: HTTPRequest) throws(APIError) -> (ServedMenu, ExpansionState) {
-        guard let id = try sessionID(in: request) else { return (current, ExpansionState()) }
-        return try onServedMenu { menu throws(SessionStoreError) in try store.state(of: id, in: menu.generation) }
+    /// The menu a read answers from and the expansion it uses with its revision: the session's,
+    /// or the menu's default (revision 0) when none is named.
+    private func servedState(for request: HTTPRequest) throws(APIError) -> (ServedMenu, SessionSnapshot) {
+        guard let id = try sessionID(in: request) else { return (current, SessionSnapshot(state: ExpansionState(), revision: 0)) }
+        return try onServedMenu { menu throws(SessionStoreError) in try store.snapshot(of: id, in: menu.generation) }
     }
 
     /// Runs the store call `body` on the current menu, and again on the newer one each time the
     /// session turns out to be on a newer menu already (a reload while the request ran; at most
     /// once per reload). Returns the menu the result belongs to.
-    private func onServedMenu<Result>(
+    func onServedMenu<Result>(
         _ body: (ServedMenu) throws(SessionStoreError) -> Result
     ) throws(APIError) -> (menu: ServedMenu, result: Result) {
         while true {
@@ -351,7 +351,7 @@ package final class MenuService: Sendable {
         HTTPResponse(status: status, headers: extraHeaders.isEmpty ? Self.jsonHeaders : Self.jsonHeaders + extraHeaders, body: body)
     }
 
-    private func json(_ status: Int, _ body: ResponseBody, extraHeaders: [(name: String, value: String)] = []) -> HTTPResponse {
+    func json(_ status: Int, _ body: ResponseBody, extraHeaders: [(name: String, value: String)] = []) -> HTTPResponse {
         HTTPResponse(status: status, headers: extraHeaders.isEmpty ? Self.jsonHeaders : Self.jsonHeaders + extraHeaders, body: body)
     }
 
@@ -365,7 +365,12 @@ package final class MenuService: Sendable {
             writer.raw(",\"path\":")
             Self.writeIDs(path, to: &writer)
         }
-        writer.raw("}}")
+        writer.raw("}")
+        if case .preconditionFailed(let revision) = error {
+            writer.raw(",\"revision\":")
+            writer.integer(revision)
+        }
+        writer.raw("}")
         var headers: [(name: String, value: String)] = []
         switch error {
         case .methodNotAllowed(_, let allowed): headers.append(("Allow", allowed.joined(separator: ", ")))
@@ -383,9 +388,12 @@ package final class ServedMenu: Sendable {
     package let generation: MenuGeneration
     let encoded: EncodedMenu
     let versionJSON: [UInt8]
+    /// What each ``SessionEntityTag`` of this menu starts with.
+    let entityTagPrefix: [UInt8]
 
     init(_ generation: MenuGeneration) {
         self.generation = generation
+        entityTagPrefix = SessionEntityTag.prefix(version: generation.menu.version)
         encoded = EncodedMenu(menu: generation.menu)
         var writer = JSONWriter()
         writer.string(generation.menu.version)

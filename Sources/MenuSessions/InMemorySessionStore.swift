@@ -15,6 +15,8 @@ package final class InMemorySessionStore: SessionStore {
     package let evictionIdle: Duration
     /// Groups one session may hold changed from the menu's default at most.
     package let maxChangedGroups: Int
+    /// Splices each session keeps for ``changes(of:since:in:)``.
+    package let changeHistory: Int
     let table: SessionTable<Entry>
     private let latest: LatestMenu
     private let clock: @Sendable () -> SessionTime
@@ -22,6 +24,7 @@ package final class InMemorySessionStore: SessionStore {
     struct Entry: SessionStateEntry {
         var state: ExpansionState
         var epoch: MenuEpoch
+        var history: ChangeHistory
         var lastUsed: SessionTime
     }
 
@@ -30,6 +33,7 @@ package final class InMemorySessionStore: SessionStore {
         timeToLive = limits.timeToLive
         evictionIdle = limits.evictionIdle
         maxChangedGroups = limits.maxChangedGroups
+        changeHistory = limits.changeHistory
         self.clock = clock
         latest = LatestMenu(menu)
         table = SessionTable(maxSessions: limits.maxSessions, timeToLive: SessionClock.milliseconds(of: limits.timeToLive),
@@ -53,16 +57,16 @@ package final class InMemorySessionStore: SessionStore {
     package var currentMenu: MenuGeneration { latest.current }
 
     package func create(in menu: MenuGeneration) throws(SessionStoreError) -> SessionID {
-        try insert(ExpansionState(), in: menu)
+        try insert(ExpansionState(), history: ChangeHistory(revision: 0), in: menu)
     }
 
-    /// Inserts a new session holding `state`, which belongs to `menu`.
-    private func insert(_ state: ExpansionState, in menu: MenuGeneration) throws(SessionStoreError) -> SessionID {
+    /// Inserts a new session holding `state` and `history`, which belong to `menu`.
+    private func insert(_ state: ExpansionState, history: ChangeHistory, in menu: MenuGeneration) throws(SessionStoreError) -> SessionID {
         latest.note(menu)
         let now = clock()
         try table.reserveSlot(now: now)
         let id = SessionID.random()
-        table.withShardForWrite(of: id, now: now) { $0.insert(id, Entry(state: state, epoch: menu.epoch, lastUsed: now)) }
+        table.withShardForWrite(of: id, now: now) { $0.insert(id, Entry(state: state, epoch: menu.epoch, history: history, lastUsed: now)) }
         return id
     }
 
@@ -78,32 +82,49 @@ package final class InMemorySessionStore: SessionStore {
         guard wasLive else { throw .unknownSession }
     }
 
-    package func state(of id: SessionID, in menu: MenuGeneration) throws(SessionStoreError) -> ExpansionState {
+    package func snapshot(of id: SessionID, in menu: MenuGeneration) throws(SessionStoreError) -> SessionSnapshot {
         latest.note(menu)
-        return try table.withEntry(of: id, in: menu, now: clock(), forWrite: false) { shard, position in shard[position].state }
+        return try table.withEntry(of: id, in: menu, now: clock(), forWrite: false) { shard, position in shard[position].snapshot }
     }
 
-    package func apply(_ command: ExpansionCommand, to id: SessionID?, in menu: MenuGeneration) throws(SessionStoreError) -> AppliedChange {
+    package func apply(_ command: ExpansionCommand, to id: SessionID?, in menu: MenuGeneration,
+                       if condition: RevisionCondition?) throws(SessionStoreError) -> AppliedChange {
         let limit = maxChangedGroups
+        let changeHistory = changeHistory
         guard let id else {
-            // A write without a session: compute on a fresh state, then store it as a new session.
+            // A write without a session: the default view, revision 0, then a new session holding the result.
+            if let condition, !condition.admits(0) { throw .revisionMismatch(current: 0) }
             var view = FlattenedView(menu: menu.menu)
             let change = try command.run(on: &view, maxChangedGroups: limit)
-            let newID = try insert(view.state, in: menu)
-            return AppliedChange(sessionID: newID, created: true, change: change, state: view.state)
+            var history = ChangeHistory(revision: 0)
+            if view.state != ExpansionState() { history.record(change.change, capacity: changeHistory) }
+            let newID = try insert(view.state, history: history, in: menu)
+            return AppliedChange(sessionID: newID, created: true, change: change, state: view.state, revision: history.endRevision)
         }
         latest.note(menu)
         // An expired entry is refused; the write's sweep of the shard's oldest end removes it.
         return try table.withEntry(of: id, in: menu, now: clock(), forWrite: true) { shard, position throws(SessionStoreError) in
             // Out of its slot, the state is uniquely referenced while it changes.
+            try shard[position].check(condition)
             var entry = shard.take(at: position)
             defer { shard.restore(entry, at: position) }
             var view = FlattenedView(menu: menu.menu, state: entry.state)
             entry.state = ExpansionState()
             defer { entry.state = view.state }
+            let before = view.state.changedGroupCount
             let change = try command.run(on: &view, maxChangedGroups: limit)
-            return AppliedChange(sessionID: id, created: false, change: change, state: view.state)
+            // A toggle or a set flips one group or none, and a flip always moves the changed-group
+            // count; a reveal changes the state exactly when it opened a group (its splice), even if
+            // its flips added and removed as many changed groups.
+            let changed: Bool = if case .reveal = command { change.change != nil } else { view.state.changedGroupCount != before }
+            if changed { entry.history.record(change.change, capacity: changeHistory) }
+            return AppliedChange(sessionID: id, created: false, change: change, state: view.state, revision: entry.revision)
         }
+    }
+
+    package func changes(of id: SessionID, since: Int, in menu: MenuGeneration) throws(SessionStoreError) -> SessionChanges {
+        latest.note(menu)
+        return try table.changes(of: id, since: since, in: menu, now: clock())
     }
 
     @discardableResult

@@ -1,11 +1,14 @@
 import MenuModel
 import Synchronization
 
-/// What every store keeps per session about its expansion: the state, and the epoch of the menu
-/// the state's positions belong to (see ``MenuGeneration``).
+/// What every store keeps per session about its expansion: the state, the epoch of the menu
+/// the state's positions belong to (see ``MenuGeneration``), and the revision
+/// (``SessionSnapshot``), which a carry-over to a newer menu leaves as it is.
 package protocol SessionStateEntry: SessionTableEntry {
     var state: ExpansionState { get set }
     var epoch: MenuEpoch { get set }
+    /// The revision and the last splices; its ``ChangeHistory/endRevision`` is the revision.
+    var history: ChangeHistory { get set }
 }
 
 /// How a stored session stands against the menu a request serves.
@@ -20,6 +23,25 @@ package enum SessionFreshness: Sendable {
 }
 
 extension SessionStateEntry {
+    /// The session's revision (``SessionSnapshot``).
+    package var revision: Int { history.endRevision }
+
+    /// Installs `state`, carried over to `epoch`'s menu: the revision stays, the splices (of the
+    /// old menu's rows) are forgotten.
+    package mutating func carry(_ state: ExpansionState, to epoch: MenuEpoch) {
+        if epoch !== self.epoch { history.clear() }
+        self.state = state
+        self.epoch = epoch
+    }
+
+    /// The state and revision, as a read answers them.
+    package var snapshot: SessionSnapshot { SessionSnapshot(state: state, revision: revision) }
+
+    /// Refuses a write `condition` does not admit at this entry's revision.
+    package func check(_ condition: RevisionCondition?) throws(SessionStoreError) {
+        if let condition, !condition.admits(revision) { throw .revisionMismatch(current: revision) }
+    }
+
     /// The session's changed groups by id, read on `latest` (the newest menu, carried over to it
     /// when the session is older): what a store writes out. O(k · (depth + log k)).
     package func changedGroups(latest: MenuGeneration) -> [(id: String, isExpanded: Bool)] {
@@ -83,8 +105,7 @@ extension SessionTable where Entry: SessionStateEntry {
         withShard(of: id) { shard in
             guard let position = shard.position(of: id), shard[position].epoch === epoch, shard[position].state == state
             else { return }
-            shard[position].state = rebased
-            shard[position].epoch = generation.epoch
+            shard[position].carry(rebased, to: generation.epoch)
         }
     }
 
@@ -125,8 +146,7 @@ extension SessionTable where Entry: SessionStateEntry {
                         guard let position = shard.position(of: id), shard[position].epoch === epoch,
                               shard[position].state == state, !shard[position].isPinned
                         else { continue }
-                        shard[position].state = new
-                        shard[position].epoch = generation.epoch
+                        shard[position].carry(new, to: generation.epoch)
                         installed += 1
                     }
                     return installed
@@ -136,6 +156,16 @@ extension SessionTable where Entry: SessionStateEntry {
             }
         }
         return report
+    }
+
+    /// The changes of `id` since revision `since`, read on `generation` (carried over first, which
+    /// forgets the splices of the older menu). Under the shard lock: O(entries answered).
+    package func changes(of id: SessionID, since: Int, in generation: MenuGeneration,
+                         now: SessionTime) throws(SessionStoreError) -> SessionChanges {
+        try withEntry(of: id, in: generation, now: now, forWrite: false) { shard, position in
+            let history = shard[position].history
+            return SessionChanges(revision: history.endRevision, entries: history.entries(since: since))
+        }
     }
 
     /// Sessions one lock of the background pass installs at most.

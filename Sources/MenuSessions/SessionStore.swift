@@ -9,19 +9,50 @@ package enum ExpansionCommand: Sendable, Equatable {
 }
 
 /// What a store returns for an applied command: the session (new when none was given), the
-/// change for the client, and the session's state after it.
+/// change for the client, and the session's state and revision after it.
 package struct AppliedChange: Sendable {
     package var sessionID: SessionID
     package var created: Bool
     package var change: ExpansionChange
     package var state: ExpansionState
+    /// The session's ``SessionSnapshot/revision`` after the command (unchanged by a no-op).
+    package var revision: Int
 
-    package init(sessionID: SessionID, created: Bool, change: ExpansionChange, state: ExpansionState) {
+    package init(sessionID: SessionID, created: Bool, change: ExpansionChange, state: ExpansionState, revision: Int) {
         self.sessionID = sessionID
         self.created = created
         self.change = change
         self.state = state
+        self.revision = revision
     }
+}
+
+/// A session as one read sees it: its state on the menu the read named, and its revision.
+///
+/// Invariant: `revision` is 0 when the session is created and grows by exactly 1 with every
+/// write that changes the state (a hidden group toggled counts); a no-op write, a read and a
+/// reload's carry-over leave it as it is. The anonymous default view is revision 0.
+package struct SessionSnapshot: Sendable, Equatable {
+    package var state: ExpansionState
+    package var revision: Int
+
+    package init(state: ExpansionState, revision: Int) {
+        self.state = state
+        self.revision = revision
+    }
+}
+
+/// The revisions a conditional write (`If-Match`) accepts the session at: the store checks it
+/// atomically with the write and refuses with ``SessionStoreError/revisionMismatch(current:)``
+/// otherwise, changing nothing. Holds at most the few tags a client listed.
+package struct RevisionCondition: Sendable, Equatable {
+    package var accepted: [Int]
+
+    package init(accepting accepted: [Int]) {
+        self.accepted = accepted
+    }
+
+    package func admits(_ revision: Int) -> Bool { accepted.contains(revision) }
 }
 
 /// Why a session store refused a request.
@@ -40,6 +71,9 @@ package enum SessionStoreError: Error, Sendable, Equatable, CustomStringConverti
     /// reload happened while the request ran): nothing was changed; call again with the current
     /// menu. Callers retry; it never reaches a client.
     case menuChanged
+    /// A conditional write found the session at `current`, a revision its ``RevisionCondition``
+    /// does not accept (another client wrote first): nothing was changed.
+    case revisionMismatch(current: Int)
 
     package var description: String {
         switch self {
@@ -49,6 +83,7 @@ package enum SessionStoreError: Error, Sendable, Equatable, CustomStringConverti
         case .expansion(let error): error.description
         case .unavailable(let reason): "session storage unavailable: \(reason)"
         case .menuChanged: "the menu was reloaded while the request ran"
+        case .revisionMismatch(let current): "the session is at revision \(current), not the one the write expected"
         }
     }
 }
@@ -71,11 +106,17 @@ package protocol SessionStore: Sendable {
     func create(in menu: MenuGeneration) throws(SessionStoreError) -> SessionID
     /// Deletes a session; `unknownSession` when there is none.
     func delete(_ id: SessionID) throws(SessionStoreError)
-    /// The session's current state, on `menu`.
-    func state(of id: SessionID, in menu: MenuGeneration) throws(SessionStoreError) -> ExpansionState
-    /// Applies `command` atomically to the session `id`, or to a new session when `id` is nil,
-    /// on `menu`.
-    func apply(_ command: ExpansionCommand, to id: SessionID?, in menu: MenuGeneration) throws(SessionStoreError) -> AppliedChange
+    /// The session's current state, on `menu`, and its revision.
+    func snapshot(of id: SessionID, in menu: MenuGeneration) throws(SessionStoreError) -> SessionSnapshot
+    /// Applies `command` atomically to the session `id`, or to a new session when `id` is nil
+    /// (which stands at revision 0 until then), on `menu`. With `condition`, the session's
+    /// revision is checked under the same lock as the write: one it does not admit answers
+    /// `.revisionMismatch` and changes nothing.
+    func apply(_ command: ExpansionCommand, to id: SessionID?, in menu: MenuGeneration,
+               if condition: RevisionCondition?) throws(SessionStoreError) -> AppliedChange
+    /// The session's revision and its splices since revision `since`, on `menu` (nil entries when
+    /// the history does not reach back to `since`, or `since` is past the revision).
+    func changes(of id: SessionID, since: Int, in menu: MenuGeneration) throws(SessionStoreError) -> SessionChanges
     /// Makes `menu` the store's newest and carries every session over to it, shard by shard,
     /// never holding more than one shard's lock; returns when done (call it off the request path).
     @discardableResult
@@ -88,14 +129,30 @@ extension SessionStore {
         try onCurrentMenu { menu throws(SessionStoreError) in try create(in: menu) }
     }
 
-    /// ``state(of:in:)`` on the store's newest menu.
-    package func state(of id: SessionID) throws(SessionStoreError) -> ExpansionState {
-        try onCurrentMenu { menu throws(SessionStoreError) in try state(of: id, in: menu) }
+    /// The session's state on `menu` (``snapshot(of:in:)`` without the revision).
+    package func state(of id: SessionID, in menu: MenuGeneration) throws(SessionStoreError) -> ExpansionState {
+        try snapshot(of: id, in: menu).state
     }
 
-    /// ``apply(_:to:in:)`` on the store's newest menu.
-    package func apply(_ command: ExpansionCommand, to id: SessionID?) throws(SessionStoreError) -> AppliedChange {
-        try onCurrentMenu { menu throws(SessionStoreError) in try apply(command, to: id, in: menu) }
+    /// ``snapshot(of:in:)`` on the store's newest menu.
+    package func snapshot(of id: SessionID) throws(SessionStoreError) -> SessionSnapshot {
+        try onCurrentMenu { menu throws(SessionStoreError) in try snapshot(of: id, in: menu) }
+    }
+
+    /// ``state(of:in:)`` on the store's newest menu.
+    package func state(of id: SessionID) throws(SessionStoreError) -> ExpansionState {
+        try snapshot(of: id).state
+    }
+
+    /// An unconditional ``apply(_:to:in:if:)``.
+    package func apply(_ command: ExpansionCommand, to id: SessionID?, in menu: MenuGeneration) throws(SessionStoreError) -> AppliedChange {
+        try apply(command, to: id, in: menu, if: nil)
+    }
+
+    /// ``apply(_:to:in:if:)`` on the store's newest menu.
+    package func apply(_ command: ExpansionCommand, to id: SessionID?,
+                       if condition: RevisionCondition? = nil) throws(SessionStoreError) -> AppliedChange {
+        try onCurrentMenu { menu throws(SessionStoreError) in try apply(command, to: id, in: menu, if: condition) }
     }
 
     /// Runs `body` on the newest menu, again on the newer one while it answers `.menuChanged`.

@@ -96,7 +96,8 @@ extension DurableSessionStore {
             try sessions.forEach { (id, entry) throws(DurableIOError) in
                 let idle = now.milliseconds(since: entry.lastUsed)
                 guard idle < timeToLiveMilliseconds else { return }
-                DurableRecord.appendSession(id, lastUsed: time - idle, groups: entry.changedGroups(latest: menu), to: &buffer)
+                DurableRecord.appendSession(id, lastUsed: time - idle, groups: entry.changedGroups(latest: menu),
+                                            revision: entry.revision, to: &buffer)
                 count += 1
                 if buffer.count >= 1 << 20 {
                     try file.write(buffer, at: written)

@@ -24,6 +24,10 @@ enum DurableRecord {
         case groupSet = 0x12
         /// Journal: the session was used (read) at `time`; keeps its idle time across restarts.
         case touched = 0x13
+        /// Journal: as ``groupSet``, with the revision the change left the session at:
+        /// `i64 time | id | u64 revision | u8 isExpanded | group id`. What this version writes;
+        /// a ``groupSet`` (older files) replays as one revision more than the session had.
+        case groupSetAtRevision = 0x14
         /// Snapshot: `i64 last used | id | u32 n | n × (u8 isExpanded | u32 length | group id)`.
         case session = 0x20
         /// Snapshot, last record: `u64 session count`.
@@ -31,19 +35,29 @@ enum DurableRecord {
         /// Snapshot: more groups of the session record before it, when they did not fit in one
         /// payload: `id | u32 n | n × (u8 isExpanded | u32 length | group id)`.
         case sessionGroups = 0x22
+        /// Snapshot: as ``session``, for a session at a revision other than 0:
+        /// `i64 last used | id | u64 revision | u32 n | n × (u8 isExpanded | u32 length | group id)`.
+        case sessionAtRevision = 0x23
     }
 
+    /// The kinds a journal holds, for ``DurableSalvage``.
+    static let journalKinds: [Kind] = [.created, .deleted, .groupSet, .touched, .groupSetAtRevision]
+    /// The kinds a snapshot holds, for ``DurableSalvage``.
+    static let snapshotKinds: [Kind] = [.session, .sessionGroups, .snapshotEnd, .sessionAtRevision]
+
     /// A change as the journal keeps it: resolved (a toggle is journaled as the state it set) and
-    /// by group id, never by position, so a journal replays onto a changed menu.
+    /// by group id, never by position, so a journal replays onto a changed menu. A group set
+    /// carries the session's revision after it (nil only when read from an older file), so
+    /// replaying a record twice leaves the revision as it is.
     enum Event: Equatable {
         case created(SessionID)
         case deleted(SessionID)
-        case groupSet(SessionID, group: String, isExpanded: Bool)
+        case groupSet(SessionID, group: String, isExpanded: Bool, revision: Int? = nil)
         case touched(SessionID)
 
         var session: SessionID {
             switch self {
-            case .created(let id), .deleted(let id), .groupSet(let id, _, _), .touched(let id): id
+            case .created(let id), .deleted(let id), .groupSet(let id, _, _, _), .touched(let id): id
             }
         }
     }
@@ -82,12 +96,14 @@ enum DurableRecord {
             switch event {
             case .created: payload.append(Kind.created.rawValue)
             case .deleted: payload.append(Kind.deleted.rawValue)
-            case .groupSet: payload.append(Kind.groupSet.rawValue)
+            case .groupSet(_, _, _, nil): payload.append(Kind.groupSet.rawValue)
+            case .groupSet: payload.append(Kind.groupSetAtRevision.rawValue)
             case .touched: payload.append(Kind.touched.rawValue)
             }
             payload.appendLittleEndian(UInt64(bitPattern: time))
             payload.append(event.session)
-            if case .groupSet(_, let group, let isExpanded) = event {
+            if case .groupSet(_, let group, let isExpanded, let revision) = event {
+                if let revision { payload.appendLittleEndian(UInt64(revision)) }
                 payload.append(isExpanded ? 1 : 0)
                 payload.append(contentsOf: group.utf8)
             }
@@ -96,19 +112,20 @@ enum DurableRecord {
 
     /// Appends a session's snapshot records: one ``Kind/session`` record, then as many
     /// ``Kind/sessionGroups`` records as it takes to keep every payload within `payloadLimit`.
-    static func appendSession(_ id: SessionID, lastUsed: Int64, groups: [(id: String, isExpanded: Bool)],
+    static func appendSession(_ id: SessionID, lastUsed: Int64, groups: [(id: String, isExpanded: Bool)], revision: Int = 0,
                               to bytes: inout [UInt8], payloadLimit: Int = maxPayload) {
         var next = 0
         repeat {
             appendFrame(to: &bytes) { payload in
                 let start = payload.count
                 if next == 0 {
-                    payload.append(Kind.session.rawValue)
+                    payload.append((revision > 0 ? Kind.sessionAtRevision : Kind.session).rawValue)
                     payload.appendLittleEndian(UInt64(bitPattern: lastUsed))
                 } else {
                     payload.append(Kind.sessionGroups.rawValue)
                 }
                 payload.append(id)
+                if next == 0, revision > 0 { payload.appendLittleEndian(UInt64(revision)) }
                 let countOffset = payload.count
                 payload.appendLittleEndian(UInt32(0))
                 var count: UInt32 = 0
@@ -167,10 +184,15 @@ enum DurableRecord {
         case .created: return reader.isAtEnd ? (.created(id), time) : nil
         case .deleted: return reader.isAtEnd ? (.deleted(id), time) : nil
         case .touched: return reader.isAtEnd ? (.touched(id), time) : nil
-        case .groupSet:
+        case .groupSet, .groupSetAtRevision:
+            var revision: Int?
+            if kind == .groupSetAtRevision {
+                guard let stored = reader.uint64(), stored <= UInt64(Int.max) else { return nil }
+                revision = Int(stored)
+            }
             guard let flag = reader.byte(), flag <= 1, let group = reader.string(length: reader.remaining) else { return nil }
-            return (.groupSet(id, group: group, isExpanded: flag == 1), time)
-        case .fileHeader, .session, .sessionGroups, .snapshotEnd: return nil
+            return (.groupSet(id, group: group, isExpanded: flag == 1, revision: revision), time)
+        case .fileHeader, .session, .sessionGroups, .snapshotEnd, .sessionAtRevision: return nil
         }
     }
 
@@ -185,7 +207,7 @@ enum DurableRecord {
 
     /// A snapshot record: a session, more groups of one, or the end marker with its session count.
     enum SnapshotItem {
-        case session(SessionID, lastUsed: Int64, groups: [(id: String, isExpanded: Bool)])
+        case session(SessionID, lastUsed: Int64, groups: [(id: String, isExpanded: Bool)], revision: Int = 0)
         case moreGroups(SessionID, groups: [(id: String, isExpanded: Bool)])
         case end(sessionCount: Int)
     }
@@ -197,6 +219,11 @@ enum DurableRecord {
             guard let lastUsed = reader.int64(), let id = reader.sessionID(), let groups = decodeGroups(&reader)
             else { return nil }
             return .session(id, lastUsed: lastUsed, groups: groups)
+        case .sessionAtRevision:
+            guard let lastUsed = reader.int64(), let id = reader.sessionID(), let revision = reader.uint64(),
+                  revision <= UInt64(Int.max), let groups = decodeGroups(&reader)
+            else { return nil }
+            return .session(id, lastUsed: lastUsed, groups: groups, revision: Int(revision))
         case .sessionGroups:
             guard let id = reader.sessionID(), let groups = decodeGroups(&reader) else { return nil }
             return .moreGroups(id, groups: groups)

@@ -96,6 +96,8 @@ enum DurableRecovery {
     struct SavedSession {
         var groups: [(id: String, isExpanded: Bool)] = []
         var lastUsed: Int64
+        /// The session's revision as the files record it.
+        var revision = 0
 
         mutating func set(_ group: String, _ isExpanded: Bool, at time: Int64) {
             groups.append((group, isExpanded))
@@ -154,7 +156,8 @@ enum DurableRecovery {
             }
             let lastUsed = now.0.advanced(byMilliseconds: -idle)
             shards[SessionTable<DurableSessionStore.Entry>.shardIndex(of: id)][id] = DurableSessionStore.Entry(
-                state: view.state, epoch: generation.epoch, lastUsed: lastUsed, journaledUse: lastUsed)
+                state: view.state, epoch: generation.epoch, history: ChangeHistory(revision: saved.revision), lastUsed: lastUsed,
+                journaledUse: lastUsed)
             sessionCount += 1
         }
         replay.sessions = [:]

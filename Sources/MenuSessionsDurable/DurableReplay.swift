@@ -58,13 +58,13 @@ extension DurableRecovery {
             sessions.reserveCapacity(bytes.count / 37)  // 37 bytes: the smallest session record
             var listed: Int?  // the end record's session count
             var salvage = DurableSalvage(
-                bytes, magic: DurableRecord.snapshotMagic, kinds: [.session, .sessionGroups, .snapshotEnd],
+                bytes, magic: DurableRecord.snapshotMagic, kinds: DurableRecord.snapshotKinds,
                 isRecord: { DurableRecord.decodeSnapshotItem($0) != nil },
                 consume: { payload in
                     guard listed == nil, let item = DurableRecord.decodeSnapshotItem(payload) else { return false }
                     switch item {
-                    case .session(let id, let lastUsed, let groups):
-                        sessions[id] = SavedSession(groups: groups, lastUsed: lastUsed)
+                    case .session(let id, let lastUsed, let groups, let revision):
+                        sessions[id] = SavedSession(groups: groups, lastUsed: lastUsed, revision: revision)
                     case .moreGroups(let id, let groups):
                         // Nothing when the session's first record was lost.
                         sessions[id]?.groups.append(contentsOf: groups)
@@ -101,7 +101,7 @@ extension DurableRecovery {
             let file = try DurableFile.open(path(name), O_RDWR)
             let bytes = try file.readAll()
             let salvage = DurableSalvage(
-                bytes, magic: DurableRecord.journalMagic, kinds: [.created, .deleted, .groupSet, .touched],
+                bytes, magic: DurableRecord.journalMagic, kinds: DurableRecord.journalKinds,
                 isRecord: { DurableRecord.decodeEvent($0) != nil },
                 consume: { payload in
                     guard let (event, time) = DurableRecord.decodeEvent(payload) else { return false }
@@ -136,9 +136,13 @@ extension DurableRecovery {
                 sessions[id] = SavedSession(lastUsed: time)
             case .deleted(let id):
                 sessions[id] = nil
-            case .groupSet(let id, let group, let isExpanded):
+            case .groupSet(let id, let group, let isExpanded, let revision):
                 // Nothing when the session is gone (deleted, or expired before the snapshot).
-                sessions[id]?.set(group, isExpanded, at: time)
+                guard let before = sessions[id]?.revision else { return }
+                // In place: the session's groups are not copied.
+                sessions[id]!.set(group, isExpanded, at: time)
+                // An older file's record names no revision: every journaled set changed the state.
+                sessions[id]!.revision = revision ?? before + 1
             case .touched(let id):
                 sessions[id]?.use(at: time)
             }

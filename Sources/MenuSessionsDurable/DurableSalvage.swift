@@ -183,11 +183,11 @@ extension DurableSalvage {
     /// Reads `bytes` as a journal and as a snapshot, as recovery does, and checks the invariant
     /// of each reading: the durable-file fuzz target.
     package static func fuzzRead(_ bytes: [UInt8]) {
-        let journal = DurableSalvage(bytes, magic: DurableRecord.journalMagic, kinds: [.created, .deleted, .groupSet, .touched],
+        let journal = DurableSalvage(bytes, magic: DurableRecord.journalMagic, kinds: DurableRecord.journalKinds,
                                      isRecord: { DurableRecord.decodeEvent($0) != nil },
                                      consume: { DurableRecord.decodeEvent($0) != nil })
         journal.checkInvariants()
-        let snapshot = DurableSalvage(bytes, magic: DurableRecord.snapshotMagic, kinds: [.session, .sessionGroups, .snapshotEnd],
+        let snapshot = DurableSalvage(bytes, magic: DurableRecord.snapshotMagic, kinds: DurableRecord.snapshotKinds,
                                       isRecord: { DurableRecord.decodeSnapshotItem($0) != nil },
                                       consume: { DurableRecord.decodeSnapshotItem($0) != nil })
         snapshot.checkInvariants()

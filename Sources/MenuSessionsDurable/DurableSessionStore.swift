@@ -43,6 +43,8 @@ package final class DurableSessionStore: SessionStore {
     var timeToLiveMilliseconds: Int64 { table.timeToLive }
     /// Groups one session may hold changed from the menu's default at most.
     package let maxChangedGroups: Int
+    /// Splices each session keeps for ``changes(of:since:in:)`` (in memory only).
+    package let changeHistory: Int
     package let directory: String
     package let fsyncPolicy: FsyncPolicy
     /// How long a write may wait for the disk before it answers `.unavailable`.
@@ -71,6 +73,8 @@ package final class DurableSessionStore: SessionStore {
     struct Entry: SessionStateEntry {
         var state: ExpansionState
         var epoch: MenuEpoch
+        /// The revision and the last splices (the splices are not journaled: empty after a restart).
+        var history = ChangeHistory(revision: 0)
         var lastUsed: SessionTime
         /// The latest use the journal knows of (each record carries its time).
         var journaledUse: SessionTime
@@ -110,11 +114,12 @@ package final class DurableSessionStore: SessionStore {
         wallClock: @escaping @Sendable () -> Int64 = DurableSessionStore.milliseconds
     ) throws(DurableStoreError) {
         let maxSessions = limits.maxSessions, timeToLive = limits.timeToLive
-        let evictionIdle = limits.evictionIdle, maxChangedGroups = limits.maxChangedGroups
+        let evictionIdle = limits.evictionIdle, maxChangedGroups = limits.maxChangedGroups, changeHistory = limits.changeHistory
         let recovered = try DurableRecovery.run(directory: directory, menu: menu, timeToLive: timeToLive,
                                                 now: (clock(), wallClock()), log: log)
         self.init(directory: directory, menu: menu, fsync: fsync, maxSessions: maxSessions, timeToLive: timeToLive,
-                  evictionIdle: evictionIdle, maxChangedGroups: maxChangedGroups, compactionMinimumBytes: compactionMinimumBytes,
+                  evictionIdle: evictionIdle, maxChangedGroups: maxChangedGroups, changeHistory: changeHistory,
+                  compactionMinimumBytes: compactionMinimumBytes,
                   storeTimeout: storeTimeout, recovered: recovered,
                   log: log, clock: clock, wallClock: wallClock)
         if recovered.needsCompaction {
@@ -130,13 +135,14 @@ package final class DurableSessionStore: SessionStore {
     }
 
     private init(directory: String, menu: MenuGeneration, fsync: FsyncPolicy, maxSessions: Int, timeToLive: Duration,
-                 evictionIdle: Duration, maxChangedGroups: Int, compactionMinimumBytes: Int64, storeTimeout: Duration,
+                 evictionIdle: Duration, maxChangedGroups: Int, changeHistory: Int, compactionMinimumBytes: Int64, storeTimeout: Duration,
                  recovered: DurableRecovery.Result,
                  log: @escaping @Sendable (String) -> Void, clock: @escaping @Sendable () -> SessionTime,
                  wallClock: @escaping @Sendable () -> Int64) {
         latest = LatestMenu(menu)
         self.timeToLive = timeToLive
         self.maxChangedGroups = maxChangedGroups
+        self.changeHistory = changeHistory
         self.directory = directory
         fsyncPolicy = fsync
         self.compactionMinimumBytes = compactionMinimumBytes
@@ -175,11 +181,12 @@ package final class DurableSessionStore: SessionStore {
     // MARK: SessionStore
 
     package func create(in menu: MenuGeneration) throws(SessionStoreError) -> SessionID {
-        try insert(ExpansionState(), in: menu, events: { [.created($0)] })
+        try insert(ExpansionState(), history: ChangeHistory(revision: 0), in: menu, events: { [.created($0)] })
     }
 
-    /// Journals `events(id)` for a fresh id, then inserts the session holding `state` (on `menu`).
-    private func insert(_ state: ExpansionState, in menu: MenuGeneration,
+    /// Journals `events(id)` for a fresh id, then inserts the session holding `state` and
+    /// `history` (on `menu`).
+    private func insert(_ state: ExpansionState, history: ChangeHistory, in menu: MenuGeneration,
                         events: (SessionID) -> [DurableRecord.Event]) throws(SessionStoreError) -> SessionID {
         latest.note(menu)
         let now = clock()
@@ -193,7 +200,7 @@ package final class DurableSessionStore: SessionStore {
         let id = SessionID.random()
         let time = wallClock()
         let bytes = Self.records(events(id), time: time)
-        let entry = Entry(state: state, epoch: menu.epoch, lastUsed: now, journaledUse: now)
+        let entry = Entry(state: state, epoch: menu.epoch, history: history, lastUsed: now, journaledUse: now)
         let journalBytes: Int64
         do {
             journalBytes = try writer.commit(bytes, deadline: writer.deadline()) { [table, writer] fate in
@@ -225,8 +232,9 @@ package final class DurableSessionStore: SessionStore {
                 case .refused: break
                 case .abandoned:
                     // Brings the session back as it was: created, then each group it changed.
+                    let revision = shard[position].revision
                     let groups = shard[position].changedGroups(latest: latest.current).map {
-                        DurableRecord.Event.groupSet(id, group: $0.id, isExpanded: $0.isExpanded)
+                        DurableRecord.Event.groupSet(id, group: $0.id, isExpanded: $0.isExpanded, revision: revision)
                     }
                     writer.enqueue(Self.records([.created(id)] + groups, time: time), essential: true)
                 }
@@ -237,57 +245,70 @@ package final class DurableSessionStore: SessionStore {
         scheduleCompactionIfNeeded(journalBytes: journalBytes)
     }
 
-    package func state(of id: SessionID, in menu: MenuGeneration) throws(SessionStoreError) -> ExpansionState {
+    package func snapshot(of id: SessionID, in menu: MenuGeneration) throws(SessionStoreError) -> SessionSnapshot {
         latest.note(menu)
         let now = clock()
         return try table.withEntry(of: id, in: menu, now: now, forWrite: false) { shard, position in
             touchIfDue(id, &shard[position], now: now)
-            return shard[position].state
+            return shard[position].snapshot
         }
     }
 
-    package func apply(_ command: ExpansionCommand, to id: SessionID?, in menu: MenuGeneration) throws(SessionStoreError) -> AppliedChange {
+    package func apply(_ command: ExpansionCommand, to id: SessionID?, in menu: MenuGeneration,
+                       if condition: RevisionCondition?) throws(SessionStoreError) -> AppliedChange {
         guard let id else {
-            // A write without a session: compute on a fresh state, then journal and store it as a new session.
+            // A write without a session: the default view, revision 0; compute on a fresh state,
+            // then journal and store it as a new session.
+            if let condition, !condition.admits(0) { throw .revisionMismatch(current: 0) }
             var view = FlattenedView(menu: menu.menu)
             let (change, groups) = try command.runListingGroups(on: &view, maxChangedGroups: maxChangedGroups)
             let changed = view.state != ExpansionState()
-            let newID = try insert(view.state, in: menu) { id in
-                [.created(id)] + (changed ? Self.groupSets(groups, of: id) : [])
+            var history = ChangeHistory(revision: 0)
+            if changed { history.record(change.change, capacity: changeHistory) }
+            let newID = try insert(view.state, history: history, in: menu) { id in
+                [.created(id)] + (changed ? Self.groupSets(groups, of: id, revision: 1) : [])
             }
-            return AppliedChange(sessionID: newID, created: true, change: change, state: view.state)
+            return AppliedChange(sessionID: newID, created: true, change: change, state: view.state, revision: history.endRevision)
         }
         latest.note(menu)
         let now = clock()
         let deadline = writer.deadline()
         let limit = maxChangedGroups
         // Works on a copy: the session keeps its old state until the journal has the change.
-        var computed: (change: ExpansionChange, groups: [(id: String, isExpanded: Bool)], state: ExpansionState)?
+        var computed: (change: ExpansionChange, groups: [(id: String, isExpanded: Bool)], state: ExpansionState, revision: Int)?
         let changed = try markPending(id, in: menu, deadline: deadline) { entry throws(SessionStoreError) -> Bool in
+            try entry.check(condition)
             var view = FlattenedView(menu: menu.menu, state: entry.state)
             let (change, groups) = try command.runListingGroups(on: &view, maxChangedGroups: limit)
-            computed = (change, groups, view.state)
-            return view.state != entry.state
+            let changes = view.state != entry.state
+            computed = (change, groups, view.state, entry.revision + (changes ? 1 : 0))
+            return changes
         }
-        guard let (change, groups, state) = computed.map({ ($0.change, $0.groups, $0.state) }) else { throw .unknownSession }
-        let applied = AppliedChange(sessionID: id, created: false, change: change, state: state)
+        guard let (change, groups, state, revision) = computed.map({ ($0.change, $0.groups, $0.state, $0.revision) }) else {
+            throw .unknownSession
+        }
+        let applied = AppliedChange(sessionID: id, created: false, change: change, state: state, revision: revision)
         guard changed else { return applied }
         let time = wallClock()
-        // One commit for every group the command set (a reveal sets several).
-        let record = Self.records(Self.groupSets(groups, of: id), time: time)
+        // One commit for every group the command set (a reveal sets several), each record at the
+        // revision the write leaves the session at.
+        let record = Self.records(Self.groupSets(groups, of: id, revision: revision), time: time)
+        let changeHistory = changeHistory
         let journalBytes = try writer.commit(record, deadline: deadline) { [table, writer] fate in
             table.withShard(of: id) { shard in
                 guard let position = shard.position(of: id) else { return }
                 switch fate {
                 case .durable:
                     // With the epoch it was computed on: a rebase while pending is overwritten whole.
-                    shard[position].state = state
-                    shard[position].epoch = menu.epoch
+                    shard[position].carry(state, to: menu.epoch)
+                    shard[position].history.record(change.change, capacity: changeHistory)
                     shard[position].journaledUse = now
                 case .refused: break
                 case .abandoned:
-                    // The command changed exactly these groups: their state before is the opposite.
-                    writer.enqueue(Self.records(Self.groupSets(groups.map { ($0.id, !$0.isExpanded) }, of: id), time: time),
+                    // The command changed exactly these groups: their state before is the opposite,
+                    // at the revision the session stays at.
+                    writer.enqueue(Self.records(Self.groupSets(groups.map { ($0.id, !$0.isExpanded) }, of: id,
+                                                               revision: shard[position].revision), time: time),
                                    essential: true)
                 }
                 shard[position].pending = false
@@ -298,8 +319,8 @@ package final class DurableSessionStore: SessionStore {
     }
 
     /// A `groupSet` event of session `id` for each group.
-    private static func groupSets(_ groups: [(id: String, isExpanded: Bool)], of id: SessionID) -> [DurableRecord.Event] {
-        groups.map { .groupSet(id, group: $0.id, isExpanded: $0.isExpanded) }
+    private static func groupSets(_ groups: [(id: String, isExpanded: Bool)], of id: SessionID, revision: Int) -> [DurableRecord.Event] {
+        groups.map { .groupSet(id, group: $0.id, isExpanded: $0.isExpanded, revision: revision) }
     }
 
     /// Under `id`'s shard lock, records the use and runs `journals` on the live session (carried
@@ -376,6 +397,11 @@ package final class DurableSessionStore: SessionStore {
         guard now.milliseconds(since: entry.journaledUse) >= touchInterval else { return }
         writer.enqueue(Self.records([.touched(id)], time: wallClock()))
         entry.journaledUse = now
+    }
+
+    package func changes(of id: SessionID, since: Int, in menu: MenuGeneration) throws(SessionStoreError) -> SessionChanges {
+        latest.note(menu)
+        return try table.changes(of: id, since: since, in: menu, now: clock())
     }
 
     /// Makes `menu` the newest and carries every session over to it (see ``SessionStore/adopt(_:)``),

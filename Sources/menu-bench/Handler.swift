@@ -8,6 +8,7 @@ import MenuSessions
 /// libmicrohttpd: `MenuService.respond(to:)` for the request `Benchmarks/http.sh` sends
 /// (`GET /rows?offset=count/2&limit=50` on a session with six changed groups) and for a toggle.
 /// It shows how much of an HTTP request's CPU time is ours (the rest is the kernel and libmicrohttpd).
+/// Also the same page revalidated with the `If-None-Match` of its ETag: the 304 a caching client gets.
 enum HandlerFigures {
     static func measure(_ path: String, plan: TimingPlan) throws -> String {
         let menu = try Menu(contentsOfFile: path)
@@ -24,10 +25,16 @@ enum HandlerFigures {
             method: "GET", path: "/rows", query: [("offset", String(count / 2)), ("limit", "50")], headers: headers)
         let page = service.respond(to: rows)
         guard page.status == 200 else { throw BenchError.childFailed("GET /rows answered \(page.status)") }
+        let tag = page.headers.first { $0.name == "ETag" }?.value ?? ""
+        let revalidation = HTTPRequest(method: "GET", path: "/rows", query: [("offset", String(count / 2)), ("limit", "50")],
+                                       headers: headers + [(name: "If-None-Match", value: tag)])
+        guard service.respond(to: revalidation).status == 304 else { throw BenchError.childFailed("the revalidation did not answer 304") }
         let toggle = HTTPRequest(method: "POST", path: "/groups/g14/toggle", headers: headers)
         let rowsTime = plan.nanosecondsPerOp { _ in service.respond(to: rows).status }
+        let notModifiedTime = plan.nanosecondsPerOp { _ in service.respond(to: revalidation).status }
         let toggleTime = plan.nanosecondsPerOp { _ in service.respond(to: toggle).status }
         return "| `MenuService.respond` GET /rows?offset=\(count / 2)&limit=50 (\(page.body.count) bytes) | "
-            + "\(Report.time(rowsTime)) |\n| `MenuService.respond` POST /groups/g14/toggle | \(Report.time(toggleTime)) |"
+            + "\(Report.time(rowsTime)) |\n| `MenuService.respond` the same with its If-None-Match (304) | \(Report.time(notModifiedTime)) |"
+            + "\n| `MenuService.respond` POST /groups/g14/toggle | \(Report.time(toggleTime)) |"
     }
 }

@@ -40,7 +40,7 @@ struct ContractAnchorTests {
                         let target = "/rows?\(anchor)=\(row.id)&limit=\(limit)"
                         let response = try await client.get(target, session: sessionID)
                         #expect(response.status == 200, "\(target): \(response)")
-                        #expect(try response.keys() == ["version", "count", "leafCount", "offset", "limit", "rows"])
+                        #expect(try response.keys() == ["version", "revision", "count", "leafCount", "offset", "limit", "rows"])
                         let page = try response.decode(LiveRowsPage.self)
                         let expected = Self.expectedPage(anchor, index: index, limit: limit, rows: rows)
                         #expect(page.offset == expected.offset && page.limit == limit && page.count == rows.count, "\(target)")

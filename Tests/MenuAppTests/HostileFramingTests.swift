@@ -164,7 +164,7 @@ struct FramingCase: Sendable, CustomTestStringConvertible {
             // 0.9.75 writes the head of its own pages twice; what follows is not a response.
             if (try? connection.readUntilClosed()) == nil { problems.append("the connection stayed open after the refusal") }
         }
-        if isJSON, first.header("Cache-Control") != "no-store" { problems.append("no Cache-Control: no-store: \(first.head)") }
+        if isJSON, let problem = liveCachingProblem(header: first.header, head: first.head) { problems.append(problem) }
         return problems
     }
 

@@ -412,7 +412,7 @@ struct HostileCase: Sendable, CustomTestStringConvertible {
         let outcome: Outcome
         if first.header("Content-Type") == "application/json; charset=utf-8" {
             outcome = .json(first.status, first.status < 300 ? "" : Self.errorCode(first, problems: &problems))
-            if first.header("Cache-Control") != "no-store" { problems.append("no Cache-Control: no-store: \(first.head)") }
+            if let problem = liveCachingProblem(header: first.header, head: first.head) { problems.append(problem) }
         } else {
             outcome = .mhd(first.status)
             if first.header("Connection")?.lowercased() != "close" {
@@ -450,7 +450,8 @@ struct HostileCase: Sendable, CustomTestStringConvertible {
     static func errorCode(_ response: HostileHTTP.Response, problems: inout [String]) -> String {
         let text = String(decoding: response.body, as: UTF8.self)
         guard let json = try? JSONDecoder().decode(LiveJSON.self, from: Data(response.body)),
-              let outer = json.objectValue, Set(outer.keys) == ["error"],
+              // A 412 carries the session's current revision beside the error.
+              let outer = json.objectValue, Set(outer.keys) == (response.status == 412 ? ["error", "revision"] : ["error"]),
               let inner = outer["error"]?.objectValue, Set(inner.keys) == ["code", "message"],
               let code = inner["code"]?.stringValue, let message = inner["message"]?.stringValue, !message.isEmpty
         else {
@@ -525,6 +526,12 @@ struct HostileInputTests {
 
     @Test(.timeLimit(.minutes(1)), arguments: HostileCase.all)
     func hostileRequestGets4xxOrACloseAndChangesNoSession(_ hostile: HostileCase) async throws {
+        try await Self.expectRefusedWithoutChange(hostile)
+    }
+
+    /// Sends `hostile` to a fresh server holding one session: its answer must be one it accepts,
+    /// and the session's rows and the session count must not change.
+    static func expectRefusedWithoutChange(_ hostile: HostileCase) async throws {
         let server = try Self.server()
         defer { server.shutdown() }
         let port = server.port

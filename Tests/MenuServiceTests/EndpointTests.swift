@@ -13,6 +13,7 @@ import MenuTestSupport
     static let contract: [(method: String, path: String, endpoint: Endpoint)] = [
         ("GET", "/rows", .rows), ("HEAD", "/rows", .rows),
         ("GET", "/count", .count), ("HEAD", "/count", .count),
+        ("GET", "/changes", .changes), ("HEAD", "/changes", .changes),
         ("GET", "/healthz", .health), ("HEAD", "/healthz", .health),
         ("POST", "/sessions", .createSession),
         ("DELETE", "/sessions/AAAAAAAAAAAAAAAAAAAAAA", .deleteSession(id: "AAAAAAAAAAAAAAAAAAAAAA")),
@@ -72,6 +73,7 @@ import MenuTestSupport
         switch endpoint {
         case .rows: ("rows", nil)
         case .count: ("count", nil)
+        case .changes: ("changes", nil)
         case .health: ("health", nil)
         case .createSession: ("createSession", nil)
         case .deleteSession(let id): ("deleteSession", id)

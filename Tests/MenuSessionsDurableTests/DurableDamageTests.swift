@@ -53,7 +53,7 @@ struct DurableDamageTests {
             let snapshot = try #require(base.files["snapshot"])
             var offset = try #require(DurableRecord.frame(in: snapshot, at: DurableRecord.snapshotMagic.count)).endIndex
             while let payload = DurableRecord.frame(in: snapshot, at: offset) {
-                if case .session(let id, _, let groups)? = DurableRecord.decodeSnapshotItem(payload) {
+                if case .session(let id, _, let groups, _)? = DurableRecord.decodeSnapshotItem(payload) {
                     base.snapshotSessions.append((id, Dictionary(uniqueKeysWithValues: groups.map { ($0.id, $0.isExpanded) })))
                 }
                 offset = payload.endIndex

@@ -132,7 +132,7 @@ struct DurableRecordTests {
         while offset < bytes.count, let payload = DurableRecord.frame(in: bytes, at: offset) {
             #expect(payload.count <= 1000)
             switch DurableRecord.decodeSnapshotItem(payload) {
-            case .session(let found, let lastUsed, let first)? where records == 0 && found == id && lastUsed == 42:
+            case .session(let found, let lastUsed, let first, _)? where records == 0 && found == id && lastUsed == 42:
                 decoded += first
             case .moreGroups(let found, let more)? where records > 0 && found == id:
                 decoded += more

@@ -1,0 +1,41 @@
+import HTTPCore
+import MenuSessions
+
+/// Conditional requests (RFC 9110 §13) and the caching headers of the session reads.
+///
+/// `GET`/`HEAD /rows` and `/count` carry a strong ``SessionEntityTag`` of the menu version and
+/// the session's revision, `Cache-Control: private, no-cache` (any cache must revalidate; no
+/// shared cache may keep a session's rows) and `Vary: X-Session-Id` (the header that picks the
+/// session). An `If-None-Match` naming the current tag answers `304 Not Modified` from the
+/// revision alone, before any row is encoded. Every write takes `If-Match`, checked by the store
+/// atomically with the write.
+extension MenuService {
+    /// The headers of a 200 session read, after its `ETag`.
+    private static let readHeaders: [(name: String, value: String)] = [
+        ("Content-Type", "application/json; charset=utf-8"), ("Cache-Control", "private, no-cache"), ("Vary", "X-Session-Id"),
+    ]
+
+    /// A 200 session read with its tag and caching headers.
+    func read(_ body: ResponseBody, tag: SessionEntityTag) -> HTTPResponse {
+        HTTPResponse(status: 200, headers: [("ETag", tag.headerValue)] + Self.readHeaders, body: body)
+    }
+
+    /// The tag of `session`'s state on `menu`.
+    func entityTag(of session: SessionSnapshot, on menu: ServedMenu) -> SessionEntityTag {
+        SessionEntityTag(prefix: menu.entityTagPrefix, revision: session.revision)
+    }
+
+    /// `304 Not Modified` (tag and caching headers, no body) when `request`'s `If-None-Match`
+    /// names `tag` or is `*`; nil when it sends none or names other tags. O(1) without the header.
+    func notModified(_ request: HTTPRequest, tag: SessionEntityTag) throws(APIError) -> HTTPResponse? {
+        guard try EntityTagCondition.noneMatchFails(in: request, current: tag) == true else { return nil }
+        return HTTPResponse(status: 304, headers: [("ETag", tag.headerValue), ("Cache-Control", "private, no-cache"), ("Vary", "X-Session-Id")])
+    }
+
+    /// The `If-Match` of a write, parsed once; ``EntityTagCondition/revisionCondition(prefix:)``
+    /// turns it into the store's condition on the menu the write runs on.
+    func writeCondition(of request: HTTPRequest) throws(APIError) -> EntityTagCondition? {
+        guard request.headers.firstIndex(named: "if-match") != nil else { return nil }
+        return try EntityTagCondition.parse("if-match", of: request, named: "If-Match")
+    }
+}

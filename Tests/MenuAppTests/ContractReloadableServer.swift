@@ -1,0 +1,29 @@
+import DurableTestSupport
+import MenuApp
+import MenuTestSupport
+
+/// A contract server serving generation 1 of ``ReloadMenus`` from a config file of its own, which
+/// ``reload(to:)`` rewrites and reloads: for the contract tests of what a reload does.
+struct ContractReloadableServer {
+    let directory = DurableTemporaryDirectory()
+    let server: ContractServer
+    private let config: String
+
+    init(over transport: ContractTransport) throws {
+        config = directory.file("menu.json")
+        try ReloadMenus.write(generation: 1, to: config)
+        let config = config
+        server = try transport.start { $0.configPath = config }
+    }
+
+    /// Serves generation `k` from now on; true when the menu changed.
+    func reload(to k: Int) throws -> Bool {
+        try ReloadMenus.write(generation: k, to: config)
+        return try server.server.reload().changed
+    }
+
+    func shutdown() {
+        server.shutdown()
+        directory.remove()
+    }
+}
