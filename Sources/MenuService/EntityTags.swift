@@ -185,8 +185,23 @@ package struct EntityTagCondition: Sendable, Equatable {
 package struct SessionEntityTag: Sendable, Equatable {
     package var opaque: [UInt8]
 
+    /// One allocation: the prefix copied into a buffer sized for it and the digits.
     package init(prefix: [UInt8], revision: Int) {
-        opaque = prefix + Array(String(revision).utf8)
+        var opaque = [UInt8]()
+        opaque.reserveCapacity(prefix.count + 20)
+        opaque.append(contentsOf: prefix)
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes on the stack, enough for an Int
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            var value = UInt(max(revision, 0))
+            var end = buffer.count
+            repeat {
+                end -= 1
+                buffer[end] = UInt8(ascii: "0") + UInt8(value % 10)
+                value /= 10
+            } while value > 0
+            opaque.append(contentsOf: buffer[end...])
+        }
+        self.opaque = opaque
     }
 
     /// A tag of these opaque bytes (tests and the fuzz target).
@@ -195,7 +210,14 @@ package struct SessionEntityTag: Sendable, Equatable {
     }
 
     /// The header value, quotes included.
-    package var headerValue: String { "\"" + String(decoding: opaque, as: UTF8.self) + "\"" }
+    package var headerValue: String {
+        String(unsafeUninitializedCapacity: opaque.count + 2) { buffer in
+            buffer[0] = UInt8(ascii: "\"")
+            _ = UnsafeMutableBufferPointer(rebasing: buffer[1 ..< opaque.count + 1]).initialize(from: opaque)
+            buffer[opaque.count + 1] = UInt8(ascii: "\"")
+            return opaque.count + 2
+        }
+    }
 
     /// What every tag of a menu starts with: its encoded version and `-`. O(version).
     package static func prefix(version: String) -> [UInt8] {
