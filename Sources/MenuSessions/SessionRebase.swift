@@ -84,7 +84,7 @@ extension SessionTable where Entry: SessionStateEntry {
         while true {
             let step = { (shard: inout SessionShard<Entry>) throws(SessionStoreError) -> RebaseStep<Result> in
                 guard let position = shard.use(id, now: now, timeToLive: timeToLive) else { throw .unknownSession }
-                switch shard[position].freshness(for: generation) {
+                switch shard.withEntry(at: position, { $0.freshness(for: generation) }) {
                 case .current: return .done(try body(&shard, position))
                 case .stale(let state, let epoch): return .stale(state, epoch)
                 case .newer: throw .menuChanged

@@ -76,6 +76,14 @@ package struct SessionShard<Entry: SessionTableEntry>: Sendable {
 
     /// The entry at `position` (from ``position(of:)``), read or changed in place. (A read goes
     /// through the dictionary's in-place access too: its getter would copy the whole node.)
+    /// Runs `body` on the entry at `position` in place: the entry is not copied (its state's
+    /// arrays are not retained and released), which a read through ``subscript(_:)``'s getter does.
+    package mutating func withEntry<Result, Failure: Error>(
+        at position: Position, _ body: (inout Entry) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        try body(&nodes.values[position.index].entry!)
+    }
+
     package subscript(position: Position) -> Entry {
         mutating get { Self.entry(of: &nodes.values[position.index]) }
         _modify { yield &nodes.values[position.index].entry! }

@@ -249,8 +249,10 @@ package final class DurableSessionStore: SessionStore {
         latest.note(menu)
         let now = clock()
         return try table.withEntry(of: id, in: menu, now: now, forWrite: false) { shard, position in
-            touchIfDue(id, &shard[position], now: now)
-            return shard[position].snapshot
+            shard.withEntry(at: position) { entry in
+                touchIfDue(id, &entry, now: now)
+                return entry.snapshot
+            }
         }
     }
 
