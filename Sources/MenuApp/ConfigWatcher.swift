@@ -14,14 +14,12 @@ import Glibc
 /// own thread. Editors that write in several steps, and `cp` over the file, give one reload.
 /// ``stop()`` ends the thread within one poll interval (100 ms).
 final class ConfigWatcher: Sendable {
-    let path: String
     private let descriptor: Int32
     private let stopped = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
 
     /// Starts watching; throws when inotify cannot watch the directory (the server then refuses to start).
     init(path: String, quiet: Duration = .milliseconds(200), changed: @escaping @Sendable () -> Void) throws(ConfigWatchError) {
-        self.path = path
         let url = URL(fileURLWithPath: path)
         let directory = url.deletingLastPathComponent().path
         let name = url.lastPathComponent

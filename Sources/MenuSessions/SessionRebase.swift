@@ -103,9 +103,7 @@ extension SessionTable where Entry: SessionStateEntry {
     package func rebase(_ id: SessionID, _ state: ExpansionState, from epoch: MenuEpoch, to generation: MenuGeneration) {
         let rebased = state.rebased(from: epoch, to: generation)
         withShard(of: id) { shard in
-            guard let position = shard.position(of: id), shard[position].epoch === epoch, shard[position].state == state
-            else { return }
-            shard[position].carry(rebased, to: generation.epoch)
+            _ = shard.install(rebased, for: id, replacing: state, at: epoch, to: generation.epoch, unlessPinned: false)
         }
     }
 
@@ -142,11 +140,8 @@ extension SessionTable where Entry: SessionStateEntry {
                 let rebased = batch.map { $0.1.rebased(from: $0.2, to: generation) }
                 let installed = withShard(at: index) { shard in
                     var installed = 0
-                    for ((id, state, epoch), new) in zip(batch, rebased) {
-                        guard let position = shard.position(of: id), shard[position].epoch === epoch,
-                              shard[position].state == state, !shard[position].isPinned
-                        else { continue }
-                        shard[position].carry(new, to: generation.epoch)
+                    for ((id, state, epoch), new) in zip(batch, rebased)
+                    where shard.install(new, for: id, replacing: state, at: epoch, to: generation.epoch, unlessPinned: true) {
                         installed += 1
                     }
                     return installed
@@ -170,6 +165,21 @@ extension SessionTable where Entry: SessionStateEntry {
 
     /// Sessions one lock of the background pass installs at most.
     package static var rebaseBatch: Int { 64 }
+}
+
+extension SessionShard where Entry: SessionStateEntry {
+    /// Installs `rebased` (carried from `epoch` to `next`) in `id`'s entry, in place, when the
+    /// session still holds exactly `state` at `epoch` (a write in between wins) and, with
+    /// `unlessPinned`, has no write in flight; true when installed. The check both rebases share.
+    mutating func install(_ rebased: ExpansionState, for id: SessionID, replacing state: ExpansionState, at epoch: MenuEpoch,
+                          to next: MenuEpoch, unlessPinned: Bool) -> Bool {
+        guard let position = position(of: id) else { return false }
+        return withEntry(at: position) { entry in
+            guard entry.epoch === epoch, entry.state == state, !(unlessPinned && entry.isPinned) else { return false }
+            entry.carry(rebased, to: next)
+            return true
+        }
+    }
 }
 
 private enum RebaseStep<Result: Sendable>: Sendable {

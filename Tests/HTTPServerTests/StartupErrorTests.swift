@@ -78,17 +78,7 @@ struct StartupErrorTests {
 
     /// Whether this machine can bind a TCP socket to `::1` at all (containers without IPv6
     /// cannot): an environment limit, not a bug, so the test below is skipped, by name, there.
-    static let canBindIPv6Loopback: Bool = {
-        let fd = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var address = sockaddr_in6()
-        address.sin6_family = sa_family_t(AF_INET6)
-        address.sin6_addr = in6addr_loopback
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
-        } == 0
-    }()
+    static let canBindIPv6Loopback = machineCanBindIPv6Loopback()
 
     @Test(.enabled(if: canBindIPv6Loopback, "this machine cannot bind ::1 (no IPv6 loopback)"))
     func ipv6LoopbackHostIsHonoured() throws {
