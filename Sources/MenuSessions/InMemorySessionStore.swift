@@ -113,11 +113,9 @@ package final class InMemorySessionStore: SessionStore {
             defer { entry.state = view.state }
             let before = view.state.changedGroupCount
             let change = try command.run(on: &view, maxChangedGroups: limit)
-            // A toggle or a set flips one group or none, and a flip always moves the changed-group
-            // count; a reveal changes the state exactly when it opened a group (its splice), even if
-            // its flips added and removed as many changed groups.
-            let changed: Bool = if case .reveal = command { change.change != nil } else { view.state.changedGroupCount != before }
-            if changed { entry.history.record(change.change, capacity: changeHistory) }
+            if command.changedState(answering: change, countBefore: before, after: view.state.changedGroupCount) {
+                entry.history.record(change.change, capacity: changeHistory)
+            }
             return AppliedChange(sessionID: id, created: false, change: change, state: view.state, revision: entry.revision)
         }
     }

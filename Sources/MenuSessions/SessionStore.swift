@@ -176,6 +176,15 @@ extension ExpansionCommand {
         try runListingGroups(on: &view, maxChangedGroups: maxChangedGroups).change
     }
 
+    /// Whether running this command, which answered `change` and took the state's changed-group
+    /// count from `before` to `after`, changed the state (a revision): a toggle or a set flips one
+    /// group or none, and a flip always moves the count; a reveal changed it exactly when it opened
+    /// a group (its splice), even if its flips added and removed as many changed groups. O(1).
+    package func changedState(answering change: ExpansionChange, countBefore before: Int, after: Int) -> Bool {
+        if case .reveal = self { return change.change != nil }
+        return before != after
+    }
+
     /// ``run(on:maxChangedGroups:)``, also answering each group the command set and the state it
     /// set it to (what a journal records; a group already in that state may be among them for a
     /// toggle or a set, never for a reveal): the one group of a toggle or a set, the collapsed
