@@ -118,7 +118,10 @@ extension MenuTable {
             } catch {
                 throw giveUp(error)
             }
-            guard let retry else { throw giveUp(answer.error) }
+            guard let retry else {
+                throw giveUp(.conflict(attempts: attempt, detail: "\(first.method) /\(first.path) found the session moved on (\(answer.error)); "
+                    + "what the toggle meant is unknown (the group is hidden), so nothing was applied; the table is caught up"))
+            }
             request = retry
         }
         throw giveUp(.conflict(attempts: Self.maxWriteAttempts,
