@@ -228,18 +228,24 @@ package final class MenuService: Sendable {
         writer.integer(applied.revision)
         writer.raw(",\"sessionId\":")
         writer.string(applied.sessionID.text)
-        writer.raw(",\"id\":")
-        writer.string(applied.change.id)
-        writer.raw(",\"isExpanded\":")
-        writer.bool(applied.change.isExpanded)
-        writer.raw(",\"index\":")
-        if let index = applied.change.index { writer.integer(index) } else { writer.raw("null") }
+        switch applied.change {
+        case .group(let change):
+            writer.raw(",\"id\":")
+            writer.string(change.id)
+            writer.raw(",\"isExpanded\":")
+            writer.bool(change.isExpanded)
+            writer.raw(",\"index\":")
+            if let index = change.index { writer.integer(index) } else { writer.raw("null") }
+        case .all(let reset):
+            writer.raw(",\"all\":")
+            writer.string(reset.mode.rawValue)
+        }
         writer.raw(",\"count\":")
         writer.integer(view.count)
         writer.raw(",\"leafCount\":")
         writer.integer(view.leafCount)
         writer.raw(",\"change\":")
-        Self.write(applied.change.change, to: &writer)
+        Self.write(applied.change.splice, to: &writer)
         writer.raw("}")
         return json(200, writer.finish(), extraHeaders: [("X-Session-Id", applied.sessionID.text)])
     }
