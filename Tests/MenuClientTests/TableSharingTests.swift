@@ -65,7 +65,7 @@ import Testing
                     refusedToggles += 1
                 }
             } else {
-                try await writer.setExpanded(group, Bool.random(using: &random), recursive: false)
+                try await writer.setExpanded(group, Bool.random(using: &random), recursive: Int.random(in: 0 ..< 3, using: &random) == 0)
             }
             try await expectCacheMatchesServer(writer, server: server, "step \(step): the writer")
             if Int.random(in: 0 ..< 3, using: &random) == 0 {
