@@ -46,6 +46,8 @@ public final class MenuTable: Sendable {
     }
 
     /// Opens the table of `session` (creating the session when it has none yet): reads its count.
+    /// A restored session the server no longer has is recreated from its layout first
+    /// (``MenuTableEvent/sessionRecreated(_:)`` is then the first of ``events``).
     public init(session: MenuSession, pageSize: Int = 50, prefetchPages: Int = 1, section: Int = 0) async throws(MenuClientError) {
         guard pageSize >= 1 else { throw .invalidArgument("pageSize must be at least 1, got \(pageSize)") }
         guard prefetchPages >= 0 else { throw .invalidArgument("prefetchPages must be 0 or more, got \(prefetchPages)") }
@@ -54,7 +56,15 @@ public final class MenuTable: Sendable {
         self.prefetchPages = prefetchPages
         self.section = section
         (events, eventSink) = AsyncStream.makeStream(of: MenuTableEvent.self)
-        let counted = try await Self.readCount(session)
+        var counted: MenuCountAnswer
+        do {
+            counted = try await Self.readCount(session)
+        } catch .server(_, "unknown_session", _, _, _, _) {
+            if let failedID = await session.id, let recreation = try await session.recreate(replacing: failedID) {
+                eventSink.yield(.sessionRecreated(recreation))
+            }
+            counted = try await Self.readCount(session)
+        }
         state = Mutex(State(cache: RowCache(count: counted.count), version: counted.version, revision: counted.revision,
                             leafCount: counted.leafCount))
     }

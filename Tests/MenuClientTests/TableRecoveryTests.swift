@@ -51,6 +51,23 @@ import FoundationNetworking
         try await expectCacheMatchesServer(table, server: server, "after the write")
     }
 
+    @Test func aRestoredSessionTheServerNeverHadIsReplacedWhenTheTableOpens() async throws {
+        let server = try ClientTestServer(config: menu)
+        defer { server.shutdown() }
+        let unknown = "AAAAAAAAAAAAAAAAAAAAAA"
+        let session = MenuSession(configuration: server.configuration, restoring: MenuSessionSnapshot(sessionID: unknown, layout: nil))
+        let table = try await MenuTable(session: session)
+        var events = table.events.makeAsyncIterator()
+        guard case .sessionRecreated(let recreation)? = await events.next() else {
+            Issue.record("expected the session to be recreated")
+            return
+        }
+        let newID = try #require(await session.id)
+        #expect(recreation.oldID == unknown && recreation.newID == newID && !recreation.layoutRestored)
+        _ = try await table.rows(in: 0 ..< table.count)
+        try await expectCacheMatchesServer(table, server: server, "after opening")
+    }
+
     @Test(.disabled("needs GET /sessions/{id} and POST /sessions with a layout (issue 13 §6), not on main yet"))
     func aSessionTheServerNoLongerHasIsRecreatedFromItsLayoutAndReported() async throws {
         let server = try ClientTestServer(config: menu)
