@@ -12,7 +12,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite struct WireAgreementTests {
+@Suite(.timeLimit(.minutes(2))) struct WireAgreementTests {
     /// One raw exchange with the server.
     private func exchange(_ server: ClientTestServer, _ method: String, _ target: String, session: String? = nil,
                           headers: [(String, String)] = [], body: String? = nil) async throws -> (status: Int, etag: String?, body: Data) {
