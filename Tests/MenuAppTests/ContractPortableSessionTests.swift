@@ -178,6 +178,26 @@ struct ContractPortableSessionTests {
     }
 
     @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    func collapseAllAndRecursiveSetsReadBackAsBaseAndMarksAndRecreateTheSameTable(over transport: ContractTransport) async throws {
+        let server = try transport.start()
+        defer { server.shutdown() }
+        let client = server.client()
+        let session = try await client.newSession()
+        #expect(try await client.send("PUT", "/expansion", session: session, body: Array(#"{"all":"collapsed"}"#.utf8)).status == 200)
+        #expect(try await client.send("PUT", "/groups/drinks/expansion", session: session,
+                                      body: Array(#"{"isExpanded":true,"recursive":true}"#.utf8)).status == 200)
+        #expect(try await client.toggle("baijiu", session: session).status == 200)
+        #expect(try await client.send("POST", "/nodes/mapo-tofu/reveal", session: session).status == 200)
+        let read = try await client.portable(of: session)
+        #expect(read.revision == 4)
+        #expect(read.expansion == LivePortableExpansion(base: "collapsed", marks: [.init(id: "drinks", mode: "expanded")],
+                                                        expanded: ["main-courses"], collapsed: ["baijiu"]))
+        let copy = try await client.create(from: read.expansion)
+        #expect(try await client.table(of: copy.sessionId) == client.table(of: session))
+        #expect(try await client.get("/rows?limit=500", session: session).decode(LiveRowsPage.self).rows == model.rows(state(of: read.expansion)))
+    }
+
+    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
     func idsThatNameNoGroupAreIgnoredAndListedAndAFlipToTheDefaultIsDropped(over transport: ContractTransport) async throws {
         let server = try transport.start()
         defer { server.shutdown() }
