@@ -36,7 +36,7 @@ struct DurableRecordTests {
         var events: [DurableRecord.Event] = []
         var times: [Int64] = []
         let salvage = DurableSalvage(
-            bytes, magic: DurableRecord.journalMagic, kinds: [.created, .deleted, .groupSet, .touched],
+            bytes, magic: DurableRecord.journalMagic, kinds: DurableRecord.journalKinds,
             isRecord: { DurableRecord.decodeEvent($0) != nil },
             consume: { payload in
                 guard let (event, time) = DurableRecord.decodeEvent(payload) else { return false }
@@ -135,7 +135,7 @@ struct DurableRecordTests {
             case .session(let found, let lastUsed, let first, _)? where records == 0 && found == id && lastUsed == 42:
                 decoded += first
             case .moreGroups(let found, let more)? where records > 0 && found == id:
-                decoded += more
+                decoded += more.compactMap { if case .flip(let group, let isExpanded) = $0 { (group, isExpanded) } else { nil } }
             default:
                 Issue.record("record \(records) is not a part of the session")
             }
