@@ -214,13 +214,8 @@ extension DurableBulkTests {
         first.close()
         // The snapshot holds one record per session: the new kind only for the session with a base and marks.
         let snapshot = Array(try Data(contentsOf: URL(fileURLWithPath: directory.file("snapshot"))))
-        var kinds: [UInt8] = []
-        var offset = try #require(DurableRecord.frame(in: snapshot, at: DurableRecord.snapshotMagic.count)).endIndex
-        while let payload = DurableRecord.frame(in: snapshot, at: offset) {
-            kinds.append(payload.first!)
-            offset = payload.endIndex
-        }
-        #expect(kinds.sorted() == [DurableRecord.Kind.snapshotEnd, .sessionAtRevision, .sessionState].map(\.rawValue).sorted())
+        let kinds = durablePayloads(snapshot).payloads.map { $0.first! }
+        #expect(kinds.sorted() == [DurableRecord.Kind.fileHeader, .snapshotEnd, .sessionAtRevision, .sessionState].map(\.rawValue).sorted())
         let journal = try Self.journalBytes(directory)
         #expect(directory.journalNames.count == 1 && journal < 100)  // a fresh journal: its header only
         let reopened = try durableOpen(directory, menu: menu)

@@ -19,17 +19,7 @@ struct DurableRecordTests {
         #expect(CRC32C.update(CRC32C.checksum(text[0 ..< 4]), text[4...]) == 0xE306_9283)
     }
 
-    /// A journal file: magic, header, then `events` at times 1, 2, 3...; and each record's offset.
-    private func journal(_ events: [DurableRecord.Event]) -> (bytes: [UInt8], offsets: [Int]) {
-        var bytes: [UInt8] = []
-        DurableRecord.appendFileHeader(to: &bytes, magic: DurableRecord.journalMagic, generation: 7, time: 0)
-        var offsets: [Int] = []
-        for (index, event) in events.enumerated() {
-            offsets.append(bytes.count)
-            DurableRecord.append(event, time: Int64(index + 1), to: &bytes)
-        }
-        return (bytes, offsets)
-    }
+    private func journal(_ events: [DurableRecord.Event]) -> (bytes: [UInt8], offsets: [Int]) { durableJournalFile(events) }
 
     /// Reads a journal file as recovery does; returns what it kept, with the record times.
     private func read(_ bytes: [UInt8]) -> (salvage: DurableSalvage, events: [DurableRecord.Event], times: [Int64]) {
