@@ -44,7 +44,8 @@ enum DurableRecord {
         /// Snapshot, last record: `u64 session count`.
         case snapshotEnd = 0x21
         /// Snapshot: more groups of the session record before it, when they did not fit in one
-        /// payload: `id | u32 n | n × (u8 isExpanded | u32 length | group id)`.
+        /// payload: `id | u32 n | n × (u8 isExpanded | u32 length | group id)`; after a
+        /// ``sessionState`` record its entries may be marks too (``StateEntry``: tags 2-4).
         case sessionGroups = 0x22
         /// Snapshot: as ``session``, for a session at a revision other than 0:
         /// `i64 last used | id | u64 revision | u32 n | n × (u8 isExpanded | u32 length | group id)`.
