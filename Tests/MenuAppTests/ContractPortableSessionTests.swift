@@ -275,20 +275,27 @@ struct ContractPortableSessionTests {
     }
 
     @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
-    func theDurableStoreKeepsASessionCreatedFromFlipsAcrossARestart(over transport: ContractTransport) async throws {
+    func theDurableStoreKeepsSessionsCreatedFromAStateAcrossARestart(over transport: ContractTransport) async throws {
         let directory = DurableTemporaryDirectory()
         defer { directory.remove() }
         let first = try transport.start { $0.dataDirectory = directory.path }
-        let given = LivePortableExpansion(collapsed: ["main-courses", "beer"])
-        let created = try await first.client().create(from: given)
-        let table = try await first.client().table(of: created.sessionId)
+        let states = [LivePortableExpansion(collapsed: ["main-courses", "beer"]),
+                      LivePortableExpansion(base: "collapsed", marks: [.init(id: "drinks", mode: "expanded")],
+                                            expanded: ["main-courses"], collapsed: ["beer"])]
+        var kept: [(session: String, state: LivePortableExpansion, table: LiveJSON)] = []
+        for state in states {
+            let created = try await first.client().create(from: state)
+            kept.append((created.sessionId, state, try await first.client().table(of: created.sessionId)))
+        }
         first.shutdown()
 
         let second = try transport.start { $0.dataDirectory = directory.path }
         defer { second.shutdown() }
         let client = second.client()
-        let read = try await client.portable(of: created.sessionId)
-        #expect(read.expansion == given && read.revision == 0)
-        #expect(try await client.table(of: created.sessionId) == table)
+        for (session, state, table) in kept {
+            let read = try await client.portable(of: session)
+            #expect(read.expansion == state && read.revision == 0)
+            #expect(try await client.table(of: session) == table)
+        }
     }
 }
