@@ -56,7 +56,7 @@ let package = Package(
         .target(name: "HTTPTestSupport", swiftSettings: strict),
         // Test support only: the tests' paths, menus and manual clock (MenuTestSupport), the service called
         // with request values (MenuServiceTestSupport), the durable store's fixtures (DurableTestSupport).
-        .target(name: "MenuTestSupport", dependencies: ["MenuModel", "MenuSessions"], swiftSettings: strict),
+        .target(name: "MenuTestSupport", dependencies: ["MenuModel", "MenuSessions", "SeedMenu"], swiftSettings: strict),
         .target(
             name: "MenuServiceTestSupport", dependencies: ["MenuService", "MenuSessions", "HTTPCore", "MenuTestSupport"],
             swiftSettings: strict),
