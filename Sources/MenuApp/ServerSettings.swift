@@ -154,12 +154,21 @@ package struct ServerSettings: Sendable, Equatable {
     /// What the command line asks for.
     package enum Command: Sendable, Equatable {
         case run(ServerSettings)
+        /// `menu-server healthcheck [options]`: ask the server these settings describe for
+        /// `GET /healthz` and exit 0 or 1 (``HealthProbe``).
+        case healthCheck(ServerSettings)
         case help
         case version
     }
 
     /// Parses flags (`--flag value` or `--flag=value`) over environment variables over defaults.
     package static func parse(arguments: [String], environment: [String: String]) throws(SettingsError) -> Command {
+        if arguments.first == "healthcheck" {
+            switch try parse(arguments: Array(arguments.dropFirst()), environment: environment) {
+            case .run(let settings): return .healthCheck(settings)
+            case let other: return other
+            }
+        }
         var settings = ServerSettings()
         for option in options {
             if let value = environment[option.environment] {
@@ -204,6 +213,9 @@ package struct ServerSettings: Sendable, Equatable {
         }
         lines.append("  --help".padding(toLength: 30) + "print this help")
         lines.append("  --version".padding(toLength: 30) + "print the version")
+        lines.append("")
+        lines.append("menu-server healthcheck [options]: GET /healthz of the server the same options and variables describe")
+        lines.append("(a wildcard --host is asked on loopback); exits 0 when it answers 200 within 2 s, 1 otherwise.")
         return lines.joined(separator: "\n")
     }
 

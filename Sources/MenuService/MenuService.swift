@@ -113,7 +113,10 @@ package final class MenuService: Sendable {
         case .deleteSession(let id): return try deleteSession(id)
         case .toggleGroup(let id): return try change(.toggle(groupID: id), request)
         case .setGroupExpansion(let id):
-            return try change(.set(groupID: id, isExpanded: try Self.parseExpansionBody(request.body)), request)
+            let body = try Self.parseExpansionBody(request.body)
+            return try change(body.recursive ? .setSubtree(groupID: id, isExpanded: body.isExpanded)
+                                             : .set(groupID: id, isExpanded: body.isExpanded), request)
+        case .setAllExpansion: return try change(.setAll(try Self.parseAllExpansionBody(request.body)), request)
         case .node(let id): return try node(id, request)
         case .revealNode(let id): return try change(.reveal(nodeID: id), request)
         }
@@ -334,13 +337,23 @@ package final class MenuService: Sendable {
         return value
     }
 
-    /// `{"isExpanded": true|false}`; other keys are ignored, a key given twice is refused
-    /// (``ExpansionBodyParser``).
-    package static func parseExpansionBody(_ body: [UInt8]) throws(APIError) -> Bool {
+    /// `{"isExpanded": true|false, "recursive": true|false}` (`recursive` optional); other keys
+    /// are ignored, a key given twice is refused (``ExpansionBodyParser``).
+    package static func parseExpansionBody(_ body: [UInt8]) throws(APIError) -> (isExpanded: Bool, recursive: Bool) {
         do {
-            return try ExpansionBodyParser.parse(body)
+            let parsed = try ExpansionBodyParser.parse(body)
+            return (parsed.isExpanded, parsed.recursive)
         } catch {
-            throw .invalidBody(error.message)
+            throw .invalidBody(error.message(for: .group))
+        }
+    }
+
+    /// `{"all": "expanded"|"collapsed"|"default"}`, as strictly as ``parseExpansionBody(_:)``.
+    package static func parseAllExpansionBody(_ body: [UInt8]) throws(APIError) -> ExpansionMode {
+        do {
+            return try ExpansionBodyParser.parseAll(body)
+        } catch {
+            throw .invalidBody(error.message(for: .all))
         }
     }
 
