@@ -58,11 +58,15 @@ extension ServiceDifferentialRun {
                    "the answer is at revision \(answer.revision), the oracle at \(naive.revision)")
         try expect(answer.count == naive.menu.count && answer.leafCount == naive.menu.leafCount,
                    "the answer counts \(answer.count) rows and \(answer.leafCount) leaves, the oracle \(naive.menu.count) and \(naive.menu.leafCount)")
+        let keys = Set(response.json.keys)
+        let common: Set<String> = ["version", "revision", "sessionId", "count", "leafCount", "change"]
         switch expected {
         case .group(let change):
+            try expect(keys == common.union(["id", "isExpanded", "index"]), "the answer has keys \(keys.sorted())")
             try expect(answer.id == change.id && answer.isExpanded == change.isExpanded && answer.index == change.index && answer.all == nil,
                        "the answer says \(answer.id ?? "-") \(answer.isExpanded.map(String.init) ?? "-") at \(answer.index.map(String.init) ?? "null"), the oracle \(change)")
         case .all(let reset):
+            try expect(keys == common.union(["all"]), "the reset's answer has keys \(keys.sorted())")
             try expect(answer.all == reset.mode.rawValue && answer.id == nil, "the reset's answer says all \(answer.all ?? "-")")
         }
         try expect(answer.change?.rowChange == expected.splice,

@@ -1,7 +1,7 @@
 import Foundation
 import HTTPCore
 import MenuModel
-@testable import MenuService
+import MenuService
 import MenuServiceTestSupport
 import MenuSessions
 import MenuTestSupport
@@ -99,43 +99,20 @@ final class ServiceDifferentialRun {
     /// hex digits, which need no percent-encoding).
     func tag(revision: Int) -> String { "\"\(version)-\(revision)\"" }
 
-    /// Sends `command` the way the contract spells it. Until the bulk routes land, the two bulk
-    /// commands go to the store directly and their answer is written as the route will write it.
+    /// Sends `command` the way the contract spells it (a plain set now and then with an explicit
+    /// `"recursive": false`).
     func send(_ command: ExpansionCommand, by client: Int, headers: [(name: String, value: String)]) -> HTTPResponse {
         switch command {
         case .toggle(let id): return send("POST", "/groups/\(id)/toggle", client: client, headers: headers)
         case .set(let id, let expanded):
-            return send("PUT", "/groups/\(id)/expansion", client: client, headers: headers, body: "{\"isExpanded\":\(expanded)}")
+            let recursive = Bool.random(using: &rng) ? "" : ",\"recursive\":false"
+            return send("PUT", "/groups/\(id)/expansion", client: client, headers: headers, body: "{\"isExpanded\":\(expanded)\(recursive)}")
+        case .setSubtree(let id, let expanded):
+            return send("PUT", "/groups/\(id)/expansion", client: client, headers: headers,
+                        body: "{\"recursive\":true,\"isExpanded\":\(expanded)}")
+        case .setAll(let mode): return send("PUT", "/expansion", client: client, headers: headers, body: "{\"all\":\"\(mode.rawValue)\"}")
         case .reveal(let id): return send("POST", "/nodes/\(id)/reveal", client: client, headers: headers)
-        case .setSubtree, .setAll: return storeWrite(command, by: client, headers: headers)
         }
-    }
-
-    /// `command` applied by the store, answered as the service answers a write.
-    private func storeWrite(_ command: ExpansionCommand, by client: Int, headers: [(name: String, value: String)]) -> HTTPResponse {
-        let condition = headers.first.map { tag in
-            RevisionCondition(accepting: [Int(tag.value.dropFirst(version.count + 2).dropLast())!])
-        }
-        let applied: AppliedChange
-        do {
-            applied = try service.store.apply(command, to: clients[client].id.flatMap { SessionID($0) }, in: service.current.generation,
-                                              if: condition)
-        } catch {
-            return service.errorResponse(APIError(error))
-        }
-        let view = FlattenedView(menu: service.menu, state: applied.state)
-        var answer: [String: Any] = ["version": version, "revision": applied.revision, "sessionId": applied.sessionID.text,
-                                     "count": view.count, "leafCount": view.leafCount]
-        switch applied.change {
-        case .group(let change):
-            answer["id"] = change.id
-            answer["isExpanded"] = change.isExpanded
-            answer["index"] = change.index ?? NSNull()
-        case .all(let reset): answer["all"] = reset.mode.rawValue
-        }
-        answer["change"] = applied.change.splice.map { ["at": $0.at, "inserted": $0.inserted, "removed": $0.removed] } ?? NSNull()
-        let body = (try? JSONSerialization.data(withJSONObject: answer)) ?? Data()
-        return HTTPResponse(status: 200, headers: [("X-Session-Id", applied.sessionID.text)], body: Array(body))
     }
 
     // MARK: Steps
