@@ -80,7 +80,7 @@ let package = Package(
         .testTarget(
             name: "MenuServiceTests",
             dependencies: ["MenuService", "MenuModel", "MenuSessions", "HTTPCore", "MenuServiceTestSupport", "MenuTestSupport",
-                           "SeedMenu", "FuzzTargets"],
+                           "SeedMenu", "FuzzTargets", "MenuSessionsDurable", "DurableTestSupport"],
             swiftSettings: strict),
         // Live: MenuServer started in-process on port 0, the menu-server process, hostile clients, settings.
         .testTarget(

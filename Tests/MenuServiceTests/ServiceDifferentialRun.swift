@@ -13,7 +13,7 @@ struct ServiceDifference: Error, CustomStringConvertible {
 }
 
 /// One run of the service-level differential test: a random menu served in-process
-/// (``MenuService/respond(to:)``, an in-memory store keeping `history` splices per session), and
+/// (``MenuService/respond(to:)``, from a store keeping `history` splices per session), and
 /// several sessions on it, each with its twin ``NaiveSession``. ``step(_:)`` makes one random
 /// write for one session and then reads what the contract says must follow from it; the first
 /// difference is thrown.
@@ -52,11 +52,13 @@ final class ServiceDifferentialRun {
     /// The last operations, for the failure message.
     var trail: [String] = []
 
-    init(spec: [TreeSpec], sessions: Int, history: Int, rng: SplitMix64) throws {
+    /// A run on the menu of `spec`, served from the store `makeStore` opens with the limits given.
+    init(spec: [TreeSpec], sessions: Int, history: Int, rng: SplitMix64,
+         store makeStore: (MenuGeneration, SessionLimits) throws -> any SessionStore) throws {
         let menu = try makeMenu(spec)
         var limits = SessionLimits.defaults
         limits.changeHistory = history
-        service = MenuService(menu: menu, store: InMemorySessionStore(menu: MenuGeneration(menu), limits: limits), maxLimit: 100_000)
+        service = MenuService(menu: menu, store: try makeStore(MenuGeneration(menu), limits), maxLimit: 100_000)
         version = menu.version
         self.history = history
         self.rng = rng

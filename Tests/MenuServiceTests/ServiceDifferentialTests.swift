@@ -1,9 +1,14 @@
+import DurableTestSupport
 import Foundation
+import MenuService
+import MenuSessions
+import MenuSessionsDurable
 import SeedMenu
 import Testing
 
 /// The whole contract of one session against the seeds' naive walk, through the service
-/// in-process (``MenuService/respond(to:)``): toggles, sets, recursive sets, expand and collapse
+/// in-process (``MenuService/respond(to:)``, over the in-memory store and, on one tree, the durable
+/// one): toggles, sets, recursive sets, expand and collapse
 /// all and the reset to the defaults, reveals, and writes that must be refused (a row's id, an
 /// unknown id, an `If-Match` of an old revision), mixed at random over several sessions on random
 /// trees. After every write: its answer field by field (revision included) and its splice replayed
@@ -20,18 +25,20 @@ import Testing
 /// replay one.
 @Suite("Service: every operation against the naive sessions")
 struct ServiceDifferentialTests {
-    /// A kind of random menu and how many steps to run on it.
+    /// A kind of random menu, how many steps to run on it, and the store that serves it.
     struct Tree: Sendable, CustomTestStringConvertible {
         var name: String
         var steps: Int
+        var durable = false
         var make: @Sendable (inout SplitMix64) -> [TreeSpec]
-        var testDescription: String { name }
+        var testDescription: String { name + (durable ? ", durable store" : "") }
     }
 
     static let trees: [Tree] = [
         Tree(name: "bushy, 200 nodes, 6 levels", steps: 700) { randomTree(nodes: 200, maxDepth: 5, using: &$0) },
         Tree(name: "wide, 400 nodes, 3 levels", steps: 400) { randomTree(nodes: 400, maxDepth: 2, width: 0 ... 14, using: &$0) },
         Tree(name: "narrow, 80 nodes, 12 levels", steps: 900) { randomTree(nodes: 80, maxDepth: 11, width: 0 ... 3, using: &$0) },
+        Tree(name: "bushy, 150 nodes, 6 levels", steps: 400, durable: true) { randomTree(nodes: 150, maxDepth: 5, using: &$0) },
     ]
 
     static let baseSeed: UInt64 = ProcessInfo.processInfo.environment["MENU_DIFFERENTIAL_SEED"].flatMap { UInt64($0) }
@@ -42,12 +49,18 @@ struct ServiceDifferentialTests {
         var rng = SplitMix64(state: Self.baseSeed)
         var spec = tree.make(&rng)
         while !spec.contains(where: { $0.children != nil }) { spec = tree.make(&rng) }
-        let run = try ServiceDifferentialRun(spec: spec, sessions: 3, history: 12, rng: rng)
+        let directory = DurableTemporaryDirectory()
+        defer { directory.remove() }
+        let run = try ServiceDifferentialRun(spec: spec, sessions: 3, history: 12, rng: rng) { menu, limits -> any SessionStore in
+            if tree.durable { return try DurableSessionStore(directory: directory.path, menu: menu, limits: limits) }
+            return InMemorySessionStore(menu: menu, limits: limits)
+        }
+        defer { (run.service.store as? DurableSessionStore)?.close() }
         for step in 0 ..< tree.steps {
             do {
                 try run.step(step)
             } catch {
-                Issue.record("\(tree.name), MENU_DIFFERENTIAL_SEED=\(Self.baseSeed), step \(step) after \(run.trail.joined(separator: "; ")): \(error)")
+                Issue.record("\(tree.testDescription), MENU_DIFFERENTIAL_SEED=\(Self.baseSeed), step \(step) after \(run.trail.joined(separator: "; ")): \(error)")
                 return
             }
         }
