@@ -41,9 +41,11 @@ final class ServiceDifferentialRun {
         }
     }
 
-    let service: MenuService
+    private(set) var service: MenuService
     let version: String
     let history: Int
+    /// The limits the store was opened with (`history` splices a session).
+    private(set) var limits: SessionLimits
     let groupIDs: [String]
     let rowIDs: [String]
     let allIDs: [String]
@@ -56,7 +58,7 @@ final class ServiceDifferentialRun {
     init(spec: [TreeSpec], sessions: Int, history: Int, rng: SplitMix64,
          store makeStore: (MenuGeneration, SessionLimits) throws -> any SessionStore) throws {
         let menu = try makeMenu(spec)
-        var limits = SessionLimits.defaults
+        limits = SessionLimits.defaults
         limits.changeHistory = history
         service = MenuService(menu: menu, store: try makeStore(MenuGeneration(menu), limits), maxLimit: 100_000)
         version = menu.version
@@ -114,6 +116,24 @@ final class ServiceDifferentialRun {
                         body: "{\"recursive\":true,\"isExpanded\":\(expanded)}")
         case .setAll(let mode): return send("PUT", "/expansion", client: client, headers: headers, body: "{\"all\":\"\(mode.rawValue)\"}")
         case .reveal(let id): return send("POST", "/nodes/\(id)/reveal", client: client, headers: headers)
+        }
+    }
+
+    /// Serves the same sessions from `store` from now on (a durable store reopened: a restart):
+    /// every session's whole table must come back with its revision and `ETag`, and its splices
+    /// must not (`/changes` answers only the current revision; anything older is 410).
+    func restart(on store: any SessionStore) throws {
+        service = MenuService(menu: service.menu, store: store, maxLimit: 100_000)
+        for client in clients.indices where clients[client].id != nil {
+            try checkTable(of: client)
+            let revision = clients[client].naive.revision
+            let now = send("GET", "/changes", query: [("since", String(revision))], client: client)
+            try expect(now.status == 200 && (now.json["changes"] as? [Any])?.isEmpty == true,
+                       "/changes at the current revision after a restart answered \(now.status) \(now.json)")
+            if revision > 0 {
+                let older = send("GET", "/changes", query: [("since", String(revision - 1))], client: client)
+                try expect(older.status == 410, "/changes?since=\(revision - 1) after a restart answered \(older.status)")
+            }
         }
     }
 

@@ -15,7 +15,8 @@ import Testing
 /// onto the rows before it; the whole table, every field of every row; `/count` revalidated with
 /// the last `ETag`; nodes; anchored pages; and every fourth step `/changes?since=R` for an older
 /// `R`, whose entries must be the oracle's and, replayed onto the rows saved at `R`, give the rows
-/// of now (or 410 once the history no longer reaches `R`).
+/// of now (or 410 once the history no longer reaches `R`). The durable store is then reopened: every
+/// session's table, revision and `ETag` must come back, its splices not (410).
 ///
 /// The oracle (``NaiveSession``) keeps the state by its definition (base, marks, flips by id),
 /// flips its tree's groups as the seeds did, and checks the two agree after every write; a
@@ -63,6 +64,13 @@ struct ServiceDifferentialTests {
                 Issue.record("\(tree.testDescription), MENU_DIFFERENTIAL_SEED=\(Self.baseSeed), step \(step) after \(run.trail.joined(separator: "; ")): \(error)")
                 return
             }
+        }
+        guard let durable = run.service.store as? DurableSessionStore else { return }
+        durable.close()
+        do {
+            try run.restart(on: try DurableSessionStore(directory: directory.path, menu: run.service.store.currentMenu, limits: run.limits))
+        } catch {
+            Issue.record("\(tree.testDescription), MENU_DIFFERENTIAL_SEED=\(Self.baseSeed), after reopening the store: \(error)")
         }
     }
 }
