@@ -147,3 +147,23 @@ struct ServedCount: Decodable, Equatable {
     var count: Int
     var leafCount: Int
 }
+
+/// `GET /sessions/{id}`.
+struct ServedPortable: Decodable {
+    struct Mark: Decodable, Equatable {
+        var id: String
+        var mode: String
+    }
+
+    struct Expansion: Decodable, Equatable {
+        var base: String
+        var marks: [Mark]
+        var expanded: [String]
+        var collapsed: [String]
+    }
+
+    var version: String
+    var sessionId: String
+    var revision: Int
+    var expansion: Expansion
+}

@@ -149,6 +149,7 @@ final class ServiceDifferentialRun {
         for _ in 0 ..< 3 { try checkNode(allIDs.randomElement(using: &rng)!, of: client) }
         for _ in 0 ..< 2 { try checkAnchoredPage(of: client) }
         if number % 4 == 0 { try checkChanges(of: client) }
+        if number % 8 == 0 { try checkPortable(of: client) }
         if number % 20 == 0 {
             for other in clients.indices where other != client { try checkTable(of: other) }
         }

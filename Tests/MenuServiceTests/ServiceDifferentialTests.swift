@@ -8,15 +8,16 @@ import Testing
 
 /// The whole contract of one session against the seeds' naive walk, through the service
 /// in-process (``MenuService/respond(to:)``, over the in-memory store and, on one tree, the durable
-/// one): toggles, sets, recursive sets, expand and collapse
-/// all and the reset to the defaults, reveals, and writes that must be refused (a row's id, an
-/// unknown id, an `If-Match` of an old revision), mixed at random over several sessions on random
-/// trees. After every write: its answer field by field (revision included) and its splice replayed
-/// onto the rows before it; the whole table, every field of every row; `/count` revalidated with
-/// the last `ETag`; nodes; anchored pages; and every fourth step `/changes?since=R` for an older
-/// `R`, whose entries must be the oracle's and, replayed onto the rows saved at `R`, give the rows
-/// of now (or 410 once the history no longer reaches `R`). The durable store is then reopened: every
-/// session's table, revision and `ETag` must come back, its splices not (410).
+/// one): toggles, sets, recursive sets, expand and collapse all and the reset to the defaults,
+/// reveals, and writes that must be refused (a row's id, an unknown id, an `If-Match` of an old
+/// revision), mixed at random over several sessions on random trees. After every write: its answer
+/// field by field (revision included) and its splice replayed onto the rows before it; the whole
+/// table, every field of every row; `/count` revalidated with the last `ETag`; nodes; anchored
+/// pages; every fourth step `/changes?since=R` for an older `R`, whose entries must be the oracle's
+/// and, replayed onto the rows saved at `R`, give the rows of now (or 410 once the history no
+/// longer reaches `R`); every eighth step `GET /sessions/{id}`, the oracle's record by id, which
+/// posted back to `POST /sessions` makes a session with the same table. The durable store is then
+/// reopened: every session's table, revision and `ETag` must come back, its splices not (410).
 ///
 /// The oracle (``NaiveSession``) keeps the state by its definition (base, marks, flips by id),
 /// flips its tree's groups as the seeds did, and checks the two agree after every write; a
