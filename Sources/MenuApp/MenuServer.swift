@@ -14,6 +14,10 @@ package final class MenuServer: Sendable {
     package let service: MenuService
     package let store: any SessionStore
     package let http: HTTPServer
+    /// `GET /metrics` on a listener of its own (``ServerSettings/metricsListen``); nil: on ``http``.
+    package let metricsHTTP: HTTPServer?
+    /// What `GET /metrics` reports.
+    package let metrics: MenuMetrics
     /// The config file ``reload()`` reads.
     package let configPath: String
     private let log: @Sendable (String) -> Void
@@ -43,7 +47,7 @@ package final class MenuServer: Sendable {
                 throw .dataDirectory(error)
             }
             durableStore = durable
-            store = durable
+            store = MeasuredSessionStore(durable)
             storageDescription = "sessions are kept in \(directory) (journal fsync: \(settings.fsync.rawValue)); "
                 + durable.recovery.summary
         } else {
@@ -54,10 +58,13 @@ package final class MenuServer: Sendable {
         self.store = store
         configPath = settings.configPath
         self.log = log
+        let metrics = MenuMetrics()
+        self.metrics = metrics
         let service = MenuService(
             store: store, maxLimit: settings.maxLimit,
             sessionRateLimiter: settings.sessionRatePerMinute > 0 ? SessionRateLimiter(perMinute: settings.sessionRatePerMinute) : nil,
-            trustedProxy: settings.trustedProxy)
+            trustedProxy: settings.trustedProxy, metricsPage: settings.metricsListen == nil ? metrics.page : nil)
+        let observed = ObservedService(service: service, metrics: metrics)
         var configuration = HTTPServerConfiguration()
         configuration.host = settings.host
         configuration.port = settings.port
@@ -71,12 +78,24 @@ package final class MenuServer: Sendable {
         configuration.listenBacklog = settings.listenBacklog
         do {
             http = try HTTPServer(configuration: configuration,
-                                  handler: { service.respond(to: $0) },
-                                  rejection: { service.reject($0) })
+                                  handler: { observed.respond(to: $0) },
+                                  rejection: { observed.reject($0) })
         } catch {
             durableStore?.close()
             throw .cannotListen(error)
         }
+        do {
+            metricsHTTP = try settings.metricsListen.map { address throws(HTTPServerError) in
+                try MenuMetrics.listener(on: address, page: metrics.page, like: configuration)
+            }
+        } catch {
+            http.shutdown(gracePeriod: .zero)
+            durableStore?.close()
+            throw .cannotListen(error)
+        }
+        metrics.attach(MenuMetrics.Sources(
+            service: service, sessionCounts: Self.sessionCounts(of: store), durability: store as? MeasuredSessionStore,
+            servers: [http] + (metricsHTTP.map { [$0] } ?? [])))
         self.service = service
         self.host = settings.host
         if settings.watchConfig {
@@ -85,6 +104,7 @@ package final class MenuServer: Sendable {
                 self.watcher.withLock { $0 = watcher }
             } catch {
                 http.shutdown(gracePeriod: .zero)
+                metricsHTTP?.shutdown(gracePeriod: .zero)
                 durableStore?.close()
                 throw .cannotWatchConfig(error.description)
             }
@@ -136,8 +156,10 @@ package final class MenuServer: Sendable {
     package func reloadLogged(reason: String) {
         do {
             log("\(reason): " + (try reload()).summary)
+            metrics.recordReload(succeeded: true)
         } catch {
             log("\(reason): still serving version \(service.menu.version); \(error.description)")
+            metrics.recordReload(succeeded: false)
         }
     }
 
@@ -151,7 +173,17 @@ package final class MenuServer: Sendable {
     package func shutdown(gracePeriod: Duration = .seconds(5)) {
         watcher.withLock { $0 }?.stop()
         http.shutdown(gracePeriod: gracePeriod)
+        metricsHTTP?.shutdown(gracePeriod: .zero)
         durableStore?.close()
+    }
+
+    /// How a scrape reads the sessions' figures from the concrete store.
+    private static func sessionCounts(of store: any SessionStore) -> @Sendable () -> SessionCounts {
+        switch (store as? MeasuredSessionStore)?.base ?? store {
+        case let memory as InMemorySessionStore: { memory.sessionCounts }
+        case let durable as DurableSessionStore: { durable.sessionCounts }
+        default: { SessionCounts() }
+        }
     }
 }
 

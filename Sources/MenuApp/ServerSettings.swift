@@ -51,6 +51,8 @@ package struct ServerSettings: Sendable, Equatable {
     package var storeTimeoutSeconds = 2
     /// Reload the menu when the config file changes (as on SIGHUP), not only on SIGHUP.
     package var watchConfig = false
+    /// Where `GET /metrics` is served on a listener of its own; nil: on the main port.
+    package var metricsListen: ListenAddress?
 
     package init() {}
 
@@ -126,6 +128,12 @@ package struct ServerSettings: Sendable, Equatable {
             }
         },
         integer("--store-timeout", "MENU_STORE_TIMEOUT", "seconds a session write may wait for the disk before it answers 503", 1 ... 3600, \.storeTimeoutSeconds),
+        text("--metrics-listen", "MENU_METRICS_LISTEN", "ADDR:PORT", "serve GET /metrics on a listener of its own at this address instead of on the main port", shown: "none") { s, v throws(SettingsError) in
+            guard let address = ListenAddress(v) else {
+                throw .invalidValue(source: "--metrics-listen", value: v, expected: "ADDR:PORT, an IP address and a port from 0 to 65535 ([::1]:9090 for IPv6)")
+            }
+            s.metricsListen = address
+        },
     ]
 
     /// An option whose value is text; `shown` is its default as `--help` prints it.
@@ -220,6 +228,26 @@ package struct ServerSettings: Sendable, Equatable {
     }
 
     package static let version = "menu-server 0.1.0"
+}
+
+/// An IP address literal and a port, written `ADDR:PORT` (`[ADDR]:PORT` for IPv6).
+///
+/// Invariant: `host` is an IPv4 or IPv6 literal (without brackets), `port` in 0...65535.
+package struct ListenAddress: Sendable, Equatable {
+    package var host: String
+    package var port: Int
+
+    package init?(_ text: String) {
+        guard let colon = text.lastIndex(of: ":") else { return nil }
+        var host = String(text[..<colon])
+        let port = text[text.index(after: colon)...]
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard IPAddress(host) != nil, !port.isEmpty, port.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+              let number = Int(port), HTTPServerConfiguration.ValidRange.port.contains(number)
+        else { return nil }
+        self.host = host
+        self.port = number
+    }
 }
 
 /// Why the command line or environment was refused; the message names the flag and value.
