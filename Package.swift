@@ -27,6 +27,8 @@ let package = Package(
         .target(name: "HTTPServer", dependencies: ["HTTPCore", "CMicroHTTPD"], swiftSettings: strict),
         // Generic metrics: per-thread counters, request counts and latency histograms, the Prometheus text format.
         .target(name: "Metrics", swiftSettings: strict),
+        // A bounded queue of log entries written to a descriptor by a thread of its own (the access log).
+        .target(name: "LineLog", swiftSettings: strict),
         // Sessions outside the menu: the SessionStore protocol, ids, clock, the in-memory store.
         .target(name: "MenuSessions", dependencies: ["MenuModel"], swiftSettings: strict),
         // The embedded durable store: journal + snapshot in a data directory.
@@ -36,7 +38,7 @@ let package = Package(
         // The composition root as a library: settings, store choice, reload, start and stop.
         .target(
             name: "MenuApp",
-            dependencies: ["MenuModel", "MenuSessions", "MenuSessionsDurable", "MenuService", "HTTPCore", "HTTPServer", "Metrics"],
+            dependencies: ["MenuModel", "MenuSessions", "MenuSessionsDurable", "MenuService", "HTTPCore", "HTTPServer", "Metrics", "LineLog"],
             swiftSettings: strict),
         .executableTarget(name: "menu-server", dependencies: ["MenuApp"], swiftSettings: strict),
         // The seeds' naive design (mutable tree, recursive walks) as a reference for tests and benchmarks.
@@ -67,7 +69,7 @@ let package = Package(
             swiftSettings: strict),
 
         .testTarget(name: "MenuModelTests", dependencies: ["MenuModel", "SeedMenu"], swiftSettings: strict),
-        .testTarget(name: "MetricsTests", dependencies: ["Metrics"], swiftSettings: strict),
+        .testTarget(name: "MetricsTests", dependencies: ["Metrics", "LineLog"], swiftSettings: strict),
         .testTarget(name: "ChildProcessTests", dependencies: ["ChildProcess"], swiftSettings: strict),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPCore", "HTTPServer", "HTTPTestSupport"], swiftSettings: strict),
         .testTarget(

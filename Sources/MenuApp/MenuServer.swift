@@ -33,7 +33,12 @@ package final class MenuServer: Sendable {
     package var port: Int { http.port }
     package let host: String
 
-    package init(settings: ServerSettings, log: @escaping @Sendable (String) -> Void = { _ in }) throws(StartupError) {
+    /// With `serverLog`, events go to it (storage messages at `warn`, the rest at `info`), and so
+    /// does a line per request; otherwise events go to `log` and requests are not logged.
+    package init(settings: ServerSettings, log plainLog: @escaping @Sendable (String) -> Void = { _ in },
+                 serverLog: ServerLog? = nil) throws(StartupError) {
+        let log = Self.logger(serverLog, .info, otherwise: plainLog)
+        let storageLog = Self.logger(serverLog, .warn, otherwise: plainLog)
         let menu: Menu
         do { menu = try Menu(contentsOfFile: settings.configPath) } catch { throw .invalidConfig(path: settings.configPath, error) }
         let store: any SessionStore
@@ -42,7 +47,7 @@ package final class MenuServer: Sendable {
             do {
                 durable = try DurableSessionStore(directory: directory, menu: MenuGeneration(menu), fsync: settings.fsync,
                                                   limits: settings.sessionLimits,
-                                                  storeTimeout: .seconds(settings.storeTimeoutSeconds), log: log)
+                                                  storeTimeout: .seconds(settings.storeTimeoutSeconds), log: storageLog)
             } catch {
                 throw .dataDirectory(error)
             }
@@ -64,7 +69,7 @@ package final class MenuServer: Sendable {
             store: store, maxLimit: settings.maxLimit,
             sessionRateLimiter: settings.sessionRatePerMinute > 0 ? SessionRateLimiter(perMinute: settings.sessionRatePerMinute) : nil,
             trustedProxy: settings.trustedProxy, metricsPage: settings.metricsListen == nil ? metrics.page : nil)
-        let observed = ObservedService(service: service, metrics: metrics)
+        let observed = ObservedService(service: service, metrics: metrics, log: serverLog)
         var configuration = HTTPServerConfiguration()
         configuration.host = settings.host
         configuration.port = settings.port
@@ -96,6 +101,10 @@ package final class MenuServer: Sendable {
         metrics.attach(MenuMetrics.Sources(
             service: service, sessionCounts: Self.sessionCounts(of: store), durability: store as? MeasuredSessionStore,
             servers: [http] + (metricsHTTP.map { [$0] } ?? [])))
+        if let serverLog {
+            metrics.append { serverLog.writeMetrics(to: &$0) }
+            serverLog.watch(Self.evictionNotes(of: Self.sessionCounts(of: store), log: log))
+        }
         self.service = service
         self.host = settings.host
         if settings.watchConfig {
@@ -175,6 +184,29 @@ package final class MenuServer: Sendable {
         http.shutdown(gracePeriod: gracePeriod)
         metricsHTTP?.shutdown(gracePeriod: .zero)
         durableStore?.close()
+    }
+
+    /// Events at `level` to `serverLog`, or to `plain` without one.
+    private static func logger(_ serverLog: ServerLog?, _ level: LogLevel,
+                               otherwise plain: @escaping @Sendable (String) -> Void) -> @Sendable (String) -> Void {
+        guard let serverLog else { return plain }
+        return { serverLog.event(level, $0) }
+    }
+
+    /// A watch that logs, at most every 10 s, how many sessions were evicted since its last line.
+    private static func evictionNotes(of counts: @escaping @Sendable () -> SessionCounts,
+                                      log: @escaping @Sendable (String) -> Void) -> @Sendable () -> Void {
+        let noted = Mutex((evicted: counts().evicted, at: ContinuousClock.now))
+        return {
+            let evicted = counts().evicted
+            let line: String? = noted.withLock { last in
+                guard evicted > last.evicted, ContinuousClock.now - last.at >= .seconds(10) else { return nil }
+                defer { last = (evicted, ContinuousClock.now) }
+                return "\(evicted - last.evicted) idle session\(evicted - last.evicted == 1 ? "" : "s") evicted for new ones at --max-sessions "
+                    + "(\(evicted) since start)"
+            }
+            if let line { log(line) }
+        }
     }
 
     /// How a scrape reads the sessions' figures from the concrete store.

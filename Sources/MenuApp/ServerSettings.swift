@@ -53,6 +53,12 @@ package struct ServerSettings: Sendable, Equatable {
     package var watchConfig = false
     /// Where `GET /metrics` is served on a listener of its own; nil: on the main port.
     package var metricsListen: ListenAddress?
+    /// How log lines look on standard error.
+    package var logFormat = LogFormat.text
+    /// Lines below this level are not written; request lines are `info`.
+    package var logLevel = LogLevel.info
+    /// No request lines (events are still logged).
+    package var quiet = false
 
     package init() {}
 
@@ -72,6 +78,8 @@ package struct ServerSettings: Sendable, Equatable {
         let help: String
         /// For an integer option, the values it accepts and the field it sets; nil for the others.
         let integer: IntegerField?
+        /// A flag without a value (`--quiet` means `yes`); its variable still takes `yes` or `no`.
+        var isSwitch = false
         let apply: @Sendable (inout ServerSettings, String) throws(SettingsError) -> Void
     }
 
@@ -133,6 +141,22 @@ package struct ServerSettings: Sendable, Equatable {
                 throw .invalidValue(source: "--metrics-listen", value: v, expected: "ADDR:PORT, an IP address and a port from 0 to 65535 ([::1]:9090 for IPv6)")
             }
             s.metricsListen = address
+        },
+        text("--log-format", "MENU_LOG_FORMAT", "FORMAT", "text|json: how log lines on standard error look", shown: defaults.logFormat.rawValue) { s, v throws(SettingsError) in
+            guard let format = LogFormat(rawValue: v) else { throw .invalidValue(source: "--log-format", value: v, expected: "text or json") }
+            s.logFormat = format
+        },
+        text("--log-level", "MENU_LOG_LEVEL", "LEVEL", "debug|info|warn|error: the least severe lines written (requests are info)", shown: defaults.logLevel.rawValue) { s, v throws(SettingsError) in
+            guard let level = LogLevel(rawValue: v) else { throw .invalidValue(source: "--log-level", value: v, expected: "debug, info, warn or error") }
+            s.logLevel = level
+        },
+        Option(flag: "--quiet", environment: "MENU_QUIET", placeholder: "", help: "no line per request (MENU_QUIET=yes|no) (default no)", integer: nil,
+               isSwitch: true) { s, v throws(SettingsError) in
+            switch v {
+            case "yes": s.quiet = true
+            case "no": s.quiet = false
+            default: throw .invalidValue(source: "--quiet", value: v, expected: "yes or no")
+            }
         },
     ]
 
@@ -203,6 +227,8 @@ package struct ServerSettings: Sendable, Equatable {
             let value: String
             if let inline {
                 value = inline
+            } else if option.isSwitch {
+                value = "yes"
             } else {
                 guard index < arguments.count else { throw .missingValue(flag: flag) }
                 value = arguments[index]
