@@ -109,7 +109,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
             return "refused the sane id \(String(reflecting: text))"
         }
         let made = RequestID(madeAt: bytes.reduce(0) { $0 &* 31 &+ Int($1) })
-        return made.value.utf8.count == 24 && RequestID.isSane(made.value) ? nil : "made \(String(reflecting: made.value))"
+        return RequestID.isMade(made.value) && RequestID.isSane(made.value) ? nil : "made \(String(reflecting: made.value))"
     }
 
     /// Splits the input into request parts on newline bytes: method, path, query pairs, session

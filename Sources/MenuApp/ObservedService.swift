@@ -9,7 +9,7 @@ import MenuService
 /// Invariant: answers as ``MenuService/respond(to:)`` and ``MenuService/reject(_:)`` do, plus the
 /// `X-Request-Id` header; every call is counted once, under a bounded route label.
 /// Cost per request: two monotonic clock readings, ``MenuMetrics/record(route:status:nanoseconds:)``
-/// (no lock, no allocation), the id (a check of the client's, or 24 hex digits) and its header,
+/// (no lock, no allocation), the id (a byte compare per header, then a check of the client's or 15 characters made, no allocation) and its header,
 /// and with an access log one real-time clock reading and one queue submit.
 package struct ObservedService: Sendable {
     package let service: MenuService
@@ -27,7 +27,7 @@ package struct ObservedService: Sendable {
         let started = monotonicNanoseconds()
         var route = MenuMetrics.unmatchedRoute
         var response = service.respond(to: request, route: &route)
-        return finish(&response, request.method, request.header("x-request-id"), route: route, started: started)
+        return finish(&response, request.method, request.headers.firstValue(named: "x-request-id"), route: route, started: started)
     }
 
     package func reject(_ rejection: HTTPRejection) -> HTTPResponse {

@@ -85,6 +85,23 @@ struct LiveMetricsTests {
         #expect(metrics["menu_http_connections_open{listener=\"metrics\"}"] == 1)
     }
 
+    @Test func withADataDirectoryEachWriteIsADurabilityWaitAndReadsAreNot() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("metrics-data-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let server = try LiveServer { $0.dataDirectory = directory }
+        defer { server.shutdown() }
+        let connection = try server.connect()
+        let session = try connection.request("POST", "/sessions").decode(LiveSessionBody.self).sessionId
+        #expect(try connection.request("POST", "/groups/drinks/toggle", headers: [("X-Session-Id", session)]).status == 200)
+        #expect(try connection.request("GET", "/rows", headers: [("X-Session-Id", session)]).status == 200)
+        let metrics = LiveMetrics(try connection.request("GET", "/metrics").text)
+        #expect(metrics["menu_store_durable_waits_total"] == 2, "the creation and the toggle")
+        #expect((metrics["menu_store_durable_wait_seconds_total"] ?? 0) > 0)
+        #expect(metrics["menu_store_errors_total"] == 0)
+        #expect(metrics["menu_sessions_created_total"] == 1 && metrics["menu_sessions_live"] == 1)
+    }
+
     @Test func reloadsAreCountedByOutcomeAndTheInfoMetricNamesTheNewVersion() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("metrics-reload-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
