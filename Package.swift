@@ -27,6 +27,10 @@ let package = Package(
         .target(name: "HTTPCore", swiftSettings: strict),
         // The only code that touches libmicrohttpd: request value in, response value out. Knows no menus.
         .target(name: "HTTPServer", dependencies: ["HTTPCore", "CMicroHTTPD"], swiftSettings: strict),
+        // Generic metrics: per-thread counters, request counts and latency histograms, the Prometheus text format.
+        .target(name: "Metrics", swiftSettings: strict),
+        // A bounded queue of log entries written to a descriptor by a thread of its own (the access log).
+        .target(name: "LineLog", swiftSettings: strict),
         // Sessions outside the menu: the SessionStore protocol, ids, clock, the in-memory store.
         .target(name: "MenuSessions", dependencies: ["MenuModel"], swiftSettings: strict),
         // The embedded durable store: journal + snapshot in a data directory.
@@ -36,7 +40,7 @@ let package = Package(
         // The composition root as a library: settings, store choice, reload, start and stop.
         .target(
             name: "MenuApp",
-            dependencies: ["MenuModel", "MenuSessions", "MenuSessionsDurable", "MenuService", "HTTPCore", "HTTPServer"],
+            dependencies: ["MenuModel", "MenuSessions", "MenuSessionsDurable", "MenuService", "HTTPCore", "HTTPServer", "Metrics", "LineLog"],
             swiftSettings: strict),
         .executableTarget(name: "menu-server", dependencies: ["MenuApp"], swiftSettings: strict),
         // The client library for apps and tools: Foundation (FoundationNetworking on Linux) and
@@ -47,7 +51,7 @@ let package = Package(
         // `swift run -c release menu-bench`: the model against the naive reference on synthetic menus.
         .executableTarget(
             name: "menu-bench",
-            dependencies: ["MenuModel", "MenuSessions", "MenuService", "HTTPCore", "HTTPServer", "SeedMenu", "ChildProcess"],
+            dependencies: ["MenuModel", "MenuSessions", "MenuService", "MenuApp", "HTTPCore", "HTTPServer", "SeedMenu", "ChildProcess"],
             swiftSettings: strict),
         // libFuzzer targets for the config loader, routing/query parsing and the PUT body (scripts/fuzz).
         .target(
@@ -70,6 +74,7 @@ let package = Package(
             swiftSettings: strict),
 
         .testTarget(name: "MenuModelTests", dependencies: ["MenuModel", "SeedMenu"], swiftSettings: strict),
+        .testTarget(name: "MetricsTests", dependencies: ["Metrics", "LineLog"], swiftSettings: strict),
         .testTarget(name: "ChildProcessTests", dependencies: ["ChildProcess"], swiftSettings: strict),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPCore", "HTTPServer", "HTTPTestSupport"], swiftSettings: strict),
         .testTarget(
@@ -91,7 +96,7 @@ let package = Package(
         .testTarget(
             name: "MenuAppTests",
             dependencies: ["MenuApp", "MenuService", "MenuModel", "MenuSessions", "MenuSessionsDurable", "HTTPCore", "HTTPServer",
-                           "HTTPTestSupport", "MenuServiceTestSupport", "MenuTestSupport", "DurableTestSupport", "SeedMenu",
+                           "Metrics", "HTTPTestSupport", "MenuServiceTestSupport", "MenuTestSupport", "DurableTestSupport", "SeedMenu",
                            "ChildProcess"],
             swiftSettings: strict),
         // MenuClient against the real server started in-process (and the menu-server process).

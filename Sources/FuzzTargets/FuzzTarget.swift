@@ -32,6 +32,9 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     /// The last entry of `X-Forwarded-For` as an IP address, and the client address of a request
     /// from a trusted proxy; an address found must print and parse back to itself.
     case forwarded
+    /// `X-Request-Id`: a value accepted is exactly the input and sane (1 to 128 printable ASCII
+    /// bytes, no space); one refused is replaced by a made id, which is sane too.
+    case requestid
 
     /// Built once per process: the targets only read it.
     static let service: MenuService = {
@@ -56,6 +59,8 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
             return nil
         case .forwarded:
             return Self.checkForwarded(bytes)
+        case .requestid:
+            return Self.checkRequestID(bytes)
         case .preconditions:
             return Self.checkPreconditions(bytes)
         }
@@ -98,6 +103,18 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         let request = HTTPRequest(method: "POST", path: "/sessions",
                                   headers: [("X-Forwarded-For", String(decoding: bytes, as: UTF8.self))], peerAddress: proxy)
         return request.clientAddress(trustedProxy: proxy) == nil ? "no client address for a request from the proxy" : nil
+    }
+
+    static func checkRequestID(_ bytes: [UInt8]) -> String? {
+        let text = String(decoding: bytes, as: UTF8.self)
+        let sane = !bytes.isEmpty && bytes.count <= RequestID.maxLength && bytes.allSatisfy { $0 > 0x20 && $0 < 0x7F }
+        if let accepted = RequestID(client: text) {
+            guard sane, accepted.value == text else { return "accepted \(String(reflecting: accepted.value)) for \(bytes)" }
+        } else if sane {
+            return "refused the sane id \(String(reflecting: text))"
+        }
+        let made = RequestID(madeAt: bytes.reduce(0) { $0 &* 31 &+ Int($1) })
+        return RequestID.isMade(made.value) && RequestID.isSane(made.value) ? nil : "made \(String(reflecting: made.value))"
     }
 
     /// Splits the input into request parts on newline bytes: method, path, query pairs, session

@@ -120,6 +120,14 @@ public struct HTTPResponse: Sendable {
         set { payload = .array(newValue) }
     }
 
+    /// The body's length in bytes, without copying it.
+    public var bodyCount: Int {
+        switch payload {
+        case .array(let bytes): bytes.count
+        case .body(let body): body.count
+        }
+    }
+
     /// Makes a response value whose body the server copies when it sends it.
     public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         self.status = status

@@ -67,6 +67,7 @@ package final class HTTPServer: Sendable {
                 handler: handler, rejection: rejection, maxBodyBytes: configuration.maxBodyBytes,
                 requestDeadlines: requestDeadlines))
         let contextPointer = context.toOpaque()
+        connectionCount = context.takeUnretainedValue().openConnections
 
         var options: [MHD_OptionItem] = [
             MHD_OptionItem(option: .CONNECTION_LIMIT, value: configuration.connectionLimit, ptr_value: nil),
@@ -170,6 +171,13 @@ package final class HTTPServer: Sendable {
             current.context.release()
         }
     }
+
+    /// Client connections open now, idle keep-alive ones included: libmicrohttpd's connection
+    /// notifications counted (started minus closed). No lock: a scrape may read it while the
+    /// server stops.
+    package var openConnections: Int { connectionCount.sum }
+    /// The context's count of open connections, kept here so reading it needs no daemon.
+    private let connectionCount: ThreadShardedCounter
 
     /// Requests begun and not yet reported complete by libmicrohttpd; 0 once stopped. For tests.
     var requestsInFlight: Int {

@@ -216,15 +216,18 @@ func mhdNotifyConnection(
     _ event: MHD_ConnectionNotificationCode
 ) {
     guard let cls, let connection, let socketContext else { return }
-    let sweeper = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue().requestDeadlines
+    let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
+    let sweeper = context.requestDeadlines
     switch event {
     case .CONNECTION_NOTIFY_STARTED:
+        context.openConnections.add(1)
         let socket = httpserver_mhd_connection_fd(connection)
         guard socket >= 0 else { return }  // no descriptor to shut down: no deadline
         let watch = ConnectionWatch(socket: socket, acceptedAt: .now)
         sweeper.register(watch)
         socketContext.pointee = Unmanaged.passRetained(watch).toOpaque()
     case .CONNECTION_NOTIFY_CLOSED:
+        context.openConnections.add(-1)
         guard let stored = socketContext.pointee else { return }
         socketContext.pointee = nil
         let watch = Unmanaged<ConnectionWatch>.fromOpaque(stored)

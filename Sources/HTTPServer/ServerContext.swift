@@ -18,6 +18,8 @@ final class ServerContext: Sendable {
     /// Touched on every request: a counter per thread, each on its own cache lines, so the
     /// threads serving requests do not bounce one line between their cores.
     private let inFlightCount = ThreadShardedCounter()
+    /// Connections libmicrohttpd reported started and not yet closed (``mhdNotifyConnection``).
+    let openConnections = ThreadShardedCounter()
     private let draining = Atomic<Bool>(false)
 
     private struct State {

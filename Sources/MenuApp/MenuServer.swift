@@ -14,6 +14,10 @@ package final class MenuServer: Sendable {
     package let service: MenuService
     package let store: any SessionStore
     package let http: HTTPServer
+    /// `GET /metrics` on a listener of its own (``ServerSettings/metricsListen``); nil: on ``http``.
+    package let metricsHTTP: HTTPServer?
+    /// What `GET /metrics` reports.
+    package let metrics: MenuMetrics
     /// The config file ``reload()`` reads.
     package let configPath: String
     private let log: @Sendable (String) -> Void
@@ -29,7 +33,12 @@ package final class MenuServer: Sendable {
     package var port: Int { http.port }
     package let host: String
 
-    package init(settings: ServerSettings, log: @escaping @Sendable (String) -> Void = { _ in }) throws(StartupError) {
+    /// With `serverLog`, events go to it (storage messages at `warn`, the rest at `info`), and so
+    /// does a line per request; otherwise events go to `log` and requests are not logged.
+    package init(settings: ServerSettings, log plainLog: @escaping @Sendable (String) -> Void = { _ in },
+                 serverLog: ServerLog? = nil) throws(StartupError) {
+        let log = Self.logger(serverLog, .info, otherwise: plainLog)
+        let storageLog = Self.logger(serverLog, .warn, otherwise: plainLog)
         let menu: Menu
         do { menu = try Menu(contentsOfFile: settings.configPath) } catch { throw .invalidConfig(path: settings.configPath, error) }
         let store: any SessionStore
@@ -38,12 +47,12 @@ package final class MenuServer: Sendable {
             do {
                 durable = try DurableSessionStore(directory: directory, menu: MenuGeneration(menu), fsync: settings.fsync,
                                                   limits: settings.sessionLimits,
-                                                  storeTimeout: .seconds(settings.storeTimeoutSeconds), log: log)
+                                                  storeTimeout: .seconds(settings.storeTimeoutSeconds), log: storageLog)
             } catch {
                 throw .dataDirectory(error)
             }
             durableStore = durable
-            store = durable
+            store = MeasuredSessionStore(durable)
             storageDescription = "sessions are kept in \(directory) (journal fsync: \(settings.fsync.rawValue)); "
                 + durable.recovery.summary
         } else {
@@ -54,10 +63,13 @@ package final class MenuServer: Sendable {
         self.store = store
         configPath = settings.configPath
         self.log = log
+        let metrics = MenuMetrics()
+        self.metrics = metrics
         let service = MenuService(
             store: store, maxLimit: settings.maxLimit,
             sessionRateLimiter: settings.sessionRatePerMinute > 0 ? SessionRateLimiter(perMinute: settings.sessionRatePerMinute) : nil,
-            trustedProxy: settings.trustedProxy)
+            trustedProxy: settings.trustedProxy, metricsPage: settings.metricsListen == nil ? metrics.page : nil)
+        let observed = ObservedService(service: service, metrics: metrics, log: serverLog)
         var configuration = HTTPServerConfiguration()
         configuration.host = settings.host
         configuration.port = settings.port
@@ -71,11 +83,27 @@ package final class MenuServer: Sendable {
         configuration.listenBacklog = settings.listenBacklog
         do {
             http = try HTTPServer(configuration: configuration,
-                                  handler: { service.respond(to: $0) },
-                                  rejection: { service.reject($0) })
+                                  handler: { observed.respond(to: $0) },
+                                  rejection: { observed.reject($0) })
         } catch {
             durableStore?.close()
             throw .cannotListen(error)
+        }
+        do {
+            metricsHTTP = try settings.metricsListen.map { address throws(HTTPServerError) in
+                try MenuMetrics.listener(on: address, page: metrics.page, like: configuration)
+            }
+        } catch {
+            http.shutdown(gracePeriod: .zero)
+            durableStore?.close()
+            throw .cannotListen(error)
+        }
+        metrics.attach(MenuMetrics.Sources(
+            service: service, sessionCounts: Self.sessionCounts(of: store), durability: store as? MeasuredSessionStore,
+            servers: [http] + (metricsHTTP.map { [$0] } ?? [])))
+        if let serverLog {
+            metrics.append { serverLog.writeMetrics(to: &$0) }
+            serverLog.watch(Self.evictionNotes(of: Self.sessionCounts(of: store), log: log))
         }
         self.service = service
         self.host = settings.host
@@ -85,6 +113,7 @@ package final class MenuServer: Sendable {
                 self.watcher.withLock { $0 = watcher }
             } catch {
                 http.shutdown(gracePeriod: .zero)
+                metricsHTTP?.shutdown(gracePeriod: .zero)
                 durableStore?.close()
                 throw .cannotWatchConfig(error.description)
             }
@@ -136,8 +165,10 @@ package final class MenuServer: Sendable {
     package func reloadLogged(reason: String) {
         do {
             log("\(reason): " + (try reload()).summary)
+            metrics.recordReload(succeeded: true)
         } catch {
             log("\(reason): still serving version \(service.menu.version); \(error.description)")
+            metrics.recordReload(succeeded: false)
         }
     }
 
@@ -151,7 +182,40 @@ package final class MenuServer: Sendable {
     package func shutdown(gracePeriod: Duration = .seconds(5)) {
         watcher.withLock { $0 }?.stop()
         http.shutdown(gracePeriod: gracePeriod)
+        metricsHTTP?.shutdown(gracePeriod: .zero)
         durableStore?.close()
+    }
+
+    /// Events at `level` to `serverLog`, or to `plain` without one.
+    private static func logger(_ serverLog: ServerLog?, _ level: LogLevel,
+                               otherwise plain: @escaping @Sendable (String) -> Void) -> @Sendable (String) -> Void {
+        guard let serverLog else { return plain }
+        return { serverLog.event(level, $0) }
+    }
+
+    /// A watch that logs, at most every 10 s, how many sessions were evicted since its last line.
+    private static func evictionNotes(of counts: @escaping @Sendable () -> SessionCounts,
+                                      log: @escaping @Sendable (String) -> Void) -> @Sendable () -> Void {
+        let noted = Mutex((evicted: counts().evicted, at: ContinuousClock.now))
+        return {
+            let evicted = counts().evicted
+            let line: String? = noted.withLock { last in
+                guard evicted > last.evicted, ContinuousClock.now - last.at >= .seconds(10) else { return nil }
+                defer { last = (evicted, ContinuousClock.now) }
+                return "\(evicted - last.evicted) idle session\(evicted - last.evicted == 1 ? "" : "s") evicted for new ones at --max-sessions "
+                    + "(\(evicted) since start)"
+            }
+            if let line { log(line) }
+        }
+    }
+
+    /// How a scrape reads the sessions' figures from the concrete store.
+    private static func sessionCounts(of store: any SessionStore) -> @Sendable () -> SessionCounts {
+        switch (store as? MeasuredSessionStore)?.base ?? store {
+        case let memory as InMemorySessionStore: { memory.sessionCounts }
+        case let durable as DurableSessionStore: { durable.sessionCounts }
+        default: { SessionCounts() }
+        }
     }
 }
 

@@ -51,6 +51,14 @@ package struct ServerSettings: Sendable, Equatable {
     package var storeTimeoutSeconds = 2
     /// Reload the menu when the config file changes (as on SIGHUP), not only on SIGHUP.
     package var watchConfig = false
+    /// Where `GET /metrics` is served on a listener of its own; nil: on the main port.
+    package var metricsListen: ListenAddress?
+    /// How log lines look on standard error.
+    package var logFormat = LogFormat.text
+    /// Lines below this level are not written; request lines are `info`.
+    package var logLevel = LogLevel.info
+    /// No request lines (events are still logged).
+    package var quiet = false
 
     package init() {}
 
@@ -70,6 +78,8 @@ package struct ServerSettings: Sendable, Equatable {
         let help: String
         /// For an integer option, the values it accepts and the field it sets; nil for the others.
         let integer: IntegerField?
+        /// A flag without a value (`--quiet` means `yes`); its variable still takes `yes` or `no`.
+        var isSwitch = false
         let apply: @Sendable (inout ServerSettings, String) throws(SettingsError) -> Void
     }
 
@@ -126,6 +136,28 @@ package struct ServerSettings: Sendable, Equatable {
             }
         },
         integer("--store-timeout", "MENU_STORE_TIMEOUT", "seconds a session write may wait for the disk before it answers 503", 1 ... 3600, \.storeTimeoutSeconds),
+        text("--metrics-listen", "MENU_METRICS_LISTEN", "ADDR:PORT", "serve GET /metrics on a listener of its own at this address instead of on the main port", shown: "none") { s, v throws(SettingsError) in
+            guard let address = ListenAddress(v) else {
+                throw .invalidValue(source: "--metrics-listen", value: v, expected: "ADDR:PORT, an IP address and a port from 0 to 65535 ([::1]:9090 for IPv6)")
+            }
+            s.metricsListen = address
+        },
+        text("--log-format", "MENU_LOG_FORMAT", "FORMAT", "text|json: how log lines on standard error look", shown: defaults.logFormat.rawValue) { s, v throws(SettingsError) in
+            guard let format = LogFormat(rawValue: v) else { throw .invalidValue(source: "--log-format", value: v, expected: "text or json") }
+            s.logFormat = format
+        },
+        text("--log-level", "MENU_LOG_LEVEL", "LEVEL", "debug|info|warn|error: the least severe lines written (requests are info)", shown: defaults.logLevel.rawValue) { s, v throws(SettingsError) in
+            guard let level = LogLevel(rawValue: v) else { throw .invalidValue(source: "--log-level", value: v, expected: "debug, info, warn or error") }
+            s.logLevel = level
+        },
+        Option(flag: "--quiet", environment: "MENU_QUIET", placeholder: "", help: "no line per request (MENU_QUIET=yes|no) (default no)", integer: nil,
+               isSwitch: true) { s, v throws(SettingsError) in
+            switch v {
+            case "yes": s.quiet = true
+            case "no": s.quiet = false
+            default: throw .invalidValue(source: "--quiet", value: v, expected: "yes or no")
+            }
+        },
     ]
 
     /// An option whose value is text; `shown` is its default as `--help` prints it.
@@ -195,6 +227,8 @@ package struct ServerSettings: Sendable, Equatable {
             let value: String
             if let inline {
                 value = inline
+            } else if option.isSwitch {
+                value = "yes"
             } else {
                 guard index < arguments.count else { throw .missingValue(flag: flag) }
                 value = arguments[index]
@@ -220,6 +254,26 @@ package struct ServerSettings: Sendable, Equatable {
     }
 
     package static let version = "menu-server 0.1.0"
+}
+
+/// An IP address literal and a port, written `ADDR:PORT` (`[ADDR]:PORT` for IPv6).
+///
+/// Invariant: `host` is an IPv4 or IPv6 literal (without brackets), `port` in 0...65535.
+package struct ListenAddress: Sendable, Equatable {
+    package var host: String
+    package var port: Int
+
+    package init?(_ text: String) {
+        guard let colon = text.lastIndex(of: ":") else { return nil }
+        var host = String(text[..<colon])
+        let port = text[text.index(after: colon)...]
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard IPAddress(host) != nil, !port.isEmpty, port.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+              let number = Int(port), HTTPServerConfiguration.ValidRange.port.contains(number)
+        else { return nil }
+        self.host = host
+        self.port = number
+    }
 }
 
 /// Why the command line or environment was refused; the message names the flag and value.

@@ -30,6 +30,8 @@ package enum Endpoint: Hashable, Sendable {
     case node(id: String)
     /// `POST /nodes/{id}/reveal`.
     case revealNode(id: String)
+    /// `GET`/`HEAD /metrics`: the Prometheus text exposition (404 when served on its own listener).
+    case metrics
 
     /// Every route the service answers, in the order a client reads them (the 404 hint) and with
     /// its methods in the order of its `Allow`: the single source of routing, the unknown-parameter
@@ -47,6 +49,7 @@ package enum Endpoint: Hashable, Sendable {
         Route(["PUT"], "/expansion", .setAllExpansion),
         Route(["GET", "HEAD"], "/nodes/{id}", Endpoint.node(id:)),
         Route(["POST"], "/nodes/{id}/reveal", Endpoint.revealNode(id:)),
+        Route(["GET", "HEAD"], "/metrics", .metrics),
     ]
 
     /// Every route as a client reads it, built from ``routes`` once: `GET or HEAD /rows, …, PUT
@@ -86,8 +89,17 @@ package enum Endpoint: Hashable, Sendable {
     /// Cost: a fixed path (`/rows`) is a few byte compares against the fixed templates and makes
     /// no `String` and no allocation; only a path none of them is gets split into segments.
     init(routing request: HTTPRequest) throws(APIError) {
-        let (route, endpoint) = try Self.route(of: request)
-        try Self.routes[route].admit(request, allowed: Self.allowed[route])
+        var route = -1
+        try self.init(routing: request, route: &route)
+    }
+
+    /// ``init(routing:)``, also setting `route` to the index in ``routes`` of the route the path
+    /// matched (before the method and query are checked), or leaving it when none did: what a
+    /// metric or a log line names a request by (a template, never the id a path carries).
+    init(routing request: HTTPRequest, route: inout Int) throws(APIError) {
+        let (matched, endpoint) = try Self.route(of: request)
+        route = matched
+        try Self.routes[matched].admit(request, allowed: Self.allowed[matched])
         self = endpoint
     }
 

@@ -28,6 +28,9 @@ package final class MenuService: Sendable {
     /// The composition root gives it to the HTTP server, which answers 413 past it.
     package static let maxBodyBytes = 64 * 1024
 
+    /// What `GET /metrics` answers; nil: 404 (metrics off, or served on a listener of their own).
+    package let metricsPage: MetricsPage?
+
     /// The menu answered from; replaced whole by ``install(_:)``.
     private let served: Mutex<ServedMenu>
     /// Serializes ``install(_:)`` calls (never taken by requests).
@@ -35,8 +38,9 @@ package final class MenuService: Sendable {
 
     /// A service answering from the store's current menu. `maxLimit` must be in ``maxLimitRange``.
     package init(store: any SessionStore, maxLimit: Int = MenuService.defaultMaxLimit,
-                 sessionRateLimiter: SessionRateLimiter? = nil, trustedProxy: IPAddress? = nil) {
+                 sessionRateLimiter: SessionRateLimiter? = nil, trustedProxy: IPAddress? = nil, metricsPage: MetricsPage? = nil) {
         precondition(Self.maxLimitRange.contains(maxLimit), "maxLimit \(maxLimit) is outside \(Self.maxLimitRange)")
+        self.metricsPage = metricsPage
         self.store = store
         self.maxLimit = maxLimit
         self.sessionRateLimiter = sessionRateLimiter
@@ -74,8 +78,15 @@ package final class MenuService: Sendable {
     // MARK: Routing
 
     package func respond(to request: HTTPRequest) -> HTTPResponse {
+        var route = -1
+        return respond(to: request, route: &route)
+    }
+
+    /// ``respond(to:)``, also setting `route` to the index in ``Endpoint/routes`` of the route
+    /// the path matched, or leaving it when none did.
+    package func respond(to request: HTTPRequest, route: inout Int) -> HTTPResponse {
         do {
-            return try route(request)
+            return try self.route(request, route: &route)
         } catch {
             return errorResponse(error)
         }
@@ -103,8 +114,8 @@ package final class MenuService: Sendable {
 
     /// Answers the endpoint ``Endpoint/routes`` finds for `request` (404, 405 and an unknown query
     /// parameter are refused there, before any handler runs).
-    private func route(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
-        switch try Endpoint(routing: request) {
+    private func route(_ request: HTTPRequest, route: inout Int) throws(APIError) -> HTTPResponse {
+        switch try Endpoint(routing: request, route: &route) {
         case .rows: return try rows(request)
         case .count: return try count(request)
         case .changes: return try changes(request)
@@ -120,6 +131,10 @@ package final class MenuService: Sendable {
         case .setAllExpansion: return try change(.setAll(try Self.parseAllExpansionBody(request.body)), request)
         case .node(let id): return try node(id, request)
         case .revealNode(let id): return try change(.reveal(nodeID: id), request)
+        case .metrics:
+            guard let metricsPage else { throw .notFound(path: "/metrics") }
+            return HTTPResponse(status: 200, headers: [(name: "Content-Type", value: metricsPage.contentType)],
+                                body: Array(metricsPage.render().utf8))
         }
     }
 

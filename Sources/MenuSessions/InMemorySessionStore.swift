@@ -54,6 +54,8 @@ package final class InMemorySessionStore: SessionStore {
     package var maxSessions: Int { table.maxSessions }
     /// Sessions currently held (expired ones count until they are removed).
     package var count: Int { table.count }
+    /// Sessions held, created, expired and evicted (``SessionCounts``).
+    package var sessionCounts: SessionCounts { table.counts }
     package var currentMenu: MenuGeneration { latest.current }
 
     package func create(in menu: MenuGeneration, state: ExpansionState) throws(SessionStoreError) -> SessionID {
@@ -67,7 +69,7 @@ package final class InMemorySessionStore: SessionStore {
         let now = clock()
         try table.reserveSlot(now: now)
         let id = SessionID.random()
-        table.withShardForWrite(of: id, now: now) { $0.insert(id, Entry(state: state, epoch: menu.epoch, history: history, lastUsed: now)) }
+        table.insertNew(id, Entry(state: state, epoch: menu.epoch, history: history, lastUsed: now), now: now)
         return id
     }
 

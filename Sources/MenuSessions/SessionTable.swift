@@ -36,6 +36,12 @@ package final class SessionTable<Entry: SessionTableEntry>: Sendable {
     /// Sessions looked at by reservations at a full table, since start: what tests bound the work
     /// of a refusal by.
     package let sessionsExaminedWhenFull = Atomic<Int>(0)
+    /// Sessions inserted by ``insertNew(_:_:now:)``, removed on expiry by a sweep (any of the
+    /// three), and evicted for a new one at a full table, since start: what metrics report. A
+    /// relaxed add each, on paths that take a shard lock anyway (never on a read).
+    package let createdCount = Atomic<Int>(0)
+    package let expiredCount = Atomic<Int>(0)
+    package let evictedCount = Atomic<Int>(0)
 
     /// `contents`, when given, holds ``shardCount`` dictionaries already split by ``shardIndex(of:)``.
     package init(maxSessions: Int, timeToLive: Int64, evictionIdle: Int64, contents: [[SessionID: Entry]]? = nil) {
@@ -90,7 +96,10 @@ package final class SessionTable<Entry: SessionTableEntry>: Sendable {
         of id: SessionID, now: SessionTime, _ body: (inout SessionShard<Entry>) throws(Failure) -> Result
     ) throws(Failure) -> Result {
         var removed = 0
-        defer { releaseSlots(removed) }
+        defer {
+            releaseSlots(removed)
+            if removed > 0 { expiredCount.add(removed, ordering: .relaxed) }
+        }
         let timeToLive = timeToLive
         return try withShard(of: id) { shard throws(Failure) -> Result in
             defer { removed = shard.removeExpired(now: now, timeToLive: timeToLive, limit: Self.expiredPerWrite).removed }
@@ -125,6 +134,7 @@ package final class SessionTable<Entry: SessionTableEntry>: Sendable {
             if let survivor, oldest.map({ survivor < $0.lastUsed }) ?? true { oldest = (index, survivor) }
         }
         if freed > 0 {
+            expiredCount.add(freed, ordering: .relaxed)
             releaseSlots(freed - 1)  // one of them is this reservation's
             return
         }
@@ -140,6 +150,7 @@ package final class SessionTable<Entry: SessionTableEntry>: Sendable {
                 examined += 1
                 try beforeEvicting(victim.id)
                 shard.remove(victim.id)
+                evictedCount.add(1, ordering: .relaxed)
                 return true
             }
             if evicted { return }  // the evicted session's slot is this reservation's
@@ -173,6 +184,38 @@ package final class SessionTable<Entry: SessionTableEntry>: Sendable {
             dropped += withShard(at: index) { $0.removeExpired(now: now, timeToLive: timeToLive, limit: .max).removed }
         }
         releaseSlots(dropped)
+        expiredCount.add(dropped, ordering: .relaxed)
         return dropped
+    }
+
+    /// The figures a metrics scrape reads: four relaxed loads.
+    package var counts: SessionCounts {
+        SessionCounts(held: count, created: createdCount.load(ordering: .relaxed), expired: expiredCount.load(ordering: .relaxed),
+                      evicted: evictedCount.load(ordering: .relaxed))
+    }
+
+    /// Inserts a new session into the slot ``reserveSlot(now:beforeEvicting:)`` took for it (a
+    /// write on its shard, with that write's expiry sweep) and counts it created.
+    package func insertNew(_ id: SessionID, _ entry: Entry, now: SessionTime) {
+        withShardForWrite(of: id, now: now) { $0.insert(id, entry) }
+        createdCount.add(1, ordering: .relaxed)
+    }
+}
+
+/// A session table's figures at one moment, for metrics.
+///
+/// Invariant: `held` is the table's ``SessionTable/count`` (expired sessions not yet removed
+/// included); the other three only grow while the store lives.
+package struct SessionCounts: Sendable, Equatable {
+    package var held: Int
+    package var created: Int
+    package var expired: Int
+    package var evicted: Int
+
+    package init(held: Int = 0, created: Int = 0, expired: Int = 0, evicted: Int = 0) {
+        self.held = held
+        self.created = created
+        self.expired = expired
+        self.evicted = evicted
     }
 }

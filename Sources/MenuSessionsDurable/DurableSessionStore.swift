@@ -176,6 +176,8 @@ package final class DurableSessionStore: SessionStore {
     package var maxSessions: Int { table.maxSessions }
     /// Sessions currently held (expired ones count until they are removed).
     package var count: Int { table.count }
+    /// Sessions held, created, expired and evicted (``SessionCounts``).
+    package var sessionCounts: SessionCounts { table.counts }
     package var currentMenu: MenuGeneration { latest.current }
 
     /// A journal record is refreshed by a read at most this often (milliseconds), so idle times
@@ -214,7 +216,7 @@ package final class DurableSessionStore: SessionStore {
         do {
             journalBytes = try writer.commit(bytes, deadline: writer.deadline()) { [table, writer] fate in
                 switch fate {
-                case .durable: table.withShardForWrite(of: id, now: now) { $0.insert(id, entry) }
+                case .durable: table.insertNew(id, entry, now: now)
                 case .refused: break
                 case .abandoned: writer.enqueue(Self.records([.deleted(id)], time: time), essential: true)
                 }

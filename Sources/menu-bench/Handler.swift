@@ -1,8 +1,17 @@
 import HTTPCore
 import HTTPServer
+import MenuApp
 import MenuModel
 import MenuService
 import MenuSessions
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// `menu-bench --handler FILE`: the service's own cost per request, without a socket or
 /// libmicrohttpd: `MenuService.respond(to:)` for the request `Benchmarks/http.sh` sends
@@ -31,10 +40,26 @@ enum HandlerFigures {
         guard service.respond(to: revalidation).status == 304 else { throw BenchError.childFailed("the revalidation did not answer 304") }
         let toggle = HTTPRequest(method: "POST", path: "/groups/g14/toggle", headers: headers)
         let rowsTime = plan.nanosecondsPerOp { _ in service.respond(to: rows).status }
+        // The same through the server's request path: route, status and time counted (GET /metrics)
+        // and X-Request-Id made; then also a line per request to the access log (written to /dev/null).
+        let observed = ObservedService(service: service, metrics: MenuMetrics())
+        let observedTime = plan.nanosecondsPerOp { _ in observed.respond(to: rows).status }
+        let devNull = open("/dev/null", O_WRONLY)
+        defer { close(devNull) }
+        let log = ServerLog(format: .text, level: .info, quiet: false, descriptor: devNull)
+        let logged = ObservedService(service: service, metrics: MenuMetrics(), log: log)
+        var loggedOps = 0
+        let loggedTime = plan.nanosecondsPerOp { _ in
+            loggedOps += 1
+            return logged.respond(to: rows).status
+        }
+        log.stop()
         let notModifiedTime = plan.nanosecondsPerOp { _ in service.respond(to: revalidation).status }
         let toggleTime = plan.nanosecondsPerOp { _ in service.respond(to: toggle).status }
         return "| `MenuService.respond` GET /rows?offset=\(count / 2)&limit=50 (\(page.body.count) bytes) | "
-            + "\(Report.time(rowsTime)) |\n| `MenuService.respond` the same with its If-None-Match (304) | \(Report.time(notModifiedTime)) |"
+            + "\(Report.time(rowsTime)) |\n| the same through `ObservedService` (metrics counted, X-Request-Id made) | \(Report.time(observedTime)) |"
+            + "\n| the same with the access log (text, to /dev/null; \(log.dropped) of \(loggedOps) lines dropped by the full queue) | \(Report.time(loggedTime)) |"
+            + "\n| `MenuService.respond` the same with its If-None-Match (304) | \(Report.time(notModifiedTime)) |"
             + "\n| `MenuService.respond` POST /groups/g14/toggle | \(Report.time(toggleTime)) |"
     }
 }

@@ -10,6 +10,7 @@
 //              read back by GET /sessions/{id} and made again
 //   durable  – the durable store's file reader (resynchronisation, length repair), as a journal and as a snapshot
 //   forwarded – X-Forwarded-For's last entry as an IP address, and the client address from a trusted proxy
+//   requestid – X-Request-Id: accepted exactly when sane, a made one otherwise
 //   preconditions – the If-None-Match / If-Match entity-tag list parser, alone and on a read and a write
 // Each input must never crash, and its outcome must be well formed (FuzzTarget.check): no 5xx and
 // a JSON answer for a request, the same isExpanded as Foundation reads for a body, an address that

@@ -40,15 +40,18 @@ case .run(let settings):
     sigaddset(&handledSignals, SIGHUP)
     pthread_sigmask(SIG_BLOCK, &handledSignals, nil)
 
+    // Every line on standard error from here on goes through the log's writer thread, in --log-format.
+    let log = ServerLog(format: settings.logFormat, level: settings.logLevel, quiet: settings.quiet)
     let server: MenuServer
     do {
-        server = try MenuServer(settings: settings, log: { message in
-            FileHandle.standardError.write(Data(("menu-server: " + message + "\n").utf8))
-        })
+        server = try MenuServer(settings: settings, serverLog: log)
     } catch {
-        fail(error.description)
+        log.event(.error, error.description)
+        log.stop()
+        exit(2)
     }
-    FileHandle.standardError.write(Data(("menu-server: " + server.storageDescription + "\n").utf8))
+    log.event(.info, server.storageDescription)
+    log.flush()  // the start-up lines are on standard error before the listening line is on standard output
     FileHandle.standardOutput.write(Data((server.listeningLine + "\n").utf8))
 
     var received: Int32 = 0
@@ -58,7 +61,8 @@ case .run(let settings):
         // Reloads run here, one at a time; requests never wait for them.
         server.reloadLogged(reason: "SIGHUP")
     }
-    FileHandle.standardError.write(Data("menu-server: signal \(received), finishing requests in flight\n".utf8))
+    log.event(.info, "signal \(received), finishing requests in flight")
     server.shutdown(gracePeriod: .seconds(10))
+    log.stop()
     exit(0)
 }

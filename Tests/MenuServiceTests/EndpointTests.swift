@@ -27,6 +27,7 @@ import MenuTestSupport
         ("GET", "/nodes/mapo-tofu", .node(id: "mapo-tofu")), ("HEAD", "/nodes/beer", .node(id: "beer")),
         ("POST", "/nodes/snow-beer/reveal", .revealNode(id: "snow-beer")),
         ("POST", "/nodes/reveal/reveal", .revealNode(id: "reveal")),
+        ("GET", "/metrics", .metrics), ("HEAD", "/metrics", .metrics),
     ]
 
     /// Requests refused while routing, written out: a path no route spells is 404 whatever the
@@ -88,6 +89,7 @@ import MenuTestSupport
         case .setAllExpansion: ("setAllExpansion", nil)
         case .node(let id): ("node", id)
         case .revealNode(let id): ("revealNode", id)
+        case .metrics: ("metrics", nil)
         }
     }
 
