@@ -227,7 +227,9 @@ package final class MenuService: Sendable {
         let ifMatch = try writeCondition(of: request)
         if session == nil { try admitCreation(request) }
         let (menu, applied) = try onServedMenu { menu throws(SessionStoreError) in
-            try store.apply(command, to: session, in: menu.generation, if: ifMatch?.revisionCondition(prefix: menu.entityTagPrefix))
+            guard let ifMatch else { return try store.apply(command, to: session, in: menu.generation, if: nil) }
+            try command.checkTarget(in: menu.generation.menu)
+            return try store.apply(command, to: session, in: menu.generation, if: ifMatch.revisionCondition(prefix: menu.entityTagPrefix))
         }
         let view = FlattenedView(menu: menu.generation.menu, state: applied.state)
         var writer = JSONWriter(capacity: 256)

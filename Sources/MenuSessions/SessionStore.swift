@@ -275,3 +275,20 @@ extension ExpansionCommand {
         }
     }
 }
+
+extension ExpansionCommand {
+    /// Refuses, as running it would, a command that names no group of `menu` (or, for a reveal, no
+    /// node): a conditional write checks this before its precondition, because a request that
+    /// fails without its condition must fail that way, not with 412 (RFC 9110 §13.2.1). O(1).
+    package func checkTarget(in menu: Menu) throws(SessionStoreError) {
+        switch self {
+        case .toggle(let id), .set(let id, _), .setSubtree(let id, _):
+            guard let node = menu.node(withID: id) else { throw .expansion(.unknownGroup(id: id)) }
+            guard menu.isGroup(node) else { throw .expansion(.notAGroup(id: id)) }
+        case .reveal(let id):
+            guard menu.node(withID: id) != nil else { throw .expansion(.unknownNode(id: id)) }
+        case .setAll:
+            break
+        }
+    }
+}
