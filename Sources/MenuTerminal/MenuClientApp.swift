@@ -22,8 +22,8 @@ public struct MenuClientApp {
         case table(MenuTableEvent)
     }
 
-    /// Runs until `q` or a stop request; returns the stop request's reason (nil for `q` or end of input).
-    public func run() async -> String? {
+    /// Runs until `q`, end of input or a stop signal; returns that signal (nil for the others).
+    public func run() async -> Int32? {
         let size = terminal.size
         let browser = MenuBrowser(source: table, title: title, width: size.width, height: size.height)
         let (inputs, sink) = AsyncStream.makeStream(of: Input.self)
@@ -41,8 +41,8 @@ public struct MenuClientApp {
             case .terminal(.resized):
                 let size = terminal.size
                 browser.resize(width: size.width, height: size.height)
-            case .terminal(.quit(let reason)):
-                return reason == "end of input" ? nil : reason
+            case .terminal(.quit(let signal)):
+                return signal
             case .table(let event):
                 browser.handle(event)
             }

@@ -10,7 +10,8 @@ import Darwin
 public enum TerminalInput: Sendable {
     case keys([Key])
     case resized
-    case quit(reason: String)
+    /// Stop: `signal` is the signal that asked (SIGINT, SIGTERM, SIGHUP), nil at end of input.
+    case quit(signal: Int32?)
 }
 
 /// The controlling terminal in raw mode on the alternate screen: reads keys, writes frames, and
@@ -45,8 +46,8 @@ public final class Terminal: @unchecked Sendable {
         }
         guard tcsetattr(input, TCSAFLUSH, &raw) == 0 else { throw .cannotSetMode(errno: errno) }
         write(ANSI.enterAlternateScreen + ANSI.hideCursor + ANSI.autowrapOff + ANSI.clearScreen)
-        for (number, event) in [(SIGINT, TerminalInput.quit(reason: "SIGINT")), (SIGTERM, .quit(reason: "SIGTERM")),
-                                (SIGHUP, .quit(reason: "SIGHUP")), (SIGWINCH, .resized)] {
+        for (number, event) in [(SIGINT, TerminalInput.quit(signal: SIGINT)), (SIGTERM, .quit(signal: SIGTERM)),
+                                (SIGHUP, .quit(signal: SIGHUP)), (SIGWINCH, .resized)] {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { [sink] in sink.yield(event) }
@@ -103,7 +104,7 @@ public final class Terminal: @unchecked Sendable {
                 let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
                 if count < 0, errno == EINTR || errno == EAGAIN { continue }
                 guard count > 0 else {
-                    sink.yield(.quit(reason: "end of input"))
+                    sink.yield(.quit(signal: nil))
                     return
                 }
                 let keys = decoder.feed(buffer[..<count])

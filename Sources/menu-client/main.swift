@@ -41,6 +41,7 @@ do {
     FileHandle.standardError.write(Data("menu-client: \(error)\n".utf8))
     exit(1)
 }
-let exitReason = await MenuClientApp(table: table, terminal: terminal, title: address.absoluteString).run()
+let stoppedBy = await MenuClientApp(table: table, terminal: terminal, title: address.absoluteString).run()
 terminal.restore()
-if let exitReason { FileHandle.standardError.write(Data("menu-client: stopped by \(exitReason)\n".utf8)) }
+// Stopped by a signal: the shell's convention, 128 + the signal (the terminal is restored either way).
+if let stoppedBy { exit(128 + stoppedBy) }
