@@ -199,7 +199,11 @@ public final class MenuBrowser {
         case .changed(let change): viewport.apply(change.splice, count: change.count)
         case .reloaded(_, let count, let reason):
             viewport.reset(count: count)
-            message = ("the table was read again (\(reason))", false)
+            switch reason {
+            case .menuChanged: message = ("the server serves a new menu: its rows are read again", false)
+            case .historyGone: message = ("the session changed too much elsewhere to follow: its rows are read again", false)
+            case .sessionRecreated, .requested: break
+            }
         case .rowsLoaded: break
         case .sessionRecreated(let recreation):
             message = ("the server had lost the session; a new one \(recreation.layoutRestored ? "with the same groups open" : "from the menu's defaults")", true)

@@ -80,6 +80,14 @@ struct TerminalLiveTests {
         try pane.waitForScreen("row 13") { Self.status($0).hasSuffix("row 13/16") }
         try pane.send("Enter")  // on a dish: what it is
         try pane.waitForScreen("the dish described") { Self.status($0).hasPrefix("王老吉  Wanglaoji Herbal Tea  ¥6") }
+        try pane.send("Left")  // on a dish: to its group
+        try pane.waitForScreen("飲料 under the cursor") { Self.status($0).hasSuffix("row 12/16") }
+        try pane.send("Left")  // on an open group: closes it
+        screen = try pane.waitForScreen("飲料 closed") { Self.status($0).hasPrefix("closed 飲料") }
+        #expect(screen[12] == "12   ▸ 飲料 (4)  Soft Drinks")
+        #expect(screen[0].hasSuffix(" 12 rows, 6 dishes shown"))
+        try pane.send("Right")
+        try pane.waitForScreen("飲料 open") { Self.status($0).hasPrefix("opened 飲料") && $0[13].hasPrefix("13       王老吉") }
         try pane.send("9", "9", "Enter")
         try pane.waitForScreen("no row 99") { Self.status($0).hasPrefix("no row 99: rows are 1 to 16") }
 
