@@ -75,9 +75,9 @@ struct MenuHTTP: Sendable {
         do {
             (data, response) = try await session.data(for: request)
         } catch {
-            throw .transport("\(method) \(path): \(error.localizedDescription)")
+            throw .transport("\(method) /\(path): \(error.localizedDescription)")
         }
-        guard let http = response as? HTTPURLResponse else { throw .transport("\(method) \(path): not an HTTP response") }
+        guard let http = response as? HTTPURLResponse else { throw .transport("\(method) /\(path): not an HTTP response") }
         var fields: [String: String] = [:]
         for (name, value) in http.allHeaderFields {
             if let name = name as? String, let value = value as? String { fields[name.lowercased()] = value }

@@ -45,7 +45,7 @@ extension MenuTable {
             if feed.version != version { return try await resetLocked(reason: .menuChanged(from: version, to: feed.version)) }
             var events: [MenuTableEvent] = []
             for entry in feed.changes {
-                guard let applied = apply(entry.change, revision: entry.revision, changedGroup: nil) else {
+                guard let applied = apply(entry.change, revision: entry.revision, changedGroup: .unknown) else {
                     return events + (try await resetLocked(reason: .requested))
                 }
                 events += applied
@@ -61,7 +61,7 @@ extension MenuTable {
 
     /// Applies one splice that took the session to `revision`, which must be the table's next one
     /// (nil, applying nothing, otherwise, or when the splice does not fit: the caller reloads).
-    func apply(_ splice: MenuSplice?, revision: Int, changedGroup: (id: String, isExpanded: Bool)?,
+    func apply(_ splice: MenuSplice?, revision: Int, changedGroup: RowCache.ChangedGroup,
                count: Int? = nil, leafCount: Int? = nil) -> [MenuTableEvent]? {
         state.withLock { state -> [MenuTableEvent]? in
             guard revision == state.revision + 1 else { return revision <= state.revision ? [] : nil }

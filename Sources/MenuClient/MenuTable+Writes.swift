@@ -56,7 +56,7 @@ extension MenuTable {
         var method: String
         var path: String
         var body: Data?
-        /// The group whose row the answer's `id` and `isExpanded` describe (nil: a reveal or the whole table).
+        /// The group whose row the answer's `id` and `isExpanded` describe (nil: a reveal, or the whole table).
         var changedGroup: String?
         var isWholeTable = false
 
@@ -104,7 +104,7 @@ extension MenuTable {
             do throws(MenuClientError) {
                 switch (answer.status, answer.status == 200 ? nil : answer.error.code) {
                 case (200, _):
-                    let (applied, index) = try await applyAnswer(answer, of: request, at: revision)
+                    let (applied, index) = try await applyAnswer(answer, of: request)
                     events += applied
                     if events.contains(where: { if case .changed = $0 { true } else { false } }) { await refreshLayout() }
                     return MenuTableUpdate(events: events, index: index)
@@ -118,27 +118,33 @@ extension MenuTable {
             } catch {
                 throw giveUp(error)
             }
-            guard let retry else { throw giveUp(answer.error) }
+            guard let retry else {
+                throw giveUp(.conflict(attempts: attempt, detail: "\(first.method) /\(first.path) found the session moved on (\(answer.error)); "
+                    + "what the toggle meant is unknown (the group is hidden), so nothing was applied; the table is caught up"))
+            }
             request = retry
         }
         throw giveUp(.conflict(attempts: Self.maxWriteAttempts,
                                detail: "\(first.method) /\(first.path) kept finding the session moved on (other clients writing)"))
     }
 
-    /// Applies a write's 200 answer, sent when the table was at `revision`.
-    private func applyAnswer(_ answer: MenuHTTPAnswer, of request: WriteRequest, at revision: Int)
+    /// Applies a write's 200 answer: a new menu drops every row; the table's next revision is
+    /// applied as a splice; the same revision (the write changed nothing) applies nothing.
+    private func applyAnswer(_ answer: MenuHTTPAnswer, of request: WriteRequest)
         async throws(MenuClientError) -> (events: [MenuTableEvent], index: Int?) {
-        let (version, splice, newRevision, count, leafCount, index, changedGroup): (String, MenuSplice?, Int, Int, Int, Int?, (String, Bool)?)
+        let (version, splice, newRevision, count, leafCount, index, changedGroup): (String, MenuSplice?, Int, Int, Int, Int?, RowCache.ChangedGroup)
         if request.isWholeTable {
             let all = try answer.decode(MenuExpandAllAnswer.self)
-            (version, splice, newRevision, count, leafCount, index, changedGroup) = (all.version, all.change, all.revision, all.count, all.leafCount, nil, nil)
+            (version, splice, newRevision, count, leafCount, index, changedGroup) = (all.version, all.change, all.revision, all.count, all.leafCount, nil, .unknown)
         } else {
             let change = try answer.decode(MenuChangeAnswer.self)
-            var group: (String, Bool)?
-            if request.changedGroup == change.id, let at = change.change?.at, change.index == at - 1 { group = (change.id, change.isExpanded) }
-            if request.changedGroup == nil, let at = change.change?.at, at > 0 {
-                // A reveal expands the topmost collapsed group enclosing the node, the row just before the splice.
-                group = state.withLock { $0.cache.row(at: at - 1) }.flatMap { $0.isGroup ? ($0.id, true) : nil }
+            // A toggle or a set names the group before the splice; a reveal expands the topmost
+            // collapsed group enclosing the node, the row just before it.
+            var group = RowCache.ChangedGroup.unknown
+            if request.changedGroup == nil {
+                group = .revealed
+            } else if request.changedGroup == change.id, let at = change.change?.at, change.index == at - 1 {
+                group = .group(id: change.id, isExpanded: change.isExpanded)
             }
             (version, splice, newRevision, count, leafCount, index, changedGroup) =
                 (change.version, change.change, change.revision, change.count, change.leafCount, change.index, group)
@@ -152,7 +158,6 @@ extension MenuTable {
             return (applied, index)
         }
         // The answer does not follow the table's revision: catch up from where the table is.
-        _ = revision
         return (try await catchUpLocked(), index)
     }
 }

@@ -25,7 +25,9 @@ public final class MenuTable: Sendable {
     public let section: Int
     /// Attempts a write makes (each after catching up) before it throws ``MenuClientError/conflict(attempts:detail:)``.
     public static let maxWriteAttempts = 5
-    /// Events not returned by a call: pages loaded, background catch-ups and reloads. One consumer.
+    /// Events not returned by a call: pages loaded, background catch-ups and reloads, in order.
+    /// One consumer; the stream buffers what is not read yet (an event per page load at most), so
+    /// an app reads it for as long as it shows the table.
     public let events: AsyncStream<MenuTableEvent>
     let eventSink: AsyncStream<MenuTableEvent>.Continuation
     let state: Mutex<State>
@@ -44,6 +46,8 @@ public final class MenuTable: Sendable {
     }
 
     /// Opens the table of `session` (creating the session when it has none yet): reads its count.
+    /// A restored session the server no longer has is recreated from its layout first
+    /// (``MenuTableEvent/sessionRecreated(_:)`` is then the first of ``events``).
     public init(session: MenuSession, pageSize: Int = 50, prefetchPages: Int = 1, section: Int = 0) async throws(MenuClientError) {
         guard pageSize >= 1 else { throw .invalidArgument("pageSize must be at least 1, got \(pageSize)") }
         guard prefetchPages >= 0 else { throw .invalidArgument("prefetchPages must be 0 or more, got \(prefetchPages)") }
@@ -52,7 +56,15 @@ public final class MenuTable: Sendable {
         self.prefetchPages = prefetchPages
         self.section = section
         (events, eventSink) = AsyncStream.makeStream(of: MenuTableEvent.self)
-        let counted = try await Self.readCount(session)
+        var counted: MenuCountAnswer
+        do {
+            counted = try await Self.readCount(session)
+        } catch .server(_, "unknown_session", _, _, _, _) {
+            if let failedID = await session.id, let recreation = try await session.recreate(replacing: failedID) {
+                eventSink.yield(.sessionRecreated(recreation))
+            }
+            counted = try await Self.readCount(session)
+        }
         state = Mutex(State(cache: RowCache(count: counted.count), version: counted.version, revision: counted.revision,
                             leafCount: counted.leafCount))
     }
@@ -84,14 +96,15 @@ public final class MenuTable: Sendable {
         }
     }
 
-    /// The rows of `range`, fetched as needed (a page asked for twice is fetched once).
-    public func rows(in range: Range<Int>) async throws(MenuClientError) -> [MenuRow] {
+    /// The rows of `range` that the table has (clamped to ``count``, which a change found in the
+    /// background may have moved since the caller read it), fetched as needed (a page asked for
+    /// twice is fetched once), all of one state of the table.
+    public func rows(in requested: Range<Int>) async throws(MenuClientError) -> [MenuRow] {
+        guard requested.lowerBound >= 0 else { throw .invalidArgument("rows \(requested) start before row 0") }
         var lastError: MenuClientError?
         for _ in 0 ..< 8 {
-            let (rows, loads) = try state.withLock { state throws(MenuClientError) -> ([MenuRow]?, [Task<MenuClientError?, Never>]) in
-                guard range.lowerBound >= 0, range.upperBound <= state.cache.count else {
-                    throw .invalidArgument("rows \(range) are outside the table of \(state.cache.count) rows")
-                }
+            let (rows, loads) = state.withLock { state -> ([MenuRow]?, [Task<MenuClientError?, Never>]) in
+                let range = requested.clamped(to: 0 ..< state.cache.count)
                 if state.cache.isFilled(range) { return (range.map { state.cache.row(at: $0)! }, []) }
                 var loads: [Task<MenuClientError?, Never>] = []
                 for page in range.lowerBound / pageSize ... max(range.lowerBound, range.upperBound - 1) / pageSize {
@@ -102,7 +115,7 @@ public final class MenuTable: Sendable {
             if let rows { return rows }
             for load in loads { if let error = await load.value { lastError = error } }
         }
-        throw lastError ?? .conflict(attempts: 8, detail: "rows \(range) kept changing while they were fetched")
+        throw lastError ?? .conflict(attempts: 8, detail: "rows \(requested) kept changing while they were fetched")
     }
 
     /// The load of `page` running for this epoch, started now if the page is not fully cached;
@@ -126,7 +139,7 @@ public final class MenuTable: Sendable {
             let (answer, sessionID) = try await session.send(
                 "GET", "rows", query: [("offset", String(page * pageSize)), ("limit", String(pageSize))])
             guard answer.status == 200 else {
-                if answer.error.code == "unknown_session" { startBackgroundSync(recovering: sessionID) }
+                if answer.error.code == "unknown_session" { await catchUpInBackground(recovering: sessionID) }
                 throw answer.error
             }
             let rows = try answer.decode(MenuRowsAnswer.self)
@@ -140,7 +153,8 @@ public final class MenuTable: Sendable {
             if installed {
                 eventSink.yield(.rowsLoaded(rows: rows.offset ..< rows.offset + rows.rows.count, section: section))
             } else if rows.version != version || rows.revision > revision {
-                startBackgroundSync(recovering: nil)
+                // The session moved on (another device, a reload): catch up before anyone asks again.
+                await catchUpInBackground(recovering: nil)
             }
             return nil
         } catch {
@@ -149,18 +163,16 @@ public final class MenuTable: Sendable {
         }
     }
 
-    /// A catch-up off the caller's path; what it finds goes to ``events``.
-    func startBackgroundSync(recovering failedID: String?) {
-        Task {
-            do throws(MenuClientError) {
-                let found = try await writes.withLock { () async throws(MenuClientError) -> [MenuTableEvent] in
-                    if let failedID { return try await recoverLocked(failedID: failedID) }
-                    return try await revalidateLocked()
-                }
-                for event in found { eventSink.yield(event) }
-            } catch {
-                eventSink.yield(.loadFailed(error))
+    /// A catch-up (or, for `failedID`, a new session) found by a page load; what it finds goes to ``events``.
+    private func catchUpInBackground(recovering failedID: String?) async {
+        do throws(MenuClientError) {
+            let found = try await writes.withLock { () async throws(MenuClientError) -> [MenuTableEvent] in
+                if let failedID { return try await recoverLocked(failedID: failedID) }
+                return try await revalidateLocked()
             }
+            for event in found { eventSink.yield(event) }
+        } catch {
+            eventSink.yield(.loadFailed(error))
         }
     }
 

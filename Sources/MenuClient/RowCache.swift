@@ -44,16 +44,26 @@ struct RowCache: Sendable {
     /// A splice the cache cannot apply: it does not fit the table.
     struct SpliceOutOfRange: Error {}
 
+    /// What is known of the group whose row is just before a splice.
+    enum ChangedGroup: Sendable {
+        /// A toggle's or a set's answer: the group and its state now.
+        case group(id: String, isExpanded: Bool)
+        /// A reveal's answer: the group before the splice was collapsed and is expanded now.
+        case revealed
+        /// The changes feed: only where rows moved.
+        case unknown
+    }
+
     /// Applies `splice` as the server did: `removed` slots at `at` go, `inserted` placeholders come.
     /// The rows before `at` whose content the change alters are brought up to date or dropped:
     /// - the row at `at - 1` when it is a group (the group toggled, set or revealed): updated from
-    ///   `changedGroup` when that names it (a write's answer), dropped otherwise (the changes feed
-    ///   says only where rows moved);
+    ///   `changedGroup` when that names it or says it was revealed (a write's answer), dropped
+    ///   otherwise (the changes feed says only where rows moved);
     /// - every group before it whose visible descendants include the whole removed block (its
     ///   enclosing groups): `visibleDescendantCount` grows by `inserted - removed`;
     /// - a group whose descendants cover only part of that block: dropped.
     /// Returns the positions (before `at`, so the same before and after) of the rows touched.
-    mutating func apply(_ splice: MenuSplice, changedGroup: (id: String, isExpanded: Bool)?) throws(SpliceOutOfRange) -> [Int] {
+    mutating func apply(_ splice: MenuSplice, changedGroup: ChangedGroup) throws(SpliceOutOfRange) -> [Int] {
         let (at, removed, inserted) = (splice.at, splice.removed, splice.inserted)
         guard at >= 0, removed >= 0, inserted >= 0, at <= slots.count, removed <= slots.count - at else { throw SpliceOutOfRange() }
         var touched: [Int] = []
@@ -70,9 +80,14 @@ struct RowCache: Sendable {
                 guard row.isGroup else { continue }
                 let descendants = row.visibleDescendantCount ?? 0
                 if position == changedPosition {
-                    if let changedGroup, changedGroup.id == row.id, descendants >= removed {
+                    let isExpanded: Bool? = switch changedGroup {
+                    case .group(let id, let isExpanded): id == row.id ? isExpanded : nil
+                    case .revealed: row.isExpanded == false ? true : nil
+                    case .unknown: nil
+                    }
+                    if let isExpanded, descendants >= removed {
                         var updated = row
-                        updated.isExpanded = changedGroup.isExpanded
+                        updated.isExpanded = isExpanded
                         updated.visibleDescendantCount = descendants - removed + inserted
                         slots[position] = Box(updated)
                     } else {

@@ -27,6 +27,7 @@ struct ClientTestRandom: RandomNumberGenerator {
         var random = ClientTestRandom(state: 14)
         var keptAcrossWrites = 0
         var splices = 0
+        var replacements = 0
         for step in 0 ..< 160 {
             if table.count > 0 {
                 let start = Int.random(in: 0 ..< table.count, using: &random)
@@ -36,23 +37,28 @@ struct ClientTestRandom: RandomNumberGenerator {
             let before = table.cachedRows.compactMap { $0 }.count
             let update: MenuTableUpdate
             let operation: String
-            switch Int.random(in: 0 ..< 10, using: &random) {
-            case 0 ..< 5:
+            switch Int.random(in: 0 ..< 20, using: &random) {
+            case 0 ..< 9:
                 let group = ids.groups.randomElement(using: &random)!
                 operation = "toggle \(group)"
                 update = try await table.toggle(group)
-            case 5 ..< 8:
+            case 9 ..< 16:
                 let group = ids.groups.randomElement(using: &random)!
-                let isExpanded = Bool.random(using: &random)
-                operation = "set \(group) \(isExpanded)"
-                update = try await table.setExpanded(group, isExpanded)
-            default:
+                let (isExpanded, recursive) = (Bool.random(using: &random), Bool.random(using: &random))
+                operation = "set \(group) \(isExpanded)\(recursive ? " recursive" : "")"
+                update = try await table.setExpanded(group, isExpanded, recursive: recursive)
+            case 16 ..< 19:
                 let row = ids.rows.randomElement(using: &random)!
                 operation = "reveal \(row)"
                 update = try await table.reveal(row)
                 if let index = update.index { #expect(table.row(at: index)?.id ?? row == row, "step \(step): \(operation)") }
+            default:
+                let mode = [MenuExpansionMode.expanded, .collapsed, .default].randomElement(using: &random)!
+                operation = "all \(mode)"
+                update = try await table.setAll(mode)
             }
             splices += update.changes.count
+            replacements += update.changes.count { $0.splice.removed > 0 && $0.splice.inserted > 0 }
             if !update.changes.isEmpty, before > 0 { keptAcrossWrites += table.cachedRows.compactMap { $0 }.count > 0 ? 1 : 0 }
             for change in update.changes {
                 #expect(change.deletedIndexPaths.count == change.splice.removed && change.insertedIndexPaths.count == change.splice.inserted)
@@ -60,7 +66,7 @@ struct ClientTestRandom: RandomNumberGenerator {
             try await expectCacheMatchesServer(table, server: server, "step \(step): \(operation)")
         }
         // The sequence did move rows, and the cache kept rows through the writes instead of refetching everything.
-        #expect(splices > 60)
+        #expect(splices > 60 && replacements > 3)
         #expect(keptAcrossWrites > 40)
         // Filling the whole table at the end gives exactly the fresh read.
         let all = try await table.rows(in: 0 ..< table.count)
