@@ -113,14 +113,34 @@ struct TerminalLiveTests {
         try pane.waitForScreen("nothing matched") { Self.status($0).hasPrefix("no id or fetched title matches \"desserts\"") }
     }
 
-    /// `sh` runs the client between two `stty -g`, then reports its exit status and waits.
+    @Test(.timeLimit(.minutes(1)))
+    func cCollapsesEveryGroupAndEExpandsThemAll() throws {
+        let server = try TerminalTestServer(config: LivePaths.menuConfig)
+        let pane = try TmuxPane(command: try Self.clientCommand(port: server.port))
+        try pane.waitForScreen("the first rows") { $0.count > 28 && $0[28].hasSuffix("¥7.5") }
+        try pane.send("c")
+        var screen = try pane.waitForScreen("every group collapsed") { Self.status($0).hasPrefix("every group collapsed") }
+        #expect(screen[0].hasSuffix(" 3 rows, 0 dishes shown"))
+        #expect(Array(screen[1 ... 3]) == ["1 ▸ 主菜 (9)  Main Courses", "2 ▸ 早餐 (5)  Breakfast", "3 ▸ 酒水 (3)  Drinks"])
+        #expect(screen[4 ..< 29].allSatisfy { $0.isEmpty })
+        try pane.send("End", "Enter")
+        screen = try pane.waitForScreen("酒水 opened, its groups closed") { Self.status($0).hasPrefix("opened 酒水") }
+        #expect(Array(screen[4 ... 6]) == ["4   ▸ 啤酒 (3)  Beer", "5   ▸ 白酒 (3)  Baijiu", "6   ▸ 飲料 (4)  Soft Drinks"])
+        try pane.send("e")
+        screen = try pane.waitForScreen("every group expanded") { Self.status($0).hasPrefix("every group expanded") }
+        #expect(screen[0].hasSuffix(" 30 rows, 24 dishes shown"))
+        #expect(screen[28].hasSuffix("¥7.5"))
+    }
+
+    /// `sh` runs the client between two `stty -g`, then reports its exit status and waits; `sh`
+    /// itself ignores SIGINT so that Ctrl-C reaches only the client's handling of it.
     static func wrappedClient(port: Int, directory: URL) throws -> String {
         let before = quoted(directory.appendingPathComponent("before").path)
         let after = quoted(directory.appendingPathComponent("after").path)
-        return "stty -g > \(before); \(try clientCommand(port: port)); status=$?; stty -g > \(after); echo \"menu-client exited $status\"; exec sleep 120"
+        return "trap '' INT; stty -g > \(before); \(try clientCommand(port: port)); status=$?; stty -g > \(after); echo \"menu-client exited $status\"; exec sleep 120"
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ["q", "SIGTERM"])
+    @Test(.timeLimit(.minutes(1)), arguments: ["q", "C-c", "SIGTERM"])
     func quittingRestoresTheTerminal(by way: String) throws {
         let server = try TerminalTestServer(config: LivePaths.menuConfig)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("menu-client-\(UUID().uuidString)")
@@ -130,8 +150,8 @@ struct TerminalLiveTests {
         try pane.waitForScreen("the menu") { $0.count > 28 && $0[28].hasSuffix("¥7.5") }
         try #expect(pane.format("#{alternate_on} #{cursor_flag}") == "1 0")  // alternate screen, cursor hidden
 
-        if way == "q" {
-            try pane.send("q")
+        if way != "SIGTERM" {
+            try pane.send(way)  // q, or Ctrl-C: SIGINT from the terminal
         } else {
             let shell = try pane.format("#{pane_pid}")
             let children = try ChildProcess.run(executable: "/usr/bin/pgrep", arguments: ["-P", shell])
@@ -140,7 +160,8 @@ struct TerminalLiveTests {
             #expect(kill(pids[0], SIGTERM) == 0)
         }
         let screen = try pane.waitForScreen("the shell back") { $0.contains { $0.hasPrefix("menu-client exited") } }
-        #expect(screen.contains(way == "q" ? "menu-client exited 0" : "menu-client exited \(128 + SIGTERM)"))
+        let status = ["q": 0, "C-c": 128 + SIGINT, "SIGTERM": 128 + SIGTERM][way]!
+        #expect(screen.contains("menu-client exited \(status)"))
         #expect(!screen.joined().contains("宮保雞丁"))  // the menu was on the alternate screen only
         try #expect(pane.format("#{alternate_on} #{cursor_flag}") == "0 1")
         let before = try String(contentsOf: directory.appendingPathComponent("before"), encoding: .utf8)
