@@ -137,8 +137,11 @@ final class CountingRelay: Sendable {
 final class TmuxPane {
     static let tmux = "/usr/bin/tmux"
     let socketName: String
+    /// What the pane's command needs for as long as the pane is used (its server, a relay).
+    private let kept: [AnyObject]
 
-    init(command: String, width: Int = 100, height: Int = 30) throws {
+    init(command: String, width: Int = 100, height: Int = 30, keeping kept: [AnyObject] = []) throws {
+        self.kept = kept
         socketName = "menu-client-test-\(getpid())-\(UUID().uuidString.prefix(8))"
         try run(["new-session", "-d", "-x", String(width), "-y", String(height), "-s", "test", command])
     }

@@ -24,12 +24,20 @@ struct TerminalLiveTests {
 
     static func status(_ screen: [String]) -> String { screen.last { !$0.isEmpty } ?? "" }
 
+    /// The built menu-server on the tests' Sichuan menu, and menu-client on it in a pane, once its
+    /// first screen is drawn (the last row of the window, 唯怡豆奶 at ¥7.5, written).
+    /// The pane keeps the server: both live while the test uses the pane.
+    static func sichuanClient(command: ((Int) throws -> String)? = nil) throws -> (pane: TmuxPane, port: Int, screen: [String]) {
+        let server = try TerminalTestServer(config: LivePaths.menuConfig)
+        let pane = try TmuxPane(command: try (command ?? clientCommand(port:))(server.port), keeping: [server])
+        let screen = try pane.waitForScreen("the first screen") { $0.count > 28 && $0[28].hasSuffix("¥7.5") }
+        return (pane, server.port, screen)
+    }
+
     @Test(.timeLimit(.minutes(1)))
     func theSichuanMenuShowsGroupsFlushLeftDishesIndentedAndPricesAtTheRightEdge() throws {
-        let server = try TerminalTestServer(config: LivePaths.menuConfig)
-        let pane = try TmuxPane(command: try Self.clientCommand(port: server.port))
-        let screen = try pane.waitForScreen("the first rows") { $0.count > 28 && $0[28].hasSuffix("¥7.5") }
-        #expect(screen[0].hasPrefix(" menu-client  http://127.0.0.1:\(server.port) "))
+        let (_, port, screen) = try Self.sichuanClient()
+        #expect(screen[0].hasPrefix(" menu-client  http://127.0.0.1:\(port) "))
         #expect(screen[0].hasSuffix(" 30 rows, 24 dishes shown"))
         #expect(screen[1] == " 1 ▾ 主菜 (9)  Main Courses")
         #expect(screen[2].hasPrefix(" 2     宮保雞丁  Kung Pao Chicken"))
@@ -46,15 +54,13 @@ struct TerminalLiveTests {
 
         // docs/menu-client.txt is this screen (the README shows it), with the default port.
         let documented = try String(contentsOf: LivePaths.packageRoot.appendingPathComponent("docs/menu-client.txt"), encoding: .utf8)
-        let shown = screen.joined(separator: "\n").replacingOccurrences(of: "127.0.0.1:\(server.port) ", with: "127.0.0.1:8080" + String(repeating: " ", count: String(server.port).count - 3))
+        let shown = screen.joined(separator: "\n").replacingOccurrences(of: "127.0.0.1:\(port) ", with: "127.0.0.1:8080" + String(repeating: " ", count: String(port).count - 3))
         #expect(documented.trimmingCharacters(in: .newlines) == shown.trimmingCharacters(in: .newlines))
     }
 
     @Test(.timeLimit(.minutes(1)))
     func enterClosesTheGroupUnderTheCursorDigitsGoToARowAndSlashFindsByIdOrName() throws {
-        let server = try TerminalTestServer(config: LivePaths.menuConfig)
-        let pane = try TmuxPane(command: try Self.clientCommand(port: server.port))
-        try pane.waitForScreen("the first rows") { $0.count > 28 && $0[28].hasSuffix("¥7.5") }
+        let (pane, _, _) = try Self.sichuanClient()
 
         try pane.send("Enter")
         // The status line is written last: once it shows the message, the rows above it are drawn.
@@ -115,9 +121,7 @@ struct TerminalLiveTests {
 
     @Test(.timeLimit(.minutes(1)))
     func cCollapsesEveryGroupAndEExpandsThemAll() throws {
-        let server = try TerminalTestServer(config: LivePaths.menuConfig)
-        let pane = try TmuxPane(command: try Self.clientCommand(port: server.port))
-        try pane.waitForScreen("the first rows") { $0.count > 28 && $0[28].hasSuffix("¥7.5") }
+        let (pane, _, _) = try Self.sichuanClient()
         try pane.send("c")
         var screen = try pane.waitForScreen("every group collapsed") { Self.status($0).hasPrefix("every group collapsed") }
         #expect(screen[0].hasSuffix(" 3 rows, 0 dishes shown"))
@@ -142,12 +146,10 @@ struct TerminalLiveTests {
 
     @Test(.timeLimit(.minutes(1)), arguments: ["q", "C-c", "SIGTERM"])
     func quittingRestoresTheTerminal(by way: String) throws {
-        let server = try TerminalTestServer(config: LivePaths.menuConfig)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("menu-client-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let pane = try TmuxPane(command: try Self.wrappedClient(port: server.port, directory: directory))
-        try pane.waitForScreen("the menu") { $0.count > 28 && $0[28].hasSuffix("¥7.5") }
+        let (pane, _, _) = try Self.sichuanClient { port in try Self.wrappedClient(port: port, directory: directory) }
         try #expect(pane.format("#{alternate_on} #{cursor_flag}") == "1 0")  // alternate screen, cursor hidden
 
         if way != "SIGTERM" {
@@ -172,9 +174,7 @@ struct TerminalLiveTests {
 
     @Test(.timeLimit(.minutes(1)))
     func aResizedWindowIsDrawnAgainAtItsNewSize() throws {
-        let server = try TerminalTestServer(config: LivePaths.menuConfig)
-        let pane = try TmuxPane(command: try Self.clientCommand(port: server.port))
-        try pane.waitForScreen("the menu") { $0.count > 28 && $0[28].hasSuffix("¥7.5") }
+        let (pane, _, _) = try Self.sichuanClient()
         try pane.resize(width: 60, height: 12)
         let screen = try pane.waitForScreen("the menu at 60 × 12") { $0.count >= 12 && $0[11].hasSuffix("row 1/30") }
         #expect(DisplayWidth.of(screen[2]) == 60)
@@ -197,7 +197,7 @@ struct TerminalLiveTests {
         let server = try TerminalTestServer(config: menu)
         let relay = try CountingRelay(upstreamPort: server.port)
         defer { relay.stop() }
-        let pane = try TmuxPane(command: try Self.clientCommand(port: relay.port))
+        let pane = try TmuxPane(command: try Self.clientCommand(port: relay.port), keeping: [server, relay])
         func allRowsShown(_ screen: [String]) -> Bool { screen.count > 28 && screen[1 ..< 29].allSatisfy { !$0.contains("…") } }
         var screen = try pane.waitForScreen("the first page") { $0.count > 1 && $0[1].hasPrefix("    1 ▾ Group 1 ") && allRowsShown($0) }
         #expect(screen[0].hasSuffix("18850 rows, 16190 dishes shown"))
