@@ -24,6 +24,12 @@ struct TerminalLiveTests {
 
     static func status(_ screen: [String]) -> String { screen.last { !$0.isEmpty } ?? "" }
 
+    /// No placeholder ("12 …") among `lines`: rows a splice brought in arrive a page load after the
+    /// status line says what the key did.
+    static func fetched(_ screen: [String], _ lines: ClosedRange<Int>) -> Bool {
+        screen.count > lines.upperBound && !screen[lines].contains { $0.hasSuffix(" …") }
+    }
+
     /// The built menu-server on the tests' Sichuan menu, and menu-client on it in a pane, once its
     /// first screen is drawn (the last row of the window, 唯怡豆奶 at ¥7.5, written).
     /// The pane keeps the server: both live while the test uses the pane.
@@ -93,7 +99,8 @@ struct TerminalLiveTests {
         #expect(screen[12] == "12   ▸ 飲料 (4)  Soft Drinks")
         #expect(screen[0].hasSuffix(" 12 rows, 6 dishes shown"))
         try pane.send("Right")
-        try pane.waitForScreen("飲料 open") { Self.status($0).hasPrefix("opened 飲料") && $0[13].hasPrefix("13       王老吉") }
+        screen = try pane.waitForScreen("飲料 open") { Self.status($0).hasPrefix("opened 飲料") && Self.fetched($0, 1 ... 16) }
+        #expect(screen[13].hasPrefix("13       王老吉"))
         try pane.send("9", "9", "Enter")
         try pane.waitForScreen("no row 99") { Self.status($0).hasPrefix("no row 99: rows are 1 to 16") }
 
@@ -104,7 +111,7 @@ struct TerminalLiveTests {
         try pane.send("/")
         try pane.send("snow-beer", literal: true)
         try pane.send("Enter")
-        screen = try pane.waitForScreen("snow-beer revealed") { Self.status($0).hasPrefix("found snow-beer") }
+        screen = try pane.waitForScreen("snow-beer revealed") { Self.status($0).hasPrefix("found snow-beer") && Self.fetched($0, 1 ... 16) }
         #expect(screen[3] == " 3 ▾ 酒水 (3)  Drinks")
         #expect(screen[5].hasPrefix(" 5       雪花啤酒  Snow Beer"))
         #expect(Self.status(screen).hasSuffix("row 5/16"))
@@ -123,15 +130,15 @@ struct TerminalLiveTests {
     func cCollapsesEveryGroupAndEExpandsThemAll() throws {
         let (pane, _, _) = try Self.sichuanClient()
         try pane.send("c")
-        var screen = try pane.waitForScreen("every group collapsed") { Self.status($0).hasPrefix("every group collapsed") }
+        var screen = try pane.waitForScreen("every group collapsed") { Self.status($0).hasPrefix("every group collapsed") && Self.fetched($0, 1 ... 3) }
         #expect(screen[0].hasSuffix(" 3 rows, 0 dishes shown"))
         #expect(Array(screen[1 ... 3]) == ["1 ▸ 主菜 (9)  Main Courses", "2 ▸ 早餐 (5)  Breakfast", "3 ▸ 酒水 (3)  Drinks"])
         #expect(screen[4 ..< 29].allSatisfy { $0.isEmpty })
         try pane.send("End", "Enter")
-        screen = try pane.waitForScreen("酒水 opened, its groups closed") { Self.status($0).hasPrefix("opened 酒水") }
+        screen = try pane.waitForScreen("酒水 opened, its groups closed") { Self.status($0).hasPrefix("opened 酒水") && Self.fetched($0, 1 ... 6) }
         #expect(Array(screen[4 ... 6]) == ["4   ▸ 啤酒 (3)  Beer", "5   ▸ 白酒 (3)  Baijiu", "6   ▸ 飲料 (4)  Soft Drinks"])
         try pane.send("e")
-        screen = try pane.waitForScreen("every group expanded") { Self.status($0).hasPrefix("every group expanded") }
+        screen = try pane.waitForScreen("every group expanded") { Self.status($0).hasPrefix("every group expanded") && Self.fetched($0, 1 ... 28) }
         #expect(screen[0].hasSuffix(" 30 rows, 24 dishes shown"))
         #expect(screen[28].hasSuffix("¥7.5"))
     }
