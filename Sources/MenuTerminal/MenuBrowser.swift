@@ -194,7 +194,11 @@ public final class MenuBrowser {
 
     // MARK: Table events
 
-    public func handle(_ event: MenuTableEvent) {
+    /// Applies one table event. False when the screen must not be painted for it: a page load
+    /// that failed again with the error already shown (painting asks for the missing rows again,
+    /// so a server that is down would be asked in a loop; the next key tries again).
+    @discardableResult
+    public func handle(_ event: MenuTableEvent) -> Bool {
         switch event {
         case .changed(let change): viewport.apply(change.splice, count: change.count)
         case .reloaded(_, let count, let reason):
@@ -207,8 +211,11 @@ public final class MenuBrowser {
         case .rowsLoaded: break
         case .sessionRecreated(let recreation):
             message = ("the server had lost the session; a new one \(recreation.layoutRestored ? "with the same groups open" : "from the menu's defaults")", true)
-        case .loadFailed(let error): message = (error.description, true)
+        case .loadFailed(let error):
+            if message?.text == error.description { return false }
+            message = (error.description, true)
         }
+        return true
     }
 
     // MARK: Drawing

@@ -44,7 +44,7 @@ public struct MenuClientApp {
             case .terminal(.quit(let signal)):
                 return signal
             case .table(let event):
-                browser.handle(event)
+                guard browser.handle(event) else { continue }
             }
             terminal.write(browser.paint())
         }
