@@ -144,8 +144,8 @@ public final class MenuBrowser {
             follow(update)
             message = ("found \(text)", false)
             return
-        } catch where error.code == "unknown_node" {
-            // not an id: match titles below
+        } catch where error.code == "unknown_node" || error.code == "not_found" {
+            // Not an id (not_found: text with a "/" is no node path at all): match titles below.
         } catch {
             message = (error.description, true)
             return

@@ -20,7 +20,9 @@ public enum TerminalInput: Sendable {
 ///
 /// Invariant: between ``init(input:output:)`` and ``restore()`` the terminal is in raw mode (no
 /// echo, no line editing, no CR translation; signals from keys stay on so Ctrl-C is SIGINT) on
-/// the alternate screen with the cursor hidden; ``restore()`` runs at most once. One instance.
+/// the alternate screen with the cursor hidden; ``restore()`` runs at most once. One instance,
+/// set up and restored by the app's task (hence `@unchecked Sendable`: the reader thread and the
+/// signal handlers touch only the descriptors and the stream, which are safe to share).
 public final class Terminal: @unchecked Sendable {
     public let input: Int32
     public let output: Int32

@@ -31,12 +31,12 @@ struct TerminalLiveTests {
     }
 
     /// The built menu-server on the tests' Sichuan menu, and menu-client on it in a pane, once its
-    /// first screen is drawn (the last row of the window, 唯怡豆奶 at ¥7.5, written).
+    /// first screen is drawn (every row of the window fetched, the last one 唯怡豆奶 at ¥7.5).
     /// The pane keeps the server: both live while the test uses the pane.
     static func sichuanClient(command: ((Int) throws -> String)? = nil) throws -> (pane: TmuxPane, port: Int, screen: [String]) {
         let server = try TerminalTestServer(config: LivePaths.menuConfig)
         let pane = try TmuxPane(command: try (command ?? clientCommand(port:))(server.port), keeping: [server])
-        let screen = try pane.waitForScreen("the first screen") { $0.count > 28 && $0[28].hasSuffix("¥7.5") }
+        let screen = try pane.waitForScreen("the first screen") { Self.fetched($0, 1 ... 28) && $0[28].hasSuffix("¥7.5") }
         return (pane, server.port, screen)
     }
 
@@ -124,6 +124,10 @@ struct TerminalLiveTests {
         try pane.send("desserts", literal: true)
         try pane.send("Enter")
         try pane.waitForScreen("nothing matched") { Self.status($0).hasPrefix("no id or fetched title matches \"desserts\"") }
+        try pane.send("/")
+        try pane.send("drinks/beer", literal: true)  // no id has a "/": the route is unknown, titles are matched
+        try pane.send("Enter")
+        try pane.waitForScreen("nothing matched") { Self.status($0).hasPrefix("no id or fetched title matches \"drinks/beer\"") }
     }
 
     @Test(.timeLimit(.minutes(1)))
