@@ -133,8 +133,9 @@ public struct MenuSessionStateAnswer: Sendable, Hashable, Codable {
     public var expansion: MenuLayout
 }
 
-/// A session's layout as the server states it portably: `base` (`default`, `expanded` or
-/// `collapsed`) and the groups marked otherwise, by id. Kept as the server sent it and sent back
+/// A session's layout as the server states it portably (`GET /sessions/{id}`): `base`
+/// (`default`, `expanded` or `collapsed`), `marks` (subtrees set by a recursive change) and the
+/// groups `expanded` or `collapsed` otherwise, all by group id. Kept as the server sent it and sent back
 /// unchanged to `POST /sessions`, so a field the client does not read survives the round trip.
 public struct MenuLayout: Sendable, Hashable, Codable {
     public var json: MenuJSONValue
@@ -143,6 +144,14 @@ public struct MenuLayout: Sendable, Hashable, Codable {
     public func encode(to encoder: any Encoder) throws { try json.encode(to: encoder) }
 
     public var base: MenuExpansionMode? { json["base"]?.stringValue.flatMap(MenuExpansionMode.init(rawValue:)) }
+    /// The subtrees set to one mode by a recursive change, in menu order.
+    public var marks: [(id: String, mode: MenuExpansionMode)] {
+        (json["marks"]?.arrayValue ?? []).compactMap { mark in
+            guard let id = mark["id"]?.stringValue, let mode = mark["mode"]?.stringValue.flatMap(MenuExpansionMode.init(rawValue:))
+            else { return nil }
+            return (id, mode)
+        }
+    }
     /// The groups this layout has expanded (beyond `base`).
     public var expandedIDs: [String] { json["expanded"]?.arrayValue?.compactMap(\.stringValue) ?? [] }
     /// The groups this layout has collapsed (beyond `base`).

@@ -5,7 +5,7 @@ import Foundation
 import MenuClient
 import Testing
 
-@Suite struct ClientErrorTests {
+@Suite(.timeLimit(.minutes(2))) struct ClientErrorTests {
     @Test func aRefusedWriteThrowsWhatTheServerSaidAndLeavesTheTableAsItWas() async throws {
         let server = try ClientTestServer(config: ClientTestMenus.large(groups: 2, subgroups: 2, leaves: 2))
         defer { server.shutdown() }

@@ -21,7 +21,7 @@ func showMenu(server: URL, saved: MenuSessionSnapshot?) async throws -> MenuSess
     return await session.snapshot  // keep it (a file, UserDefaults); on unknown_session the layout is restored from it
 }
 
-@Suite struct ReadmeExampleTests {
+@Suite(.timeLimit(.minutes(2))) struct ReadmeExampleTests {
     @Test func theReadmeExampleIsThisFileVerbatim() throws {
         let readme = try String(contentsOf: LivePaths.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
         let section = try #require(readme.range(of: "## Use it from an app").map { readme[$0.upperBound...] })

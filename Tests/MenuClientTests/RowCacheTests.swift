@@ -7,7 +7,7 @@ import MenuModel
 import Testing
 @testable import MenuClient
 
-@Suite struct RowCacheTests {
+@Suite(.timeLimit(.minutes(2))) struct RowCacheTests {
     /// The model's rows as the client's type (attributes left out: a change never alters them).
     private func rows(of view: FlattenedView) -> [MenuRow] {
         view.rows(offset: 0, limit: view.count).map {

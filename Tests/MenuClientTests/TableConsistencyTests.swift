@@ -18,7 +18,7 @@ struct ClientTestRandom: RandomNumberGenerator {
     }
 }
 
-@Suite struct TableConsistencyTests {
+@Suite(.timeLimit(.minutes(2))) struct TableConsistencyTests {
     @Test func theCacheEqualsAFreshFullReadAfterEveryStepOfALongRandomSequence() async throws {
         let server = try ClientTestServer(config: ClientTestMenus.large())
         defer { server.shutdown() }
@@ -77,7 +77,11 @@ struct ClientTestRandom: RandomNumberGenerator {
     @Test func rowsOfOnePageAskedForConcurrentlyComeFromOneFetchAndAgree() async throws {
         let server = try ClientTestServer(config: ClientTestMenus.large(groups: 3, subgroups: 3, leaves: 5))
         defer { server.shutdown() }
-        let table = try await MenuTable(session: MenuSession(configuration: server.configuration), pageSize: 25, prefetchPages: 0)
+        // Through a proxy that drops nothing, to count the requests.
+        let proxy = try LossyProxy(upstreamPort: server.port, dropAnswersTo: "", times: 0)
+        defer { proxy.stop() }
+        let configuration = MenuClientConfiguration(baseURL: URL(string: "http://127.0.0.1:\(proxy.port)")!)
+        let table = try await MenuTable(session: MenuSession(configuration: configuration), pageSize: 25, prefetchPages: 0)
         let results = try await withThrowingTaskGroup(of: [MenuRow].self) { group in
             for start in 0 ..< 8 { group.addTask { try await table.rows(in: start ..< start + 10) } }
             var all: [[MenuRow]] = []
@@ -85,6 +89,7 @@ struct ClientTestRandom: RandomNumberGenerator {
             return all
         }
         #expect(results.count == 8 && results.allSatisfy { $0.count == 10 })
+        #expect(proxy.requests.filter { $0.hasPrefix("GET /rows") } == ["GET /rows?offset=0&limit=25 HTTP/1.1"])
         // One page was asked for; the rows beyond it are still placeholders (prefetch 0).
         let cached = table.cachedRows
         #expect(cached[0 ..< 25].allSatisfy { $0 != nil } && cached[25...].allSatisfy { $0 == nil })

@@ -12,7 +12,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite struct WireAgreementTests {
+@Suite(.timeLimit(.minutes(2))) struct WireAgreementTests {
     /// One raw exchange with the server.
     private func exchange(_ server: ClientTestServer, _ method: String, _ target: String, session: String? = nil,
                           headers: [(String, String)] = [], body: String? = nil) async throws -> (status: Int, etag: String?, body: Data) {
@@ -59,6 +59,21 @@ import FoundationNetworking
         let hidden = try await exchange(server, "PUT", "/groups/n0-0/expansion", session: id, body: #"{"isExpanded":true}"#)
         try expectRoundTrip(MenuChangeAnswer.self, hidden.body)
         #expect(try JSONDecoder().decode(MenuChangeAnswer.self, from: hidden.body).index == nil)
+        // The portable layout, and a session created from it (with an id the menu has not).
+        let state = try await exchange(server, "GET", "/sessions/\(id)")
+        try expectRoundTrip(MenuSessionStateAnswer.self, state.body)
+        let layout = try JSONDecoder().decode(MenuSessionStateAnswer.self, from: state.body).expansion
+        #expect(layout.base == .default && layout.collapsedIDs == ["s0-0"] && layout.expandedIDs == ["n0-0"])
+        var posted = layout.json
+        if case .object(var object) = posted {
+            object["collapsed"] = .array([.string("s0-0"), .string("gone")])
+            posted = .object(object)
+        }
+        let recreated = try await exchange(server, "POST", "/sessions", body: String(decoding: try JSONEncoder().encode(posted), as: UTF8.self))
+        #expect(recreated.status == 201)
+        try expectRoundTrip(MenuSessionCreatedAnswer.self, recreated.body)
+        #expect(try JSONDecoder().decode(MenuSessionCreatedAnswer.self, from: recreated.body).ignored == ["gone"])
+
         // A recursive set and an expand-all: splices that remove and insert.
         let recursive = try await exchange(server, "PUT", "/groups/g1/expansion", session: id, body: #"{"isExpanded":true,"recursive":true}"#)
         try expectRoundTrip(MenuChangeAnswer.self, recursive.body)
