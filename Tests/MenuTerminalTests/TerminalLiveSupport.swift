@@ -136,17 +136,21 @@ final class CountingRelay: Sendable {
 /// command in a pane of a fixed size.
 final class TmuxPane {
     static let tmux = "/usr/bin/tmux"
-    let socketName: String
+    /// The server's socket, removed with the server (tmux leaves it behind after `kill-server`).
+    let socketPath: String
     /// What the pane's command needs for as long as the pane is used (its server, a relay).
     private let kept: [AnyObject]
 
     init(command: String, width: Int = 100, height: Int = 30, keeping kept: [AnyObject] = []) throws {
         self.kept = kept
-        socketName = "menu-client-test-\(getpid())-\(UUID().uuidString.prefix(8))"
+        socketPath = FileManager.default.temporaryDirectory.appendingPathComponent("menu-client-test-\(UUID().uuidString.prefix(8)).tmux").path
         try run(["new-session", "-d", "-x", String(width), "-y", String(height), "-s", "test", command])
     }
 
-    deinit { _ = try? run(["kill-server"]) }
+    deinit {
+        _ = try? run(["kill-server"])
+        try? FileManager.default.removeItem(atPath: socketPath)
+    }
 
     /// The pane's lines as shown (trailing spaces trimmed).
     func screen() throws -> [String] {
@@ -186,7 +190,7 @@ final class TmuxPane {
 
     @discardableResult
     private func run(_ arguments: [String]) throws -> String {
-        let outcome = try ChildProcess.run(executable: Self.tmux, arguments: ["-L", socketName, "-f", "/dev/null"] + arguments,
+        let outcome = try ChildProcess.run(executable: Self.tmux, arguments: ["-S", socketPath, "-f", "/dev/null"] + arguments,
                                            timeout: .seconds(20))
         guard outcome.termination == .exited(0) else {
             throw LiveError("tmux \(arguments.joined(separator: " ")) failed: \(String(decoding: outcome.standardError, as: UTF8.self))")
