@@ -48,6 +48,8 @@ public final class Terminal: @unchecked Sendable {
         }
         guard tcsetattr(input, TCSAFLUSH, &raw) == 0 else { throw .cannotSetMode(errno: errno) }
         write(ANSI.enterAlternateScreen + ANSI.hideCursor + ANSI.autowrapOff + ANSI.clearScreen)
+        // Ctrl-Z would stop the app with the terminal raw and on the alternate screen: ignored.
+        signal(SIGTSTP, SIG_IGN)
         for (number, event) in [(SIGINT, TerminalInput.quit(signal: SIGINT)), (SIGTERM, .quit(signal: SIGTERM)),
                                 (SIGHUP, .quit(signal: SIGHUP)), (SIGWINCH, .resized)] {
             signal(number, SIG_IGN)
@@ -84,6 +86,7 @@ public final class Terminal: @unchecked Sendable {
         for source in signalSources { source.cancel() }
         write(ANSI.reset + ANSI.resetScrollRegion + ANSI.autowrapOn + ANSI.showCursor + ANSI.leaveAlternateScreen)
         _ = tcsetattr(input, TCSAFLUSH, &saved)
+        signal(SIGTSTP, SIG_DFL)
         sink.finish()
     }
 
