@@ -39,8 +39,8 @@ extension MenuTable {
         return try await write(request, retry: request)
     }
 
-    /// Whether group `id` is expanded in the table's state: from the cache, else `GET /nodes/{id}`;
-    /// nil when it is hidden (a collapsed group encloses it) or names a row.
+    /// Whether group `id` is expanded in the table's state: from the cache (a scan of the slots,
+    /// O(count)), else `GET /nodes/{id}`; nil when it is hidden (a collapsed group encloses it) or names a row.
     private func expandedState(of id: String) async throws(MenuClientError) -> Bool? {
         let cached = state.withLock { state in
             state.cache.slots.lazy.compactMap { $0?.row }.first { $0.id == id }?.isExpanded

@@ -44,7 +44,13 @@ final class LossyProxy: Sendable {
         Thread.detachNewThread { [self] in acceptLoop() }
     }
 
-    func stop() { shutdown(listener, Int32(SHUT_RDWR)) }
+    /// The client connections open now, shut down by ``stop()`` so that their threads end.
+    private let clients = Mutex<Set<Int32>>([])
+
+    func stop() {
+        shutdown(listener, Int32(SHUT_RDWR))
+        clients.withLock { for client in $0 { shutdown(client, Int32(SHUT_RDWR)) } }
+    }
 
     private func acceptLoop() {
         while true {
@@ -53,13 +59,17 @@ final class LossyProxy: Sendable {
                 close(listener)
                 return
             }
+            clients.withLock { _ = $0.insert(client) }
             Thread.detachNewThread { [self] in serve(client) }
         }
     }
 
     /// Relays requests of one client connection until it closes or an answer is dropped.
     private func serve(_ client: Int32) {
-        defer { close(client) }
+        defer {
+            clients.withLock { _ = $0.remove(client) }
+            close(client)
+        }
         guard let upstream = try? RawHTTPConnection(port: upstreamPort) else { return }
         var buffer: [UInt8] = []
         while let (line, headers, body) = readRequest(client, &buffer) {
