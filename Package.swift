@@ -66,7 +66,7 @@ let package = Package(
         .target(name: "HTTPTestSupport", swiftSettings: strict),
         // Test support only: the tests' paths, menus and manual clock (MenuTestSupport), the service called
         // with request values (MenuServiceTestSupport), the durable store's fixtures (DurableTestSupport).
-        .target(name: "MenuTestSupport", dependencies: ["MenuModel", "MenuSessions"], swiftSettings: strict),
+        .target(name: "MenuTestSupport", dependencies: ["MenuModel", "MenuSessions", "SeedMenu"], swiftSettings: strict),
         .target(
             name: "MenuServiceTestSupport", dependencies: ["MenuService", "MenuSessions", "HTTPCore", "MenuTestSupport"],
             swiftSettings: strict),
@@ -90,7 +90,7 @@ let package = Package(
         .testTarget(
             name: "MenuServiceTests",
             dependencies: ["MenuService", "MenuModel", "MenuSessions", "HTTPCore", "MenuServiceTestSupport", "MenuTestSupport",
-                           "SeedMenu", "FuzzTargets"],
+                           "SeedMenu", "FuzzTargets", "MenuSessionsDurable", "DurableTestSupport"],
             swiftSettings: strict),
         // Live: MenuServer started in-process on port 0, the menu-server process, hostile clients, settings.
         .testTarget(
