@@ -11,6 +11,7 @@ let package = Package(
         .executable(name: "menu-server", targets: ["menu-server"]),
         // The app library: URLSession only, no server target, no C module (scripts/test checks it).
         .library(name: "MenuClient", targets: ["MenuClient"]),
+        .executable(name: "menu-client", targets: ["menu-client"]),
     ],
     targets: [
         // Pure model: the immutable menu, its config format, expansion state, the flattened view.
@@ -46,6 +47,10 @@ let package = Package(
         // The client library for apps and tools: Foundation (FoundationNetworking on Linux) and
         // Synchronization only; it must never depend on a server target or a C module.
         .target(name: "MenuClient", swiftSettings: strict),
+        // The terminal app over MenuClient: screen model, keys, rows drawn, frame diff, raw mode (Glibc).
+        .target(name: "MenuTerminal", dependencies: ["MenuClient"], swiftSettings: strict),
+        // `menu-client [URL]`: the Sichuan restaurant's ordering app in a terminal; main.swift only.
+        .executableTarget(name: "menu-client", dependencies: ["MenuClient", "MenuTerminal"], swiftSettings: strict),
         // The seeds' naive design (mutable tree, recursive walks) as a reference for tests and benchmarks.
         .target(name: "SeedMenu", dependencies: ["MenuModel"], swiftSettings: strict),
         // `swift run -c release menu-bench`: the model against the naive reference on synthetic menus.
@@ -103,6 +108,10 @@ let package = Package(
         .testTarget(
             name: "MenuClientTests",
             dependencies: ["MenuClient", "MenuApp", "MenuModel", "MenuTestSupport", "HTTPTestSupport", "ChildProcess"],
+            swiftSettings: strict),
+        // The terminal app: keys, widths, rows, frame diff in-process; menu-client in tmux against the built menu-server.
+        .testTarget(
+            name: "MenuTerminalTests", dependencies: ["MenuTerminal", "MenuClient", "MenuTestSupport", "SeedMenu", "ChildProcess"],
             swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

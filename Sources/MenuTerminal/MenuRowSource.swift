@@ -1,0 +1,19 @@
+import MenuClient
+
+/// What the browser needs of a table: its rows by position (fetched on demand) and the writes.
+/// ``MenuTable`` is the one the app uses; the protocol keeps the screen logic testable without a
+/// server. Every write returns the splices it applied, in order, for the window to follow.
+public protocol MenuRowSource: AnyObject, Sendable {
+    var count: Int { get }
+    var leafCount: Int { get }
+    var revision: Int { get }
+    /// The row at `index` if cached; nil starts its fetch (an event says when it is in).
+    func row(at index: Int) -> MenuRow?
+    /// Every slot of the cache, nil for rows not fetched (never fetches).
+    var cachedRows: [MenuRow?] { get }
+    func toggle(_ id: String) async throws(MenuClientError) -> MenuTableUpdate
+    func reveal(_ id: String) async throws(MenuClientError) -> MenuTableUpdate
+    func setAll(_ mode: MenuExpansionMode) async throws(MenuClientError) -> MenuTableUpdate
+}
+
+extension MenuTable: MenuRowSource {}

@@ -1,0 +1,47 @@
+// menu-client [URL]: the Sichuan restaurant's ordering app in a terminal, over MenuClient.
+// Connects (GET /count) before touching the terminal, so a wrong URL is a plain message and exit 1.
+
+import Foundation
+import MenuClient
+import MenuTerminal
+
+let usage = """
+    usage: menu-client [URL]
+      Browses the menu a menu-server serves (default http://127.0.0.1:8080) as its table of rows.
+      ↑/↓ move, PageUp/PageDown page, Home/End, Enter opens or closes a group, digits then Enter
+      go to that row, / then an id or part of a name then Enter jumps to it, e/c expand or
+      collapse every group, Ctrl-L redraws, q quits.
+
+    """
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.contains("--help") || arguments.contains("-h") {
+    print(usage, terminator: "")
+    exit(0)
+}
+guard arguments.count <= 1, let address = URL(string: arguments.first ?? "http://127.0.0.1:8080"),
+      ["http", "https"].contains(address.scheme ?? ""), address.host != nil
+else {
+    FileHandle.standardError.write(Data("menu-client: \(arguments.first ?? "") is not an http:// or https:// URL\n\(usage)".utf8))
+    exit(2)
+}
+
+let table: MenuTable
+do {
+    table = try await MenuTable(session: MenuSession(configuration: MenuClientConfiguration(baseURL: address)))
+} catch {
+    FileHandle.standardError.write(Data("menu-client: cannot open the menu at \(address.absoluteString): \(error)\n".utf8))
+    exit(1)
+}
+
+let terminal: Terminal
+do {
+    terminal = try Terminal()
+} catch {
+    FileHandle.standardError.write(Data("menu-client: \(error)\n".utf8))
+    exit(1)
+}
+let stoppedBy = await MenuClientApp(table: table, terminal: terminal, title: address.absoluteString).run()
+terminal.restore()
+// Stopped by a signal: the shell's convention, 128 + the signal (the terminal is restored either way).
+if let stoppedBy { exit(128 + stoppedBy) }
