@@ -59,8 +59,11 @@ struct MenuHTTP: Sendable {
     /// Sends one request; any status comes back as an answer, only a failed exchange throws.
     func send(_ method: String, _ path: String, query: [(String, String)] = [], headers: [(String, String)] = [],
               json body: Data? = nil) async throws(MenuClientError) -> MenuHTTPAnswer {
-        guard var components = URLComponents(url: configuration.baseURL.appendingPathComponent(path), resolvingAgainstBaseURL: false)
+        // `path` is percent-encoded already (``segment(_:)``): joined as it is, never encoded again.
+        guard var components = URLComponents(url: configuration.baseURL, resolvingAgainstBaseURL: false)
         else { throw .invalidArgument("cannot build a URL from \(configuration.baseURL) and \(path)") }
+        let base = components.percentEncodedPath.hasSuffix("/") ? String(components.percentEncodedPath.dropLast()) : components.percentEncodedPath
+        components.percentEncodedPath = base + "/" + path
         if !query.isEmpty { components.queryItems = query.map { URLQueryItem(name: $0.0, value: $0.1) } }
         guard let url = components.url else { throw .invalidArgument("cannot build a URL from \(components)") }
         var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: configuration.timeout)
@@ -83,6 +86,23 @@ struct MenuHTTP: Sendable {
             if let name = name as? String, let value = value as? String { fields[name.lowercased()] = value }
         }
         return MenuHTTPAnswer(status: http.statusCode, headers: fields, body: data)
+    }
+
+    /// `id` as one path segment: every byte outside `A-Z a-z 0-9 . _ ~ -` percent-encoded, so an
+    /// id a person typed (`a/b`, `x?y`, `50%`) reaches the server as that id (which then names no
+    /// node: every node id is of those characters) instead of another path.
+    static func segment(_ id: String) -> String {
+        var text = ""
+        for byte in id.utf8 {
+            switch byte {
+            case UInt8(ascii: "A") ... UInt8(ascii: "Z"), UInt8(ascii: "a") ... UInt8(ascii: "z"), UInt8(ascii: "0") ... UInt8(ascii: "9"),
+                 UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "-"):
+                text.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                text += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+            }
+        }
+        return text
     }
 
     /// The strong tag `"<version>-<revision>"` the server sends on `/rows` and `/count` (README,

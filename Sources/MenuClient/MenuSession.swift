@@ -94,7 +94,7 @@ public actor MenuSession {
     @discardableResult
     public func refreshLayout() async throws(MenuClientError) -> MenuLayout? {
         let id = try await ensureID()
-        let answer = try await http.send("GET", "sessions/\(id)")
+        let answer = try await http.send("GET", "sessions/\(MenuHTTP.segment(id))")
         if answer.status == 405 || (answer.status == 404 && answer.error.code == "not_found") { return layout }
         guard answer.status == 200 else { throw answer.error }
         let state = try answer.decode(MenuSessionStateAnswer.self)
@@ -105,7 +105,7 @@ public actor MenuSession {
     /// Ends the session on the server (`DELETE /sessions/{id}`); the next use creates a new one.
     public func delete() async throws(MenuClientError) {
         guard let id else { return }
-        let answer = try await http.send("DELETE", "sessions/\(id)")
+        let answer = try await http.send("DELETE", "sessions/\(MenuHTTP.segment(id))")
         guard answer.status == 204 || answer.error.code == "unknown_session" else { throw answer.error }
         if self.id == id {
             self.id = nil

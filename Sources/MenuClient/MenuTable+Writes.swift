@@ -12,7 +12,7 @@ extension MenuTable {
     public func toggle(_ id: String) async throws(MenuClientError) -> MenuTableUpdate {
         let meant = try await expandedState(of: id).map { !$0 }
         let retry = meant.map { WriteRequest.setGroup(id, isExpanded: $0, recursive: false) }
-        return try await write(WriteRequest("POST", "groups/\(id)/toggle", changedGroup: id), retry: retry)
+        return try await write(WriteRequest("POST", "groups/\(MenuHTTP.segment(id))/toggle", changedGroup: id), retry: retry)
     }
 
     /// Expands or collapses group `id` (`PUT /groups/{id}/expansion`); `recursive` also every
@@ -27,7 +27,7 @@ extension MenuTable {
     /// `index` is the node's row, to scroll to.
     @discardableResult
     public func reveal(_ id: String) async throws(MenuClientError) -> MenuTableUpdate {
-        let request = WriteRequest("POST", "nodes/\(id)/reveal", changedGroup: nil)
+        let request = WriteRequest("POST", "nodes/\(MenuHTTP.segment(id))/reveal", changedGroup: nil)
         return try await write(request, retry: request)
     }
 
@@ -46,7 +46,7 @@ extension MenuTable {
             state.cache.slots.lazy.compactMap { $0?.row }.first { $0.id == id }?.isExpanded
         }
         if let cached { return cached }
-        let (answer, _) = try await session.send("GET", "nodes/\(id)")
+        let (answer, _) = try await session.send("GET", "nodes/\(MenuHTTP.segment(id))")
         guard answer.status == 200 else { return nil }
         return try answer.decode(MenuNodeAnswer.self).row?.isExpanded
     }
@@ -70,7 +70,7 @@ extension MenuTable {
 
         static func setGroup(_ id: String, isExpanded: Bool, recursive: Bool) -> WriteRequest {
             let body = recursive ? #"{"isExpanded":\#(isExpanded),"recursive":true}"# : #"{"isExpanded":\#(isExpanded)}"#
-            return WriteRequest("PUT", "groups/\(id)/expansion", body: Data(body.utf8), changedGroup: id)
+            return WriteRequest("PUT", "groups/\(MenuHTTP.segment(id))/expansion", body: Data(body.utf8), changedGroup: id)
         }
     }
 
