@@ -57,7 +57,7 @@ package final class MenuServer: Sendable {
         let service = MenuService(
             store: store, maxLimit: settings.maxLimit,
             sessionRateLimiter: settings.sessionRatePerMinute > 0 ? SessionRateLimiter(perMinute: settings.sessionRatePerMinute) : nil,
-            trustedProxy: settings.trustedProxy)
+            trustedProxy: settings.trustedProxy, crossOriginPolicy: settings.crossOriginPolicy)
         var configuration = HTTPServerConfiguration()
         configuration.host = settings.host
         configuration.port = settings.port

@@ -72,6 +72,12 @@ package enum Endpoint: Hashable, Sendable {
         self = endpoint
     }
 
+    /// The route whose template `request`'s path is, whatever the method (a CORS preflight asks
+    /// about another method than its own); 404 `not_found` when none is.
+    package static func route(forPathOf request: HTTPRequest) throws(APIError) -> Route {
+        routes[try route(of: request).0]
+    }
+
     /// The index in ``routes`` of the route whose template `request`'s path is, and the endpoint it
     /// builds from the path.
     private static func route(of request: HTTPRequest) throws(APIError) -> (Int, Endpoint) {

@@ -18,6 +18,8 @@ package final class MenuService: Sendable {
     package let sessionRateLimiter: SessionRateLimiter?
     /// The proxy whose `X-Forwarded-For` names the client (``HTTPRequest/clientAddress(trustedProxy:)``).
     package let trustedProxy: IPAddress?
+    /// The other origins a browser may call the API from (`--cors-origin`); nil: none.
+    package let crossOriginPolicy: CrossOriginPolicy?
     /// The page size when a request names no `limit` (or `maxLimit` when that is smaller).
     package static let defaultLimit = 50
     /// The largest `limit` a client may ask for unless the server is told otherwise (`--max-limit`).
@@ -35,12 +37,14 @@ package final class MenuService: Sendable {
 
     /// A service answering from the store's current menu. `maxLimit` must be in ``maxLimitRange``.
     package init(store: any SessionStore, maxLimit: Int = MenuService.defaultMaxLimit,
-                 sessionRateLimiter: SessionRateLimiter? = nil, trustedProxy: IPAddress? = nil) {
+                 sessionRateLimiter: SessionRateLimiter? = nil, trustedProxy: IPAddress? = nil,
+                 crossOriginPolicy: CrossOriginPolicy? = nil) {
         precondition(Self.maxLimitRange.contains(maxLimit), "maxLimit \(maxLimit) is outside \(Self.maxLimitRange)")
         self.store = store
         self.maxLimit = maxLimit
         self.sessionRateLimiter = sessionRateLimiter
         self.trustedProxy = trustedProxy
+        self.crossOriginPolicy = crossOriginPolicy
         served = Mutex(ServedMenu(store.currentMenu))
     }
 
@@ -74,6 +78,20 @@ package final class MenuService: Sendable {
     // MARK: Routing
 
     package func respond(to request: HTTPRequest) -> HTTPResponse {
+        guard let policy = crossOriginPolicy else { return answer(request) }
+        if CrossOriginRequest.isPreflight(request) {
+            do { return try preflight(request, policy: policy) } catch {
+                var response = errorResponse(error)
+                response.headers.append(("Vary", "Origin"))
+                return response
+            }
+        }
+        var response = answer(request)
+        addCrossOriginHeaders(to: &response, for: request, policy: policy)
+        return response
+    }
+
+    private func answer(_ request: HTTPRequest) -> HTTPResponse {
         do {
             return try route(request)
         } catch {
