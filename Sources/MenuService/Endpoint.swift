@@ -26,6 +26,12 @@ package enum Endpoint: Hashable, Sendable {
     case node(id: String)
     /// `POST /nodes/{id}/reveal`.
     case revealNode(id: String)
+    /// `GET`/`HEAD /`: the browser page.
+    case webPage
+    /// `GET`/`HEAD /app.js`: the page's script.
+    case webScript
+    /// `GET`/`HEAD /app.css`: the page's style sheet.
+    case webStyle
 
     /// Every route the service answers, in the order a client reads them (the 404 hint) and with
     /// its methods in the order of its `Allow`: the single source of routing, the unknown-parameter
@@ -41,6 +47,9 @@ package enum Endpoint: Hashable, Sendable {
         Route(["PUT"], "/groups/{id}/expansion", Endpoint.setGroupExpansion(id:)),
         Route(["GET", "HEAD"], "/nodes/{id}", Endpoint.node(id:)),
         Route(["POST"], "/nodes/{id}/reveal", Endpoint.revealNode(id:)),
+        Route(["GET", "HEAD"], WebAsset.page.path, .webPage),
+        Route(["GET", "HEAD"], WebAsset.script.path, .webScript),
+        Route(["GET", "HEAD"], WebAsset.style.path, .webStyle),
     ]
 
     /// Every route as a client reads it, built from ``routes`` once: `GET or HEAD /rows, …, PUT

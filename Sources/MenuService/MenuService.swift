@@ -134,6 +134,9 @@ package final class MenuService: Sendable {
             return try change(.set(groupID: id, isExpanded: try Self.parseExpansionBody(request.body)), request)
         case .node(let id): return try node(id, request)
         case .revealNode(let id): return try change(.reveal(nodeID: id), request)
+        case .webPage: return try webAsset(.page, request)
+        case .webScript: return try webAsset(.script, request)
+        case .webStyle: return try webAsset(.style, request)
         }
     }
 

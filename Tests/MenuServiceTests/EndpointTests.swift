@@ -24,6 +24,8 @@ import MenuTestSupport
         ("GET", "/nodes/mapo-tofu", .node(id: "mapo-tofu")), ("HEAD", "/nodes/beer", .node(id: "beer")),
         ("POST", "/nodes/snow-beer/reveal", .revealNode(id: "snow-beer")),
         ("POST", "/nodes/reveal/reveal", .revealNode(id: "reveal")),
+        ("GET", "/", .webPage), ("HEAD", "/", .webPage), ("GET", "/app.js", .webScript), ("HEAD", "/app.js", .webScript),
+        ("GET", "/app.css", .webStyle), ("HEAD", "/app.css", .webStyle),
     ]
 
     /// Requests refused while routing, written out: a path no route spells is 404 whatever the
@@ -81,6 +83,9 @@ import MenuTestSupport
         case .setGroupExpansion(let id): ("setGroupExpansion", id)
         case .node(let id): ("node", id)
         case .revealNode(let id): ("revealNode", id)
+        case .webPage: ("webPage", nil)
+        case .webScript: ("webScript", nil)
+        case .webStyle: ("webStyle", nil)
         }
     }
 
@@ -108,12 +113,13 @@ import MenuTestSupport
         return .failure(.notFound(path: path))
     }
 
-    /// The paths next to `route`'s: one segment longer, one shorter, with a trailing slash, and
-    /// with an empty id where it has one.
+    /// The paths next to `route`'s: one segment longer, one shorter (for a one-segment path, which
+    /// would be `/`, the page, its last segment one byte longer), with a trailing slash, and with an
+    /// empty id where it has one.
     static func neighbours(of route: Endpoint.Route) -> [String] {
         let own = path(of: route)
         let shorter = String(own[..<own.lastIndex(of: "/")!])
-        var paths = [own + "/extra", shorter.isEmpty ? "/" : shorter, own + "/"]
+        var paths = [own + "/extra", shorter.isEmpty ? own + "x" : shorter, own + "/"]
         if route.template.contains("{id}") { paths.append(Self.path(of: route, id: "")) }
         return paths
     }
