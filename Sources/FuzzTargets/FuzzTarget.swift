@@ -135,16 +135,28 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         return nil
     }
 
-    /// A value or `invalid_body`; where Foundation also reads the body, both read the same value.
+    /// A value or `invalid_body`, for both expansion bodies; where Foundation also reads the body,
+    /// both read the same values.
     static func checkBody(_ bytes: [UInt8]) -> String? {
-        let ours: Bool
+        let foundation = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any]
         do {
-            ours = try MenuService.parseExpansionBody(bytes)
+            let ours = try MenuService.parseExpansionBody(bytes)
+            if let theirs = foundation?["isExpanded"] as? Bool, theirs != ours.isExpanded {
+                return "read isExpanded \(ours.isExpanded), Foundation reads \(theirs)"
+            }
+            if let theirs = foundation?["recursive"] as? Bool, theirs != ours.recursive {
+                return "read recursive \(ours.recursive), Foundation reads \(theirs)"
+            }
         } catch {
-            return error.code == "invalid_body" && !error.message.isEmpty ? nil : "refused as \(error.code), not invalid_body"
+            if error.code != "invalid_body" || error.message.isEmpty { return "refused as \(error.code), not invalid_body" }
         }
-        if let theirs = ((try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any])?["isExpanded"] as? Bool, theirs != ours {
-            return "read isExpanded \(ours), Foundation reads \(theirs)"
+        do {
+            let ours = try MenuService.parseAllExpansionBody(bytes)
+            if let theirs = foundation?["all"] as? String, theirs != ours.rawValue {
+                return "read all \(ours.rawValue), Foundation reads \(theirs)"
+            }
+        } catch {
+            if error.code != "invalid_body" || error.message.isEmpty { return "refused as \(error.code), not invalid_body" }
         }
         return nil
     }

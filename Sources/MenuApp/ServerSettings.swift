@@ -109,7 +109,7 @@ package struct ServerSettings: Sendable, Equatable {
         integer("--session-ttl", "MENU_SESSION_TTL", "seconds a session may stay idle before it expires", 1 ... 10 * 365 * 86400, \.sessionTTLSeconds),
         integer("--session-evict-idle", "MENU_SESSION_EVICT_IDLE", "seconds idle after which, at --max-sessions, the least recently used session is evicted for a new one", 0 ... 10 * 365 * 86400, \.sessionEvictIdleSeconds),
         integer("--max-changed-groups", "MENU_MAX_CHANGED_GROUPS", "groups one session may change from the default; then 409", 1 ... 100_000_000, \.maxChangedGroups),
-        integer("--change-history", "MENU_CHANGE_HISTORY", "splices each session keeps for GET /changes (8 bytes each); an older since is 410", SessionLimits.changeHistoryRange, \.changeHistory),
+        integer("--change-history", "MENU_CHANGE_HISTORY", "splices each session keeps for GET /changes (12 bytes each); an older since is 410", SessionLimits.changeHistoryRange, \.changeHistory),
         integer("--session-rate", "MENU_SESSION_RATE", "sessions one client address may create a minute; then 429; 0 = no limit", 0 ... 1_000_000, \.sessionRatePerMinute),
         text("--trusted-proxy", "MENU_TRUSTED_PROXY", "ADDR", "the proxy whose X-Forwarded-For names the client for --session-rate", shown: "none") { s, v throws(SettingsError) in
             guard let address = IPAddress(v) else { throw .invalidValue(source: "--trusted-proxy", value: v, expected: "an IPv4 or IPv6 address") }
@@ -187,12 +187,21 @@ package struct ServerSettings: Sendable, Equatable {
     /// What the command line asks for.
     package enum Command: Sendable, Equatable {
         case run(ServerSettings)
+        /// `menu-server healthcheck [options]`: ask the server these settings describe for
+        /// `GET /healthz` and exit 0 or 1 (``HealthProbe``).
+        case healthCheck(ServerSettings)
         case help
         case version
     }
 
     /// Parses flags (`--flag value` or `--flag=value`) over environment variables over defaults.
     package static func parse(arguments: [String], environment: [String: String]) throws(SettingsError) -> Command {
+        if arguments.first == "healthcheck" {
+            switch try parse(arguments: Array(arguments.dropFirst()), environment: environment) {
+            case .run(let settings): return .healthCheck(settings)
+            case let other: return other
+            }
+        }
         var settings = ServerSettings()
         for option in options {
             if let value = environment[option.environment] {
@@ -240,6 +249,9 @@ package struct ServerSettings: Sendable, Equatable {
         }
         lines.append("  --help".padding(toLength: 30) + "print this help")
         lines.append("  --version".padding(toLength: 30) + "print the version")
+        lines.append("")
+        lines.append("menu-server healthcheck [options]: GET /healthz of the server the same options and variables describe")
+        lines.append("(a wildcard --host is asked on loopback); exits 0 when it answers 200 within 2 s, 1 otherwise.")
         return lines.joined(separator: "\n")
     }
 

@@ -22,6 +22,8 @@ package enum Endpoint: Hashable, Sendable {
     case toggleGroup(id: String)
     /// `PUT /groups/{id}/expansion`.
     case setGroupExpansion(id: String)
+    /// `PUT /expansion`: expand all, collapse all, or back to the config's defaults.
+    case setAllExpansion
     /// `GET`/`HEAD /nodes/{id}`: where a node is (its row, index and ancestors).
     case node(id: String)
     /// `POST /nodes/{id}/reveal`.
@@ -45,6 +47,7 @@ package enum Endpoint: Hashable, Sendable {
         Route(["DELETE"], "/sessions/{id}", Endpoint.deleteSession(id:)),
         Route(["POST"], "/groups/{id}/toggle", Endpoint.toggleGroup(id:)),
         Route(["PUT"], "/groups/{id}/expansion", Endpoint.setGroupExpansion(id:)),
+        Route(["PUT"], "/expansion", .setAllExpansion),
         Route(["GET", "HEAD"], "/nodes/{id}", Endpoint.node(id:)),
         Route(["POST"], "/nodes/{id}/reveal", Endpoint.revealNode(id:)),
         Route(["GET", "HEAD"], WebAsset.page.path, .webPage),

@@ -1,12 +1,14 @@
 import MenuModel
 
-/// The strict parser of the `PUT /groups/{id}/expansion` body, `{"isExpanded": true|false}`.
+/// The strict parser of the expansion bodies: `PUT /groups/{id}/expansion`'s
+/// `{"isExpanded": true|false, "recursive": true|false}` (``GroupBody``) and `PUT /expansion`'s
+/// `{"all": "expanded"|"collapsed"|"default"}` (``parseAll(_:)``).
 ///
 /// Checks the whole body against the JSON grammar (RFC 8259: UTF-8, no trailing bytes, escapes and
 /// surrogate pairs well formed) and refuses a top-level key given twice, compared after unescaping
 /// (`"isExpanded"` and `"is\u0045xpanded"` are the same key): JSON parsers disagree on which copy
 /// counts (Foundation keeps the first, JavaScript and Python the last), so a client and the server
-/// could read different values. Keys other than `isExpanded` are allowed and ignored.
+/// could read different values. Keys a body does not name are allowed and ignored.
 ///
 /// Invariant: `index` only moves forward, never past `bytes.count`; nesting is bounded by
 /// ``depthLimit``, so no input recurses without limit. Cost: one pass over the body, O(n), and one
@@ -18,6 +20,25 @@ struct ExpansionBodyParser {
     private let bytes: [UInt8]
     private var index = 0
 
+    /// The `PUT /groups/{id}/expansion` body: the state to set, and whether for the whole subtree.
+    struct GroupBody: Equatable, Sendable {
+        var isExpanded: Bool
+        var recursive: Bool
+    }
+
+    /// Which body a message describes: its example is part of every refusal.
+    enum Body: Sendable {
+        case group
+        case all
+
+        var example: String {
+            switch self {
+            case .group: "{\"isExpanded\": true} or {\"isExpanded\": false, \"recursive\": true}"
+            case .all: "{\"all\": \"expanded\"}, {\"all\": \"collapsed\"} or {\"all\": \"default\"}"
+            }
+        }
+    }
+
     /// Why the body was refused, before it is worded for the client.
     enum Problem: Error, Equatable {
         case empty
@@ -25,25 +46,64 @@ struct ExpansionBodyParser {
         case tooDeep
         case notAnObject
         case duplicateKey(String)
-        case missingKey
-        case notABoolean
+        case missingKey(String)
+        /// The key's value is of the wrong type or not one of the values it takes.
+        case wrongValue(key: String)
 
-        /// What the client is told (the `invalid_body` message).
-        var message: String {
+        /// What the client is told (the `invalid_body` message) about a `body`.
+        func message(for body: Body) -> String {
             switch self {
-            case .empty: "the body must be JSON like {\"isExpanded\": true}; it is empty"
-            case .notJSON: "the body is not valid JSON; send {\"isExpanded\": true} or {\"isExpanded\": false}"
-            case .tooDeep: "the body nests arrays or objects deeper than \(ExpansionBodyParser.depthLimit) levels; send {\"isExpanded\": true} or {\"isExpanded\": false}"
-            case .notAnObject: "the body must be a JSON object like {\"isExpanded\": true}"
+            case .empty: "the body must be JSON like \(body.example); it is empty"
+            case .notJSON: "the body is not valid JSON; send \(body.example)"
+            case .tooDeep: "the body nests arrays or objects deeper than \(ExpansionBodyParser.depthLimit) levels; send \(body.example)"
+            case .notAnObject: "the body must be a JSON object like \(body.example)"
             case .duplicateKey(let key): "the body has the key \"\(key.prefix(40))\" more than once (parsers disagree on which one counts); send each key once"
-            case .missingKey: "the body must have \"isExpanded\": true or false"
-            case .notABoolean: "\"isExpanded\" must be true or false, in an object like {\"isExpanded\": true}"
+            case .missingKey(let key): "the body must have \"\(key)\"; send \(body.example)"
+            case .wrongValue(let key):
+                switch key {
+                case "all": "\"all\" must be \"expanded\", \"collapsed\" or \"default\""
+                default: "\"\(key)\" must be true or false; send \(body.example)"
+                }
             }
         }
     }
 
-    /// The value of `isExpanded` in `bytes`.
-    static func parse(_ bytes: [UInt8]) throws(Problem) -> Bool {
+    /// A top-level member's value as the bodies read it: a boolean, a string, or anything else
+    /// (checked against the grammar, then skipped).
+    private enum Member {
+        case bool(Bool)
+        case string(String)
+        case other
+    }
+
+    /// The `PUT /groups/{id}/expansion` body in `bytes` (`recursive` false when absent).
+    static func parse(_ bytes: [UInt8]) throws(Problem) -> GroupBody {
+        let members = try members(of: bytes)
+        func flag(_ key: String) throws(Problem) -> Bool? {
+            switch members[key] {
+            case nil: nil
+            case .bool(let value): value
+            case .string, .other: throw .wrongValue(key: key)
+            }
+        }
+        let isExpanded = try flag("isExpanded")
+        let recursive = try flag("recursive")
+        guard let isExpanded else { throw .missingKey("isExpanded") }
+        return GroupBody(isExpanded: isExpanded, recursive: recursive ?? false)
+    }
+
+    /// The mode of the `PUT /expansion` body in `bytes`.
+    static func parseAll(_ bytes: [UInt8]) throws(Problem) -> ExpansionMode {
+        switch try members(of: bytes)["all"] {
+        case nil: throw .missingKey("all")
+        case .string(let text): if let mode = ExpansionMode(rawValue: text) { return mode }
+        case .bool, .other: break
+        }
+        throw .wrongValue(key: "all")
+    }
+
+    /// The top-level members of the object in `bytes`, each key once.
+    private static func members(of bytes: [UInt8]) throws(Problem) -> [String: Member] {
         guard !bytes.isEmpty else { throw .empty }
         var parser = ExpansionBodyParser(bytes: bytes)
         return try parser.document()
@@ -51,7 +111,7 @@ struct ExpansionBodyParser {
 
     private init(bytes: [UInt8]) { self.bytes = bytes }
 
-    private mutating func document() throws(Problem) -> Bool {
+    private mutating func document() throws(Problem) -> [String: Member] {
         skipWhitespace()
         guard peek() == UInt8(ascii: "{") else {
             try value(depth: 0)  // a grammar error is reported as such, before "not an object"
@@ -59,29 +119,23 @@ struct ExpansionBodyParser {
             throw .notAnObject
         }
         index += 1
-        var keys = Set<String>()
-        var isExpanded: Bool?
-        var wrongType = false
+        var members: [String: Member] = [:]
         var first = true
         while let key = try nextKey(&first) {
-            guard keys.insert(key).inserted else { throw .duplicateKey(key) }
-            if key == "isExpanded" {
-                if literal("true") {
-                    isExpanded = true
-                } else if literal("false") {
-                    isExpanded = false
-                } else {
-                    try value(depth: 1)
-                    wrongType = true
-                }
+            guard members[key] == nil else { throw .duplicateKey(key) }
+            if literal("true") {
+                members[key] = .bool(true)
+            } else if literal("false") {
+                members[key] = .bool(false)
+            } else if peek() == UInt8(ascii: "\"") {
+                members[key] = .string(try string())
             } else {
                 try value(depth: 1)
+                members[key] = .other
             }
         }
         try end()
-        if wrongType { throw .notABoolean }
-        guard let isExpanded else { throw .missingKey }
-        return isExpanded
+        return members
     }
 
     /// Only whitespace may follow the top-level value.

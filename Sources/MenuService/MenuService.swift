@@ -131,7 +131,10 @@ package final class MenuService: Sendable {
         case .deleteSession(let id): return try deleteSession(id)
         case .toggleGroup(let id): return try change(.toggle(groupID: id), request)
         case .setGroupExpansion(let id):
-            return try change(.set(groupID: id, isExpanded: try Self.parseExpansionBody(request.body)), request)
+            let body = try Self.parseExpansionBody(request.body)
+            return try change(body.recursive ? .setSubtree(groupID: id, isExpanded: body.isExpanded)
+                                             : .set(groupID: id, isExpanded: body.isExpanded), request)
+        case .setAllExpansion: return try change(.setAll(try Self.parseAllExpansionBody(request.body)), request)
         case .node(let id): return try node(id, request)
         case .revealNode(let id): return try change(.reveal(nodeID: id), request)
         case .webPage: return try webAsset(.page, request)
@@ -249,18 +252,24 @@ package final class MenuService: Sendable {
         writer.integer(applied.revision)
         writer.raw(",\"sessionId\":")
         writer.string(applied.sessionID.text)
-        writer.raw(",\"id\":")
-        writer.string(applied.change.id)
-        writer.raw(",\"isExpanded\":")
-        writer.bool(applied.change.isExpanded)
-        writer.raw(",\"index\":")
-        if let index = applied.change.index { writer.integer(index) } else { writer.raw("null") }
+        switch applied.change {
+        case .group(let change):
+            writer.raw(",\"id\":")
+            writer.string(change.id)
+            writer.raw(",\"isExpanded\":")
+            writer.bool(change.isExpanded)
+            writer.raw(",\"index\":")
+            if let index = change.index { writer.integer(index) } else { writer.raw("null") }
+        case .all(let reset):
+            writer.raw(",\"all\":")
+            writer.string(reset.mode.rawValue)
+        }
         writer.raw(",\"count\":")
         writer.integer(view.count)
         writer.raw(",\"leafCount\":")
         writer.integer(view.leafCount)
         writer.raw(",\"change\":")
-        Self.write(applied.change.change, to: &writer)
+        Self.write(applied.change.splice, to: &writer)
         writer.raw("}")
         return json(200, writer.finish(), extraHeaders: [("X-Session-Id", applied.sessionID.text)])
     }
@@ -349,13 +358,23 @@ package final class MenuService: Sendable {
         return value
     }
 
-    /// `{"isExpanded": true|false}`; other keys are ignored, a key given twice is refused
-    /// (``ExpansionBodyParser``).
-    package static func parseExpansionBody(_ body: [UInt8]) throws(APIError) -> Bool {
+    /// `{"isExpanded": true|false, "recursive": true|false}` (`recursive` optional); other keys
+    /// are ignored, a key given twice is refused (``ExpansionBodyParser``).
+    package static func parseExpansionBody(_ body: [UInt8]) throws(APIError) -> (isExpanded: Bool, recursive: Bool) {
         do {
-            return try ExpansionBodyParser.parse(body)
+            let parsed = try ExpansionBodyParser.parse(body)
+            return (parsed.isExpanded, parsed.recursive)
         } catch {
-            throw .invalidBody(error.message)
+            throw .invalidBody(error.message(for: .group))
+        }
+    }
+
+    /// `{"all": "expanded"|"collapsed"|"default"}`, as strictly as ``parseExpansionBody(_:)``.
+    package static func parseAllExpansionBody(_ body: [UInt8]) throws(APIError) -> ExpansionMode {
+        do {
+            return try ExpansionBodyParser.parseAll(body)
+        } catch {
+            throw .invalidBody(error.message(for: .all))
         }
     }
 

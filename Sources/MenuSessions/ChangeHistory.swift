@@ -9,13 +9,24 @@ import MenuModel
 ///
 /// Invariant: ``endRevision`` is the session's revision; ``splices`` holds at most the capacity
 /// given to ``record(_:capacity:)`` entries (older ones are dropped); a carry-over to a newer menu
-/// empties it (its row positions belong to the old menu). Memory: 8 bytes a splice, allocated as
-/// writes happen (a session that never writes holds an empty array): 512 bytes at the default
-/// capacity of 64. Cost: a record O(capacity) at worst (one shift of at most 512 bytes), a read
-/// O(entries answered).
+/// empties it (its row positions belong to the old menu). Memory: 12 bytes a splice (a recursive
+/// change or a reset both removes and inserts rows, so both counts are kept), allocated as writes
+/// happen (a session that never writes holds an empty array): 768 bytes at the default capacity
+/// of 64. Cost: a record O(capacity) at worst (one shift of at most 768 bytes), a read O(entries
+/// answered).
 package struct ChangeHistory: Sendable, Equatable {
-    /// `at << 32 | (inserted - removed)` as 32-bit halves; 0 for no splice (`at` is at least 1).
-    private var splices: [UInt64] = []
+    /// One entry: a splice as three 32-bit counts, or no splice (``none``). A table has fewer than
+    /// 2^32 rows (menus are indexed by `Int32`).
+    private struct Splice: Equatable {
+        var at: UInt32
+        var inserted: UInt32
+        var removed: UInt32
+
+        /// A write of a hidden group: no row changed.
+        static let none = Splice(at: .max, inserted: 0, removed: 0)
+    }
+
+    private var splices: [Splice] = []
     /// The revision after the newest entry (the session's revision).
     package private(set) var endRevision: Int
 
@@ -36,7 +47,10 @@ package struct ChangeHistory: Sendable, Equatable {
             return
         }
         if splices.count >= capacity { splices.removeFirst(splices.count - capacity + 1) }
-        splices.append(change.map { UInt64(UInt32(truncatingIfNeeded: $0.at)) << 32 | UInt64(UInt32(bitPattern: Int32(truncatingIfNeeded: $0.inserted - $0.removed))) } ?? 0)
+        splices.append(change.map {
+            Splice(at: UInt32(truncatingIfNeeded: $0.at), inserted: UInt32(truncatingIfNeeded: $0.inserted),
+                   removed: UInt32(truncatingIfNeeded: $0.removed))
+        } ?? .none)
     }
 
     /// Forgets every splice (a carry-over to another menu), keeping the revision.
@@ -49,12 +63,10 @@ package struct ChangeHistory: Sendable, Equatable {
     package func entries(since: Int) -> [(revision: Int, change: RowChange?)]? {
         guard since >= startRevision, since <= endRevision else { return nil }
         let first = since - startRevision
-        return splices[first...].enumerated().map { offset, packed in
+        return splices[first...].enumerated().map { offset, splice in
             let revision = since + offset + 1
-            guard packed != 0 else { return (revision, nil) }
-            let at = Int(packed >> 32)
-            let delta = Int(Int32(bitPattern: UInt32(truncatingIfNeeded: packed)))
-            return (revision, RowChange(at: at, inserted: max(delta, 0), removed: max(-delta, 0)))
+            guard splice != .none else { return (revision, nil) }
+            return (revision, RowChange(at: Int(splice.at), inserted: Int(splice.inserted), removed: Int(splice.removed)))
         }
     }
 }

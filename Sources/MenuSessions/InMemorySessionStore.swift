@@ -56,8 +56,9 @@ package final class InMemorySessionStore: SessionStore {
     package var count: Int { table.count }
     package var currentMenu: MenuGeneration { latest.current }
 
-    package func create(in menu: MenuGeneration) throws(SessionStoreError) -> SessionID {
-        try insert(ExpansionState(), history: ChangeHistory(revision: 0), in: menu)
+    package func create(in menu: MenuGeneration, state: ExpansionState) throws(SessionStoreError) -> SessionID {
+        guard state.changedGroupCount <= maxChangedGroups else { throw .tooManyChanges(limit: maxChangedGroups) }
+        return try insert(state, history: ChangeHistory(revision: 0), in: menu)
     }
 
     /// Inserts a new session holding `state` and `history`, which belong to `menu`.
@@ -95,11 +96,12 @@ package final class InMemorySessionStore: SessionStore {
             // A write without a session: the default view, revision 0, then a new session holding the result.
             if let condition, !condition.admits(0) { throw .revisionMismatch(current: 0) }
             var view = FlattenedView(menu: menu.menu)
-            let change = try command.run(on: &view, maxChangedGroups: limit)
+            let outcome = try command.run(on: &view, maxChangedGroups: limit)
             var history = ChangeHistory(revision: 0)
-            if view.state != ExpansionState() { history.record(change.change, capacity: changeHistory) }
+            if outcome.changedState { history.record(outcome.change.splice, capacity: changeHistory) }
             let newID = try insert(view.state, history: history, in: menu)
-            return AppliedChange(sessionID: newID, created: true, change: change, state: view.state, revision: history.endRevision)
+            return AppliedChange(sessionID: newID, created: true, change: outcome.change, state: view.state,
+                                 revision: history.endRevision)
         }
         latest.note(menu)
         // An expired entry is refused; the write's sweep of the shard's oldest end removes it.
@@ -111,12 +113,9 @@ package final class InMemorySessionStore: SessionStore {
             var view = FlattenedView(menu: menu.menu, state: entry.state)
             entry.state = ExpansionState()
             defer { entry.state = view.state }
-            let before = view.state.changedGroupCount
-            let change = try command.run(on: &view, maxChangedGroups: limit)
-            if command.changedState(answering: change, countBefore: before, after: view.state.changedGroupCount) {
-                entry.history.record(change.change, capacity: changeHistory)
-            }
-            return AppliedChange(sessionID: id, created: false, change: change, state: view.state, revision: entry.revision)
+            let outcome = try command.run(on: &view, maxChangedGroups: limit)
+            if outcome.changedState { entry.history.record(outcome.change.splice, capacity: changeHistory) }
+            return AppliedChange(sessionID: id, created: false, change: outcome.change, state: view.state, revision: entry.revision)
         }
     }
 

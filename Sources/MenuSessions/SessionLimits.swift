@@ -9,7 +9,7 @@ package struct SessionLimits: Sendable, Equatable {
     package var evictionIdle: Duration = .seconds(3600)
     /// Groups one session may hold changed from the menu's default at most.
     package var maxChangedGroups = 10_000
-    /// Splices each session keeps for `GET /changes` (``ChangeHistory``; 8 bytes each).
+    /// Splices each session keeps for `GET /changes` (``ChangeHistory``; 12 bytes each).
     package var changeHistory = 64
     /// The values ``changeHistory`` may take.
     package static let changeHistoryRange = 0 ... 4096

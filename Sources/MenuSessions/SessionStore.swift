@@ -1,11 +1,45 @@
 import MenuModel
 
-/// A change a client asks for: flip a group, set it (idempotent), or expand every collapsed
-/// group enclosing a node (idempotent).
+/// A change a client asks for: flip a group, set it (idempotent), set it and every group under
+/// it (idempotent), set the whole tree (idempotent), or expand every collapsed group enclosing a
+/// node (idempotent).
 package enum ExpansionCommand: Sendable, Equatable {
     case toggle(groupID: String)
     case set(groupID: String, isExpanded: Bool)
+    /// The group and every group of its subtree: one mark, whatever the subtree's size.
+    case setSubtree(groupID: String, isExpanded: Bool)
+    /// Every group follows `mode` (`.default`: the config's defaults, a new session's state).
+    case setAll(ExpansionMode)
     case reveal(nodeID: String)
+
+    /// Whether the command may replace a whole subtree or the whole state at once (a store
+    /// journals the resulting state rather than single groups).
+    package var isBulk: Bool {
+        switch self {
+        case .setSubtree, .setAll: true
+        case .toggle, .set, .reveal: false
+        }
+    }
+}
+
+/// What a command did to the table, for the client: the change object of a command on one group
+/// or node, or the whole-table reset of ``ExpansionCommand/setAll(_:)``.
+package enum CommandChange: Sendable, Equatable {
+    case group(ExpansionChange)
+    case all(ExpansionResetChange)
+
+    /// The splice of the table (nil when no visible row changed).
+    package var splice: RowChange? {
+        switch self {
+        case .group(let change): change.change
+        case .all(let reset): reset.change
+        }
+    }
+
+    /// The change of a command on one group or node; nil for a whole-tree reset.
+    package var groupChange: ExpansionChange? {
+        if case .group(let change) = self { change } else { nil }
+    }
 }
 
 /// What a store returns for an applied command: the session (new when none was given), the
@@ -13,12 +47,12 @@ package enum ExpansionCommand: Sendable, Equatable {
 package struct AppliedChange: Sendable {
     package var sessionID: SessionID
     package var created: Bool
-    package var change: ExpansionChange
+    package var change: CommandChange
     package var state: ExpansionState
     /// The session's ``SessionSnapshot/revision`` after the command (unchanged by a no-op).
     package var revision: Int
 
-    package init(sessionID: SessionID, created: Bool, change: ExpansionChange, state: ExpansionState, revision: Int) {
+    package init(sessionID: SessionID, created: Bool, change: CommandChange, state: ExpansionState, revision: Int) {
         self.sessionID = sessionID
         self.created = created
         self.change = change
@@ -102,8 +136,10 @@ package enum SessionStoreError: Error, Sendable, Equatable, CustomStringConverti
 package protocol SessionStore: Sendable {
     /// The newest menu the store has been handed (by ``adopt(_:)`` or by any call).
     var currentMenu: MenuGeneration { get }
-    /// Creates a session in the default expansion.
-    func create(in menu: MenuGeneration) throws(SessionStoreError) -> SessionID
+    /// Creates a session holding `state`, a state of `menu` (the default expansion, or one built
+    /// from a client's portable form), at revision 0. A state with more entries than the store's
+    /// change limit is refused (`.tooManyChanges`).
+    func create(in menu: MenuGeneration, state: ExpansionState) throws(SessionStoreError) -> SessionID
     /// Deletes a session; `unknownSession` when there is none.
     func delete(_ id: SessionID) throws(SessionStoreError)
     /// The session's current state, on `menu`, and its revision.
@@ -124,6 +160,11 @@ package protocol SessionStore: Sendable {
 }
 
 extension SessionStore {
+    /// Creates a session in the default expansion on `menu`.
+    package func create(in menu: MenuGeneration) throws(SessionStoreError) -> SessionID {
+        try create(in: menu, state: ExpansionState())
+    }
+
     /// ``create(in:)`` on the store's newest menu.
     package func create() throws(SessionStoreError) -> SessionID {
         try onCurrentMenu { menu throws(SessionStoreError) in try create(in: menu) }
@@ -168,52 +209,69 @@ extension SessionStore {
 }
 
 extension ExpansionCommand {
+    /// What ``run(on:maxChangedGroups:)`` did: the change for the client, whether the state
+    /// changed (a revision), and each group a toggle, a set or a reveal set with the state it set
+    /// it to (what a journal records for them; empty for a bulk command, whose journal record is
+    /// the resulting state).
+    package struct Outcome: Sendable {
+        package var change: CommandChange
+        package var changedState: Bool
+        package var groupsSet: [(id: String, isExpanded: Bool)]
+    }
+
     /// Applies the command to `view`, turning the model's error into the store's. A change that
-    /// would take the groups changed past `maxChangedGroups` is undone and refused
-    /// (`.tooManyChanges`); changes that do not add a changed group are always allowed.
-    /// O(depth · (log m + s)), as ``FlattenedView/setExpanded(_:_:)``.
-    package func run(on view: inout FlattenedView, maxChangedGroups: Int) throws(SessionStoreError) -> ExpansionChange {
-        try runListingGroups(on: &view, maxChangedGroups: maxChangedGroups).change
-    }
-
-    /// Whether running this command, which answered `change` and took the state's changed-group
-    /// count from `before` to `after`, changed the state (a revision): a toggle or a set flips one
-    /// group or none, and a flip always moves the count; a reveal changed it exactly when it opened
-    /// a group (its splice), even if its flips added and removed as many changed groups. O(1).
-    package func changedState(answering change: ExpansionChange, countBefore before: Int, after: Int) -> Bool {
-        if case .reveal = self { return change.change != nil }
-        return before != after
-    }
-
-    /// ``run(on:maxChangedGroups:)``, also answering each group the command set and the state it
-    /// set it to (what a journal records; a group already in that state may be among them for a
-    /// toggle or a set, never for a reveal): the one group of a toggle or a set, the collapsed
-    /// ancestors of a reveal, from the top down. O(depth · (log m + s)).
-    package func runListingGroups(on view: inout FlattenedView, maxChangedGroups: Int) throws(SessionStoreError)
-        -> (change: ExpansionChange, groupsSet: [(id: String, isExpanded: Bool)]) {
+    /// would take the state's entries (``ExpansionState/changedGroupCount``) past
+    /// `maxChangedGroups` is undone and refused (`.tooManyChanges`); changes that do not add an
+    /// entry are always allowed.
+    ///
+    /// Cost: a toggle, a set or a reveal O(depth · (log m + s)), as ``FlattenedView/setExpanded(_:_:)``,
+    /// and whether it changed the state is read off the entry count in O(1) (a flip always moves
+    /// it; a reveal changed it exactly when it opened a group). A bulk command keeps the state
+    /// before it (O(1), copied on write) and compares: O(k) for k entries, which it clears anyway.
+    package func run(on view: inout FlattenedView, maxChangedGroups: Int) throws(SessionStoreError) -> Outcome {
         let before = view.state.changedGroupCount
-        let change: ExpansionChange
-        var revealed: [Menu.Node] = []
-        do {
-            switch self {
-            case .toggle(let groupID): change = try view.toggle(groupID)
-            case .set(let groupID, let isExpanded): change = try view.setExpanded(groupID, isExpanded)
-            case .reveal(let nodeID):
-                if let node = view.menu.node(withID: nodeID) { revealed = view.collapsedAncestors(of: node) }
-                change = try view.reveal(nodeID)
+        switch self {
+        case .setAll(let mode):
+            let changed = view.state != ExpansionState(base: mode)
+            return Outcome(change: .all(view.setAll(mode)), changedState: changed, groupsSet: [])
+        case .setSubtree(let groupID, let isExpanded):
+            let old = view.state
+            let change: ExpansionChange
+            do { change = try view.setExpanded(groupID, isExpanded, recursive: true) } catch { throw .expansion(error) }
+            if view.state.changedGroupCount > max(before, maxChangedGroups) {
+                view = FlattenedView(menu: view.menu, state: old)
+                throw .tooManyChanges(limit: maxChangedGroups)
             }
-        } catch {
-            throw .expansion(error)
+            return Outcome(change: .group(change), changedState: view.state != old, groupsSet: [])
+        case .toggle, .set, .reveal:
+            let change: ExpansionChange
+            var revealed: [Menu.Node] = []
+            do {
+                switch self {
+                case .toggle(let groupID): change = try view.toggle(groupID)
+                case .set(let groupID, let isExpanded): change = try view.setExpanded(groupID, isExpanded)
+                case .reveal(let nodeID):
+                    if let node = view.menu.node(withID: nodeID) { revealed = view.collapsedAncestors(of: node) }
+                    change = try view.reveal(nodeID)
+                case .setSubtree, .setAll: preconditionFailure("handled above")
+                }
+            } catch {
+                throw .expansion(error)
+            }
+            let groupsSet: [(id: String, isExpanded: Bool)] = if case .reveal = self {
+                revealed.map { (view.menu.id(of: $0), true) }
+            } else {
+                [(change.id, change.isExpanded)]
+            }
+            if view.state.changedGroupCount > max(before, maxChangedGroups) {
+                for group in groupsSet { _ = try? view.setExpanded(group.id, !group.isExpanded) }  // back as it was
+                throw .tooManyChanges(limit: maxChangedGroups)
+            }
+            // A toggle or a set flips one group or none, and a flip always moves the count; a
+            // reveal changed the state exactly when it opened a group (its splice), even if its
+            // flips added and removed as many entries.
+            let changed = if case .reveal = self { change.change != nil } else { before != view.state.changedGroupCount }
+            return Outcome(change: .group(change), changedState: changed, groupsSet: groupsSet)
         }
-        let groupsSet: [(id: String, isExpanded: Bool)] = if case .reveal = self {
-            revealed.map { (view.menu.id(of: $0), true) }
-        } else {
-            [(change.id, change.isExpanded)]
-        }
-        if view.state.changedGroupCount > max(before, maxChangedGroups) {
-            for group in groupsSet { _ = try? view.setExpanded(group.id, !group.isExpanded) }  // back as it was
-            throw .tooManyChanges(limit: maxChangedGroups)
-        }
-        return (change, groupsSet)
     }
 }

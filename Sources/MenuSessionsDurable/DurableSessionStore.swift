@@ -180,8 +180,13 @@ package final class DurableSessionStore: SessionStore {
 
     // MARK: SessionStore
 
-    package func create(in menu: MenuGeneration) throws(SessionStoreError) -> SessionID {
-        try insert(ExpansionState(), history: ChangeHistory(revision: 0), in: menu, events: { [.created($0)] })
+    package func create(in menu: MenuGeneration, state: ExpansionState) throws(SessionStoreError) -> SessionID {
+        guard state.changedGroupCount <= maxChangedGroups else { throw .tooManyChanges(limit: maxChangedGroups) }
+        guard state.baseMode == .default, state.markCount == 0 else { throw .unavailable(reason: "bulk states are not journaled yet") }
+        let groups = state.changedGroups(in: menu.menu)
+        return try insert(state, history: ChangeHistory(revision: 0), in: menu, events: { id in
+            [.created(id)] + Self.groupSets(groups, of: id, revision: 0)
+        })
     }
 
     /// Journals `events(id)` for a fresh id, then inserts the session holding `state` and
@@ -262,11 +267,12 @@ package final class DurableSessionStore: SessionStore {
             // A write without a session: the default view, revision 0; compute on a fresh state,
             // then journal and store it as a new session.
             if let condition, !condition.admits(0) { throw .revisionMismatch(current: 0) }
+            guard !command.isBulk else { throw .unavailable(reason: "bulk commands are not journaled yet") }
             var view = FlattenedView(menu: menu.menu)
-            let (change, groups) = try command.runListingGroups(on: &view, maxChangedGroups: maxChangedGroups)
-            let changed = view.state != ExpansionState()
+            let outcome = try command.run(on: &view, maxChangedGroups: maxChangedGroups)
+            let (change, groups, changed) = (outcome.change, outcome.groupsSet, outcome.changedState)
             var history = ChangeHistory(revision: 0)
-            if changed { history.record(change.change, capacity: changeHistory) }
+            if changed { history.record(change.splice, capacity: changeHistory) }
             let newID = try insert(view.state, history: history, in: menu) { id in
                 [.created(id)] + (changed ? Self.groupSets(groups, of: id, revision: 1) : [])
             }
@@ -277,11 +283,13 @@ package final class DurableSessionStore: SessionStore {
         let deadline = writer.deadline()
         let limit = maxChangedGroups
         // Works on a copy: the session keeps its old state until the journal has the change.
-        var computed: (change: ExpansionChange, groups: [(id: String, isExpanded: Bool)], state: ExpansionState, revision: Int)?
+        guard !command.isBulk else { throw .unavailable(reason: "bulk commands are not journaled yet") }
+        var computed: (change: CommandChange, groups: [(id: String, isExpanded: Bool)], state: ExpansionState, revision: Int)?
         let changed = try markPending(id, in: menu, deadline: deadline) { entry throws(SessionStoreError) -> Bool in
             try entry.check(condition)
             var view = FlattenedView(menu: menu.menu, state: entry.state)
-            let (change, groups) = try command.runListingGroups(on: &view, maxChangedGroups: limit)
+            let outcome = try command.run(on: &view, maxChangedGroups: limit)
+            let (change, groups) = (outcome.change, outcome.groupsSet)
             let changes = view.state != entry.state
             computed = (change, groups, view.state, entry.revision + (changes ? 1 : 0))
             return changes
@@ -303,7 +311,7 @@ package final class DurableSessionStore: SessionStore {
                 case .durable:
                     // With the epoch it was computed on: a rebase while pending is overwritten whole.
                     shard[position].carry(state, to: menu.epoch)
-                    shard[position].history.record(change.change, capacity: changeHistory)
+                    shard[position].history.record(change.splice, capacity: changeHistory)
                     shard[position].journaledUse = now
                 case .refused: break
                 case .abandoned:

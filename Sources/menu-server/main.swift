@@ -23,6 +23,14 @@ case .help:
 case .version:
     print(ServerSettings.version)
     exit(0)
+case .healthCheck(let settings):
+    do {
+        print(try HealthProbe(settings: settings).check())
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data(("menu-server healthcheck: " + error.description + "\n").utf8))
+        exit(1)
+    }
 case .run(let settings):
     // Block the signals before libmicrohttpd starts its threads, so only sigwait sees them.
     var handledSignals = sigset_t()

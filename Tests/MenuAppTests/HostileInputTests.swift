@@ -231,6 +231,14 @@ struct HostileCase: Sendable, CustomTestStringConvertible {
         }
     }
 
+    /// `PUT /expansion` without a session, with `body` and its true Content-Length.
+    static func putAll(_ name: String, _ accepted: Outcome..., body: @escaping @Sendable () -> [UInt8]) -> HostileCase {
+        HostileCase(name, accepted) {
+            let payload = body()
+            return Array("PUT /expansion HTTP/1.1\r\n\(host)Content-Length: \(payload.count)\r\n\r\n".utf8) + payload
+        }
+    }
+
     static let twentyMB = 20 * 1024 * 1024
 
     static let all: [HostileCase] = {
@@ -380,6 +388,19 @@ struct HostileCase: Sendable, CustomTestStringConvertible {
             put("trailing garbage after the object", .json(400, "invalid_body")) { Array(#"{"isExpanded":true} x"#.utf8) },
             put("invalid UTF-8 in the body", .json(400, "invalid_body")) { Array(#"{"isExpanded":tru"#.utf8) + [0xFF, 0x7D] },
             put("empty body", .json(400, "invalid_body")) { [] },
+            put("recursive a string", .json(400, "invalid_body")) { Array(#"{"isExpanded":true,"recursive":"true"}"#.utf8) },
+            put("recursive given twice, escaped once", .json(400, "invalid_body")) {
+                Array(#"{"isExpanded":true,"recursive":true,"recursiv\u0065":false}"#.utf8)
+            },
+            putAll("all an unknown mode", .json(400, "invalid_body")) { Array(#"{"all":"everything"}"#.utf8) },
+            putAll("all a boolean", .json(400, "invalid_body")) { Array(#"{"all":true}"#.utf8) },
+            putAll("all in the wrong case", .json(400, "invalid_body")) { Array(#"{"all":"Expanded"}"#.utf8) },
+            putAll("all with a NUL after the mode", .json(400, "invalid_body")) { Array(#"{"all":"expanded\u0000"}"#.utf8) },
+            putAll("all given twice", .json(400, "invalid_body")) { Array(#"{"all":"expanded","all":"collapsed"}"#.utf8) },
+            putAll("all nested 30000 arrays deep", .json(400, "invalid_body")) {
+                Array(#"{"x":"#.utf8) + Array(repeating: UInt8(ascii: "["), count: 30_000) + Array(repeating: UInt8(ascii: "]"), count: 30_000) + [UInt8(ascii: "}")]
+            },
+            putAll("all with invalid UTF-8", .json(400, "invalid_body")) { Array(#"{"all":"expa"#.utf8) + [0xC0, 0xAE] + Array(#""}"#.utf8) },
 
             // Path traversal in ids
             text("dot-dot segment in the group path", .json(404, "not_found")) { "POST /groups/../rows/toggle HTTP/1.1\r\n\(h)Content-Length: 0\r\n\r\n" },

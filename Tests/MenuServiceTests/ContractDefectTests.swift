@@ -49,7 +49,7 @@ import MenuServiceTestSupport
     func theBodyParserAcceptsExactlyWhatFoundationReadsAsJSON(body: String) throws {
         let bytes = Array(body.utf8)
         let foundation = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any]
-        let ours = Result { () throws(APIError) -> Bool in try MenuService.parseExpansionBody(bytes) }
+        let ours = Result { () throws(APIError) -> Bool in try MenuService.parseExpansionBody(bytes).isExpanded }
         #expect((try? ours.get()) == foundation?["isExpanded"] as? Bool, "\(body): \(ours)")
     }
 
@@ -115,7 +115,7 @@ import MenuServiceTestSupport
             #expect(message.contains(route.methods.joined(separator: " or ") + " " + route.template), "\(route.template) missing from \(message)")
         }
         #expect(message == "no resource at /menu; the routes are GET or HEAD /rows, GET or HEAD /count, GET or HEAD /changes, GET or HEAD /healthz, "
-            + "POST /sessions, DELETE /sessions/{id}, POST /groups/{id}/toggle, PUT /groups/{id}/expansion, "
+            + "POST /sessions, DELETE /sessions/{id}, POST /groups/{id}/toggle, PUT /groups/{id}/expansion, PUT /expansion, "
             + "GET or HEAD /nodes/{id}, POST /nodes/{id}/reveal, GET or HEAD /, GET or HEAD /app.js, GET or HEAD /app.css")
     }
 }

@@ -21,6 +21,7 @@ import MenuTestSupport
         ("POST", "/groups/main-courses/toggle", .toggleGroup(id: "main-courses")),
         ("POST", "/groups/../toggle", .toggleGroup(id: "..")),
         ("PUT", "/groups/麻婆豆腐 x/expansion", .setGroupExpansion(id: "麻婆豆腐 x")),
+        ("PUT", "/expansion", .setAllExpansion),
         ("GET", "/nodes/mapo-tofu", .node(id: "mapo-tofu")), ("HEAD", "/nodes/beer", .node(id: "beer")),
         ("POST", "/nodes/snow-beer/reveal", .revealNode(id: "snow-beer")),
         ("POST", "/nodes/reveal/reveal", .revealNode(id: "reveal")),
@@ -81,6 +82,7 @@ import MenuTestSupport
         case .deleteSession(let id): ("deleteSession", id)
         case .toggleGroup(let id): ("toggleGroup", id)
         case .setGroupExpansion(let id): ("setGroupExpansion", id)
+        case .setAllExpansion: ("setAllExpansion", nil)
         case .node(let id): ("node", id)
         case .revealNode(let id): ("revealNode", id)
         case .webPage: ("webPage", nil)

@@ -42,7 +42,7 @@ struct DurableDamageTests {
             }
             for step in 0 ..< 16 {
                 let applied = try store.apply(.toggle(groupID: DurableFixtures.groups[(step * 3) % 5]), to: ids[step % 6])
-                base.journalRecords.append((ids[step % 6], applied.change.id, applied.change.isExpanded))
+                base.journalRecords.append((ids[step % 6], applied.change.groupChange!.id, applied.change.groupChange!.isExpanded))
             }
             store.close()
             for name in directory.fileSizes.keys where name != "LOCK" {

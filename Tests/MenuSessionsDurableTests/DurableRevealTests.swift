@@ -17,8 +17,8 @@ struct DurableRevealTests {
         let id = try first.create()
         _ = try first.apply(.set(groupID: "a", isExpanded: false), to: id)
         let revealed = try first.apply(.reveal(nodeID: "ag1"), to: id)
-        #expect(revealed.change.index == 3)
-        #expect(revealed.change.change == RowChange(at: 1, inserted: 4, removed: 0))
+        #expect(revealed.change.groupChange?.index == 3)
+        #expect(revealed.change.splice == RowChange(at: 1, inserted: 4, removed: 0))
         // Without a session: a new one holding the reveal (b, collapsed by default, opens).
         let made = try first.apply(.reveal(nodeID: "bg1"), to: nil)
         #expect(made.created)
@@ -28,7 +28,7 @@ struct DurableRevealTests {
         #expect(expectedMade["b"] == true)
         // A reveal of a visible node changes nothing and journals nothing.
         let again = try first.apply(.reveal(nodeID: "ag1"), to: id)
-        #expect(again.change.change == nil && again.state == revealed.state)
+        #expect(again.change.splice == nil && again.state == revealed.state)
         first.close()
 
         let second = try durableOpen(directory)
@@ -48,7 +48,7 @@ struct DurableRevealTests {
         _ = try store.apply(.set(groupID: "c", isExpanded: true), to: id)
         // a and c changed; revealing ag1 sets a back to its default and expands ag: still two.
         let allowed = try store.apply(.reveal(nodeID: "ag1"), to: id)
-        #expect(allowed.change.index == 3)
+        #expect(allowed.change.groupChange?.index == 3)
         // Revealing bg1 expands b, a third changed group: refused whole.
         let before = try store.state(of: id)
         #expect(durableError { try store.apply(.reveal(nodeID: "bg1"), to: id) } == .tooManyChanges(limit: 2))

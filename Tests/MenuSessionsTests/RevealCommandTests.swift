@@ -17,11 +17,12 @@ struct RevealCommandTests {
 
     @Test func aRevealListsTheGroupsItSetFromTheTopDown() throws {
         var view = FlattenedView(menu: try Self.menu())
-        let (change, groups) = try ExpansionCommand.reveal(nodeID: "leaf").runListingGroups(on: &view, maxChangedGroups: 10)
-        #expect(groups.map(\.id) == ["g1", "g2", "g3"] && groups.allSatisfy(\.isExpanded))
-        #expect(change.index == 3 && change.change == RowChange(at: 1, inserted: 3, removed: 0))
-        let again = try ExpansionCommand.reveal(nodeID: "leaf").runListingGroups(on: &view, maxChangedGroups: 10)
-        #expect(again.groupsSet.isEmpty && again.change.change == nil)
+        let outcome = try ExpansionCommand.reveal(nodeID: "leaf").run(on: &view, maxChangedGroups: 10)
+        #expect(outcome.groupsSet.map(\.id) == ["g1", "g2", "g3"] && outcome.groupsSet.allSatisfy(\.isExpanded))
+        #expect(outcome.change.groupChange?.index == 3 && outcome.change.splice == RowChange(at: 1, inserted: 3, removed: 0))
+        #expect(outcome.changedState)
+        let again = try ExpansionCommand.reveal(nodeID: "leaf").run(on: &view, maxChangedGroups: 10)
+        #expect(again.groupsSet.isEmpty && again.change.splice == nil && !again.changedState)
     }
 
     @Test func aRevealPastTheCapIsUndoneWhole() throws {
@@ -32,7 +33,7 @@ struct RevealCommandTests {
         #expect(try store.state(of: id).changedGroupCount == 1)
         // Within the cap it goes through: g1 alone opens for g2.
         let shown = try store.apply(.reveal(nodeID: "g2"), to: id)
-        #expect(shown.change.index == 1 && shown.state.changedGroupCount == 2)
+        #expect(shown.change.groupChange?.index == 1 && shown.state.changedGroupCount == 2)
         #expect(throws: SessionStoreError.expansion(.unknownNode(id: "nope"))) { try store.apply(.reveal(nodeID: "nope"), to: id) }
     }
 }
