@@ -333,7 +333,7 @@ function write(label, body) {
       }
       say(`${label}: ${error.message}`);
     }
-  });
+  }).catch((error) => say(error.message)); // the queue itself never stays rejected
   return state.busy;
 }
 
@@ -430,7 +430,7 @@ let syncQueued = false;
 function sync() {
   if (syncQueued) return state.busy;
   syncQueued = true;
-  state.busy = state.busy.then(() => { syncQueued = false; return catchUp(); });
+  state.busy = state.busy.then(() => { syncQueued = false; return catchUp(); }).catch((error) => say(error.message));
   return state.busy;
 }
 

@@ -80,7 +80,11 @@ def wait(driver, condition, what):
         return WebDriverWait(driver, WAIT, poll_frequency=0.05).until(lambda d: condition(d))
     except Exception:
         driver.save_screenshot(os.path.join(OUT, "failure.png"))
-        raise AssertionError(f"timed out waiting for {what}")
+        seen = driver.execute_script(
+            "const s = window.menuPage.state; return JSON.stringify({revision: s.revision, count: s.count, etag: s.etag, "
+            "epoch: s.epoch, session: s.sessionId, status: document.getElementById('status').textContent, "
+            "rows: [...document.querySelectorAll('#spacer > .row')].map(e => e.dataset.key).slice(0, 30)})")
+        raise AssertionError(f"timed out waiting for {what}; the page: {seen}")
 
 
 def dom_rows(driver):
