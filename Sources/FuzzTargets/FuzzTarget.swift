@@ -29,6 +29,9 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     /// The last entry of `X-Forwarded-For` as an IP address, and the client address of a request
     /// from a trusted proxy; an address found must print and parse back to itself.
     case forwarded
+    /// The CORS headers (`Origin`, `Access-Control-Request-Method`, `-Headers`) as ``CrossOriginRequest``
+    /// reads them, a `--cors-origin` value, and a preflight and a read through a service with a policy.
+    case cors
 
     /// Built once per process: the targets only read it.
     static let service: MenuService = {
@@ -53,6 +56,8 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
             return Self.checkForwarded(bytes)
         case .preconditions:
             return Self.checkPreconditions(bytes)
+        case .cors:
+            return Self.checkCORS(bytes)
         }
     }
 

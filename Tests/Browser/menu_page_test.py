@@ -22,6 +22,7 @@ import urllib.request
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -76,9 +77,11 @@ def browser():
 
 
 def wait(driver, condition, what):
+    # A row element may be replaced between finding it and reading it: try again at the next poll.
     try:
-        return WebDriverWait(driver, WAIT, poll_frequency=0.05).until(lambda d: condition(d))
-    except Exception:
+        return WebDriverWait(driver, WAIT, poll_frequency=0.05, ignored_exceptions=(StaleElementReferenceException,)).until(
+            lambda d: condition(d))
+    except TimeoutException:
         driver.save_screenshot(os.path.join(OUT, "failure.png"))
         seen = driver.execute_script(
             "const s = window.menuPage.state; return JSON.stringify({revision: s.revision, count: s.count, etag: s.etag, "
@@ -132,8 +135,9 @@ def row_element(driver, node_id):
 
 
 def expanded_flag(driver, node_id):
-    found = driver.find_elements(By.CSS_SELECTOR, f'#spacer > .row[data-id="{node_id}"]')
-    return found[0].get_attribute("aria-expanded") if found else None
+    return driver.execute_script(
+        "const e = document.querySelector(`#spacer > .row[data-id='${arguments[0]}']`); return e ? e.getAttribute('aria-expanded') : null",
+        node_id)
 
 
 def supports(server, method, path, body):
