@@ -33,7 +33,7 @@ ENV MENU_HOST=0.0.0.0 \
     MENU_CONFIG=/app/Config/menu.json
 EXPOSE 8080
 # `menu-server healthcheck` reads the same MENU_* settings as the server (so it follows MENU_PORT)
-# and asks GET /healthz on loopback: no curl in the image.
+# and asks GET /healthz on loopback: nothing else is needed in the image.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=5s CMD ["menu-server", "healthcheck"]
 # SIGTERM drains requests in flight and exits 0. SIGHUP (`docker kill -s HUP CONTAINER`) reloads
 # MENU_CONFIG; mount Config as a ConfigMap and set MENU_WATCH_CONFIG=yes to reload on its updates.

@@ -42,10 +42,10 @@ extension SessionStateEntry {
         if let condition, !condition.admits(revision) { throw .revisionMismatch(current: revision) }
     }
 
-    /// The session's changed groups by id, read on `latest` (the newest menu, carried over to it
-    /// when the session is older): what a store writes out. O(k · (depth + log k)).
-    package func changedGroups(latest: MenuGeneration) -> [(id: String, isExpanded: Bool)] {
-        state.rebased(from: epoch, to: latest).changedGroups(in: latest.menu)
+    /// The session's state by id (base, marks, flipped groups), read on `latest` (the newest menu,
+    /// carried over to it when the session is older): what a store writes out. O(k · (depth + log k)).
+    package func portable(latest: MenuGeneration) -> PortableExpansion {
+        state.rebased(from: epoch, to: latest).portable(in: latest.menu)
     }
 
     package func freshness(for generation: MenuGeneration) -> SessionFreshness {

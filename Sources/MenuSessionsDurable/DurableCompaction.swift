@@ -96,7 +96,7 @@ extension DurableSessionStore {
             try sessions.forEach { (id, entry) throws(DurableIOError) in
                 let idle = now.milliseconds(since: entry.lastUsed)
                 guard idle < timeToLiveMilliseconds else { return }
-                DurableRecord.appendSession(id, lastUsed: time - idle, groups: entry.changedGroups(latest: menu),
+                DurableRecord.appendSession(id, lastUsed: time - idle, state: entry.portable(latest: menu),
                                             revision: entry.revision, to: &buffer)
                 count += 1
                 if buffer.count >= 1 << 20 {

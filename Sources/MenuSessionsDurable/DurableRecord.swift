@@ -1,4 +1,6 @@
+import MenuModel
 import MenuSessions
+
 /// The on-disk format shared by the journal and the snapshot.
 ///
 /// A file is an 8-byte magic followed by framed records. A frame is
@@ -28,36 +30,56 @@ enum DurableRecord {
         /// `i64 time | id | u64 revision | u8 isExpanded | group id`. What this version writes;
         /// a ``groupSet`` (older files) replays as one revision more than the session had.
         case groupSetAtRevision = 0x14
+        /// Journal: a session's whole state, replacing the one it had (a bulk command, a session
+        /// created holding a state, the undo of either):
+        /// `i64 time | id | u64 revision | u8 base | u32 total | u32 n | n × entry`, an entry being
+        /// `u8 tag | u32 length | group id` (``StateEntry``). `total` counts the entries of this
+        /// record and of the ``stateMore`` records right after it; replay installs the state only
+        /// once all of them have arrived, so a torn or damaged part leaves the state before.
+        case state = 0x15
+        /// Journal: more entries of the ``state`` record before it: `i64 time | id | u32 n | n × entry`.
+        case stateMore = 0x16
         /// Snapshot: `i64 last used | id | u32 n | n × (u8 isExpanded | u32 length | group id)`.
         case session = 0x20
         /// Snapshot, last record: `u64 session count`.
         case snapshotEnd = 0x21
         /// Snapshot: more groups of the session record before it, when they did not fit in one
-        /// payload: `id | u32 n | n × (u8 isExpanded | u32 length | group id)`.
+        /// payload: `id | u32 n | n × (u8 isExpanded | u32 length | group id)`; after a
+        /// ``sessionState`` record its entries may be marks too (``StateEntry``: tags 2-4).
         case sessionGroups = 0x22
         /// Snapshot: as ``session``, for a session at a revision other than 0:
         /// `i64 last used | id | u64 revision | u32 n | n × (u8 isExpanded | u32 length | group id)`.
         case sessionAtRevision = 0x23
+        /// Snapshot: a session whose state has a base mode other than `default` or marks:
+        /// `i64 last used | id | u64 revision | u8 base | u32 n | n × entry` (``StateEntry``);
+        /// more entries follow in ``sessionGroups`` records. Other sessions keep the kinds above.
+        case sessionState = 0x24
     }
 
     /// The kinds a journal holds, for ``DurableSalvage``.
-    static let journalKinds: [Kind] = [.created, .deleted, .groupSet, .touched, .groupSetAtRevision]
+    static let journalKinds: [Kind] = [.created, .deleted, .groupSet, .touched, .groupSetAtRevision, .state, .stateMore]
     /// The kinds a snapshot holds, for ``DurableSalvage``.
-    static let snapshotKinds: [Kind] = [.session, .sessionGroups, .snapshotEnd, .sessionAtRevision]
+    static let snapshotKinds: [Kind] = [.session, .sessionGroups, .snapshotEnd, .sessionAtRevision, .sessionState]
 
     /// A change as the journal keeps it: resolved (a toggle is journaled as the state it set) and
     /// by group id, never by position, so a journal replays onto a changed menu. A group set
     /// carries the session's revision after it (nil only when read from an older file), so
-    /// replaying a record twice leaves the revision as it is.
+    /// replaying a record twice leaves the revision as it is. A bulk command is journaled as the
+    /// whole state it leaves (`state`, then `stateMore` parts when it does not fit in one record:
+    /// ``stateEvents(of:_:revision:payloadLimit:)``), whatever number of groups it affects.
     enum Event: Equatable {
         case created(SessionID)
         case deleted(SessionID)
         case groupSet(SessionID, group: String, isExpanded: Bool, revision: Int? = nil)
         case touched(SessionID)
+        /// The session's state from now on: `base`, and the first of `total` entries.
+        case state(SessionID, revision: Int, base: ExpansionMode, total: Int, entries: [StateEntry])
+        case stateMore(SessionID, entries: [StateEntry])
 
         var session: SessionID {
             switch self {
-            case .created(let id), .deleted(let id), .groupSet(let id, _, _, _), .touched(let id): id
+            case .created(let id), .deleted(let id), .groupSet(let id, _, _, _), .touched(let id), .state(let id, _, _, _, _),
+                 .stateMore(let id, _): id
             }
         }
     }
@@ -99,51 +121,59 @@ enum DurableRecord {
             case .groupSet(_, _, _, nil): payload.append(Kind.groupSet.rawValue)
             case .groupSet: payload.append(Kind.groupSetAtRevision.rawValue)
             case .touched: payload.append(Kind.touched.rawValue)
+            case .state: payload.append(Kind.state.rawValue)
+            case .stateMore: payload.append(Kind.stateMore.rawValue)
             }
             payload.appendLittleEndian(UInt64(bitPattern: time))
             payload.append(event.session)
-            if case .groupSet(_, let group, let isExpanded, let revision) = event {
+            switch event {
+            case .groupSet(_, let group, let isExpanded, let revision):
                 if let revision { payload.appendLittleEndian(UInt64(revision)) }
                 payload.append(isExpanded ? 1 : 0)
                 payload.append(contentsOf: group.utf8)
+            case .state(_, let revision, let base, let total, let entries):
+                payload.appendLittleEndian(UInt64(revision))
+                payload.append(base.durableByte)
+                payload.appendLittleEndian(UInt32(total))
+                appendEntries(entries, to: &payload)
+            case .stateMore(_, let entries):
+                appendEntries(entries, to: &payload)
+            case .created, .deleted, .touched: break
             }
         }
     }
 
-    /// Appends a session's snapshot records: one ``Kind/session`` record, then as many
+    /// Appends a session's snapshot records: one ``Kind/session`` record (``Kind/sessionState``
+    /// when `state` has a base mode other than `default` or marks), then as many
     /// ``Kind/sessionGroups`` records as it takes to keep every payload within `payloadLimit`.
-    static func appendSession(_ id: SessionID, lastUsed: Int64, groups: [(id: String, isExpanded: Bool)], revision: Int = 0,
+    static func appendSession(_ id: SessionID, lastUsed: Int64, state: PortableExpansion, revision: Int = 0,
                               to bytes: inout [UInt8], payloadLimit: Int = maxPayload) {
-        var next = 0
-        repeat {
+        let entries = stateEntries(state)
+        let kind: Kind = state.base != .default || !state.marks.isEmpty ? .sessionState : revision > 0 ? .sessionAtRevision : .session
+        // kind, last used, id, (revision, (base)), count; a continuation: kind, id, count.
+        let headSize = 1 + 8 + 16 + (kind == .session ? 0 : 8) + (kind == .sessionState ? 1 : 0) + 4
+        for (index, part) in chunked(entries, firstHead: headSize, moreHead: 1 + 16 + 4, payloadLimit: payloadLimit).enumerated() {
             appendFrame(to: &bytes) { payload in
-                let start = payload.count
-                if next == 0 {
-                    payload.append((revision > 0 ? Kind.sessionAtRevision : Kind.session).rawValue)
+                if index == 0 {
+                    payload.append(kind.rawValue)
                     payload.appendLittleEndian(UInt64(bitPattern: lastUsed))
+                    payload.append(id)
+                    if kind != .session { payload.appendLittleEndian(UInt64(revision)) }
+                    if kind == .sessionState { payload.append(state.base.durableByte) }
                 } else {
                     payload.append(Kind.sessionGroups.rawValue)
+                    payload.append(id)
                 }
-                payload.append(id)
-                if next == 0, revision > 0 { payload.appendLittleEndian(UInt64(revision)) }
-                let countOffset = payload.count
-                payload.appendLittleEndian(UInt32(0))
-                var count: UInt32 = 0
-                while next < groups.count {
-                    let group = groups[next]
-                    // Group ids are at most 128 bytes, so one always fits in an empty record.
-                    if count > 0, payload.count - start + 5 + group.id.utf8.count > payloadLimit { break }
-                    payload.append(group.isExpanded ? 1 : 0)
-                    payload.appendLittleEndian(UInt32(group.id.utf8.count))
-                    payload.append(contentsOf: group.id.utf8)
-                    count += 1
-                    next += 1
-                }
-                payload.withUnsafeMutableBytes { raw in
-                    raw.storeBytes(of: count.littleEndian, toByteOffset: countOffset, as: UInt32.self)
-                }
+                appendEntries(part, to: &payload)
             }
-        } while next < groups.count
+        }
+    }
+
+    /// ``appendSession(_:lastUsed:state:revision:to:payloadLimit:)`` for a state of flipped groups only.
+    static func appendSession(_ id: SessionID, lastUsed: Int64, groups: [(id: String, isExpanded: Bool)], revision: Int = 0,
+                              to bytes: inout [UInt8], payloadLimit: Int = maxPayload) {
+        appendSession(id, lastUsed: lastUsed, state: PortableExpansion(flips: groups.map { .init(id: $0.id, isExpanded: $0.isExpanded) }),
+                      revision: revision, to: &bytes, payloadLimit: payloadLimit)
     }
 
     static func appendSnapshotEnd(sessionCount: Int, to bytes: inout [UInt8]) {
@@ -192,7 +222,15 @@ enum DurableRecord {
             }
             guard let flag = reader.byte(), flag <= 1, let group = reader.string(length: reader.remaining) else { return nil }
             return (.groupSet(id, group: group, isExpanded: flag == 1, revision: revision), time)
-        case .fileHeader, .session, .sessionGroups, .snapshotEnd, .sessionAtRevision: return nil
+        case .state:
+            guard let revision = reader.uint64(), revision <= UInt64(Int.max), let base = reader.byte().flatMap(ExpansionMode.init(durableByte:)),
+                  let total = reader.uint32(), let entries = decodeEntries(&reader), entries.count <= total
+            else { return nil }
+            return (.state(id, revision: Int(revision), base: base, total: Int(total), entries: entries), time)
+        case .stateMore:
+            guard let entries = decodeEntries(&reader) else { return nil }
+            return (.stateMore(id, entries: entries), time)
+        case .fileHeader, .session, .sessionGroups, .snapshotEnd, .sessionAtRevision, .sessionState: return nil
         }
     }
 
@@ -205,10 +243,12 @@ enum DurableRecord {
         return generation
     }
 
-    /// A snapshot record: a session, more groups of one, or the end marker with its session count.
+    /// A snapshot record: a session (of flipped groups only, or with a base and marks), more
+    /// entries of one, or the end marker with its session count.
     enum SnapshotItem {
         case session(SessionID, lastUsed: Int64, groups: [(id: String, isExpanded: Bool)], revision: Int = 0)
-        case moreGroups(SessionID, groups: [(id: String, isExpanded: Bool)])
+        case sessionState(SessionID, lastUsed: Int64, revision: Int, base: ExpansionMode, entries: [StateEntry])
+        case moreGroups(SessionID, entries: [StateEntry])
         case end(sessionCount: Int)
     }
 
@@ -224,9 +264,15 @@ enum DurableRecord {
                   revision <= UInt64(Int.max), let groups = decodeGroups(&reader)
             else { return nil }
             return .session(id, lastUsed: lastUsed, groups: groups, revision: Int(revision))
+        case .sessionState:
+            guard let lastUsed = reader.int64(), let id = reader.sessionID(), let revision = reader.uint64(),
+                  revision <= UInt64(Int.max), let base = reader.byte().flatMap(ExpansionMode.init(durableByte:)),
+                  let entries = decodeEntries(&reader)
+            else { return nil }
+            return .sessionState(id, lastUsed: lastUsed, revision: Int(revision), base: base, entries: entries)
         case .sessionGroups:
-            guard let id = reader.sessionID(), let groups = decodeGroups(&reader) else { return nil }
-            return .moreGroups(id, groups: groups)
+            guard let id = reader.sessionID(), let entries = decodeEntries(&reader) else { return nil }
+            return .moreGroups(id, entries: entries)
         case .snapshotEnd:
             guard let count = reader.uint64(), reader.isAtEnd else { return nil }
             return .end(sessionCount: Int(clamping: count))
@@ -235,17 +281,17 @@ enum DurableRecord {
         }
     }
 
-    /// `u32 n | n × (u8 isExpanded | u32 length | group id)`, which must end the payload.
+    /// `u32 n | n × (u8 isExpanded | u32 length | group id)`, which must end the payload: the
+    /// entries of the kinds written before marks, flips only.
     private static func decodeGroups(_ reader: inout DurablePayloadReader) -> [(id: String, isExpanded: Bool)]? {
-        guard let count = reader.uint32(), Int(count) <= reader.remaining / 5 else { return nil }
+        guard let entries = decodeEntries(&reader) else { return nil }
         var groups: [(id: String, isExpanded: Bool)] = []
-        groups.reserveCapacity(Int(count))
-        for _ in 0 ..< count {
-            guard let flag = reader.byte(), flag <= 1, let length = reader.uint32(), let group = reader.string(length: Int(length))
-            else { return nil }
-            groups.append((group, flag == 1))
+        groups.reserveCapacity(entries.count)
+        for entry in entries {
+            guard case .flip(let id, let isExpanded) = entry else { return nil }
+            groups.append((id, isExpanded))
         }
-        return reader.isAtEnd ? groups : nil
+        return groups
     }
 }
 
@@ -297,7 +343,7 @@ struct DurablePayloadReader {
 }
 
 extension [UInt8] {
-    fileprivate mutating func appendLittleEndian(_ value: UInt32) {
+    mutating func appendLittleEndian(_ value: UInt32) {
         for index in 0 ..< 4 { append(UInt8(truncatingIfNeeded: value >> (8 * index))) }
     }
 

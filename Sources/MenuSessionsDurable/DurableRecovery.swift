@@ -91,20 +91,46 @@ enum DurableRecovery {
         var report: DurableRecoveryReport
     }
 
-    /// A session as the files describe it: resolved group states by id, in the order set (a
-    /// later state of a group wins), and its last use.
+    /// A session as the files describe it: its base mode and marks (from its last state record)
+    /// and its groups' resolved states by id, in the order set (a later state of a group wins;
+    /// one equal to what its mode gives is no flip), and its last use.
     struct SavedSession {
-        var groups: [(id: String, isExpanded: Bool)] = []
+        var base: ExpansionMode = .default
+        var marks: [PortableExpansion.Mark] = []
+        var groups: [PortableExpansion.Flip] = []
         var lastUsed: Int64
         /// The session's revision as the files record it.
         var revision = 0
 
+        init(lastUsed: Int64, revision: Int = 0, base: ExpansionMode = .default, entries: [DurableRecord.StateEntry] = []) {
+            self.lastUsed = lastUsed
+            self.revision = revision
+            self.base = base
+            add(entries)
+        }
+
+        init(groups: [(id: String, isExpanded: Bool)], lastUsed: Int64, revision: Int) {
+            self.init(lastUsed: lastUsed, revision: revision)
+            self.groups = groups.map { PortableExpansion.Flip(id: $0.id, isExpanded: $0.isExpanded) }
+        }
+
+        mutating func add(_ entries: [DurableRecord.StateEntry]) {
+            for entry in entries {
+                switch entry {
+                case .flip(let id, let isExpanded): groups.append(PortableExpansion.Flip(id: id, isExpanded: isExpanded))
+                case .mark(let id, let mode): marks.append(PortableExpansion.Mark(id: id, mode: mode))
+                }
+            }
+        }
+
         mutating func set(_ group: String, _ isExpanded: Bool, at time: Int64) {
-            groups.append((group, isExpanded))
+            groups.append(PortableExpansion.Flip(id: group, isExpanded: isExpanded))
             lastUsed = max(lastUsed, time)
         }
 
         mutating func use(at time: Int64) { lastUsed = max(lastUsed, time) }
+
+        var portable: PortableExpansion { PortableExpansion(base: base, marks: marks, flips: groups) }
     }
 
     static func run(directory: String, menu generation: MenuGeneration, timeToLive: Duration, now: (SessionTime, Int64),
@@ -145,18 +171,13 @@ enum DurableRecovery {
                 replay.report.expiredSessions += 1
                 continue
             }
-            var view = FlattenedView(menu: generation.menu)
-            for (group, isExpanded) in saved.groups {
-                do {
-                    _ = try view.setExpanded(group, isExpanded)
-                } catch {
-                    replay.report.skippedGroupChanges += 1
-                    if skippedSamples.count < 5, !skippedSamples.contains(group) { skippedSamples.append(group) }
-                }
-            }
+            var ignored: [String] = []
+            let state = ExpansionState(portable: saved.portable, in: generation.menu, ignoredIDs: &ignored)
+            replay.report.skippedGroupChanges += ignored.count
+            for group in ignored where skippedSamples.count < 5 && !skippedSamples.contains(group) { skippedSamples.append(group) }
             let lastUsed = now.0.advanced(byMilliseconds: -idle)
             shards[SessionTable<DurableSessionStore.Entry>.shardIndex(of: id)][id] = DurableSessionStore.Entry(
-                state: view.state, epoch: generation.epoch, history: ChangeHistory(revision: saved.revision), lastUsed: lastUsed,
+                state: state, epoch: generation.epoch, history: ChangeHistory(revision: saved.revision), lastUsed: lastUsed,
                 journaledUse: lastUsed)
             sessionCount += 1
         }

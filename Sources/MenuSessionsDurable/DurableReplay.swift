@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import MenuModel
 import MenuSessions
 
 extension DurableRecovery {
@@ -20,6 +21,10 @@ extension DurableRecovery {
         let directory: String
         let log: @Sendable (String) -> Void
         var sessions: [SessionID: SavedSession] = [:]
+        /// A journal state record whose later parts have not all been read yet, with the number
+        /// of entries still missing: installed once they are, dropped by any other record of the
+        /// session (the parts of one write are contiguous, so a gap means one was lost).
+        var partialStates: [SessionID: (state: SavedSession, missing: Int)] = [:]
         var report = DurableRecoveryReport()
         var snapshotGeneration: UInt64 = 0
         /// Damage that only a fresh snapshot repairs.
@@ -65,9 +70,11 @@ extension DurableRecovery {
                     switch item {
                     case .session(let id, let lastUsed, let groups, let revision):
                         sessions[id] = SavedSession(groups: groups, lastUsed: lastUsed, revision: revision)
-                    case .moreGroups(let id, let groups):
+                    case .sessionState(let id, let lastUsed, let revision, let base, let entries):
+                        sessions[id] = SavedSession(lastUsed: lastUsed, revision: revision, base: base, entries: entries)
+                    case .moreGroups(let id, let entries):
                         // Nothing when the session's first record was lost.
-                        sessions[id]?.groups.append(contentsOf: groups)
+                        sessions[id]?.add(entries)
                     case .end(let count):
                         listed = count
                     }
@@ -130,6 +137,9 @@ extension DurableRecovery {
         }
 
         mutating func apply(_ event: DurableRecord.Event, time: Int64) {
+            if !partialStates.isEmpty {
+                if case .stateMore = event {} else { partialStates[event.session] = nil }
+            }
             switch event {
             case .created(let id):
                 // A re-created id starts over: replaying a record already in the snapshot is harmless.
@@ -145,6 +155,21 @@ extension DurableRecovery {
                 sessions[id]!.revision = revision ?? before + 1
             case .touched(let id):
                 sessions[id]?.use(at: time)
+            case .state(let id, let revision, let base, let total, let entries):
+                guard let lastUsed = sessions[id]?.lastUsed else { return }
+                let state = SavedSession(lastUsed: max(lastUsed, time), revision: revision, base: base, entries: entries)
+                if entries.count < total { partialStates[id] = (state, total - entries.count) } else { sessions[id] = state }
+            case .stateMore(let id, let entries):
+                guard var partial = partialStates.removeValue(forKey: id), entries.count <= partial.missing else { return }
+                partial.state.add(entries)
+                partial.state.use(at: time)
+                partial.missing -= entries.count
+                if partial.missing > 0 {
+                    partialStates[id] = partial
+                } else if let lastUsed = sessions[id]?.lastUsed {
+                    partial.state.use(at: lastUsed)
+                    sessions[id] = partial.state
+                }
             }
         }
 

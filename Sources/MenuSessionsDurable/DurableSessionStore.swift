@@ -29,14 +29,18 @@ import Darwin
 /// - One session's writes are linearizable: a session has at most one write in flight (its
 ///   `pending` mark); a second one waits for it, within its own deadline.
 /// - The journal holds resolved states by group id (`set g true`, never "toggle" or a
-///   position): replaying a record twice is harmless and a changed menu replays safely.
+///   position): replaying a record twice is harmless and a changed menu replays safely. A bulk
+///   command (expand or collapse all, a recursive set) and a session created holding a state are
+///   journaled as the whole resulting state by id (base, marks, flips: ``DurableRecord/Kind/state``),
+///   its size that of the state, never that of the groups it affected.
 /// - Every change not in the snapshot is in a journal of the snapshot's generation or later:
 ///   compaction starts a new journal generation before it reads any shard.
 /// - The files stay bounded by the live state: compaction runs once the journals since the
 ///   snapshot exceed max(`compactionMinimumBytes`, 2 × snapshot size).
 ///
 /// Start-up replays the snapshot, then the journals: O(snapshot + journal) = O(live state)
-/// record decoding, plus O(changed groups × depth) to rebuild each session's state.
+/// record decoding, plus O(k · (depth + log k)) to rebuild a session's state of k entries
+/// (``ExpansionState/init(portable:in:ignoredIDs:)``).
 package final class DurableSessionStore: SessionStore {
     package let timeToLive: Duration
     /// ``timeToLive`` in whole milliseconds, what the checks compare with.
@@ -182,10 +186,10 @@ package final class DurableSessionStore: SessionStore {
 
     package func create(in menu: MenuGeneration, state: ExpansionState) throws(SessionStoreError) -> SessionID {
         guard state.changedGroupCount <= maxChangedGroups else { throw .tooManyChanges(limit: maxChangedGroups) }
-        guard state.baseMode == .default, state.markCount == 0 else { throw .unavailable(reason: "bulk states are not journaled yet") }
-        let groups = state.changedGroups(in: menu.menu)
+        // A state other than the default: one state record (base, marks, flips) at revision 0.
+        let portable = state == ExpansionState() ? nil : state.portable(in: menu.menu)
         return try insert(state, history: ChangeHistory(revision: 0), in: menu, events: { id in
-            [.created(id)] + Self.groupSets(groups, of: id, revision: 0)
+            [.created(id)] + (portable.map { DurableRecord.stateEvents(of: id, $0, revision: 0) } ?? [])
         })
     }
 
@@ -236,12 +240,10 @@ package final class DurableSessionStore: SessionStore {
                     return
                 case .refused: break
                 case .abandoned:
-                    // Brings the session back as it was: created, then each group it changed.
-                    let revision = shard[position].revision
-                    let groups = shard[position].changedGroups(latest: latest.current).map {
-                        DurableRecord.Event.groupSet(id, group: $0.id, isExpanded: $0.isExpanded, revision: revision)
-                    }
-                    writer.enqueue(Self.records([.created(id)] + groups, time: time), essential: true)
+                    // Brings the session back as it was: created, then its whole state at its revision.
+                    let state = DurableRecord.stateEvents(of: id, shard[position].portable(latest: latest.current),
+                                                          revision: shard[position].revision)
+                    writer.enqueue(Self.records([.created(id)] + state, time: time), essential: true)
                 }
                 shard[position].pending = false
             }
@@ -267,44 +269,41 @@ package final class DurableSessionStore: SessionStore {
             // A write without a session: the default view, revision 0; compute on a fresh state,
             // then journal and store it as a new session.
             if let condition, !condition.admits(0) { throw .revisionMismatch(current: 0) }
-            guard !command.isBulk else { throw .unavailable(reason: "bulk commands are not journaled yet") }
             var view = FlattenedView(menu: menu.menu)
             let outcome = try command.run(on: &view, maxChangedGroups: maxChangedGroups)
-            let (change, groups, changed) = (outcome.change, outcome.groupsSet, outcome.changedState)
             var history = ChangeHistory(revision: 0)
-            if changed { history.record(change.splice, capacity: changeHistory) }
-            let newID = try insert(view.state, history: history, in: menu) { id in
-                [.created(id)] + (changed ? Self.groupSets(groups, of: id, revision: 1) : [])
+            if outcome.changedState { history.record(outcome.change.splice, capacity: changeHistory) }
+            let state = view.state
+            let newID = try insert(state, history: history, in: menu) { id in
+                [.created(id)] + (outcome.changedState ? Self.events(of: command, outcome, state, in: menu, of: id, revision: 1) : [])
             }
-            return AppliedChange(sessionID: newID, created: true, change: change, state: view.state, revision: history.endRevision)
+            return AppliedChange(sessionID: newID, created: true, change: outcome.change, state: state, revision: history.endRevision)
         }
         latest.note(menu)
         let now = clock()
         let deadline = writer.deadline()
         let limit = maxChangedGroups
         // Works on a copy: the session keeps its old state until the journal has the change.
-        guard !command.isBulk else { throw .unavailable(reason: "bulk commands are not journaled yet") }
-        var computed: (change: CommandChange, groups: [(id: String, isExpanded: Bool)], state: ExpansionState, revision: Int)?
+        var computed: (outcome: ExpansionCommand.Outcome, state: ExpansionState, revision: Int)?
         let changed = try markPending(id, in: menu, deadline: deadline) { entry throws(SessionStoreError) -> Bool in
             try entry.check(condition)
             var view = FlattenedView(menu: menu.menu, state: entry.state)
             let outcome = try command.run(on: &view, maxChangedGroups: limit)
-            let (change, groups) = (outcome.change, outcome.groupsSet)
-            let changes = view.state != entry.state
-            computed = (change, groups, view.state, entry.revision + (changes ? 1 : 0))
-            return changes
+            computed = (outcome, view.state, entry.revision + (outcome.changedState ? 1 : 0))
+            return outcome.changedState
         }
-        guard let (change, groups, state, revision) = computed.map({ ($0.change, $0.groups, $0.state, $0.revision) }) else {
+        guard let (outcome, state, revision) = computed.map({ ($0.outcome, $0.state, $0.revision) }) else {
             throw .unknownSession
         }
+        let (change, groups) = (outcome.change, outcome.groupsSet)
         let applied = AppliedChange(sessionID: id, created: false, change: change, state: state, revision: revision)
         guard changed else { return applied }
         let time = wallClock()
-        // One commit for every group the command set (a reveal sets several), each record at the
-        // revision the write leaves the session at.
-        let record = Self.records(Self.groupSets(groups, of: id, revision: revision), time: time)
+        // One commit for every group the command set (a reveal sets several), or for the whole
+        // state a bulk command leaves, at the revision the write leaves the session at.
+        let record = Self.records(Self.events(of: command, outcome, state, in: menu, of: id, revision: revision), time: time)
         let changeHistory = changeHistory
-        let journalBytes = try writer.commit(record, deadline: deadline) { [table, writer] fate in
+        let journalBytes = try writer.commit(record, deadline: deadline) { [table, writer, latest] fate in
             table.withShard(of: id) { shard in
                 guard let position = shard.position(of: id) else { return }
                 switch fate {
@@ -315,17 +314,29 @@ package final class DurableSessionStore: SessionStore {
                     shard[position].journaledUse = now
                 case .refused: break
                 case .abandoned:
-                    // The command changed exactly these groups: their state before is the opposite,
-                    // at the revision the session stays at.
-                    writer.enqueue(Self.records(Self.groupSets(groups.map { ($0.id, !$0.isExpanded) }, of: id,
-                                                               revision: shard[position].revision), time: time),
-                                   essential: true)
+                    // Puts back the state before, at the revision the session stays at: a bulk
+                    // command's whole state; else the command changed exactly these groups, and
+                    // their state before is the opposite.
+                    let revision = shard[position].revision
+                    let undo = command.isBulk
+                        ? DurableRecord.stateEvents(of: id, shard[position].portable(latest: latest.current), revision: revision)
+                        : Self.groupSets(groups.map { ($0.id, !$0.isExpanded) }, of: id, revision: revision)
+                    writer.enqueue(Self.records(undo, time: time), essential: true)
                 }
                 shard[position].pending = false
             }
         }
         scheduleCompactionIfNeeded(journalBytes: journalBytes)
         return applied
+    }
+
+    /// What the journal keeps of `command`, which changed session `id`'s state to `state` (on
+    /// `menu`) at `revision`: a bulk command's whole state (one record, whatever number of groups
+    /// it affected), else a `groupSet` for each group it set.
+    private static func events(of command: ExpansionCommand, _ outcome: ExpansionCommand.Outcome, _ state: ExpansionState,
+                               in menu: MenuGeneration, of id: SessionID, revision: Int) -> [DurableRecord.Event] {
+        command.isBulk ? DurableRecord.stateEvents(of: id, state.portable(in: menu.menu), revision: revision)
+            : groupSets(outcome.groupsSet, of: id, revision: revision)
     }
 
     /// A `groupSet` event of session `id` for each group.

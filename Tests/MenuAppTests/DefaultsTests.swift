@@ -183,12 +183,16 @@ import MenuTestSupport
         #expect(openapi.contains("  - url: http://\(settings.host):\(settings.port)"))
     }
 
-    @Test func theDockerfilesPortIsTheOneItExposesAndChecks() throws {
+    /// The image exposes the port it sets, and its health check names no port: `menu-server
+    /// healthcheck` reads MENU_PORT as the server does, so a changed port moves both.
+    @Test func theDockerfilesPortIsTheOneItExposesAndItsHealthCheckFollowsIt() throws {
         let dockerfile = try Self.repositoryFile("Dockerfile")
         let variable = try #require(dockerfile.range(of: "MENU_PORT="))
         let digits = dockerfile[variable.upperBound...].prefix { $0.isNumber }
         #expect(!digits.isEmpty)
         #expect(dockerfile.contains("EXPOSE \(digits)\n"))
-        #expect(dockerfile.contains("http://127.0.0.1:\(digits)/healthz"))
+        let healthCheck = try #require(dockerfile.split(separator: "\n").first { $0.hasPrefix("HEALTHCHECK ") })
+        #expect(healthCheck.hasSuffix(#"CMD ["menu-server", "healthcheck"]"#))
+        #expect(!healthCheck.contains(digits) && !dockerfile.contains("curl"))
     }
 }

@@ -19,24 +19,14 @@ struct DurableRecordTests {
         #expect(CRC32C.update(CRC32C.checksum(text[0 ..< 4]), text[4...]) == 0xE306_9283)
     }
 
-    /// A journal file: magic, header, then `events` at times 1, 2, 3...; and each record's offset.
-    private func journal(_ events: [DurableRecord.Event]) -> (bytes: [UInt8], offsets: [Int]) {
-        var bytes: [UInt8] = []
-        DurableRecord.appendFileHeader(to: &bytes, magic: DurableRecord.journalMagic, generation: 7, time: 0)
-        var offsets: [Int] = []
-        for (index, event) in events.enumerated() {
-            offsets.append(bytes.count)
-            DurableRecord.append(event, time: Int64(index + 1), to: &bytes)
-        }
-        return (bytes, offsets)
-    }
+    private func journal(_ events: [DurableRecord.Event]) -> (bytes: [UInt8], offsets: [Int]) { durableJournalFile(events) }
 
     /// Reads a journal file as recovery does; returns what it kept, with the record times.
     private func read(_ bytes: [UInt8]) -> (salvage: DurableSalvage, events: [DurableRecord.Event], times: [Int64]) {
         var events: [DurableRecord.Event] = []
         var times: [Int64] = []
         let salvage = DurableSalvage(
-            bytes, magic: DurableRecord.journalMagic, kinds: [.created, .deleted, .groupSet, .touched],
+            bytes, magic: DurableRecord.journalMagic, kinds: DurableRecord.journalKinds,
             isRecord: { DurableRecord.decodeEvent($0) != nil },
             consume: { payload in
                 guard let (event, time) = DurableRecord.decodeEvent(payload) else { return false }
@@ -135,7 +125,7 @@ struct DurableRecordTests {
             case .session(let found, let lastUsed, let first, _)? where records == 0 && found == id && lastUsed == 42:
                 decoded += first
             case .moreGroups(let found, let more)? where records > 0 && found == id:
-                decoded += more
+                decoded += more.compactMap { if case .flip(let group, let isExpanded) = $0 { (group, isExpanded) } else { nil } }
             default:
                 Issue.record("record \(records) is not a part of the session")
             }
