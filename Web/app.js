@@ -10,7 +10,9 @@
 const ROW_HEIGHT = 36;          // px, as --row in app.css
 const PAGE = 200;               // rows per GET /rows
 const OVERSCAN = 8;             // rows rendered beyond each edge of the viewport
-const MAX_SCROLL_PX = 8_000_000; // browsers cap element heights; larger tables are scaled
+// Browsers cap element heights; a larger table is scaled into this many pixels of scrolling
+// (`#max-scroll-px=N` lowers it, so a test reaches the scaled path on a smaller menu).
+const MAX_SCROLL_PX = Math.min(8_000_000, Number(new URLSearchParams(location.hash.slice(1)).get("max-scroll-px")) || Infinity);
 const CACHE_ROWS = 6000;        // rows kept at most; the ones far from view are dropped
 const STORE_KEY = "menu-server.session";
 
