@@ -38,7 +38,8 @@ package enum WebAsset: String, CaseIterable, Hashable, Sendable {
     }
 
     /// The strong tag of the bytes: `asset-` and their 64-bit FNV-1a hash in hex (not a security
-    /// hash: it only has to change when the file does).
+    /// hash: it only has to change when the file does). A ``SessionEntityTag`` value because that is
+    /// the opaque tag `If-None-Match` is compared with (``EntityTagCondition``), sessions or not.
     package var entityTag: SessionEntityTag { Self.tags[self]! }
 
     private static let tags: [WebAsset: SessionEntityTag] = Dictionary(uniqueKeysWithValues: allCases.map { asset in
