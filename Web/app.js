@@ -228,6 +228,11 @@ function render() {
     element.style.top = (viewport.scrollTop + index * ROW_HEIGHT - top) + "px";
     element.tabIndex = index === state.focus ? 0 : -1;
   }
+  // One row is always in the tab order: the focused one, or, scrolled away from it, the first in view.
+  if (!elements.has(state.focus)) {
+    const entry = elements.get(Math.min(last, Math.max(first, Math.ceil(top / ROW_HEIGHT))));
+    if (entry) entry.tabIndex = 0;
+  }
   if (missing !== null) fetchPage(Math.max(0, Math.floor(missing / PAGE) * PAGE));
   else grid.setAttribute("aria-busy", "false");
   trim(first, last);
@@ -498,6 +503,10 @@ async function start() {
   window.addEventListener("resize", () => render());
   window.addEventListener("focus", () => sync());
   document.addEventListener("visibilitychange", () => { if (!document.hidden) sync(); });
+  spacer.addEventListener("focusin", (event) => {
+    const element = event.target.closest(".row");
+    if (element) state.focus = Number(element.dataset.index);
+  });
   spacer.addEventListener("keydown", (event) => { onKey(event).catch((error) => say(error.message)); });
   spacer.addEventListener("click", (event) => {
     const element = event.target.closest(".row");

@@ -282,6 +282,9 @@ def scroll_far(driver, server, count):
         most = max(most, len(driver.find_elements(By.CSS_SELECTOR, "#spacer > .row")))
     # 800 px of viewport at 36 px a row is about 20 rows, plus 8 of overscan each side.
     assert most <= 60, f"{most} rows in the DOM"
+    # Scrolled away from the focused row, the grid is still one Tab stop: a row in view.
+    stops = driver.execute_script("return [...document.querySelectorAll('#spacer > .row')].filter(e => e.tabIndex === 0).length")
+    assert stops == 1, f"{stops} rows in the tab order"
     # A row in the middle of the view, clicked beside its title (a click on the title toggles).
     driver.execute_script(
         "const v = document.getElementById('viewport').getBoundingClientRect();"
