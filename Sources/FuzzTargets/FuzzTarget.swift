@@ -10,7 +10,7 @@ import MenuSessionsDurable
 /// each outcome. The fuzzer and the corpus regression test (`FuzzCorpusTests`) run the same code.
 ///
 /// Invariant: ``check(_:)`` never traps for any input; it returns what is wrong with the outcome.
-/// Cost: one parse (plus, for `request` and `body`, one Foundation JSON parse of the answer).
+/// Cost: one parse (plus, for `request`, `body` and `portable`, Foundation JSON parses of the answers).
 package enum FuzzTarget: String, CaseIterable, Sendable {
     /// The menu config loader (JSON decoding, validation, error paths); a menu that loads must
     /// walk as many rows as it counts, under toggles.
@@ -20,6 +20,9 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     case request
     /// The `PUT /groups/{id}/expansion` body parser.
     case body
+    /// The `POST /sessions` body parser (a portable expansion), and a session made from it read
+    /// back and made again.
+    case portable
     /// The durable store's file reader (resynchronisation, length repair), as a journal and as a
     /// snapshot; its invariants are checked inside (a violation traps).
     case durable
@@ -49,6 +52,8 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
             return Self.checkAnswer(Self.service.respond(to: Self.request(from: bytes))) ?? checkFraming(head: bytes)
         case .body:
             return Self.checkBody(bytes)
+        case .portable:
+            return Self.checkPortable(bytes)
         case .durable:
             DurableSalvage.fuzzRead(bytes)
             return nil

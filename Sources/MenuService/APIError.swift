@@ -6,7 +6,7 @@ package enum APIError: Error, Sendable, Equatable {
     case invalidParameter(String)
     case invalidBody(String)
     case invalidSession
-    /// The `{id}` of `DELETE /sessions/{id}` (given, cut to 40 characters) is not of the id format.
+    /// The `{id}` of `GET` or `DELETE /sessions/{id}` (given, cut to 40 characters) is not of the id format.
     case invalidSessionInPath(String)
     case unknownSession
     case unknownGroup(id: String)
@@ -81,7 +81,7 @@ package enum APIError: Error, Sendable, Equatable {
         case .notAGroup(let id): "\"\(id)\" is a row, not a group; only groups expand and collapse"
         case .unknownNode(let id): "no group or row has id \"\(id)\"; GET /rows lists the ids"
         case .notVisible(let id, _): "\"\(id)\" is not visible: a group in its path is collapsed; POST /nodes/\(id)/reveal shows it, or page by offset"
-        case .invalidSessionInPath(let given): "\"\(given)\" in the path is not a session id issued by this server (22 characters of A-Z a-z 0-9 - _); DELETE /sessions/{id} takes the id POST /sessions returned"
+        case .invalidSessionInPath(let given): "\"\(given)\" in the path is not a session id issued by this server (22 characters of A-Z a-z 0-9 - _); /sessions/{id} takes the id POST /sessions returned"
         case .notFound(let path): "no resource at \(path); the routes are \(Endpoint.routeList)"
         case .methodNotAllowed(let method, let allowed): "\(method) is not allowed here; use \(allowed.joined(separator: " or "))"
         case .payloadTooLarge(let limit): "request body over \(limit) bytes"

@@ -16,6 +16,8 @@ package enum Endpoint: Hashable, Sendable {
     case health
     /// `POST /sessions`.
     case createSession
+    /// `GET`/`HEAD /sessions/{id}`: the session's expansion by id (portable); the id as given.
+    case session(id: String)
     /// `DELETE /sessions/{id}`; the id is as given, not yet checked to be a session id.
     case deleteSession(id: String)
     /// `POST /groups/{id}/toggle`.
@@ -44,6 +46,7 @@ package enum Endpoint: Hashable, Sendable {
         Route(["GET", "HEAD"], "/changes", query: ["since"], .changes),
         Route(["GET", "HEAD"], "/healthz", .health),
         Route(["POST"], "/sessions", .createSession),
+        Route(["GET", "HEAD"], "/sessions/{id}", Endpoint.session(id:)),
         Route(["DELETE"], "/sessions/{id}", Endpoint.deleteSession(id:)),
         Route(["POST"], "/groups/{id}/toggle", Endpoint.toggleGroup(id:)),
         Route(["PUT"], "/groups/{id}/expansion", Endpoint.setGroupExpansion(id:)),
@@ -72,15 +75,28 @@ package enum Endpoint: Hashable, Sendable {
     /// fixed template matched.
     private static let parameterizedRoutes = routes.indices.filter { routes[$0].idSegment != nil }
 
-    /// The endpoint `request` asks for: its path picks the route (404 `not_found` when none), its
-    /// method must be one the route takes (405 `method_not_allowed` with the route's methods) and
-    /// each query parameter one the route takes (400 `invalid_parameter`), in that order.
+    /// For each route, the methods of every route with its template, in table order: the `Allow`
+    /// of a 405 on that path (`GET, HEAD, DELETE` for `/sessions/{id}`, two routes in the table).
+    private static let allowed: [[String]] = routes.map { route in
+        routes.filter { $0.template == route.template }.flatMap(\.methods)
+    }
+
+    /// For each route, whether a later route has the same template (another method of that path):
+    /// a path match on it stands only when it takes the method.
+    private static let sharesTemplateWithLater: [Bool] = routes.indices.map { index in
+        routes[(index + 1)...].contains { $0.template == routes[index].template }
+    }
+
+    /// The endpoint `request` asks for: its path picks the route (404 `not_found` when none; of
+    /// routes with one template, the one taking the method), its method must be one the route
+    /// takes (405 `method_not_allowed` with the methods of the path's routes) and each query
+    /// parameter one the route takes (400 `invalid_parameter`), in that order.
     ///
     /// Cost: a fixed path (`/rows`) is a few byte compares against the fixed templates and makes
     /// no `String` and no allocation; only a path none of them is gets split into segments.
     init(routing request: HTTPRequest) throws(APIError) {
         let (route, endpoint) = try Self.route(of: request)
-        try Self.routes[route].admit(request)
+        try Self.routes[route].admit(request, allowed: Self.allowed[route])
         self = endpoint
     }
 
@@ -93,15 +109,23 @@ package enum Endpoint: Hashable, Sendable {
     /// The index in ``routes`` of the route whose template `request`'s path is, and the endpoint it
     /// builds from the path.
     private static func route(of request: HTTPRequest) throws(APIError) -> (Int, Endpoint) {
-        for (template, route, endpoint) in fixedTemplates where request.path(is: template) { return (route, endpoint) }
+        for (template, route, endpoint) in fixedTemplates where request.path(is: template) && takes(request, route) {
+            return (route, endpoint)
+        }
         let path = request.path
         if path.hasPrefix("/") {
             let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
             for route in parameterizedRoutes {
-                if let endpoint = routes[route].endpoint(forSegments: segments) { return (route, endpoint) }
+                if let endpoint = routes[route].endpoint(forSegments: segments), takes(request, route) { return (route, endpoint) }
             }
         }
         throw .notFound(path: String(path.prefix(200)))
+    }
+
+    /// Whether the route at `index`, whose template `request`'s path matches, is the one to
+    /// answer it: it takes the method, or no later route has its template (then it answers 405).
+    private static func takes(_ request: HTTPRequest, _ index: Int) -> Bool {
+        !sharesTemplateWithLater[index] || routes[index].methods.contains(request.method)
     }
 }
 
@@ -170,12 +194,12 @@ extension Endpoint {
             return id.isEmpty ? nil : build(String(id))
         }
 
-        /// Refuses a request whose method this route does not take (405, the route's methods as
-        /// `Allow`), then one with a query parameter it does not take: a typo such as `limt` must
-        /// not silently give the default page.
-        func admit(_ request: HTTPRequest) throws(APIError) {
+        /// Refuses a request whose method this route does not take (405, `allowed`, the methods
+        /// of every route of this path, as `Allow`), then one with a query parameter it does not
+        /// take: a typo such as `limt` must not silently give the default page.
+        func admit(_ request: HTTPRequest, allowed: [String]) throws(APIError) {
             guard methods.contains(request.method) else {
-                throw .methodNotAllowed(method: request.method, allowed: methods)
+                throw .methodNotAllowed(method: request.method, allowed: allowed)
             }
             let given = request.query
             for position in given.indices where !query.contains(where: { given.name(at: position, equals: $0) }) {

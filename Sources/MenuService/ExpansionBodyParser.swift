@@ -18,7 +18,7 @@ struct ExpansionBodyParser {
     static let depthLimit = 64
 
     private let bytes: [UInt8]
-    private var index = 0
+    private(set) var index = 0
 
     /// The `PUT /groups/{id}/expansion` body: the state to set, and whether for the whole subtree.
     struct GroupBody: Equatable, Sendable {
@@ -109,7 +109,7 @@ struct ExpansionBodyParser {
         return try parser.document()
     }
 
-    private init(bytes: [UInt8]) { self.bytes = bytes }
+    init(bytes: [UInt8]) { self.bytes = bytes }
 
     private mutating func document() throws(Problem) -> [String: Member] {
         skipWhitespace()
@@ -139,13 +139,13 @@ struct ExpansionBodyParser {
     }
 
     /// Only whitespace may follow the top-level value.
-    private mutating func end() throws(Problem) {
+    mutating func end() throws(Problem) {
         skipWhitespace()
         guard index == bytes.count else { throw .notJSON }
     }
 
     /// Inside an object: the next member's key (after its `:`), or nil after the closing `}`.
-    private mutating func nextKey(_ first: inout Bool) throws(Problem) -> String? {
+    mutating func nextKey(_ first: inout Bool) throws(Problem) -> String? {
         skipWhitespace()
         if first {
             first = false
@@ -167,7 +167,7 @@ struct ExpansionBodyParser {
     }
 
     /// Skips one JSON value of any kind.
-    private mutating func value(depth: Int) throws(Problem) {
+    mutating func value(depth: Int) throws(Problem) {
         skipWhitespace()
         guard let byte = peek() else { throw .notJSON }
         switch byte {
@@ -221,7 +221,7 @@ struct ExpansionBodyParser {
 
     /// A quoted string, unescaped; invalid UTF-8, a control character, a bad escape or a lone
     /// surrogate is not JSON.
-    private mutating func string() throws(Problem) -> String {
+    mutating func string() throws(Problem) -> String {
         guard peek() == UInt8(ascii: "\"") else { throw .notJSON }
         index += 1
         var utf8: [UInt8] = []
@@ -279,7 +279,7 @@ struct ExpansionBodyParser {
     }
 
     /// Consumes `word` when the bytes at `index` spell it.
-    private mutating func literal(_ word: StaticString) -> Bool {
+    mutating func literal(_ word: StaticString) -> Bool {
         let count = word.utf8CodeUnitCount
         guard bytes.count - index >= count else { return false }
         let matches = word.withUTF8Buffer { word in
@@ -289,7 +289,7 @@ struct ExpansionBodyParser {
         return matches
     }
 
-    private func peek() -> UInt8? { index < bytes.count ? bytes[index] : nil }
+    func peek() -> UInt8? { index < bytes.count ? bytes[index] : nil }
 
     private func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
 
@@ -297,7 +297,7 @@ struct ExpansionBodyParser {
         while let byte = peek(), isDigit(byte) { index += 1 }
     }
 
-    private mutating func skipWhitespace() {
+    mutating func skipWhitespace() {
         while let byte = peek(), byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D { index += 1 }
     }
 }

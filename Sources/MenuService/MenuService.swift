@@ -128,6 +128,7 @@ package final class MenuService: Sendable {
         case .changes: return try changes(request)
         case .health: return json(200, Self.healthBody)
         case .createSession: return try createSession(request)
+        case .session(let id): return try session(id, request)
         case .deleteSession(let id): return try deleteSession(id)
         case .toggleGroup(let id): return try change(.toggle(groupID: id), request)
         case .setGroupExpansion(let id):
@@ -221,16 +222,6 @@ package final class MenuService: Sendable {
         writer.raw("]")
     }
 
-    private func createSession(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
-        try admitCreation(request)
-        let id = try onServedMenu { menu throws(SessionStoreError) in try store.create(in: menu.generation) }.result
-        var writer = JSONWriter(capacity: 48)
-        writer.raw("{\"sessionId\":")
-        writer.string(id.text)
-        writer.raw("}")
-        return json(201, writer.finish(), extraHeaders: [("X-Session-Id", id.text)])
-    }
-
     private func deleteSession(_ text: String) throws(APIError) -> HTTPResponse {
         guard let id = SessionID(text) else { throw .invalidSessionInPath(String(text.prefix(40))) }
         do { try store.delete(id) } catch { throw APIError(error) }
@@ -297,7 +288,7 @@ package final class MenuService: Sendable {
     /// Refuses a request that would create a session when its client has used up its
     /// `--session-rate` (429 `rate_limited` with `Retry-After`). A request without a peer address
     /// (made in-process) is not limited.
-    private func admitCreation(_ request: HTTPRequest) throws(APIError) {
+    func admitCreation(_ request: HTTPRequest) throws(APIError) {
         guard let limiter = sessionRateLimiter, let client = request.clientAddress(trustedProxy: trustedProxy) else { return }
         if let wait = limiter.admit(client) { throw .rateLimited(perMinute: limiter.perMinute, retryAfterSeconds: wait) }
     }

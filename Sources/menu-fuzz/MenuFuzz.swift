@@ -1,11 +1,13 @@
 // libFuzzer entry points for menu-server's parsers. Build and run with scripts/fuzz.
 //
-// One binary, seven targets, chosen by MENU_FUZZ_TARGET (see FuzzTarget):
+// One binary, eight targets, chosen by MENU_FUZZ_TARGET (see FuzzTarget):
 //   config   – the menu config loader (JSON decoding, validation, error paths); a menu that
 //              loads must walk as many rows as it counts, under toggles
 //   request  – routing, query parameters, session header and body over a whole request, and the
 //              same bytes read as a request head by HTTPServer's framing decision
 //   body     – the PUT /groups/{id}/expansion body parser
+//   portable – the POST /sessions body parser (a portable expansion), and the session it makes
+//              read back by GET /sessions/{id} and made again
 //   durable  – the durable store's file reader (resynchronisation, length repair), as a journal and as a snapshot
 //   forwarded – X-Forwarded-For's last entry as an IP address, and the client address from a trusted proxy
 //   preconditions – the If-None-Match / If-Match entity-tag list parser, alone and on a read and a write

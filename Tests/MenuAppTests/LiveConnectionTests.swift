@@ -74,7 +74,7 @@ struct LiveConnectionTests {
         let created = try connection.request("POST", "/sessions")
         #expect(created.status == 201)
         let session = try #require(created.header("X-Session-Id"))
-        #expect(created.text == #"{"sessionId":"\#(session)"}"#)
+        #expect(created.text == #"{"sessionId":"\#(session)","revision":0,"ignored":[]}"#)
         let version = try connection.request("GET", "/count").decode(LiveCount.self).version
         let change = try connection.request("POST", "/groups/main-courses/toggle", headers: [("X-Session-Id", session)])
         #expect(change.text == #"{"version":"\#(version)","revision":1,"sessionId":"\#(session)","id":"main-courses","isExpanded":false,"index":0,"count":21,"leafCount":15,"change":{"at":1,"inserted":0,"removed":9}}"#)

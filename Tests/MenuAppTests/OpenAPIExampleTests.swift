@@ -17,7 +17,7 @@ import MenuTestSupport
 /// the same session, `settings` of the server), the status (`x-status`) and the headers it must
 /// carry (`x-headers`). An error no request alone can cause names the test that causes it
 /// (`x-produced-by`). The session id `q3Vx9TzL0bA-7kWmYp2R_g` in an example stands for the session
-/// the request used or created.
+/// the request used or created (in a target too: `GET /sessions/{id}` names the `before`'s session).
 @Suite(.serialized) struct OpenAPIExampleTests {
     static let sessionPlaceholder = "q3Vx9TzL0bA-7kWmYp2R_g"
 
@@ -124,7 +124,8 @@ import MenuTestSupport
         for step in (request["before"] as? [[String: Any]] ?? []) + [request] {
             var headers = (step["headers"] as? [[String]] ?? []).map { ($0[0], $0[1]) }
             if let session, !headers.contains(where: { $0.0.lowercased() == "x-session-id" }) { headers.append(("X-Session-Id", session)) }
-            let (method, target) = (step["method"] as! String, step["target"] as! String)
+            var (method, target) = (step["method"] as! String, step["target"] as! String)
+            if let session { target = target.replacingOccurrences(of: sessionPlaceholder, with: session) }
             let connection = try server.connect()
             let response: LiveResponse
             if let declared = step["contentLength"] as? Int {

@@ -115,7 +115,7 @@ import MenuServiceTestSupport
             #expect(message.contains(route.methods.joined(separator: " or ") + " " + route.template), "\(route.template) missing from \(message)")
         }
         #expect(message == "no resource at /menu; the routes are GET or HEAD /rows, GET or HEAD /count, GET or HEAD /changes, GET or HEAD /healthz, "
-            + "POST /sessions, DELETE /sessions/{id}, POST /groups/{id}/toggle, PUT /groups/{id}/expansion, PUT /expansion, "
+            + "POST /sessions, GET or HEAD /sessions/{id}, DELETE /sessions/{id}, POST /groups/{id}/toggle, PUT /groups/{id}/expansion, PUT /expansion, "
             + "GET or HEAD /nodes/{id}, POST /nodes/{id}/reveal, GET or HEAD /, GET or HEAD /app.js, GET or HEAD /app.css")
     }
 }

@@ -16,6 +16,8 @@ import MenuTestSupport
         ("GET", "/changes", .changes), ("HEAD", "/changes", .changes),
         ("GET", "/healthz", .health), ("HEAD", "/healthz", .health),
         ("POST", "/sessions", .createSession),
+        ("GET", "/sessions/AAAAAAAAAAAAAAAAAAAAAA", .session(id: "AAAAAAAAAAAAAAAAAAAAAA")),
+        ("HEAD", "/sessions/not-a-session", .session(id: "not-a-session")),
         ("DELETE", "/sessions/AAAAAAAAAAAAAAAAAAAAAA", .deleteSession(id: "AAAAAAAAAAAAAAAAAAAAAA")),
         ("DELETE", "/sessions/not-a-session", .deleteSession(id: "not-a-session")),
         ("POST", "/groups/main-courses/toggle", .toggleGroup(id: "main-courses")),
@@ -53,7 +55,9 @@ import MenuTestSupport
         ("GET", "/nope", [("limt", "1")], .notFound(path: "/nope")),
         ("POST", "/rows", [("limt", "1")], .methodNotAllowed(method: "POST", allowed: ["GET", "HEAD"])),
         ("DELETE", "/sessions", [], .methodNotAllowed(method: "DELETE", allowed: ["POST"])),
-        ("POST", "/sessions/x", [], .methodNotAllowed(method: "POST", allowed: ["DELETE"])),
+        ("POST", "/sessions/x", [], .methodNotAllowed(method: "POST", allowed: ["GET", "HEAD", "DELETE"])),
+        ("PUT", "/sessions/x", [], .methodNotAllowed(method: "PUT", allowed: ["GET", "HEAD", "DELETE"])),
+        ("GET", "/sessions/x", [("since", "1")], .invalidParameter(#"unknown query parameter "since"; GET /sessions/{id} takes no query parameters"#)),
         ("get", "/rows", [], .methodNotAllowed(method: "get", allowed: ["GET", "HEAD"])),
         ("HEAD", "/count", [("limit", "1")], .invalidParameter(#"unknown query parameter "limit"; HEAD /count takes no query parameters"#)),
         ("GET", "/rows", [("offset", "1"), ("Limit", "2")], .invalidParameter(#"unknown query parameter "Limit"; GET /rows takes offset, limit, after, before and around"#)),
@@ -79,6 +83,7 @@ import MenuTestSupport
         case .changes: ("changes", nil)
         case .health: ("health", nil)
         case .createSession: ("createSession", nil)
+        case .session(let id): ("session", id)
         case .deleteSession(let id): ("deleteSession", id)
         case .toggleGroup(let id): ("toggleGroup", id)
         case .setGroupExpansion(let id): ("setGroupExpansion", id)
@@ -99,21 +104,32 @@ import MenuTestSupport
         }
     }
 
-    /// The contract's plain rule, without the fast path: the first route whose template has as
-    /// many segments as the path, each equal, and a non-empty one where the template has `{id}`;
-    /// then the method (405 with the route's methods when it is not one of them).
+    /// The contract's plain rule, without the fast path: the routes whose template has as many
+    /// segments as the path, each equal, and a non-empty one where the template has `{id}` (one
+    /// template, or one written on several routes, one per method); of them the one taking the
+    /// method (405 with all their methods, in table order, when none does).
     static func reference(_ method: String, _ path: String) -> Result<Endpoint, APIError> {
         let segments = path.split(separator: "/", omittingEmptySubsequences: false)
-        for route in Endpoint.routes {
+        let matching = Endpoint.routes.filter { route in
             let parts = route.template.split(separator: "/", omittingEmptySubsequences: false)
-            guard parts.count == segments.count,
-                  zip(parts, segments).allSatisfy({ $0 == $1 || ($0 == "{id}" && !$1.isEmpty) }) else { continue }
-            guard route.methods.contains(method) else { return .failure(.methodNotAllowed(method: method, allowed: route.methods)) }
-            let id = zip(parts, segments).first { $0.0 == "{id}" }.map { String($0.1) } ?? ""
-            return .success(endpoint(of: route, id: id))
+            return parts.count == segments.count && zip(parts, segments).allSatisfy { $0 == $1 || ($0 == "{id}" && !$1.isEmpty) }
         }
-        return .failure(.notFound(path: path))
+        guard let first = matching.first else { return .failure(.notFound(path: path)) }
+        guard let route = matching.first(where: { $0.methods.contains(method) }) else {
+            return .failure(.methodNotAllowed(method: method, allowed: allowed(at: first.template)))
+        }
+        let parts = route.template.split(separator: "/", omittingEmptySubsequences: false)
+        let id = zip(parts, segments).first { $0.0 == "{id}" }.map { String($0.1) } ?? ""
+        return .success(endpoint(of: route, id: id))
     }
+
+    /// The methods of every route written with `template`, in table order: the `Allow` of its 405.
+    static func allowed(at template: String) -> [String] {
+        Endpoint.routes.filter { $0.template == template }.flatMap(\.methods)
+    }
+
+    /// Each template once, in table order.
+    static let templates: [String] = Endpoint.routes.map(\.template).reduce(into: []) { if !$0.contains($1) { $0.append($1) } }
 
     /// The paths next to `route`'s: one segment longer, one shorter (for a one-segment path, which
     /// would be `/`, the page, its last segment one byte longer), with a trailing slash, and with an
@@ -139,7 +155,7 @@ import MenuTestSupport
 
     @Test(arguments: Endpoint.methodRoutes.map { ($0.method, $0.route.template) })
     func everyRouteReachesTheEndpointItBuildsWithTheIDOfThePath(method: String, template: String) throws {
-        let route = try #require(Endpoint.routes.first { $0.template == template })
+        let route = try #require(Endpoint.routes.first { $0.template == template && $0.methods.contains(method) })
         for id in ["AAAAAAAAAAAAAAAAAAAAAA", "beer", "%2e%2e", "a b", String(repeating: "é", count: 300)] {
             let reached = try Self.routing(method, Self.path(of: route, id: id)).get()
             #expect(reached == Self.endpoint(of: route, id: id))
@@ -156,7 +172,7 @@ import MenuTestSupport
         #expect(built.sorted() == declared.sorted())
     }
 
-    @Test(arguments: Endpoint.routes.map(\.template))
+    @Test(arguments: templates)
     func aPathOneSegmentLongerOrShorterWithATrailingSlashOrAnEmptyIDIs404(template: String) throws {
         let route = try #require(Endpoint.routes.first { $0.template == template })
         // `/sessions/extra` is `DELETE /sessions/{id}` and `/sessions` is `POST /sessions`: another route, not a 404.
@@ -169,15 +185,17 @@ import MenuTestSupport
         }
     }
 
-    @Test(arguments: Endpoint.routes.map(\.template))
+    /// The `Allow` of a path written on several routes lists the methods of all of them.
+    @Test(arguments: templates)
     func anotherMethodOnARouteIs405WithTheRoutesMethodsAsAllow(template: String) throws {
         let route = try #require(Endpoint.routes.first { $0.template == template })
+        let allowed = Self.allowed(at: template)
         let service = try makeService()
-        for method in Self.methods where !route.methods.contains(method) {
-            #expect(Self.routing(method, Self.path(of: route)) == .failure(.methodNotAllowed(method: method, allowed: route.methods)))
+        for method in Self.methods where !allowed.contains(method) {
+            #expect(Self.routing(method, Self.path(of: route)) == .failure(.methodNotAllowed(method: method, allowed: allowed)))
             let response = service.call(method, Self.path(of: route))
             #expect(response.status == 405)
-            #expect(response.header("Allow") == route.methods.joined(separator: ", "))
+            #expect(response.header("Allow") == allowed.joined(separator: ", "))
         }
     }
 

@@ -1,0 +1,65 @@
+// The `portable` fuzz target: the input as a `POST /sessions` body (PortableExpansionBodyParser).
+// The parser refuses with `invalid_body` or reads an expansion; what it reads must agree with
+// Foundation on the ids where Foundation reads the body too, read back the same from its own JSON
+// text, and make a session whose `GET /sessions/{id}` creates a session in the same state.
+
+import Foundation
+import HTTPCore
+import MenuModel
+import MenuService
+
+extension FuzzTarget {
+    static func checkPortable(_ bytes: [UInt8]) -> String? {
+        let parsed: PortableExpansion
+        do {
+            parsed = try MenuService.parsePortableExpansionBody(bytes)
+        } catch {
+            return error.code == "invalid_body" && !error.message.isEmpty ? nil : "refused as \(error.code), not invalid_body"
+        }
+        if let object = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any] {
+            for (key, isExpanded) in [("expanded", true), ("collapsed", false)] {
+                let theirs = object[key] as? [String] ?? []
+                let ours = parsed.flips.filter { $0.isExpanded == isExpanded }.map(\.id)
+                guard ours == theirs else { return "read \(key) \(ours), Foundation reads \(theirs)" }
+            }
+        }
+        let text = portableJSON(parsed)
+        guard let again = try? MenuService.parsePortableExpansionBody(text), again == parsed else {
+            return "\(parsed) does not read back from \(String(decoding: text, as: UTF8.self))"
+        }
+        return checkPortableRoundTrip(bytes)
+    }
+
+    /// POST the body, GET the session, POST what GET answered: the second session reads the same.
+    /// Both sessions are deleted, so the store never fills.
+    private static func checkPortableRoundTrip(_ bytes: [UInt8]) -> String? {
+        let created = service.respond(to: HTTPRequest(method: "POST", path: "/sessions", body: bytes))
+        if let problem = checkAnswer(created) { return "POST /sessions: \(problem)" }
+        guard created.status == 201, let first = created.headers.first(where: { $0.name == "X-Session-Id" })?.value else { return nil }
+        defer { _ = service.respond(to: HTTPRequest(method: "DELETE", path: "/sessions/\(first)")) }
+        let read = service.respond(to: HTTPRequest(method: "GET", path: "/sessions/\(first)"))
+        if let problem = checkAnswer(read) { return "GET /sessions/{id}: \(problem)" }
+        guard let answer = (try? JSONSerialization.jsonObject(with: Data(read.body))) as? [String: Any],
+              let expansion = answer["expansion"], let body = try? JSONSerialization.data(withJSONObject: expansion)
+        else { return "GET /sessions/{id} has no expansion object" }
+        let copy = service.respond(to: HTTPRequest(method: "POST", path: "/sessions", body: Array(body)))
+        guard copy.status == 201, let second = copy.headers.first(where: { $0.name == "X-Session-Id" })?.value else {
+            return "the expansion GET answered is refused: \(copy.status) \(String(decoding: copy.body.prefix(200), as: UTF8.self))"
+        }
+        defer { _ = service.respond(to: HTTPRequest(method: "DELETE", path: "/sessions/\(second)")) }
+        let reread = service.respond(to: HTTPRequest(method: "GET", path: "/sessions/\(second)"))
+        let expansions = [read, reread].map { ((try? JSONSerialization.jsonObject(with: Data($0.body))) as? [String: Any])?["expansion"] as? NSDictionary }
+        return expansions[0] == expansions[1] ? nil : "a session made from GET's expansion reads \(String(describing: expansions[1])), not \(String(describing: expansions[0]))"
+    }
+
+    /// `expansion` as a body, with Foundation's writer.
+    private static func portableJSON(_ expansion: PortableExpansion) -> [UInt8] {
+        let object: [String: Any] = [
+            "base": expansion.base.rawValue,
+            "marks": expansion.marks.map { ["id": $0.id, "mode": $0.mode.rawValue] },
+            "expanded": expansion.flips.filter(\.isExpanded).map(\.id),
+            "collapsed": expansion.flips.filter { !$0.isExpanded }.map(\.id),
+        ]
+        return Array((try? JSONSerialization.data(withJSONObject: object)) ?? Data())
+    }
+}

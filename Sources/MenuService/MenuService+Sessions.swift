@@ -1,0 +1,76 @@
+import HTTPCore
+import MenuModel
+import MenuSessions
+
+/// Portable sessions (issue 13 §6): `GET /sessions/{id}` answers a session's expansion by id, not
+/// by position, and `POST /sessions` creates a session from that form. A client that keeps it
+/// recovers from `unknown_session` (expiry, eviction, a memory-only restart) by creating a session
+/// in the same state, across menu reloads and instances, and two devices share a layout.
+extension MenuService {
+    /// `{"version","sessionId","revision","expansion":{"base","marks":[{"id","mode"}],"expanded":[ids],"collapsed":[ids]}}`,
+    /// marks and flips in menu order. A session read as `/count` is: its tag is the menu version
+    /// and the revision (which fix the answer), `If-None-Match` with it answers 304, and it is
+    /// `private, no-cache`. O(k) for k marks and flips.
+    func session(_ text: String, _ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+        guard let id = SessionID(text) else { throw .invalidSessionInPath(String(text.prefix(40))) }
+        let (menu, session) = try onServedMenu { menu throws(SessionStoreError) in try store.snapshot(of: id, in: menu.generation) }
+        let tag = entityTag(of: session, on: menu)
+        if let unchanged = try notModified(request, tag: tag) { return unchanged }
+        let portable = session.state.portable(in: menu.generation.menu)
+        var writer = JSONWriter(capacity: 160 + (portable.marks.count + portable.flips.count) * 48)
+        writer.raw("{\"version\":")
+        writer.raw(menu.versionJSON)
+        writer.raw(",\"sessionId\":")
+        writer.string(id.text)
+        writer.raw(",\"revision\":")
+        writer.integer(session.revision)
+        writer.raw(",\"expansion\":{\"base\":")
+        writer.string(portable.base.rawValue)
+        writer.raw(",\"marks\":[")
+        for (position, mark) in portable.marks.enumerated() {
+            writer.raw(position == 0 ? "{\"id\":" : ",{\"id\":")
+            writer.string(mark.id)
+            writer.raw(",\"mode\":")
+            writer.string(mark.mode.rawValue)
+            writer.raw("}")
+        }
+        writer.raw("],\"expanded\":")
+        Self.writeIDs(portable.flips.filter(\.isExpanded).map(\.id), to: &writer)
+        writer.raw(",\"collapsed\":")
+        Self.writeIDs(portable.flips.filter { !$0.isExpanded }.map(\.id), to: &writer)
+        writer.raw("}}")
+        return read(writer.finish(), tag: tag)
+    }
+
+    /// `POST /sessions`: a session in the state the body describes (no body: the default state),
+    /// on the menu served now. `{"sessionId","revision":0,"ignored":[ids]}`, the ids that name no
+    /// group of this menu (unknown, or a row) in the order given; a flip equal to what its mode
+    /// gives is dropped silently. A state with more entries than the change limit is
+    /// `too_many_changes`. O(n) for a body of n bytes, plus the state's build.
+    func createSession(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+        let portable = try Self.parsePortableExpansionBody(request.body)
+        try admitCreation(request)
+        let (_, (id, ignored)) = try onServedMenu { menu throws(SessionStoreError) -> (SessionID, [String]) in
+            var ignored: [String] = []
+            let state = ExpansionState(portable: portable, in: menu.generation.menu, ignoredIDs: &ignored)
+            return (try store.create(in: menu.generation, state: state), ignored)
+        }
+        var writer = JSONWriter(capacity: 64 + ignored.count * 32)
+        writer.raw("{\"sessionId\":")
+        writer.string(id.text)
+        writer.raw(",\"revision\":0,\"ignored\":")
+        Self.writeIDs(ignored, to: &writer)
+        writer.raw("}")
+        return json(201, writer.finish(), extraHeaders: [("X-Session-Id", id.text)])
+    }
+
+    /// The portable expansion of a `POST /sessions` body (``PortableExpansionBodyParser``); an
+    /// empty body is the default expansion.
+    package static func parsePortableExpansionBody(_ body: [UInt8]) throws(APIError) -> PortableExpansion {
+        do {
+            return try PortableExpansionBodyParser.parse(body)
+        } catch {
+            throw .invalidBody(error.message)
+        }
+    }
+}
