@@ -201,36 +201,30 @@ def test_sichuan(driver, server):
     driver.execute_script("window.menuPage.sync()")
     wait(driver, lambda d: expanded_flag(d, "drinks") == "true", "the other tab's expand of drinks")
 
-    # Expand all and collapse all (PUT /expansion), or their graceful refusal on an older server.
-    if supports(server, "PUT", "/expansion", {"all": "default"}):
-        driver.find_element(By.ID, "collapse-all").click()
-        wait(driver, lambda d: d.find_element(By.ID, "grid").get_attribute("aria-rowcount") == "4", "collapse all (3 rows)")
-        expect_dom_matches_api(driver, server)
-        driver.find_element(By.ID, "expand-all").click()
-        wait(driver, lambda d: d.find_element(By.ID, "grid").get_attribute("aria-rowcount") == "31", "expand all (30 rows)")
-        expect_dom_matches_api(driver, server)
-        row_element(driver, "breakfast").find_element(By.CSS_SELECTOR, ".twisty").click()
-        wait(driver, lambda d: expanded_flag(d, "breakfast") == "false", "breakfast to collapse again")
-    else:
-        driver.find_element(By.ID, "expand-all").click()
-        wait(driver, lambda d: not d.find_element(By.ID, "expand-all").is_enabled(), "expand all disabled on this server")
-        assert "PUT /expansion" in driver.find_element(By.ID, "status").text
+    # Expand all and collapse all (PUT /expansion; the page disables both on a server without it).
+    assert supports(server, "PUT", "/expansion", {"all": "default"})
+    driver.find_element(By.ID, "collapse-all").click()
+    wait(driver, lambda d: d.find_element(By.ID, "grid").get_attribute("aria-rowcount") == "4", "collapse all (3 rows)")
+    expect_dom_matches_api(driver, server)
+    driver.find_element(By.ID, "expand-all").click()
+    wait(driver, lambda d: d.find_element(By.ID, "grid").get_attribute("aria-rowcount") == "31", "expand all (30 rows)")
+    expect_dom_matches_api(driver, server)
+    row_element(driver, "breakfast").find_element(By.CSS_SELECTOR, ".twisty").click()
+    wait(driver, lambda d: expanded_flag(d, "breakfast") == "false", "breakfast to collapse again")
 
     # Portable state: with GET /sessions/{id}, the expansion is kept by id in localStorage, and a
     # lost session (expired, or a restarted server) comes back in a new one with the same groups.
-    if supports(server, "GET", "/sessions/" + session_of(driver), None):
-        wait(driver, lambda d: d.execute_script(
-            "const s = JSON.parse(localStorage.getItem('menu-server.session')); return s.expansion && "
-            "JSON.stringify(s.expansion).includes('breakfast')"), "the portable expansion in localStorage")
-        lost = session_of(driver)
-        server.call("DELETE", "/sessions/" + lost)
-        driver.refresh()
-        wait(driver, lambda d: session_of(d) not in (None, lost), "a new session restored from localStorage")
-        rows, _ = expect_dom_matches_api(driver, server)
-        assert expanded_flag(driver, "breakfast") == "false" and expanded_flag(driver, "drinks") == "true"
-        print("browser-test: portable state restored into a new session")
-    else:
-        print("browser-test: this server has no GET /sessions/{id}; the page keeps the session id only")
+    assert supports(server, "GET", "/sessions/" + session_of(driver), None)
+    wait(driver, lambda d: d.execute_script(
+        "const s = JSON.parse(localStorage.getItem('menu-server.session')); return s.expansion && "
+        "JSON.stringify(s.expansion).includes('breakfast')"), "the portable expansion in localStorage")
+    lost = session_of(driver)
+    server.call("DELETE", "/sessions/" + lost)
+    driver.refresh()
+    wait(driver, lambda d: session_of(d) not in (None, lost), "a new session restored from localStorage")
+    rows, _ = expect_dom_matches_api(driver, server)
+    assert expanded_flag(driver, "breakfast") == "false" and expanded_flag(driver, "drinks") == "true"
+    print("browser-test: portable state restored into a new session")
 
     driver.save_screenshot(os.path.join(OUT, "sichuan.png"))
 
@@ -255,18 +249,17 @@ def test_large_menu_stays_virtualized(driver, server):
     assert page["count"] > 10_000, page["count"]
     most = scroll_far(driver, server, page["count"])
     print(f"browser-test: {page['count']} rows, at most {most} in the DOM while scrolling")
-    if supports(server, "PUT", "/expansion", {"all": "default"}):
-        # Every group open, and the scroll height scaled (more rows than 200 000 px hold at 36 px).
-        driver.get(server.url + "/#max-scroll-px=200000")
-        driver.refresh()  # a new fragment alone loads nothing
-        wait(driver, loaded, "the rows in view to load")
-        driver.find_element(By.ID, "expand-all").click()
-        wait(driver, lambda d: int(d.find_element(By.ID, "grid").get_attribute("aria-rowcount")) > 100_000, "expand all")
-        _, page = expect_dom_matches_api(driver, server)
-        height = driver.execute_script("return document.getElementById('spacer').offsetHeight")
-        assert height == 200_000 and page["count"] * 36 > height, (height, page["count"])
-        most = scroll_far(driver, server, page["count"])
-        print(f"browser-test: all expanded, {page['count']} rows in {height} px of scrolling, at most {most} in the DOM")
+    # Every group open, and the scroll height scaled (more rows than 200 000 px hold at 36 px).
+    driver.get(server.url + "/#max-scroll-px=200000")
+    driver.refresh()  # a new fragment alone loads nothing
+    wait(driver, loaded, "the rows in view to load")
+    driver.find_element(By.ID, "expand-all").click()
+    wait(driver, lambda d: int(d.find_element(By.ID, "grid").get_attribute("aria-rowcount")) > 100_000, "expand all")
+    _, page = expect_dom_matches_api(driver, server)
+    height = driver.execute_script("return document.getElementById('spacer').offsetHeight")
+    assert height == 200_000 and page["count"] * 36 > height, (height, page["count"])
+    most = scroll_far(driver, server, page["count"])
+    print(f"browser-test: all expanded, {page['count']} rows in {height} px of scrolling, at most {most} in the DOM")
 
 
 def scroll_far(driver, server, count):
