@@ -5,6 +5,9 @@
 // {at, inserted, removed}, applied to the cache in place (no reload). The session id, and where
 // the server offers it the portable expansion (GET /sessions/{id}), are kept in localStorage, so a
 // reload, a restarted server or an expired session comes back as the user left it.
+//
+// GET /app.js serves cells.js (a row's cells), session.js (HTTP, localStorage) and this file, in
+// that order, as one script (Web/WebAssetFiles.swift): one request, three files to read.
 "use strict";
 
 const ROW_HEIGHT = 36;          // px, as --row in app.css
@@ -33,74 +36,6 @@ const state = {
 
 const $ = (id) => document.getElementById(id);
 const grid = $("grid"), viewport = $("viewport"), spacer = $("spacer");
-
-// MARK: HTTP
-
-class APIError extends Error {
-  constructor(status, code, message) { super(message); this.status = status; this.code = code; }
-}
-
-async function api(method, path, { body, headers = {} } = {}) {
-  const init = { method, headers: { ...headers }, cache: "no-store" };
-  if (state.sessionId) init.headers["X-Session-Id"] = state.sessionId;
-  if (body !== undefined) { init.headers["Content-Type"] = "application/json"; init.body = JSON.stringify(body); }
-  const response = await fetch(path, init);
-  if (response.status === 304) return { notModified: true, response };
-  const text = await response.text();
-  let json = null;
-  try { json = text ? JSON.parse(text) : null; } catch { /* not JSON: handled below */ }
-  if (!response.ok) {
-    const error = json && json.error ? json.error : { code: "http_" + response.status, message: text.slice(0, 200) };
-    throw new APIError(response.status, error.code, error.message);
-  }
-  const session = response.headers.get("X-Session-Id");
-  if (session && session !== state.sessionId) { state.sessionId = session; save(); }
-  return { json, response };
-}
-
-// MARK: Session and portable state
-
-function load() {
-  try { return JSON.parse(localStorage.getItem(STORE_KEY)) || {}; } catch { return {}; }
-}
-
-function save(extra = {}) {
-  const stored = { ...load(), sessionId: state.sessionId, ...extra };
-  if (!state.sessionId) delete stored.sessionId;
-  localStorage.setItem(STORE_KEY, JSON.stringify(stored));
-}
-
-let portableTimer = null;
-/// Keeps the session's expansion (ids, portable across restarts and menu versions) beside its id.
-function savePortableSoon() {
-  if (!state.portable || !state.sessionId) return;
-  clearTimeout(portableTimer);
-  portableTimer = setTimeout(async () => {
-    try {
-      const { json } = await api("GET", "/sessions/" + encodeURIComponent(state.sessionId));
-      save({ expansion: json.expansion, version: json.version });
-    } catch (error) {
-      // A server without GET /sessions/{id} (405 or 404 not_found): keep the id only.
-      if (error.status === 405 || error.code === "not_found") state.portable = false;
-    }
-  }, 250);
-}
-
-/// A new session in the expansion the browser saved, or none (the menu's default until a write).
-async function restoreSession(stored) {
-  state.sessionId = null;
-  if (stored.expansion) {
-    try {
-      const { json } = await api("POST", "/sessions", { body: stored.expansion });
-      state.sessionId = json.sessionId;
-      const ignored = json.ignored && json.ignored.length ? ` (${json.ignored.length} groups no longer in the menu)` : "";
-      say(`Restored your expansion in a new session${ignored}.`);
-    } catch (error) {
-      say(`Could not restore your expansion: ${error.message}`);
-    }
-  }
-  save();
-}
 
 // MARK: Rows
 
@@ -238,90 +173,6 @@ function render() {
   trim(first, last);
   const focused = elements.get(state.focus);
   if (hadFocus && focused && document.activeElement !== focused) focused.focus({ preventScroll: true });
-}
-
-function cell(className, ...children) {
-  const element = document.createElement("div");
-  element.className = "cell " + className;
-  element.setAttribute("role", "gridcell");
-  element.append(...children);
-  return element;
-}
-
-function span(className, text) {
-  const element = document.createElement("span");
-  element.className = className;
-  if (text !== undefined) element.textContent = text;
-  return element;
-}
-
-function baseRow(index) {
-  const element = document.createElement("div");
-  element.className = "row";
-  element.setAttribute("role", "row");
-  element.setAttribute("aria-rowindex", String(index + 2));
-  element.dataset.index = String(index);
-  return element;
-}
-
-function placeholder(index) {
-  const element = baseRow(index);
-  element.classList.add("placeholder");
-  element.setAttribute("aria-busy", "true");
-  element.append(cell("name"), cell("price"), cell("spicy"), cell("veg"), cell("more"));
-  return element;
-}
-
-const known = new Set(["price", "currency", "spicy", "vegetarian", "en"]);
-const isDish = (row) => row.attributes && ["price", "spicy", "vegetarian"].some((key) => key in row.attributes);
-
-function rowElement(row) {
-  const element = baseRow(row.index);
-  const a = row.attributes || {};
-  element.dataset.id = row.id;
-  element.setAttribute("aria-level", String(row.depth + 1));
-  if (row.isGroup) {
-    element.classList.add("group");
-    element.setAttribute("aria-expanded", String(row.isExpanded));
-  }
-  const name = cell("name", span("twisty"), span("title", row.title));
-  name.style.paddingLeft = (10 + row.depth * 22) + "px";
-  name.firstChild.setAttribute("aria-hidden", "true");
-  if (typeof a.en === "string" && a.en !== row.title) name.append(span("subtitle", a.en));
-  if (row.isGroup) name.append(span("count", String(row.childCount)));
-  element.append(name, cell("price", price(a)), cell("spicy", spicy(a.spicy)), cell("veg", vegetarian(a.vegetarian)), cell("more", ...details(a)));
-  return element;
-}
-
-function price(a) {
-  if (typeof a.price !== "number") return "";
-  if (typeof a.currency === "string" && /^[A-Z]{3}$/.test(a.currency)) {
-    try { return new Intl.NumberFormat(undefined, { style: "currency", currency: a.currency }).format(a.price); } catch { /* unknown code */ }
-  }
-  return String(a.price) + (a.currency ? " " + a.currency : "");
-}
-
-function spicy(level) {
-  if (typeof level !== "number") return "";
-  const wrap = span("peppers");
-  wrap.setAttribute("role", "img");
-  wrap.setAttribute("aria-label", level === 0 ? "not spicy" : `spicy, ${level} of 3`);
-  wrap.title = wrap.getAttribute("aria-label");
-  for (let i = 0; i < Math.max(3, level); i++) wrap.append(span(i < level ? "pepper" : "pepper off"));
-  return wrap;
-}
-
-function vegetarian(value) {
-  return value === true ? span("leaf", "yes") : "";
-}
-
-function details(a) {
-  return Object.keys(a).filter((key) => !known.has(key)).map((key) => {
-    const value = a[key];
-    const chip = span(key === "badge" ? "chip badge" : "chip", key === "badge" ? String(value) : `${key}: ${typeof value === "object" ? JSON.stringify(value) : value}`);
-    if (key === "badge") chip.setAttribute("aria-label", `badge ${value}`);
-    return chip;
-  });
 }
 
 // MARK: Actions

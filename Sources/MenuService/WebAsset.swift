@@ -29,6 +29,15 @@ package enum WebAsset: String, CaseIterable, Hashable, Sendable {
         }
     }
 
+    /// The checked-in files it serves, one after another.
+    package var files: [String] {
+        switch self {
+        case .page: ["Web/index.html"]
+        case .script: WebAssetFiles.scriptFiles
+        case .style: ["Web/app.css"]
+        }
+    }
+
     package var bytes: [UInt8] {
         switch self {
         case .page: WebAssetFiles.indexHTML

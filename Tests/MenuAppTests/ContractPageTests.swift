@@ -8,11 +8,19 @@ import Testing
 /// caching headers that make a browser revalidate; the page loads nothing from another origin.
 @Suite("Contract: the browser page's files, in-process and over real HTTP")
 struct ContractPageTests {
-    static let files: [(path: String, file: String, type: String)] = [
-        ("/", "Web/index.html", "text/html; charset=utf-8"),
-        ("/app.js", "Web/app.js", "text/javascript; charset=utf-8"),
-        ("/app.css", "Web/app.css", "text/css; charset=utf-8"),
+    static let files: [(path: String, files: [String], type: String)] = [
+        ("/", ["Web/index.html"], "text/html; charset=utf-8"),
+        ("/app.js", WebAsset.script.files, "text/javascript; charset=utf-8"),
+        ("/app.css", ["Web/app.css"], "text/css; charset=utf-8"),
     ]
+
+    /// The checked-in files' bytes one after another, each ending in a newline.
+    static func onDisk(_ files: [String]) throws -> [UInt8] {
+        try files.flatMap { file -> [UInt8] in
+            let bytes = Array(try Data(contentsOf: repositoryRoot.appendingPathComponent(file)))
+            return bytes.last == UInt8(ascii: "\n") ? bytes : bytes + [UInt8(ascii: "\n")]
+        }
+    }
 
     @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
     func eachFileIsServedAsCheckedInWithItsTypeAndAStrongTagThatRevalidates(over transport: ContractTransport) async throws {
@@ -20,11 +28,11 @@ struct ContractPageTests {
         defer { server.shutdown() }
         let client = server.client()
         var tags: Set<String> = []
-        for (path, file, type) in Self.files {
-            let onDisk = Array(try Data(contentsOf: repositoryRoot.appendingPathComponent(file)))
+        for (path, files, type) in Self.files {
+            let onDisk = try Self.onDisk(files)
             let response = try await client.get(path)
             #expect(response.status == 200, "\(path)")
-            #expect(response.body == onDisk, "\(path) is not \(file) as checked in (rebuild after editing it)")
+            #expect(response.body == onDisk, "\(path) is not \(files) as checked in (rebuild after editing them)")
             #expect(response.header("Content-Type") == type)
             #expect(response.header("Cache-Control") == "no-cache")
             #expect(response.header("X-Content-Type-Options") == "nosniff")
@@ -57,7 +65,7 @@ struct ContractPageTests {
         let page = try await server.client().get("/")
         #expect(page.header("Content-Security-Policy") == "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'")
         #expect(page.text.contains(#"<script src="app.js" defer></script>"#) && page.text.contains(#"href="app.css""#))
-        for (_, file, _) in Self.files {
+        for file in Self.files.flatMap(\.files) {
             let text = try String(contentsOf: repositoryRoot.appendingPathComponent(file), encoding: .utf8)
             #expect(!text.contains("http://") && !text.contains("https://") && !text.contains("//cdn"), "\(file) names another origin")
         }
