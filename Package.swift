@@ -5,10 +5,12 @@ let strict: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny"), .enableU
 
 let package = Package(
     name: "menu-server",
-    platforms: [.macOS(.v15)],
+    platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .library(name: "MenuModel", targets: ["MenuModel"]),
         .executable(name: "menu-server", targets: ["menu-server"]),
+        // The app library: URLSession only, no server target, no C module (scripts/test checks it).
+        .library(name: "MenuClient", targets: ["MenuClient"]),
     ],
     targets: [
         // Pure model: the immutable menu, its config format, expansion state, the flattened view.
@@ -44,6 +46,9 @@ let package = Package(
             dependencies: ["MenuModel", "MenuSessions", "MenuSessionsDurable", "MenuService", "HTTPCore", "HTTPServer"],
             swiftSettings: strict),
         .executableTarget(name: "menu-server", dependencies: ["MenuApp"], swiftSettings: strict),
+        // The client library for apps and tools: Foundation (FoundationNetworking on Linux) and
+        // Synchronization only; it must never depend on a server target or a C module.
+        .target(name: "MenuClient", swiftSettings: strict),
         // The seeds' naive design (mutable tree, recursive walks) as a reference for tests and benchmarks.
         .target(name: "SeedMenu", dependencies: ["MenuModel"], swiftSettings: strict),
         // `swift run -c release menu-bench`: the model against the naive reference on synthetic menus.
@@ -63,7 +68,7 @@ let package = Package(
         .target(name: "HTTPTestSupport", swiftSettings: strict),
         // Test support only: the tests' paths, menus and manual clock (MenuTestSupport), the service called
         // with request values (MenuServiceTestSupport), the durable store's fixtures (DurableTestSupport).
-        .target(name: "MenuTestSupport", dependencies: ["MenuModel", "MenuSessions"], swiftSettings: strict),
+        .target(name: "MenuTestSupport", dependencies: ["MenuModel", "MenuSessions", "SeedMenu"], swiftSettings: strict),
         .target(
             name: "MenuServiceTestSupport", dependencies: ["MenuService", "MenuSessions", "HTTPCore", "MenuTestSupport"],
             swiftSettings: strict),
@@ -87,7 +92,7 @@ let package = Package(
         .testTarget(
             name: "MenuServiceTests",
             dependencies: ["MenuService", "MenuModel", "MenuSessions", "HTTPCore", "MenuServiceTestSupport", "MenuTestSupport",
-                           "SeedMenu", "FuzzTargets"],
+                           "SeedMenu", "FuzzTargets", "MenuSessionsDurable", "DurableTestSupport"],
             swiftSettings: strict),
         // Live: MenuServer started in-process on port 0, the menu-server process, hostile clients, settings.
         .testTarget(
@@ -95,6 +100,11 @@ let package = Package(
             dependencies: ["MenuApp", "MenuService", "MenuModel", "MenuSessions", "MenuSessionsDurable", "HTTPCore", "HTTPServer",
                            "HTTPTestSupport", "MenuServiceTestSupport", "MenuTestSupport", "DurableTestSupport", "SeedMenu",
                            "ChildProcess"],
+            swiftSettings: strict),
+        // MenuClient against the real server started in-process (and the menu-server process).
+        .testTarget(
+            name: "MenuClientTests",
+            dependencies: ["MenuClient", "MenuApp", "MenuModel", "MenuTestSupport", "HTTPTestSupport", "ChildProcess"],
             swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

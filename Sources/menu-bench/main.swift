@@ -21,7 +21,11 @@ struct Options {
           --full-table N,N  only time a refused create (429) and a read at full session tables of N
           --translation  only time a MenuTranslation between the 1.1M menu and an edited copy, and carrying states
           --bulk        only time expand all on the 1.1M menu and pages at deep offsets after it
-        It runs itself in child processes as `--load-only FILE` and `--session-memory FILE N CHANGES`.
+          --contract    only time issue 13's requests through MenuService.respond on the --sizes menus
+                        (medium skipped): 304, expand all and deep pages, reveal, anchored pages, and
+                        store memory per session after expand all and after toggles (--sessions of them)
+        It runs itself in child processes as `--load-only FILE`, `--session-memory FILE N CHANGES` and
+        `--store-memory FILE N KIND`.
         """
 
     var sizes = MenuSize.allCases
@@ -44,6 +48,9 @@ struct Options {
     var translation = false
     /// `--bulk`: time expand all and pages in the expanded view, and stop.
     var bulk = false
+    /// `--contract`: time issue 13's requests through the service, and stop.
+    var contract = false
+    var storeMemory: (path: String, sessions: Int, kind: String)?
     let changeCounts = [0, 10, 1_000]
     let sessionChanges = 10
 
@@ -91,6 +98,8 @@ struct Options {
                 fullTable = sizes
             case "--translation": translation = true
             case "--bulk": bulk = true
+            case "--contract": contract = true
+            case "--store-memory": storeMemory = (try value(flag), try number(flag), try value(flag))
             case "--write-menu":
                 let name = try value(flag)
                 guard let size = MenuSize(rawValue: name) else { throw .usage("--write-menu: unknown size \"\(name)\"; use small, medium, large") }
@@ -181,6 +190,10 @@ do {
         print(LoadFigures.loadHere(file))
     } else if let sizes = options.fullTable {
         print(FullTableFigures.measure(sizes: sizes, plan: options.plan))
+    } else if let (path, sessions, kind) = options.storeMemory {
+        print(StoreMemory.measureHere(path, sessions: sessions, kind: kind))
+    } else if options.contract {
+        print(try ContractFigures.measure(sizes: options.sizes, sessions: options.sessions, data: options.dataDirectory, plan: options.plan))
     } else if options.bulk {
         print(try BulkFigures.measure(plan: options.plan))
     } else if options.translation {

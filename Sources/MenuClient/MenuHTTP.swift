@@ -1,0 +1,107 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// How a client talks to a menu-server: the base URL, the request timeout and the page size.
+public struct MenuClientConfiguration: Sendable {
+    public var baseURL: URL
+    /// Seconds a request may take before it fails with ``MenuClientError/transport(_:)``.
+    public var timeout: TimeInterval = 15
+    public init(baseURL: URL, timeout: TimeInterval = 15) {
+        self.baseURL = baseURL
+        self.timeout = timeout
+    }
+}
+
+/// One answer as received: status, headers by lowercased name, body.
+struct MenuHTTPAnswer: Sendable {
+    var status: Int
+    var headers: [String: String]
+    var body: Data
+
+    func decode<T: Decodable>(_ type: T.Type) throws(MenuClientError) -> T {
+        do {
+            return try JSONDecoder().decode(T.self, from: body)
+        } catch {
+            throw .unexpectedAnswer(status: status, detail: "cannot read \(T.self) from \(String(decoding: body.prefix(300), as: UTF8.self)): \(error)")
+        }
+    }
+
+    /// The server's error as thrown: status, code, message and the extras it carries.
+    var error: MenuClientError {
+        guard let answer = try? JSONDecoder().decode(MenuErrorAnswer.self, from: body) else {
+            return .unexpectedAnswer(status: status, detail: "no error body: \(String(decoding: body.prefix(300), as: UTF8.self))")
+        }
+        return .server(status: status, code: answer.error.code, message: answer.error.message, revision: answer.revision,
+                       path: answer.error.path, retryAfterSeconds: headers["retry-after"].flatMap { Int($0) })
+    }
+}
+
+/// The HTTP side of the client: one URLSession with no cache (revalidation is the client's own,
+/// by `If-None-Match`: with a URL cache, URLSession would answer a 304 from it as a 200), cookies
+/// off and a timeout; pipelining stays off (the default; the setting itself is deprecated).
+/// Sendable; no state of its own.
+struct MenuHTTP: Sendable {
+    let configuration: MenuClientConfiguration
+    let session: URLSession
+
+    init(configuration: MenuClientConfiguration) {
+        self.configuration = configuration
+        let settings = URLSessionConfiguration.ephemeral
+        settings.urlCache = nil
+        settings.requestCachePolicy = .reloadIgnoringLocalCacheData
+        settings.httpShouldSetCookies = false
+        settings.timeoutIntervalForRequest = configuration.timeout
+        session = URLSession(configuration: settings)
+    }
+
+    /// Sends one request; any status comes back as an answer, only a failed exchange throws.
+    func send(_ method: String, _ path: String, query: [(String, String)] = [], headers: [(String, String)] = [],
+              json body: Data? = nil) async throws(MenuClientError) -> MenuHTTPAnswer {
+        guard var components = URLComponents(url: configuration.baseURL.appendingPathComponent(path), resolvingAgainstBaseURL: false)
+        else { throw .invalidArgument("cannot build a URL from \(configuration.baseURL) and \(path)") }
+        if !query.isEmpty { components.queryItems = query.map { URLQueryItem(name: $0.0, value: $0.1) } }
+        guard let url = components.url else { throw .invalidArgument("cannot build a URL from \(components)") }
+        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: configuration.timeout)
+        request.httpMethod = method
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        if let body {
+            request.httpBody = body
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        let data: Data
+        let response: URLResponse
+        do {
+            (data, response) = try await session.data(for: request)
+        } catch {
+            throw .transport("\(method) /\(path): \(error.localizedDescription)")
+        }
+        guard let http = response as? HTTPURLResponse else { throw .transport("\(method) /\(path): not an HTTP response") }
+        var fields: [String: String] = [:]
+        for (name, value) in http.allHeaderFields {
+            if let name = name as? String, let value = value as? String { fields[name.lowercased()] = value }
+        }
+        return MenuHTTPAnswer(status: http.statusCode, headers: fields, body: data)
+    }
+
+    /// The strong tag `"<version>-<revision>"` the server sends on `/rows` and `/count` (README,
+    /// "Revisions and conditional requests": the version percent-encoded outside `A-Z a-z 0-9 . _ ~`).
+    static func entityTag(version: String, revision: Int) -> String {
+        var text = "\""
+        for byte in version.utf8 {
+            switch byte {
+            case UInt8(ascii: "A") ... UInt8(ascii: "Z"), UInt8(ascii: "a") ... UInt8(ascii: "z"), UInt8(ascii: "0") ... UInt8(ascii: "9"),
+                 UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                text.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                text += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+            }
+        }
+        return text + "-\(revision)\""
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String { count >= width ? self : String(repeating: "0", count: width - count) + self }
+}

@@ -1,0 +1,170 @@
+// The server's answers as the client decodes them (README "The API by example", openapi.yaml).
+// Each type encodes back to the server's exact shape (explicit `null`s included), which is how
+// MenuClientTests prove, field by field, that client and server agree.
+
+/// A table splice: at row `at`, `removed` rows went and `inserted` rows came in their place.
+/// A toggle has one of the two 0; a recursive set or an expand-all may have both.
+public struct MenuSplice: Sendable, Hashable, Codable, CustomStringConvertible {
+    public var at: Int
+    public var inserted: Int
+    public var removed: Int
+    public init(at: Int, inserted: Int, removed: Int) {
+        self.at = at
+        self.inserted = inserted
+        self.removed = removed
+    }
+    public var description: String { "{at \(at), -\(removed), +\(inserted)}" }
+}
+
+/// `GET /count`.
+public struct MenuCountAnswer: Sendable, Hashable, Codable {
+    public var version: String
+    public var revision: Int
+    public var count: Int
+    public var leafCount: Int
+}
+
+/// `GET /rows`: one page.
+public struct MenuRowsAnswer: Sendable, Hashable, Codable {
+    public var version: String
+    public var revision: Int
+    public var count: Int
+    public var leafCount: Int
+    public var offset: Int
+    public var limit: Int
+    public var rows: [MenuRow]
+}
+
+/// A toggle, a set or a reveal: the node's row `index` after it (nil when hidden) and the splice
+/// (nil when the group is hidden).
+public struct MenuChangeAnswer: Sendable, Hashable, Codable {
+    public var version: String
+    public var revision: Int
+    public var sessionId: String
+    public var id: String
+    public var isExpanded: Bool
+    public var index: Int?
+    public var count: Int
+    public var leafCount: Int
+    public var change: MenuSplice?
+
+    private enum CodingKeys: String, CodingKey { case version, revision, sessionId, id, isExpanded, index, count, leafCount, change }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(version, forKey: .version)
+        try container.encode(revision, forKey: .revision)
+        try container.encode(sessionId, forKey: .sessionId)
+        try container.encode(id, forKey: .id)
+        try container.encode(isExpanded, forKey: .isExpanded)
+        try container.encode(index, forKey: .index)
+        try container.encode(count, forKey: .count)
+        try container.encode(leafCount, forKey: .leafCount)
+        try container.encode(change, forKey: .change)
+    }
+}
+
+/// `PUT /expansion`: the whole table as one splice.
+public struct MenuExpandAllAnswer: Sendable, Hashable, Codable {
+    public var version: String
+    public var revision: Int
+    public var sessionId: String
+    public var all: MenuExpansionMode
+    public var count: Int
+    public var leafCount: Int
+    public var change: MenuSplice
+}
+
+/// What `PUT /expansion` sets every group to.
+public enum MenuExpansionMode: String, Sendable, Hashable, Codable {
+    case expanded, collapsed
+    /// Each group as the menu config says.
+    case `default`
+}
+
+/// `GET /changes?since=R`: the splices after `R`, oldest first (a nil change: a hidden group).
+public struct MenuChangesAnswer: Sendable, Hashable, Codable {
+    public struct Entry: Sendable, Hashable, Codable {
+        public var revision: Int
+        public var change: MenuSplice?
+        private enum CodingKeys: String, CodingKey { case revision, change }
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(revision, forKey: .revision)
+            try container.encode(change, forKey: .change)
+        }
+    }
+    public var version: String
+    public var revision: Int
+    public var changes: [Entry]
+}
+
+/// `GET /nodes/{id}`: where a node is (`index` and `row` nil when hidden) and its enclosing groups.
+public struct MenuNodeAnswer: Sendable, Hashable, Codable {
+    public var version: String
+    public var id: String
+    public var index: Int?
+    public var path: [String]
+    public var row: MenuRow?
+
+    private enum CodingKeys: String, CodingKey { case version, id, index, path, row }
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(version, forKey: .version)
+        try container.encode(id, forKey: .id)
+        try container.encode(index, forKey: .index)
+        try container.encode(path, forKey: .path)
+        try container.encode(row, forKey: .row)
+    }
+}
+
+/// `POST /sessions`: the new id; `ignored` lists the ids of a sent layout the menu has not as groups.
+public struct MenuSessionCreatedAnswer: Sendable, Hashable, Codable {
+    public var sessionId: String
+    public var revision: Int?
+    public var ignored: [String]?
+}
+
+/// `GET /sessions/{id}`: the session's portable expansion state (by id, not position).
+public struct MenuSessionStateAnswer: Sendable, Hashable, Codable {
+    public var version: String
+    public var sessionId: String
+    public var revision: Int
+    public var expansion: MenuLayout
+}
+
+/// A session's layout as the server states it portably (`GET /sessions/{id}`): `base`
+/// (`default`, `expanded` or `collapsed`), `marks` (subtrees set by a recursive change) and the
+/// groups `expanded` or `collapsed` otherwise, all by group id. Kept as the server sent it and sent back
+/// unchanged to `POST /sessions`, so a field the client does not read survives the round trip.
+public struct MenuLayout: Sendable, Hashable, Codable {
+    public var json: MenuJSONValue
+    public init(json: MenuJSONValue) { self.json = json }
+    public init(from decoder: any Decoder) throws { json = try MenuJSONValue(from: decoder) }
+    public func encode(to encoder: any Encoder) throws { try json.encode(to: encoder) }
+
+    public var base: MenuExpansionMode? { json["base"]?.stringValue.flatMap(MenuExpansionMode.init(rawValue:)) }
+    /// The subtrees set to one mode by a recursive change, in menu order.
+    public var marks: [(id: String, mode: MenuExpansionMode)] {
+        (json["marks"]?.arrayValue ?? []).compactMap { mark in
+            guard let id = mark["id"]?.stringValue, let mode = mark["mode"]?.stringValue.flatMap(MenuExpansionMode.init(rawValue:))
+            else { return nil }
+            return (id, mode)
+        }
+    }
+    /// The groups this layout has expanded (beyond `base`).
+    public var expandedIDs: [String] { json["expanded"]?.arrayValue?.compactMap(\.stringValue) ?? [] }
+    /// The groups this layout has collapsed (beyond `base`).
+    public var collapsedIDs: [String] { json["collapsed"]?.arrayValue?.compactMap(\.stringValue) ?? [] }
+}
+
+/// `{"error":{"code","message"[,"path"]}[,"revision"]}`.
+public struct MenuErrorAnswer: Sendable, Hashable, Codable {
+    public struct Detail: Sendable, Hashable, Codable {
+        public var code: String
+        public var message: String
+        public var path: [String]?
+    }
+    public var error: Detail
+    public var revision: Int?
+}

@@ -1,0 +1,128 @@
+import MenuModel
+import MenuSessions
+import SeedMenu
+
+/// One session the naive way, for the service-level differential test: its own ``NaiveMenu`` tree
+/// (flipped in place, as the seeds did), the session's state written down by its definition (a
+/// base mode, marks and flips by id, see ``NaiveExpansionRecord``), a revision counter and the log
+/// of every revision's splice. It takes the stores' ``ExpansionCommand`` and answers their
+/// ``CommandChange``, computed the naive way.
+///
+/// Invariant: every group's `isExpand` in the tree is what the record says for it (``mismatch()``
+/// checks it by walking every group); ``revision`` is the number of commands that changed the
+/// record, and ``log`` holds one entry per revision, oldest first. Cost: O(n) per command and
+/// per check, for n nodes; meant for menus of hundreds of nodes.
+package struct NaiveSession {
+    package private(set) var menu: NaiveMenu
+    package private(set) var record = NaiveExpansionRecord()
+    package private(set) var revision = 0
+    /// Each revision's splice (nil: a write that changed no visible row), oldest first: entry `k`
+    /// took the session from revision `k` to `k + 1`.
+    package private(set) var log: [RowChange?] = []
+
+    /// A new session (revision 0, the config's defaults) on its own tree built from `spec`.
+    package init(spec: [TreeSpec]) {
+        menu = NaiveMenu(spec: spec)
+    }
+
+    /// Applies `command` to the tree and to the record; nil (and nothing changed) when it names no
+    /// node, or a row where it needs a group. A command that leaves the record as it was is a
+    /// no-op: no revision, no log entry.
+    package mutating func apply(_ command: ExpansionCommand) -> CommandChange? {
+        let before = record
+        let answer: CommandChange?
+        switch command {
+        case .toggle(groupID: let id):
+            guard let group = group(id) else { return nil }
+            record.flip(id)
+            answer = menu.setExpanded(id, !group.isExpand).map(CommandChange.group)
+        case .set(groupID: let id, isExpanded: let expanded):
+            guard let group = group(id) else { return nil }
+            if group.isExpand != expanded { record.flip(id) }
+            answer = menu.setExpanded(id, expanded).map(CommandChange.group)
+        case .setSubtree(groupID: let id, isExpanded: let expanded):
+            guard let group = group(id) else { return nil }
+            var subtree: [NaiveMenuItem] = []
+            func collect(_ item: NaiveMenuItem) {
+                subtree.append(item)
+                item.children.forEach(collect)
+            }
+            collect(group)
+            for item in subtree {
+                record.marks[item.id] = nil
+                record.flips.remove(item.id)
+            }
+            let mode: ExpansionMode = expanded ? .expanded : .collapsed
+            if mode != record.mode(at: group.parent!) { record.marks[id] = mode }
+            answer = menu.setExpandedRecursively(id, expanded).map(CommandChange.group)
+        case .setAll(let mode):
+            record = NaiveExpansionRecord(base: mode)
+            answer = .all(menu.setAll(mode))
+        case .reveal(nodeID: let id):
+            guard let found = menu.root.find(id) else { return nil }
+            for group in found.ancestors.dropFirst() where !group.isExpand { record.flip(group.id) }
+            answer = menu.reveal(id).map(CommandChange.group)
+        }
+        if record != before {
+            revision += 1
+            log.append(answer?.splice)
+        }
+        return answer
+    }
+
+    /// The first group whose `isExpand` in the tree is not what the record says (nil: they agree),
+    /// found by walking every group.
+    package func mismatch() -> String? {
+        for item in menu.preorder() where item.isGroup && item.isExpand != record.isExpanded(item) {
+            return "group \(item.id) is \(item.isExpand ? "expanded" : "collapsed") in the tree, not as the record \(record) says"
+        }
+        return nil
+    }
+
+    /// The group with `id`; nil for an unknown id or a row's.
+    private func group(_ id: String) -> NaiveMenuItem? {
+        guard let item = menu.item(withID: id), item.isGroup else { return nil }
+        return item
+    }
+}
+
+/// A session's state by its definition, kept by id: a base mode for the whole tree, marks that set
+/// another mode for one group's subtree (never the mode already in force at the group's parent),
+/// and the groups flipped against the mode in force at them (the nearest mark on or above a group,
+/// else the base). Two records are equal exactly when the sessions hold the same state: what a
+/// revision counts.
+package struct NaiveExpansionRecord: Sendable, Equatable, CustomStringConvertible {
+    package var base: ExpansionMode = .default
+    package var marks: [String: ExpansionMode] = [:]
+    package var flips: Set<String> = []
+
+    package init(base: ExpansionMode = .default) { self.base = base }
+
+    mutating func flip(_ id: String) {
+        if flips.remove(id) == nil { flips.insert(id) }
+    }
+
+    /// The mode in force at `item` (the root: the base), by walking up to the nearest mark.
+    package func mode(at item: NaiveMenuItem) -> ExpansionMode {
+        var current: NaiveMenuItem? = item
+        while let node = current, node.parent != nil {
+            if let mode = marks[node.id] { return mode }
+            current = node.parent
+        }
+        return base
+    }
+
+    /// Whether the record expands `group`: its mode's choice, unless it is flipped.
+    package func isExpanded(_ group: NaiveMenuItem) -> Bool {
+        let byMode = switch mode(at: group) {
+        case .default: group.isExpandedByDefault
+        case .expanded: true
+        case .collapsed: false
+        }
+        return byMode != flips.contains(group.id)
+    }
+
+    package var description: String {
+        "base \(base), marks \(marks.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }), flips \(flips.sorted())"
+    }
+}

@@ -1,0 +1,30 @@
+import MenuModel
+
+/// One row of a naive listing with every field the contract's rows carry, as a value (the tree's
+/// items change in place; a listing kept for a later revision must not).
+package struct NaiveRow: Sendable, Equatable {
+    package var index: Int
+    package var id: String
+    package var title: String
+    package var depth: Int
+    /// nil for a top-level row.
+    package var parentID: String?
+    package var isGroup: Bool
+    /// nil for a row (also below).
+    package var isExpanded: Bool?
+    package var childCount: Int?
+    package var attributes: [String: JSONValue]?
+    package var visibleDescendantCount: Int?
+}
+
+extension NaiveMenu {
+    /// Every visible row with every field, by one preorder walk (``flattened()``). O(n).
+    package func listing() -> [NaiveRow] {
+        flattened().map { index, item in
+            NaiveRow(index: index, id: item.id, title: item.title, depth: item.depth,
+                     parentID: item.parent?.parent == nil ? nil : item.parent?.id, isGroup: item.isGroup,
+                     isExpanded: item.isGroup ? item.isExpand : nil, childCount: item.isGroup ? item.children.count : nil,
+                     attributes: item.attributes, visibleDescendantCount: item.visibleDescendantCount())
+        }
+    }
+}

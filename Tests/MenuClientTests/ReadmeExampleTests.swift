@@ -1,0 +1,46 @@
+// The README's "Use it from an app" example, compiled and run against a real server. The
+// function below is the README's code block as written (a test checks that it still is).
+
+import Foundation
+import MenuClient
+import MenuTestSupport
+import Testing
+
+/// Prints the first rows, collapses a group, and returns what to store for the next launch.
+func showMenu(server: URL, saved: MenuSessionSnapshot?) async throws -> MenuSessionSnapshot {
+    let session = MenuSession(configuration: MenuClientConfiguration(baseURL: server), restoring: saved)
+    let table = try await MenuTable(session: session, pageSize: 50, prefetchPages: 1)
+    for row in try await table.rows(in: 0 ..< 4) {
+        let mark = row.isGroup ? (row.isExpanded == true ? "▾" : "▸") : " "
+        print(String(repeating: "  ", count: row.depth) + mark + " " + row.title)
+    }
+    let update = try await table.setExpanded("main-courses", false)
+    for change in update.changes {
+        print("delete rows \(change.deletedRows), insert rows \(change.insertedRows); \(change.count) rows now")
+    }
+    return await session.snapshot  // keep it (a file, UserDefaults); on unknown_session the layout is restored from it
+}
+
+@Suite(.timeLimit(.minutes(2))) struct ReadmeExampleTests {
+    @Test func theReadmeExampleIsThisFileVerbatim() throws {
+        let readme = try String(contentsOf: LivePaths.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let section = try #require(readme.range(of: "## Use it from an app").map { readme[$0.upperBound...] })
+        let start = try #require(section.range(of: "```swift\nimport MenuClient\n\n"))
+        let end = try #require(section[start.upperBound...].range(of: "```"))
+        let example = String(section[start.upperBound ..< end.lowerBound])
+        let source = try String(contentsOfFile: #filePath, encoding: .utf8)
+        #expect(source.contains(example), "README.md's example and ReadmeExampleTests.swift differ; change both")
+    }
+
+    @Test func theReadmeExampleRunsAgainstTheServerAndItsSnapshotBringsTheSessionBack() async throws {
+        let server = try ClientTestServer(config: try String(contentsOfFile: LivePaths.menuConfig, encoding: .utf8))
+        defer { server.shutdown() }
+        let url = server.configuration.baseURL
+        let first = try await showMenu(server: url, saved: nil)
+        let id = try #require(first.sessionID)
+        let second = try await showMenu(server: url, saved: first)
+        #expect(second.sessionID == id)
+        let fresh = try await server.freshTable(sessionID: id)
+        #expect(fresh.rows.first?.id == "main-courses" && fresh.rows.first?.isExpanded == false && fresh.revision == 1)
+    }
+}

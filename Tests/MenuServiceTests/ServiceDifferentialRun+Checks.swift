@@ -1,0 +1,226 @@
+import Foundation
+import HTTPCore
+import MenuModel
+import MenuService
+import MenuServiceTestSupport
+import MenuSessions
+import MenuTestSupport
+import SeedMenu
+
+/// The write and the reads of one step, each compared with the client's naive twin.
+extension ServiceDifferentialRun {
+    /// Sends `command` for `client` (now and then with an `If-Match` of its current revision, which
+    /// must go through, or of an older one, which must be refused and change nothing), applies it
+    /// to the twin when the service took it, and compares the answer field by field; then replays
+    /// the answer's splice onto the rows before it, which must give the rows after it.
+    func write(_ command: ExpansionCommand, by client: Int) throws {
+        var headers: [(name: String, value: String)] = []
+        let revision = clients[client].naive.revision
+        var stale = false
+        if clients[client].id != nil {
+            switch Int.random(in: 0 ..< 10, using: &rng) {
+            case 0: headers.append(("If-Match", tag(revision: revision)))
+            case 1 where revision > 0:
+                headers.append(("If-Match", tag(revision: Int.random(in: 0 ..< revision, using: &rng))))
+                stale = true
+            default: break
+            }
+        }
+        trail.append("client \(client) \(command)" + (headers.first.map { " If-Match \($0.value)" } ?? ""))
+        if trail.count > 10 { trail.removeFirst() }
+        let response = send(command, by: client, headers: headers)
+        if stale {
+            try expect(response.status == 412 && response.errorCode == "precondition_failed"
+                && response.json["revision"] as? Int == revision, "a write with an old If-Match answered \(response.status) \(response.json)")
+            return
+        }
+        let before = clients[client].listing
+        guard let expected = clients[client].naive.apply(command) else {
+            let code = switch command {
+            case .reveal: "unknown_node"
+            case .toggle(let id), .set(let id, _), .setSubtree(let id, _): rowIDs.contains(id) ? "not_a_group" : "unknown_group"
+            case .setAll: "none"
+            }
+            try expect(response.errorCode == code && response.status == (code == "not_a_group" ? 409 : 404),
+                       "a refused write answered \(response.status) \(response.json), not \(code)")
+            return
+        }
+        try expect(response.status == 200, "the write answered \(response.status) \(response.json)")
+        let answer = try decode(ServedWrite.self, response, "the write's answer")
+        let naive = clients[client].naive
+        if let id = clients[client].id {
+            try expect(answer.sessionId == id, "the answer names session \(answer.sessionId), not \(id)")
+        } else {
+            try expect(response.header("X-Session-Id") == answer.sessionId, "the first write's X-Session-Id is not its sessionId")
+            clients[client].id = answer.sessionId
+        }
+        try expect(answer.version == version && answer.revision == naive.revision,
+                   "the answer is at revision \(answer.revision), the oracle at \(naive.revision)")
+        try expect(answer.count == naive.menu.count && answer.leafCount == naive.menu.leafCount,
+                   "the answer counts \(answer.count) rows and \(answer.leafCount) leaves, the oracle \(naive.menu.count) and \(naive.menu.leafCount)")
+        let keys = Set(response.json.keys)
+        let common: Set<String> = ["version", "revision", "sessionId", "count", "leafCount", "change"]
+        switch expected {
+        case .group(let change):
+            try expect(keys == common.union(["id", "isExpanded", "index"]), "the answer has keys \(keys.sorted())")
+            try expect(answer.id == change.id && answer.isExpanded == change.isExpanded && answer.index == change.index && answer.all == nil,
+                       "the answer says \(answer.id ?? "-") \(answer.isExpanded.map(String.init) ?? "-") at \(answer.index.map(String.init) ?? "null"), the oracle \(change)")
+        case .all(let reset):
+            try expect(keys == common.union(["all"]), "the reset's answer has keys \(keys.sorted())")
+            try expect(answer.all == reset.mode.rawValue && answer.id == nil, "the reset's answer says all \(answer.all ?? "-")")
+        }
+        try expect(answer.change?.rowChange == expected.splice,
+                   "the answer's splice is \(String(describing: answer.change)), the oracle's \(String(describing: expected.splice))")
+        if let problem = naive.mismatch() { throw ServiceDifference(description: "the oracle disagrees with itself: \(problem)") }
+        let after = naive.menu.listing()
+        clients[client].listing = after
+        clients[client].listings[naive.revision] = after
+        clients[client].listings = clients[client].listings.filter { $0.key >= naive.revision - history - 2 }
+        if let problem = replayProblem([answer.change?.rowChange], onto: before, reaching: after) {
+            throw ServiceDifference(description: "the answer's splice replayed onto the rows before it: \(problem)")
+        }
+    }
+
+    /// The whole table of `client` in one page (every field of every row, the page's keys, counts
+    /// and revision), its `ETag`, and `/count` revalidated with the tag of its previous read:
+    /// 304 exactly when the revision did not move, else the same counts and tag.
+    func checkTable(of client: Int) throws {
+        let naive = clients[client].naive
+        let response = send("GET", "/rows", query: [("limit", "100000")], client: client)
+        try expect(response.status == 200, "GET /rows answered \(response.status) \(response.json)")
+        let page = try decode(ServedPage.self, response, "GET /rows")
+        try expect(page.keys == ServedPage.pageKeys && page.version == version && page.offset == 0 && page.limit == 100_000,
+                   "GET /rows answered keys \(page.keys.sorted()), offset \(page.offset), limit \(page.limit)")
+        try expect(page.revision == naive.revision, "GET /rows is at revision \(page.revision), the oracle at \(naive.revision)")
+        try expect(page.count == naive.menu.count && page.leafCount == naive.menu.leafCount,
+                   "GET /rows counts \(page.count) rows and \(page.leafCount) leaves, the oracle \(naive.menu.count) and \(naive.menu.leafCount)")
+        try compare(page.rows, clients[client].listing[...], "GET /rows")
+        let tag = tag(revision: naive.revision)
+        try expect(response.header("ETag") == tag, "GET /rows sent ETag \(response.header("ETag") ?? "none"), not \(tag)")
+        if let previous = clients[client].tag {
+            let count = send("GET", "/count", client: client, headers: [("If-None-Match", previous)])
+            try expect(count.header("ETag") == tag, "GET /count sent ETag \(count.header("ETag") ?? "none"), not \(tag)")
+            if previous == tag {
+                try expect(count.status == 304 && count.body.isEmpty, "GET /count with the current tag answered \(count.status)")
+            } else {
+                try expect(count.status == 200, "GET /count with an old tag answered \(count.status)")
+                let counts = try decode(ServedCount.self, count, "GET /count")
+                try expect(counts == ServedCount(version: version, revision: naive.revision, count: naive.menu.count, leafCount: naive.menu.leafCount),
+                           "GET /count answered \(counts)")
+            }
+        }
+        clients[client].tag = tag
+    }
+
+    /// `rows` must be the oracle's `expected`, field for field and key for key.
+    func compare(_ rows: [ServedRow], _ expected: ArraySlice<NaiveRow>, _ what: String) throws {
+        try expect(rows.count == expected.count, "\(what) has \(rows.count) rows, the oracle \(expected.count)")
+        for (row, naive) in zip(rows, expected) where row != ServedRow(naive) {
+            throw ServiceDifference(description: "\(what): row \(row), the oracle's \(ServedRow(naive))")
+        }
+    }
+
+    /// `GET /nodes/{id}`: the node's row and index when visible (null when hidden), its path.
+    func checkNode(_ id: String, of client: Int) throws {
+        let naive = clients[client].naive.menu
+        let response = send("GET", "/nodes/\(id)", client: client)
+        try expect(response.status == 200, "GET /nodes/\(id) answered \(response.status)")
+        let node = try decode(ServedNode.self, response, "GET /nodes/\(id)")
+        let index = naive.index(of: id)
+        try expect(node.id == id && node.index == index && node.path == naive.path(of: id),
+                   "GET /nodes/\(id) says index \(node.index.map(String.init) ?? "null") path \(node.path), the oracle \(index.map(String.init) ?? "null") \(naive.path(of: id) ?? [])")
+        try expect(node.row == index.map { ServedRow(clients[client].listing[$0]) },
+                   "GET /nodes/\(id) answered row \(node.row.map(String.init(describing:)) ?? "null")")
+    }
+
+    /// A page `after`, `before` or `around` a random node, against the oracle's slice (409
+    /// `not_visible` with the node's path when the node is hidden).
+    func checkAnchoredPage(of client: Int) throws {
+        let id = allIDs.randomElement(using: &rng)!
+        let anchor = ["after", "before", "around"].randomElement(using: &rng)!
+        let limit = Int.random(in: 1 ... 9, using: &rng)
+        let target = "/rows?\(anchor)=\(id)&limit=\(limit)"
+        let response = send("GET", "/rows", query: [(anchor, id), ("limit", String(limit))], client: client)
+        let rows = clients[client].listing
+        guard let index = clients[client].naive.menu.index(of: id) else {
+            let path = (response.json["error"] as? [String: Any])?["path"] as? [String]
+            try expect(response.status == 409 && response.errorCode == "not_visible" && path == clients[client].naive.menu.path(of: id),
+                       "\(target) of a hidden node answered \(response.status) \(response.json)")
+            return
+        }
+        try expect(response.status == 200, "\(target) answered \(response.status) \(response.json)")
+        let page = try decode(ServedPage.self, response, target)
+        let (offset, end) = switch anchor {
+        case "after": (index + 1, index + 1 + limit)
+        case "before": (max(0, index - limit), index)
+        default: (max(0, min(index - limit / 2, rows.count - limit)), max(0, min(index - limit / 2, rows.count - limit)) + limit)
+        }
+        try expect(page.offset == offset && page.limit == limit && page.revision == clients[client].naive.revision,
+                   "\(target) starts at \(page.offset), the oracle's at \(offset)")
+        try compare(page.rows, rows[min(offset, rows.count) ..< min(end, rows.count)], target)
+    }
+
+    /// `GET /changes?since=R` for a random `R` the history still reaches (or just no longer
+    /// reaches: 410 `gone`): one entry per revision since `R`, each the oracle's splice, and the
+    /// entries replayed onto the rows of revision `R` give the rows of now.
+    func checkChanges(of client: Int) throws {
+        let naive = clients[client].naive
+        let since = Int.random(in: max(0, naive.revision - history - 2) ... naive.revision, using: &rng)
+        let response = send("GET", "/changes", query: [("since", String(since))], client: client)
+        guard since >= naive.revision - history else {
+            try expect(response.status == 410 && response.errorCode == "gone",
+                       "/changes?since=\(since) at revision \(naive.revision), history \(history), answered \(response.status)")
+            return
+        }
+        try expect(response.status == 200, "/changes?since=\(since) answered \(response.status) \(response.json)")
+        let changes = try decode(ServedChanges.self, response, "/changes?since=\(since)")
+        try expect(changes.version == version && changes.revision == naive.revision
+            && changes.changes.map(\.revision) == Array(since + 1 ..< naive.revision + 1),
+            "/changes?since=\(since) answered revision \(changes.revision) and entries \(changes.changes.map(\.revision))")
+        let splices = changes.changes.map { $0.change?.rowChange }
+        try expect(splices == Array(naive.log[since...]),
+                   "/changes?since=\(since) answered \(splices), the oracle's log \(Array(naive.log[since...]))")
+        guard let old = clients[client].listings[since] else { throw ServiceDifference(description: "no listing kept for revision \(since)") }
+        if let problem = replayProblem(splices, onto: old, reaching: clients[client].listing) {
+            throw ServiceDifference(description: "/changes?since=\(since) replayed onto the rows of revision \(since): \(problem)")
+        }
+    }
+}
+
+extension ServiceDifferentialRun {
+    /// `GET /sessions/{id}`: the state by id must be the oracle's record (base; marks and flips
+    /// in menu order, each flip under the state it gives), with the session's revision and tag;
+    /// posted back to `POST /sessions` it must make a session (revision 0, nothing ignored) whose
+    /// whole table is this one's.
+    func checkPortable(of client: Int) throws {
+        guard let id = clients[client].id else { return }
+        let naive = clients[client].naive
+        let response = send("GET", "/sessions/\(id)", client: client)
+        try expect(response.status == 200 && response.header("ETag") == tag(revision: naive.revision),
+                   "GET /sessions/\(id) answered \(response.status), ETag \(response.header("ETag") ?? "none")")
+        let portable = try decode(ServedPortable.self, response, "GET /sessions/\(id)")
+        let groups = naive.menu.preorder().filter(\.isGroup)
+        let record = naive.record
+        let expected = ServedPortable.Expansion(
+            base: record.base.rawValue,
+            marks: groups.compactMap { group in record.marks[group.id].map { ServedPortable.Mark(id: group.id, mode: $0.rawValue) } },
+            expanded: groups.filter { record.flips.contains($0.id) && $0.isExpand }.map(\.id),
+            collapsed: groups.filter { record.flips.contains($0.id) && !$0.isExpand }.map(\.id))
+        try expect(portable.sessionId == id && portable.revision == naive.revision && portable.version == version,
+                   "GET /sessions/\(id) names session \(portable.sessionId) at revision \(portable.revision)")
+        try expect(portable.expansion == expected, "GET /sessions/\(id) answered \(portable.expansion), the oracle's \(expected)")
+        guard let object = response.json["expansion"], let body = try? JSONSerialization.data(withJSONObject: object) else {
+            throw ServiceDifference(description: "GET /sessions/\(id) has no expansion object")
+        }
+        let created = service.respond(to: HTTPRequest(method: "POST", path: "/sessions", body: Array(body)))
+        try expect(created.status == 201 && created.json["revision"] as? Int == 0 && (created.json["ignored"] as? [Any])?.isEmpty == true,
+                   "POST /sessions with the expansion answered \(created.status) \(created.json)")
+        guard let copy = created.header("X-Session-Id") else { throw ServiceDifference(description: "POST /sessions sent no X-Session-Id") }
+        let rows = service.respond(to: HTTPRequest(method: "GET", path: "/rows", query: [(name: "limit", value: "100000")],
+                                                   headers: [("X-Session-Id", copy)]))
+        let page = try decode(ServedPage.self, rows, "GET /rows of the session made from the expansion")
+        try expect(page.revision == 0, "the session made from the expansion is at revision \(page.revision)")
+        try compare(page.rows, clients[client].listing[...], "GET /rows of the session made from the expansion")
+        try expect(service.respond(to: HTTPRequest(method: "DELETE", path: "/sessions/\(copy)")).status == 204, "DELETE of the copy failed")
+    }
+}

@@ -1,0 +1,179 @@
+import Foundation
+import HTTPCore
+import MenuModel
+import MenuService
+import MenuServiceTestSupport
+import MenuSessions
+import MenuTestSupport
+import SeedMenu
+
+/// What the differential test found wrong, with the request it was found on.
+struct ServiceDifference: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// One run of the service-level differential test: a random menu served in-process
+/// (``MenuService/respond(to:)``, from a store keeping `history` splices per session), and
+/// several sessions on it, each with its twin ``NaiveSession``. ``step(_:)`` makes one random
+/// write for one session and then reads what the contract says must follow from it; the first
+/// difference is thrown.
+///
+/// Invariant: each client's naive twin has seen exactly the writes the service accepted for it;
+/// `listings` holds the naive listing of each of the client's last `history + 2` revisions (what
+/// a `/changes` replay starts from). Cost: a step is O(rows) for the whole-table read, plus
+/// O(n) per naive command, for n nodes.
+final class ServiceDifferentialRun {
+    struct Client {
+        var naive: NaiveSession
+        /// nil until the client's first accepted write created its session (it sends no
+        /// `X-Session-Id` until then, and reads the default view).
+        var id: String?
+        /// The naive listing now, and at each of the last revisions.
+        var listing: [NaiveRow]
+        var listings: [Int: [NaiveRow]] = [:]
+        /// The `ETag` of its last `/rows`.
+        var tag: String?
+
+        init(naive: NaiveSession) {
+            self.naive = naive
+            listing = naive.menu.listing()
+            listings[0] = listing
+        }
+    }
+
+    private(set) var service: MenuService
+    let version: String
+    let history: Int
+    /// The limits the store was opened with (`history` splices a session).
+    private(set) var limits: SessionLimits
+    let groupIDs: [String]
+    let rowIDs: [String]
+    let allIDs: [String]
+    var clients: [Client]
+    var rng: SplitMix64
+    /// The last operations, for the failure message.
+    var trail: [String] = []
+
+    /// A run on the menu of `spec`, served from the store `makeStore` opens with the limits given.
+    init(spec: [TreeSpec], sessions: Int, history: Int, rng: SplitMix64,
+         store makeStore: (MenuGeneration, SessionLimits) throws -> any SessionStore) throws {
+        let menu = try makeMenu(spec)
+        limits = SessionLimits.defaults
+        limits.changeHistory = history
+        service = MenuService(menu: menu, store: try makeStore(MenuGeneration(menu), limits), maxLimit: 100_000)
+        version = menu.version
+        self.history = history
+        self.rng = rng
+        let items = NaiveMenu(spec: spec).preorder()
+        groupIDs = items.filter(\.isGroup).map(\.id)
+        rowIDs = items.filter { !$0.isGroup }.map(\.id)
+        allIDs = items.map(\.id)
+        clients = (0 ..< sessions).map { _ in Client(naive: NaiveSession(spec: spec)) }
+        // All but the last session start by POST /sessions; the last by its first write.
+        for index in clients.indices.dropLast() {
+            let created = send("POST", "/sessions", client: index)
+            try expect(created.status == 201, "POST /sessions answered \(created.status)")
+            clients[index].id = created.header("X-Session-Id")
+        }
+    }
+
+    // MARK: Requests
+
+    func send(_ method: String, _ path: String, query: [(String, String)] = [], client: Int,
+              headers: [(name: String, value: String)] = [], body: String? = nil) -> HTTPResponse {
+        var all = headers
+        if let id = clients[client].id { all.append(("X-Session-Id", id)) }
+        return service.respond(to: HTTPRequest(method: method, path: path, query: query.map { (name: $0.0, value: $0.1) },
+                                               headers: all, body: body.map { Array($0.utf8) } ?? []))
+    }
+
+    func decode<Value: Decodable>(_ type: Value.Type, _ response: HTTPResponse, _ what: String) throws -> Value {
+        do {
+            return try JSONDecoder().decode(type, from: Data(response.body))
+        } catch {
+            throw ServiceDifference(description: "\(what): \(error) in \(String(decoding: response.body, as: UTF8.self).prefix(400))")
+        }
+    }
+
+    func expect(_ condition: Bool, _ message: @autoclosure () -> String) throws {
+        if !condition { throw ServiceDifference(description: message()) }
+    }
+
+    /// The tag the contract gives a read of revision `revision` (the random menus' versions are
+    /// hex digits, which need no percent-encoding).
+    func tag(revision: Int) -> String { "\"\(version)-\(revision)\"" }
+
+    /// Sends `command` the way the contract spells it (a plain set now and then with an explicit
+    /// `"recursive": false`).
+    func send(_ command: ExpansionCommand, by client: Int, headers: [(name: String, value: String)]) -> HTTPResponse {
+        switch command {
+        case .toggle(let id): return send("POST", "/groups/\(id)/toggle", client: client, headers: headers)
+        case .set(let id, let expanded):
+            let recursive = Bool.random(using: &rng) ? "" : ",\"recursive\":false"
+            return send("PUT", "/groups/\(id)/expansion", client: client, headers: headers, body: "{\"isExpanded\":\(expanded)\(recursive)}")
+        case .setSubtree(let id, let expanded):
+            return send("PUT", "/groups/\(id)/expansion", client: client, headers: headers,
+                        body: "{\"recursive\":true,\"isExpanded\":\(expanded)}")
+        case .setAll(let mode): return send("PUT", "/expansion", client: client, headers: headers, body: "{\"all\":\"\(mode.rawValue)\"}")
+        case .reveal(let id): return send("POST", "/nodes/\(id)/reveal", client: client, headers: headers)
+        }
+    }
+
+    /// Serves the same sessions from `store` from now on (a durable store reopened: a restart):
+    /// every session's whole table must come back with its revision and `ETag`, and its splices
+    /// must not (`/changes` answers only the current revision; anything older is 410).
+    func restart(on store: any SessionStore) throws {
+        service = MenuService(menu: service.menu, store: store, maxLimit: 100_000)
+        for client in clients.indices where clients[client].id != nil {
+            try checkTable(of: client)
+            let revision = clients[client].naive.revision
+            let now = send("GET", "/changes", query: [("since", String(revision))], client: client)
+            try expect(now.status == 200 && (now.json["changes"] as? [Any])?.isEmpty == true,
+                       "/changes at the current revision after a restart answered \(now.status) \(now.json)")
+            if revision > 0 {
+                let older = send("GET", "/changes", query: [("since", String(revision - 1))], client: client)
+                try expect(older.status == 410, "/changes?since=\(revision - 1) after a restart answered \(older.status)")
+            }
+        }
+    }
+
+    // MARK: Steps
+
+    /// One random write by one random client, every read that must follow from it, and now and
+    /// then every other client's whole table.
+    func step(_ number: Int) throws {
+        let client = Int.random(in: clients.indices, using: &rng)
+        let command = randomCommand()
+        try write(command, by: client)
+        try checkTable(of: client)
+        for _ in 0 ..< 3 { try checkNode(allIDs.randomElement(using: &rng)!, of: client) }
+        for _ in 0 ..< 2 { try checkAnchoredPage(of: client) }
+        if number % 4 == 0 { try checkChanges(of: client) }
+        if number % 8 == 0 { try checkPortable(of: client) }
+        if number % 20 == 0 {
+            for other in clients.indices where other != client { try checkTable(of: other) }
+        }
+    }
+
+    func randomCommand() -> ExpansionCommand {
+        let group = groupIDs.randomElement(using: &rng)!
+        let expanded = Bool.random(using: &rng)
+        let dice = Int.random(in: 0 ..< 100, using: &rng)
+        // Now and then a command that must be refused: a row where a group is needed, an id no
+        // node has.
+        let target = switch Int.random(in: 0 ..< 40, using: &rng) {
+        case 0 where !rowIDs.isEmpty: rowIDs.randomElement(using: &rng)!
+        case 1: group + "-x"
+        default: group
+        }
+        switch dice {
+        case ..<28: return .toggle(groupID: target)
+        case ..<46: return .set(groupID: target, isExpanded: expanded)
+        case ..<62: return .setSubtree(groupID: target, isExpanded: expanded)
+        case ..<69: return .setAll(ExpansionMode.allCases.randomElement(using: &rng)!)
+        default:
+            let node = Int.random(in: 0 ..< 40, using: &rng) == 0 ? "no-such-node" : allIDs.randomElement(using: &rng)!
+            return .reveal(nodeID: node)
+        }
+    }
+}
