@@ -36,8 +36,15 @@ let package = Package(
         .target(name: "MenuSessions", dependencies: ["MenuModel"], swiftSettings: strict),
         // The embedded durable store: journal + snapshot in a data directory.
         .target(name: "MenuSessionsDurable", dependencies: ["MenuModel", "MenuSessions"], swiftSettings: strict),
+        // The browser page (GET /): its HTML, JS and CSS compiled into the binary as byte arrays.
+        .target(
+            name: "WebAssets", path: "Web", resources: [
+                .embedInCode("index.html"), .embedInCode("cells.js"), .embedInCode("session.js"), .embedInCode("app.js"),
+                .embedInCode("app.css"),
+            ],
+            swiftSettings: strict),
         // The API: request value in, response value out (routing, JSON). No C, no concrete store, no files.
-        .target(name: "MenuService", dependencies: ["MenuModel", "MenuSessions", "HTTPCore"], swiftSettings: strict),
+        .target(name: "MenuService", dependencies: ["MenuModel", "MenuSessions", "HTTPCore", "WebAssets"], swiftSettings: strict),
         // The composition root as a library: settings, store choice, reload, start and stop.
         .target(
             name: "MenuApp",

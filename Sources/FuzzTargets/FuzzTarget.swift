@@ -35,6 +35,9 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     /// `X-Request-Id`: a value accepted is exactly the input and sane (1 to 128 printable ASCII
     /// bytes, no space); one refused is replaced by a made id, which is sane too.
     case requestid
+    /// The CORS headers (`Origin`, `Access-Control-Request-Method`, `-Headers`) as ``CrossOriginRequest``
+    /// reads them, a `--cors-origin` value, and a preflight and a read through a service with a policy.
+    case cors
 
     /// Built once per process: the targets only read it.
     static let service: MenuService = {
@@ -63,6 +66,8 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
             return Self.checkRequestID(bytes)
         case .preconditions:
             return Self.checkPreconditions(bytes)
+        case .cors:
+            return Self.checkCORS(bytes)
         }
     }
 
@@ -133,11 +138,16 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         return HTTPRequest(method: method, path: part(1), query: query, headers: headers, body: Array(part(4).utf8))
     }
 
-    /// No 5xx; a JSON body (none only for 204 and 304); an error is exactly
+    /// No 5xx; a JSON body (none only for 204 and 304, a page file's bytes for its 200); an error is exactly
     /// `{"error":{"code","message"}}`, with the current `revision` beside it on a 412.
     static func checkAnswer(_ response: HTTPResponse) -> String? {
         guard response.status < 500 else { return "5xx for client input: \(response.status)" }
         if response.status == 204 || response.status == 304 { return response.body.isEmpty ? nil : "a \(response.status) with a body" }
+        // The browser page's files (GET /, /app.js, /app.css) are the one 200 that is not JSON.
+        if response.status == 200, let type = response.headers.first(where: { $0.name == "Content-Type" })?.value,
+           let asset = WebAsset.allCases.first(where: { $0.contentType == type }) {
+            return response.body == asset.bytes ? nil : "\(asset.path) answered other bytes than the file"
+        }
         guard let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any] else {
             return "\(response.status) body is not a JSON object: \(String(decoding: response.body.prefix(200), as: UTF8.self))"
         }

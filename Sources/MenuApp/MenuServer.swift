@@ -68,7 +68,8 @@ package final class MenuServer: Sendable {
         let service = MenuService(
             store: store, maxLimit: settings.maxLimit,
             sessionRateLimiter: settings.sessionRatePerMinute > 0 ? SessionRateLimiter(perMinute: settings.sessionRatePerMinute) : nil,
-            trustedProxy: settings.trustedProxy, metricsPage: settings.metricsListen == nil ? metrics.page : nil)
+            trustedProxy: settings.trustedProxy, metricsPage: settings.metricsListen == nil ? metrics.page : nil,
+            crossOriginPolicy: settings.crossOriginPolicy)
         let observed = ObservedService(service: service, metrics: metrics, log: serverLog)
         var configuration = HTTPServerConfiguration()
         configuration.host = settings.host

@@ -59,6 +59,14 @@ package struct ServerSettings: Sendable, Equatable {
     package var logLevel = LogLevel.info
     /// No request lines (events are still logged).
     package var quiet = false
+    /// The other origins a browser may call the API from (`--cors-origin`, each checked), `*` for
+    /// reads from any origin; empty: none.
+    package var corsOrigins: [String] = []
+
+    /// The policy ``corsOrigins`` name; nil when they name none.
+    package var crossOriginPolicy: CrossOriginPolicy? {
+        corsOrigins.isEmpty ? nil : try? CrossOriginPolicy(origins: corsOrigins)
+    }
 
     package init() {}
 
@@ -81,6 +89,9 @@ package struct ServerSettings: Sendable, Equatable {
         /// A flag without a value (`--quiet` means `yes`); its variable still takes `yes` or `no`.
         var isSwitch = false
         let apply: @Sendable (inout ServerSettings, String) throws(SettingsError) -> Void
+        /// For an option that may be given more than once (each adds to the value): empties the
+        /// value before the first flag, so the flags replace the environment variable's value.
+        var reset: (@Sendable (inout ServerSettings) -> Void)? = nil
     }
 
     /// What an integer option accepts and where it puts the value.
@@ -158,7 +169,29 @@ package struct ServerSettings: Sendable, Equatable {
             default: throw .invalidValue(source: "--quiet", value: v, expected: "yes or no")
             }
         },
+        corsOrigin,
     ]
+
+    /// `--cors-origin`: repeatable, each value one origin or several separated by commas (as the
+    /// environment variable takes them); `*` lets any origin read.
+    private static let corsOrigin: Option = {
+        var option = text("--cors-origin", "MENU_CORS_ORIGIN", "ORIGIN",
+                          "let a web app on ORIGIN (scheme://host[:port]) call the API from a browser; repeatable or comma-separated; * lets any origin read (GET, HEAD) but not write",
+                          shown: "none") { s, v throws(SettingsError) in
+            let values = v.split(separator: ",").map(CrossOriginPolicy.trimmed).filter { !$0.isEmpty }
+            guard !values.isEmpty else { throw .invalidValue(source: "--cors-origin", value: v, expected: "an origin such as http://localhost:3000, or *") }
+            for value in values {
+                do throws(CrossOriginPolicyError) {
+                    if value != "*" { _ = try CrossOriginPolicy.serializedOrigin(value) }
+                } catch {
+                    throw .invalidValue(source: "--cors-origin", value: value, expected: "an origin, scheme://host[:port] (\(error.reason))")
+                }
+                if !s.corsOrigins.contains(value) { s.corsOrigins.append(value) }
+            }
+        }
+        option.reset = { $0.corsOrigins = [] }
+        return option
+    }()
 
     /// An option whose value is text; `shown` is its default as `--help` prints it.
     private static func text(_ flag: String, _ environment: String, _ placeholder: String, _ help: String, shown: String,
@@ -214,6 +247,7 @@ package struct ServerSettings: Sendable, Equatable {
             }
         }
         var index = 0
+        var repeated: Set<String> = []  // the flags given so far
         while index < arguments.count {
             let argument = arguments[index]
             index += 1
@@ -224,6 +258,8 @@ package struct ServerSettings: Sendable, Equatable {
             let flag = equals.map { String(argument[..<$0]) } ?? argument
             let inline = equals.map { String(argument[argument.index(after: $0)...]) }
             guard let option = options.first(where: { $0.flag == flag }) else { throw .unknownFlag(argument) }
+            if let reset = option.reset, !repeated.contains(flag) { reset(&settings) }
+            repeated.insert(flag)
             let value: String
             if let inline {
                 value = inline

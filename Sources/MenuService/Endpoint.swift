@@ -32,6 +32,12 @@ package enum Endpoint: Hashable, Sendable {
     case revealNode(id: String)
     /// `GET`/`HEAD /metrics`: the Prometheus text exposition (404 when served on its own listener).
     case metrics
+    /// `GET`/`HEAD /`: the browser page.
+    case webPage
+    /// `GET`/`HEAD /app.js`: the page's script.
+    case webScript
+    /// `GET`/`HEAD /app.css`: the page's style sheet.
+    case webStyle
 
     /// Every route the service answers, in the order a client reads them (the 404 hint) and with
     /// its methods in the order of its `Allow`: the single source of routing, the unknown-parameter
@@ -50,6 +56,9 @@ package enum Endpoint: Hashable, Sendable {
         Route(["GET", "HEAD"], "/nodes/{id}", Endpoint.node(id:)),
         Route(["POST"], "/nodes/{id}/reveal", Endpoint.revealNode(id:)),
         Route(["GET", "HEAD"], "/metrics", .metrics),
+        Route(["GET", "HEAD"], WebAsset.page.path, .webPage),
+        Route(["GET", "HEAD"], WebAsset.script.path, .webScript),
+        Route(["GET", "HEAD"], WebAsset.style.path, .webStyle),
     ]
 
     /// Every route as a client reads it, built from ``routes`` once: `GET or HEAD /rows, …, PUT
@@ -101,6 +110,12 @@ package enum Endpoint: Hashable, Sendable {
         route = matched
         try Self.routes[matched].admit(request, allowed: Self.allowed[matched])
         self = endpoint
+    }
+
+    /// The route whose template `request`'s path is, whatever the method (a CORS preflight asks
+    /// about another method than its own); 404 `not_found` when none is.
+    package static func route(forPathOf request: HTTPRequest) throws(APIError) -> Route {
+        routes[try route(of: request).0]
     }
 
     /// The index in ``routes`` of the route whose template `request`'s path is, and the endpoint it

@@ -18,6 +18,8 @@ package final class MenuService: Sendable {
     package let sessionRateLimiter: SessionRateLimiter?
     /// The proxy whose `X-Forwarded-For` names the client (``HTTPRequest/clientAddress(trustedProxy:)``).
     package let trustedProxy: IPAddress?
+    /// The other origins a browser may call the API from (`--cors-origin`); nil: none.
+    package let crossOriginPolicy: CrossOriginPolicy?
     /// The page size when a request names no `limit` (or `maxLimit` when that is smaller).
     package static let defaultLimit = 50
     /// The largest `limit` a client may ask for unless the server is told otherwise (`--max-limit`).
@@ -38,13 +40,15 @@ package final class MenuService: Sendable {
 
     /// A service answering from the store's current menu. `maxLimit` must be in ``maxLimitRange``.
     package init(store: any SessionStore, maxLimit: Int = MenuService.defaultMaxLimit,
-                 sessionRateLimiter: SessionRateLimiter? = nil, trustedProxy: IPAddress? = nil, metricsPage: MetricsPage? = nil) {
+                 sessionRateLimiter: SessionRateLimiter? = nil, trustedProxy: IPAddress? = nil, metricsPage: MetricsPage? = nil,
+                 crossOriginPolicy: CrossOriginPolicy? = nil) {
         precondition(Self.maxLimitRange.contains(maxLimit), "maxLimit \(maxLimit) is outside \(Self.maxLimitRange)")
         self.metricsPage = metricsPage
         self.store = store
         self.maxLimit = maxLimit
         self.sessionRateLimiter = sessionRateLimiter
         self.trustedProxy = trustedProxy
+        self.crossOriginPolicy = crossOriginPolicy
         served = Mutex(ServedMenu(store.currentMenu))
     }
 
@@ -83,8 +87,22 @@ package final class MenuService: Sendable {
     }
 
     /// ``respond(to:)``, also setting `route` to the index in ``Endpoint/routes`` of the route
-    /// the path matched, or leaving it when none did.
+    /// the path matched, or leaving it when none did (a CORS preflight is answered before routing).
     package func respond(to request: HTTPRequest, route: inout Int) -> HTTPResponse {
+        guard let policy = crossOriginPolicy else { return answer(request, route: &route) }
+        if CrossOriginRequest.isPreflight(request) {
+            do { return try preflight(request, policy: policy) } catch {
+                var response = errorResponse(error)
+                response.headers.append(("Vary", "Origin"))
+                return response
+            }
+        }
+        var response = answer(request, route: &route)
+        addCrossOriginHeaders(to: &response, for: request, policy: policy)
+        return response
+    }
+
+    private func answer(_ request: HTTPRequest, route: inout Int) -> HTTPResponse {
         do {
             return try self.route(request, route: &route)
         } catch {
@@ -135,6 +153,9 @@ package final class MenuService: Sendable {
             guard let metricsPage else { throw .notFound(path: "/metrics") }
             return HTTPResponse(status: 200, headers: [(name: "Content-Type", value: metricsPage.contentType)],
                                 body: Array(metricsPage.render().utf8))
+        case .webPage: return try webAsset(.page, request)
+        case .webScript: return try webAsset(.script, request)
+        case .webStyle: return try webAsset(.style, request)
         }
     }
 

@@ -217,7 +217,7 @@ struct ContractErrorTests {
     // MARK: 404 not_found
 
     static let unknownPaths = [
-        "/", "/nope", "/rows/", "/rows/extra", "/ROWS", "/count.json", "/healthz/", "/groups", "/groups/beer",
+        "//", "/nope", "/rows/", "/rows/extra", "/ROWS", "/count.json", "/healthz/", "/groups", "/groups/beer",
         "/groups/beer/toggle/extra", "/groups//toggle", "/groups/beer/expand", "/sessions/", "/sessions/a/b",
         "/menu?offset=1", "/%22quote%5Cbackslash%0Anewline%01", "/%FF%FE", "/%E4%B8%BB%E8%8F%9C",
         "/groups/x/open", "//rows",

@@ -116,6 +116,6 @@ import MenuServiceTestSupport
         }
         #expect(message == "no resource at /menu; the routes are GET or HEAD /rows, GET or HEAD /count, GET or HEAD /changes, GET or HEAD /healthz, "
             + "POST /sessions, GET or HEAD /sessions/{id}, DELETE /sessions/{id}, POST /groups/{id}/toggle, PUT /groups/{id}/expansion, PUT /expansion, "
-            + "GET or HEAD /nodes/{id}, POST /nodes/{id}/reveal, GET or HEAD /metrics")
+            + "GET or HEAD /nodes/{id}, POST /nodes/{id}/reveal, GET or HEAD /metrics, GET or HEAD /, GET or HEAD /app.js, GET or HEAD /app.css")
     }
 }

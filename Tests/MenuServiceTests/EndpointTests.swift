@@ -28,6 +28,8 @@ import MenuTestSupport
         ("POST", "/nodes/snow-beer/reveal", .revealNode(id: "snow-beer")),
         ("POST", "/nodes/reveal/reveal", .revealNode(id: "reveal")),
         ("GET", "/metrics", .metrics), ("HEAD", "/metrics", .metrics),
+        ("GET", "/", .webPage), ("HEAD", "/", .webPage), ("GET", "/app.js", .webScript), ("HEAD", "/app.js", .webScript),
+        ("GET", "/app.css", .webStyle), ("HEAD", "/app.css", .webStyle),
     ]
 
     /// Requests refused while routing, written out: a path no route spells is 404 whatever the
@@ -90,6 +92,9 @@ import MenuTestSupport
         case .node(let id): ("node", id)
         case .revealNode(let id): ("revealNode", id)
         case .metrics: ("metrics", nil)
+        case .webPage: ("webPage", nil)
+        case .webScript: ("webScript", nil)
+        case .webStyle: ("webStyle", nil)
         }
     }
 
@@ -128,12 +133,13 @@ import MenuTestSupport
     /// Each template once, in table order.
     static let templates: [String] = Endpoint.routes.map(\.template).reduce(into: []) { if !$0.contains($1) { $0.append($1) } }
 
-    /// The paths next to `route`'s: one segment longer, one shorter, with a trailing slash, and
-    /// with an empty id where it has one.
+    /// The paths next to `route`'s: one segment longer, one shorter (for a one-segment path, which
+    /// would be `/`, the page, its last segment one byte longer), with a trailing slash, and with an
+    /// empty id where it has one.
     static func neighbours(of route: Endpoint.Route) -> [String] {
         let own = path(of: route)
         let shorter = String(own[..<own.lastIndex(of: "/")!])
-        var paths = [own + "/extra", shorter.isEmpty ? "/" : shorter, own + "/"]
+        var paths = [own + "/extra", shorter.isEmpty ? own + "x" : shorter, own + "/"]
         if route.template.contains("{id}") { paths.append(Self.path(of: route, id: "")) }
         return paths
     }

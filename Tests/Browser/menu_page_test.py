@@ -1,0 +1,383 @@
+"""The browser page (GET /) and CORS, driven in headless Chromium with Selenium.
+
+Run by scripts/browser-test, which installs Chromium, chromedriver and Selenium and passes:
+  MENU_SERVER   the built menu-server binary
+  MENU_BENCH    the built menu-bench binary (writes the large generated menu)
+  OUT           the directory for screenshots and logs
+
+Every wait is for a DOM condition (explicit waits, bounded); nothing asserts a time. Each check
+compares what the page shows with what the API answers for the page's own session.
+"""
+
+import http.server
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+import urllib.error
+import urllib.request
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import WebDriverWait
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+OUT = os.environ.get("OUT", os.path.join(ROOT, ".build", "browser-test"))
+WAIT = 30  # seconds any one DOM condition may take to hold (a loaded machine)
+
+
+class Server:
+    """A menu-server process on a free port of 127.0.0.1."""
+
+    def __init__(self, config, *flags):
+        self.process = subprocess.Popen(
+            [os.environ["MENU_SERVER"], "--port", "0", "--config", config, *flags],
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        for line in self.process.stdout:
+            match = re.match(r"menu-server listening on (http://\S+)", line)
+            if match:
+                self.url = match.group(1)
+                return
+        raise RuntimeError(f"menu-server did not start with {config}")
+
+    def call(self, method, path, session=None, body=None, headers=None):
+        """(status, headers, JSON body or None) of one request."""
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.url + path, data=data, method=method, headers=dict(headers or {}))
+        if session:
+            request.add_header("X-Session-Id", session)
+        if data is not None:
+            request.add_header("Content-Type", "application/json")
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                text = response.read()
+                return response.status, response.headers, json.loads(text) if text else None
+        except urllib.error.HTTPError as error:
+            text = error.read()
+            return error.code, error.headers, json.loads(text) if text else None
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait(timeout=30)
+
+
+def browser():
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1200,800",
+                     "--disable-gpu", "--lang=en-US"]:
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+
+
+def wait(driver, condition, what):
+    # A row element may be replaced between finding it and reading it: try again at the next poll.
+    try:
+        return WebDriverWait(driver, WAIT, poll_frequency=0.05, ignored_exceptions=(StaleElementReferenceException,)).until(
+            lambda d: condition(d))
+    except TimeoutException:
+        driver.save_screenshot(os.path.join(OUT, "failure.png"))
+        seen = driver.execute_script(
+            "const s = window.menuPage.state; return JSON.stringify({revision: s.revision, count: s.count, etag: s.etag, "
+            "epoch: s.epoch, session: s.sessionId, status: document.getElementById('status').textContent, "
+            "rows: [...document.querySelectorAll('#spacer > .row')].map(e => e.dataset.key).slice(0, 30)})")
+        raise AssertionError(f"timed out waiting for {what}; the page: {seen}")
+
+
+def dom_rows(driver):
+    """The data rows in the DOM, in index order, as the page shows them."""
+    return driver.execute_script("""
+        return [...document.querySelectorAll('#spacer > .row')].map(e => ({
+            index: Number(e.dataset.index), id: e.dataset.id || null,
+            level: Number(e.getAttribute('aria-level')), rowindex: Number(e.getAttribute('aria-rowindex')),
+            expanded: e.getAttribute('aria-expanded'),
+            title: e.querySelector('.title') ? e.querySelector('.title').textContent : null,
+            top: e.getBoundingClientRect().top,
+        })).sort((a, b) => a.index - b.index);""")
+
+
+def session_of(driver):
+    return driver.execute_script("return (JSON.parse(localStorage.getItem('menu-server.session')) || {}).sessionId || null")
+
+
+def loaded(driver):
+    """Every row in the DOM has its data (none is a placeholder) and there is at least one."""
+    rows = dom_rows(driver)
+    return rows and all(row["id"] for row in rows) and rows
+
+
+def expect_dom_matches_api(driver, server):
+    """Every row in the DOM is the API's row at its index for the page's session."""
+    rows = wait(driver, loaded, "the rows in view to load")
+    session = session_of(driver)
+    first, last = rows[0]["index"], rows[-1]["index"]
+    status, _, page = server.call("GET", f"/rows?offset={first}&limit={last - first + 1}", session)
+    assert status == 200, page
+    api = {row["index"]: row for row in page["rows"]}
+    for row in rows:
+        want = api[row["index"]]
+        assert row["id"] == want["id"] and row["title"] == want["title"], (row, want)
+        assert row["level"] == want["depth"] + 1 and row["rowindex"] == want["index"] + 2, (row, want)
+        assert row["expanded"] == (str(want["isExpanded"]).lower() if want["isGroup"] else None), (row, want)
+    count = int(driver.find_element(By.ID, "grid").get_attribute("aria-rowcount")) - 1
+    assert count == page["count"], (count, page["count"])
+    return rows, page
+
+
+def row_element(driver, node_id):
+    return driver.find_element(By.CSS_SELECTOR, f'#spacer > .row[data-id="{node_id}"]')
+
+
+def expanded_flag(driver, node_id):
+    return driver.execute_script(
+        "const e = document.querySelector(`#spacer > .row[data-id='${arguments[0]}']`); return e ? e.getAttribute('aria-expanded') : null",
+        node_id)
+
+
+def supports(server, method, path, body):
+    status, _, answer = server.call(method, path, body=body)
+    return status not in (404, 405) or (answer or {}).get("error", {}).get("code") not in ("not_found", "method_not_allowed")
+
+
+def test_sichuan(driver, server):
+    driver.get(server.url + "/")
+    driver.execute_script("localStorage.clear()")
+    driver.get(server.url + "/")
+    rows, page = expect_dom_matches_api(driver, server)
+    assert page["count"] == 30 and session_of(driver) is None  # the default expansion, no session yet
+    assert driver.find_element(By.CSS_SELECTOR, '[data-id="mapo-tofu"] .pepper') is not None
+    assert "¥" in row_element(driver, "mapo-tofu").find_element(By.CSS_SELECTOR, ".price").text or \
+        "CN" in row_element(driver, "mapo-tofu").find_element(By.CSS_SELECTOR, ".price").text
+
+    # Close a group with the mouse: the splice removes its rows, a session is created and kept.
+    row_element(driver, "breakfast").find_element(By.CSS_SELECTOR, ".twisty").click()
+    wait(driver, lambda d: expanded_flag(d, "breakfast") == "false", "breakfast to collapse")
+    wait(driver, lambda d: session_of(d) is not None, "the session id in localStorage")
+    wait(driver, lambda d: not d.find_elements(By.CSS_SELECTOR, '[data-id="dan-dan-noodles"]'), "breakfast's rows to go")
+    _, page = expect_dom_matches_api(driver, server)
+    assert page["count"] == 25, page["count"]
+
+    # Keyboard: focus beer, collapse it with ArrowLeft, open it again with ArrowRight, Enter toggles.
+    row_element(driver, "beer").click()
+    active = driver.switch_to.active_element
+    assert active.get_attribute("data-id") == "beer"
+    active.send_keys(Keys.ARROW_LEFT)
+    wait(driver, lambda d: expanded_flag(d, "beer") == "false", "ArrowLeft to collapse beer")
+    driver.switch_to.active_element.send_keys(Keys.ARROW_RIGHT)
+    wait(driver, lambda d: expanded_flag(d, "beer") == "true", "ArrowRight to expand beer")
+    driver.switch_to.active_element.send_keys(Keys.ARROW_DOWN)
+    wait(driver, lambda d: d.switch_to.active_element.get_attribute("data-id") == "snow-beer", "ArrowDown to move to snow-beer")
+    driver.switch_to.active_element.send_keys(Keys.ARROW_LEFT)  # a leaf: to its parent
+    wait(driver, lambda d: d.switch_to.active_element.get_attribute("data-id") == "beer", "ArrowLeft on a leaf to its group")
+    driver.switch_to.active_element.send_keys(Keys.ENTER)
+    wait(driver, lambda d: expanded_flag(d, "beer") == "false", "Enter to collapse beer")
+    expect_dom_matches_api(driver, server)
+
+    # Reveal a hidden row: its group opens and it gets the focus.
+    driver.find_element(By.ID, "reveal-id").send_keys("tsingtao-beer", Keys.ENTER)
+    wait(driver, lambda d: d.switch_to.active_element.get_attribute("data-id") == "tsingtao-beer", "tsingtao-beer revealed")
+    assert expanded_flag(driver, "beer") == "true"
+    expect_dom_matches_api(driver, server)
+
+    # The session survives a reload (localStorage).
+    session = session_of(driver)
+    driver.refresh()
+    expect_dom_matches_api(driver, server)
+    assert session_of(driver) == session and expanded_flag(driver, "breakfast") == "false"
+
+    # Another tab of the same session writes: the page catches up through ETag + /changes on focus.
+    status, _, _ = server.call("POST", "/groups/drinks/toggle", session)
+    assert status == 200
+    driver.execute_script("window.menuPage.sync()")
+    wait(driver, lambda d: expanded_flag(d, "drinks") == "false", "the other tab's collapse of drinks")
+    expect_dom_matches_api(driver, server)
+    server.call("POST", "/groups/drinks/toggle", session)
+    driver.execute_script("window.menuPage.sync()")
+    wait(driver, lambda d: expanded_flag(d, "drinks") == "true", "the other tab's expand of drinks")
+
+    # Expand all and collapse all (PUT /expansion; the page disables both on a server without it).
+    assert supports(server, "PUT", "/expansion", {"all": "default"})
+    driver.find_element(By.ID, "collapse-all").click()
+    wait(driver, lambda d: d.find_element(By.ID, "grid").get_attribute("aria-rowcount") == "4", "collapse all (3 rows)")
+    expect_dom_matches_api(driver, server)
+    driver.find_element(By.ID, "expand-all").click()
+    wait(driver, lambda d: d.find_element(By.ID, "grid").get_attribute("aria-rowcount") == "31", "expand all (30 rows)")
+    expect_dom_matches_api(driver, server)
+    row_element(driver, "breakfast").find_element(By.CSS_SELECTOR, ".twisty").click()
+    wait(driver, lambda d: expanded_flag(d, "breakfast") == "false", "breakfast to collapse again")
+
+    # Portable state: with GET /sessions/{id}, the expansion is kept by id in localStorage, and a
+    # lost session (expired, or a restarted server) comes back in a new one with the same groups.
+    assert supports(server, "GET", "/sessions/" + session_of(driver), None)
+    wait(driver, lambda d: d.execute_script(
+        "const s = JSON.parse(localStorage.getItem('menu-server.session')); return s.expansion && "
+        "JSON.stringify(s.expansion).includes('breakfast')"), "the portable expansion in localStorage")
+    lost = session_of(driver)
+    server.call("DELETE", "/sessions/" + lost)
+    driver.refresh()
+    wait(driver, lambda d: session_of(d) not in (None, lost), "a new session restored from localStorage")
+    rows, _ = expect_dom_matches_api(driver, server)
+    assert expanded_flag(driver, "breakfast") == "false" and expanded_flag(driver, "drinks") == "true"
+    print("browser-test: portable state restored into a new session")
+
+    driver.save_screenshot(os.path.join(OUT, "sichuan.png"))
+
+
+def test_settings(driver, server):
+    driver.get(server.url + "/")
+    driver.execute_script("localStorage.clear()")
+    driver.get(server.url + "/")
+    expect_dom_matches_api(driver, server)
+    row_element(driver, "general").find_element(By.CSS_SELECTOR, ".twisty").click()
+    wait(driver, lambda d: expanded_flag(d, "general") == "true", "general to expand")
+    wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, '[data-id="software-update"] .chip.badge'), "the badge chip")
+    expect_dom_matches_api(driver, server)
+    driver.save_screenshot(os.path.join(OUT, "settings.png"))
+
+
+def test_large_menu_stays_virtualized(driver, server):
+    driver.get(server.url + "/")
+    driver.execute_script("localStorage.clear()")
+    driver.get(server.url + "/")
+    _, page = expect_dom_matches_api(driver, server)
+    assert page["count"] > 10_000, page["count"]
+    most = scroll_far(driver, server, page["count"])
+    print(f"browser-test: {page['count']} rows, at most {most} in the DOM while scrolling")
+    # Every group open, and the scroll height scaled (more rows than 200 000 px hold at 36 px).
+    driver.get(server.url + "/#max-scroll-px=200000")
+    driver.refresh()  # a new fragment alone loads nothing
+    wait(driver, loaded, "the rows in view to load")
+    driver.find_element(By.ID, "expand-all").click()
+    wait(driver, lambda d: int(d.find_element(By.ID, "grid").get_attribute("aria-rowcount")) > 100_000, "expand all")
+    _, page = expect_dom_matches_api(driver, server)
+    height = driver.execute_script("return document.getElementById('spacer').offsetHeight")
+    assert height == 200_000 and page["count"] * 36 > height, (height, page["count"])
+    most = scroll_far(driver, server, page["count"])
+    print(f"browser-test: all expanded, {page['count']} rows in {height} px of scrolling, at most {most} in the DOM")
+
+
+def scroll_far(driver, server, count):
+    """Scrolls to a quarter, half, the end and a tenth, then to the last row by keyboard, checking
+    the rows in view against the API each time; returns the most rows the DOM held."""
+    most = 0
+    for fraction in [0.25, 0.5, 0.999, 0.1]:
+        driver.execute_script(f"const v = document.getElementById('viewport'); v.scrollTop = (v.scrollHeight - v.clientHeight) * {fraction}")
+        expected = int((count - 1) * fraction * 0.9)
+        wait(driver, lambda d: (loaded(d) or [{"index": -1}])[0]["index"] >= expected - 200 and
+             abs(loaded(d)[0]["index"] - count * fraction) < count * 0.05 + 100, f"rows near {fraction:.0%} to load")
+        rows, _ = expect_dom_matches_api(driver, server)
+        most = max(most, len(driver.find_elements(By.CSS_SELECTOR, "#spacer > .row")))
+    # 800 px of viewport at 36 px a row is about 20 rows, plus 8 of overscan each side.
+    assert most <= 60, f"{most} rows in the DOM"
+    # Scrolled away from the focused row, the grid is still one Tab stop: a row in view.
+    stops = driver.execute_script("return [...document.querySelectorAll('#spacer > .row')].filter(e => e.tabIndex === 0).length")
+    assert stops == 1, f"{stops} rows in the tab order"
+    # A row in the middle of the view, clicked beside its title (a click on the title toggles).
+    driver.execute_script(
+        "const v = document.getElementById('viewport').getBoundingClientRect();"
+        "return document.elementFromPoint(v.left + v.width * 0.8, v.top + v.height / 2).closest('.row')").click()
+    driver.switch_to.active_element.send_keys(Keys.END)
+    wait(driver, lambda d: d.switch_to.active_element.get_attribute("aria-rowindex") == str(count + 1), "End to focus the last row")
+    expect_dom_matches_api(driver, server)
+    return most
+
+
+CROSS_ORIGIN_PAGE = """<!doctype html><meta charset="utf-8"><title>other origin</title><pre id="out">running</pre>
+<script>
+(async () => {
+  const api = new URLSearchParams(location.search).get("api");
+  const out = {};
+  try {
+    const toggled = await fetch(api + "/groups/drinks/toggle", { method: "POST", headers: { "Content-Type": "application/json" } });
+    out.toggle = toggled.status;
+    out.session = toggled.headers.get("X-Session-Id");
+    const rows = await fetch(api + "/rows?limit=50", { headers: { "X-Session-Id": out.session } });
+    out.etag = rows.headers.get("ETag");
+    out.count = (await rows.json()).count;
+    const again = await fetch(api + "/rows?limit=50", { headers: { "X-Session-Id": out.session, "If-None-Match": out.etag } });
+    out.revalidated = again.status;
+  } catch (error) {
+    out.error = String(error);
+  }
+  document.getElementById("out").textContent = JSON.stringify(out);
+})();
+</script>"""
+
+
+def test_cross_origin(driver, menu):
+    """A page on a second local server uses the API of a menu-server that names its origin."""
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            body = CROSS_ORIGIN_PAGE.encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *arguments):
+            pass
+
+    web = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=web.serve_forever, daemon=True).start()
+    port = web.server_address[1]
+    api = Server(menu, "--cors-origin", f"http://127.0.0.1:{port}")
+    try:
+        def result(origin_host):
+            driver.get(f"http://{origin_host}:{port}/?api={api.url}")
+            text = wait(driver, lambda d: d.find_element(By.ID, "out").text != "running" and d.find_element(By.ID, "out").text,
+                        "the cross-origin page's calls")
+            return json.loads(text)
+
+        allowed = result("127.0.0.1")
+        assert allowed.get("toggle") == 200 and allowed.get("session"), allowed
+        assert allowed.get("count") == 17 and allowed.get("etag", "").startswith('"'), allowed
+        assert allowed.get("revalidated") == 304, allowed
+        status, _, count = api.call("GET", "/count", allowed["session"])
+        assert status == 200 and count["count"] == 17, count
+        # http://localhost:PORT is another origin, which the server does not name: the browser refuses.
+        refused = result("localhost")
+        assert "error" in refused and "toggle" not in refused, refused
+        print(f"browser-test: cross-origin page {allowed}; from an origin not named: {refused['error']}")
+    finally:
+        api.stop()
+        web.shutdown()
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    large = os.path.join(OUT, "medium.json")
+    if not os.path.exists(large):
+        subprocess.run([os.environ["MENU_BENCH"], "--write-menu", "medium", large], check=True, stdout=subprocess.DEVNULL)
+    menu = os.path.join(ROOT, "Config", "menu.json")
+    servers = {"sichuan": Server(menu), "settings": Server(os.path.join(ROOT, "Config", "settings.json")), "large": Server(large)}
+    driver = browser()
+    failed = False
+    try:
+        for name, test in [("sichuan", lambda: test_sichuan(driver, servers["sichuan"])),
+                           ("settings", lambda: test_settings(driver, servers["settings"])),
+                           ("large", lambda: test_large_menu_stays_virtualized(driver, servers["large"])),
+                           ("cross-origin", lambda: test_cross_origin(driver, menu))]:
+            try:
+                test()
+                print(f"browser-test: {name} passed")
+            except Exception as error:  # report every test, then fail
+                failed = True
+                print(f"browser-test: {name} FAILED: {error!r}", file=sys.stderr)
+                for entry in driver.get_log("browser"):
+                    print("  console:", entry["message"], file=sys.stderr)
+    finally:
+        driver.quit()
+        for server in servers.values():
+            server.stop()
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,88 @@
+// The cells of one row of menu-server's tree grid: a dish's price, spiciness and vegetarian
+// mark, a group's child count, any other attribute as a chip. Served in front of app.js as one
+// script (Web/WebAssetFiles.swift), so these functions are app.js's own.
+"use strict";
+
+function cell(className, ...children) {
+  const element = document.createElement("div");
+  element.className = "cell " + className;
+  element.setAttribute("role", "gridcell");
+  element.append(...children);
+  return element;
+}
+
+function span(className, text) {
+  const element = document.createElement("span");
+  element.className = className;
+  if (text !== undefined) element.textContent = text;
+  return element;
+}
+
+function baseRow(index) {
+  const element = document.createElement("div");
+  element.className = "row";
+  element.setAttribute("role", "row");
+  element.setAttribute("aria-rowindex", String(index + 2));
+  element.dataset.index = String(index);
+  return element;
+}
+
+function placeholder(index) {
+  const element = baseRow(index);
+  element.classList.add("placeholder");
+  element.setAttribute("aria-busy", "true");
+  element.append(cell("name"), cell("price"), cell("spicy"), cell("veg"), cell("more"));
+  return element;
+}
+
+const known = new Set(["price", "currency", "spicy", "vegetarian", "en"]);
+const isDish = (row) => row.attributes && ["price", "spicy", "vegetarian"].some((key) => key in row.attributes);
+
+function rowElement(row) {
+  const element = baseRow(row.index);
+  const a = row.attributes || {};
+  element.dataset.id = row.id;
+  element.setAttribute("aria-level", String(row.depth + 1));
+  if (row.isGroup) {
+    element.classList.add("group");
+    element.setAttribute("aria-expanded", String(row.isExpanded));
+  }
+  const name = cell("name", span("twisty"), span("title", row.title));
+  name.style.paddingLeft = (10 + row.depth * 22) + "px";
+  name.firstChild.setAttribute("aria-hidden", "true");
+  if (typeof a.en === "string" && a.en !== row.title) name.append(span("subtitle", a.en));
+  if (row.isGroup) name.append(span("count", String(row.childCount)));
+  element.append(name, cell("price", price(a)), cell("spicy", spicy(a.spicy)), cell("veg", vegetarian(a.vegetarian)), cell("more", ...details(a)));
+  return element;
+}
+
+function price(a) {
+  if (typeof a.price !== "number") return "";
+  if (typeof a.currency === "string" && /^[A-Z]{3}$/.test(a.currency)) {
+    try { return new Intl.NumberFormat(undefined, { style: "currency", currency: a.currency }).format(a.price); } catch { /* unknown code */ }
+  }
+  return String(a.price) + (a.currency ? " " + a.currency : "");
+}
+
+function spicy(level) {
+  if (typeof level !== "number") return "";
+  const wrap = span("peppers");
+  wrap.setAttribute("role", "img");
+  wrap.setAttribute("aria-label", level === 0 ? "not spicy" : `spicy, ${level} of 3`);
+  wrap.title = wrap.getAttribute("aria-label");
+  for (let i = 0; i < Math.max(3, level); i++) wrap.append(span(i < level ? "pepper" : "pepper off"));
+  return wrap;
+}
+
+function vegetarian(value) {
+  return value === true ? span("leaf", "yes") : "";
+}
+
+function details(a) {
+  return Object.keys(a).filter((key) => !known.has(key)).map((key) => {
+    const value = a[key];
+    const chip = span(key === "badge" ? "chip badge" : "chip", key === "badge" ? String(value) : `${key}: ${typeof value === "object" ? JSON.stringify(value) : value}`);
+    if (key === "badge") chip.setAttribute("aria-label", `badge ${value}`);
+    return chip;
+  });
+}
