@@ -67,7 +67,8 @@ package final class MenuMetrics: Sendable {
     }
 
     /// `GET /metrics` of this server.
-    package var page: MetricsPage { MetricsPage(contentType: PrometheusText.contentType) { [self] in render() } }
+    /// The page holds the metrics weakly: the service it is handed to is among the metrics' sources.
+    package var page: MetricsPage { MetricsPage(contentType: PrometheusText.contentType) { [weak self] in self?.render() ?? "" } }
 
     /// The whole exposition.
     package func render() -> String {

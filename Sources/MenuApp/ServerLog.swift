@@ -100,8 +100,12 @@ package final class ServerLog: Sendable {
     /// Waits until every line logged so far has been written (bounded).
     package func flush() { queue.flush() }
 
-    /// Writes what is queued and stops the writer.
-    package func stop() { queue.stop() }
+    /// Writes what is queued and stops the writer, then drops the watches (which may hold this
+    /// log through the loggers they write with: dropped, nothing keeps it alive).
+    package func stop() {
+        queue.stop()
+        watchers.list.withLock { $0 = [] }
+    }
 
     /// `menu_log_lines_dropped_total` for a scrape.
     package func writeMetrics(to out: inout PrometheusText) {
