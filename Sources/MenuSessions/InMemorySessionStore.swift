@@ -82,7 +82,10 @@ package final class InMemorySessionStore: SessionStore {
             return now.milliseconds(since: shard.remove(at: position).lastUsed) < ttl
         }
         table.releaseSlots()
-        guard wasLive else { throw .unknownSession }
+        guard wasLive else {
+            table.countExpiredOnUse()
+            throw .unknownSession
+        }
     }
 
     package func snapshot(of id: SessionID, in menu: MenuGeneration) throws(SessionStoreError) -> SessionSnapshot {

@@ -43,6 +43,9 @@ package final class SessionTable<Entry: SessionTableEntry>: Sendable {
     package let expiredCount = Atomic<Int>(0)
     package let evictedCount = Atomic<Int>(0)
 
+    /// Counts a session that had expired and was removed when it was next used (not by a sweep).
+    package func countExpiredOnUse() { expiredCount.add(1, ordering: .relaxed) }
+
     /// `contents`, when given, holds ``shardCount`` dictionaries already split by ``shardIndex(of:)``.
     package init(maxSessions: Int, timeToLive: Int64, evictionIdle: Int64, contents: [[SessionID: Entry]]? = nil) {
         self.maxSessions = maxSessions

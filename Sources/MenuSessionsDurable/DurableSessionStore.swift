@@ -396,7 +396,10 @@ package final class DurableSessionStore: SessionStore {
                     return .failure(error)
                 }
             }
-            if removedExpired { table.releaseSlots() }
+            if removedExpired {
+                table.countExpiredOnUse()
+                table.releaseSlots()
+            }
             if let changes = try outcome.get() { return changes }
             if let stale, let menu {
                 table.rebase(id, stale.state, from: stale.epoch, to: menu)

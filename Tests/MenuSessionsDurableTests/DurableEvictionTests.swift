@@ -84,4 +84,18 @@ struct DurableEvictionTests {
         defer { second.close() }
         #expect(try second.state(of: id) == capped)
     }
+
+    @Test func anExpiredSessionRemovedByAWriteCountsAsExpiredOnce() throws {
+        let directory = DurableTemporaryDirectory()
+        defer { directory.remove() }
+        let clock = DurableTestClock()
+        let store = try open(directory, clock, maxSessions: 10)
+        defer { store.close() }
+        let id = try store.create()
+        clock.advance(.seconds(3601))
+        #expect(durableError { _ = try store.apply(.toggle(groupID: "a"), to: id) } == .unknownSession)
+        #expect(store.sessionCounts.expired == 1 && store.sessionCounts.held == 0)
+        #expect(durableError { _ = try store.apply(.toggle(groupID: "a"), to: id) } == .unknownSession)
+        #expect(store.sessionCounts.expired == 1)
+    }
 }

@@ -41,4 +41,15 @@ struct SessionCountsTests {
         #expect(sessions.sessionCounts.expired == 4)
         #expect(sessions.sessionCounts.held == 0)
     }
+
+    @Test func anExpiredSessionRemovedWhenItIsNextUsedCountsAsExpired() throws {
+        let clock = ManualSessionClock()
+        let sessions = InMemorySessionStore(menu: try sichuanMenu(), maxSessions: 10, timeToLive: .seconds(5), clock: clock.now)
+        let id = try sessions.create()
+        clock.advance(milliseconds: 6_000)
+        #expect(throws: SessionStoreError.unknownSession) { try sessions.delete(id) }
+        #expect(sessions.sessionCounts == SessionCounts(held: 0, created: 1, expired: 1, evicted: 0))
+        #expect(throws: SessionStoreError.unknownSession) { try sessions.delete(id) }  // gone: counted once
+        #expect(sessions.sessionCounts.expired == 1)
+    }
 }
