@@ -332,20 +332,6 @@ package final class DurableSessionStore: SessionStore {
         return applied
     }
 
-    /// What the journal keeps of `command`, which changed session `id`'s state to `state` (on
-    /// `menu`) at `revision`: a bulk command's whole state (one record, whatever number of groups
-    /// it affected), else a `groupSet` for each group it set.
-    private static func events(of command: ExpansionCommand, _ outcome: ExpansionCommand.Outcome, _ state: ExpansionState,
-                               in menu: MenuGeneration, of id: SessionID, revision: Int) -> [DurableRecord.Event] {
-        command.isBulk ? DurableRecord.stateEvents(of: id, state.portable(in: menu.menu), revision: revision)
-            : groupSets(outcome.groupsSet, of: id, revision: revision)
-    }
-
-    /// A `groupSet` event of session `id` for each group.
-    private static func groupSets(_ groups: [(id: String, isExpanded: Bool)], of id: SessionID, revision: Int) -> [DurableRecord.Event] {
-        groups.map { .groupSet(id, group: $0.id, isExpanded: $0.isExpanded, revision: revision) }
-    }
-
     /// Under `id`'s shard lock, records the use and runs `journals` on the live session (carried
     /// over to `menu` first when it is on an older one; `.menuChanged` when on a newer); when it
     /// returns true (the write changes something), marks the session pending: the caller then
@@ -407,13 +393,6 @@ package final class DurableSessionStore: SessionStore {
             }
             try writer.waitForSettlement(after: mark, deadline: deadline)
         }
-    }
-
-    /// `events` encoded as journal records stamped `time`.
-    private static func records(_ events: [DurableRecord.Event], time: Int64) -> [UInt8] {
-        var bytes: [UInt8] = []
-        for event in events { DurableRecord.append(event, time: time, to: &bytes) }
-        return bytes
     }
 
     /// Queues a record of a use of a session that was only read, when the journal's record of
@@ -483,19 +462,4 @@ package final class DurableSessionStore: SessionStore {
                 + "stopping without waiting for it (changes answered 200 under --fsync always are on disk)")
         }
     }
-}
-
-/// Why the data directory cannot be used at start-up (missing, not a directory, not writable,
-/// in use by another process, unreadable files). `MenuServer` turns it into a start-up error,
-/// and `menu-server` exits 2 with ``description``, which always names the directory.
-package struct DurableStoreError: Error, Sendable, CustomStringConvertible {
-    package var directory: String
-    package var reason: String
-
-    init(directory: String, _ reason: String) {
-        self.directory = directory
-        self.reason = reason
-    }
-
-    package var description: String { "cannot use data directory \(directory): \(reason)" }
 }
