@@ -14,6 +14,8 @@ WORKDIR /src
 COPY Package.swift ./
 COPY Sources ./Sources
 COPY Tests ./Tests
+# The browser page's files, compiled into the binary (target WebAssets).
+COPY Web ./Web
 RUN swift build -c release --product menu-server --static-swift-stdlib \
     && install -D "$(swift build -c release --show-bin-path)/menu-server" /out/menu-server
 
