@@ -118,7 +118,7 @@ let package = Package(
             swiftSettings: strict),
         // The terminal app: keys, widths, rows, frame diff in-process; menu-client in tmux against the built menu-server.
         .testTarget(
-            name: "MenuTerminalTests", dependencies: ["MenuTerminal", "MenuClient", "MenuTestSupport", "SeedMenu", "ChildProcess"],
+            name: "MenuTerminalTests", dependencies: ["MenuTerminal", "MenuClient", "MenuTestSupport", "SeedMenu", "ChildProcess", "HTTPTestSupport"],
             swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

@@ -275,9 +275,7 @@ public struct FlattenedView: Sendable {
     }
 
     func group(withID id: String) throws(ExpansionError) -> Menu.Node {
-        guard let node = menu.node(withID: id) else { throw .unknownGroup(id: id) }
-        guard menu.isGroup(node) else { throw .notAGroup(id: id) }
-        return node
+        try menu.group(withID: id)
     }
 
     /// Sets `node`'s expansion (``flip(_:)`` when it changes) and answers the change at its row.
@@ -435,5 +433,15 @@ public enum ExpansionError: Error, Sendable, Equatable, CustomStringConvertible 
         case .notAGroup(let id): "\"\(id)\" is a row, not a group; only groups expand and collapse"
         case .unknownNode(let id): "no group or row has id \"\(id)\""
         }
+    }
+}
+
+extension Menu {
+    /// The node of the group with `id`: `.unknownGroup` when no node has it, `.notAGroup` when a
+    /// row does (what every command on a group answers first). O(1).
+    public func group(withID id: String) throws(ExpansionError) -> Node {
+        guard let node = node(withID: id) else { throw .unknownGroup(id: id) }
+        guard isGroup(node) else { throw .notAGroup(id: id) }
+        return node
     }
 }

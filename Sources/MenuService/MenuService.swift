@@ -248,9 +248,9 @@ package final class MenuService: Sendable {
         let ifMatch = try writeCondition(of: request)
         if session == nil { try admitCreation(request) }
         let (menu, applied) = try onServedMenu { menu throws(SessionStoreError) in
-            guard let ifMatch else { return try store.apply(command, to: session, in: menu.generation, if: nil) }
-            try command.checkTarget(in: menu.generation.menu)
-            return try store.apply(command, to: session, in: menu.generation, if: ifMatch.revisionCondition(prefix: menu.entityTagPrefix))
+            // A conditional write to a target the menu lacks fails as it would without its condition.
+            if ifMatch != nil { try command.checkTarget(in: menu.generation.menu) }
+            return try store.apply(command, to: session, in: menu.generation, if: ifMatch?.revisionCondition(prefix: menu.entityTagPrefix))
         }
         let view = FlattenedView(menu: menu.generation.menu, state: applied.state)
         var writer = JSONWriter(capacity: 256)

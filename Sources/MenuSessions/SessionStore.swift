@@ -283,8 +283,7 @@ extension ExpansionCommand {
     package func checkTarget(in menu: Menu) throws(SessionStoreError) {
         switch self {
         case .toggle(let id), .set(let id, _), .setSubtree(let id, _):
-            guard let node = menu.node(withID: id) else { throw .expansion(.unknownGroup(id: id)) }
-            guard menu.isGroup(node) else { throw .expansion(.notAGroup(id: id)) }
+            do { _ = try menu.group(withID: id) } catch { throw .expansion(error) }
         case .reveal(let id):
             guard menu.node(withID: id) != nil else { throw .expansion(.unknownNode(id: id)) }
         case .setAll:

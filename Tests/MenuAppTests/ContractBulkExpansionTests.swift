@@ -27,15 +27,6 @@ struct ContractBulkExpansionTests {
         var change: LiveSplice
     }
 
-    private struct GroupChange: Decodable {
-        var revision: Int
-        var id: String
-        var isExpanded: Bool
-        var index: Int?
-        var count: Int
-        var change: LiveSplice?
-    }
-
     private func rows(_ client: some ContractClient, _ session: String?) async throws -> [LiveRow] {
         try await client.get("/rows?limit=500", session: session).decode(LiveRowsPage.self).rows
     }
@@ -86,7 +77,7 @@ struct ContractBulkExpansionTests {
         // Collapse drinks and everything under it: its visible descendants go.
         let closed = try await client.send("PUT", "/groups/drinks/expansion", session: session, body: Self.subtree(false))
         #expect(closed.status == 200)
-        let closing = try closed.decode(GroupChange.self)
+        let closing = try closed.decode(LiveChange.self)
         #expect(closing.revision == 2 && closing.id == "drinks" && !closing.isExpanded && closing.index == drinks.index)
         #expect(closing.change == LiveSplice(at: drinks.index + 1, inserted: 0, removed: try #require(drinks.visibleDescendantCount)))
         // Opening drinks alone now shows its subgroups closed: the mark covered them.
@@ -95,7 +86,7 @@ struct ContractBulkExpansionTests {
         #expect(shallow.filter { $0.parentId == "drinks" && $0.isGroup }.allSatisfy { $0.isExpanded == false })
         // Expand it recursively: every group under it opens, beer's collapse forgotten; the splice
         // replaces exactly the rows between drinks and what follows its subtree.
-        let opened = try await client.send("PUT", "/groups/drinks/expansion", session: session, body: Self.subtree(true)).decode(GroupChange.self)
+        let opened = try await client.send("PUT", "/groups/drinks/expansion", session: session, body: Self.subtree(true)).decode(LiveChange.self)
         let deep = try await rows(client, session)
         let shown = shallow.filter { $0.parentId == "drinks" }.count
         let under = try #require(deep.first { $0.id == "drinks" }?.visibleDescendantCount)
@@ -103,7 +94,7 @@ struct ContractBulkExpansionTests {
         #expect(deep[(drinks.index + 1)...].prefix(under).allSatisfy { !$0.isGroup || $0.isExpanded == true })
         #expect(deep.prefix(drinks.index) == before.prefix(drinks.index))
         // The same again: no revision.
-        let repeated = try await client.send("PUT", "/groups/drinks/expansion", session: session, body: Self.subtree(true)).decode(GroupChange.self)
+        let repeated = try await client.send("PUT", "/groups/drinks/expansion", session: session, body: Self.subtree(true)).decode(LiveChange.self)
         #expect(repeated.revision == opened.revision)
         // A row is not a group, recursive or not.
         try liveExpectError(try await client.send("PUT", "/groups/tsingtao-beer/expansion", session: session, body: Self.subtree(true)),

@@ -225,18 +225,20 @@ struct HostileCase: Sendable, CustomTestStringConvertible {
 
     /// `PUT /groups/beer/expansion` without a session, with `body` and its true Content-Length.
     static func put(_ name: String, _ accepted: Outcome..., body: @escaping @Sendable () -> [UInt8]) -> HostileCase {
+        put("/groups/beer/expansion", name, accepted, body: body)
+    }
+
+    /// `PUT target` without a session, with `body` and its true Content-Length.
+    private static func put(_ target: String, _ name: String, _ accepted: [Outcome], body: @escaping @Sendable () -> [UInt8]) -> HostileCase {
         HostileCase(name, accepted) {
             let payload = body()
-            return Array("PUT /groups/beer/expansion HTTP/1.1\r\n\(host)Content-Length: \(payload.count)\r\n\r\n".utf8) + payload
+            return Array("PUT \(target) HTTP/1.1\r\n\(host)Content-Length: \(payload.count)\r\n\r\n".utf8) + payload
         }
     }
 
     /// `PUT /expansion` without a session, with `body` and its true Content-Length.
     static func putAll(_ name: String, _ accepted: Outcome..., body: @escaping @Sendable () -> [UInt8]) -> HostileCase {
-        HostileCase(name, accepted) {
-            let payload = body()
-            return Array("PUT /expansion HTTP/1.1\r\n\(host)Content-Length: \(payload.count)\r\n\r\n".utf8) + payload
-        }
+        put("/expansion", name, accepted, body: body)
     }
 
     static let twentyMB = 20 * 1024 * 1024

@@ -1,5 +1,6 @@
 import ChildProcess
 import Foundation
+import HTTPTestSupport
 import MenuApp
 import MenuTestSupport
 import Testing
@@ -48,17 +49,14 @@ struct LivePrometheusTests {
             _ = child.waitOrKill(timeout: .seconds(5))
         }
 
-        // Bounded wait (20 s) for the first scrape that has the value; each query is one request.
+        // A bounded wait for the first scrape that has the value; each query is one request.
         let query = "menu_http_requests_total{route=\"/count\",class=\"2xx\"}"
         let target = "/api/v1/query?query=" + query.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
-        let deadline = ContinuousClock.now + .seconds(20)
         var seen: Double?
-        while ContinuousClock.now < deadline, child.isRunning {
-            if let value = try? Self.queryValue(port: port, target: target), value >= Double(requests) {
-                seen = value
-                break
-            }
-            Thread.sleep(forTimeInterval: 0.25)
+        _ = eventually(every: .milliseconds(250)) {
+            guard child.isRunning else { return true }  // it stopped: its log says why
+            seen = try? Self.queryValue(port: port, target: target)
+            return (seen ?? 0) >= Double(requests)
         }
         let log = (try? String(contentsOfFile: directory + "/prometheus.log", encoding: .utf8)) ?? ""
         #expect(seen == Double(requests), "Prometheus's query API gave \(String(describing: seen)); its log: \(log.suffix(800))")

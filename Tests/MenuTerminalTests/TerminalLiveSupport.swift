@@ -4,6 +4,7 @@
 
 import ChildProcess
 import Foundation
+import HTTPTestSupport
 import MenuTestSupport
 import Synchronization
 
@@ -176,15 +177,12 @@ final class TmuxPane {
     /// Polls the screen (every 50 ms, at most `timeoutSeconds`) until `condition` holds; returns that screen.
     @discardableResult
     func waitForScreen(_ what: String, timeoutSeconds: Double = 15, _ condition: ([String]) -> Bool) throws -> [String] {
-        let deadline = Date().addingTimeInterval(timeoutSeconds)
-        var lines = try screen()
-        while !condition(lines) {
-            guard Date() < deadline else {
-                throw LiveError("waited \(timeoutSeconds) s for \(what); the screen:\n" + lines.joined(separator: "\n"))
-            }
-            usleep(50_000)
+        var lines: [String] = []
+        let held = try eventually(within: .milliseconds(Int(timeoutSeconds * 1000)), every: .milliseconds(50)) {
             lines = try screen()
+            return condition(lines)
         }
+        guard held else { throw LiveError("waited \(timeoutSeconds) s for \(what); the screen:\n" + lines.joined(separator: "\n")) }
         return lines
     }
 
