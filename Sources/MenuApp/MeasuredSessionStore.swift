@@ -45,6 +45,12 @@ package final class MeasuredSessionStore: SessionStore {
         try counted { () throws(SessionStoreError) in try base.snapshot(of: id, in: menu) }
     }
 
+    package func snapshot(of id: SessionID, in menu: MenuGeneration, atLeast revision: Int) throws(SessionStoreError) -> SessionSnapshot {
+        try counted { () throws(SessionStoreError) in try base.snapshot(of: id, in: menu, atLeast: revision) }
+    }
+
+    package func readinessProblem() -> String? { base.readinessProblem() }
+
     package func apply(_ command: ExpansionCommand, to id: SessionID?, in menu: MenuGeneration,
                        if condition: RevisionCondition?) throws(SessionStoreError) -> AppliedChange {
         try timedWrite { () throws(SessionStoreError) in try base.apply(command, to: id, in: menu, if: condition) }

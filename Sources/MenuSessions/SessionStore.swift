@@ -153,6 +153,16 @@ package protocol SessionStore: Sendable {
     /// The session's revision and its splices since revision `since`, on `menu` (nil entries when
     /// the history does not reach back to `since`, or `since` is past the revision).
     func changes(of id: SessionID, since: Int, in menu: MenuGeneration) throws(SessionStoreError) -> SessionChanges
+    /// ``snapshot(of:in:)`` of a session the caller knows to be at `revision` or later (the
+    /// revision of a tag the client sent in `If-None-Match` or `If-Match`): a store that caches
+    /// sessions of a shared backend fetches the session when its cached revision is older, so a
+    /// client that wrote through another instance never reads a state older than its own write.
+    /// Stores that hold the only copy answer ``snapshot(of:in:)``.
+    func snapshot(of id: SessionID, in menu: MenuGeneration, atLeast revision: Int) throws(SessionStoreError) -> SessionSnapshot
+    /// Why the store cannot serve requests now (its backend unreachable), or nil when it can: the
+    /// readiness a load balancer asks for (`GET /readyz`). Never blocks longer than the store's
+    /// own timeout.
+    func readinessProblem() -> String?
     /// Makes `menu` the store's newest and carries every session over to it, shard by shard,
     /// never holding more than one shard's lock; returns when done (call it off the request path).
     @discardableResult
@@ -160,6 +170,14 @@ package protocol SessionStore: Sendable {
 }
 
 extension SessionStore {
+    /// A store holding the only copy of its sessions has no older copy to refresh.
+    package func snapshot(of id: SessionID, in menu: MenuGeneration, atLeast revision: Int) throws(SessionStoreError) -> SessionSnapshot {
+        try snapshot(of: id, in: menu)
+    }
+
+    /// A store in this process is ready whenever the process is.
+    package func readinessProblem() -> String? { nil }
+
     /// Creates a session in the default expansion on `menu`.
     package func create(in menu: MenuGeneration) throws(SessionStoreError) -> SessionID {
         try create(in: menu, state: ExpansionState())
