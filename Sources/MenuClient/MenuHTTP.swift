@@ -64,7 +64,9 @@ struct MenuHTTP: Sendable {
         else { throw .invalidArgument("cannot build a URL from \(configuration.baseURL) and \(path)") }
         let base = components.percentEncodedPath.hasSuffix("/") ? String(components.percentEncodedPath.dropLast()) : components.percentEncodedPath
         components.percentEncodedPath = base + "/" + path
-        if !query.isEmpty { components.queryItems = query.map { URLQueryItem(name: $0.0, value: $0.1) } }
+        // Every byte outside the unreserved set encoded (URLQueryItem leaves `+`, which the server
+        // reads as a space, and may leave `&` and `=`): a search for `C++ & co` arrives as typed.
+        if !query.isEmpty { components.percentEncodedQuery = query.map { Self.segment($0.0) + "=" + Self.segment($0.1) }.joined(separator: "&") }
         guard let url = components.url else { throw .invalidArgument("cannot build a URL from \(components)") }
         var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: configuration.timeout)
         request.httpMethod = method
@@ -90,7 +92,8 @@ struct MenuHTTP: Sendable {
 
     /// `id` as one path segment: every byte outside `A-Z a-z 0-9 . _ ~ -` percent-encoded, so an
     /// id a person typed (`a/b`, `x?y`, `50%`) reaches the server as that id (which then names no
-    /// node: every node id is of those characters) instead of another path.
+    /// node: every node id is of those characters) instead of another path. The same encoding
+    /// serves each query name and value.
     static func segment(_ id: String) -> String {
         var text = ""
         for byte in id.utf8 {

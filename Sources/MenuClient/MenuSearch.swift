@@ -1,0 +1,87 @@
+import Foundation
+
+/// One node that matched a search: its id and title (in the session's language), whether it is a
+/// group, its row `index` in the session's table now (nil while a collapsed group hides it:
+/// ``MenuTable/reveal(_:)`` opens the way) and the groups enclosing it, outermost first.
+public struct MenuSearchMatch: Sendable, Hashable, Codable {
+    /// One enclosing group: its id and title.
+    public struct Ancestor: Sendable, Hashable, Codable {
+        public var id: String
+        public var title: String
+        public init(id: String, title: String) {
+            self.id = id
+            self.title = title
+        }
+    }
+
+    public var id: String
+    public var title: String
+    public var isGroup: Bool
+    public var index: Int?
+    /// The enclosing groups, the top-level one first (empty for a top-level node).
+    public var path: [Ancestor]
+
+    public init(id: String, title: String, isGroup: Bool, index: Int?, path: [Ancestor]) {
+        self.id = id
+        self.title = title
+        self.isGroup = isGroup
+        self.index = index
+        self.path = path
+    }
+
+    /// The titles from the top-level group down to this node's own.
+    public var titlePath: [String] { path.map(\.title) + [title] }
+
+    /// The path as a person reads it: `Drinks › Beer › Tsingtao`.
+    public func pathText(separator: String = " › ") -> String { titlePath.joined(separator: separator) }
+
+    private enum CodingKeys: String, CodingKey { case id, title, isGroup, index, path }
+    /// As the server writes it: `index` always present (`null` when hidden).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(title, forKey: .title)
+        try container.encode(isGroup, forKey: .isGroup)
+        try container.encode(index, forKey: .index)
+        try container.encode(path, forKey: .path)
+    }
+}
+
+/// `GET /search`: one page of the matches of `query` in menu order, `total` of them in all; the
+/// `index`es are of the session's table at `version` and `revision`.
+public struct MenuSearchPage: Sendable, Hashable, Codable {
+    public var version: String
+    public var revision: Int
+    public var query: String
+    public var total: Int
+    public var offset: Int
+    public var limit: Int
+    public var matches: [MenuSearchMatch]
+}
+
+extension MenuSession {
+    /// The nodes whose title (in the session's language) or searchable attributes contain
+    /// `query` (`GET /search?q=`), narrowed by `filters` (attribute → value, each sent as
+    /// `filter=ATTR:VALUE`, in attribute order), `limit` of them from `offset`. Sends the session id
+    /// (creating the session first when it has none), so each match's `index` is its row in this
+    /// session's table. The server refuses an empty query or one over 200 characters
+    /// (`invalid_query`) and an attribute it does not search (`invalid_filter`).
+    public func search(_ query: String, filters: [String: String] = [:], offset: Int = 0, limit: Int = 20)
+        async throws(MenuClientError) -> MenuSearchPage {
+        var parameters = [("q", query)]
+        parameters += filters.sorted { $0.key < $1.key }.map { ("filter", $0.key + ":" + $0.value) }
+        parameters += [("offset", String(offset)), ("limit", String(limit))]
+        let (answer, _) = try await send("GET", "search", query: parameters)
+        guard answer.status == 200 else { throw answer.error }
+        return try answer.decode(MenuSearchPage.self)
+    }
+}
+
+extension MenuTable {
+    /// ``MenuSession/search(_:filters:offset:limit:)`` of the table's session: the `index`es are
+    /// rows of this table when the page's `version` and `revision` are the table's.
+    public func search(_ query: String, filters: [String: String] = [:], offset: Int = 0, limit: Int = 20)
+        async throws(MenuClientError) -> MenuSearchPage {
+        try await session.search(query, filters: filters, offset: offset, limit: limit)
+    }
+}
