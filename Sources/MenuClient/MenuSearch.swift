@@ -57,6 +57,16 @@ public struct MenuSearchPage: Sendable, Hashable, Codable {
     public var offset: Int
     public var limit: Int
     public var matches: [MenuSearchMatch]
+
+    public init(version: String, revision: Int, query: String, total: Int, offset: Int, limit: Int, matches: [MenuSearchMatch]) {
+        self.version = version
+        self.revision = revision
+        self.query = query
+        self.total = total
+        self.offset = offset
+        self.limit = limit
+        self.matches = matches
+    }
 }
 
 extension MenuSession {

@@ -7,26 +7,35 @@ import MenuClient
 /// Keys: ↑/↓ (k/j), PageUp/PageDown (space), Home/End (g/G), Enter opens or closes the group
 /// under the cursor (on a dish, shows it in the status line), ← closes a group or goes to the
 /// enclosing one, → opens a group, digits then Enter go to that row (numbered from 1 as shown),
-/// `/` then text then Enter jumps to a node: by id (`POST /nodes/{id}/reveal`), else the next
-/// fetched row whose title or English name contains the text; `e`/`c` expand or collapse every
-/// group (`PUT /expansion`), Ctrl-L redraws, `q` quits. Escape cancels what is being typed.
+/// `/` searches (MenuBrowser+Search.swift: the server's matches listed as you type, Enter reveals
+/// the one chosen); `e`/`c` expand or collapse every group (`PUT /expansion`), Ctrl-L redraws,
+/// `q` quits. Escape cancels what is being typed.
 ///
 /// Invariant: ``viewport`` has the source's row count after every handled key or event (each
-/// splice the source reports is applied to it, in order). Cost: ``frame()`` O(height × width).
+/// splice the source reports is applied to it, in order); ``search`` is non-nil exactly while
+/// ``typing`` is `.search`. Cost: ``frame()`` O(height × width).
 @MainActor
 public final class MenuBrowser {
     public enum Typing: Sendable, Hashable {
         case none
         case rowNumber(String)
-        case find(String)
+        case search
     }
 
     public let source: any MenuRowSource
     public let title: String
     public private(set) var viewport: Viewport
-    public private(set) var typing = Typing.none
+    public internal(set) var typing = Typing.none
+    /// The search line and its matches while the user searches.
+    public internal(set) var search: SearchPanel?
+    /// The answers of the searches typing starts (debounced, in the background): the app hands
+    /// each to ``handle(_:)-(SearchResult)`` in its loop.
+    public let searchResults: AsyncStream<SearchResult>
+    let searchSink: AsyncStream<SearchResult>.Continuation
+    /// The search waiting out its debounce or in flight; cancelled by the next edit.
+    var pendingSearch: Task<Void, Never>?
     /// The status line's message: what the last key did, or the last error (shown in red).
-    public private(set) var message: (text: String, isError: Bool)?
+    public internal(set) var message: (text: String, isError: Bool)?
     public private(set) var wantsToQuit = false
     public private(set) var width: Int
     public private(set) var painter = FramePainter()
@@ -38,6 +47,7 @@ public final class MenuBrowser {
         self.title = title
         self.width = max(1, width)
         viewport = Viewport(count: source.count, height: max(1, height - 2))
+        (searchResults, searchSink) = AsyncStream.makeStream(of: SearchResult.self)
     }
 
     public func resize(width: Int, height: Int) {
@@ -55,7 +65,7 @@ public final class MenuBrowser {
         switch typing {
         case .none: await browse(key)
         case .rowNumber(let digits): await typeRowNumber(key, digits)
-        case .find(let text): await typeFind(key, text)
+        case .search: await typeSearch(key)
         }
     }
 
@@ -71,7 +81,7 @@ public final class MenuBrowser {
         case .enter: await openOrClose(expand: nil)
         case .right: await openOrClose(expand: true)
         case .left: await closeOrGoUp()
-        case .character("/"): typing = .find("")
+        case .character("/"): startSearch()
         case .character(let digit) where digit.isASCII && digit.isNumber: typing = .rowNumber(String(digit))
         case .character("e"): await write(.setAll(.expanded), done: "every group expanded")
         case .character("c"): await write(.setAll(.collapsed), done: "every group collapsed")
@@ -92,18 +102,6 @@ public final class MenuBrowser {
                 return
             }
             viewport.go(to: number - 1)
-        case .escape: typing = .none
-        default: break
-        }
-    }
-
-    private func typeFind(_ key: Key, _ text: String) async {
-        switch key {
-        case .character(let character): typing = .find(text + String(character))
-        case .backspace: typing = text.isEmpty ? .none : .find(String(text.dropLast()))
-        case .enter:
-            typing = .none
-            if !text.isEmpty { await jump(to: text) }
         case .escape: typing = .none
         default: break
         }
@@ -137,8 +135,9 @@ public final class MenuBrowser {
     }
 
     /// Goes to the node with id `text` (revealing it), else to the next fetched row whose title
-    /// or English name contains `text` (case-insensitive), after the cursor and around.
-    private func jump(to text: String) async {
+    /// or English name contains `text` (case-insensitive), after the cursor and around: what `/`
+    /// does on a server without `GET /search`.
+    func jump(to text: String) async {
         do throws(MenuClientError) {
             let update = try await source.reveal(text)
             follow(update)
@@ -187,7 +186,7 @@ public final class MenuBrowser {
     }
 
     /// Applies a write's events; then the cursor to the node it named (the window moves only when it is out of view).
-    private func follow(_ update: MenuTableUpdate) {
+    func follow(_ update: MenuTableUpdate) {
         for event in update.events { handle(event) }
         if let index = update.index { viewport.go(to: index) }
     }
@@ -223,7 +222,9 @@ public final class MenuBrowser {
     public func frame() -> Frame {
         let formatter = RowFormatter(width: width, rowCount: viewport.count)
         var lines = [headerLine()]
-        for line in 0 ..< viewport.height {
+        let list = search?.lines(width: width, height: viewport.height) ?? []
+        let treeHeight = viewport.height - list.count
+        for line in 0 ..< treeHeight {
             let index = viewport.top + line
             guard index < viewport.count else {
                 lines.append(ScreenLine([Span(String(repeating: " ", count: width))]))
@@ -234,8 +235,9 @@ public final class MenuBrowser {
             drawn.identity = row?.id
             lines.append(drawn)
         }
+        lines += list
         lines.append(statusLine())
-        return Frame(lines: lines, scrolling: 1 ..< 1 + viewport.height)
+        return Frame(lines: lines, scrolling: 1 ..< 1 + treeHeight)
     }
 
     private func headerLine() -> ScreenLine {
@@ -249,9 +251,8 @@ public final class MenuBrowser {
         switch typing {
         case .rowNumber(let digits):
             return RowFormatter.assemble([Span("go to row: " + digits + "▏", .bold)], right: [Span(position)], width: width, filler: .plain)
-        case .find(let text):
-            return RowFormatter.assemble([Span("find (id or name): " + DisplayWidth.sanitized(text) + "▏", .bold)],
-                                         right: [Span(position)], width: width, filler: .plain)
+        case .search:
+            return (search ?? SearchPanel()).statusLine(width: width)
         case .none:
             let help = "↑↓ PgUp PgDn Enter 1-9 / e c q"
             let left = message.map { [Span($0.text, $0.isError ? .error : .plain)] } ?? [Span(help, .dim)]
@@ -259,7 +260,7 @@ public final class MenuBrowser {
         }
     }
 
-    private func describe(_ row: MenuRow) -> String {
+    func describe(_ row: MenuRow) -> String {
         var parts = [DisplayWidth.sanitized(row.title)]
         if let english = row.attributes?["en"]?.stringValue { parts.append(DisplayWidth.sanitized(english)) }
         if let price = RowFormatter.price(row.attributes) { parts.append(price) }

@@ -1,7 +1,8 @@
 import MenuClient
 
-/// The app's loop: terminal input and the table's background events merged into one stream,
-/// each handled by the ``MenuBrowser`` in order, then the changed lines painted.
+/// The app's loop: terminal input, the table's background events and the answers of searches
+/// merged into one stream, each handled by the ``MenuBrowser`` in order, then the changed lines
+/// painted.
 ///
 /// Invariant: one input is handled at a time (a write finishes before the next key is read from
 /// the stream; keys typed meanwhile wait there), and the screen is painted after each.
@@ -20,6 +21,7 @@ public struct MenuClientApp {
     private enum Input: Sendable {
         case terminal(TerminalInput)
         case table(MenuTableEvent)
+        case searched(SearchResult)
     }
 
     /// Runs until `q`, end of input or a stop signal; returns that signal (nil for the others).
@@ -30,6 +32,7 @@ public struct MenuClientApp {
         let forwarders = [
             Task { [terminal] in for await input in terminal.inputs { sink.yield(.terminal(input)) }; sink.finish() },
             Task { [table] in for await event in table.events { sink.yield(.table(event)) } },
+            Task { [results = browser.searchResults] in for await result in results { sink.yield(.searched(result)) } },
         ]
         defer { for forwarder in forwarders { forwarder.cancel() } }
         terminal.write(browser.paint())
@@ -45,6 +48,8 @@ public struct MenuClientApp {
                 return signal
             case .table(let event):
                 guard browser.handle(event) else { continue }
+            case .searched(let result):
+                guard browser.handle(result) else { continue }
             }
             terminal.write(browser.paint())
         }

@@ -9,8 +9,8 @@ let usage = """
     usage: menu-client [URL]
       Browses the menu a menu-server serves (default http://127.0.0.1:8080) as its table of rows.
       ↑/↓ move, PageUp/PageDown page, Home/End, Enter opens or closes a group, digits then Enter
-      go to that row, / then an id or part of a name then Enter jumps to it, e/c expand or
-      collapse every group, Ctrl-L redraws, q quits.
+      go to that row, / searches (the matches listed as you type, ↑/↓ choose, Enter shows the
+      match in the tree, Esc goes back), e/c expand or collapse every group, Ctrl-L redraws, q quits.
 
     """
 
