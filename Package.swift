@@ -39,7 +39,7 @@ let package = Package(
         // The browser page (GET /): its HTML, JS and CSS compiled into the binary as byte arrays.
         .target(
             name: "WebAssets", path: "Web", resources: [
-                .embedInCode("index.html"), .embedInCode("cells.js"), .embedInCode("session.js"), .embedInCode("app.js"),
+                .embedInCode("index.html"), .embedInCode("cells.js"), .embedInCode("session.js"), .embedInCode("search.js"), .embedInCode("app.js"),
                 .embedInCode("app.css"),
             ],
             swiftSettings: strict),

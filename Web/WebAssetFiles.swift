@@ -7,9 +7,10 @@
 package enum WebAssetFiles {
     package static let indexHTML: [UInt8] = PackageResources.index_html
     /// The files `GET /app.js` serves as one script, in this order: a row's cells, then HTTP and
-    /// the session, then the page (which calls the others once all are defined).
-    package static let scriptFiles = ["Web/cells.js", "Web/session.js", "Web/app.js"]
-    package static let appJS: [UInt8] = [PackageResources.cells_js, PackageResources.session_js, PackageResources.app_js]
+    /// the session, the search box, then the page (which calls the others once all are defined).
+    package static let scriptFiles = ["Web/cells.js", "Web/session.js", "Web/search.js", "Web/app.js"]
+    package static let appJS: [UInt8] = [PackageResources.cells_js, PackageResources.session_js, PackageResources.search_js,
+                                         PackageResources.app_js]
         .flatMap { $0.last == UInt8(ascii: "\n") ? $0 : $0 + [UInt8(ascii: "\n")] }
     package static let appCSS: [UInt8] = PackageResources.app_css
 }

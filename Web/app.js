@@ -6,8 +6,8 @@
 // the server offers it the portable expansion (GET /sessions/{id}), are kept in localStorage, so a
 // reload, a restarted server or an expired session comes back as the user left it.
 //
-// GET /app.js serves cells.js (a row's cells), session.js (HTTP, localStorage) and this file, in
-// that order, as one script (Web/WebAssetFiles.swift): one request, three files to read.
+// GET /app.js serves cells.js (a row's cells), session.js (HTTP, localStorage), search.js (the
+// search box, the language) and this file, in that order, as one script (Web/WebAssetFiles.swift).
 "use strict";
 
 const ROW_HEIGHT = 36;          // px, as --row in app.css
@@ -32,6 +32,7 @@ const state = {
   portable: true,          // whether the server answers GET /sessions/{id}
   bulk: true,              // whether the server answers PUT /expansion
   busy: Promise.resolve(), // writes run one after another
+  language: localStorage.getItem(LANGUAGE_KEY) || "", // `?lang=` chosen (search.js); "": Accept-Language
 };
 
 const $ = (id) => document.getElementById(id);
@@ -369,6 +370,7 @@ async function start() {
     if (row && row.isGroup && (event.target.closest(".twisty") || event.target.closest(".title"))) toggle(row);
     render();
   });
+  startSearch();
   $("expand-all").addEventListener("click", () => setAll("expanded"));
   $("collapse-all").addEventListener("click", () => setAll("collapsed"));
   $("new-session").addEventListener("click", async () => {

@@ -9,11 +9,20 @@ class APIError extends Error {
   constructor(status, code, message) { super(message); this.status = status; this.code = code; }
 }
 
-async function api(method, path, { body, headers = {} } = {}) {
-  const init = { method, headers: { ...headers }, cache: "no-store" };
+/// `path` with `lang=` when the user chose a language (search.js), else as it is: no hand-set
+/// Accept-Language, so the browser's own (navigator.languages) decides.
+function withLanguage(path) {
+  if (!state.language) return path;
+  return path + (path.includes("?") ? "&" : "?") + "lang=" + encodeURIComponent(state.language);
+}
+
+async function api(method, path, { body, headers = {}, signal } = {}) {
+  const init = { method, headers: { ...headers }, cache: "no-store", signal };
   if (state.sessionId) init.headers["X-Session-Id"] = state.sessionId;
   if (body !== undefined) { init.headers["Content-Type"] = "application/json"; init.body = JSON.stringify(body); }
-  const response = await fetch(path, init);
+  const response = await fetch(withLanguage(path), init);
+  const language = response.headers.get("Content-Language");
+  if (language) addLanguage(language);
   if (response.status === 304) return { notModified: true, response };
   const text = await response.text();
   let json = null;

@@ -17,6 +17,7 @@ import subprocess
 import sys
 import threading
 import urllib.error
+import urllib.parse
 import urllib.request
 
 from selenium import webdriver
@@ -66,12 +67,13 @@ class Server:
         self.process.wait(timeout=30)
 
 
-def browser():
+def browser(language="en-US"):
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
     for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1200,800",
-                     "--disable-gpu", "--lang=en-US"]:
+                     "--disable-gpu", f"--lang={language}"]:
         options.add_argument(argument)
+    options.add_experimental_option("prefs", {"intl.accept_languages": language})
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
 
@@ -112,12 +114,25 @@ def loaded(driver):
     return rows and all(row["id"] for row in rows) and rows
 
 
+def accept_language(driver):
+    """The Accept-Language the browser sends, as Chromium makes it from navigator.languages."""
+    languages = driver.execute_script("return navigator.languages")
+    return ",".join(tag if i == 0 else f"{tag};q={max(0.1, 1 - i / 10):.1f}" for i, tag in enumerate(languages))
+
+
+def language_query(driver):
+    """`&lang=TAG` when the page's language select chose one (Web/search.js), else ""."""
+    chosen = driver.execute_script("return window.menuPage.state.language || ''")
+    return "&lang=" + urllib.parse.quote(chosen) if chosen else ""
+
+
 def expect_dom_matches_api(driver, server):
-    """Every row in the DOM is the API's row at its index for the page's session."""
+    """Every row in the DOM is the API's row at its index for the page's session and language."""
     rows = wait(driver, loaded, "the rows in view to load")
     session = session_of(driver)
     first, last = rows[0]["index"], rows[-1]["index"]
-    status, _, page = server.call("GET", f"/rows?offset={first}&limit={last - first + 1}", session)
+    status, _, page = server.call("GET", f"/rows?offset={first}&limit={last - first + 1}{language_query(driver)}", session,
+                                  headers={"Accept-Language": accept_language(driver)})
     assert status == 200, page
     api = {row["index"]: row for row in page["rows"]}
     for row in rows:
@@ -362,8 +377,11 @@ def main():
     servers = {"sichuan": Server(menu), "settings": Server(os.path.join(ROOT, "Config", "settings.json")), "large": Server(large)}
     driver = browser()
     failed = False
+    import search_page_test  # here, not at the top: it imports this file's helpers
     try:
         for name, test in [("sichuan", lambda: test_sichuan(driver, servers["sichuan"])),
+                           ("search", lambda: search_page_test.test_search(driver, servers["sichuan"])),
+                           ("language", lambda: search_page_test.test_language(servers["sichuan"])),
                            ("settings", lambda: test_settings(driver, servers["settings"])),
                            ("large", lambda: test_large_menu_stays_virtualized(driver, servers["large"])),
                            ("cross-origin", lambda: test_cross_origin(driver, menu))]:
