@@ -9,8 +9,9 @@ public struct MenuClientConfiguration: Sendable {
     /// Seconds a request may take before it fails with ``MenuClientError/transport(_:)``.
     public var timeout: TimeInterval = 15
     /// The titles' language: sent as `Accept-Language` on every request (a BCP 47 tag such as
-    /// `zh-Hant`, or a whole list with q-values); nil sends none and the server answers in the
-    /// menu's default locale. One client keeps one language, so its ETags stay of one locale.
+    /// `zh-Hant`, or a whole list with q-values); nil leaves the header to URLSession, which
+    /// sends the process's own languages. One client keeps one language, so its ETags stay of
+    /// one locale.
     public var language: String?
     public init(baseURL: URL, timeout: TimeInterval = 15, language: String? = nil) {
         self.baseURL = baseURL

@@ -61,7 +61,7 @@ package struct LanguagePreference: Sendable, Equatable {
     }
 
     /// `*`, or `1*8ALPHA *("-" 1*8alphanum)`.
-    static func isRange(_ tag: [UInt8]) -> Bool {
+    package static func isRange(_ tag: [UInt8]) -> Bool {
         if tag == [UInt8(ascii: "*")] { return true }
         let subtags = tag.split(separator: UInt8(ascii: "-"), omittingEmptySubsequences: false)
         guard let first = subtags.first, tag.count <= LanguageTag.maxLength else { return false }

@@ -1,0 +1,20 @@
+import Foundation
+
+/// The language a client asks for, from its command line or its POSIX locale environment.
+extension MenuClientConfiguration {
+    /// The BCP 47 tag of the POSIX locale in `environment` (`LC_ALL`, then `LC_MESSAGES`, then
+    /// `LANG`, the first set and not empty): `zh_TW.UTF-8` is `zh-TW`, `de_CH@euro` `de-CH`;
+    /// nil for `C`, `POSIX` or a value that gives no tag of letters and digits. O(length).
+    public static func language(fromEnvironment environment: [String: String]) -> String? {
+        guard let value = ["LC_ALL", "LC_MESSAGES", "LANG"].lazy.compactMap({ environment[$0] }).first(where: { !$0.isEmpty })
+        else { return nil }
+        let name = value.prefix { $0 != "." && $0 != "@" }
+        guard name != "C", name != "POSIX" else { return nil }
+        let tag = name.replacingOccurrences(of: "_", with: "-")
+        let subtags = tag.split(separator: "-", omittingEmptySubsequences: false)
+        guard let first = subtags.first, (2 ... 8).contains(first.count), first.allSatisfy({ $0.isASCII && $0.isLetter }),
+              subtags.allSatisfy({ (1 ... 8).contains($0.count) && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } })
+        else { return nil }
+        return tag
+    }
+}
