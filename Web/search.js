@@ -18,6 +18,7 @@ const search = {
   controller: null,   // aborts the request in flight when the text changes
   asked: 0,           // sequence number of the last search asked; older answers are dropped
   matches: [],        // the matches listed, in order
+  shown: null,        // the query whose answer is listed, null when the list is closed
   active: -1,         // index of the highlighted match (aria-activedescendant), -1 for none
 };
 
@@ -52,19 +53,20 @@ async function runSearch(query) {
   try {
     const { json } = await api("GET", `/search?q=${encodeURIComponent(query)}&limit=${SEARCH_LIMIT}`, { signal: controller.signal });
     if (asked !== search.asked) return;
-    showMatches(json);
+    showMatches(json, query);
   } catch (error) {
     if (asked !== search.asked || error.name === "AbortError") return;
-    showMatches({ matches: [], total: 0 });
+    showMatches({ matches: [], total: 0 }, query);
     say(error.code === "not_found" ? "This server has no search (GET /search); Reveal takes a node id." : `Search: ${error.message}`);
   } finally {
     if (search.controller === controller) search.controller = null;
   }
 }
 
-function showMatches(json) {
+function showMatches(json, query) {
   const list = $("search-results");
   search.matches = json.matches;
+  search.shown = query;
   list.replaceChildren(...json.matches.map((match, position) => matchElement(match, position)));
   if (!json.matches.length) {
     const none = document.createElement("li");
@@ -114,6 +116,7 @@ function closeMatches() {
   search.controller = null;
   search.asked += 1; // an answer still on its way is for a list no longer shown
   search.matches = [];
+  search.shown = null;
   $("search-results").hidden = true;
   $("search-results").replaceChildren();
   $("search-box").setAttribute("aria-expanded", "false");
@@ -134,7 +137,7 @@ async function onSearchKey(event) {
       if (!query) return;
       event.preventDefault();
       // Typed faster than the debounce: ask now, then take the first match.
-      if (search.timer !== null || search.controller) await runSearch(query);
+      if (search.shown !== query) await runSearch(query);
       if (search.matches.length) choose(Math.max(0, search.active));
       return;
     }
@@ -143,11 +146,13 @@ async function onSearchKey(event) {
   event.preventDefault();
 }
 
-/// Reveals the match at `position` in the tree (app.js's reveal focuses its row) and closes the list.
+/// Reveals the match at `position` in the tree (app.js's reveal focuses its row), closes the list
+/// and empties the box for the next search.
 function choose(position) {
   const match = search.matches[position];
   if (!match) return;
   closeMatches();
+  $("search-box").value = "";
   return reveal(match.id);
 }
 

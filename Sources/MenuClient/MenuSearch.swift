@@ -52,13 +52,14 @@ public struct MenuSearchMatch: Sendable, Hashable, Codable {
 public struct MenuSearchPage: Sendable, Hashable, Codable {
     public var version: String
     public var revision: Int
-    public var query: String
+    /// The text searched for as the server read it; nil for a search by filters alone.
+    public var query: String?
     public var total: Int
     public var offset: Int
     public var limit: Int
     public var matches: [MenuSearchMatch]
 
-    public init(version: String, revision: Int, query: String, total: Int, offset: Int, limit: Int, matches: [MenuSearchMatch]) {
+    public init(version: String, revision: Int, query: String?, total: Int, offset: Int, limit: Int, matches: [MenuSearchMatch]) {
         self.version = version
         self.revision = revision
         self.query = query
@@ -67,18 +68,33 @@ public struct MenuSearchPage: Sendable, Hashable, Codable {
         self.limit = limit
         self.matches = matches
     }
+
+    private enum CodingKeys: String, CodingKey { case version, revision, query, total, offset, limit, matches }
+    /// As the server writes it: `query` always present (`null` for filters alone).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(version, forKey: .version)
+        try container.encode(revision, forKey: .revision)
+        try container.encode(query, forKey: .query)
+        try container.encode(total, forKey: .total)
+        try container.encode(offset, forKey: .offset)
+        try container.encode(limit, forKey: .limit)
+        try container.encode(matches, forKey: .matches)
+    }
 }
 
 extension MenuSession {
-    /// The nodes whose title (in the session's language) or searchable attributes contain
-    /// `query` (`GET /search?q=`), narrowed by `filters` (attribute → value, each sent as
-    /// `filter=ATTR:VALUE`, in attribute order), `limit` of them from `offset`. Sends the session id
-    /// (creating the session first when it has none), so each match's `index` is its row in this
-    /// session's table. The server refuses an empty query or one over 200 characters
-    /// (`invalid_query`) and an attribute it does not search (`invalid_filter`).
+    /// The nodes whose titles (in any locale; shown in the session's language) or `searchable`
+    /// attributes contain `query` (`GET /search?q=`, case-, accent- and width-insensitive), whose
+    /// attributes equal every one of `filters` (attribute → value, each sent as
+    /// `filter=ATTR:VALUE`, in attribute order), `limit` of them from `offset`, in menu order. An
+    /// empty `query` searches by `filters` alone. Sends the session id (creating the session first
+    /// when it has none), so each match's `index` is its row in this session's table. The server
+    /// refuses a query over 200 characters or neither a query nor a filter (`invalid_query`) and
+    /// an attribute no node has (`invalid_filter`).
     public func search(_ query: String, filters: [String: String] = [:], offset: Int = 0, limit: Int = 20)
         async throws(MenuClientError) -> MenuSearchPage {
-        var parameters = [("q", query)]
+        var parameters = query.isEmpty ? [] : [("q", query)]
         parameters += filters.sorted { $0.key < $1.key }.map { ("filter", $0.key + ":" + $0.value) }
         parameters += [("offset", String(offset)), ("limit", String(limit))]
         let (answer, _) = try await send("GET", "search", query: parameters)

@@ -118,16 +118,16 @@ struct TerminalLiveTests {
         try pane.send("/")
         try pane.send("酸梅", literal: true)
         try pane.send("Enter")
-        screen = try pane.waitForScreen("a title matched") { Self.status($0).hasPrefix("found \"酸梅\": 酸梅湯") }
+        screen = try pane.waitForScreen("a title matched") { Self.status($0).hasPrefix("found 酒水 › 飲料 › 酸梅湯") }
         #expect(Self.status(screen).hasSuffix("row 15/16"))
         try pane.send("/")
         try pane.send("desserts", literal: true)
         try pane.send("Enter")
-        try pane.waitForScreen("nothing matched") { Self.status($0).hasPrefix("no id or fetched title matches \"desserts\"") }
+        try pane.waitForScreen("nothing matched") { Self.status($0).hasPrefix("nothing matches \"desserts\"") }
         try pane.send("/")
-        try pane.send("drinks/beer", literal: true)  // no id has a "/": the route is unknown, titles are matched
+        try pane.send("drinks/beer", literal: true)  // no title has it, and no id has a "/"
         try pane.send("Enter")
-        try pane.waitForScreen("nothing matched") { Self.status($0).hasPrefix("no id or fetched title matches \"drinks/beer\"") }
+        try pane.waitForScreen("nothing matched") { Self.status($0).hasPrefix("nothing matches \"drinks/beer\"") }
     }
 
     @Test(.timeLimit(.minutes(1)))
