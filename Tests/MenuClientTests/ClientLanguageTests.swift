@@ -29,10 +29,10 @@ import MenuTestSupport
         let server = try ClientTestServer(config: Self.config)
         defer { server.shutdown() }
         for (language, titles) in [("en", ["Main Courses", "Kung Pao Chicken"]), ("zh-Hans-CN", ["主菜", "宫保鸡丁"]),
-                                   ("zh-Hant-TW, en;q=0.5", ["主菜", "宮保雞丁"])] {
+                                   ("zh-Hant-TW, en;q=0.5", ["主菜", "宮保雞丁"]), (nil, ["主菜", "宮保雞丁"])] {
             let table = try await MenuTable(session: MenuSession(configuration: server.configuration, language: language))
             let rows = try await table.rows(in: 0 ..< 2)
-            #expect(rows.map(\.title) == titles, "language \(language)")
+            #expect(rows.map(\.title) == titles, "language \(language ?? "none: the default locale")")
         }
     }
 }
