@@ -7,7 +7,9 @@ import MenuTestSupport
 /// server with locales answers in it.
 @Suite struct ClientLanguageTests {
     @Test func thePOSIXLocaleBecomesALanguageTag() {
-        #expect(MenuClientConfiguration.language(fromEnvironment: ["LANG": "zh_TW.UTF-8"]) == "zh-TW")
+        #expect(MenuClientConfiguration.language(fromEnvironment: ["LANG": "zh_TW.UTF-8"]) == "zh-Hant-TW")
+        #expect(MenuClientConfiguration.language(fromEnvironment: ["LANG": "zh_CN.UTF-8"]) == "zh-Hans-CN")
+        #expect(MenuClientConfiguration.language(fromEnvironment: ["LANG": "zh_Hant_TW"]) == "zh-Hant-TW")
         #expect(MenuClientConfiguration.language(fromEnvironment: ["LANG": "de_CH@euro"]) == "de-CH")
         #expect(MenuClientConfiguration.language(fromEnvironment: ["LANG": "en_US.UTF-8", "LC_ALL": "fr_FR.UTF-8"]) == "fr-FR")
         #expect(MenuClientConfiguration.language(fromEnvironment: ["LC_ALL": "", "LC_MESSAGES": "ja_JP", "LANG": "en"]) == "ja-JP")
