@@ -9,7 +9,7 @@ let usage = """
     usage: menu-client [--lang TAG] [URL]
       Browses the menu a menu-server serves (default http://127.0.0.1:8080) as its table of rows.
       --lang TAG asks for the titles in that language (a BCP 47 tag such as zh-Hant or en, sent as
-      Accept-Language); the default is the locale of LC_ALL, LC_MESSAGES or LANG (zh_TW.UTF-8: zh-TW).
+      Accept-Language); the default is the locale of LC_ALL, LC_MESSAGES or LANG (zh_TW.UTF-8: zh-Hant-TW).
       ↑/↓ move, PageUp/PageDown page, Home/End, Enter opens or closes a group, digits then Enter
       go to that row, / searches (the matches listed as you type, ↑/↓ choose, Enter shows the
       match in the tree, Esc goes back), e/c expand or collapse every group, Ctrl-L redraws, q quits.

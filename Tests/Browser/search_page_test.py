@@ -11,8 +11,7 @@ import urllib.parse
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from menu_page_test import (OUT, accept_language, browser, expect_dom_matches_api, expanded_flag, language_query, loaded,
-                             row_element, session_of, wait)
+from menu_page_test import OUT, browser, expect_dom_matches_api, expanded_flag, loaded, row_element, session_of, wait
 
 
 def listed(driver):
@@ -25,12 +24,17 @@ def listed(driver):
             selected: e.getAttribute('aria-selected') === 'true'}));""")
 
 
+def page_language(driver):
+    """The language the page's titles are in: the last answer's Content-Language, kept as the document's lang."""
+    return driver.execute_script("return document.documentElement.lang")
+
+
 def expect_listed_matches_api(driver, server, query):
     """Waits for the list of `query`'s matches; they are /search's for the page's session and language."""
     shown = wait(driver, lambda d: listed(d) and d.find_element(By.ID, "search-box").get_attribute("value") == query and listed(d),
                  f"the matches for {query}")
-    status, _, answer = server.call("GET", f"/search?q={urllib.parse.quote(query)}&limit=20{language_query(driver)}", session_of(driver),
-                                    headers={"Accept-Language": accept_language(driver)})
+    status, _, answer = server.call("GET", f"/search?q={urllib.parse.quote(query)}&limit=20", session_of(driver),
+                                    headers={"Accept-Language": page_language(driver)})
     assert status == 200, answer
     want = [(m["id"], m["title"], " › ".join([a["title"] for a in m["path"]] + [m["title"]])) for m in answer["matches"]]
     assert [(m["id"], m["title"], m["path"]) for m in shown] == want, (shown, want)
@@ -96,36 +100,50 @@ def content_language(server, headers):
     return answer_headers.get("Content-Language")
 
 
+def shown_titles(driver):
+    return {row["id"]: row["title"] for row in (loaded(driver) or [])}
+
+
 def test_language(server):
-    """A browser set to another language gets that language's titles; the select's `?lang=` wins over it."""
-    if content_language(server, {"Accept-Language": "zh-CN"}) is None:
-        print("browser-test: language SKIPPED: the menu has no locales (no Content-Language)")
-        return
-    driver = browser(language="zh-CN")
+    """A browser set to simplified Chinese gets those titles, in the grid and in the matches; a
+    language chosen with the select (kept in localStorage) goes as ?lang= and wins over the browser's."""
+    if content_language(server, {"Accept-Language": "zh-Hans"}) != "zh-Hans":
+        raise AssertionError("the menu has no zh-Hans titles (Config/menu.json without locales?)")
+    driver = browser(language="zh-Hans")
     try:
         driver.get(server.url + "/")
         driver.execute_script("localStorage.clear()")
         driver.get(server.url + "/")
         rows, _ = expect_dom_matches_api(driver, server)
+        assert page_language(driver) == "zh-Hans"
         titles = {row["id"]: row["title"] for row in rows}
-        assert content_language(server, {"Accept-Language": accept_language(driver)}) != content_language(server, {"Accept-Language": "en"})
-        _, _, english = server.call("GET", f"/rows?limit={len(rows)}", headers={"Accept-Language": "en"})
-        assert any(titles[row["id"]] != row["title"] for row in english["rows"] if row["id"] in titles), "the same titles in zh-CN and en"
-
-        # A language chosen with the select (kept in localStorage) goes as ?lang= on every request.
-        english_tag = content_language(server, {"Accept-Language": "en"})
-        driver.execute_script("localStorage.setItem('menu-server.language', arguments[0])", english_tag)
-        driver.refresh()
-        want = {row["id"]: row["title"] for row in english["rows"]}
-        wait(driver, lambda d: (r := loaded(d)) and all(row["title"] == want[row["id"]] for row in r if row["id"] in want),
-             "English titles once the stored choice is sent as ?lang=")
-        assert driver.find_element(By.ID, "language").get_attribute("value") == english_tag
-        # Back to the browser's language with the select itself.
-        driver.execute_script("const s = document.getElementById('language'); s.value = ''; s.dispatchEvent(new Event('change'))")
-        wait(driver, lambda d: (r := loaded(d)) and all(row["title"] == titles[row["id"]] for row in r if row["id"] in titles),
-             "the browser's language again")
-        assert driver.execute_script("return localStorage.getItem('menu-server.language')") is None
+        _, _, traditional = server.call("GET", f"/rows?limit={len(rows)}", headers={"Accept-Language": "zh-Hant"})
+        assert titles["kung-pao-chicken"] == "宫保鸡丁" and \
+            {row["id"]: row["title"] for row in traditional["rows"]}["kung-pao-chicken"] == "宮保雞丁", titles
+        # Searched in traditional characters, the matches are listed in the page's simplified ones.
+        box = driver.find_element(By.ID, "search-box")
+        box.click()
+        box.send_keys("雞")
+        shown, _ = expect_listed_matches_api(driver, server, "雞")
+        assert shown and shown[0]["title"] == "宫保鸡丁", shown
+        assert driver.find_element(By.ID, "language").is_displayed()
         driver.save_screenshot(os.path.join(OUT, "language.png"))
-        print(f"browser-test: zh-CN browser titles {list(titles.values())[:3]}; ?lang={english_tag} titles {list(want.values())[:3]}")
+        box.send_keys(Keys.ESCAPE)
+
+        # English with the select: every request carries ?lang=en, a reload too (localStorage).
+        driver.execute_script("const s = document.getElementById('language'); s.value = 'en'; s.dispatchEvent(new Event('change'))")
+        _, _, english = server.call("GET", f"/rows?limit={len(rows)}", headers={"Accept-Language": "en"})
+        want = {row["id"]: row["title"] for row in english["rows"]}
+        wait(driver, lambda d: (shown := shown_titles(d)) and all(shown[i] == want[i] for i in shown if i in want), "English titles")
+        driver.refresh()
+        wait(driver, lambda d: (shown := shown_titles(d)) and all(shown[i] == want[i] for i in shown if i in want), "English after a reload")
+        assert driver.execute_script("return localStorage.getItem('menu-server.language')") == "en"
+        assert driver.find_element(By.ID, "language").get_attribute("value") == "en" and page_language(driver) == "en"
+        expect_dom_matches_api(driver, server)
+        # Back to the browser's language.
+        driver.execute_script("const s = document.getElementById('language'); s.value = ''; s.dispatchEvent(new Event('change'))")
+        wait(driver, lambda d: (shown := shown_titles(d)) and all(shown[i] == titles[i] for i in shown if i in titles), "simplified again")
+        assert driver.execute_script("return localStorage.getItem('menu-server.language')") is None
+        print(f"browser-test: zh-Hans browser {titles['kung-pao-chicken']}, ?lang=en {want['kung-pao-chicken']}, 雞 listed {shown[0]['path']}")
     finally:
         driver.quit()
