@@ -3,7 +3,7 @@
 // lists the matches, each as its path (Drinks › Beer › Tsingtao), in a listbox under the box;
 // ↑/↓ choose, Enter or a click reveals the match (POST /nodes/{id}/reveal) and focuses its row,
 // Escape or an empty box closes the list. The language select sets `?lang=` on every request
-// (session.js) and is kept in localStorage; left at "Browser", the browser's Accept-Language
+// (session.js) and is kept in localStorage; left at "Browser default", the browser's Accept-Language
 // (navigator.languages) decides. The select shows once an answer has a Content-Language (a menu
 // with locales); the API does not list a menu's locales, so it offers the languages index.html
 // names and each one an answer came in. Served between session.js and app.js (Web/WebAssetFiles.swift).
