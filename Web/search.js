@@ -26,7 +26,7 @@ function startSearch() {
   const box = $("search-box");
   box.addEventListener("input", () => searchSoon(box.value));
   box.addEventListener("keydown", (event) => onSearchKey(event));
-  $("search-results").addEventListener("mousedown", (event) => event.preventDefault()); // keep the box focused
+  $("search-panel").addEventListener("mousedown", (event) => event.preventDefault()); // keep the box focused
   $("search-results").addEventListener("click", (event) => {
     const option = event.target.closest("[role=option]");
     if (option) choose(Number(option.dataset.position));
@@ -68,20 +68,10 @@ function showMatches(json, query) {
   search.matches = json.matches;
   search.shown = query;
   list.replaceChildren(...json.matches.map((match, position) => matchElement(match, position)));
-  if (!json.matches.length) {
-    const none = document.createElement("li");
-    none.className = "none";
-    none.textContent = "No match";
-    none.setAttribute("aria-disabled", "true");
-    list.append(none);
-  } else if (json.total > json.matches.length) {
-    const more = document.createElement("li");
-    more.className = "none";
-    more.textContent = `${json.matches.length} of ${json.total} matches: type more to narrow them`;
-    more.setAttribute("aria-disabled", "true");
-    list.append(more);
-  }
-  list.hidden = false;
+  // Outside the listbox, which holds options only.
+  $("search-note").textContent = !json.matches.length ? "No match"
+    : json.total > json.matches.length ? `${json.matches.length} of ${json.total} matches: type more to narrow them` : "";
+  $("search-panel").hidden = false;
   $("search-box").setAttribute("aria-expanded", "true");
   setActive(json.matches.length ? 0 : -1);
   say(json.matches.length ? `${json.total} ${json.total === 1 ? "match" : "matches"}.` : "No match.");
@@ -117,7 +107,7 @@ function closeMatches() {
   search.asked += 1; // an answer still on its way is for a list no longer shown
   search.matches = [];
   search.shown = null;
-  $("search-results").hidden = true;
+  $("search-panel").hidden = true;
   $("search-results").replaceChildren();
   $("search-box").setAttribute("aria-expanded", "false");
   setActive(-1);

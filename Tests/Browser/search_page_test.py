@@ -18,7 +18,7 @@ def listed(driver):
     """The matches the listbox shows: id, title, the path as read, selected; [] while it is hidden."""
     return driver.execute_script("""
         const list = document.getElementById('search-results');
-        if (list.hidden) return [];
+        if (document.getElementById('search-panel').hidden) return [];
         return [...list.querySelectorAll('[role=option]')].map(e => ({
             id: e.dataset.id, title: e.querySelector('.title').textContent, path: e.textContent,
             selected: e.getAttribute('aria-selected') === 'true'}));""")
