@@ -11,6 +11,11 @@ struct MenuBuilder {
     var height = 0
     var ids: [String] = [""]
     var titles: [String] = [""]
+    /// ``Menu/Storage/otherTitles``, filled by ``resolveLocales()`` once the whole document is read.
+    var otherTitles: [[String]] = []
+    var otherRootTitles: [String?] = []
+    /// The default locale first, then the others (``Menu/locales``); empty without `defaultLocale`.
+    var locales: [String] = []
     /// Position 0 is the implicit root: an always-expanded group at depth -1.
     var records: [Menu.NodeRecord] = [Menu.NodeRecord(
         parent: -1, siblingPrefix: 0, subtreeEnd: 0, firstChildSlot: 0, childCount: 0, depth: -1,
