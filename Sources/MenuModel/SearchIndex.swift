@@ -56,15 +56,20 @@ public struct SearchIndex: Sendable {
         }
     }
 
-    /// The texts a query is matched against for `node`: its title, and the string values of the
-    /// attributes `menu` marks searchable. The one place that says what search reads (each locale's
-    /// title joins here).
+    /// The texts a query is matched against for `node`: its title in every locale (a title
+    /// repeated in another locale is read once), and the string values of the attributes `menu`
+    /// marks searchable. The one place that says what search reads. A query in traditional or in
+    /// simplified Chinese finds a node whose titles carry both scripts (zh-Hant and zh-Hans).
     public static func searchTexts(of node: Menu.Node, in menu: Menu) -> [String] {
         searchTexts(of: node, in: menu, searchable: menu.searchableAttributes)
     }
 
     static func searchTexts(of node: Menu.Node, in menu: Menu, searchable: [String]) -> [String] {
         var texts = [menu.title(of: node)]
+        for locale in menu.localeIndices.dropFirst() {
+            let title = menu.title(of: node, locale: locale)
+            if !texts.contains(title) { texts.append(title) }
+        }
         if !searchable.isEmpty, let attributes = menu.attributes(of: node) {
             for name in searchable {
                 if case .string(let value) = attributes[name] { texts.append(value) }
