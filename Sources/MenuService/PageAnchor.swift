@@ -75,11 +75,13 @@ enum PageAnchor: Equatable {
         }
     }
 
-    /// As ``page(in:limit:)`` in a search's filtered tree: an anchor it does not show is 409
-    /// `not_visible` with an empty path (no expansion shows it there; search for it instead).
+    /// As ``page(in:limit:)`` in a search's filtered tree: an anchor it does not show is 400
+    /// `invalid_parameter` (no expansion or reveal shows it there).
     func page(in view: FilteredView, limit: Int) throws(APIError) -> (offset: Int, rows: Int) {
         try page(menu: view.menu, count: view.count, limit: limit) { node throws(APIError) in
-            guard let index = view.index(ofNode: node) else { throw .notVisible(id: view.menu.id(of: node), path: []) }
+            guard let index = view.index(ofNode: node) else {
+                throw .invalidParameter("\"\(view.menu.id(of: node))\" is not in this search's filtered tree; anchor on a row it shows, or page by offset")
+            }
             return index
         }
     }
