@@ -41,6 +41,9 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     /// `q` and `filter` of a search (``SearchParameters``): first line `q` (`-`: none), later lines
     /// filters, through `/search`, `/rows` and `/count`, and the matches against a naive scan.
     case search
+    /// `Accept-Language` (``LanguagePreference``) and its RFC 4647 lookup, a language tag's shape
+    /// (``LanguageTag``), and `?lang=`, through reads of a menu with locales.
+    case language
 
     /// Built once per process: the targets only read it.
     static let service: MenuService = {
@@ -73,6 +76,8 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
             return Self.checkCORS(bytes)
         case .search:
             return Self.checkSearch(bytes)
+        case .language:
+            return Self.checkLanguage(bytes)
         }
     }
 

@@ -10,6 +10,7 @@ import MenuModel
 /// inserted, so `spans[n].split == spans[n + 1].start` and the whole object is one copy;
 /// `spans[n].split < spans[n + 1].start` exactly for groups. One span per node plus one past the
 /// last, so a row's three offsets are two adjacent loads.
+/// One per locale (``ServedMenu``): the rows of locale `locale` carry ``Menu/title(of:locale:)``.
 /// Memory: about the size of the ids, titles and attributes as JSON plus 16 bytes per node; built in O(n).
 struct EncodedMenu: Sendable {
     struct Span: Sendable {
@@ -23,7 +24,7 @@ struct EncodedMenu: Sendable {
     /// of n rows can take at most is n times this, plus the closing bracket.
     let rowBound: Int
 
-    init(menu: Menu) {
+    init(menu: Menu, locale: Int = 0) {
         var writer = JSONWriter(capacity: menu.nodeCount * 96)
         var spans = [Span]()
         spans.reserveCapacity(menu.nodeCount + 2)
@@ -33,7 +34,7 @@ struct EncodedMenu: Sendable {
             writer.raw(",\"id\":")
             writer.string(menu.id(of: node))
             writer.raw(",\"title\":")
-            writer.string(menu.title(of: node))
+            writer.string(menu.title(of: node, locale: locale))
             writer.raw(",\"depth\":")
             writer.integer(menu.depth(of: node))
             writer.raw(",\"parentId\":")

@@ -10,7 +10,9 @@ import MenuSessions
 /// a collapsed group hides it; `POST /nodes/{id}/reveal` shows it), and leaving `q` and `filter`
 /// out of `/rows` gives the session's own tree as it was.
 ///
-/// Entity tags: a filtered page or count carries `"<version>-s<hash>-<revision>"`, the hash (FNV-1a,
+/// Titles are in the negotiated locale (`?lang=`, `Accept-Language`), as rows are.
+///
+/// Entity tags: a filtered page or count carries `"<version>-[<locale>-]s<hash>-<revision>"`, the hash (FNV-1a,
 /// 64 bits) of the folded query and filters, so a tag of one query never validates another's rows
 /// or the unfiltered tree (whose tag has no `s` part); the revision stays the digits after the
 /// last `-`. `/search` answers carry no tag (`Cache-Control: no-store`).
@@ -25,6 +27,7 @@ extension MenuService {
         let offset = try Self.integerParameter("offset", in: request, default: 0, range: 0 ... Int.max)
         let limit = try Self.integerParameter("limit", in: request, default: min(Self.defaultSearchLimit, maxLimit), range: 1 ... maxLimit)
         let (menu, session) = try servedState(for: request)
+        let locale = try negotiatedLocale(for: request, on: menu)
         let filtered = try menu.filteredView(for: query)
         let view = FlattenedView(menu: menu.generation.menu, state: session.state)
         let matches = filtered.matches
@@ -39,7 +42,7 @@ extension MenuService {
         for (position, match) in page.enumerated() {
             let node = Int(match)
             writer.raw(position == 0 ? "{\"id\":" : ",{\"id\":")
-            writeIDAndTitle(of: node, in: view.menu, to: &writer)
+            writeIDAndTitle(of: node, in: view.menu, locale: locale, to: &writer)
             writer.raw(",\"isGroup\":")
             writer.bool(view.menu.isGroup(node))
             writer.raw(",\"index\":")
@@ -47,13 +50,13 @@ extension MenuService {
             writer.raw(",\"path\":[")
             for (step, ancestor) in view.ancestors(of: node).enumerated() {
                 writer.raw(step == 0 ? "{\"id\":" : ",{\"id\":")
-                writeIDAndTitle(of: ancestor, in: view.menu, to: &writer)
+                writeIDAndTitle(of: ancestor, in: view.menu, locale: locale, to: &writer)
                 writer.raw("}")
             }
             writer.raw("]}")
         }
         writer.raw("]}")
-        return json(200, writer.finish())
+        return json(200, writer.finish(), extraHeaders: menu.languageHeaders(locale))
     }
 
     /// `/rows` with `q` or `filter`: a page of the filtered tree, the usual answer plus `query`
@@ -61,30 +64,32 @@ extension MenuService {
     /// filtered view too).
     func filteredRows(_ request: HTTPRequest, _ query: SearchQuery, anchor: PageAnchor, limit: Int) throws(APIError) -> HTTPResponse {
         let (menu, session) = try servedState(for: request)
+        let locale = try negotiatedLocale(for: request, on: menu)
         let filtered = try menu.filteredView(for: query)
-        let tag = filteredTag(of: query, session: session, on: menu)
-        if let unchanged = try notModified(request, tag: tag) { return unchanged }
+        let tag = filteredTag(of: query, session: session, on: menu, locale: locale)
+        if let unchanged = try notModified(request, tag: tag, locale: locale, of: menu) { return unchanged }
         let (offset, pageRows) = try anchor.page(in: filtered, limit: limit)
         let rowCount = max(0, min(pageRows, filtered.count - offset))
         var writer = JSONWriter(capacity: 256 + rowCount * 160)
         writeFilteredCounts(filtered, query: query, revision: session.revision, of: menu, to: &writer)
         writePlace(offset: offset, limit: limit, to: &writer)
         writer.raw(",\"rows\":")
-        menu.encoded.writeRows(of: filtered, offset: offset, limit: pageRows, to: &writer)
+        menu.encoded[locale].writeRows(of: filtered, offset: offset, limit: pageRows, to: &writer)
         writer.raw("}")
-        return read(writer.finish(), tag: tag)
+        return read(writer.finish(), tag: tag, locale: locale, of: menu)
     }
 
     /// `/count` with `q` or `filter`: the filtered tree's counts.
     func filteredCount(_ request: HTTPRequest, _ query: SearchQuery) throws(APIError) -> HTTPResponse {
         let (menu, session) = try servedState(for: request)
+        let locale = try negotiatedLocale(for: request, on: menu)
         let filtered = try menu.filteredView(for: query)
-        let tag = filteredTag(of: query, session: session, on: menu)
-        if let unchanged = try notModified(request, tag: tag) { return unchanged }
+        let tag = filteredTag(of: query, session: session, on: menu, locale: locale)
+        if let unchanged = try notModified(request, tag: tag, locale: locale, of: menu) { return unchanged }
         var writer = JSONWriter(capacity: 160)
         writeFilteredCounts(filtered, query: query, revision: session.revision, of: menu, to: &writer)
         writer.raw("}")
-        return read(writer.finish(), tag: tag)
+        return read(writer.finish(), tag: tag, locale: locale, of: menu)
     }
 
     /// `{"version","revision","count","leafCount","query","filtered":true` (object left open).
@@ -101,15 +106,15 @@ extension MenuService {
     }
 
     /// The id (its key already written) and `,"title":` of `node`.
-    private func writeIDAndTitle(of node: Menu.Node, in menu: Menu, to writer: inout JSONWriter) {
+    private func writeIDAndTitle(of node: Menu.Node, in menu: Menu, locale: Int, to writer: inout JSONWriter) {
         writer.string(menu.id(of: node))
         writer.raw(",\"title\":")
-        writer.string(menu.title(of: node))
+        writer.string(menu.title(of: node, locale: locale))
     }
 
     /// The tag of a filtered page: the session's, with `s` and the query's hash before the revision.
-    func filteredTag(of query: SearchQuery, session: SessionSnapshot, on menu: ServedMenu) -> SessionEntityTag {
-        SessionEntityTag(prefix: menu.entityTagPrefix + Self.queryTagPart(query), revision: session.revision)
+    func filteredTag(of query: SearchQuery, session: SessionSnapshot, on menu: ServedMenu, locale: Int) -> SessionEntityTag {
+        SessionEntityTag(prefix: menu.entityTagPrefixes[locale] + Self.queryTagPart(query), revision: session.revision)
     }
 
     /// `s`, 16 hex digits of the FNV-1a hash of the folded text and each filter (lengths before
