@@ -116,8 +116,9 @@ struct MenuHTTP: Sendable {
     }
 
     /// The strong tag `"<version>-<revision>"` the server sends on `/rows` and `/count` (README,
-    /// "Revisions and conditional requests": the version percent-encoded outside `A-Z a-z 0-9 . _ ~`).
-    static func entityTag(version: String, revision: Int) -> String {
+    /// "Revisions and conditional requests": the version percent-encoded outside `A-Z a-z 0-9 . _ ~`),
+    /// `"<version>-<locale>-<revision>"` for a menu with locales (`locale` its Content-Language).
+    static func entityTag(version: String, locale: String? = nil, revision: Int) -> String {
         var text = "\""
         for byte in version.utf8 {
             switch byte {
@@ -128,6 +129,7 @@ struct MenuHTTP: Sendable {
                 text += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
             }
         }
+        if let locale { text += "-" + locale }
         return text + "-\(revision)\""
     }
 }

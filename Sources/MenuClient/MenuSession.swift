@@ -34,6 +34,11 @@ public actor MenuSession {
     public private(set) var id: String?
     /// The layout as the server last stated it; nil until ``refreshLayout()`` succeeds.
     public private(set) var layout: MenuLayout?
+    /// The locale the server answered the session's last successful read in (its
+    /// `Content-Language`, as the menu's config spells it; writes answer without one); nil for a
+    /// menu without locales. Part of the entity tags of a menu with locales
+    /// (`"<version>-<locale>-<revision>"`), which ``MenuTable`` sends in `If-Match` and `If-None-Match`.
+    public private(set) var contentLanguage: String?
     private var creating: Task<MenuSessionCreatedAnswer, any Error>?
 
     /// `language`, when given, replaces the configuration's ``MenuClientConfiguration/language``
@@ -123,6 +128,7 @@ public actor MenuSession {
               json body: Data? = nil) async throws(MenuClientError) -> (answer: MenuHTTPAnswer, sessionID: String) {
         let id = try await ensureID()
         let answer = try await http.send(method, path, query: query, headers: headers + [("X-Session-Id", id)], json: body)
+        if method == "GET", answer.status < 400 { contentLanguage = answer.headers["content-language"] }
         return (answer, id)
     }
 }

@@ -21,8 +21,8 @@ extension MenuTable {
 
     func revalidateLocked() async throws(MenuClientError) -> [MenuTableEvent] {
         let (version, revision) = state.withLock { ($0.version, $0.revision) }
-        let (answer, sessionID) = try await session.send(
-            "GET", "count", headers: [("If-None-Match", MenuHTTP.entityTag(version: version, revision: revision))])
+        let tag = MenuHTTP.entityTag(version: version, locale: await session.contentLanguage, revision: revision)
+        let (answer, sessionID) = try await session.send("GET", "count", headers: [("If-None-Match", tag)])
         switch answer.status {
         case 304: return []
         case 200:

@@ -88,12 +88,11 @@ extension MenuTable {
         }
         for attempt in 1 ... Self.maxWriteAttempts {
             let (version, revision) = state.withLock { ($0.version, $0.revision) }
+            let tag = MenuHTTP.entityTag(version: version, locale: await session.contentLanguage, revision: revision)
             let answer: MenuHTTPAnswer
             let sessionID: String
             do {
-                (answer, sessionID) = try await session.send(
-                    request.method, request.path, headers: [("If-Match", MenuHTTP.entityTag(version: version, revision: revision))],
-                    json: request.body)
+                (answer, sessionID) = try await session.send(request.method, request.path, headers: [("If-Match", tag)], json: request.body)
             } catch {
                 // Applied or not, the feed says; then only the idempotent form may go again.
                 guard case .transport = error, let retry, attempt < Self.maxWriteAttempts else { throw giveUp(error) }
