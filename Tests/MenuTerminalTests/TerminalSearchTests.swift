@@ -74,6 +74,26 @@ struct TerminalSearchTests {
         #expect(Self.status(screen).hasSuffix("row 19/30"))
     }
 
+    /// The shipped menu has titles in zh-Hant, zh-Hans and en: with `--lang en` the matches of an
+    /// English query are English paths, and revealing one (a write, its If-Match in that locale) works.
+    @Test(.timeLimit(.minutes(1)))
+    func onTheLocalizedMenuAnEnglishClientFindsAndRevealsInEnglish() throws {
+        let server = try TerminalTestServer(config: LivePaths.packageRoot.appendingPathComponent("Config/menu.json").path)
+        let command = TerminalLiveTests.quoted(try TerminalTestPaths.menuClient().path) + " --lang en http://127.0.0.1:\(server.port)"
+        let pane = try TmuxPane(command: command, keeping: [server])
+        try pane.waitForScreen("the first screen in English") { $0.count > 2 && $0[1] == " 1 ▾ Main Courses (9)" }
+        try pane.send("c")
+        try pane.waitForScreen("every group collapsed") { Self.status($0).hasPrefix("every group collapsed") }
+        try pane.send("/")
+        try pane.send("tofu", literal: true)
+        let listed = try pane.waitForScreen("the matches for tofu") { Self.status($0).hasSuffix("2 matches") }
+        #expect(listed[27].hasPrefix(" ▸ Main Courses › Mapo Tofu ") && listed[27].hasSuffix(" hidden"))
+        #expect(listed[28].hasPrefix("   Main Courses › Home-Style Tofu "))
+        try pane.send("Down", "Enter")
+        let screen = try pane.waitForScreen("Home-Style Tofu revealed") { Self.status($0).hasPrefix("found Main Courses › Home-Style Tofu") }
+        #expect(Self.status(screen).hasSuffix("row 6/12") && screen[6].hasPrefix(" 6     Home-Style Tofu "))
+    }
+
     private static func page(_ ids: [String], total: Int? = nil) -> MenuSearchPage {
         let matches = ids.map { MenuSearchMatch(id: $0, title: $0, isGroup: false, index: nil, path: []) }
         return MenuSearchPage(version: "v", revision: 0, query: "", total: total ?? ids.count, offset: 0, limit: 50, matches: matches)
