@@ -57,6 +57,7 @@ async function runSearch(query) {
   } catch (error) {
     if (asked !== search.asked || error.name === "AbortError") return;
     showMatches({ matches: [], total: 0 }, query);
+    if (error.code === "unknown_session") sync(); // restores the session (app.js); the next key searches in it
     say(error.code === "not_found" ? "This server has no search (GET /search); Reveal takes a node id." : `Search: ${error.message}`);
   } finally {
     if (search.controller === controller) search.controller = null;
