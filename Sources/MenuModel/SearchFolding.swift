@@ -26,7 +26,11 @@ public enum SearchFolding {
         }
         if isASCII {
             text.withUTF8 { utf8 in
-                for byte in utf8 { bytes.append(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) }
+                let start = bytes.count
+                bytes.append(contentsOf: utf8)
+                bytes.withUnsafeMutableBufferPointer { folded in
+                    for index in start ..< folded.count where folded[index] &- 0x41 < 26 { folded[index] |= 0x20 }
+                }
             }
         } else {
             bytes.append(contentsOf: foundationFold(text).utf8)
