@@ -8,8 +8,9 @@
 /// script = 4ALPHA ; region = 2ALPHA / 3DIGIT ; variant = 5*8alphanum / (DIGIT 3alphanum)
 /// extension = singleton 1*("-" 2*8alphanum) ; privateuse = "x" 1*("-" 1*8alphanum)
 /// ```
-/// Grandfathered tags (`i-klingon`, `zh-min-nan`) are refused unless they happen to fit. Cost:
-/// O(length), no allocation.
+/// Grandfathered tags (`i-klingon`, `zh-min-nan`) are refused unless they happen to fit. This is
+/// RFC 5646's well-formedness (its ABNF), not validity: a singleton or variant given twice is
+/// well-formed. openapi.yaml's `lang` pattern is this grammar. Cost: O(length), no allocation.
 public enum LanguageTag {
     /// Longer tags are refused (RFC 5646 §4.4.1 asks implementations to take at least 35 bytes).
     public static let maxLength = 64
@@ -25,7 +26,6 @@ public enum LanguageTag {
         guard !bytes.isEmpty, bytes.count <= maxLength else { return false }
         var part = Part.language
         var extlangs = 0  // 3 once no extlang may follow
-        var seenSingletons: UInt64 = 0
         var start = 0
         var isFirst = true
         while start <= bytes.count {
@@ -54,9 +54,6 @@ public enum LanguageTag {
                 if singleton == UInt8(ascii: "x") {
                     part = .privateStart
                 } else {
-                    let bit = UInt64(1) << (singleton & 63)
-                    guard seenSingletons & bit == 0 else { return false }  // each extension once
-                    seenSingletons |= bit
                     part = .extensionStart
                 }
             } else if part >= .extensionStart {

@@ -18,7 +18,11 @@ extension MenuService {
     /// A 200 session read in `locale` of `menu` with its tag and caching headers (`Vary`, and
     /// `Content-Language` for a menu with locales: ``ServedMenu/localeHeaders``).
     func read(_ body: ResponseBody, tag: SessionEntityTag, locale: Int, of menu: ServedMenu) -> HTTPResponse {
-        var headers: [(name: String, value: String)] = [("ETag", tag.headerValue), Self.readHeaders[0], Self.readHeaders[1]]
+        // One allocation: room for the locale's one or two headers reserved up front.
+        var headers: [(name: String, value: String)] = []
+        headers.reserveCapacity(5)
+        headers.append(("ETag", tag.headerValue))
+        headers.append(contentsOf: Self.readHeaders)
         headers.append(contentsOf: menu.localeHeaders[locale])
         return HTTPResponse(status: 200, headers: headers, body: body)
     }

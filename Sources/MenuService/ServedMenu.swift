@@ -7,10 +7,12 @@ import MenuSessions
 ///
 /// Invariant: `encoded`, `entityTagPrefixes` and `localeHeaders` have one entry per index of
 /// ``Menu/localeIndices`` (index 0, the default locale, for a menu without locales).
-/// Memory: one ``EncodedMenu`` per locale, each about the rows' JSON plus 16 bytes per node.
+/// Memory: the rows' JSON once, plus per further locale its titles' JSON and 8 bytes per node
+/// (``EncodedMenu``).
 package final class ServedMenu: Sendable {
     package let generation: MenuGeneration
-    /// The rows of each locale, pre-encoded: a request picks one by its locale index.
+    /// The rows of each locale, pre-encoded (the others share the default's bytes but for the
+    /// titles): a request picks one by its locale index.
     let encoded: [EncodedMenu]
     let versionJSON: [UInt8]
     /// What each ``SessionEntityTag`` of this menu starts with, per locale: the version and `-`,
@@ -40,7 +42,8 @@ package final class ServedMenu: Sendable {
         localeKeys = menu.locales.map(LanguageTag.lowercased)
         localeHeaders = menu.locales.isEmpty ? [[("Vary", "X-Session-Id")]]
             : menu.locales.map { [("Content-Language", $0), ("Vary", "X-Session-Id, Accept-Language")] }
-        encoded = menu.localeIndices.map { EncodedMenu(menu: menu, locale: $0) }
+        let base = EncodedMenu(menu: menu)
+        encoded = [base] + menu.localeIndices.dropFirst().map { EncodedMenu(localizing: base, menu: menu, locale: $0) }
         searchIndex = SearchIndex(menu: menu)
         var writer = JSONWriter()
         writer.string(menu.version)
