@@ -9,7 +9,7 @@ import Foundation
 /// Invariant: the result is valid UTF-8 (it never holds the byte 0xFF, which ``SearchIndex`` uses
 /// as its separator). Cost: O(length); an all-ASCII text is lowered byte by byte without
 /// Foundation (what Foundation gives for it, the tests check), any other goes through Foundation
-/// (about a microsecond per short title).
+/// (not measured alone; the 1.1M-node build is in BENCHMARKS.md).
 public enum SearchFolding {
     /// The folded UTF-8 bytes of `text`.
     public static func fold(_ text: String) -> [UInt8] {
@@ -26,7 +26,11 @@ public enum SearchFolding {
         }
         if isASCII {
             text.withUTF8 { utf8 in
-                for byte in utf8 { bytes.append(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) }
+                let start = bytes.count
+                bytes.append(contentsOf: utf8)
+                bytes.withUnsafeMutableBufferPointer { folded in
+                    for index in start ..< folded.count where folded[index] &- 0x41 < 26 { folded[index] |= 0x20 }
+                }
             }
         } else {
             bytes.append(contentsOf: foundationFold(text).utf8)

@@ -39,7 +39,7 @@ public struct SearchIndex: Sendable {
         let searchable = menu.searchableAttributes
         for node in menu.nodes {
             starts.append(UInt32(blob.count))
-            for text in Self.searchTexts(of: node, in: menu, searchable: searchable) {
+            Self.forEachSearchText(of: node, in: menu, searchable: searchable) { text in
                 SearchFolding.append(text, to: &blob)
                 blob.append(Self.separator)
             }
@@ -65,17 +65,29 @@ public struct SearchIndex: Sendable {
     }
 
     static func searchTexts(of node: Menu.Node, in menu: Menu, searchable: [String]) -> [String] {
-        var texts = [menu.title(of: node)]
-        for locale in menu.localeIndices.dropFirst() {
-            let title = menu.title(of: node, locale: locale)
-            if !texts.contains(title) { texts.append(title) }
+        var texts: [String] = []
+        forEachSearchText(of: node, in: menu, searchable: searchable) { texts.append($0) }
+        return texts
+    }
+
+    /// Calls `body` with each of ``searchTexts(of:in:)`` in turn, allocating nothing (the build's loop).
+    @inline(__always)
+    static func forEachSearchText(of node: Menu.Node, in menu: Menu, searchable: [String], _ body: (String) -> Void) {
+        let title = menu.title(of: node)
+        body(title)
+        let locales = menu.localeIndices
+        if locales.count > 1 {
+            for locale in locales.dropFirst() {
+                let other = menu.title(of: node, locale: locale)
+                // A title repeated in another locale is read once (the default's, or an earlier locale's).
+                if other != title && !(1 ..< locale).contains(where: { menu.title(of: node, locale: $0) == other }) { body(other) }
+            }
         }
         if !searchable.isEmpty, let attributes = menu.attributes(of: node) {
             for name in searchable {
-                if case .string(let value) = attributes[name] { texts.append(value) }
+                if case .string(let value) = attributes[name] { body(value) }
             }
         }
-        return texts
     }
 
     /// The bytes the blob holds for the folded texts: what the index costs beside `starts`.

@@ -12,10 +12,11 @@ import MenuSessions
 ///
 /// Titles are in the negotiated locale (`?lang=`, `Accept-Language`), as rows are.
 ///
-/// Entity tags: a filtered page or count carries `"<version>-[<locale>-]s<hash>-<revision>"`, the hash (FNV-1a,
-/// 64 bits) of the folded query and filters, so a tag of one query never validates another's rows
-/// or the unfiltered tree (whose tag has no `s` part); the revision stays the digits after the
-/// last `-`. `/search` answers carry no tag (`Cache-Control: no-store`).
+/// Entity tags: a filtered page or count carries `"<version>-[<locale>-]s<hash>-<revision>"`,
+/// the hash (FNV-1a, 64 bits) of the folded query and filters, so a tag of one query never
+/// validates another's rows or the unfiltered tree (whose tag has no `s` part); the revision stays
+/// the digits after the last `-`, so `If-Match` on a write takes a filtered page's tag as the
+/// session's revision. `/search` answers carry no tag (`Cache-Control: no-store`).
 extension MenuService {
     /// The page size of `/search` when the request names no `limit`.
     package static let defaultSearchLimit = 20
@@ -116,6 +117,9 @@ extension MenuService {
     func filteredTag(of query: SearchQuery, session: SessionSnapshot, on menu: ServedMenu, locale: Int) -> SessionEntityTag {
         SessionEntityTag(prefix: menu.entityTagPrefixes[locale] + Self.queryTagPart(query), revision: session.revision)
     }
+
+    /// The length of ``queryTagPart(_:)``: `s`, 16 hex digits, `-`.
+    static let queryTagPartLength = 18
 
     /// `s`, 16 hex digits of the FNV-1a hash of the folded text and each filter (lengths before
     /// bytes, so no two queries write the same bytes), and `-`. The same on every server.

@@ -37,6 +37,7 @@ enum SearchFigures {
             let start = Date()
             let index = SearchIndex(menu: menu)
             let build = Date().timeIntervalSince(start)
+            progress("search: \(size.label): index built in \(String(format: "%.0f ms", build * 1000))")
             let rare = menu.nodes.filter { !menu.isGroup($0) }[menu.nodeCount * 2 / 3 / 10 * 9]
             let rareLatin = menu.title(of: rare).uppercased().replacingOccurrences(of: "I", with: "Í")
             out += "\(size.label) (\(menu.nodeCount) nodes): index built in \(String(format: "%.0f ms", build * 1000)), "

@@ -159,8 +159,12 @@ struct ContractSearchTests {
         #expect(try await status("/rows?q=cream", creme) == 200)
         #expect(try await status("/rows", creme) == 200)
         #expect(try await status("/rows?q=creme", plain) == 200)
-        #expect(try await client.toggle("beer", session: session).status == 200)
+        // A write takes the filtered tag as the session's revision (If-Match, strong comparison).
+        let write = try await client.send("POST", "/groups/beer/toggle", session: session, headers: [("If-Match", creme)])
+        #expect(write.status == 200, "\(write)")
         #expect(try await status("/rows?q=creme", creme) == 200)  // the revision moved on
+        let stale = try await client.send("POST", "/groups/beer/toggle", session: session, headers: [("If-Match", creme)])
+        #expect(stale.status == 412, "\(stale)")
     }
 }
 
