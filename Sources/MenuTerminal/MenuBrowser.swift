@@ -260,7 +260,7 @@ public final class MenuBrowser {
         }
     }
 
-    func describe(_ row: MenuRow) -> String {
+    private func describe(_ row: MenuRow) -> String {
         var parts = [DisplayWidth.sanitized(row.title)]
         if let english = row.attributes?["en"]?.stringValue, english != row.title { parts.append(DisplayWidth.sanitized(english)) }
         if let price = RowFormatter.price(row.attributes) { parts.append(price) }
