@@ -90,7 +90,10 @@ struct TerminalSearchTests {
         #expect(listed[27].hasPrefix(" ▸ Main Courses › Mapo Tofu ") && listed[27].hasSuffix(" hidden"))
         #expect(listed[28].hasPrefix("   Main Courses › Home-Style Tofu "))
         try pane.send("Down", "Enter")
-        let screen = try pane.waitForScreen("Home-Style Tofu revealed") { Self.status($0).hasPrefix("found Main Courses › Home-Style Tofu") }
+        // The rows the reveal brought in arrive a page load after the status line.
+        let screen = try pane.waitForScreen("Home-Style Tofu revealed") {
+            Self.status($0).hasPrefix("found Main Courses › Home-Style Tofu") && TerminalLiveTests.fetched($0, 1 ... 12)
+        }
         #expect(Self.status(screen).hasSuffix("row 6/12") && screen[6].hasPrefix(" 6     Home-Style Tofu "))
     }
 
