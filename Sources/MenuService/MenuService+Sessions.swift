@@ -13,7 +13,7 @@ extension MenuService {
     /// `private, no-cache`. O(k) for k marks and flips.
     func session(_ text: String, _ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         guard let id = SessionID(text) else { throw .invalidSessionInPath(String(text.prefix(40))) }
-        let (menu, session) = try onServedMenu { menu throws(SessionStoreError) in try store.snapshot(of: id, in: menu.generation) }
+        let (menu, session) = try snapshot(of: id, for: request)
         let tag = entityTag(of: session, on: menu)
         if let unchanged = try notModified(request, tag: tag) { return unchanged }
         let portable = session.state.portable(in: menu.generation.menu)
