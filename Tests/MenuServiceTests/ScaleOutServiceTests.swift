@@ -19,12 +19,14 @@ import Testing
 /// first use), a write goes to the shared store and updates the copy, and
 /// ``snapshot(of:in:atLeast:)`` fetches a session whose copy is older, recording each revision
 /// it was asked for. A conditional write is checked against the copy first, as a cache would.
-/// `readiness` is what ``readinessProblem()`` answers.
+/// `readiness` is what ``readinessProblem()`` answers; while `outage` holds a reason, every
+/// call throws `.unavailable` with it (the backend unreachable).
 final class LaggingCopyStore: SessionStore {
     let shared: InMemorySessionStore
     private let copies = Mutex<[SessionID: SessionSnapshot]>([:])
     private let asked = Mutex<[Int]>([])
     let readiness = Mutex<String?>(nil)
+    let outage = Mutex<String?>(nil)
 
     init(sharing shared: InMemorySessionStore) { self.shared = shared }
 
@@ -34,20 +36,24 @@ final class LaggingCopyStore: SessionStore {
     var currentMenu: MenuGeneration { shared.currentMenu }
 
     func create(in menu: MenuGeneration, state: ExpansionState) throws(SessionStoreError) -> SessionID {
-        try shared.create(in: menu, state: state)
+        try checkOutage()
+        return try shared.create(in: menu, state: state)
     }
 
     func delete(_ id: SessionID) throws(SessionStoreError) {
+        try checkOutage()
         copies.withLock { _ = $0.removeValue(forKey: id) }
         try shared.delete(id)
     }
 
     func snapshot(of id: SessionID, in menu: MenuGeneration) throws(SessionStoreError) -> SessionSnapshot {
+        try checkOutage()
         if let copy = copies.withLock({ $0[id] }) { return copy }
         return try fetch(id, in: menu)
     }
 
     func snapshot(of id: SessionID, in menu: MenuGeneration, atLeast revision: Int) throws(SessionStoreError) -> SessionSnapshot {
+        try checkOutage()
         asked.withLock { $0.append(revision) }
         if let copy = copies.withLock({ $0[id] }), copy.revision >= revision { return copy }
         return try fetch(id, in: menu)
@@ -55,6 +61,7 @@ final class LaggingCopyStore: SessionStore {
 
     func apply(_ command: ExpansionCommand, to id: SessionID?, in menu: MenuGeneration,
                if condition: RevisionCondition?) throws(SessionStoreError) -> AppliedChange {
+        try checkOutage()
         if let id, let condition, let copy = copies.withLock({ $0[id] }), !condition.admits(copy.revision) {
             throw .revisionMismatch(current: copy.revision)
         }
@@ -65,6 +72,7 @@ final class LaggingCopyStore: SessionStore {
 
     /// The shared store's changes, cut back to the revision of the copy.
     func changes(of id: SessionID, since: Int, in menu: MenuGeneration) throws(SessionStoreError) -> SessionChanges {
+        try checkOutage()
         let copied = try snapshot(of: id, in: menu).revision
         let changes = try shared.changes(of: id, since: min(since, copied), in: menu)
         guard since <= copied else { return SessionChanges(revision: copied, entries: nil) }
@@ -74,6 +82,10 @@ final class LaggingCopyStore: SessionStore {
     func readinessProblem() -> String? { readiness.withLock { $0 } }
 
     func adopt(_ menu: MenuGeneration) -> SessionRebaseReport { shared.adopt(menu) }
+
+    private func checkOutage() throws(SessionStoreError) {
+        if let reason = outage.withLock({ $0 }) { throw .unavailable(reason: reason) }
+    }
 
     private func fetch(_ id: SessionID, in menu: MenuGeneration) throws(SessionStoreError) -> SessionSnapshot {
         let fresh = try shared.snapshot(of: id, in: menu)
@@ -205,5 +217,38 @@ extension MenuService {
         // A since past every revision is still refused.
         let future = instances.second.call("GET", "/changes", query: [("since", "5")], session: instances.session)
         #expect(future.status == 400 && future.errorCode == "invalid_parameter")
+    }
+
+    @Test func everyRouteThatReachesTheStoreAnswers503UnavailableWithRetryAfterWhileItIsDown() throws {
+        let instances = try ScaleOutInstances()
+        instances.secondStore.outage.withLock { $0 = "Redis at 127.0.0.1:6390 did not answer within 300 ms" }
+        let id = instances.session
+        let requests: [(String, String, [(String, String?)], String?)] = [
+            ("GET", "/rows", [], nil), ("HEAD", "/rows", [], nil), ("GET", "/count", [], nil), ("HEAD", "/count", [], nil),
+            ("GET", "/changes", [("since", "0")], nil), ("HEAD", "/changes", [("since", "0")], nil),
+            ("GET", "/sessions/\(id)", [], nil), ("HEAD", "/sessions/\(id)", [], nil), ("DELETE", "/sessions/\(id)", [], nil),
+            ("POST", "/sessions", [], nil), ("POST", "/groups/main-courses/toggle", [], nil),
+            ("PUT", "/groups/main-courses/expansion", [], #"{"isExpanded":false}"#), ("PUT", "/expansion", [], #"{"all":"expanded"}"#),
+            ("GET", "/nodes/mapo-tofu", [], nil), ("HEAD", "/nodes/mapo-tofu", [], nil), ("POST", "/nodes/mapo-tofu/reveal", [], nil),
+        ]
+        var templates: Set<String> = []
+        for (method, path, query, body) in requests {
+            var route = -1
+            let response = instances.second.respond(
+                to: HTTPRequest(method: method, path: path, query: query.map { (name: $0.0, value: $0.1) },
+                                headers: [("x-session-id", id)], body: body.map { Array($0.utf8) } ?? []), route: &route)
+            #expect(response.status == 503 && response.header("Retry-After") == "1", "\(method) \(path): \(response.status)")
+            if method != "HEAD" {
+                #expect(response.errorCode == "unavailable", "\(method) \(path)")
+                #expect(((response.json["error"] as? [String: Any])?["message"] as? String)?.contains("did not answer") == true)
+            }
+            templates.insert("\(method) \(Endpoint.routes[route].template)")
+        }
+        // Every route but the liveness probe, the metrics, the page and the readiness (its own test) was asked.
+        let unasked = Set(Endpoint.methodRoutes.map { "\($0.method) \($0.route.template)" }).subtracting(templates)
+        #expect(unasked == ["GET /healthz", "HEAD /healthz", "GET /readyz", "HEAD /readyz", "GET /metrics", "HEAD /metrics",
+                            "GET /", "HEAD /", "GET /app.js", "HEAD /app.js", "GET /app.css", "HEAD /app.css"])
+        #expect(instances.second.call("GET", "/healthz").status == 200)
+        #expect(instances.second.call("GET", "/rows").status == 200, "the default view needs no store")
     }
 }
