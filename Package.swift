@@ -114,7 +114,8 @@ let package = Package(
         // MenuClient against the real server started in-process (and the menu-server process).
         .testTarget(
             name: "MenuClientTests",
-            dependencies: ["MenuClient", "MenuApp", "MenuModel", "MenuTestSupport", "HTTPTestSupport", "ChildProcess"],
+            dependencies: ["MenuClient", "MenuApp", "MenuModel", "MenuTestSupport", "HTTPTestSupport", "ChildProcess",
+                           "MenuService", "MenuSessions", "HTTPServer", "HTTPCore"],
             swiftSettings: strict),
         // The terminal app: keys, widths, rows, frame diff in-process; menu-client in tmux against the built menu-server.
         .testTarget(
