@@ -81,6 +81,8 @@ let package = Package(
         .target(
             name: "MenuServiceTestSupport", dependencies: ["MenuService", "MenuSessions", "HTTPCore", "MenuTestSupport"],
             swiftSettings: strict),
+        // Test support only: nginx (Debian's) in front of menu-server instances, round-robin (issue 16).
+        .target(name: "NginxTestSupport", dependencies: ["ChildProcess", "HTTPTestSupport"], swiftSettings: strict),
         .target(
             name: "DurableTestSupport", dependencies: ["MenuSessionsDurable", "MenuSessions", "MenuModel", "ChildProcess"],
             swiftSettings: strict),
@@ -109,7 +111,7 @@ let package = Package(
             name: "MenuAppTests",
             dependencies: ["MenuApp", "MenuService", "MenuModel", "MenuSessions", "MenuSessionsDurable", "HTTPCore", "HTTPServer",
                            "Metrics", "HTTPTestSupport", "MenuServiceTestSupport", "MenuTestSupport", "DurableTestSupport", "SeedMenu",
-                           "ChildProcess"],
+                           "ChildProcess", "NginxTestSupport"],
             swiftSettings: strict),
         // MenuClient against the real server started in-process (and the menu-server process).
         .testTarget(
