@@ -52,7 +52,8 @@ let package = Package(
         // The composition root as a library: settings, store choice, reload, start and stop.
         .target(
             name: "MenuApp",
-            dependencies: ["MenuModel", "MenuSessions", "MenuSessionsDurable", "MenuService", "HTTPCore", "HTTPServer", "Metrics", "LineLog"],
+            dependencies: ["MenuModel", "MenuSessions", "MenuSessionsDurable", "MenuService", "HTTPCore", "HTTPServer", "Metrics", "LineLog",
+                           "RedisClient"],
             swiftSettings: strict),
         .executableTarget(name: "menu-server", dependencies: ["MenuApp"], swiftSettings: strict),
         // The client library for apps and tools: Foundation (FoundationNetworking on Linux) and
@@ -117,7 +118,7 @@ let package = Package(
             name: "MenuAppTests",
             dependencies: ["MenuApp", "MenuService", "MenuModel", "MenuSessions", "MenuSessionsDurable", "HTTPCore", "HTTPServer",
                            "Metrics", "HTTPTestSupport", "MenuServiceTestSupport", "MenuTestSupport", "DurableTestSupport", "SeedMenu",
-                           "ChildProcess", "NginxTestSupport"],
+                           "ChildProcess", "NginxTestSupport", "RedisClient", "RedisTestSupport"],
             swiftSettings: strict),
         // MenuClient against the real server started in-process (and the menu-server process).
         .testTarget(
