@@ -34,6 +34,10 @@ let package = Package(
         .target(name: "LineLog", swiftSettings: strict),
         // Sessions outside the menu: the SessionStore protocol, ids, clock, the in-memory store.
         .target(name: "MenuSessions", dependencies: ["MenuModel"], swiftSettings: strict),
+        // hiredis through a system-library target; only RedisClient imports it.
+        .systemLibrary(name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
+        // The Redis connection layer over hiredis: endpoint, connection, per-thread pool, invalidation listener. Knows no menus.
+        .target(name: "RedisClient", dependencies: ["CHiredis"], swiftSettings: strict),
         // The embedded durable store: journal + snapshot in a data directory.
         .target(name: "MenuSessionsDurable", dependencies: ["MenuModel", "MenuSessions"], swiftSettings: strict),
         // Sessions in Redis shared by every instance, with a client-side cache Redis invalidates.
@@ -86,6 +90,8 @@ let package = Package(
         .target(
             name: "DurableTestSupport", dependencies: ["MenuSessionsDurable", "MenuSessions", "MenuModel", "ChildProcess"],
             swiftSettings: strict),
+        // Test support only: a real redis-server started through ChildProcess on a free port or a unix socket.
+        .target(name: "RedisTestSupport", dependencies: ["RedisClient", "ChildProcess"], swiftSettings: strict),
 
         .testTarget(name: "MenuModelTests", dependencies: ["MenuModel", "SeedMenu"], swiftSettings: strict),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics", "LineLog"], swiftSettings: strict),
@@ -125,6 +131,10 @@ let package = Package(
         // The terminal app: keys, widths, rows, frame diff in-process; menu-client in tmux against the built menu-server.
         .testTarget(
             name: "MenuTerminalTests", dependencies: ["MenuTerminal", "MenuClient", "MenuTestSupport", "SeedMenu", "ChildProcess", "HTTPTestSupport"],
+            swiftSettings: strict),
+        // RedisClient against real redis-server processes (RedisTestSupport).
+        .testTarget(
+            name: "RedisClientTests", dependencies: ["RedisClient", "RedisTestSupport", "HTTPTestSupport", "ChildProcess"],
             swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
