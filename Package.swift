@@ -134,7 +134,7 @@ let package = Package(
             swiftSettings: strict),
         // RedisClient against real redis-server processes (RedisTestSupport).
         .testTarget(
-            name: "RedisClientTests", dependencies: ["RedisClient", "RedisTestSupport", "HTTPTestSupport", "ChildProcess"],
+            name: "RedisClientTests", dependencies: ["RedisClient", "RedisTestSupport", "HTTPTestSupport"],
             swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

@@ -10,7 +10,8 @@ import Darwin
 #endif
 
 /// A real `redis-server` for tests, started through ``ChildProcess`` on a free loopback port (or a
-/// unix socket) with its own temporary directory; no RDB snapshots, AOF only when asked.
+/// unix socket) with its own temporary directory; no RDB snapshots, AOF only when asked (then
+/// fsynced before each reply, so a write that was answered survives ``kill()``).
 ///
 /// Invariant: after `init` returns the server answers PING on ``endpoint``; `restart()` keeps the
 /// port or socket, the directory and so the AOF. The directory is removed by `stop()` or `deinit`
@@ -46,7 +47,7 @@ package final class RedisServerProcess: Sendable {
         guard let made = mkdtemp(&template) else { throw RedisServerProcessError("mkdtemp: \(String(cString: strerror(errno)))") }
         let directory = String(cString: made)
         var common = [
-            "--bind", "127.0.0.1", "--save", "", "--appendonly", appendOnly ? "yes" : "no", "--dir", directory,
+            "--bind", "127.0.0.1", "--save", "", "--appendonly", appendOnly ? "yes" : "no", "--appendfsync", "always", "--dir", directory,
             "--logfile", directory + "/redis.log", "--daemonize", "no",
         ]
         if let password { common += ["--requirepass", password] }
@@ -88,7 +89,7 @@ package final class RedisServerProcess: Sendable {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    /// Sends a command on this object's own connection (no backoff to speak of). A client-side
+    /// Sends a command on this object's own connection (which never backs off). A client-side
     /// failure comes back as an `.error` reply that starts with `RedisServerProcess:`.
     @discardableResult
     package func command(_ arguments: String...) -> RedisReply {
@@ -160,7 +161,7 @@ package final class RedisServerProcess: Sendable {
     }
 
     private static func helperConnection(_ endpoint: RedisEndpoint) -> RedisConnection {
-        RedisConnection(endpoint: endpoint, options: RedisOptions(timeout: .seconds(5), initialBackoff: .milliseconds(1), maxBackoff: .milliseconds(1)))
+        RedisConnection(endpoint: endpoint, options: RedisOptions(timeout: .seconds(5), initialBackoff: .zero, maxBackoff: .zero))
     }
 
     /// Starts the server and waits (at most 10 s) until PING answers on a connection of its own.
