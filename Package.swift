@@ -41,7 +41,7 @@ let package = Package(
         // The embedded durable store: journal + snapshot in a data directory.
         .target(name: "MenuSessionsDurable", dependencies: ["MenuModel", "MenuSessions"], swiftSettings: strict),
         // Sessions in Redis shared by every instance, with a client-side cache Redis invalidates.
-        .target(name: "MenuSessionsRedis", dependencies: ["MenuModel", "MenuSessions"], swiftSettings: strict),
+        .target(name: "MenuSessionsRedis", dependencies: ["MenuModel", "MenuSessions", "RedisClient"], swiftSettings: strict),
         // The browser page (GET /): its HTML, JS and CSS compiled into the binary as byte arrays.
         .target(
             name: "WebAssets", path: "Web", resources: [
@@ -102,7 +102,9 @@ let package = Package(
             swiftSettings: strict),
         // The Redis store: its record and cache alone, then against a real redis-server.
         .testTarget(
-            name: "MenuSessionsRedisTests", dependencies: ["MenuSessionsRedis", "MenuSessions", "MenuModel", "MenuTestSupport", "SeedMenu"],
+            name: "MenuSessionsRedisTests",
+            dependencies: ["MenuSessionsRedis", "MenuSessions", "MenuModel", "RedisClient", "RedisTestSupport", "MenuTestSupport", "HTTPTestSupport",
+                           "SeedMenu"],
             swiftSettings: strict),
         // The store directly and the built menu-server over its data directory; MenuService for a full disk's 503.
         .testTarget(
