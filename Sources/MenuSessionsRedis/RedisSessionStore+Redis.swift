@@ -58,7 +58,7 @@ extension RedisSessionStore {
             let id = SessionID.random()
             if case .written = try write(record, entry: entry, of: id, over: nil, state: state, in: menu) { return (id, record.revision) }
         }
-        throw .unavailable(reason: "redis \(endpoint) had every fresh session id taken 4 times in a row under prefix \(options.prefix)")
+        throw .unavailable(reason: "\(endpointName) had every fresh session id taken 4 times in a row under prefix \(options.prefix)")
     }
 
     /// `entry` is the history entry of the write (empty for a session created at revision 0).
@@ -89,7 +89,7 @@ extension RedisSessionStore {
             return .moved(current)
         case .error(let message):
             fill.map { cache?.cancelFill($0) }
-            throw .unavailable(reason: "redis \(endpoint) refused the write of session \(id): \(message); nothing was changed")
+            throw .unavailable(reason: "\(endpointName) refused the write of session \(id): \(message); nothing was changed")
         default:
             fill.map { cache?.cancelFill($0) }
             throw unexpected(reply, to: "the session write script")
@@ -226,19 +226,33 @@ extension RedisSessionStore {
         }
     }
 
+    /// The endpoint as messages name it: `redis 127.0.0.1:6379`, `redis /run/redis.sock`, plus
+    /// ` db N` for a database other than 0 (never the password).
+    var endpointName: String {
+        let place = switch endpoint.address {
+        case .tcp(let host, let port): host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        case .unix(let path): path
+        }
+        return "redis \(place)" + (endpoint.database == 0 ? "" : " db \(endpoint.database)")
+    }
+
     /// What an operator reads: the endpoint (password redacted) and what failed.
     func unavailable(_ error: RedisError) -> SessionStoreError {
         let reason = switch error {
-        case .connectFailed(let detail): "redis \(endpoint) unreachable: \(detail)"
-        case .connectionLost(let detail): "redis \(endpoint) did not answer (\(detail)); a write in flight may or may not have been applied"
-        case .backingOff(let retryAfter): "redis \(endpoint) unreachable (it failed just now; next attempt in \(retryAfter))"
-        case .protocolViolation(let detail): "redis \(endpoint) answered something unexpected: \(detail)"
+        case .connectFailed(let detail): "\(endpointName) unreachable: \(detail)"
+        case .connectionLost(let detail):
+            "\(endpointName) did not answer within \(milliseconds(options.redis.timeout)) or dropped the connection (\(detail)); "
+                + "a write in flight may or may not have been applied"
+        case .backingOff(let retryAfter): "\(endpointName) unreachable (it failed just now; next attempt in \(milliseconds(retryAfter)))"
+        case .protocolViolation(let detail): "\(endpointName) answered something unexpected: \(detail)"
         }
         return .unavailable(reason: reason)
     }
 
+    private func milliseconds(_ duration: Duration) -> String { "\(SessionClock.milliseconds(of: duration)) ms" }
+
     func unexpected(_ reply: RedisReply, to command: String) -> SessionStoreError {
-        if case .error(let message) = reply { return .unavailable(reason: "redis \(endpoint) refused \(command): \(message)") }
-        return .unavailable(reason: "redis \(endpoint) answered \(command) with \(reply)")
+        if case .error(let message) = reply { return .unavailable(reason: "\(endpointName) refused \(command): \(message)") }
+        return .unavailable(reason: "\(endpointName) answered \(command) with \(reply)")
     }
 }

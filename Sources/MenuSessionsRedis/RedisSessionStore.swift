@@ -134,7 +134,7 @@ package final class RedisSessionStore: SessionStore {
         }
         let gate = writeGates[Int(id.low % UInt64(Self.gateCount))]
         guard gate.wait(timeout: .now() + .milliseconds(Int(SessionClock.milliseconds(of: options.redis.timeout)))) == .success else {
-            throw .unavailable(reason: "another write of session \(id) on this instance has waited on redis \(endpoint) for longer "
+            throw .unavailable(reason: "another write of session \(id) on this instance has waited on \(endpointName) for longer "
                 + "than \(options.redis.timeout); nothing was changed, retry")
         }
         defer { gate.signal() }
@@ -170,8 +170,9 @@ package final class RedisSessionStore: SessionStore {
     package func readinessProblem() -> String? {
         do {
             let reply = try redis { connection throws(RedisError) in try connection.command("PING") }
-            return reply == .status("PONG") ? nil : "redis \(endpoint) answered PING with \(reply)"
+            return reply == .status("PONG") ? nil : "\(endpointName) answered PING with \(reply)"
         } catch {
+            if case .unavailable(let reason) = error { return reason }
             return error.description
         }
     }

@@ -19,10 +19,11 @@ final class RedisStoreFixture: @unchecked Sendable {
     /// A store on `menu` (a generation of its own, as a separate instance would have); with the
     /// cache, returns once its listener is subscribed, so reads are cached from the first.
     func store(_ menu: MenuGeneration, cache: Bool = true, maxChangedGroups: Int = 100, historyLimit: Int = 64,
-               timeout: Duration = .milliseconds(300)) throws -> RedisSessionStore {
+               timeout: Duration = .milliseconds(300), ttl: Duration? = .seconds(86_400)) throws -> RedisSessionStore {
         var options = RedisStoreOptions(redis: RedisOptions(timeout: timeout, initialBackoff: .milliseconds(10), maxBackoff: .milliseconds(100)),
                                         trackingCache: cache, maxChangedGroups: maxChangedGroups, historyLimit: historyLimit)
         options.prefix = "test:"
+        options.sessionTTL = ttl
         let store = RedisSessionStore(endpoint: server.endpoint, options: options, menu: menu)
         stores.append(store)
         if cache { try #require(eventually { store.cache?.tracking != nil }, "the invalidation listener did not subscribe") }
