@@ -40,6 +40,8 @@ let package = Package(
         .target(name: "RedisClient", dependencies: ["CHiredis"], swiftSettings: strict),
         // The embedded durable store: journal + snapshot in a data directory.
         .target(name: "MenuSessionsDurable", dependencies: ["MenuModel", "MenuSessions"], swiftSettings: strict),
+        // Sessions in Redis shared by every instance, with a client-side cache Redis invalidates.
+        .target(name: "MenuSessionsRedis", dependencies: ["MenuModel", "MenuSessions", "RedisClient"], swiftSettings: strict),
         // The browser page (GET /): its HTML, JS and CSS compiled into the binary as byte arrays.
         .target(
             name: "WebAssets", path: "Web", resources: [
@@ -100,6 +102,12 @@ let package = Package(
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPCore", "HTTPServer", "HTTPTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "MenuSessionsTests", dependencies: ["MenuSessions", "MenuModel", "MenuTestSupport", "SeedMenu"],
+            swiftSettings: strict),
+        // The Redis store: its record and cache alone, then against a real redis-server.
+        .testTarget(
+            name: "MenuSessionsRedisTests",
+            dependencies: ["MenuSessionsRedis", "MenuSessions", "MenuModel", "RedisClient", "RedisTestSupport", "MenuTestSupport", "HTTPTestSupport",
+                           "SeedMenu"],
             swiftSettings: strict),
         // The store directly and the built menu-server over its data directory; MenuService for a full disk's 503.
         .testTarget(

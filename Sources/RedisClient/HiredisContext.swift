@@ -1,5 +1,11 @@
 import CHiredis
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The one owner of a hiredis `redisContext`: connect (with the timeouts set), send argv commands,
 /// read replies, free. Used by ``RedisConnection`` and ``RedisInvalidationListener``.
 ///
@@ -13,6 +19,7 @@ struct HiredisContext {
     /// Connects, sets the read/write timeout, sends AUTH when a password is given and SELECT when
     /// `selectDatabase` and the database is not 0. Throws `.connectFailed` with what hiredis or Redis said.
     static func open(_ endpoint: RedisEndpoint, _ options: RedisOptions, selectDatabase: Bool = true) throws(RedisError) -> HiredisContext {
+        _ = sigpipeIgnored
         let milliseconds = options.timeoutMilliseconds
         let opened: UnsafeMutablePointer<redisContext>? =
             switch endpoint.address {
@@ -140,3 +147,11 @@ struct HiredisContext {
         }
     }
 }
+
+/// Sets `SIGPIPE` to ignored once per process (a global's initialiser runs once, thread-safely)
+/// before the first connect: hiredis 0.14 sends with `write`, so writing to a connection Redis has
+/// closed would otherwise kill the process instead of failing with EPIPE.
+private let sigpipeIgnored: Bool = {
+    _ = signal(SIGPIPE, SIG_IGN)
+    return true
+}()

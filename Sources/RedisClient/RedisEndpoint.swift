@@ -59,7 +59,10 @@ package struct RedisEndpoint: Sendable, Equatable, CustomStringConvertible {
         let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
         if let at = rest[..<authorityEnd].lastIndex(of: "@") {
             let userInfo = rest[..<at]
-            let secret = userInfo.firstIndex(of: ":").map { userInfo[userInfo.index(after: $0)...] } ?? userInfo
+            guard let colon = userInfo.firstIndex(of: ":"), colon == userInfo.startIndex else {
+                throw fail("a user name is not supported; give only a password (redis://:password@host)")
+            }
+            let secret = userInfo[userInfo.index(after: colon)...]
             guard let decoded = Self.percentDecoded(secret) else { throw fail("the password has a bad percent escape") }
             password = decoded.isEmpty ? nil : decoded
             rest = rest[rest.index(after: at)...]

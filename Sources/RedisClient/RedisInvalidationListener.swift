@@ -24,7 +24,8 @@ import Darwin
 ///
 /// Invariant: ``subscription`` is nil unless the subscription it names is live (as far as the
 /// thread knows); it is set before its `.subscribed` event and cleared before its `.flushAll`.
-/// No event is delivered after ``stop()`` returns. Thread-safe (`Sendable`). Cost: one thread and
+/// No event is delivered after ``stop()`` returns; until then the thread keeps the listener alive,
+/// so an owner must call `stop()`. Thread-safe (`Sendable`). Cost: one thread and
 /// one connection; an idle subscription wakes every 100 ms and pings Redis every few seconds.
 package final class RedisInvalidationListener: Sendable {
     package enum Event: Sendable, Equatable {
@@ -40,6 +41,9 @@ package final class RedisInvalidationListener: Sendable {
 
     package let endpoint: RedisEndpoint
     package let options: RedisOptions
+    /// How long a subscription may stay quiet before the thread PINGs Redis (no answer within
+    /// `options.timeout` counts as a loss: a stalled or unreachable server sends no EOF).
+    package let idlePing: Duration
     private let onEvent: @Sendable (Event) -> Void
     private let state = Mutex(State())
 
@@ -52,9 +56,13 @@ package final class RedisInvalidationListener: Sendable {
 
     /// `onEvent` is called on the listener's thread, one event at a time; it must not call ``stop()``
     /// expecting to wait (from there `stop()` only asks the thread to end).
-    package init(endpoint: RedisEndpoint, options: RedisOptions, onEvent: @escaping @Sendable (Event) -> Void) {
+    /// `idlePing` nil: four times the timeout, at least 2 s.
+    package init(
+        endpoint: RedisEndpoint, options: RedisOptions, idlePing: Duration? = nil, onEvent: @escaping @Sendable (Event) -> Void
+    ) {
         self.endpoint = endpoint
         self.options = options
+        self.idlePing = idlePing ?? max(options.timeout * 4, .seconds(2))
         self.onEvent = onEvent
     }
 
@@ -135,7 +143,6 @@ package final class RedisInvalidationListener: Sendable {
     /// Reads messages until `stop()` (returns) or the connection fails (throws).
     private func listen(_ context: HiredisContext) throws(RedisError) {
         let slice = Int32(min(100, options.timeoutMilliseconds))
-        let pingAfter = max(options.timeout * 4, .seconds(2))
         let clock = ContinuousClock()
         var lastHeard = clock.now
         var pingSent: ContinuousClock.Instant? = nil
@@ -154,7 +161,7 @@ package final class RedisInvalidationListener: Sendable {
             if ready < 0, errno != EINTR { throw .connectionLost("poll: \(String(cString: strerror(errno)))") }
             if let pingSent {
                 if clock.now - pingSent > options.timeout { throw .connectionLost("no answer to PING within \(options.timeout)") }
-            } else if clock.now - lastHeard > pingAfter {
+            } else if clock.now - lastHeard > idlePing {
                 try context.append(Self.arguments("PING"))
                 try context.flush()
                 pingSent = clock.now

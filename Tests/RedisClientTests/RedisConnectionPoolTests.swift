@@ -63,6 +63,29 @@ struct RedisConnectionPoolTests {
         })
     }
 
+    @Test func thePoolGoingAwayClosesTheConnectionsOfThreadsStillRunning() throws {
+        let server = try RedisServerProcess()
+        let used = DispatchSemaphore(value: 0)
+        let finish = DispatchSemaphore(value: 0)
+        let id = Mutex<Int?>(nil)
+        let handOver = Mutex<RedisConnectionPool?>(RedisConnectionPool(endpoint: server.endpoint, options: RedisOptions()))
+        Thread {
+            do {
+                let pool = handOver.withLock { $0.take() }!  // the last reference, dropped at the end of this scope
+                id.withLock { $0 = try? clientID(pool) }
+            }
+            used.signal()
+            finish.wait()  // the thread outlives the pool
+        }.start()
+        used.wait()
+        defer { finish.signal() }
+        guard let id = id.withLock({ $0 }) else { Issue.record("the thread got no connection"); return }
+        #expect(eventually {
+            guard case .bulk(let list) = server.command("CLIENT", "LIST") else { return false }
+            return !String(decoding: list, as: UTF8.self).contains("id=\(id) ")
+        })
+    }
+
     @Test func onConnectRunsOnEachThreadsConnection() throws {
         let server = try RedisServerProcess()
         let pool = RedisConnectionPool(endpoint: server.endpoint, options: RedisOptions()) { connection throws(RedisError) in

@@ -137,6 +137,18 @@ struct RedisConnectionTests {
         #expect(eventually(within: .seconds(10)) { (try? connection.command("GET", "k")) == .bulk(bytes("v")) })
     }
 
+    @Test func writingToAConnectionTheServerClosedThrowsInsteadOfRaisingSIGPIPE() throws {
+        let server = try RedisServerProcess()
+        let connection = RedisConnection(endpoint: server.endpoint, options: fast)
+        guard case .integer(let id) = try connection.command("CLIENT", "ID") else { Issue.record("CLIENT ID"); return }
+        #expect(server.command("CLIENT", "KILL", "ID", String(id)) == .integer(1))
+        let large = [UInt8](repeating: 0x61, count: 8 << 20)  // far more than a socket buffer: several writes after the reset
+        #expect { try connection.pipeline([[bytes("SET"), bytes("a"), large], [bytes("SET"), bytes("b"), large]]) } throws: { error in
+            guard case .connectionLost = error as? RedisError else { return false }
+            return true
+        }
+    }
+
     @Test func aRefusedConnectFailsAndBacksOff() throws {
         let server = try RedisServerProcess()
         let connection = RedisConnection(endpoint: server.endpoint, options: fast)

@@ -43,6 +43,8 @@ struct RedisEndpointTests {
         ("redis+unix:///s.sock?db=two", "the database 'two' is not a number >= 0"),
         ("redis+unix:///s.sock?timeout=1", "the query item 'timeout' is not known"),
         ("redis://:bad%zz@host", "the password has a bad percent escape"),
+        ("redis://admin:pw@host", "a user name is not supported"),
+        ("redis://pw@host", "a user name is not supported"),
     ])
     func aBadURLSaysWhatIsWrong(url: String, problem: String) {
         #expect {
@@ -51,6 +53,13 @@ struct RedisEndpointTests {
             guard let error = error as? RedisEndpointError else { return false }
             return error.problem.hasPrefix(problem) && error.description.hasPrefix("invalid Redis URL '")
         }
+    }
+
+    @Test(arguments: ["redis://cache:6380", "redis://10.0.0.7:6379/4", "redis://[::1]:7000", "redis+unix:///run/r.sock?db=9"])
+    func theDescriptionOfAnEndpointWithoutPasswordParsesBackToIt(url: String) throws {
+        let endpoint = try RedisEndpoint(parsing: url)
+        #expect(endpoint.description == url)
+        #expect(try RedisEndpoint(parsing: endpoint.description) == endpoint)
     }
 
     @Test func anErrorNeverShowsThePassword() {

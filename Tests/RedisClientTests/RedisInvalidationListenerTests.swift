@@ -87,6 +87,21 @@ struct RedisInvalidationListenerTests {
         #expect(eventually { listener.subscription?.generation == 2 })
     }
 
+    @Test func aStalledServerIsNoticedByAnUnansweredPingAndResubscribedAfterItResumes() throws {
+        let server = try RedisServerProcess()
+        let recorder = Recorder()
+        let quick = RedisOptions(timeout: .milliseconds(200), initialBackoff: .milliseconds(20), maxBackoff: .milliseconds(100))
+        let listener = RedisInvalidationListener(endpoint: server.endpoint, options: quick, idlePing: .milliseconds(100)) { recorder.record($0) }
+        listener.start()
+        defer { listener.stop() }
+        #expect(eventually { listener.subscription != nil })
+        server.pause()  // no EOF, no answer: only the PING notices
+        #expect(eventually(within: .seconds(10)) { recorder.all.contains(.flushAll) })
+        #expect(listener.subscription == nil)
+        server.resume()
+        #expect(eventually { listener.subscription.map { $0.generation >= 2 } ?? false })
+    }
+
     @Test func stopReturnsWithTheThreadEndedAndNoLaterEvents() throws {
         let server = try RedisServerProcess()
         let (listener, recorder) = startListener(server)
