@@ -55,7 +55,7 @@ let package = Package(
         .target(
             name: "MenuApp",
             dependencies: ["MenuModel", "MenuSessions", "MenuSessionsDurable", "MenuService", "HTTPCore", "HTTPServer", "Metrics", "LineLog",
-                           "RedisClient"],
+                           "RedisClient", "MenuSessionsRedis"],
             swiftSettings: strict),
         .executableTarget(name: "menu-server", dependencies: ["MenuApp"], swiftSettings: strict),
         // The client library for apps and tools: Foundation (FoundationNetworking on Linux) and

@@ -1,4 +1,6 @@
+import MenuSessions
 import MenuSessionsDurable
+import MenuSessionsRedis
 import RedisClient
 
 /// Where `menu-server` keeps its sessions, besides a data directory (`--data-dir`, the embedded
@@ -17,6 +19,20 @@ extension ServerSettings {
 
     /// `--redis-timeout` as the Redis client takes it.
     package var redisTimeout: Duration { .milliseconds(redisTimeoutMilliseconds) }
+
+    /// The Redis store's options these settings name: the prefix, the timeout, the cache, and
+    /// the session limits the other stores take (`--session-ttl`, `--max-changed-groups`,
+    /// `--change-history`).
+    package var redisStoreOptions: RedisStoreOptions {
+        RedisStoreOptions(prefix: redisPrefix, sessionTTL: .seconds(sessionTTLSeconds), redis: RedisOptions(timeout: redisTimeout),
+                          trackingCache: redisCache, maxChangedGroups: maxChangedGroups, historyLimit: changeHistory)
+    }
+
+    /// The start-up line of a Redis store: where (the password never shown) and how.
+    func redisStorageDescription(_ endpoint: RedisEndpoint) -> String {
+        "sessions are kept in Redis at \(endpoint) (key prefix \(redisPrefix), timeout \(redisTimeoutMilliseconds) ms, "
+            + "client-side cache \(redisCache ? "on" : "off")), shared by every instance on it"
+    }
 
     /// Refuses a Redis store together with a data directory: sessions live in one place.
     func checkStoreChoice() throws(SettingsError) {

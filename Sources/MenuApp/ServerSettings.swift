@@ -3,6 +3,7 @@ import HTTPServer
 import MenuService
 import MenuSessions
 import MenuSessionsDurable
+import MenuSessionsRedis
 import RedisClient
 
 /// Everything `menu-server` is told at start-up: flag, then environment variable, then default.
@@ -50,7 +51,7 @@ package struct ServerSettings: Sendable, Equatable {
     /// that several instances share (`--store`).
     package var store = SessionStoreChoice.memory
     /// What every Redis key of the store starts with (several deployments may share one Redis).
-    package var redisPrefix = "menu:"
+    package var redisPrefix = RedisStoreOptions().prefix
     /// Milliseconds a Redis connect or command may take before the request answers 503.
     package var redisTimeoutMilliseconds = Int(RedisOptions().timeout / .milliseconds(1))
     /// Keep the sessions read in this process, invalidated by Redis (client-side caching).

@@ -79,9 +79,30 @@ extension LiveRawConnection {
     }
 
     /// The whole table of `session` (`GET /rows?limit=500`) as its version, revision and groups.
-    func state(of session: String, headers: [(String, String)] = [], sourceLocation: SourceLocation = #_sourceLocation) throws -> ScaleOutState {
-        let response = try send("GET", "/rows?limit=500", session: session, headers: headers)
+    /// `fresh`: as Redis holds it now, not an instance's cached copy (its `If-None-Match` names a
+    /// revision higher than any, of no menu: the instance fetches the session, and the tag never
+    /// matches); otherwise as the instance has it (its cache may lag another instance's write
+    /// until Redis's invalidation arrives).
+    func state(of session: String, fresh: Bool = true, sourceLocation: SourceLocation = #_sourceLocation) throws -> ScaleOutState {
+        let response = try send("GET", "/rows?limit=500", session: session, headers: fresh ? [("If-None-Match", #""scale-out-test-999999999""#)] : [])
         #expect(response.status == 200, "\(response)", sourceLocation: sourceLocation)
+        return try Self.state(in: response, sourceLocation: sourceLocation)
+    }
+
+    /// ``state(of:fresh:sourceLocation:)`` of each session once every one is answered 200, asking
+    /// again (within the `eventually` bound) while any is not: after Redis restarts, each HTTP
+    /// thread's connection finds the old server gone on its first command (one 503) and reconnects.
+    func states(of sessions: [String], sourceLocation: SourceLocation = #_sourceLocation) throws -> [ScaleOutState] {
+        var responses: [LiveResponse] = []
+        let answered = eventually(every: .milliseconds(20)) {
+            responses = sessions.compactMap { try? send("GET", "/rows?limit=500", session: $0, headers: [("If-None-Match", #""scale-out-test-999999999""#)]) }
+            return responses.count == sessions.count && responses.allSatisfy { $0.status == 200 }
+        }
+        #expect(answered, "not every session answered: \(responses.map(\.status))", sourceLocation: sourceLocation)
+        return try responses.map { try Self.state(in: $0, sourceLocation: sourceLocation) }
+    }
+
+    private static func state(in response: LiveResponse, sourceLocation: SourceLocation) throws -> ScaleOutState {
         let page = try response.decode(LiveRowsPage.self, sourceLocation: sourceLocation)
         return ScaleOutState(version: page.version, revision: page.revision,
                              groups: Dictionary(uniqueKeysWithValues: page.rows.compactMap { row in row.isExpanded.map { (row.id, $0) } }))
