@@ -1,10 +1,15 @@
 // The Redis store's settings (issue 16): `--store`, `--redis-prefix`, `--redis-timeout`,
 // `--redis-cache` from flags and environment, what each refuses (a bad URL with the client's own
-// message and no password in it), `--data-dir` excluded, and the help listing them.
+// message and no password in it), `--data-dir` excluded, the help listing them; and the built server on a Redis store: its start-up
+// line without the password, sessions under the prefix, readiness 503 while Redis is unreachable.
 
+import ChildProcess
 import Foundation
+import HTTPTestSupport
 import MenuApp
+import MenuTestSupport
 import RedisClient
+import RedisTestSupport
 import Testing
 
 @Suite("Redis: the store's settings")
@@ -91,5 +96,43 @@ struct RedisSettingsTests {
             let line = usage.split(separator: "\n").first { $0.hasPrefix("  \(flag) ") }
             #expect(line?.contains("[\(variable)]") == true && line?.contains(shown) == true, "\(flag): \(line ?? "missing")")
         }
+    }
+}
+
+@Suite("Redis: menu-server started on a Redis store",
+       .enabled(if: FileManager.default.isExecutableFile(atPath: RedisServerProcess.executable)))
+struct RedisStartupTests {
+    @Test(.timeLimit(.minutes(1)))
+    func theStartUpLineNamesTheStoreWithoutItsPasswordAndSessionsLiveInRedis() throws {
+        let redis = try RedisServerProcess(password: "hunter2")
+        defer { redis.stop() }
+        let child = try LiveChildServer(arguments: ["--port", "0", "--config", LivePaths.menuConfig, "--store", redis.url,
+                                                    "--redis-prefix", "shop1:", "--redis-timeout", "300", "--redis-cache", "off"])
+        defer { child.stop() }
+        #expect(eventually { child.stderrText.value.contains("sessions are kept in Redis") })
+        let log = child.stderrText.value
+        #expect(log.contains("sessions are kept in Redis at redis://:***@127.0.0.1:") && log.contains("key prefix shop1:")
+                    && log.contains("timeout 300 ms") && log.contains("client-side cache off"), "\(log)")
+        #expect(!log.contains("hunter2"))
+        let connection = try LiveRawConnection(port: child.port)
+        #expect(try connection.request("GET", "/readyz").text == #"{"status":"ready"}"#)
+        let session = try connection.newSession()
+        #expect(redis.command("EXISTS", "shop1:s:\(session)") == .integer(1), "the session is a key under the prefix")
+        #expect(child.signalAndWait(), "SIGTERM stops the store and exits")
+        #expect(child.termination == .exited(0))
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func withItsRedisUnreachableTheServerStartsLiveButNotReady() throws {
+        let port = try freeLoopbackPort()
+        let child = try LiveChildServer(arguments: ["--port", "0", "--config", LivePaths.menuConfig, "--store", "redis://127.0.0.1:\(port)",
+                                                    "--redis-timeout", "300"])
+        defer { child.stop() }
+        let connection = try LiveRawConnection(port: child.port)
+        let ready = try connection.request("GET", "/readyz")
+        #expect(ready.status == 503 && ready.header("Retry-After") == "1" && ready.text.contains("127.0.0.1:\(port)"), "\(ready)")
+        #expect(try connection.request("GET", "/healthz").status == 200)
+        #expect(try connection.request("POST", "/sessions").status == 503)
+        #expect(try connection.request("GET", "/rows?limit=1").status == 200, "the default view needs no store")
     }
 }
