@@ -72,10 +72,11 @@ extension MenuService {
 ///
 /// Invariant: a revision is canonical decimal (no leading zero), at most 18 digits; anything else
 /// names none. Cost: one pass over the header bytes, no allocation.
-enum KnownRevision {
+package enum KnownRevision {
     /// The highest revision the tags of `request`'s `If-None-Match` name; nil without the header,
-    /// for `*`, when no tag names one, or for a malformed header (which the read then refuses).
-    static func inNoneMatch(of request: HTTPRequest) -> Int? {
+    /// for `*`, when no tag names one, or for a malformed header (which the read then refuses):
+    /// the header as ``EntityTagCondition`` parses it, read in place.
+    package static func inNoneMatch(of request: HTTPRequest) -> Int? {
         let headers = request.headers
         var scan = EntityTagCondition.Scan()
         var highest: Int?
@@ -92,17 +93,18 @@ enum KnownRevision {
             }
             guard wellFormed else { return nil }
         }
+        do { try scan.finish() } catch { return nil }  // no header, an empty one, or `*` in a list
         return highest
     }
 
     /// The highest revision `condition`'s tags (weak or strong) name; nil for `*` or when none does.
-    static func highest(in condition: EntityTagCondition) -> Int? {
+    package static func highest(in condition: EntityTagCondition) -> Int? {
         condition.tags.compactMap { revision(in: $0.opaque) }.max()
     }
 
     /// The revision after the last `-` of `opaque`; nil when there is no `-` or the rest is not
     /// canonical decimal.
-    static func revision<Bytes: BidirectionalCollection<UInt8>>(in opaque: Bytes) -> Int? {
+    package static func revision<Bytes: BidirectionalCollection<UInt8>>(in opaque: Bytes) -> Int? {
         guard let dash = opaque.lastIndex(of: UInt8(ascii: "-")) else { return nil }
         let digits = opaque[opaque.index(after: dash)...]
         guard !digits.isEmpty, digits.count <= 18, digits.first != UInt8(ascii: "0") || digits.count == 1 else { return nil }
