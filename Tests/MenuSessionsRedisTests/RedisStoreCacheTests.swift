@@ -41,6 +41,37 @@ struct RedisStoreCacheTests {
         #expect(eventually { (try? reader.snapshot(of: id).revision) == 2 })
     }
 
+    @Test func aNoOpOrARefusalIsNeverDecidedOnACopyAnotherInstanceHasOverwritten() throws {
+        let fixture = try RedisStoreFixture()
+        let menu = try redisTestMenu()
+        let one = try fixture.store(MenuGeneration(menu))
+        let two = try fixture.store(MenuGeneration(menu))
+        let id = try one.create()
+        _ = try one.apply(.toggle(groupID: "d"), to: id)  // revision 1: d expanded
+        #expect(fixture.readsFromCache(one, id))
+        let old = try #require(one.cache?.value(of: id))
+        _ = try two.apply(.toggle(groupID: "d"), to: id)  // revision 2: d collapsed again
+        #expect(eventually { (try? one.snapshot(of: id).revision) == 2 })
+        // As if the invalidation of revision 2 were still on its way to the first instance. After
+        // its own write, the write's own invalidation is awaited first (it drops the written copy).
+        func stale(afterOwnWrite: Bool) throws {
+            let cache = try #require(one.cache)
+            if afterOwnWrite { #expect(eventually { cache.value(of: id) == nil }) }
+            #expect(cache.finishFill(try #require(cache.beginFill(id)), old))
+            #expect(try one.snapshot(of: id).revision == 1)
+        }
+        try stale(afterOwnWrite: false)
+        // On the stale copy d is expanded already: the write is done again on Redis's copy.
+        #expect(try one.apply(.set(groupID: "d", isExpanded: true), to: id).revision == 3)
+        #expect(eventually { (try? two.state(of: id)).map { expandedGroups($0, on: menu) } == ["a", "c", "d", "e"] })
+        try stale(afterOwnWrite: true)
+        #expect(try one.apply(.toggle(groupID: "c"), to: id, if: RevisionCondition(accepting: [3])).revision == 4)
+        try stale(afterOwnWrite: true)
+        #expect(throws: SessionStoreError.revisionMismatch(current: 4)) {
+            try one.apply(.toggle(groupID: "c"), to: id, if: RevisionCondition(accepting: [1]))
+        }
+    }
+
     @Test func aFlushOfRedisEmptiesTheCacheAndAScriptFlushDoesNotStopWrites() throws {
         let fixture = try RedisStoreFixture()
         let store = try fixture.store(MenuGeneration(try redisTestMenu()))
