@@ -188,7 +188,8 @@ package final class RedisSessionStore: SessionStore {
 
     package func changes(of id: SessionID, since: Int, in menu: MenuGeneration) throws(SessionStoreError) -> SessionChanges {
         latest.note(menu)
-        let record = try session(id, in: menu, atLeast: 0).record
+        // `since` is a revision the client holds: a cached copy older than it is fetched.
+        let record = try session(id, in: menu, atLeast: since).record
         return SessionChanges(revision: record.revision, entries: record.entries(since: since, menuVersion: menu.menu.version))
     }
 

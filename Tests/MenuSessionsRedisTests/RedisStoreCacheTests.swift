@@ -70,6 +70,9 @@ struct RedisStoreCacheTests {
         #expect(throws: SessionStoreError.revisionMismatch(current: 4)) {
             try one.apply(.toggle(groupID: "c"), to: id, if: RevisionCondition(accepting: [1]))
         }
+        // A client at revision 4 asking for the changes since: nothing, not 410.
+        try stale(afterOwnWrite: false)
+        #expect(try one.changes(of: id, since: 4, in: one.currentMenu).entries?.isEmpty == true)
     }
 
     @Test func aFlushOfRedisEmptiesTheCacheAndAScriptFlushDoesNotStopWrites() throws {
