@@ -119,7 +119,8 @@ let package = Package(
         .testTarget(
             name: "MenuServiceTests",
             dependencies: ["MenuService", "MenuModel", "MenuSessions", "HTTPCore", "MenuServiceTestSupport", "MenuTestSupport",
-                           "SeedMenu", "FuzzTargets", "MenuSessionsDurable", "DurableTestSupport"],
+                           "SeedMenu", "FuzzTargets", "MenuSessionsDurable", "DurableTestSupport", "MenuSessionsRedis", "RedisClient",
+                           "RedisTestSupport"],
             swiftSettings: strict),
         // Live: MenuServer started in-process on port 0, the menu-server process, hostile clients, settings.
         .testTarget(

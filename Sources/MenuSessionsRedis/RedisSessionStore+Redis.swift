@@ -99,8 +99,9 @@ extension RedisSessionStore {
     /// The session `id` at `revision` or later: the cached copy when there is one that recent
     /// (no Redis call, but a TTL refresh when due), else read from Redis (one round trip) and
     /// cached. `.unknownSession` when Redis holds none.
-    func session(_ id: SessionID, in menu: MenuGeneration, atLeast revision: Int) throws(SessionStoreError) -> CachedSession {
-        if let cached = cache?.value(of: id), cached.record.revision >= revision {
+    /// `fromRedis` skips the cached copy (the read still fills the cache).
+    func session(_ id: SessionID, in menu: MenuGeneration, atLeast revision: Int, fromRedis: Bool = false) throws(SessionStoreError) -> CachedSession {
+        if !fromRedis, let cached = cache?.value(of: id), cached.record.revision >= revision {
             try refreshIfDue(id, cached)
             return cached
         }

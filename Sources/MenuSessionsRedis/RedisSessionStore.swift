@@ -1,7 +1,7 @@
 import MenuModel
 import MenuSessions
-import RedisClient
 import Dispatch
+import RedisClient
 import Synchronization
 
 /// Sessions in Redis, shared by every instance that names the same endpoint and prefix: a
@@ -22,7 +22,8 @@ import Synchronization
 /// Reads go through a ``SessionCache`` when ``RedisStoreOptions/trackingCache`` is on and the
 /// invalidation listener is subscribed: a cached read costs no Redis call. Otherwise a read is
 /// one round trip (`HMGET` + `PTTL`, pipelined); a write one `EVALSHA` (plus a read when the
-/// session is not cached). Every Redis failure answers ``SessionStoreError/unavailable(reason:)``
+/// session is not cached; a refusal or a no-op decided on a cached copy is decided again on a
+/// read, since that copy may predate another instance's write). Every Redis failure answers ``SessionStoreError/unavailable(reason:)``
 /// within the connection timeout, naming the endpoint.
 package final class RedisSessionStore: SessionStore {
     package let endpoint: RedisEndpoint
@@ -85,9 +86,12 @@ package final class RedisSessionStore: SessionStore {
         listener.start()
     }
 
-    /// Ends the invalidation listener (the cache is no longer used); returns when its thread has ended.
+    /// Ends the invalidation listener and empties the cache (reads go to Redis from now on);
+    /// returns when the listener's thread has ended. Call it before dropping the store: that
+    /// thread keeps the listener alive until then.
     package func stop() {
         listener?.stop()
+        cache?.flush()
     }
 
     package var currentMenu: MenuGeneration { latest.current }
@@ -138,13 +142,34 @@ package final class RedisSessionStore: SessionStore {
                 + "than \(options.redis.timeout); nothing was changed, retry")
         }
         defer { gate.signal() }
-        var session = try session(id, in: menu, atLeast: 0)
+        // A refusal or a no-op decided on a cached copy may be out of date (a write of another
+        // instance whose invalidation is still on its way): those are decided again on a copy
+        // read from Redis by this call. Writes need not be: the script checks the revision.
+        let cached = cache?.value(of: id)
+        var session: CachedSession
+        if let cached { session = cached } else { session = try self.session(id, in: menu, atLeast: 0) }
+        var fresh = cached == nil
         for _ in 0 ..< options.writeAttempts {
             let revision = session.record.revision
-            if let condition, !condition.admits(revision) { throw .revisionMismatch(current: revision) }
-            var view = FlattenedView(menu: menu.menu, state: try state(of: session, id: id, in: menu))
-            let outcome = try command.run(on: &view, maxChangedGroups: options.maxChangedGroups)
+            var view = FlattenedView(menu: menu.menu)
+            let outcome: ExpansionCommand.Outcome
+            do throws(SessionStoreError) {
+                if let condition, !condition.admits(revision) { throw .revisionMismatch(current: revision) }
+                view = FlattenedView(menu: menu.menu, state: try state(of: session, id: id, in: menu))
+                outcome = try command.run(on: &view, maxChangedGroups: options.maxChangedGroups)
+            } catch {
+                if case .expansion = error { throw error }  // the menu's answer, whatever the state
+                guard fresh else {
+                    (session, fresh) = (try self.session(id, in: menu, atLeast: 0, fromRedis: true), true)
+                    continue
+                }
+                throw error
+            }
             guard outcome.changedState else {
+                guard fresh else {
+                    (session, fresh) = (try self.session(id, in: menu, atLeast: 0, fromRedis: true), true)
+                    continue
+                }
                 return AppliedChange(sessionID: id, created: false, change: outcome.change, state: view.state, revision: revision)
             }
             let encoded = RedisSessionRecord.encodeState(view.state.portable(in: menu.menu))
@@ -154,7 +179,7 @@ package final class RedisSessionStore: SessionStore {
             case .written:
                 return AppliedChange(sessionID: id, created: false, change: outcome.change, state: view.state, revision: written.revision)
             case .missing: throw .unknownSession
-            case .moved(let current): session = current  // another instance won this round: again, on its record
+            case .moved(let current): (session, fresh) = (current, true)  // another instance won this round: again, on its record
             }
         }
         throw .unavailable(reason: "session \(id) was changed by other writers \(options.writeAttempts) times while this write "
@@ -163,7 +188,8 @@ package final class RedisSessionStore: SessionStore {
 
     package func changes(of id: SessionID, since: Int, in menu: MenuGeneration) throws(SessionStoreError) -> SessionChanges {
         latest.note(menu)
-        let record = try session(id, in: menu, atLeast: 0).record
+        // `since` is a revision the client holds: a cached copy older than it is fetched.
+        let record = try session(id, in: menu, atLeast: since).record
         return SessionChanges(revision: record.revision, entries: record.entries(since: since, menuVersion: menu.menu.version))
     }
 
@@ -214,7 +240,8 @@ package final class RedisSessionStore: SessionStore {
         return state
     }
 
-    /// Sets `reference`'s listener once; answers its subscription generation (nil while down).
+    /// The listener, set once the closures that need it exist: what the cache asks for the
+    /// subscription generation (nil while the listener is down).
     private final class ListenerReference: Sendable {
         private let listener = Mutex<RedisInvalidationListener?>(nil)
         func set(_ listener: RedisInvalidationListener) { self.listener.withLock { $0 = listener } }

@@ -185,9 +185,9 @@ package final class RedisServerProcess: Sendable {
 
     /// A port the kernel just handed out on 127.0.0.1 (bound to port 0, then closed).
     private static func freeLoopbackPort() throws -> Int {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { throw RedisServerProcessError("socket: \(String(cString: strerror(errno)))") }
-        defer { close(socket) }
+        let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard probe >= 0 else { throw RedisServerProcessError("socket: \(String(cString: strerror(errno)))") }
+        defer { close(probe) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = 0
@@ -195,7 +195,7 @@ package final class RedisServerProcess: Sendable {
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-                bind(socket, generic, length) == 0 && getsockname(socket, generic, &length) == 0
+                bind(probe, generic, length) == 0 && getsockname(probe, generic, &length) == 0
             }
         }
         guard bound else { throw RedisServerProcessError("bind 127.0.0.1:0: \(String(cString: strerror(errno)))") }

@@ -41,6 +41,37 @@ struct RedisStoreCacheTests {
         #expect(eventually { (try? reader.snapshot(of: id).revision) == 2 })
     }
 
+    @Test func aNoOpOrARefusalIsNeverDecidedOnACopyAnotherInstanceHasOverwritten() throws {
+        let fixture = try RedisStoreFixture()
+        let menu = try redisTestMenu()
+        let one = try fixture.store(MenuGeneration(menu))
+        let two = try fixture.store(MenuGeneration(menu))
+        let id = try one.create()
+        _ = try one.apply(.toggle(groupID: "d"), to: id)  // revision 1: d expanded
+        let old = try one.session(id, in: one.currentMenu, atLeast: 0, fromRedis: true)
+        _ = try two.apply(.toggle(groupID: "d"), to: id)  // revision 2: d collapsed again
+        #expect(eventually { (try? one.snapshot(of: id).revision) == 2 })
+        // As if the invalidation of revision 2 were still on its way to the first instance (put
+        // again while an invalidation still on its way drops it).
+        func stale() throws {
+            let cache = try #require(one.cache)
+            #expect(eventually { cache.beginFill(id).map { cache.finishFill($0, old) } == true && cache.value(of: id)?.record.revision == 1 })
+        }
+        try stale()
+        // On the stale copy d is expanded already: the write is done again on Redis's copy.
+        #expect(try one.apply(.set(groupID: "d", isExpanded: true), to: id).revision == 3)
+        #expect(eventually { (try? two.state(of: id)).map { expandedGroups($0, on: menu) } == ["a", "c", "d", "e"] })
+        try stale()
+        #expect(try one.apply(.toggle(groupID: "c"), to: id, if: RevisionCondition(accepting: [3])).revision == 4)
+        try stale()
+        #expect(throws: SessionStoreError.revisionMismatch(current: 4)) {
+            try one.apply(.toggle(groupID: "c"), to: id, if: RevisionCondition(accepting: [1]))
+        }
+        // A client at revision 4 asking for the changes since: nothing, not 410.
+        try stale()
+        #expect(try one.changes(of: id, since: 4, in: one.currentMenu).entries?.isEmpty == true)
+    }
+
     @Test func aFlushOfRedisEmptiesTheCacheAndAScriptFlushDoesNotStopWrites() throws {
         let fixture = try RedisStoreFixture()
         let store = try fixture.store(MenuGeneration(try redisTestMenu()))
@@ -67,5 +98,15 @@ struct RedisStoreCacheTests {
         let uncachedTime = try clock.measure { for _ in 0 ..< 10_000 { revisions += try uncached.snapshot(of: id).revision } }
         #expect(revisions == 20_000)
         print("Redis store figure: 10k cached reads \(cachedTime), 10k uncached reads (HMGET + PTTL each) \(uncachedTime)")
+        // Commands per write and read: 100 × (a toggle, then two reads), on the instance that wrote.
+        let before = fixture.calls(["evalsha", "hmget"])
+        for _ in 0 ..< 100 {
+            _ = try cached.apply(.toggle(groupID: "c"), to: id)
+            for _ in 0 ..< 2 { _ = try cached.snapshot(of: id) }
+        }
+        let after = fixture.calls(["evalsha", "hmget"])
+        #expect(after["evalsha"]! - before["evalsha"]! == 100)
+        print("Redis store figure: 100 × (toggle + 2 reads): EVALSHA \(after["evalsha"]! - before["evalsha"]!), "
+            + "HMGET \(after["hmget"]! - before["hmget"]!)")
     }
 }

@@ -36,10 +36,12 @@ final class RedisStoreFixture: @unchecked Sendable {
         return Dictionary(uniqueKeysWithValues: names.map { ($0, all[$0] ?? 0) })
     }
 
-    /// Whether `store` comes to read `id` without a Redis command (our own write's invalidation
-    /// may drop the copy the write left, so this reads until a read is served from the cache).
+    /// Whether `store`, right after its own write of `id`, comes to read it without a Redis
+    /// command: the write's own invalidation drops the copy the write left (if it was put at all),
+    /// so that is awaited first; then a read fills the cache with nothing left on its way.
     func readsFromCache(_ store: RedisSessionStore, _ id: SessionID) -> Bool {
-        eventually {
+        guard eventually({ store.cache?.value(of: id) == nil }) else { return false }
+        return eventually {
             let before = calls()
             _ = try? store.snapshot(of: id)
             return calls() == before
