@@ -3,17 +3,23 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// How a client talks to a menu-server: the base URL, the request timeout and how it waits out
-/// a server that is briefly unavailable.
+/// How a client talks to a menu-server: the base URL, the request timeout, the language and how
+/// it waits out a server that is briefly unavailable.
 public struct MenuClientConfiguration: Sendable {
     public var baseURL: URL
     /// Seconds a request may take before it fails with ``MenuClientError/transport(_:)``.
     public var timeout: TimeInterval = 15
+    /// The titles' language: sent as `Accept-Language` on every request (a BCP 47 tag such as
+    /// `zh-Hant`, or a whole list with q-values); nil sends `*`, which the server answers in the
+    /// menu's default locale (without a header of its own, URLSession would send the process's
+    /// languages). One client keeps one language, so its ETags stay of one locale.
+    public var language: String?
     /// How a `503` (the server's session store briefly unreachable) is sent again.
     public var unavailableRetry = MenuRetryPolicy()
-    public init(baseURL: URL, timeout: TimeInterval = 15, unavailableRetry: MenuRetryPolicy = MenuRetryPolicy()) {
+    public init(baseURL: URL, timeout: TimeInterval = 15, language: String? = nil, unavailableRetry: MenuRetryPolicy = MenuRetryPolicy()) {
         self.baseURL = baseURL
         self.timeout = timeout
+        self.language = language
         self.unavailableRetry = unavailableRetry
     }
 }
@@ -112,6 +118,7 @@ struct MenuHTTP: Sendable {
         guard let url = components.url else { throw .invalidArgument("cannot build a URL from \(components)") }
         var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: configuration.timeout)
         request.httpMethod = method
+        request.setValue(configuration.language ?? "*", forHTTPHeaderField: "Accept-Language")
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         if let body {
             request.httpBody = body

@@ -169,9 +169,16 @@ package struct EntityTagCondition: Sendable, Equatable {
     /// nil for `*` (any state of the resource passes), else the revisions named by strong tags
     /// of that menu, possibly none (then every write is refused).
     package func revisionCondition(prefix: [UInt8]) -> RevisionCondition? {
+        revisionCondition(prefixes: [prefix])
+    }
+
+    /// ``revisionCondition(prefix:)`` where a tag may start with any of `prefixes` (one per
+    /// locale of the menu: a write does not depend on the locale its client reads in, so a tag
+    /// of the session's state in any locale names its revision).
+    package func revisionCondition(prefixes: [[UInt8]]) -> RevisionCondition? {
         if matchesAny { return nil }
         return RevisionCondition(accepting: tags.compactMap { tag in
-            tag.isWeak ? nil : SessionEntityTag.revision(in: tag.opaque, prefix: prefix)
+            tag.isWeak ? nil : prefixes.lazy.compactMap { SessionEntityTag.revision(in: tag.opaque, prefix: $0) }.first
         })
     }
 }
@@ -238,8 +245,13 @@ package struct SessionEntityTag: Sendable, Equatable {
     /// The revision an opaque tag names on the menu of `prefix`: nil when it is of another menu
     /// or not a canonical decimal (a tag this server never sent).
     static func revision(in opaque: [UInt8], prefix: [UInt8]) -> Int? {
-        guard opaque.count > prefix.count, opaque.count - prefix.count <= 18, opaque.starts(with: prefix) else { return nil }
-        let digits = opaque[prefix.count...]
+        guard opaque.count > prefix.count, opaque.starts(with: prefix) else { return nil }
+        // A filtered page's tag has its query's part (`s`, 16 hex digits, `-`) before the revision.
+        let query = MenuService.queryTagPartLength
+        let skip = opaque.count - prefix.count > query && opaque[prefix.count] == UInt8(ascii: "s")
+            && opaque[prefix.count + query - 1] == UInt8(ascii: "-") ? query : 0
+        guard opaque.count - prefix.count - skip <= 18 else { return nil }
+        let digits = opaque[(prefix.count + skip)...]
         guard digits.first != UInt8(ascii: "0") || digits.count == 1 else { return nil }
         var value = 0
         for byte in digits {

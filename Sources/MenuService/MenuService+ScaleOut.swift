@@ -40,7 +40,7 @@ extension MenuService {
     /// write tried once more, so that write is not refused as a conflict it is not.
     func apply(_ command: ExpansionCommand, to id: SessionID?, in menu: ServedMenu,
                if ifMatch: EntityTagCondition?) throws(SessionStoreError) -> AppliedChange {
-        let condition = ifMatch?.revisionCondition(prefix: menu.entityTagPrefix)
+        let condition = ifMatch?.revisionCondition(prefixes: menu.entityTagPrefixes)
         do {
             return try store.apply(command, to: id, in: menu.generation, if: condition)
         } catch .revisionMismatch(let current) {

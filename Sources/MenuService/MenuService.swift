@@ -136,6 +136,7 @@ package final class MenuService: Sendable {
         switch try Endpoint(routing: request, route: &route) {
         case .rows: return try rows(request)
         case .count: return try count(request)
+        case .search: return try search(request)
         case .changes: return try changes(request)
         case .health: return json(200, Self.healthBody)
         case .readiness: return try readiness()
@@ -165,51 +166,46 @@ package final class MenuService: Sendable {
     private func rows(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         let anchor = try PageAnchor(of: request)
         let limit = try Self.integerParameter("limit", in: request, default: min(Self.defaultLimit, maxLimit), range: 1 ... maxLimit)
+        if let query = try SearchParameters.query(of: request) { return try filteredRows(request, query, anchor: anchor, limit: limit) }
         let (menu, session) = try servedState(for: request)
-        let tag = entityTag(of: session, on: menu)
-        if let unchanged = try notModified(request, tag: tag) { return unchanged }
+        let locale = try negotiatedLocale(for: request, on: menu)
+        let tag = entityTag(of: session, on: menu, locale: locale)
+        if let unchanged = try notModified(request, tag: tag, locale: locale, of: menu) { return unchanged }
         let view = FlattenedView(menu: menu.generation.menu, state: session.state)
         let (offset, pageRows) = try anchor.page(in: view, limit: limit)
         let rowCount = max(0, min(pageRows, view.count - offset))
         var writer = JSONWriter(capacity: 160 + rowCount * 128)
         writeCounts(view, revision: session.revision, of: menu, to: &writer)
-        writer.raw(",\"offset\":")
-        writer.integer(offset)
-        writer.raw(",\"limit\":")
-        writer.integer(limit)
+        writePlace(offset: offset, limit: limit, to: &writer)
         writer.raw(",\"rows\":")
-        menu.encoded.writeRows(of: view, offset: offset, limit: pageRows, to: &writer)
+        menu.encoded[locale].writeRows(of: view, offset: offset, limit: pageRows, to: &writer)
         writer.raw("}")
-        return read(writer.finish(), tag: tag)
+        return read(writer.finish(), tag: tag, locale: locale, of: menu)
     }
 
     private func count(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+        if let query = try SearchParameters.query(of: request) { return try filteredCount(request, query) }
         let (menu, session) = try servedState(for: request)
-        let tag = entityTag(of: session, on: menu)
-        if let unchanged = try notModified(request, tag: tag) { return unchanged }
+        let locale = try negotiatedLocale(for: request, on: menu)
+        let tag = entityTag(of: session, on: menu, locale: locale)
+        if let unchanged = try notModified(request, tag: tag, locale: locale, of: menu) { return unchanged }
         let view = FlattenedView(menu: menu.generation.menu, state: session.state)
         var writer = JSONWriter(capacity: 96)
         writeCounts(view, revision: session.revision, of: menu, to: &writer)
         writer.raw("}")
-        return read(writer.finish(), tag: tag)
+        return read(writer.finish(), tag: tag, locale: locale, of: menu)
     }
 
     /// Writes `{"version":…,"revision":…,"count":…,"leafCount":…` (object left open).
     private func writeCounts(_ view: FlattenedView, revision: Int, of menu: ServedMenu, to writer: inout JSONWriter) {
-        writer.raw("{\"version\":")
-        writer.raw(menu.versionJSON)
-        writer.raw(",\"revision\":")
-        writer.integer(revision)
-        writer.raw(",\"count\":")
-        writer.integer(view.count)
-        writer.raw(",\"leafCount\":")
-        writer.integer(view.leafCount)
+        writeCounts(count: view.count, leafCount: view.leafCount, revision: revision, of: menu, to: &writer)
     }
 
     /// `{"version","id","index","path","row"}`: the node's row when visible (`index` and `row`
     /// null when hidden) and its ancestors' ids from the top. O(depth · log m).
     private func node(_ id: String, _ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         let (menu, session) = try servedState(for: request)
+        let locale = try negotiatedLocale(for: request, on: menu)
         let view = FlattenedView(menu: menu.generation.menu, state: session.state)
         guard let node = view.menu.node(withID: id) else { throw .unknownNode(id: id) }
         let index = view.index(ofNode: node)
@@ -223,9 +219,9 @@ package final class MenuService: Sendable {
         writer.raw(",\"path\":")
         Self.writeIDs(view.ancestors(of: node).map(view.menu.id(of:)), to: &writer)
         writer.raw(",\"row\":")
-        if let index { menu.encoded.writeRow(of: view, at: index, to: &writer) } else { writer.raw("null") }
+        if let index { menu.encoded[locale].writeRow(of: view, at: index, to: &writer) } else { writer.raw("null") }
         writer.raw("}")
-        return json(200, writer.finish())
+        return json(200, writer.finish(), extraHeaders: menu.languageHeaders(locale))
     }
 
     /// `ids` as a JSON array of strings (a node's path).
@@ -313,7 +309,7 @@ package final class MenuService: Sendable {
 
     /// The menu a read answers from and the expansion it uses with its revision: the session's,
     /// or the menu's default (revision 0) when none is named.
-    private func servedState(for request: HTTPRequest) throws(APIError) -> (ServedMenu, SessionSnapshot) {
+    func servedState(for request: HTTPRequest) throws(APIError) -> (ServedMenu, SessionSnapshot) {
         guard let id = try sessionID(in: request) else { return (current, SessionSnapshot(state: ExpansionState(), revision: 0)) }
         return try snapshot(of: id, for: request)
     }
@@ -428,24 +424,5 @@ package final class MenuService: Sendable {
         default: break
         }
         return json(error.status, writer.finish(), extraHeaders: headers)
-    }
-}
-
-/// One menu as the service answers from it: the store's generation, the rows encoded once, and
-/// the version as JSON. Immutable; replaced whole on a reload, freed when no request holds it.
-package final class ServedMenu: Sendable {
-    package let generation: MenuGeneration
-    let encoded: EncodedMenu
-    let versionJSON: [UInt8]
-    /// What each ``SessionEntityTag`` of this menu starts with.
-    let entityTagPrefix: [UInt8]
-
-    init(_ generation: MenuGeneration) {
-        self.generation = generation
-        entityTagPrefix = SessionEntityTag.prefix(version: generation.menu.version)
-        encoded = EncodedMenu(menu: generation.menu)
-        var writer = JSONWriter()
-        writer.string(generation.menu.version)
-        versionJSON = writer.bytes
     }
 }

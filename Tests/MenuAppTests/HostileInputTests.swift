@@ -413,7 +413,7 @@ struct HostileCase: Sendable, CustomTestStringConvertible {
             text("encoded dot-dot as the session id", .json(400, "invalid_session")) { "DELETE /sessions/%2e%2e HTTP/1.1\r\n\(h)\r\n" },
             text("encoded slashes in the session id", .json(404, "not_found")) { "DELETE /sessions/..%2F..%2Fetc HTTP/1.1\r\n\(h)\r\n" },
             text("dot-dot above the root", .json(404, "not_found")) { "GET /../../etc/passwd HTTP/1.1\r\n\(h)\r\n" },
-        ] + anchors
+        ] + anchors + searches
     }()
 
     /// What this reply says about the case, as a list of problems (empty when it passed).
@@ -554,8 +554,9 @@ struct HostileInputTests {
 
     /// Sends `hostile` to a fresh server holding one session: its answer must be one it accepts,
     /// and the session's rows and the session count must not change.
-    static func expectRefusedWithoutChange(_ hostile: HostileCase) async throws {
-        let server = try Self.server()
+    static func expectRefusedWithoutChange(_ hostile: HostileCase,
+                                           configure: (inout ServerSettings) -> Void = { _ in }) async throws {
+        let server = try Self.server(configure)
         defer { server.shutdown() }
         let port = server.port
         let before = try await hostileOnThread { try HostileFixture.prepare(port: port) }

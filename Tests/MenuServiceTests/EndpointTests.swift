@@ -12,7 +12,7 @@ import MenuTestSupport
     /// Every request the contract describes, written out, with the endpoint it reaches.
     static let contract: [(method: String, path: String, endpoint: Endpoint)] = [
         ("GET", "/rows", .rows), ("HEAD", "/rows", .rows),
-        ("GET", "/count", .count), ("HEAD", "/count", .count),
+        ("GET", "/count", .count), ("HEAD", "/count", .count), ("GET", "/search", .search), ("HEAD", "/search", .search),
         ("GET", "/changes", .changes), ("HEAD", "/changes", .changes),
         ("GET", "/healthz", .health), ("HEAD", "/healthz", .health),
         ("GET", "/readyz", .readiness), ("HEAD", "/readyz", .readiness),
@@ -53,16 +53,16 @@ import MenuTestSupport
         ("POST", "/nodes//reveal", [], .notFound(path: "/nodes//reveal")),
         ("GET", "/nodes/beer/reveal", [], .methodNotAllowed(method: "GET", allowed: ["POST"])),
         ("POST", "/nodes/beer", [], .methodNotAllowed(method: "POST", allowed: ["GET", "HEAD"])),
-        ("GET", "/nodes/beer", [("offset", "1")], .invalidParameter(#"unknown query parameter "offset"; GET /nodes/{id} takes no query parameters"#)),
+        ("GET", "/nodes/beer", [("offset", "1")], .invalidParameter(#"unknown query parameter "offset"; GET /nodes/{id} takes lang"#)),
         ("GET", "/nope", [("limt", "1")], .notFound(path: "/nope")),
         ("POST", "/rows", [("limt", "1")], .methodNotAllowed(method: "POST", allowed: ["GET", "HEAD"])),
         ("DELETE", "/sessions", [], .methodNotAllowed(method: "DELETE", allowed: ["POST"])),
         ("POST", "/sessions/x", [], .methodNotAllowed(method: "POST", allowed: ["GET", "HEAD", "DELETE"])),
         ("PUT", "/sessions/x", [], .methodNotAllowed(method: "PUT", allowed: ["GET", "HEAD", "DELETE"])),
-        ("GET", "/sessions/x", [("since", "1")], .invalidParameter(#"unknown query parameter "since"; GET /sessions/{id} takes no query parameters"#)),
+        ("GET", "/sessions/x", [("since", "1")], .invalidParameter(#"unknown query parameter "since"; GET /sessions/{id} takes lang"#)),
         ("get", "/rows", [], .methodNotAllowed(method: "get", allowed: ["GET", "HEAD"])),
-        ("HEAD", "/count", [("limit", "1")], .invalidParameter(#"unknown query parameter "limit"; HEAD /count takes no query parameters"#)),
-        ("GET", "/rows", [("offset", "1"), ("Limit", "2")], .invalidParameter(#"unknown query parameter "Limit"; GET /rows takes offset, limit, after, before and around"#)),
+        ("HEAD", "/count", [("limit", "1")], .invalidParameter(#"unknown query parameter "limit"; HEAD /count takes lang, q and filter"#)),
+        ("GET", "/rows", [("offset", "1"), ("Limit", "2")], .invalidParameter(#"unknown query parameter "Limit"; GET /rows takes offset, limit, after, before, around, lang, q and filter"#)),
     ] }
 
     static let methods = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]
@@ -82,6 +82,7 @@ import MenuTestSupport
         switch endpoint {
         case .rows: ("rows", nil)
         case .count: ("count", nil)
+        case .search: ("search", nil)
         case .changes: ("changes", nil)
         case .health: ("health", nil)
         case .readiness: ("readiness", nil)

@@ -225,6 +225,7 @@ extension MenuService {
         let id = instances.session
         let requests: [(String, String, [(String, String?)], String?)] = [
             ("GET", "/rows", [], nil), ("HEAD", "/rows", [], nil), ("GET", "/count", [], nil), ("HEAD", "/count", [], nil),
+            ("GET", "/search", [("q", "tofu")], nil), ("HEAD", "/search", [("q", "tofu")], nil),
             ("GET", "/changes", [("since", "0")], nil), ("HEAD", "/changes", [("since", "0")], nil),
             ("GET", "/sessions/\(id)", [], nil), ("HEAD", "/sessions/\(id)", [], nil), ("DELETE", "/sessions/\(id)", [], nil),
             ("POST", "/sessions", [], nil), ("POST", "/groups/main-courses/toggle", [], nil),
