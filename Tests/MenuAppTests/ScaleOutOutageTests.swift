@@ -66,6 +66,10 @@ struct ScaleOutOutageTests {
             let health = try connection.send("GET", "/healthz")
             #expect(health.status == 200 && health.text == #"{"status":"ok"}"#, "\(name): liveness is not the store's")
         }
+        // The refusals are counted as store errors (the store is measured as the others are).
+        let metrics = try cluster.direct(0).send("GET", "/metrics").text
+        let errors = metrics.split(separator: "\n").first { $0.hasPrefix("menu_store_errors_total ") }?.split(separator: " ").last
+        #expect((errors.flatMap { Double($0) } ?? 0) >= 1, "\(errors.map(String.init) ?? "no menu_store_errors_total")")
         cluster.redis.resume()
         // A refused toggle whose command reached the stopped Redis's socket runs when it resumes
         // (its 503 says it may): the session holds some of the three toggles, each whole, and no other change.
