@@ -40,6 +40,8 @@ let package = Package(
         .target(name: "RedisClient", dependencies: ["CHiredis"], swiftSettings: strict),
         // The embedded durable store: journal + snapshot in a data directory.
         .target(name: "MenuSessionsDurable", dependencies: ["MenuModel", "MenuSessions"], swiftSettings: strict),
+        // Sessions in Redis shared by every instance, with a client-side cache Redis invalidates.
+        .target(name: "MenuSessionsRedis", dependencies: ["MenuModel", "MenuSessions", "RedisClient"], swiftSettings: strict),
         // The browser page (GET /): its HTML, JS and CSS compiled into the binary as byte arrays.
         .target(
             name: "WebAssets", path: "Web", resources: [
@@ -52,7 +54,8 @@ let package = Package(
         // The composition root as a library: settings, store choice, reload, start and stop.
         .target(
             name: "MenuApp",
-            dependencies: ["MenuModel", "MenuSessions", "MenuSessionsDurable", "MenuService", "HTTPCore", "HTTPServer", "Metrics", "LineLog"],
+            dependencies: ["MenuModel", "MenuSessions", "MenuSessionsDurable", "MenuService", "HTTPCore", "HTTPServer", "Metrics", "LineLog",
+                           "RedisClient", "MenuSessionsRedis"],
             swiftSettings: strict),
         .executableTarget(name: "menu-server", dependencies: ["MenuApp"], swiftSettings: strict),
         // The client library for apps and tools: Foundation (FoundationNetworking on Linux) and
@@ -85,6 +88,8 @@ let package = Package(
         .target(
             name: "MenuServiceTestSupport", dependencies: ["MenuService", "MenuSessions", "HTTPCore", "MenuTestSupport"],
             swiftSettings: strict),
+        // Test support only: nginx (Debian's) in front of menu-server instances, round-robin (issue 16).
+        .target(name: "NginxTestSupport", dependencies: ["ChildProcess", "HTTPTestSupport"], swiftSettings: strict),
         .target(
             name: "DurableTestSupport", dependencies: ["MenuSessionsDurable", "MenuSessions", "MenuModel", "ChildProcess"],
             swiftSettings: strict),
@@ -98,6 +103,12 @@ let package = Package(
         .testTarget(
             name: "MenuSessionsTests", dependencies: ["MenuSessions", "MenuModel", "MenuTestSupport", "SeedMenu"],
             swiftSettings: strict),
+        // The Redis store: its record and cache alone, then against a real redis-server.
+        .testTarget(
+            name: "MenuSessionsRedisTests",
+            dependencies: ["MenuSessionsRedis", "MenuSessions", "MenuModel", "RedisClient", "RedisTestSupport", "MenuTestSupport", "HTTPTestSupport",
+                           "SeedMenu"],
+            swiftSettings: strict),
         // The store directly and the built menu-server over its data directory; MenuService for a full disk's 503.
         .testTarget(
             name: "MenuSessionsDurableTests",
@@ -108,19 +119,21 @@ let package = Package(
         .testTarget(
             name: "MenuServiceTests",
             dependencies: ["MenuService", "MenuModel", "MenuSessions", "HTTPCore", "MenuServiceTestSupport", "MenuTestSupport",
-                           "SeedMenu", "FuzzTargets", "MenuSessionsDurable", "DurableTestSupport"],
+                           "SeedMenu", "FuzzTargets", "MenuSessionsDurable", "DurableTestSupport", "MenuSessionsRedis", "RedisClient",
+                           "RedisTestSupport"],
             swiftSettings: strict),
         // Live: MenuServer started in-process on port 0, the menu-server process, hostile clients, settings.
         .testTarget(
             name: "MenuAppTests",
             dependencies: ["MenuApp", "MenuService", "MenuModel", "MenuSessions", "MenuSessionsDurable", "HTTPCore", "HTTPServer",
                            "Metrics", "HTTPTestSupport", "MenuServiceTestSupport", "MenuTestSupport", "DurableTestSupport", "SeedMenu",
-                           "ChildProcess"],
+                           "ChildProcess", "NginxTestSupport", "RedisClient", "RedisTestSupport"],
             swiftSettings: strict),
         // MenuClient against the real server started in-process (and the menu-server process).
         .testTarget(
             name: "MenuClientTests",
-            dependencies: ["MenuClient", "MenuApp", "MenuModel", "MenuTestSupport", "HTTPTestSupport", "ChildProcess"],
+            dependencies: ["MenuClient", "MenuApp", "MenuModel", "MenuTestSupport", "HTTPTestSupport", "ChildProcess",
+                           "MenuService", "MenuSessions", "HTTPServer", "HTTPCore"],
             swiftSettings: strict),
         // The terminal app: keys, widths, rows, frame diff in-process; menu-client in tmux against the built menu-server.
         .testTarget(

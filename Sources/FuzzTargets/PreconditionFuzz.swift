@@ -1,5 +1,6 @@
 // The `preconditions` fuzz target: the input's first line as an If-None-Match value, the other
-// lines as If-Match lines. A parsed list must print and parse back to itself, and a read and a
+// lines as If-Match lines. A parsed list must print and parse back to itself, the revision the
+// first line's tags name must be what its parsed list names, and a read and a
 // write carrying the headers must get a well-formed answer (never a 5xx).
 
 import HTTPCore
@@ -27,6 +28,11 @@ extension FuzzTarget {
             guard scanned == parsed.map({ $0.noneMatchFails(current: current) }) else {
                 return "If-None-Match scan says \(String(describing: scanned)), the parsed list \(String(describing: parsed))"
             }
+        }
+        // The in-place revision scan (read-your-writes) agrees with the parsed list too.
+        let known = KnownRevision.inNoneMatch(of: raw)
+        guard known == parsed.flatMap(KnownRevision.highest(in:)) else {
+            return "If-None-Match revision scan says \(String(describing: known)), the parsed list \(String(describing: parsed))"
         }
         func text(_ line: [UInt8]) -> String { String(decoding: line, as: UTF8.self) }
         let read = HTTPRequest(method: "GET", path: "/count", headers: [("If-None-Match", text(lines.first ?? []))])

@@ -115,7 +115,7 @@ package final class MenuMetrics: Sendable {
         out.single("menu_sessions_expired_total", .counter, help: "Sessions removed by an expiry sweep after their time to live.", sessions.expired)
         out.single("menu_sessions_evicted_total", .counter, help: "Idle sessions evicted to make room for a new one at --max-sessions.", sessions.evicted)
         let store = sources.durability?.figures ?? MeasuredSessionStore.Figures()
-        out.single("menu_store_errors_total", .counter, help: "Session store calls refused as unavailable (disk full, disk stalled, journal failed): each a 503.", store.unavailable)
+        out.single("menu_store_errors_total", .counter, help: "Session store calls refused as unavailable (disk full or stalled, journal failed, Redis unreachable or too slow): each a 503.", store.unavailable)
         out.single("menu_store_durable_waits_total", .counter, help: "Session writes that waited for the data directory's journal (--data-dir).", store.durableWrites)
         out.family("menu_store_durable_wait_seconds_total", .counter, help: "Time session writes spent waiting for the journal, in seconds.")
         out.sample("menu_store_durable_wait_seconds_total", [], Double(store.durableWaitNanoseconds) / 1e9)

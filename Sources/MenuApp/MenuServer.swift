@@ -4,6 +4,7 @@ import HTTPServer
 import MenuService
 import MenuSessions
 import MenuSessionsDurable
+import MenuSessionsRedis
 import MenuModel
 import Synchronization
 
@@ -26,6 +27,8 @@ package final class MenuServer: Sendable {
     private let watcher: Mutex<ConfigWatcher?> = Mutex(nil)
     /// The on-disk store when the settings name a data directory (closed by ``shutdown(gracePeriod:)``).
     package let durableStore: DurableSessionStore?
+    /// The Redis store when the settings name one (stopped by ``shutdown(gracePeriod:)``).
+    package let redisStore: RedisSessionStore?
     /// One line for the log saying where sessions are kept.
     package let storageDescription: String
 
@@ -52,11 +55,19 @@ package final class MenuServer: Sendable {
                 throw .dataDirectory(error)
             }
             durableStore = durable
+            redisStore = nil
             store = MeasuredSessionStore(durable)
             storageDescription = "sessions are kept in \(directory) (journal fsync: \(settings.fsync.rawValue)); "
                 + durable.recovery.summary
+        } else if let endpoint = settings.redisEndpoint {
+            let redis = RedisSessionStore(endpoint: endpoint, options: settings.redisStoreOptions, menu: MenuGeneration(menu))
+            durableStore = nil
+            redisStore = redis
+            store = MeasuredSessionStore(redis)
+            storageDescription = settings.redisStorageDescription(endpoint)
         } else {
             durableStore = nil
+            redisStore = nil
             store = InMemorySessionStore(menu: MenuGeneration(menu), limits: settings.sessionLimits)
             storageDescription = "sessions are kept in memory only; they are lost on restart"
         }
@@ -88,6 +99,7 @@ package final class MenuServer: Sendable {
                                   rejection: { observed.reject($0) })
         } catch {
             durableStore?.close()
+            redisStore?.stop()
             throw .cannotListen(error)
         }
         do {
@@ -97,6 +109,7 @@ package final class MenuServer: Sendable {
         } catch {
             http.shutdown(gracePeriod: .zero)
             durableStore?.close()
+            redisStore?.stop()
             throw .cannotListen(error)
         }
         metrics.attach(MenuMetrics.Sources(
@@ -116,6 +129,7 @@ package final class MenuServer: Sendable {
                 http.shutdown(gracePeriod: .zero)
                 metricsHTTP?.shutdown(gracePeriod: .zero)
                 durableStore?.close()
+                redisStore?.stop()
                 throw .cannotWatchConfig(error.description)
             }
         }
@@ -185,6 +199,7 @@ package final class MenuServer: Sendable {
         http.shutdown(gracePeriod: gracePeriod)
         metricsHTTP?.shutdown(gracePeriod: .zero)
         durableStore?.close()
+        redisStore?.stop()
     }
 
     /// Events at `level` to `serverLog`, or to `plain` without one.

@@ -3,6 +3,8 @@ import HTTPServer
 import MenuService
 import MenuSessions
 import MenuSessionsDurable
+import MenuSessionsRedis
+import RedisClient
 
 /// Everything `menu-server` is told at start-up: flag, then environment variable, then default.
 /// Built once, then read-only.
@@ -45,6 +47,15 @@ package struct ServerSettings: Sendable, Equatable {
     package var listenBacklog = http.listenBacklog
     /// Where sessions are kept on disk; nil keeps them in memory only.
     package var dataDirectory: String?
+    /// Where sessions are kept besides `dataDirectory`: this process's memory, or a Redis server
+    /// that several instances share (`--store`).
+    package var store = SessionStoreChoice.memory
+    /// What every Redis key of the store starts with (several deployments may share one Redis).
+    package var redisPrefix = RedisStoreOptions().prefix
+    /// Milliseconds a Redis connect or command may take before the request answers 503.
+    package var redisTimeoutMilliseconds = Int(RedisOptions().timeout / .milliseconds(1))
+    /// Keep the sessions read in this process, invalidated by Redis (client-side caching).
+    package var redisCache = true
     /// When the session journal is flushed to disk (with a data directory).
     package var fsync = FsyncPolicy.everysec
     /// Seconds a session write may wait for the disk (with a data directory) before it answers 503.
@@ -134,6 +145,25 @@ package struct ServerSettings: Sendable, Equatable {
         text("--data-dir", "MENU_DATA_DIR", "DIR", "keep sessions on disk in DIR, an existing directory; none keeps them in memory only", shown: "none") { s, v throws(SettingsError) in
             guard !v.isEmpty else { throw .invalidValue(source: "--data-dir", value: v, expected: "a directory path") }
             s.dataDirectory = v
+        },
+        text("--store", "MENU_STORE", "STORE", "memory, or redis://[:PASSWORD@]HOST:PORT[/DB] or redis+unix:///PATH[?db=N]: keep sessions in that Redis, shared by every instance on it (not with --data-dir)",
+             shown: "memory") { s, v throws(SettingsError) in
+            guard v != "memory" else { return s.store = .memory }
+            do throws(RedisEndpointError) { s.store = .redis(try RedisEndpoint(parsing: v)) } catch { throw .invalidURL(source: "--store", error.description) }
+        },
+        text("--redis-prefix", "MENU_REDIS_PREFIX", "PREFIX", "what every Redis key of the store starts with", shown: defaults.redisPrefix) { s, v throws(SettingsError) in
+            guard !v.isEmpty, !v.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.value < 0x20 || $0.value == 0x7F }) else {
+                throw .invalidValue(source: "--redis-prefix", value: v, expected: "a non-empty key prefix without spaces or control characters, such as menu: or shop1:menu:")
+            }
+            s.redisPrefix = v
+        },
+        integer("--redis-timeout", "MENU_REDIS_TIMEOUT", "milliseconds a Redis connect or command may take; then the request answers 503", 1 ... 60_000, \.redisTimeoutMilliseconds),
+        text("--redis-cache", "MENU_REDIS_CACHE", "on|off", "keep sessions read from Redis in memory, invalidated by Redis when another instance writes them", shown: "on") { s, v throws(SettingsError) in
+            switch v {
+            case "on": s.redisCache = true
+            case "off": s.redisCache = false
+            default: throw .invalidValue(source: "--redis-cache", value: v, expected: "on or off")
+            }
         },
         text("--fsync", "MENU_FSYNC", "POLICY", "always|everysec|no: when session changes are flushed to disk", shown: defaults.fsync.rawValue) { s, v throws(SettingsError) in
             guard let policy = FsyncPolicy(rawValue: v) else { throw .invalidValue(source: "--fsync", value: v, expected: "always, everysec or no") }
@@ -241,6 +271,8 @@ package struct ServerSettings: Sendable, Equatable {
                     try option.apply(&settings, value)
                 } catch .invalidValue(_, let value, let expected) {
                     throw .invalidValue(source: option.environment, value: value, expected: expected)
+                } catch .invalidURL(_, let problem) {
+                    throw .invalidURL(source: option.environment, problem)
                 } catch {
                     throw error
                 }
@@ -272,6 +304,7 @@ package struct ServerSettings: Sendable, Equatable {
             }
             try option.apply(&settings, value)
         }
+        try settings.checkStoreChoice()
         return .run(settings)
     }
 
@@ -318,12 +351,18 @@ package enum SettingsError: Error, Sendable, Equatable, CustomStringConvertible 
     case missingValue(flag: String)
     /// `source` is the flag or environment variable that carried the value.
     case invalidValue(source: String, value: String, expected: String)
+    /// A URL that does not parse; `problem` says why, and shows the URL without its password.
+    case invalidURL(source: String, String)
+    /// Two options that exclude each other were both given.
+    case conflicting(String, String, reason: String)
 
     package var description: String {
         switch self {
         case .unknownFlag(let flag): "unknown option \(flag); see --help"
         case .missingValue(let flag): "\(flag) needs a value; see --help"
         case .invalidValue(let source, let value, let expected): "invalid value \"\(value)\" for \(source): expected \(expected)"
+        case .invalidURL(let source, let problem): "\(source): \(problem)"
+        case .conflicting(let first, let second, let reason): "\(first) and \(second) cannot be used together: \(reason)"
         }
     }
 }

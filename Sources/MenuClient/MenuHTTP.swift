@@ -3,7 +3,8 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// How a client talks to a menu-server: the base URL, the request timeout and the language.
+/// How a client talks to a menu-server: the base URL, the request timeout, the language and how
+/// it waits out a server that is briefly unavailable.
 public struct MenuClientConfiguration: Sendable {
     public var baseURL: URL
     /// Seconds a request may take before it fails with ``MenuClientError/transport(_:)``.
@@ -13,10 +14,37 @@ public struct MenuClientConfiguration: Sendable {
     /// menu's default locale (without a header of its own, URLSession would send the process's
     /// languages). One client keeps one language, so its ETags stay of one locale.
     public var language: String?
-    public init(baseURL: URL, timeout: TimeInterval = 15, language: String? = nil) {
+    /// How a `503` (the server's session store briefly unreachable) is sent again.
+    public var unavailableRetry = MenuRetryPolicy()
+    public init(baseURL: URL, timeout: TimeInterval = 15, language: String? = nil, unavailableRetry: MenuRetryPolicy = MenuRetryPolicy()) {
         self.baseURL = baseURL
         self.timeout = timeout
         self.language = language
+        self.unavailableRetry = unavailableRetry
+    }
+}
+
+/// How often, and after how long, a request answered `503 Service Unavailable` is sent again: up
+/// to ``retries`` more times, the n-th after ``initialBackoff`` · 2ⁿ⁻¹ seconds, or the answer's
+/// `Retry-After` when that is longer, never more than ``maxBackoff``. Only the last answer is
+/// returned. A write goes again with its `If-Match`, so one the server applied before answering
+/// 503 is refused (412) and resolved as a lost answer is, never applied twice.
+public struct MenuRetryPolicy: Sendable, Hashable {
+    public var retries: Int
+    public var initialBackoff: TimeInterval
+    public var maxBackoff: TimeInterval
+
+    public init(retries: Int = 4, initialBackoff: TimeInterval = 0.25, maxBackoff: TimeInterval = 4) {
+        self.retries = max(0, retries)
+        self.initialBackoff = max(0, initialBackoff)
+        self.maxBackoff = max(0, maxBackoff)
+    }
+
+    /// The seconds to wait before retry `attempt` (1 for the first) after an answer asking for
+    /// `retryAfter` seconds (nil: it did not say).
+    func delay(beforeRetry attempt: Int, retryAfter: Int?) -> TimeInterval {
+        let backoff = initialBackoff * Double(1 << min(attempt - 1, 30))
+        return min(maxBackoff, max(backoff, Double(retryAfter ?? 0)))
     }
 }
 
@@ -62,9 +90,25 @@ struct MenuHTTP: Sendable {
         session = URLSession(configuration: settings)
     }
 
-    /// Sends one request; any status comes back as an answer, only a failed exchange throws.
+    /// Sends one request; any status comes back as an answer, only a failed exchange throws. A
+    /// `503` is sent again as ``MenuClientConfiguration/unavailableRetry`` says.
     func send(_ method: String, _ path: String, query: [(String, String)] = [], headers: [(String, String)] = [],
               json body: Data? = nil) async throws(MenuClientError) -> MenuHTTPAnswer {
+        let policy = configuration.unavailableRetry
+        var answer = try await sendOnce(method, path, query: query, headers: headers, json: body)
+        var attempt = 1
+        while answer.status == 503, attempt <= policy.retries {
+            let delay = policy.delay(beforeRetry: attempt, retryAfter: answer.headers["retry-after"].flatMap { Int($0) })
+            do { try await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000)) } catch { break }  // cancelled: the last answer
+            answer = try await sendOnce(method, path, query: query, headers: headers, json: body)
+            attempt += 1
+        }
+        return answer
+    }
+
+    /// One exchange.
+    private func sendOnce(_ method: String, _ path: String, query: [(String, String)], headers: [(String, String)],
+                          json body: Data?) async throws(MenuClientError) -> MenuHTTPAnswer {
         // `path` is percent-encoded already (``segment(_:)``): joined as it is, never encoded again.
         guard var components = URLComponents(url: configuration.baseURL, resolvingAgainstBaseURL: false)
         else { throw .invalidArgument("cannot build a URL from \(configuration.baseURL) and \(path)") }

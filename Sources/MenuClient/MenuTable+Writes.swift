@@ -47,7 +47,10 @@ extension MenuTable {
         }
         if let cached { return cached }
         let (answer, _) = try await session.send("GET", "nodes/\(MenuHTTP.segment(id))")
-        guard answer.status == 200 else { return nil }
+        guard answer.status == 200 else {
+            if answer.status >= 500 { throw answer.error }  // not an answer about the node (503 after its retries)
+            return nil
+        }
         return try answer.decode(MenuNodeAnswer.self).row?.isExpanded
     }
 

@@ -95,7 +95,7 @@ package enum APIError: Error, Sendable, Equatable {
         case .tooManySessions(let limit, let retry): "the server holds its limit of \(limit) sessions; retry in \(retry) s or reuse an existing session"
         case .tooManyChanges(let limit): "this session already has \(limit) groups changed from the menu's default, the most a session may have; reset some groups to their default first, or POST /sessions for a fresh session"
         case .rateLimited(let perMinute, let retry): "this client may create \(perMinute) sessions a minute; retry in \(retry) s, or keep using the session you have"
-        case .unavailable(let reason): "cannot save changes right now (\(reason)); nothing was changed, retry later"
+        case .unavailable(let reason): "the session store cannot serve requests right now (\(reason)); retry later"
         case .gone(let since, let revision): "the changes since revision \(since) are no longer kept (the session is at revision \(revision); only its last writes on the current menu are); GET /rows to reload"
         case .preconditionFailed(let revision): "the session has moved on to revision \(revision) (another client wrote); nothing was changed: GET /changes?since=<your revision> or GET /rows, then retry with the new ETag"
         }

@@ -14,8 +14,10 @@ package enum Endpoint: Hashable, Sendable {
     case search
     /// `GET`/`HEAD /changes`: the session's splices since a revision.
     case changes
-    /// `GET`/`HEAD /healthz`.
+    /// `GET`/`HEAD /healthz`: liveness (the process answers; never touches the store).
     case health
+    /// `GET`/`HEAD /readyz`: readiness (the session store can serve; 503 while it cannot).
+    case readiness
     /// `POST /sessions`.
     case createSession
     /// `GET`/`HEAD /sessions/{id}`: the session's expansion by id (portable); the id as given.
@@ -50,6 +52,7 @@ package enum Endpoint: Hashable, Sendable {
         Route(["GET", "HEAD"], "/search", query: ["q", "filter", "offset", "limit", "lang"], .search),
         Route(["GET", "HEAD"], "/changes", query: ["since", "lang"], .changes),
         Route(["GET", "HEAD"], "/healthz", .health),
+        Route(["GET", "HEAD"], "/readyz", .readiness),
         Route(["POST"], "/sessions", .createSession),
         Route(["GET", "HEAD"], "/sessions/{id}", query: ["lang"], Endpoint.session(id:)),
         Route(["DELETE"], "/sessions/{id}", Endpoint.deleteSession(id:)),

@@ -15,9 +15,7 @@ extension MenuService {
         guard since >= 0 else { throw .invalidParameter("since is required: the revision the client holds (GET /rows answers it)") }
         let (menu, changes): (ServedMenu, SessionChanges)
         if let id = try sessionID(in: request) {
-            (menu, changes) = try onServedMenu { menu throws(SessionStoreError) in
-                try store.changes(of: id, since: since, in: menu.generation)
-            }
+            (menu, changes) = try self.changes(of: id, since: since, for: request)
         } else {
             (menu, changes) = (current, SessionChanges(revision: 0, entries: since == 0 ? [] : nil))
         }

@@ -13,7 +13,7 @@ extension MenuService {
     /// `private, no-cache`. O(k) for k marks and flips.
     func session(_ text: String, _ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         guard let id = SessionID(text) else { throw .invalidSessionInPath(String(text.prefix(40))) }
-        let (menu, session) = try onServedMenu { menu throws(SessionStoreError) in try store.snapshot(of: id, in: menu.generation) }
+        let (menu, session) = try snapshot(of: id, for: request)
         let locale = try negotiatedLocale(for: request, on: menu)
         let tag = entityTag(of: session, on: menu, locale: locale)
         if let unchanged = try notModified(request, tag: tag, locale: locale, of: menu) { return unchanged }

@@ -139,6 +139,7 @@ package final class MenuService: Sendable {
         case .search: return try search(request)
         case .changes: return try changes(request)
         case .health: return json(200, Self.healthBody)
+        case .readiness: return try readiness()
         case .createSession: return try createSession(request)
         case .session(let id): return try session(id, request)
         case .deleteSession(let id): return try deleteSession(id)
@@ -246,7 +247,7 @@ package final class MenuService: Sendable {
         let (menu, applied) = try onServedMenu { menu throws(SessionStoreError) in
             // A conditional write to a target the menu lacks fails as it would without its condition.
             if ifMatch != nil { try command.checkTarget(in: menu.generation.menu) }
-            return try store.apply(command, to: session, in: menu.generation, if: ifMatch?.revisionCondition(prefixes: menu.entityTagPrefixes))
+            return try apply(command, to: session, in: menu, if: ifMatch)
         }
         let view = FlattenedView(menu: menu.generation.menu, state: applied.state)
         var writer = JSONWriter(capacity: 256)
@@ -310,7 +311,7 @@ package final class MenuService: Sendable {
     /// or the menu's default (revision 0) when none is named.
     func servedState(for request: HTTPRequest) throws(APIError) -> (ServedMenu, SessionSnapshot) {
         guard let id = try sessionID(in: request) else { return (current, SessionSnapshot(state: ExpansionState(), revision: 0)) }
-        return try onServedMenu { menu throws(SessionStoreError) in try store.snapshot(of: id, in: menu.generation) }
+        return try snapshot(of: id, for: request)
     }
 
     /// Runs the store call `body` on the current menu, and again on the newer one each time the

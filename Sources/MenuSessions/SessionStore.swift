@@ -99,7 +99,8 @@ package enum SessionStoreError: Error, Sendable, Equatable, CustomStringConverti
     case tooManyChanges(limit: Int)
     /// The change names no group or a row.
     case expansion(ExpansionError)
-    /// The store cannot accept writes now (disk full, storage down); nothing was changed.
+    /// The store cannot serve the call now (disk full, storage down); `reason` says whether a
+    /// write may still land (a shared backend that timed out) or surely did not.
     case unavailable(reason: String)
     /// The session was already carried over to a newer menu than the one the call named (a
     /// reload happened while the request ran): nothing was changed; call again with the current

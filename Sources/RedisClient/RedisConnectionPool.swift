@@ -15,11 +15,17 @@ import Darwin
 /// (the registry decides who, under its lock). Thread-safe (`Sendable`); the connections are not,
 /// and never leave their thread. Cost: `withConnection` is one `pthread_getspecific`; a thread's
 /// first call creates its connection (which connects lazily).
+///
+/// When the process has no pthread key left (glibc has 1024; a test process with hundreds of
+/// servers alive can use them up), the pool keeps its connections in a table by thread id behind
+/// a lock instead (one short lock per call): a thread still gets its own connection, kept until
+/// the pool goes away (a later thread given the id of an exited one takes over its connection).
 package final class RedisConnectionPool: Sendable {
     package let endpoint: RedisEndpoint
     package let options: RedisOptions
     private let onConnect: (@Sendable (RedisConnection) throws(RedisError) -> Void)?
-    private let key: pthread_key_t
+    private let key: pthread_key_t?
+    private let byThread = Mutex<[UInt: PoolSlot]>([:])
     private let registry = PoolRegistry()
 
     package init(endpoint: RedisEndpoint, options: RedisOptions, onConnect: (@Sendable (RedisConnection) throws(RedisError) -> Void)? = nil) {
@@ -27,18 +33,27 @@ package final class RedisConnectionPool: Sendable {
         self.options = options
         self.onConnect = onConnect
         var key = pthread_key_t()
-        let status = pthread_key_create(&key, releasePoolSlot)
-        precondition(status == 0, "pthread_key_create failed (\(status)): too many RedisConnectionPools alive at once")
-        self.key = key
+        self.key = pthread_key_create(&key, releasePoolSlot) == 0 ? key : nil
     }
 
     deinit {
-        pthread_key_delete(key)  // no destructor runs for this key any more
+        if let key { pthread_key_delete(key) }  // no destructor runs for this key any more
         registry.closeAll()
     }
 
     /// Runs `body` with the calling thread's connection (created on the thread's first call).
     package func withConnection<R>(_ body: (RedisConnection) throws(RedisError) -> R) throws(RedisError) -> R {
+        guard let key else {
+            let thread = UInt(pthread_self())
+            let slot = byThread.withLock { slots in
+                if let slot = slots[thread] { return slot }
+                let slot = PoolSlot(connection: RedisConnection(endpoint: endpoint, options: options, onConnect: onConnect), registry: registry)
+                registry.add(slot)
+                slots[thread] = slot
+                return slot
+            }
+            return try body(slot.connection)
+        }
         if let slot = pthread_getspecific(key) {
             return try body(Unmanaged<PoolSlot>.fromOpaque(slot).takeUnretainedValue().connection)
         }

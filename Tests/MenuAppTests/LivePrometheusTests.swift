@@ -38,7 +38,7 @@ struct LivePrometheusTests {
                 static_configs:
                   - targets: ["127.0.0.1:\(server.port)"]
             """.utf8).write(to: URL(fileURLWithPath: directory + "/prometheus.yml"))
-        let port = try Self.freePort()
+        let port = try freeLoopbackPort()
         let child = try ChildProcess(
             executable: prometheus,
             arguments: ["--config.file=\(directory)/prometheus.yml", "--storage.tsdb.path=\(directory)/data",
@@ -71,23 +71,5 @@ struct LivePrometheusTests {
               let value = result.first?["value"] as? [Any], value.count == 2, let text = value[1] as? String
         else { return nil }
         return Double(text)
-    }
-
-    /// A TCP port free on 127.0.0.1 a moment ago (bound to 0, read back, closed).
-    private static func freePort() throws -> Int {
-        let socket = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { throw LiveError("socket: \(errno)") }
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(socket, pointer, length) == 0 && getsockname(socket, pointer, &length) == 0
-            }
-        }
-        guard bound else { throw LiveError("bind: \(errno)") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }

@@ -15,6 +15,7 @@ import MenuTestSupport
         ("GET", "/count", .count), ("HEAD", "/count", .count), ("GET", "/search", .search), ("HEAD", "/search", .search),
         ("GET", "/changes", .changes), ("HEAD", "/changes", .changes),
         ("GET", "/healthz", .health), ("HEAD", "/healthz", .health),
+        ("GET", "/readyz", .readiness), ("HEAD", "/readyz", .readiness),
         ("POST", "/sessions", .createSession),
         ("GET", "/sessions/AAAAAAAAAAAAAAAAAAAAAA", .session(id: "AAAAAAAAAAAAAAAAAAAAAA")),
         ("HEAD", "/sessions/not-a-session", .session(id: "not-a-session")),
@@ -84,6 +85,7 @@ import MenuTestSupport
         case .search: ("search", nil)
         case .changes: ("changes", nil)
         case .health: ("health", nil)
+        case .readiness: ("readiness", nil)
         case .createSession: ("createSession", nil)
         case .session(let id): ("session", id)
         case .deleteSession(let id): ("deleteSession", id)

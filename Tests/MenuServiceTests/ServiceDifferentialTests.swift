@@ -3,12 +3,16 @@ import Foundation
 import MenuService
 import MenuSessions
 import MenuSessionsDurable
+import MenuSessionsRedis
+import RedisClient
+import RedisTestSupport
 import SeedMenu
 import Testing
 
 /// The whole contract of one session against the seeds' naive walk, through the service
-/// in-process (``MenuService/respond(to:)``, over the in-memory store and, on one tree, the durable
-/// one): toggles, sets, recursive sets, expand and collapse all and the reset to the defaults,
+/// in-process (``MenuService/respond(to:)``, over the in-memory store and, on one tree each, the
+/// durable one and two Redis store instances on one redis-server, the requests moving between them):
+/// toggles, sets, recursive sets, expand and collapse all and the reset to the defaults,
 /// reveals, and writes that must be refused (a row's id, an unknown id, an `If-Match` of an old
 /// revision), mixed at random over several sessions on random trees. After every write: its answer
 /// field by field (revision included) and its splice replayed onto the rows before it; the whole
@@ -32,8 +36,10 @@ struct ServiceDifferentialTests {
         var name: String
         var steps: Int
         var durable = false
+        /// Served by two Redis store instances on one redis-server, switching every 100 steps.
+        var redis = false
         var make: @Sendable (inout SplitMix64) -> [TreeSpec]
-        var testDescription: String { name + (durable ? ", durable store" : "") }
+        var testDescription: String { name + (durable ? ", durable store" : redis ? ", two Redis store instances" : "") }
     }
 
     static let trees: [Tree] = [
@@ -41,6 +47,7 @@ struct ServiceDifferentialTests {
         Tree(name: "wide, 400 nodes, 3 levels", steps: 400) { randomTree(nodes: 400, maxDepth: 2, width: 0 ... 14, using: &$0) },
         Tree(name: "narrow, 80 nodes, 12 levels", steps: 900) { randomTree(nodes: 80, maxDepth: 11, width: 0 ... 3, using: &$0) },
         Tree(name: "bushy, 150 nodes, 6 levels", steps: 400, durable: true) { randomTree(nodes: 150, maxDepth: 5, using: &$0) },
+        Tree(name: "bushy, 150 nodes, 6 levels", steps: 400, redis: true) { randomTree(nodes: 150, maxDepth: 5, using: &$0) },
     ]
 
     static let baseSeed: UInt64 = ProcessInfo.processInfo.environment["MENU_DIFFERENTIAL_SEED"].flatMap { UInt64($0) }
@@ -53,13 +60,28 @@ struct ServiceDifferentialTests {
         while !spec.contains(where: { $0.children != nil }) { spec = tree.make(&rng) }
         let directory = DurableTemporaryDirectory()
         defer { directory.remove() }
+        let redis = tree.redis ? try RedisServerProcess() : nil
+        var instances: [RedisSessionStore] = []
+        defer {
+            for instance in instances { instance.stop() }
+            redis?.stop()
+        }
+        func redisInstance(_ menu: MenuGeneration, _ limits: SessionLimits) -> RedisSessionStore {
+            let options = RedisStoreOptions(redis: RedisOptions(timeout: .seconds(2)), maxChangedGroups: limits.maxChangedGroups,
+                                            historyLimit: limits.changeHistory)
+            instances.append(RedisSessionStore(endpoint: redis!.endpoint, options: options, menu: menu))
+            return instances[instances.count - 1]
+        }
         let run = try ServiceDifferentialRun(spec: spec, sessions: 3, history: 12, rng: rng) { menu, limits -> any SessionStore in
             if tree.durable { return try DurableSessionStore(directory: directory.path, menu: menu, limits: limits) }
+            if tree.redis { return redisInstance(menu, limits) }
             return InMemorySessionStore(menu: menu, limits: limits)
         }
         defer { (run.service.store as? DurableSessionStore)?.close() }
+        if tree.redis { _ = redisInstance(MenuGeneration(run.service.menu), run.limits) }
         for step in 0 ..< tree.steps {
             do {
+                if tree.redis, step > 0, step % 100 == 0 { try run.switchInstance(to: instances[step / 100 % 2]) }
                 try run.step(step)
             } catch {
                 Issue.record("\(tree.testDescription), MENU_DIFFERENTIAL_SEED=\(Self.baseSeed), step \(step) after \(run.trail.joined(separator: "; ")): \(error)")

@@ -1,0 +1,179 @@
+import MenuModel
+import MenuSessions
+
+/// One session as Redis holds it: the hash at `<prefix>s:<sessionID>` with four fields.
+///
+/// - `r`: the revision, decimal ASCII (what the compare-and-set script compares).
+/// - `s`: the state by id (``encodeState(_:)``): `u8 format (1) | u8 base | u32 n | n × (u8 tag |
+///   u8 length | id)`, tag 0/1 a flipped group (collapsed/expanded), 2 + mode byte a mark. By id,
+///   so an instance on any menu version decodes it with its own menu (``state(on:)``).
+/// - `v`: the ``Menu/version`` the history's splices were computed on.
+/// - `h`: the history, `n × 12` bytes (``RedisHistory``), oldest first, at most `historyLimit`.
+///
+/// A hash rather than one string: the script reads `r` and `v` without parsing the state, and
+/// a read is one `HMGET` either way. Invariant: `history.count` is a multiple of 12 and at most
+/// `revision` entries long. Size: 2 + 2 bytes per field name, 6 + (2 + id bytes) per changed
+/// group, 12 per history entry (Redis's own overhead per key comes on top: see README).
+package struct RedisSessionRecord: Sendable, Equatable {
+    package var revision: Int
+    package var state: [UInt8]
+    package var historyVersion: String
+    package var history: [UInt8]
+
+    package init(revision: Int, state: [UInt8], historyVersion: String, history: [UInt8]) {
+        self.revision = revision
+        self.state = state
+        self.historyVersion = historyVersion
+        self.history = history
+    }
+
+    /// The hash's field names, in the order ``init(fields:key:)`` reads them.
+    package static let fieldNames = ["r", "s", "v", "h"]
+
+    /// The record from the four fields' values (nil for a field the hash lacks); nil when the
+    /// key holds no session (no revision). A malformed field throws, naming `key`.
+    package init?(fields: [[UInt8]?], key: String) throws(RedisRecordError) {
+        guard fields.count == 4 else { throw RedisRecordError(key: key, problem: "expected 4 fields, got \(fields.count)") }
+        guard let revisionBytes = fields[0] else { return nil }
+        guard let revision = Int(String(decoding: revisionBytes, as: UTF8.self)), revision >= 0 else {
+            throw RedisRecordError(key: key, problem: "revision is not a number")
+        }
+        let history = fields[3] ?? []
+        guard history.count % RedisHistory.entrySize == 0 else {
+            throw RedisRecordError(key: key, problem: "history of \(history.count) bytes is not whole entries")
+        }
+        self.init(revision: revision, state: fields[1] ?? [], historyVersion: String(decoding: fields[2] ?? [], as: UTF8.self),
+                  history: history)
+    }
+
+    /// The state on `menu`: ids `menu` lacks (or that name rows there) are dropped, as a reload
+    /// drops them. O(k · (depth + log k)) for k entries.
+    package func state(on menu: Menu, key: String) throws(RedisRecordError) -> ExpansionState {
+        var ignored: [String] = []
+        return ExpansionState(portable: try Self.decodeState(state, key: key), in: menu, ignoredIDs: &ignored)
+    }
+
+    /// The splices since `since` for a reader on `menuVersion`: nil when the history does not
+    /// reach back to `since`, `since` is past the revision, or the splices belong to another menu
+    /// (a reader there would replay wrong rows); empty at the current revision, whatever the menu.
+    package func entries(since: Int, menuVersion: String) -> [(revision: Int, change: RowChange?)]? {
+        if since == revision { return [] }
+        guard historyVersion == menuVersion else { return nil }
+        return RedisHistory.entries(history, endRevision: revision, since: since)
+    }
+
+    /// The record after a write that moves it to `revision + 1` with `state`, recording `change`
+    /// (computed on `menuVersion`): exactly what the compare-and-set script stores, so the cache
+    /// holds what Redis holds without reading it back.
+    package func advanced(to state: [UInt8], change: RowChange?, menuVersion: String, historyLimit: Int) -> RedisSessionRecord {
+        let kept = historyVersion == menuVersion ? history : []
+        return RedisSessionRecord(revision: revision + 1, state: state, historyVersion: menuVersion,
+                                  history: RedisHistory.appending(RedisHistory.entry(change), to: kept, limit: historyLimit))
+    }
+
+    // MARK: The state's bytes
+
+    static let stateFormat: UInt8 = 1
+
+    /// `portable` in the `s` field's form. O(bytes).
+    package static func encodeState(_ portable: PortableExpansion) -> [UInt8] {
+        var bytes: [UInt8] = [stateFormat, portable.base.recordByte]
+        let count = UInt32(portable.marks.count + portable.flips.count)
+        withUnsafeBytes(of: count.littleEndian) { bytes.append(contentsOf: $0) }
+        func append(_ tag: UInt8, _ id: String) {
+            // Config ids are 1 to 128 bytes (MenuConfigError), so one length byte holds any.
+            precondition(id.utf8.count <= 255, "a menu id longer than 255 bytes")
+            bytes.append(tag)
+            bytes.append(UInt8(id.utf8.count))
+            bytes.append(contentsOf: id.utf8)
+        }
+        for mark in portable.marks { append(2 + mark.mode.recordByte, mark.id) }
+        for flip in portable.flips { append(flip.isExpanded ? 1 : 0, flip.id) }
+        return bytes
+    }
+
+    /// The `s` field back; an empty field is the default state (a record written without one).
+    package static func decodeState(_ bytes: [UInt8], key: String) throws(RedisRecordError) -> PortableExpansion {
+        guard !bytes.isEmpty else { return PortableExpansion() }
+        func fail(_ problem: String) -> RedisRecordError { RedisRecordError(key: key, problem: "state: " + problem) }
+        guard bytes.count >= 6, bytes[0] == stateFormat else { throw fail("unknown format \(bytes[0])") }
+        guard let base = ExpansionMode(recordByte: bytes[1]) else { throw fail("unknown base \(bytes[1])") }
+        let count = Int(bytes[2]) | Int(bytes[3]) << 8 | Int(bytes[4]) << 16 | Int(bytes[5]) << 24
+        guard count <= (bytes.count - 6) / 3 else { throw fail("\(count) entries in \(bytes.count) bytes") }
+        var portable = PortableExpansion(base: base)
+        var offset = 6
+        for _ in 0 ..< count {
+            guard offset + 2 <= bytes.count else { throw fail("truncated at byte \(offset)") }
+            let tag = bytes[offset], length = Int(bytes[offset + 1])
+            guard length > 0, offset + 2 + length <= bytes.count else { throw fail("id length \(length) at byte \(offset)") }
+            let id = String(decoding: bytes[offset + 2 ..< offset + 2 + length], as: UTF8.self)
+            switch tag {
+            case 0, 1: portable.flips.append(.init(id: id, isExpanded: tag == 1))
+            case 2 ... 4: portable.marks.append(.init(id: id, mode: ExpansionMode(recordByte: tag - 2)!))
+            default: throw fail("unknown entry tag \(tag) at byte \(offset)")
+            }
+            offset += 2 + length
+        }
+        guard offset == bytes.count else { throw fail("\(bytes.count - offset) bytes after the last entry") }
+        return portable
+    }
+}
+
+/// A record Redis holds that this server cannot read (written by something else, or damaged):
+/// what a store call answers as unavailable, naming the key to inspect or delete.
+package struct RedisRecordError: Error, Sendable, Equatable, CustomStringConvertible {
+    package var key: String
+    package var problem: String
+
+    package var description: String { "redis key \(key) does not hold a session record this server can read (\(problem)); delete it" }
+}
+
+/// The `h` field: one 12-byte entry per revision, `u32 at | u32 inserted | u32 removed` little
+/// endian, `at` = 0xFFFFFFFF for a write that changed no visible row. The script appends with
+/// the same rule as ``appending(_:to:limit:)``. A read O(entries answered).
+package enum RedisHistory {
+    package static let entrySize = 12
+
+    /// The entry of a write whose splice was `change`.
+    package static func entry(_ change: RowChange?) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(entrySize)
+        let words: [UInt32] = change.map {
+            [UInt32(truncatingIfNeeded: $0.at), UInt32(truncatingIfNeeded: $0.inserted), UInt32(truncatingIfNeeded: $0.removed)]
+        } ?? [.max, 0, 0]
+        for word in words { withUnsafeBytes(of: word.littleEndian) { bytes.append(contentsOf: $0) } }
+        return bytes
+    }
+
+    /// `history` with `entry` appended, keeping the newest `limit` entries.
+    package static func appending(_ entry: [UInt8], to history: [UInt8], limit: Int) -> [UInt8] {
+        let all = history + entry
+        return Array(all.suffix(max(0, limit) * entrySize))
+    }
+
+    /// The entries from revision `since` to `endRevision`, oldest first; nil when `history`
+    /// does not reach back to `since` or `since` is past `endRevision`.
+    package static func entries(_ history: [UInt8], endRevision: Int, since: Int) -> [(revision: Int, change: RowChange?)]? {
+        let count = history.count / entrySize
+        guard since >= endRevision - count, since <= endRevision else { return nil }
+        func word(_ offset: Int) -> UInt32 {
+            UInt32(history[offset]) | UInt32(history[offset + 1]) << 8 | UInt32(history[offset + 2]) << 16 | UInt32(history[offset + 3]) << 24
+        }
+        return (since ..< endRevision).map { revision in
+            let offset = (count - (endRevision - revision)) * entrySize
+            let at = word(offset)
+            let change = at == .max ? nil : RowChange(at: Int(at), inserted: Int(word(offset + 4)), removed: Int(word(offset + 8)))
+            return (revision + 1, change)
+        }
+    }
+}
+
+extension ExpansionMode {
+    /// The mode's byte in a record: its place in `allCases` (0 default, 1 expanded, 2 collapsed).
+    var recordByte: UInt8 { UInt8(Self.allCases.firstIndex(of: self)!) }
+
+    init?(recordByte: UInt8) {
+        guard Int(recordByte) < Self.allCases.count else { return nil }
+        self = Self.allCases[Int(recordByte)]
+    }
+}

@@ -1,0 +1,259 @@
+import MenuModel
+import MenuSessions
+import RedisClient
+
+/// The Redis side of ``RedisSessionStore``: reads, the compare-and-set write, TTL refreshes,
+/// tracking registration and the translation of Redis failures into store errors.
+extension RedisSessionStore {
+    /// Stores `written` over revision `expected` of `id` (nil: create, the key must not exist),
+    /// atomically in Redis, and caches it. One `EVALSHA` (the script is sent once per
+    /// connection; again after a `NOSCRIPT`).
+    enum WriteOutcome {
+        case written
+        /// No session (a write), or the id is taken (a create).
+        case missing
+        /// Redis holds another revision: the record it holds.
+        case moved(CachedSession)
+    }
+
+    /// KEYS[1] the session's hash. ARGV: [1] the revision the new state was computed on ('' to
+    /// create: the key must not exist), [2] the state, [3] the menu version of the splice,
+    /// [4] the history entry ('' for none: a session created at revision 0), [5] history bytes
+    /// kept at most, [6] the idle TTL in milliseconds ('' for none). Answers the new revision,
+    /// -1 for no session (or a taken id), or the fields of the record Redis holds at another revision.
+    static let writeScript = RedisScript("""
+        local key = KEYS[1]
+        local revision = redis.call('HGET', key, 'r')
+        local history = ''
+        local nextRevision = 0
+        if ARGV[1] == '' then
+          if revision then return -1 end
+          if ARGV[4] ~= '' then nextRevision = 1 end
+        else
+          if not revision then return -1 end
+          if revision ~= ARGV[1] then return redis.call('HMGET', key, 'r', 's', 'v', 'h') end
+          nextRevision = tonumber(revision) + 1
+          if redis.call('HGET', key, 'v') == ARGV[3] then history = redis.call('HGET', key, 'h') or '' end
+        end
+        if ARGV[4] ~= '' then
+          history = history .. ARGV[4]
+          local limit = tonumber(ARGV[5])
+          if #history > limit then history = string.sub(history, #history - limit + 1) end
+        end
+        redis.call('HSET', key, 'r', string.format('%d', nextRevision), 's', ARGV[2], 'v', ARGV[3], 'h', history)
+        if ARGV[6] ~= '' then redis.call('PEXPIRE', key, ARGV[6]) end
+        return nextRevision
+        """)
+
+    /// Creates a session holding `state` under a fresh id: at revision 0, or at 1 with `splice`
+    /// recorded when `recording` (a write without a session that changed the default view).
+    func insert(_ state: ExpansionState, recording splice: RowChange??, in menu: MenuGeneration) throws(SessionStoreError) -> (SessionID, Int) {
+        let version = menu.menu.version
+        let encoded = RedisSessionRecord.encodeState(state.portable(in: menu.menu))
+        var record = RedisSessionRecord(revision: 0, state: encoded, historyVersion: version, history: [])
+        if let splice { record = record.advanced(to: encoded, change: splice, menuVersion: version, historyLimit: options.historyLimit) }
+        let entry = splice.map { RedisHistory.entry($0) } ?? []
+        // 128 random bits: a taken id is all but impossible, but SET-if-absent makes it harmless.
+        for _ in 0 ..< 4 {
+            let id = SessionID.random()
+            if case .written = try write(record, entry: entry, of: id, over: nil, state: state, in: menu) { return (id, record.revision) }
+        }
+        throw .unavailable(reason: "\(endpointName) had every fresh session id taken 4 times in a row under prefix \(options.prefix)")
+    }
+
+    /// `entry` is the history entry of the write (empty for a session created at revision 0).
+    func write(_ record: RedisSessionRecord, entry: [UInt8], of id: SessionID, over expected: Int?, state: ExpansionState,
+               in menu: MenuGeneration) throws(SessionStoreError) -> WriteOutcome {
+        let key = key(of: id)
+        let arguments: [[UInt8]] = [
+            Array((expected.map(String.init) ?? "").utf8), record.state, Array(menu.menu.version.utf8), entry,
+            Array(String(max(0, options.historyLimit) * RedisHistory.entrySize).utf8),
+            Array((ttlMilliseconds.map { String($0) } ?? "").utf8),
+        ]
+        let fill = cache?.beginFill(id)
+        let (reply, tracked) = try redisOrCancel(fill) { connection throws(RedisError) in
+            let tracked = try fill.map { fill throws(RedisError) in try Self.track(connection, for: fill.tracking) } ?? false
+            return (try connection.evaluate(Self.writeScript, keys: [key], arguments: arguments), tracked)
+        }
+        switch reply {
+        case .integer(let revision) where revision == record.revision:
+            let written = CachedSession(record: record, state: state, epoch: menu.epoch, expiresAt: expiry(afterMilliseconds: ttlMilliseconds))
+            if let fill { if tracked { cache?.finishFill(fill, written) } else { cache?.cancelFill(fill) } }
+            return .written
+        case .integer(-1):
+            fill.map { cache?.cancelFill($0) }
+            return .missing
+        case .array(let fields):
+            fill.map { cache?.cancelFill($0) }
+            guard let current = try session(fromFields: fields, of: id, in: menu, remaining: nil) else { return .missing }
+            return .moved(current)
+        case .error(let message):
+            fill.map { cache?.cancelFill($0) }
+            throw .unavailable(reason: "\(endpointName) refused the write of session \(id): \(message); nothing was changed")
+        default:
+            fill.map { cache?.cancelFill($0) }
+            throw unexpected(reply, to: "the session write script")
+        }
+    }
+
+    /// The session `id` at `revision` or later: the cached copy when there is one that recent
+    /// (no Redis call, but a TTL refresh when due), else read from Redis (one round trip) and
+    /// cached. `.unknownSession` when Redis holds none.
+    /// `fromRedis` skips the cached copy (the read still fills the cache).
+    func session(_ id: SessionID, in menu: MenuGeneration, atLeast revision: Int, fromRedis: Bool = false) throws(SessionStoreError) -> CachedSession {
+        if !fromRedis, let cached = cache?.value(of: id), cached.record.revision >= revision {
+            try refreshIfDue(id, cached)
+            return cached
+        }
+        let key = key(of: id)
+        let fill = cache?.beginFill(id)
+        let (replies, tracked) = try redisOrCancel(fill) { connection throws(RedisError) in
+            let tracked = try fill.map { fill throws(RedisError) in try Self.track(connection, for: fill.tracking) } ?? false
+            let read = [[Array("HMGET".utf8), key] + RedisSessionRecord.fieldNames.map { Array($0.utf8) }, [Array("PTTL".utf8), key]]
+            return (try connection.pipeline(read), tracked)
+        }
+        guard replies.count == 2, case .array(let fields) = replies[0], case .integer(let remaining) = replies[1] else {
+            fill.map { cache?.cancelFill($0) }
+            throw unexpected(.array(replies), to: "HMGET + PTTL")
+        }
+        guard let session = try session(fromFields: fields, of: id, in: menu, remaining: remaining) else {
+            fill.map { cache?.cancelFill($0) }
+            throw .unknownSession
+        }
+        if let fill {
+            // A refresh (PEXPIRE) invalidates what was just read, so a due one fills nothing.
+            if tracked, !isRefreshDue(session) { cache?.finishFill(fill, session) } else { cache?.cancelFill(fill) }
+        }
+        try refreshIfDue(id, session)
+        return session
+    }
+
+    /// The session a record's fields describe, decoded on `menu`; nil when the key holds none.
+    /// `remaining` is the key's PTTL (nil: just written, the full TTL).
+    private func session(fromFields fields: [RedisReply], of id: SessionID, in menu: MenuGeneration,
+                         remaining: Int?) throws(SessionStoreError) -> CachedSession? {
+        var values: [[UInt8]?] = []
+        for field in fields {
+            switch field {
+            case .bulk(let bytes): values.append(bytes)
+            case .null: values.append(nil)
+            default: throw unexpected(.array(fields), to: "HMGET")
+            }
+        }
+        do {
+            guard let record = try RedisSessionRecord(fields: values, key: keyText(of: id)) else { return nil }
+            let expiresAt: SessionTime? = switch remaining {
+            case nil: expiry(afterMilliseconds: ttlMilliseconds)
+            case let milliseconds? where milliseconds >= 0: expiry(afterMilliseconds: Int64(milliseconds))
+            default: nil  // -1: no TTL
+            }
+            return CachedSession(record: record, state: try record.state(on: menu.menu, key: keyText(of: id)), epoch: menu.epoch,
+                                 expiresAt: expiresAt)
+        } catch {
+            throw .unavailable(reason: error.description)
+        }
+    }
+
+    private func expiry(afterMilliseconds milliseconds: Int64?) -> SessionTime? {
+        milliseconds.map { SessionClock.now().advanced(byMilliseconds: $0) }
+    }
+
+    /// A session's TTL is refreshed once less than 3/4 of it is left: at most one PEXPIRE per
+    /// TTL/4 per session and instance, so a session used at least every 3/4 TTL never expires,
+    /// and one idle expires between 3/4 TTL and TTL after its last use.
+    private func isRefreshDue(_ session: CachedSession) -> Bool {
+        guard let ttl = ttlMilliseconds, let expiresAt = session.expiresAt else { return false }
+        return expiresAt.milliseconds(since: SessionClock.now()) < ttl - ttl / 4
+    }
+
+    /// Sends the PEXPIRE when due (one call); a session Redis no longer holds is `.unknownSession`.
+    func refreshIfDue(_ id: SessionID, _ session: CachedSession) throws(SessionStoreError) {
+        guard isRefreshDue(session), let ttl = ttlMilliseconds else { return }
+        let key = key(of: id)
+        let reply = try redis { connection throws(RedisError) in try connection.command([Array("PEXPIRE".utf8), key, Array(String(ttl).utf8)]) }
+        switch reply {
+        case .integer(1): cache?.update(id) { current in
+            var current = current
+            current.expiresAt = expiry(afterMilliseconds: ttl)
+            return current
+        }
+        case .integer(0):
+            cache?.invalidate(id)
+            throw .unknownSession
+        default: throw unexpected(reply, to: "PEXPIRE")
+        }
+    }
+
+    /// Registers `connection` for tracking under `tracking` unless it is already (its `mark` is
+    /// the generation + 1, so a fresh connection's 0 means none); false when Redis refuses
+    /// (the listener's connection is gone): then nothing read through it may be cached.
+    static func track(_ connection: RedisConnection, for tracking: SessionCache<CachedSession>.Tracking) throws(RedisError) -> Bool {
+        if connection.mark == tracking.generation + 1 { return true }
+        let reply = try connection.command("CLIENT", "TRACKING", "on", "REDIRECT", String(tracking.clientID))
+        guard reply == .status("OK") else { return false }
+        connection.mark = tracking.generation + 1
+        return true
+    }
+
+    // MARK: Keys and errors
+
+    func key(of id: SessionID) -> [UInt8] { keyPrefix + Array(id.text.utf8) }
+
+    func keyText(of id: SessionID) -> String { String(decoding: key(of: id), as: UTF8.self) }
+
+    /// The session a key invalidated by Redis names; nil for keys of other prefixes or forms.
+    static func sessionID(ofKey key: [UInt8], prefix: [UInt8]) -> SessionID? {
+        guard key.count == prefix.count + 22, key.starts(with: prefix) else { return nil }
+        return key[prefix.count...].withUnsafeBytes { SessionID(utf8: $0) }
+    }
+
+    /// Runs `body` on the calling thread's connection; a Redis failure is `.unavailable`.
+    func redis<Result>(_ body: (RedisConnection) throws(RedisError) -> Result) throws(SessionStoreError) -> Result {
+        do {
+            return try pool.withConnection(body)
+        } catch {
+            throw unavailable(error)
+        }
+    }
+
+    /// ``redis(_:)``, giving `fill`'s placeholder back when Redis fails.
+    private func redisOrCancel<Result>(_ fill: SessionCache<CachedSession>.Fill?,
+                                       _ body: (RedisConnection) throws(RedisError) -> Result) throws(SessionStoreError) -> Result {
+        do {
+            return try redis(body)
+        } catch {
+            fill.map { cache?.cancelFill($0) }
+            throw error
+        }
+    }
+
+    /// The endpoint as messages name it: `redis 127.0.0.1:6379`, `redis /run/redis.sock`, plus
+    /// ` db N` for a database other than 0 (never the password).
+    var endpointName: String {
+        let place = switch endpoint.address {
+        case .tcp(let host, let port): host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        case .unix(let path): path
+        }
+        return "redis \(place)" + (endpoint.database == 0 ? "" : " db \(endpoint.database)")
+    }
+
+    /// What an operator reads: the endpoint (password redacted) and what failed.
+    func unavailable(_ error: RedisError) -> SessionStoreError {
+        let reason = switch error {
+        case .connectFailed(let detail): "\(endpointName) unreachable: \(detail)"
+        case .connectionLost(let detail):
+            "\(endpointName) did not answer within \(milliseconds(options.redis.timeout)) or dropped the connection (\(detail)); "
+                + "a write in flight may or may not have been applied"
+        case .backingOff(let retryAfter): "\(endpointName) unreachable (it failed just now; next attempt in \(milliseconds(retryAfter)))"
+        case .protocolViolation(let detail): "\(endpointName) answered something unexpected: \(detail)"
+        }
+        return .unavailable(reason: reason)
+    }
+
+    private func milliseconds(_ duration: Duration) -> String { "\(SessionClock.milliseconds(of: duration)) ms" }
+
+    func unexpected(_ reply: RedisReply, to command: String) -> SessionStoreError {
+        if case .error(let message) = reply { return .unavailable(reason: "\(endpointName) refused \(command): \(message)") }
+        return .unavailable(reason: "\(endpointName) answered \(command) with \(reply)")
+    }
+}

@@ -1,0 +1,250 @@
+import MenuModel
+import MenuSessions
+import Dispatch
+import RedisClient
+import Synchronization
+
+/// Sessions in Redis, shared by every instance that names the same endpoint and prefix: a
+/// session created on one is read and changed on any other, on any menu version.
+///
+/// Layout: one hash per session, `<prefix>s:<sessionID>` (``RedisSessionRecord``: revision,
+/// state by id, history with the menu version its splices belong to), with the idle TTL set by
+/// every write and refreshed lazily by reads (``RedisSessionStore/refreshIfDue(_:_:)``).
+///
+/// Writes are compare-and-set: the new state is computed here from the session at revision R
+/// (cached or read), then ``RedisSessionStore/writeScript`` stores it only if Redis still holds
+/// R, appending the history entry, setting R + 1 and the TTL in one atomic step; otherwise it
+/// answers the record it holds and the write is computed again on it (at most
+/// ``RedisStoreOptions/writeAttempts`` rounds). So `If-Match` and the change limit are checked
+/// against the revision the write lands on, and two instances writing one session never lose a
+/// write. A write that changes nothing sends nothing.
+///
+/// Reads go through a ``SessionCache`` when ``RedisStoreOptions/trackingCache`` is on and the
+/// invalidation listener is subscribed: a cached read costs no Redis call. Otherwise a read is
+/// one round trip (`HMGET` + `PTTL`, pipelined); a write one `EVALSHA` (plus a read when the
+/// session is not cached; a refusal or a no-op decided on a cached copy is decided again on a
+/// read, since that copy may predate another instance's write). Every Redis failure answers ``SessionStoreError/unavailable(reason:)``
+/// within the connection timeout, naming the endpoint.
+package final class RedisSessionStore: SessionStore {
+    package let endpoint: RedisEndpoint
+    package let options: RedisStoreOptions
+    let pool: RedisConnectionPool
+    let cache: SessionCache<CachedSession>?
+    private let listener: RedisInvalidationListener?
+    private let latest: LatestMenu
+    /// `<prefix>s:`, the part of every session key before the id.
+    let keyPrefix: [UInt8]
+    /// The idle TTL in milliseconds, nil for none.
+    let ttlMilliseconds: Int64?
+    /// Writes of one session on this instance go one at a time (``gateCount`` gates by id), so
+    /// concurrent writers of a session compete in Redis only across instances, where each round
+    /// one of them wins. A write waits for its gate at most the Redis timeout.
+    private let writeGates: [DispatchSemaphore]
+    private static var gateCount: Int { 64 }
+
+    /// A session as the cache holds it: the record Redis holds, its state decoded on the menu of
+    /// `epoch`, and when its TTL runs out by the local clock (nil: no TTL). Memory: the record
+    /// (2 + id bytes per changed group, 12 bytes per history entry) plus the decoded state (about
+    /// 16 bytes per changed group and overlay entry) and about 150 bytes of fixed parts.
+    struct CachedSession: Sendable {
+        var record: RedisSessionRecord
+        var state: ExpansionState
+        var epoch: MenuEpoch
+        var expiresAt: SessionTime?
+    }
+
+    package init(endpoint: RedisEndpoint, options: RedisStoreOptions, menu: MenuGeneration) {
+        self.endpoint = endpoint
+        self.options = options
+        latest = LatestMenu(menu)
+        keyPrefix = Array((options.prefix + "s:").utf8)
+        ttlMilliseconds = options.sessionTTL.map { max(1, SessionClock.milliseconds(of: $0)) }
+        writeGates = (0 ..< Self.gateCount).map { _ in DispatchSemaphore(value: 1) }
+        guard options.trackingCache else {
+            cache = nil
+            listener = nil
+            pool = RedisConnectionPool(endpoint: endpoint, options: options.redis)
+            return
+        }
+        let reference = ListenerReference()
+        let cache = SessionCache<CachedSession>(capacity: options.cacheCapacity) { reference.generation }
+        let prefix = keyPrefix
+        let listener = RedisInvalidationListener(endpoint: endpoint, options: options.redis) { event in
+            switch event {
+            case .subscribed(let clientID, let generation): cache.subscribed(clientID: clientID, generation: generation)
+            case .invalidated(let keys):
+                for key in keys { if let id = Self.sessionID(ofKey: key, prefix: prefix) { cache.invalidate(id) } }
+            case .flushAll: cache.flush()
+            }
+        }
+        reference.set(listener)
+        self.cache = cache
+        self.listener = listener
+        pool = RedisConnectionPool(endpoint: endpoint, options: options.redis) { connection throws(RedisError) in
+            if let tracking = cache.tracking { _ = try Self.track(connection, for: tracking) }
+        }
+        listener.start()
+    }
+
+    /// Ends the invalidation listener and empties the cache (reads go to Redis from now on);
+    /// returns when the listener's thread has ended. Call it before dropping the store: that
+    /// thread keeps the listener alive until then.
+    package func stop() {
+        listener?.stop()
+        cache?.flush()
+    }
+
+    package var currentMenu: MenuGeneration { latest.current }
+
+    // MARK: SessionStore
+
+    package func create(in menu: MenuGeneration, state: ExpansionState) throws(SessionStoreError) -> SessionID {
+        latest.note(menu)
+        guard state.changedGroupCount <= options.maxChangedGroups else { throw .tooManyChanges(limit: options.maxChangedGroups) }
+        return try insert(state, recording: nil, in: menu).0
+    }
+
+    package func delete(_ id: SessionID) throws(SessionStoreError) {
+        let key = key(of: id)
+        let reply = try redis { connection throws(RedisError) in try connection.command([Array("DEL".utf8), key]) }
+        cache?.invalidate(id)
+        switch reply {
+        case .integer(1): return
+        case .integer(0): throw .unknownSession
+        default: throw unexpected(reply, to: "DEL")
+        }
+    }
+
+    package func snapshot(of id: SessionID, in menu: MenuGeneration) throws(SessionStoreError) -> SessionSnapshot {
+        try snapshot(of: id, in: menu, atLeast: 0)
+    }
+
+    package func snapshot(of id: SessionID, in menu: MenuGeneration, atLeast revision: Int) throws(SessionStoreError) -> SessionSnapshot {
+        latest.note(menu)
+        let session = try session(id, in: menu, atLeast: revision)
+        return SessionSnapshot(state: try state(of: session, id: id, in: menu), revision: session.record.revision)
+    }
+
+    package func apply(_ command: ExpansionCommand, to id: SessionID?, in menu: MenuGeneration,
+                       if condition: RevisionCondition?) throws(SessionStoreError) -> AppliedChange {
+        latest.note(menu)
+        guard let id else {
+            // A write without a session: the default view at revision 0, then a new session holding the result.
+            if let condition, !condition.admits(0) { throw .revisionMismatch(current: 0) }
+            var view = FlattenedView(menu: menu.menu)
+            let outcome = try command.run(on: &view, maxChangedGroups: options.maxChangedGroups)
+            let (newID, revision) = try insert(view.state, recording: outcome.changedState ? .some(outcome.change.splice) : nil, in: menu)
+            return AppliedChange(sessionID: newID, created: true, change: outcome.change, state: view.state, revision: revision)
+        }
+        let gate = writeGates[Int(id.low % UInt64(Self.gateCount))]
+        guard gate.wait(timeout: .now() + .milliseconds(Int(SessionClock.milliseconds(of: options.redis.timeout)))) == .success else {
+            throw .unavailable(reason: "another write of session \(id) on this instance has waited on \(endpointName) for longer "
+                + "than \(options.redis.timeout); nothing was changed, retry")
+        }
+        defer { gate.signal() }
+        // A refusal or a no-op decided on a cached copy may be out of date (a write of another
+        // instance whose invalidation is still on its way): those are decided again on a copy
+        // read from Redis by this call. Writes need not be: the script checks the revision.
+        let cached = cache?.value(of: id)
+        var session: CachedSession
+        if let cached { session = cached } else { session = try self.session(id, in: menu, atLeast: 0) }
+        var fresh = cached == nil
+        for _ in 0 ..< options.writeAttempts {
+            let revision = session.record.revision
+            var view = FlattenedView(menu: menu.menu)
+            let outcome: ExpansionCommand.Outcome
+            do throws(SessionStoreError) {
+                if let condition, !condition.admits(revision) { throw .revisionMismatch(current: revision) }
+                view = FlattenedView(menu: menu.menu, state: try state(of: session, id: id, in: menu))
+                outcome = try command.run(on: &view, maxChangedGroups: options.maxChangedGroups)
+            } catch {
+                if case .expansion = error { throw error }  // the menu's answer, whatever the state
+                guard fresh else {
+                    (session, fresh) = (try self.session(id, in: menu, atLeast: 0, fromRedis: true), true)
+                    continue
+                }
+                throw error
+            }
+            guard outcome.changedState else {
+                guard fresh else {
+                    (session, fresh) = (try self.session(id, in: menu, atLeast: 0, fromRedis: true), true)
+                    continue
+                }
+                return AppliedChange(sessionID: id, created: false, change: outcome.change, state: view.state, revision: revision)
+            }
+            let encoded = RedisSessionRecord.encodeState(view.state.portable(in: menu.menu))
+            let written = session.record.advanced(to: encoded, change: outcome.change.splice, menuVersion: menu.menu.version,
+                                                  historyLimit: options.historyLimit)
+            switch try write(written, entry: RedisHistory.entry(outcome.change.splice), of: id, over: revision, state: view.state, in: menu) {
+            case .written:
+                return AppliedChange(sessionID: id, created: false, change: outcome.change, state: view.state, revision: written.revision)
+            case .missing: throw .unknownSession
+            case .moved(let current): (session, fresh) = (current, true)  // another instance won this round: again, on its record
+            }
+        }
+        throw .unavailable(reason: "session \(id) was changed by other writers \(options.writeAttempts) times while this write "
+            + "was computed; nothing was changed, retry")
+    }
+
+    package func changes(of id: SessionID, since: Int, in menu: MenuGeneration) throws(SessionStoreError) -> SessionChanges {
+        latest.note(menu)
+        // `since` is a revision the client holds: a cached copy older than it is fetched.
+        let record = try session(id, in: menu, atLeast: since).record
+        return SessionChanges(revision: record.revision, entries: record.entries(since: since, menuVersion: menu.menu.version))
+    }
+
+    package func readinessProblem() -> String? {
+        do {
+            let reply = try redis { connection throws(RedisError) in try connection.command("PING") }
+            return reply == .status("PONG") ? nil : "\(endpointName) answered PING with \(reply)"
+        } catch {
+            if case .unavailable(let reason) = error { return reason }
+            return error.description
+        }
+    }
+
+    /// Redis holds states by id, so nothing there changes; the cache's decoded states belong to
+    /// the old menu and are decoded again on `menu` (each installed only if the session was not
+    /// changed meanwhile): `rebased` counts them. O(cached sessions · k (depth + log k)).
+    @discardableResult
+    package func adopt(_ menu: MenuGeneration) -> SessionRebaseReport {
+        latest.note(menu)
+        var report = SessionRebaseReport()
+        guard let cache else { return report }
+        for id in cache.cachedIDs {
+            guard let old = cache.value(of: id), old.epoch !== menu.epoch,
+                  let state = try? old.record.state(on: menu.menu, key: keyText(of: id)) else { continue }
+            var installed = false
+            cache.update(id) { current in
+                guard current.record == old.record, current.epoch === old.epoch else { return current }
+                installed = true
+                return CachedSession(record: current.record, state: state, epoch: menu.epoch, expiresAt: current.expiresAt)
+            }
+            if installed { report.rebased += 1 }
+        }
+        return report
+    }
+
+    /// The session's state on `menu`: the cached one when it belongs to `menu`, else decoded
+    /// from the record by id (and cached so when `menu` is the newest).
+    private func state(of session: CachedSession, id: SessionID, in menu: MenuGeneration) throws(SessionStoreError) -> ExpansionState {
+        if session.epoch === menu.epoch { return session.state }
+        let state: ExpansionState
+        do { state = try session.record.state(on: menu.menu, key: keyText(of: id)) } catch { throw .unavailable(reason: error.description) }
+        if menu.epoch === latest.current.epoch {
+            cache?.update(id) { current in
+                guard current.record == session.record else { return current }
+                return CachedSession(record: current.record, state: state, epoch: menu.epoch, expiresAt: current.expiresAt)
+            }
+        }
+        return state
+    }
+
+    /// The listener, set once the closures that need it exist: what the cache asks for the
+    /// subscription generation (nil while the listener is down).
+    private final class ListenerReference: Sendable {
+        private let listener = Mutex<RedisInvalidationListener?>(nil)
+        func set(_ listener: RedisInvalidationListener) { self.listener.withLock { $0 = listener } }
+        var generation: Int? { listener.withLock { $0 }?.subscription?.generation }
+    }
+}

@@ -1,0 +1,36 @@
+import MenuSessions
+import RedisClient
+
+/// How a ``RedisSessionStore`` keeps sessions in Redis: the key prefix, the idle time to live,
+/// the connection options, whether reads are cached (client-side caching, invalidated by Redis),
+/// the change limit, the history kept for `GET /changes`, and the cache's bound.
+package struct RedisStoreOptions: Sendable {
+    /// Keys are `<prefix>s:<sessionID>`; instances sharing sessions use one prefix.
+    package var prefix = "menu:"
+    /// Idle time after which Redis drops a session (PEXPIRE), refreshed on use; nil: never.
+    package var sessionTTL: Duration? = .seconds(86_400)
+    package var redis = RedisOptions()
+    /// Serve repeated reads from a per-instance cache Redis invalidates (CLIENT TRACKING).
+    package var trackingCache = true
+    /// Groups one session may hold changed from the menu's default at most.
+    package var maxChangedGroups: Int
+    /// Splices each session keeps for `GET /changes` (12 bytes each, in its Redis record).
+    package var historyLimit = SessionLimits.defaults.changeHistory
+    /// Sessions the cache holds at most (placeholders of reads in flight count).
+    package var cacheCapacity = 100_000
+    /// Compare-and-set rounds a write tries before it gives up (another instance won each one:
+    /// writes of one session on one instance queue for each other, so each round has at most one
+    /// contender per instance, each round costs one round trip, and some writer wins every round).
+    package var writeAttempts = 64
+
+    package init(prefix: String = "menu:", sessionTTL: Duration? = .seconds(86_400), redis: RedisOptions = RedisOptions(),
+                 trackingCache: Bool = true, maxChangedGroups: Int = SessionLimits.defaults.maxChangedGroups,
+                 historyLimit: Int = SessionLimits.defaults.changeHistory) {
+        self.prefix = prefix
+        self.sessionTTL = sessionTTL
+        self.redis = redis
+        self.trackingCache = trackingCache
+        self.maxChangedGroups = maxChangedGroups
+        self.historyLimit = historyLimit
+    }
+}

@@ -1,0 +1,88 @@
+import MenuModel
+import MenuSessions
+import MenuTestSupport
+import Testing
+@testable import MenuSessionsRedis
+
+/// The store contract the in-memory store keeps, against a real redis-server, with the cache on
+/// and off: revisions, `If-Match`, the change limit, no-ops, the history, deletion.
+@Suite("Redis store: the session store contract", .serialized)
+struct RedisStoreContractTests {
+    @Test("the revision rules and conditional writes", arguments: [true, false])
+    func revisionsFollowTheRulesAndAConditionalWriteIsCheckedWithIt(cache: Bool) throws {
+        let fixture = try RedisStoreFixture()
+        let store = try fixture.store(MenuGeneration(try sichuanMenu()), cache: cache)
+        #expect(RevisionScenario.trail(of: store, parent: "drinks", child: "beer") == RevisionScenario.expectedTrail)
+    }
+
+    @Test("create, read, write, changes, delete", arguments: [true, false])
+    func aSessionLivesFromCreationToDeletion(cache: Bool) throws {
+        let fixture = try RedisStoreFixture()
+        let menu = try redisTestMenu()
+        let store = try fixture.store(MenuGeneration(menu), cache: cache)
+        let id = try store.create()
+        #expect(try store.snapshot(of: id) == SessionSnapshot(state: ExpansionState(), revision: 0))
+        let collapsed = try store.apply(.toggle(groupID: "a"), to: id)
+        #expect(collapsed.revision == 1 && collapsed.change.splice == RowChange(at: 1, inserted: 0, removed: 2))
+        let hidden = try store.apply(.toggle(groupID: "b"), to: id)  // inside collapsed a: no row changes
+        #expect(hidden.revision == 2 && hidden.change.splice == nil)
+        #expect(try store.snapshot(of: id).state == hidden.state)
+        #expect(expandedGroups(try store.state(of: id), on: menu) == ["b", "c", "e"])
+        let changes = try store.changes(of: id, since: 0, in: store.currentMenu)
+        #expect(changes.revision == 2 && changes.entries?.map(\.revision) == [1, 2])
+        #expect(changes.entries?.map(\.change) == [RowChange(at: 1, inserted: 0, removed: 2), nil])
+        #expect(try store.changes(of: id, since: 2, in: store.currentMenu).entries?.isEmpty == true)
+        #expect(try store.changes(of: id, since: 3, in: store.currentMenu).entries == nil)
+        try store.delete(id)
+        #expect(throws: SessionStoreError.unknownSession) { try store.snapshot(of: id) }
+        #expect(throws: SessionStoreError.unknownSession) { try store.apply(.toggle(groupID: "a"), to: id) }
+        #expect(throws: SessionStoreError.unknownSession) { try store.delete(id) }
+        #expect(throws: SessionStoreError.unknownSession) { try store.snapshot(of: SessionID.random()) }
+    }
+
+    @Test func theChangeLimitRefusesAWriteAndChangesNothing() throws {
+        let fixture = try RedisStoreFixture()
+        let menu = try redisTestMenu()
+        let store = try fixture.store(MenuGeneration(menu), maxChangedGroups: 1)
+        let id = try store.create()
+        _ = try store.apply(.toggle(groupID: "d"), to: id)
+        #expect(throws: SessionStoreError.tooManyChanges(limit: 1)) { try store.apply(.toggle(groupID: "c"), to: id) }
+        #expect(try store.snapshot(of: id).revision == 1)
+        #expect(expandedGroups(try store.state(of: id), on: menu) == ["a", "c", "d", "e"])
+        // Back to the default is always allowed; so is a whole-tree set that leaves no entry.
+        #expect(try store.apply(.toggle(groupID: "d"), to: id).revision == 2)
+        #expect(try store.apply(.setAll(.collapsed), to: id).revision == 3)
+        var ignored: [String] = []
+        let big = ExpansionState(portable: PortableExpansion(flips: [.init(id: "a", isExpanded: false), .init(id: "d", isExpanded: true)]),
+                                 in: menu, ignoredIDs: &ignored)
+        #expect(throws: SessionStoreError.tooManyChanges(limit: 1)) { try store.create(in: store.currentMenu, state: big) }
+    }
+
+    @Test func aWriteThatChangesNothingSendsNothingAndKeepsTheRevision() throws {
+        let fixture = try RedisStoreFixture()
+        let store = try fixture.store(MenuGeneration(try redisTestMenu()))
+        let id = try store.create()
+        _ = try store.apply(.set(groupID: "a", isExpanded: false), to: id)
+        let before = fixture.calls()
+        #expect(try store.apply(.set(groupID: "a", isExpanded: false), to: id).revision == 1)
+        #expect(try store.apply(.setAll(.default), to: id).revision == 2)
+        #expect(try store.apply(.setAll(.default), to: id).revision == 2)
+        #expect(fixture.calls()["evalsha"] == before["evalsha"]! + 1)
+    }
+
+    @Test func theHistoryKeepsItsLimitAndASessionCreatedByAWriteStartsAtOne() throws {
+        let fixture = try RedisStoreFixture()
+        let store = try fixture.store(MenuGeneration(try redisTestMenu()), historyLimit: 2)
+        let created = try store.apply(.toggle(groupID: "c"), to: nil)
+        #expect(created.created && created.revision == 1)
+        let id = created.sessionID
+        #expect(try store.changes(of: id, since: 0, in: store.currentMenu).entries?.map(\.revision) == [1])
+        for _ in 0 ..< 3 { _ = try store.apply(.toggle(groupID: "e"), to: id) }
+        let changes = try store.changes(of: id, since: 2, in: store.currentMenu)
+        #expect(changes.revision == 4 && changes.entries?.map(\.revision) == [3, 4])
+        #expect(try store.changes(of: id, since: 1, in: store.currentMenu).entries == nil)
+        let unchanged = try store.apply(.set(groupID: "a", isExpanded: true), to: nil)
+        #expect(unchanged.created && unchanged.revision == 0)
+        #expect(try store.snapshot(of: unchanged.sessionID).revision == 0)
+    }
+}

@@ -1,0 +1,71 @@
+import HTTPTestSupport
+import MenuModel
+import MenuSessions
+import RedisClient
+import RedisTestSupport
+import SeedMenu
+import Testing
+@testable import MenuSessionsRedis
+
+/// A redis-server of the test's own and the stores made on it, each stopped with the fixture.
+final class RedisStoreFixture: @unchecked Sendable {
+    let server: RedisServerProcess
+    private var stores: [RedisSessionStore] = []
+
+    init(appendOnly: Bool = false) throws {
+        server = try RedisServerProcess(appendOnly: appendOnly)
+    }
+
+    /// A store on `menu` (a generation of its own, as a separate instance would have); with the
+    /// cache, returns once its listener is subscribed, so reads are cached from the first.
+    func store(_ menu: MenuGeneration, cache: Bool = true, maxChangedGroups: Int = 100, historyLimit: Int = 64,
+               timeout: Duration = .milliseconds(300), ttl: Duration? = .seconds(86_400)) throws -> RedisSessionStore {
+        var options = RedisStoreOptions(redis: RedisOptions(timeout: timeout, initialBackoff: .milliseconds(10), maxBackoff: .milliseconds(100)),
+                                        trackingCache: cache, maxChangedGroups: maxChangedGroups, historyLimit: historyLimit)
+        options.prefix = "test:"
+        options.sessionTTL = ttl
+        let store = RedisSessionStore(endpoint: server.endpoint, options: options, menu: menu)
+        stores.append(store)
+        if cache { try #require(eventually { store.cache?.tracking != nil }, "the invalidation listener did not subscribe") }
+        return store
+    }
+
+    /// Calls of each command since start; the INFO call reading them counts under "info".
+    func calls(_ names: [String] = ["hmget", "pttl", "evalsha", "hget", "hset", "pexpire"]) -> [String: Int] {
+        let all = server.commandCalls()
+        return Dictionary(uniqueKeysWithValues: names.map { ($0, all[$0] ?? 0) })
+    }
+
+    /// Whether `store`, right after its own write of `id`, comes to read it without a Redis
+    /// command: the write's own invalidation drops the copy the write left (if it was put at all),
+    /// so that is awaited first; then a read fills the cache with nothing left on its way.
+    func readsFromCache(_ store: RedisSessionStore, _ id: SessionID) -> Bool {
+        guard eventually({ store.cache?.value(of: id) == nil }) else { return false }
+        return eventually {
+            let before = calls()
+            _ = try? store.snapshot(of: id)
+            return calls() == before
+        }
+    }
+
+    deinit {
+        for store in stores { store.stop() }
+        server.stop()
+    }
+}
+
+/// a (open) > [a1, b (closed) > [b1]]; c (open) > [c1, c2]; d (closed) > [d1]; e (open) > [e1].
+func redisTestMenu() throws -> Menu {
+    try makeMenu([
+        .group("a", expanded: true, [.row("a1"), .group("b", expanded: false, [.row("b1")])]),
+        .group("c", expanded: true, [.row("c1"), .row("c2")]),
+        .group("d", expanded: false, [.row("d1")]),
+        .group("e", expanded: true, [.row("e1")]),
+    ])
+}
+
+/// The groups of `state` on `menu` that are expanded, by id.
+func expandedGroups(_ state: ExpansionState, on menu: Menu) -> Set<String> {
+    let view = FlattenedView(menu: menu, state: state)
+    return Set(menu.nodes.filter { menu.isGroup($0) && view.isExpanded($0) }.map { menu.id(of: $0) })
+}
