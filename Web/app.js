@@ -113,6 +113,9 @@ async function fetchPage(offset) {
     if (json.version !== state.version || json.revision > state.revision) return sync(); // written elsewhere
     if (epoch !== state.epoch) return render(); // spliced meanwhile: its indices are stale
     state.etag = response.headers.get("ETag");
+    // The titles' language (the browser's Accept-Language chose it): zh-Hant and zh-Hans pick their own glyphs.
+    const language = response.headers.get("Content-Language");
+    if (language) document.documentElement.lang = language;
     json.rows.forEach((row) => state.rows.set(row.index, row));
     if (!grid.classList.contains("dishes") && json.rows.some(isDish)) {
       grid.classList.add("dishes");

@@ -38,6 +38,9 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     /// The CORS headers (`Origin`, `Access-Control-Request-Method`, `-Headers`) as ``CrossOriginRequest``
     /// reads them, a `--cors-origin` value, and a preflight and a read through a service with a policy.
     case cors
+    /// `Accept-Language` (``LanguagePreference``) and its RFC 4647 lookup, a language tag's shape
+    /// (``LanguageTag``), and `?lang=`, through reads of a menu with locales.
+    case language
 
     /// Built once per process: the targets only read it.
     static let service: MenuService = {
@@ -68,6 +71,8 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
             return Self.checkPreconditions(bytes)
         case .cors:
             return Self.checkCORS(bytes)
+        case .language:
+            return Self.checkLanguage(bytes)
         }
     }
 

@@ -3,14 +3,20 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// How a client talks to a menu-server: the base URL, the request timeout and the page size.
+/// How a client talks to a menu-server: the base URL, the request timeout and the language.
 public struct MenuClientConfiguration: Sendable {
     public var baseURL: URL
     /// Seconds a request may take before it fails with ``MenuClientError/transport(_:)``.
     public var timeout: TimeInterval = 15
-    public init(baseURL: URL, timeout: TimeInterval = 15) {
+    /// The titles' language: sent as `Accept-Language` on every request (a BCP 47 tag such as
+    /// `zh-Hant`, or a whole list with q-values); nil sends `*`, which the server answers in the
+    /// menu's default locale (without a header of its own, URLSession would send the process's
+    /// languages). One client keeps one language, so its ETags stay of one locale.
+    public var language: String?
+    public init(baseURL: URL, timeout: TimeInterval = 15, language: String? = nil) {
         self.baseURL = baseURL
         self.timeout = timeout
+        self.language = language
     }
 }
 
@@ -68,6 +74,7 @@ struct MenuHTTP: Sendable {
         guard let url = components.url else { throw .invalidArgument("cannot build a URL from \(components)") }
         var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: configuration.timeout)
         request.httpMethod = method
+        request.setValue(configuration.language ?? "*", forHTTPHeaderField: "Accept-Language")
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         if let body {
             request.httpBody = body

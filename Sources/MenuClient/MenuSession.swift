@@ -36,7 +36,11 @@ public actor MenuSession {
     public private(set) var layout: MenuLayout?
     private var creating: Task<MenuSessionCreatedAnswer, any Error>?
 
-    public init(configuration: MenuClientConfiguration, restoring snapshot: MenuSessionSnapshot? = nil) {
+    /// `language`, when given, replaces the configuration's ``MenuClientConfiguration/language``
+    /// (sent as `Accept-Language` on every request of the session).
+    public init(configuration: MenuClientConfiguration, restoring snapshot: MenuSessionSnapshot? = nil, language: String? = nil) {
+        var configuration = configuration
+        if let language { configuration.language = language }
         self.configuration = configuration
         http = MenuHTTP(configuration: configuration)
         id = snapshot?.sessionID

@@ -16,7 +16,7 @@ struct ConfigParser {
     static let valueDepthLimit = 512
 
     private let bytes: UnsafeBufferPointer<UInt8>
-    private var index = 0
+    var index = 0
     /// While a kept value is read: the steps from the node down to the value being read, so a
     /// repeated key inside it can be named. nil while a value is only skipped (already reported).
     private var keptPath: [JSONPathStep]?
@@ -43,7 +43,11 @@ struct ConfigParser {
                 if try isRepeated(key, in: &seen) { continue }
                 switch key {
                 case "title":
-                    if let title = try parseStringField(key: key) { builder.title = title }
+                    try parseTitle(of: 0)
+                case "defaultLocale":
+                    if let tag = try parseStringField(key: key) { builder.setDefaultLocale(tag) }
+                case "locales":
+                    try parseLocales()
                 case "items":
                     sawItems = true
                     if peek() == UInt8(ascii: "[") {
@@ -60,6 +64,7 @@ struct ConfigParser {
             try reportWrongType(key: nil, expected: "an object")
         }
         builder.endRoot(children: topLevel)
+        builder.resolveLocales()
         skipWhitespace()
         guard index == bytes.count else { throw SyntaxError(offset: index, message: "unexpected text after the JSON document") }
     }
@@ -103,7 +108,7 @@ struct ConfigParser {
                 if let id = try parseStringField(key: key) { builder.setID(id, of: position) }
             case "title":
                 sawTitle = true
-                if let title = try parseStringField(key: key) { builder.setTitle(title, of: position) }
+                try parseTitle(of: position)
             case "items":
                 if peek() == UInt8(ascii: "[") {
                     children = try parseNodeList(parent: position, depth: depth + 1)
@@ -127,7 +132,7 @@ struct ConfigParser {
     }
 
     /// A string value; any other value is reported as a wrong type and skipped.
-    private mutating func parseStringField(key: String) throws(SyntaxError) -> String? {
+    mutating func parseStringField(key: String) throws(SyntaxError) -> String? {
         if peek() == UInt8(ascii: "\"") { return try parseString() }
         try reportWrongType(key: key, expected: "a string")
         return nil
@@ -144,7 +149,7 @@ struct ConfigParser {
         }
     }
 
-    private mutating func reportWrongType(key: String?, expected: String) throws(SyntaxError) {
+    mutating func reportWrongType(key: String?, expected: String) throws(SyntaxError) {
         let value = try parseValue(depth: 0)
         builder.report(.init(key: key, kind: .wrongType(expected: expected), value: value.excerpt()))
     }
@@ -172,7 +177,7 @@ struct ConfigParser {
 
     /// Inside an object (after `{`): reads the next member's key and its `:`, or the closing `}`
     /// (then nil). `first` tracks whether a `,` is due.
-    private mutating func nextKey(_ first: inout Bool) throws(SyntaxError) -> String? {
+    mutating func nextKey(_ first: inout Bool) throws(SyntaxError) -> String? {
         skipWhitespace()
         if first {
             first = false
@@ -197,7 +202,7 @@ struct ConfigParser {
 
     /// Inside an array (after `[`): true when an element follows (positioned at it), false after
     /// the closing `]`.
-    private mutating func nextElement(first: Bool) throws(SyntaxError) -> Bool {
+    mutating func nextElement(first: Bool) throws(SyntaxError) -> Bool {
         skipWhitespace()
         if first {
             if peek() == UInt8(ascii: "]") {
@@ -299,7 +304,7 @@ struct ConfigParser {
     }
 
     /// At `"`: the string's value, escapes resolved, UTF-8 checked.
-    private mutating func parseString() throws(SyntaxError) -> String {
+    mutating func parseString() throws(SyntaxError) -> String {
         index += 1
         let start = index
         // Fast path: no escapes; ASCII needs no UTF-8 validation.
@@ -375,7 +380,7 @@ struct ConfigParser {
 
     // MARK: Bytes
 
-    @inline(__always) private func peek() -> UInt8? { index < bytes.count ? bytes[index] : nil }
+    @inline(__always) func peek() -> UInt8? { index < bytes.count ? bytes[index] : nil }
 
     @inline(__always) private mutating func skipWhitespace() {
         while index < bytes.count {

@@ -27,7 +27,27 @@ public struct Menu: Sendable {
     /// One hash of the id and typically one probe (``IDIndex``).
     public func node(withID id: String) -> Node? { storage.idIndex.position(of: id, ids: storage.ids).map(Int.init) }
     public func id(of node: Node) -> String { storage.ids[node] }
+    /// The node's title in the default locale (the only one of a menu without locales).
     public func title(of node: Node) -> String { storage.titles[node] }
+    /// The node's title in `locales[locale]`; a node whose config gives no title in that locale
+    /// has its default-locale title there. O(1).
+    ///
+    /// - Precondition: `localeIndices` contains `locale`.
+    public func title(of node: Node, locale: Int) -> String {
+        locale == 0 ? storage.titles[node] : storage.otherTitles[locale - 1][node]
+    }
+    /// The menu's own title in `locales[locale]` (the default locale's when the config gives none there).
+    public func title(locale: Int) -> String? {
+        locale == 0 ? storage.title : storage.otherRootTitles[locale - 1]
+    }
+    /// The BCP 47 tags the menu's titles are in, the default first, as the config spells them;
+    /// empty for a menu whose config names no `defaultLocale` (its titles are in no stated language).
+    public var locales: [String] { storage.locales }
+    /// The locale every title has (`locales[0]`); nil for a menu without locales.
+    public var defaultLocale: String? { storage.locales.first }
+    /// Every index ``title(of:locale:)`` takes: `locales.indices`, or `0 ..< 1` (the one title of
+    /// each node) for a menu without locales.
+    public var localeIndices: Range<Int> { 0 ..< max(1, storage.locales.count) }
     /// 0 for a top-level node.
     public func depth(of node: Node) -> Int { Int(storage.records[node].depth) }
     public func isGroup(_ node: Node) -> Bool { storage.records[node].flags & Storage.groupFlag != 0 }
@@ -95,7 +115,16 @@ extension Menu {
         let version: String
         let height: Int
         let ids: [String]
+        /// Each node's title in the default locale.
         let titles: [String]
+        /// For each locale after the default, each node's title in it (16 bytes per node and locale,
+        /// plus the text of titles too long to be stored inline; a title the config leaves out there
+        /// shares the default's text).
+        let otherTitles: [[String]]
+        /// The menu's own title in each locale after the default.
+        let otherRootTitles: [String?]
+        /// ``Menu/locales``.
+        let locales: [String]
         /// Each node's structure in one 24-byte record, so walking up (parent, depth, sibling
         /// prefix, flags) or down (child slot, count, subtree end) costs one cache line per node.
         @usableFromInline let records: [NodeRecord]
@@ -127,6 +156,9 @@ extension Menu {
             height = b.height
             ids = b.ids
             titles = b.titles
+            otherTitles = b.otherTitles
+            otherRootTitles = b.otherRootTitles
+            locales = b.locales
             records = b.records
             children = b.children
             openRows = b.openRows

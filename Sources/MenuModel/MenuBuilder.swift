@@ -9,6 +9,17 @@ struct MenuBuilder {
     var height = 0
     var ids: [String] = [""]
     var titles: [String] = [""]
+    /// ``Menu/Storage/otherTitles``, filled by ``resolveLocales()`` once the whole document is read.
+    var otherTitles: [[String]] = []
+    var otherRootTitles: [String?] = []
+    /// The default locale first, then the others (``Menu/locales``); empty without `defaultLocale`.
+    var locales: [String] = []
+    /// While reading: the document's `defaultLocale` and `locales` as given, and for each tag a
+    /// title object uses, in order of first use, its titles by position ("" where a node gives
+    /// none; a table is as long as its last node using it).
+    var defaultLocaleTag: String?
+    var listedLocales: [String]?
+    var localeTables: [(tag: String, lowercased: [UInt8], titles: [String])] = []
     /// Position 0 is the implicit root: an always-expanded group at depth -1.
     var records: [Menu.NodeRecord] = [Menu.NodeRecord(
         parent: -1, siblingPrefix: 0, subtreeEnd: 0, firstChildSlot: 0, childCount: 0, depth: -1,
@@ -210,6 +221,18 @@ struct MenuBuilder {
         problemNodes.append(Int(records[Int(openNode)].depth) + 1 == trail.count ? openNode : 0)
     }
 
+    /// Records a problem about node `node` (0: the document) once the whole document is read:
+    /// its path rebuilt from the parent links, plus `key`.
+    mutating func report(node: Int, key: String, kind: ConfigProblem.Kind, value: String) {
+        guard problems.count < MenuConfigError.problemLimit else {
+            omittedProblems += 1
+            return
+        }
+        let base = node == 0 ? "" : path(of: node)
+        problems.append(ConfigProblem(path: base.isEmpty ? key : base + "." + key, kind: kind, value: value))
+        problemNodes.append(Int32(node))
+    }
+
     /// ``problems``, each naming the id of its node when that node has a valid one.
     var problemsWithNodeIDs: [ConfigProblem] {
         zip(problems, problemNodes).map { problem, node in
@@ -219,7 +242,7 @@ struct MenuBuilder {
         }
     }
 
-    private func quoted(_ text: String) -> String {
+    func quoted(_ text: String) -> String {
         let shown = text.count > 60 ? String(text.prefix(60)) + "…" : text
         return "\"" + shown + "\""
     }

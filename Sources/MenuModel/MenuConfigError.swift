@@ -49,6 +49,16 @@ public struct ConfigProblem: Sendable, Equatable, CustomStringConvertible {
         case tooDeep(limit: Int)
         case tooManyNodes(limit: Int)
         case unreadable(reason: String)
+        /// A locale that is not a BCP 47 language tag (a title's key, `defaultLocale`, `locales`).
+        case malformedLocaleTag
+        /// A title object without the default locale's text.
+        case missingDefaultLocaleTitle(defaultLocale: String)
+        /// A title in a locale the document's `locales` does not list (`locales` as written).
+        case localeNotListed(locales: String)
+        /// `locales` without the `defaultLocale`.
+        case defaultLocaleNotListed(defaultLocale: String)
+        /// A title object, or `locales`, in a document without `defaultLocale`.
+        case localizedTitleWithoutDefaultLocale
         /// The menu built from the config breaks a structural invariant (a menu-server bug the
         /// load check caught; `value` names the node).
         case inconsistentStructure(detail: String)
@@ -76,7 +86,7 @@ public struct ConfigProblem: Sendable, Equatable, CustomStringConvertible {
         case .invalidJSON(let line, let column):
             let place = line.map { l in "at line \(l)" + (column.map { ", column \($0)" } ?? "") } ?? ""
             return "not valid JSON \(place)".trimmingTrailingSpace() + (value.isEmpty ? "" : ": \(value)")
-        case .unknownKey: what = "unknown key \(value); allowed keys are id, title, items, expanded, attributes (and title, items at the top)"
+        case .unknownKey: what = "unknown key \(value); allowed keys are id, title, items, expanded, attributes (and title, items, defaultLocale, locales at the top)"
         case .missingKey: what = "missing required key \(value)"
         case .wrongType(let expected): what = "must be \(expected), found \(value)"
         case .emptyTitle: what = "title must be a non-empty string, found \(value)"
@@ -86,6 +96,13 @@ public struct ConfigProblem: Sendable, Equatable, CustomStringConvertible {
         case .duplicateKey: what = "duplicate key \(value); give each key once per object"
         case .tooDeep(let limit): what = "nesting deeper than \(limit) levels"
         case .tooManyNodes(let limit): what = "more than \(limit) nodes"
+        case .malformedLocaleTag: what = "a locale must be a BCP 47 language tag such as en, zh-Hant or pt-BR, found \(value)"
+        case .missingDefaultLocaleTitle(let tag):
+            what = "title has no text in the default locale \(tag.jsonQuoted) (defaultLocale), found \(value); every title needs one"
+        case .localeNotListed(let locales): what = "locale \(value) is not in \"locales\" \(locales); list it there or remove this title"
+        case .defaultLocaleNotListed(let tag): what = "\"locales\" must include the defaultLocale \(tag.jsonQuoted), found \(value)"
+        case .localizedTitleWithoutDefaultLocale:
+            what = "titles per locale need a top-level \"defaultLocale\" naming the locale every title has, found \(value)"
         case .unreadable(let reason): return "cannot read \(value): \(reason)"
         case .inconsistentStructure(let detail):
             return "the menu built from this config is inconsistent at \(value): \(detail); this is a menu-server bug, please report it with the config"

@@ -10,30 +10,60 @@ import MenuModel
 /// inserted, so `spans[n].split == spans[n + 1].start` and the whole object is one copy;
 /// `spans[n].split < spans[n + 1].start` exactly for groups. One span per node plus one past the
 /// last, so a row's three offsets are two adjacent loads.
-/// Memory: about the size of the ids, titles and attributes as JSON plus 16 bytes per node; built in O(n).
+///
+/// Locales (``ServedMenu`` holds one per locale): `blob` has the default locale's titles. The
+/// encoding of another locale shares `blob` and `spans` (the same arrays, not copies) and adds
+/// ``LocaleTitles``: its titles' JSON strings, written in place of the default title, whose
+/// place in `blob` the default's encoding records per node when the menu has locales.
+/// Memory: about the size of the ids, titles and attributes as JSON plus 16 bytes per node, and
+/// for a menu with locales 16 bytes more per node; each further locale its titles' JSON plus 8
+/// bytes per node. Built in O(n).
 struct EncodedMenu: Sendable {
     struct Span: Sendable {
         var start: Int
         var split: Int
     }
 
+    /// One locale's titles, for an encoding after the default's.
+    ///
+    /// Invariant: node `n`'s title is `bytes[offsets[n] ..< offsets[n + 1]]` (a JSON string),
+    /// written where `blob[defaultTitles[n].start ..< defaultTitles[n].split]` has the default's.
+    struct LocaleTitles: Sendable {
+        let defaultTitles: [Span]
+        let bytes: [UInt8]
+        let offsets: [Int]
+    }
+
     let blob: [UInt8]
     let spans: [Span]
+    /// Where each node's title is in `blob` (start, end); empty for a menu without locales.
+    let titleSpans: [Span]
+    /// nil for the default locale's rows (`blob` as it is).
+    let localeTitles: LocaleTitles?
     /// The most bytes one row takes, its opening and `isExpanded` value included: what a page
     /// of n rows can take at most is n times this, plus the closing bracket.
     let rowBound: Int
 
+    /// The rows in the menu's default locale.
     init(menu: Menu) {
         var writer = JSONWriter(capacity: menu.nodeCount * 96)
         var spans = [Span]()
         spans.reserveCapacity(menu.nodeCount + 2)
         spans.append(Span(start: 0, split: 0))  // the root: never a row
+        let recordsTitles = menu.localeIndices.count > 1
+        var titleSpans = [Span]()
+        if recordsTitles {
+            titleSpans.reserveCapacity(menu.nodeCount + 1)
+            titleSpans.append(Span(start: 0, split: 0))
+        }
         for node in menu.nodes {
             let start = writer.count
             writer.raw(",\"id\":")
             writer.string(menu.id(of: node))
             writer.raw(",\"title\":")
+            let titleStart = writer.count
             writer.string(menu.title(of: node))
+            if recordsTitles { titleSpans.append(Span(start: titleStart, split: writer.count)) }
             writer.raw(",\"depth\":")
             writer.integer(menu.depth(of: node))
             writer.raw(",\"parentId\":")
@@ -57,7 +87,41 @@ struct EncodedMenu: Sendable {
         spans.append(Span(start: writer.count, split: writer.count))
         self.blob = writer.bytes
         self.spans = spans
+        self.titleSpans = titleSpans
+        localeTitles = nil
         rowBound = RowOpening.maxLength + Self.groupValuesMaxLength + zip(spans, spans.dropFirst()).reduce(0) { max($0, $1.1.start - $1.0.start) }
+    }
+
+    /// The rows in `locale` of `menu`, sharing `base`'s bytes (``init(menu:)`` of the same menu)
+    /// for all but the titles.
+    ///
+    /// - Precondition: `locale` is one of `menu.localeIndices` after the first.
+    init(localizing base: EncodedMenu, menu: Menu, locale: Int) {
+        precondition(locale > 0 && menu.localeIndices.contains(locale) && base.titleSpans.count == menu.nodeCount + 1,
+                     "locale \(locale) of a menu with \(menu.localeIndices.count) locales, or a base of another menu")
+        var writer = JSONWriter(capacity: menu.nodeCount * 24)
+        var offsets = [Int]()
+        offsets.reserveCapacity(menu.nodeCount + 2)
+        offsets.append(0)
+        var longest = 0
+        for node in menu.nodes {
+            offsets.append(writer.count)
+            writer.string(menu.title(of: node, locale: locale))
+            let row = base.spans[node + 1].start - base.spans[node].start
+            longest = max(longest, row - (base.titleSpans[node].split - base.titleSpans[node].start) + writer.count - offsets[node])
+        }
+        offsets.append(writer.count)
+        blob = base.blob
+        spans = base.spans
+        titleSpans = []
+        localeTitles = LocaleTitles(defaultTitles: base.titleSpans, bytes: writer.bytes, offsets: offsets)
+        rowBound = RowOpening.maxLength + Self.groupValuesMaxLength + longest
+    }
+
+    /// Heap bytes this encoding holds of its own (shared arrays counted by the default's).
+    var ownBytes: Int {
+        guard let localeTitles else { return blob.count + (spans.count + titleSpans.count) * MemoryLayout<Span>.stride }
+        return localeTitles.bytes.count + localeTitles.offsets.count * MemoryLayout<Int>.stride
     }
 
     /// Appends the JSON array of visible rows `offset ..< offset + limit` of `view` to `writer`
@@ -91,41 +155,12 @@ struct EncodedMenu: Sendable {
         writer.raw(atMost: maxBytes) { target in
             spans.withUnsafeBufferPointer { spans in
                 blob.withUnsafeBytes { blob in
-                    var opening = RowOpening(index: offset)
-                    var out = target
-                    view.forEachVisibleNode(offset: offset, limit: rowCount) { row in
-                        out = Self.writeRow(row.node, isExpanded: row.isExpanded, of: view, opening: opening, spans: spans,
-                                            blob: blob.baseAddress!, at: out)
-                        opening.advance()
-                    }
-                    out.storeBytes(of: UInt8(ascii: "]"), as: UInt8.self)
-                    return out + 1 - target
-                }
-            }
-        }
-    }
-
-    /// Two passes: the walk records each row's node (bitwise negated unless it is an expanded
-    /// group) and sums the exact bytes they take; then the rows are written after one reservation.
-    private func writeRowsMeasured(of view: FlattenedView, offset: Int, rowCount: Int, to writer: inout JSONWriter) {
-        withUnsafeTemporaryAllocation(of: Int.self, capacity: rowCount) { rows in
-            spans.withUnsafeBufferPointer { spans in
-                var filled = 0
-                var bytes = 1  // the closing bracket
-                view.forEachVisibleNode(offset: offset, limit: rowCount) { row in
-                    rows[filled] = row.isExpanded ? row.node : ~row.node
-                    filled &+= 1
-                    bytes &+= spans[row.node &+ 1].start &- spans[row.node].start
-                }
-                bytes &+= filled &* (RowOpening.maxLength &+ Self.groupValuesMaxLength)
-                writer.raw(atMost: bytes) { target in
-                    blob.withUnsafeBytes { blob in
+                    withTitlePointers { titles in
                         var opening = RowOpening(index: offset)
                         var out = target
-                        for position in 0 ..< filled {
-                            let entry = rows[position]
-                            out = Self.writeRow(entry < 0 ? ~entry : entry, isExpanded: entry >= 0, of: view, opening: opening,
-                                                spans: spans, blob: blob.baseAddress!, at: out)
+                        view.forEachVisibleNode(offset: offset, limit: rowCount) { row in
+                            out = Self.writeRow(row.node, isExpanded: row.isExpanded, of: view, opening: opening, spans: spans,
+                                                blob: blob.baseAddress!, titles: titles, at: out)
                             opening.advance()
                         }
                         out.storeBytes(of: UInt8(ascii: "]"), as: UInt8.self)
@@ -136,19 +171,90 @@ struct EncodedMenu: Sendable {
         }
     }
 
+    /// Unsafe views of ``LocaleTitles`` while one page is written.
+    struct TitlePointers {
+        let defaultTitles: UnsafePointer<Span>
+        let offsets: UnsafePointer<Int>
+        let bytes: UnsafeRawPointer
+
+        /// What node `node`'s row takes more in this locale than in the default's (may be negative).
+        @inline(__always) func extraBytes(of node: Int) -> Int {
+            (offsets[node &+ 1] &- offsets[node]) &- (defaultTitles[node].split &- defaultTitles[node].start)
+        }
+    }
+
+    /// `body` with ``localeTitles``'s pointers, or nil for the default locale's rows.
+    private func withTitlePointers<Result>(_ body: (TitlePointers?) -> Result) -> Result {
+        guard let titles = localeTitles else { return body(nil) }
+        return titles.defaultTitles.withUnsafeBufferPointer { defaults in
+            titles.offsets.withUnsafeBufferPointer { offsets in
+                titles.bytes.withUnsafeBytes { bytes in
+                    // A menu with rows has titles of two bytes at least; without rows nothing is written.
+                    guard let bytes = bytes.baseAddress else { return body(nil) }
+                    return body(TitlePointers(defaultTitles: defaults.baseAddress!, offsets: offsets.baseAddress!, bytes: bytes))
+                }
+            }
+        }
+    }
+
+    /// Two passes: the walk records each row's node (bitwise negated unless it is an expanded
+    /// group) and sums the exact bytes they take; then the rows are written after one reservation.
+    private func writeRowsMeasured(of view: FlattenedView, offset: Int, rowCount: Int, to writer: inout JSONWriter) {
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: rowCount) { rows in
+            spans.withUnsafeBufferPointer { spans in
+                withTitlePointers { titles in
+                    var filled = 0
+                    var bytes = 1  // the closing bracket
+                    view.forEachVisibleNode(offset: offset, limit: rowCount) { row in
+                        rows[filled] = row.isExpanded ? row.node : ~row.node
+                        filled &+= 1
+                        bytes &+= spans[row.node &+ 1].start &- spans[row.node].start &+ (titles?.extraBytes(of: row.node) ?? 0)
+                    }
+                    bytes &+= filled &* (RowOpening.maxLength &+ Self.groupValuesMaxLength)
+                    writer.raw(atMost: bytes) { target in
+                        blob.withUnsafeBytes { blob in
+                            var opening = RowOpening(index: offset)
+                            var out = target
+                            for position in 0 ..< filled {
+                                let entry = rows[position]
+                                out = Self.writeRow(entry < 0 ? ~entry : entry, isExpanded: entry >= 0, of: view, opening: opening,
+                                                    spans: spans, blob: blob.baseAddress!, titles: titles, at: out)
+                                opening.advance()
+                            }
+                            out.storeBytes(of: UInt8(ascii: "]"), as: UInt8.self)
+                            return out + 1 - target
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// Stores node `node`'s row of `view`, opened by `opening`, at `out` (room for ``rowBound``
     /// bytes) and returns where it ends. A group's `visibleDescendantCount` is the one number
     /// computed per row (``FlattenedView/visibleDescendantCount(ofExpandedGroup:)``, O(log m),
-    /// only for an expanded group).
+    /// only for an expanded group). With `titles`, the row's title is that locale's: three
+    /// copies (up to the title, the title, after it) where the default locale's row takes one.
     @inline(__always)
     private static func writeRow(_ node: Int, isExpanded: Bool, of view: FlattenedView, opening: RowOpening,
-                                 spans: UnsafeBufferPointer<Span>, blob: UnsafeRawPointer,
+                                 spans: UnsafeBufferPointer<Span>, blob: UnsafeRawPointer, titles: TitlePointers?,
                                  at target: UnsafeMutableRawPointer) -> UnsafeMutableRawPointer {
         var out = target
         let (head, tail, end) = (spans[node].start, spans[node].split, spans[node &+ 1].start)
         out += opening.store(at: out)
-        out.copyMemory(from: blob + head, byteCount: tail &- head)
-        out += tail &- head
+        if let titles {
+            let (before, after) = (titles.defaultTitles[node].start, titles.defaultTitles[node].split)
+            let (from, to) = (titles.offsets[node], titles.offsets[node &+ 1])
+            out.copyMemory(from: blob + head, byteCount: before &- head)
+            out += before &- head
+            out.copyMemory(from: titles.bytes + from, byteCount: to &- from)
+            out += to &- from
+            out.copyMemory(from: blob + after, byteCount: tail &- after)
+            out += tail &- after
+        } else {
+            out.copyMemory(from: blob + head, byteCount: tail &- head)
+            out += tail &- head
+        }
         guard tail < end else { return out }  // a row: one copy
         // A group: its isExpanded goes here, its visibleDescendantCount and closing brace at the end.
         if isExpanded {

@@ -43,17 +43,17 @@ package enum Endpoint: Hashable, Sendable {
     /// its methods in the order of its `Allow`: the single source of routing, the unknown-parameter
     /// refusal, the 404 hint, and the contract `openapi.yaml` documents (tests keep them in step).
     package static let routes: [Route] = [
-        Route(["GET", "HEAD"], "/rows", query: ["offset", "limit", "after", "before", "around"], .rows),
-        Route(["GET", "HEAD"], "/count", .count),
-        Route(["GET", "HEAD"], "/changes", query: ["since"], .changes),
+        Route(["GET", "HEAD"], "/rows", query: ["offset", "limit", "after", "before", "around", "lang"], .rows),
+        Route(["GET", "HEAD"], "/count", query: ["lang"], .count),
+        Route(["GET", "HEAD"], "/changes", query: ["since", "lang"], .changes),
         Route(["GET", "HEAD"], "/healthz", .health),
         Route(["POST"], "/sessions", .createSession),
-        Route(["GET", "HEAD"], "/sessions/{id}", Endpoint.session(id:)),
+        Route(["GET", "HEAD"], "/sessions/{id}", query: ["lang"], Endpoint.session(id:)),
         Route(["DELETE"], "/sessions/{id}", Endpoint.deleteSession(id:)),
         Route(["POST"], "/groups/{id}/toggle", Endpoint.toggleGroup(id:)),
         Route(["PUT"], "/groups/{id}/expansion", Endpoint.setGroupExpansion(id:)),
         Route(["PUT"], "/expansion", .setAllExpansion),
-        Route(["GET", "HEAD"], "/nodes/{id}", Endpoint.node(id:)),
+        Route(["GET", "HEAD"], "/nodes/{id}", query: ["lang"], Endpoint.node(id:)),
         Route(["POST"], "/nodes/{id}/reveal", Endpoint.revealNode(id:)),
         Route(["GET", "HEAD"], "/metrics", .metrics),
         Route(["GET", "HEAD"], WebAsset.page.path, .webPage),

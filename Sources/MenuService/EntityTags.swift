@@ -169,9 +169,16 @@ package struct EntityTagCondition: Sendable, Equatable {
     /// nil for `*` (any state of the resource passes), else the revisions named by strong tags
     /// of that menu, possibly none (then every write is refused).
     package func revisionCondition(prefix: [UInt8]) -> RevisionCondition? {
+        revisionCondition(prefixes: [prefix])
+    }
+
+    /// ``revisionCondition(prefix:)`` where a tag may start with any of `prefixes` (one per
+    /// locale of the menu: a write does not depend on the locale its client reads in, so a tag
+    /// of the session's state in any locale names its revision).
+    package func revisionCondition(prefixes: [[UInt8]]) -> RevisionCondition? {
         if matchesAny { return nil }
         return RevisionCondition(accepting: tags.compactMap { tag in
-            tag.isWeak ? nil : SessionEntityTag.revision(in: tag.opaque, prefix: prefix)
+            tag.isWeak ? nil : prefixes.lazy.compactMap { SessionEntityTag.revision(in: tag.opaque, prefix: $0) }.first
         })
     }
 }

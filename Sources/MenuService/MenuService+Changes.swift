@@ -25,6 +25,7 @@ extension MenuService {
             throw .invalidParameter("since \(since) is past the session's revision \(changes.revision)")
         }
         guard let entries = changes.entries else { throw .gone(since: since, revision: changes.revision) }
+        let locale = try negotiatedLocale(for: request, on: menu)
         var writer = JSONWriter(capacity: 64 + entries.count * 64)
         writer.raw("{\"version\":")
         writer.raw(menu.versionJSON)
@@ -39,7 +40,7 @@ extension MenuService {
             writer.raw("}")
         }
         writer.raw("]}")
-        return json(200, writer.finish())
+        return json(200, writer.finish(), extraHeaders: menu.languageHeaders(locale))
     }
 
     /// `{"at":…,"inserted":…,"removed":…}` or `null`.

@@ -10,28 +10,33 @@ import MenuSessions
 /// revision alone, before any row is encoded. Every write takes `If-Match`, checked by the store
 /// atomically with the write.
 extension MenuService {
-    /// The headers of a 200 session read, after its `ETag`.
+    /// The headers of a 200 session read, after its `ETag` and before its locale's headers.
     private static let readHeaders: [(name: String, value: String)] = [
-        ("Content-Type", "application/json; charset=utf-8"), ("Cache-Control", "private, no-cache"), ("Vary", "X-Session-Id"),
+        ("Content-Type", "application/json; charset=utf-8"), ("Cache-Control", "private, no-cache"),
     ]
 
-    /// A 200 session read with its tag and caching headers.
-    func read(_ body: ResponseBody, tag: SessionEntityTag) -> HTTPResponse {
-        // One array literal (one allocation), not a concatenation.
-        HTTPResponse(status: 200, headers: [("ETag", tag.headerValue), Self.readHeaders[0], Self.readHeaders[1], Self.readHeaders[2]],
-                     body: body)
+    /// A 200 session read in `locale` of `menu` with its tag and caching headers (`Vary`, and
+    /// `Content-Language` for a menu with locales: ``ServedMenu/localeHeaders``).
+    func read(_ body: ResponseBody, tag: SessionEntityTag, locale: Int, of menu: ServedMenu) -> HTTPResponse {
+        // One allocation: room for the locale's one or two headers reserved up front.
+        var headers: [(name: String, value: String)] = []
+        headers.reserveCapacity(5)
+        headers.append(("ETag", tag.headerValue))
+        headers.append(contentsOf: Self.readHeaders)
+        headers.append(contentsOf: menu.localeHeaders[locale])
+        return HTTPResponse(status: 200, headers: headers, body: body)
     }
 
-    /// The tag of `session`'s state on `menu`.
-    func entityTag(of session: SessionSnapshot, on menu: ServedMenu) -> SessionEntityTag {
-        SessionEntityTag(prefix: menu.entityTagPrefix, revision: session.revision)
+    /// The tag of `session`'s state on `menu` read in `locale`.
+    func entityTag(of session: SessionSnapshot, on menu: ServedMenu, locale: Int) -> SessionEntityTag {
+        SessionEntityTag(prefix: menu.entityTagPrefixes[locale], revision: session.revision)
     }
 
     /// `304 Not Modified` (tag and caching headers, no body) when `request`'s `If-None-Match`
     /// names `tag` or is `*`; nil when it sends none or names other tags. O(1) without the header.
-    func notModified(_ request: HTTPRequest, tag: SessionEntityTag) throws(APIError) -> HTTPResponse? {
+    func notModified(_ request: HTTPRequest, tag: SessionEntityTag, locale: Int, of menu: ServedMenu) throws(APIError) -> HTTPResponse? {
         guard try EntityTagCondition.noneMatchFails(in: request, current: tag) == true else { return nil }
-        return HTTPResponse(status: 304, headers: [("ETag", tag.headerValue), ("Cache-Control", "private, no-cache"), ("Vary", "X-Session-Id")])
+        return HTTPResponse(status: 304, headers: [("ETag", tag.headerValue), ("Cache-Control", "private, no-cache")] + menu.localeHeaders[locale])
     }
 
     /// The `If-Match` of a write, parsed once; ``EntityTagCondition/revisionCondition(prefix:)``

@@ -14,8 +14,9 @@ extension MenuService {
     func session(_ text: String, _ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         guard let id = SessionID(text) else { throw .invalidSessionInPath(String(text.prefix(40))) }
         let (menu, session) = try onServedMenu { menu throws(SessionStoreError) in try store.snapshot(of: id, in: menu.generation) }
-        let tag = entityTag(of: session, on: menu)
-        if let unchanged = try notModified(request, tag: tag) { return unchanged }
+        let locale = try negotiatedLocale(for: request, on: menu)
+        let tag = entityTag(of: session, on: menu, locale: locale)
+        if let unchanged = try notModified(request, tag: tag, locale: locale, of: menu) { return unchanged }
         let portable = session.state.portable(in: menu.generation.menu)
         var writer = JSONWriter(capacity: 160 + (portable.marks.count + portable.flips.count) * 48)
         writer.raw("{\"version\":")
@@ -39,7 +40,7 @@ extension MenuService {
         writer.raw(",\"collapsed\":")
         Self.writeIDs(portable.flips.filter { !$0.isExpanded }.map(\.id), to: &writer)
         writer.raw("}}")
-        return read(writer.finish(), tag: tag)
+        return read(writer.finish(), tag: tag, locale: locale, of: menu)
     }
 
     /// `POST /sessions`: a session in the state the body describes (no body: the default state),

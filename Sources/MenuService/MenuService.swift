@@ -165,8 +165,9 @@ package final class MenuService: Sendable {
         let anchor = try PageAnchor(of: request)
         let limit = try Self.integerParameter("limit", in: request, default: min(Self.defaultLimit, maxLimit), range: 1 ... maxLimit)
         let (menu, session) = try servedState(for: request)
-        let tag = entityTag(of: session, on: menu)
-        if let unchanged = try notModified(request, tag: tag) { return unchanged }
+        let locale = try negotiatedLocale(for: request, on: menu)
+        let tag = entityTag(of: session, on: menu, locale: locale)
+        if let unchanged = try notModified(request, tag: tag, locale: locale, of: menu) { return unchanged }
         let view = FlattenedView(menu: menu.generation.menu, state: session.state)
         let (offset, pageRows) = try anchor.page(in: view, limit: limit)
         let rowCount = max(0, min(pageRows, view.count - offset))
@@ -177,20 +178,21 @@ package final class MenuService: Sendable {
         writer.raw(",\"limit\":")
         writer.integer(limit)
         writer.raw(",\"rows\":")
-        menu.encoded.writeRows(of: view, offset: offset, limit: pageRows, to: &writer)
+        menu.encoded[locale].writeRows(of: view, offset: offset, limit: pageRows, to: &writer)
         writer.raw("}")
-        return read(writer.finish(), tag: tag)
+        return read(writer.finish(), tag: tag, locale: locale, of: menu)
     }
 
     private func count(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         let (menu, session) = try servedState(for: request)
-        let tag = entityTag(of: session, on: menu)
-        if let unchanged = try notModified(request, tag: tag) { return unchanged }
+        let locale = try negotiatedLocale(for: request, on: menu)
+        let tag = entityTag(of: session, on: menu, locale: locale)
+        if let unchanged = try notModified(request, tag: tag, locale: locale, of: menu) { return unchanged }
         let view = FlattenedView(menu: menu.generation.menu, state: session.state)
         var writer = JSONWriter(capacity: 96)
         writeCounts(view, revision: session.revision, of: menu, to: &writer)
         writer.raw("}")
-        return read(writer.finish(), tag: tag)
+        return read(writer.finish(), tag: tag, locale: locale, of: menu)
     }
 
     /// Writes `{"version":…,"revision":…,"count":…,"leafCount":…` (object left open).
@@ -209,6 +211,7 @@ package final class MenuService: Sendable {
     /// null when hidden) and its ancestors' ids from the top. O(depth · log m).
     private func node(_ id: String, _ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         let (menu, session) = try servedState(for: request)
+        let locale = try negotiatedLocale(for: request, on: menu)
         let view = FlattenedView(menu: menu.generation.menu, state: session.state)
         guard let node = view.menu.node(withID: id) else { throw .unknownNode(id: id) }
         let index = view.index(ofNode: node)
@@ -222,9 +225,9 @@ package final class MenuService: Sendable {
         writer.raw(",\"path\":")
         Self.writeIDs(view.ancestors(of: node).map(view.menu.id(of:)), to: &writer)
         writer.raw(",\"row\":")
-        if let index { menu.encoded.writeRow(of: view, at: index, to: &writer) } else { writer.raw("null") }
+        if let index { menu.encoded[locale].writeRow(of: view, at: index, to: &writer) } else { writer.raw("null") }
         writer.raw("}")
-        return json(200, writer.finish())
+        return json(200, writer.finish(), extraHeaders: menu.languageHeaders(locale))
     }
 
     /// `ids` as a JSON array of strings (a node's path).
@@ -250,7 +253,7 @@ package final class MenuService: Sendable {
         let (menu, applied) = try onServedMenu { menu throws(SessionStoreError) in
             // A conditional write to a target the menu lacks fails as it would without its condition.
             if ifMatch != nil { try command.checkTarget(in: menu.generation.menu) }
-            return try store.apply(command, to: session, in: menu.generation, if: ifMatch?.revisionCondition(prefix: menu.entityTagPrefix))
+            return try store.apply(command, to: session, in: menu.generation, if: ifMatch?.revisionCondition(prefixes: menu.entityTagPrefixes))
         }
         let view = FlattenedView(menu: menu.generation.menu, state: applied.state)
         var writer = JSONWriter(capacity: 256)
@@ -427,24 +430,5 @@ package final class MenuService: Sendable {
         default: break
         }
         return json(error.status, writer.finish(), extraHeaders: headers)
-    }
-}
-
-/// One menu as the service answers from it: the store's generation, the rows encoded once, and
-/// the version as JSON. Immutable; replaced whole on a reload, freed when no request holds it.
-package final class ServedMenu: Sendable {
-    package let generation: MenuGeneration
-    let encoded: EncodedMenu
-    let versionJSON: [UInt8]
-    /// What each ``SessionEntityTag`` of this menu starts with.
-    let entityTagPrefix: [UInt8]
-
-    init(_ generation: MenuGeneration) {
-        self.generation = generation
-        entityTagPrefix = SessionEntityTag.prefix(version: generation.menu.version)
-        encoded = EncodedMenu(menu: generation.menu)
-        var writer = JSONWriter()
-        writer.string(generation.menu.version)
-        versionJSON = writer.bytes
     }
 }

@@ -261,7 +261,7 @@ public final class MenuBrowser {
 
     private func describe(_ row: MenuRow) -> String {
         var parts = [DisplayWidth.sanitized(row.title)]
-        if let english = row.attributes?["en"]?.stringValue { parts.append(DisplayWidth.sanitized(english)) }
+        if let english = row.attributes?["en"]?.stringValue, english != row.title { parts.append(DisplayWidth.sanitized(english)) }
         if let price = RowFormatter.price(row.attributes) { parts.append(price) }
         let marks = RowFormatter.marks(row.attributes)
         if !marks.isEmpty { parts.append(marks) }

@@ -40,7 +40,8 @@ public struct RowFormatter: Sendable {
             left.append(Span(indent + "  ", plain))
             left.append(Span(DisplayWidth.sanitized(row.title), plain))
         }
-        if let english = row.attributes?["en"]?.stringValue { left.append(Span("  " + DisplayWidth.sanitized(english), faint)) }
+        // The English name beside the title, unless the title is in English already (`--lang en`).
+        if let english = row.attributes?["en"]?.stringValue, english != row.title { left.append(Span("  " + DisplayWidth.sanitized(english), faint)) }
         var right: [Span] = []
         if !row.isGroup, width >= 40 {
             let columns = Self.leftPadded(Self.marks(row.attributes), to: Self.marksWidth) + " "

@@ -14,6 +14,10 @@ package enum LivePaths {
     /// them leaves), frozen so that the demo menu in Config/ may change without the tests.
     package static let menuConfig: String = packageRoot.appendingPathComponent("Tests/Fixtures/sichuan-menu.json").path
 
+    /// The same menu with its titles in zh-Hant (the default), zh-Hans and en
+    /// (Tests/Fixtures/sichuan-menu-localized.json): the same ids, groups and counts.
+    package static let localizedMenuConfig: String = packageRoot.appendingPathComponent("Tests/Fixtures/sichuan-menu-localized.json").path
+
     /// The `menu-server` executable that `swift build` / `swift test` put next to the test bundle.
     /// Looks in the directory of the running test binary (and a few parents, for macOS bundles),
     /// then in `.build/debug` of the package. Never builds anything.

@@ -1,4 +1,4 @@
-// menu-client [URL]: the Sichuan restaurant's ordering app in a terminal, over MenuClient.
+// menu-client [--lang TAG] [URL]: the Sichuan restaurant's ordering app in a terminal, over MenuClient.
 // Connects (GET /count) before touching the terminal, so a wrong URL is a plain message and exit 1.
 
 import Foundation
@@ -6,18 +6,29 @@ import MenuClient
 import MenuTerminal
 
 let usage = """
-    usage: menu-client [URL]
+    usage: menu-client [--lang TAG] [URL]
       Browses the menu a menu-server serves (default http://127.0.0.1:8080) as its table of rows.
+      --lang TAG asks for the titles in that language (a BCP 47 tag such as zh-Hant or en, sent as
+      Accept-Language); the default is the locale of LC_ALL, LC_MESSAGES or LANG (zh_TW.UTF-8: zh-Hant-TW).
       ↑/↓ move, PageUp/PageDown page, Home/End, Enter opens or closes a group, digits then Enter
       go to that row, / then an id or part of a name then Enter jumps to it, e/c expand or
       collapse every group, Ctrl-L redraws, q quits.
 
     """
 
-let arguments = Array(CommandLine.arguments.dropFirst())
+var arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.contains("--help") || arguments.contains("-h") {
     print(usage, terminator: "")
     exit(0)
+}
+var language = MenuClientConfiguration.language(fromEnvironment: ProcessInfo.processInfo.environment)
+if let flag = arguments.firstIndex(of: "--lang") {
+    guard flag + 1 < arguments.count, !arguments[flag + 1].isEmpty else {
+        FileHandle.standardError.write(Data("menu-client: --lang needs a language tag such as zh-Hant or en\n\(usage)".utf8))
+        exit(2)
+    }
+    language = arguments[flag + 1]
+    arguments.removeSubrange(flag ... flag + 1)
 }
 guard arguments.count <= 1, let address = URL(string: arguments.first ?? "http://127.0.0.1:8080"),
       ["http", "https"].contains(address.scheme ?? ""), address.host != nil
@@ -28,7 +39,7 @@ else {
 
 let table: MenuTable
 do {
-    table = try await MenuTable(session: MenuSession(configuration: MenuClientConfiguration(baseURL: address)))
+    table = try await MenuTable(session: MenuSession(configuration: MenuClientConfiguration(baseURL: address, language: language)))
 } catch {
     FileHandle.standardError.write(Data("menu-client: cannot open the menu at \(address.absoluteString): \(error)\n".utf8))
     exit(1)

@@ -117,7 +117,11 @@ def expect_dom_matches_api(driver, server):
     rows = wait(driver, loaded, "the rows in view to load")
     session = session_of(driver)
     first, last = rows[0]["index"], rows[-1]["index"]
-    status, _, page = server.call("GET", f"/rows?offset={first}&limit={last - first + 1}", session)
+    # The page's titles are in the language the browser asked for (its own Accept-Language); the
+    # page keeps the answer's Content-Language as the document's lang: ask the API in that one.
+    language = driver.execute_script("return document.documentElement.lang")
+    status, _, page = server.call("GET", f"/rows?offset={first}&limit={last - first + 1}", session,
+                                  headers={"Accept-Language": language})
     assert status == 200, page
     api = {row["index"]: row for row in page["rows"]}
     for row in rows:
@@ -151,6 +155,9 @@ def test_sichuan(driver, server):
     driver.get(server.url + "/")
     rows, page = expect_dom_matches_api(driver, server)
     assert page["count"] == 30 and session_of(driver) is None  # the default expansion, no session yet
+    # Chromium runs with --lang=en-US and sends it: the menu's English titles, and the document says so.
+    assert driver.execute_script("return document.documentElement.lang") == "en"
+    assert rows[0]["title"] == "Main Courses", rows[0]
     assert driver.find_element(By.CSS_SELECTOR, '[data-id="mapo-tofu"] .pepper') is not None
     assert "¥" in row_element(driver, "mapo-tofu").find_element(By.CSS_SELECTOR, ".price").text or \
         "CN" in row_element(driver, "mapo-tofu").find_element(By.CSS_SELECTOR, ".price").text

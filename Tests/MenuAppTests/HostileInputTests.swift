@@ -554,8 +554,9 @@ struct HostileInputTests {
 
     /// Sends `hostile` to a fresh server holding one session: its answer must be one it accepts,
     /// and the session's rows and the session count must not change.
-    static func expectRefusedWithoutChange(_ hostile: HostileCase) async throws {
-        let server = try Self.server()
+    static func expectRefusedWithoutChange(_ hostile: HostileCase,
+                                           configure: (inout ServerSettings) -> Void = { _ in }) async throws {
+        let server = try Self.server(configure)
         defer { server.shutdown() }
         let port = server.port
         let before = try await hostileOnThread { try HostileFixture.prepare(port: port) }

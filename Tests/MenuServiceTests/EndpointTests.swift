@@ -52,16 +52,16 @@ import MenuTestSupport
         ("POST", "/nodes//reveal", [], .notFound(path: "/nodes//reveal")),
         ("GET", "/nodes/beer/reveal", [], .methodNotAllowed(method: "GET", allowed: ["POST"])),
         ("POST", "/nodes/beer", [], .methodNotAllowed(method: "POST", allowed: ["GET", "HEAD"])),
-        ("GET", "/nodes/beer", [("offset", "1")], .invalidParameter(#"unknown query parameter "offset"; GET /nodes/{id} takes no query parameters"#)),
+        ("GET", "/nodes/beer", [("offset", "1")], .invalidParameter(#"unknown query parameter "offset"; GET /nodes/{id} takes lang"#)),
         ("GET", "/nope", [("limt", "1")], .notFound(path: "/nope")),
         ("POST", "/rows", [("limt", "1")], .methodNotAllowed(method: "POST", allowed: ["GET", "HEAD"])),
         ("DELETE", "/sessions", [], .methodNotAllowed(method: "DELETE", allowed: ["POST"])),
         ("POST", "/sessions/x", [], .methodNotAllowed(method: "POST", allowed: ["GET", "HEAD", "DELETE"])),
         ("PUT", "/sessions/x", [], .methodNotAllowed(method: "PUT", allowed: ["GET", "HEAD", "DELETE"])),
-        ("GET", "/sessions/x", [("since", "1")], .invalidParameter(#"unknown query parameter "since"; GET /sessions/{id} takes no query parameters"#)),
+        ("GET", "/sessions/x", [("since", "1")], .invalidParameter(#"unknown query parameter "since"; GET /sessions/{id} takes lang"#)),
         ("get", "/rows", [], .methodNotAllowed(method: "get", allowed: ["GET", "HEAD"])),
-        ("HEAD", "/count", [("limit", "1")], .invalidParameter(#"unknown query parameter "limit"; HEAD /count takes no query parameters"#)),
-        ("GET", "/rows", [("offset", "1"), ("Limit", "2")], .invalidParameter(#"unknown query parameter "Limit"; GET /rows takes offset, limit, after, before and around"#)),
+        ("HEAD", "/count", [("limit", "1")], .invalidParameter(#"unknown query parameter "limit"; HEAD /count takes lang"#)),
+        ("GET", "/rows", [("offset", "1"), ("Limit", "2")], .invalidParameter(#"unknown query parameter "Limit"; GET /rows takes offset, limit, after, before, around and lang"#)),
     ] }
 
     static let methods = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]

@@ -1,0 +1,47 @@
+import MenuModel
+import MenuSessions
+
+/// One menu as the service answers from it: the store's generation, the rows encoded once per
+/// locale, and the version as JSON. Immutable; replaced whole on a reload, freed when no request
+/// holds it.
+///
+/// Invariant: `encoded`, `entityTagPrefixes` and `localeHeaders` have one entry per index of
+/// ``Menu/localeIndices`` (index 0, the default locale, for a menu without locales).
+/// Memory: the rows' JSON once, plus per further locale its titles' JSON and 8 bytes per node
+/// (``EncodedMenu``).
+package final class ServedMenu: Sendable {
+    package let generation: MenuGeneration
+    /// The rows of each locale, pre-encoded (the others share the default's bytes but for the
+    /// titles): a request picks one by its locale index.
+    let encoded: [EncodedMenu]
+    let versionJSON: [UInt8]
+    /// What each ``SessionEntityTag`` of this menu starts with, per locale: the version and `-`,
+    /// then for a menu with locales the locale and `-` (`"<version>-<locale>-<revision>"`).
+    let entityTagPrefixes: [[UInt8]]
+    /// The menu's locales in lowercase, the default first (what negotiation compares with).
+    let localeKeys: [[UInt8]]
+    /// Per locale, `Content-Language` and the `Vary` of a read; `Vary: X-Session-Id` alone and
+    /// no `Content-Language` for a menu without locales.
+    let localeHeaders: [[(name: String, value: String)]]
+
+    /// `Content-Language` and `Vary` for an answer that is no session read (`/changes`, `/nodes`):
+    /// none for a menu without locales, whose answers do not vary by language.
+    func languageHeaders(_ locale: Int) -> [(name: String, value: String)] {
+        localeKeys.isEmpty ? [] : localeHeaders[locale]
+    }
+
+    init(_ generation: MenuGeneration) {
+        self.generation = generation
+        let menu = generation.menu
+        let versionPrefix = SessionEntityTag.prefix(version: menu.version)
+        entityTagPrefixes = menu.locales.isEmpty ? [versionPrefix] : menu.locales.map { versionPrefix + Array($0.utf8) + [UInt8(ascii: "-")] }
+        localeKeys = menu.locales.map(LanguageTag.lowercased)
+        localeHeaders = menu.locales.isEmpty ? [[("Vary", "X-Session-Id")]]
+            : menu.locales.map { [("Content-Language", $0), ("Vary", "X-Session-Id, Accept-Language")] }
+        let base = EncodedMenu(menu: menu)
+        encoded = [base] + menu.localeIndices.dropFirst().map { EncodedMenu(localizing: base, menu: menu, locale: $0) }
+        var writer = JSONWriter()
+        writer.string(menu.version)
+        versionJSON = writer.bytes
+    }
+}
