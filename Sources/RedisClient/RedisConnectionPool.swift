@@ -9,7 +9,8 @@ import Darwin
 /// One ``RedisConnection`` per calling thread, so each libmicrohttpd worker thread has its own
 /// and no lock is held during a round trip.
 ///
-/// Invariant: a thread always gets the same connection from one pool; two threads never share
+/// Invariant: a thread always gets the same connection from one pool (except while the process
+/// has no pthread key left: then each call gets a connection of its own); two threads never share
 /// one. A connection lives in a pthread key slot of its thread and is disconnected and released
 /// when that thread exits (the key's destructor) or when the pool goes away, whichever is first
 /// (the registry decides who, under its lock). Thread-safe (`Sendable`); the connections are not,
@@ -19,26 +20,44 @@ package final class RedisConnectionPool: Sendable {
     package let endpoint: RedisEndpoint
     package let options: RedisOptions
     private let onConnect: (@Sendable (RedisConnection) throws(RedisError) -> Void)?
-    private let key: pthread_key_t
+    /// The pthread key of the threads' slots, or -1 while the process has none left (other code
+    /// holds all PTHREAD_KEYS_MAX of them, as a parallel test run can for seconds): then each call
+    /// tries to make one again, and meanwhile runs on a connection of its own, closed after it.
+    private let key = Atomic<Int>(-1)
     private let registry = PoolRegistry()
 
     package init(endpoint: RedisEndpoint, options: RedisOptions, onConnect: (@Sendable (RedisConnection) throws(RedisError) -> Void)? = nil) {
         self.endpoint = endpoint
         self.options = options
         self.onConnect = onConnect
-        var key = pthread_key_t()
-        let status = pthread_key_create(&key, releasePoolSlot)
-        precondition(status == 0, "pthread_key_create failed (\(status)): too many RedisConnectionPools alive at once")
-        self.key = key
+        _ = currentKey()
     }
 
     deinit {
-        pthread_key_delete(key)  // no destructor runs for this key any more
+        let key = key.load(ordering: .acquiring)
+        if key >= 0 { pthread_key_delete(pthread_key_t(key)) }  // no destructor runs for this key any more
         registry.closeAll()
+    }
+
+    /// The pool's key, made now if there is none yet; nil when the process has no key left.
+    private func currentKey() -> pthread_key_t? {
+        let existing = key.load(ordering: .acquiring)
+        if existing >= 0 { return pthread_key_t(existing) }
+        var made = pthread_key_t()
+        guard pthread_key_create(&made, releasePoolSlot) == 0 else { return nil }
+        let (won, current) = key.compareExchange(expected: -1, desired: Int(made), ordering: .acquiringAndReleasing)
+        if won { return made }
+        pthread_key_delete(made)
+        return pthread_key_t(current)
     }
 
     /// Runs `body` with the calling thread's connection (created on the thread's first call).
     package func withConnection<R>(_ body: (RedisConnection) throws(RedisError) -> R) throws(RedisError) -> R {
+        guard let key = currentKey() else {
+            let connection = RedisConnection(endpoint: endpoint, options: options, onConnect: onConnect)
+            defer { connection.disconnect() }
+            return try body(connection)
+        }
         if let slot = pthread_getspecific(key) {
             return try body(Unmanaged<PoolSlot>.fromOpaque(slot).takeUnretainedValue().connection)
         }
