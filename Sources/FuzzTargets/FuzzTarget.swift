@@ -38,6 +38,9 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     /// The CORS headers (`Origin`, `Access-Control-Request-Method`, `-Headers`) as ``CrossOriginRequest``
     /// reads them, a `--cors-origin` value, and a preflight and a read through a service with a policy.
     case cors
+    /// `q` and `filter` of a search (``SearchParameters``): first line `q` (`-`: none), later lines
+    /// filters, through `/search`, `/rows` and `/count`, and the matches against a naive scan.
+    case search
     /// `Accept-Language` (``LanguagePreference``) and its RFC 4647 lookup, a language tag's shape
     /// (``LanguageTag``), and `?lang=`, through reads of a menu with locales.
     case language
@@ -71,6 +74,8 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
             return Self.checkPreconditions(bytes)
         case .cors:
             return Self.checkCORS(bytes)
+        case .search:
+            return Self.checkSearch(bytes)
         case .language:
             return Self.checkLanguage(bytes)
         }

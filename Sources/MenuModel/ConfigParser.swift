@@ -55,6 +55,8 @@ struct ConfigParser {
                     } else {
                         try reportWrongType(key: key, expected: "an array of nodes")
                     }
+                case "searchable":
+                    try parseSearchable(key: key)
                 default:
                     try reportUnknownKey(key)
                 }
@@ -67,6 +69,19 @@ struct ConfigParser {
         builder.resolveLocales()
         skipWhitespace()
         guard index == bytes.count else { throw SyntaxError(offset: index, message: "unexpected text after the JSON document") }
+    }
+
+    /// `"searchable": ["attr", ...]`: the string attributes search reads beside titles.
+    private mutating func parseSearchable(key: String) throws(SyntaxError) {
+        let value = try parseValue(depth: 0)
+        if case .array(let items) = value {
+            let names = items.compactMap { item -> String? in if case .string(let name) = item, !name.isEmpty { name } else { nil } }
+            if names.count == items.count {
+                builder.searchable = names
+                return
+            }
+        }
+        builder.report(.init(key: key, kind: .wrongType(expected: "an array of attribute names (non-empty strings)"), value: value.excerpt()))
     }
 
     /// `[ NODE, ... ]`: returns the positions of the nodes added.

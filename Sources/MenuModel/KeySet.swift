@@ -5,8 +5,8 @@ struct KeySet {
     private var bits: UInt8 = 0
 
     static var node: KeySet { KeySet(allowed: 0b11111) }
-    /// The document allows `title`, `items`, `defaultLocale` and `locales`.
-    static var document: KeySet { KeySet(allowed: 0b1100_0110) }
+    /// The document allows `title`, `items`, `searchable`, `defaultLocale` and `locales`.
+    static var document: KeySet { KeySet(allowed: 0b1110_0110) }
 
     private init(allowed: UInt8) { self.allowed = allowed }
 
@@ -19,6 +19,7 @@ struct KeySet {
         case "items": bit = 4
         case "expanded": bit = 8
         case "attributes": bit = 16
+        case "searchable": bit = 32
         case "defaultLocale": bit = 64
         case "locales": bit = 128
         default: return nil

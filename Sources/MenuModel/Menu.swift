@@ -15,6 +15,8 @@ public struct Menu: Sendable {
 
     /// The menu's title, if the config gives one.
     public var title: String? { storage.title }
+    /// The string attributes the config marks `searchable`: search reads them beside the titles.
+    public var searchableAttributes: [String] { storage.searchable }
     /// An opaque content hash: equal configs give equal versions; any change gives a new one.
     public var version: String { storage.version }
     /// Groups and rows in the menu, not counting the implicit root.
@@ -112,6 +114,7 @@ extension Menu {
         @usableFromInline static var expandedFlag: UInt8 { 2 }
 
         let title: String?
+        let searchable: [String]
         let version: String
         let height: Int
         let ids: [String]
@@ -152,6 +155,7 @@ extension Menu {
 
         init(builder b: MenuBuilder, version: String) {
             title = b.title
+            searchable = b.searchable
             self.version = version
             height = b.height
             ids = b.ids

@@ -6,6 +6,8 @@ struct MenuBuilder {
     static let idLengthLimit = 128
 
     var title: String?
+    /// The config's top-level `searchable`: string attributes search reads beside titles.
+    var searchable: [String] = []
     var height = 0
     var ids: [String] = [""]
     var titles: [String] = [""]

@@ -86,7 +86,7 @@ public struct ConfigProblem: Sendable, Equatable, CustomStringConvertible {
         case .invalidJSON(let line, let column):
             let place = line.map { l in "at line \(l)" + (column.map { ", column \($0)" } ?? "") } ?? ""
             return "not valid JSON \(place)".trimmingTrailingSpace() + (value.isEmpty ? "" : ": \(value)")
-        case .unknownKey: what = "unknown key \(value); allowed keys are id, title, items, expanded, attributes (and title, items, defaultLocale, locales at the top)"
+        case .unknownKey: what = "unknown key \(value); allowed keys are id, title, items, expanded, attributes (and title, items, defaultLocale, locales, searchable at the top)"
         case .missingKey: what = "missing required key \(value)"
         case .wrongType(let expected): what = "must be \(expected), found \(value)"
         case .emptyTitle: what = "title must be a non-empty string, found \(value)"

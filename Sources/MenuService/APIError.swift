@@ -5,6 +5,10 @@ import MenuModel
 package enum APIError: Error, Sendable, Equatable {
     case invalidParameter(String)
     case invalidBody(String)
+    /// `q` of a search is empty, over ``SearchQuery/maxLength`` characters, given twice, or the search asks nothing.
+    case invalidQuery(String)
+    /// A `filter` of a search is not `ATTR:VALUE`, names an attribute the menu does not have, or there are too many.
+    case invalidFilter(String)
     case invalidSession
     /// The `{id}` of `GET` or `DELETE /sessions/{id}` (given, cut to 40 characters) is not of the id format.
     case invalidSessionInPath(String)
@@ -35,7 +39,7 @@ package enum APIError: Error, Sendable, Equatable {
 
     package var status: Int {
         switch self {
-        case .invalidParameter, .invalidBody, .invalidSession, .invalidSessionInPath, .badRequest: 400
+        case .invalidParameter, .invalidBody, .invalidSession, .invalidSessionInPath, .badRequest, .invalidQuery, .invalidFilter: 400
         case .unknownSession, .unknownGroup, .unknownNode, .notFound: 404
         case .notAGroup, .tooManyChanges, .notVisible: 409
         case .methodNotAllowed: 405
@@ -52,6 +56,8 @@ package enum APIError: Error, Sendable, Equatable {
         switch self {
         case .invalidParameter: "invalid_parameter"
         case .invalidBody: "invalid_body"
+        case .invalidQuery: "invalid_query"
+        case .invalidFilter: "invalid_filter"
         case .invalidSession, .invalidSessionInPath: "invalid_session"
         case .unknownSession: "unknown_session"
         case .unknownGroup: "unknown_group"
@@ -74,7 +80,8 @@ package enum APIError: Error, Sendable, Equatable {
 
     package var message: String {
         switch self {
-        case .invalidParameter(let detail), .invalidBody(let detail), .badRequest(let detail), .notImplemented(let detail): detail
+        case .invalidParameter(let detail), .invalidBody(let detail), .badRequest(let detail), .notImplemented(let detail),
+             .invalidQuery(let detail), .invalidFilter(let detail): detail
         case .invalidSession: "X-Session-Id is not a session id issued by this server (22 characters of A-Z a-z 0-9 - _); omit it or POST /sessions for a new one"
         case .unknownSession: "no such session (never issued, expired or deleted); POST /sessions for a new one"
         case .unknownGroup(let id): "no group has id \"\(id)\"; GET /rows lists the ids"

@@ -10,6 +10,8 @@ package enum Endpoint: Hashable, Sendable {
     case rows
     /// `GET`/`HEAD /count`: the table's row and leaf counts.
     case count
+    /// `GET`/`HEAD /search`: the nodes matching a query and filters, with where the session shows them.
+    case search
     /// `GET`/`HEAD /changes`: the session's splices since a revision.
     case changes
     /// `GET`/`HEAD /healthz`.
@@ -43,8 +45,9 @@ package enum Endpoint: Hashable, Sendable {
     /// its methods in the order of its `Allow`: the single source of routing, the unknown-parameter
     /// refusal, the 404 hint, and the contract `openapi.yaml` documents (tests keep them in step).
     package static let routes: [Route] = [
-        Route(["GET", "HEAD"], "/rows", query: ["offset", "limit", "after", "before", "around", "lang"], .rows),
-        Route(["GET", "HEAD"], "/count", query: ["lang"], .count),
+        Route(["GET", "HEAD"], "/rows", query: ["offset", "limit", "after", "before", "around", "lang", "q", "filter"], .rows),
+        Route(["GET", "HEAD"], "/count", query: ["lang", "q", "filter"], .count),
+        Route(["GET", "HEAD"], "/search", query: ["q", "filter", "offset", "limit", "lang"], .search),
         Route(["GET", "HEAD"], "/changes", query: ["since", "lang"], .changes),
         Route(["GET", "HEAD"], "/healthz", .health),
         Route(["POST"], "/sessions", .createSession),

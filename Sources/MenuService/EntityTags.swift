@@ -245,8 +245,13 @@ package struct SessionEntityTag: Sendable, Equatable {
     /// The revision an opaque tag names on the menu of `prefix`: nil when it is of another menu
     /// or not a canonical decimal (a tag this server never sent).
     static func revision(in opaque: [UInt8], prefix: [UInt8]) -> Int? {
-        guard opaque.count > prefix.count, opaque.count - prefix.count <= 18, opaque.starts(with: prefix) else { return nil }
-        let digits = opaque[prefix.count...]
+        guard opaque.count > prefix.count, opaque.starts(with: prefix) else { return nil }
+        // A filtered page's tag has its query's part (`s`, 16 hex digits, `-`) before the revision.
+        let query = MenuService.queryTagPartLength
+        let skip = opaque.count - prefix.count > query && opaque[prefix.count] == UInt8(ascii: "s")
+            && opaque[prefix.count + query - 1] == UInt8(ascii: "-") ? query : 0
+        guard opaque.count - prefix.count - skip <= 18 else { return nil }
+        let digits = opaque[(prefix.count + skip)...]
         guard digits.first != UInt8(ascii: "0") || digits.count == 1 else { return nil }
         var value = 0
         for byte in digits {

@@ -136,6 +136,7 @@ package final class MenuService: Sendable {
         switch try Endpoint(routing: request, route: &route) {
         case .rows: return try rows(request)
         case .count: return try count(request)
+        case .search: return try search(request)
         case .changes: return try changes(request)
         case .health: return json(200, Self.healthBody)
         case .createSession: return try createSession(request)
@@ -164,6 +165,7 @@ package final class MenuService: Sendable {
     private func rows(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         let anchor = try PageAnchor(of: request)
         let limit = try Self.integerParameter("limit", in: request, default: min(Self.defaultLimit, maxLimit), range: 1 ... maxLimit)
+        if let query = try SearchParameters.query(of: request) { return try filteredRows(request, query, anchor: anchor, limit: limit) }
         let (menu, session) = try servedState(for: request)
         let locale = try negotiatedLocale(for: request, on: menu)
         let tag = entityTag(of: session, on: menu, locale: locale)
@@ -173,10 +175,7 @@ package final class MenuService: Sendable {
         let rowCount = max(0, min(pageRows, view.count - offset))
         var writer = JSONWriter(capacity: 160 + rowCount * 128)
         writeCounts(view, revision: session.revision, of: menu, to: &writer)
-        writer.raw(",\"offset\":")
-        writer.integer(offset)
-        writer.raw(",\"limit\":")
-        writer.integer(limit)
+        writePlace(offset: offset, limit: limit, to: &writer)
         writer.raw(",\"rows\":")
         menu.encoded[locale].writeRows(of: view, offset: offset, limit: pageRows, to: &writer)
         writer.raw("}")
@@ -184,6 +183,7 @@ package final class MenuService: Sendable {
     }
 
     private func count(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+        if let query = try SearchParameters.query(of: request) { return try filteredCount(request, query) }
         let (menu, session) = try servedState(for: request)
         let locale = try negotiatedLocale(for: request, on: menu)
         let tag = entityTag(of: session, on: menu, locale: locale)
@@ -197,14 +197,7 @@ package final class MenuService: Sendable {
 
     /// Writes `{"version":…,"revision":…,"count":…,"leafCount":…` (object left open).
     private func writeCounts(_ view: FlattenedView, revision: Int, of menu: ServedMenu, to writer: inout JSONWriter) {
-        writer.raw("{\"version\":")
-        writer.raw(menu.versionJSON)
-        writer.raw(",\"revision\":")
-        writer.integer(revision)
-        writer.raw(",\"count\":")
-        writer.integer(view.count)
-        writer.raw(",\"leafCount\":")
-        writer.integer(view.leafCount)
+        writeCounts(count: view.count, leafCount: view.leafCount, revision: revision, of: menu, to: &writer)
     }
 
     /// `{"version","id","index","path","row"}`: the node's row when visible (`index` and `row`
@@ -315,7 +308,7 @@ package final class MenuService: Sendable {
 
     /// The menu a read answers from and the expansion it uses with its revision: the session's,
     /// or the menu's default (revision 0) when none is named.
-    private func servedState(for request: HTTPRequest) throws(APIError) -> (ServedMenu, SessionSnapshot) {
+    func servedState(for request: HTTPRequest) throws(APIError) -> (ServedMenu, SessionSnapshot) {
         guard let id = try sessionID(in: request) else { return (current, SessionSnapshot(state: ExpansionState(), revision: 0)) }
         return try onServedMenu { menu throws(SessionStoreError) in try store.snapshot(of: id, in: menu.generation) }
     }

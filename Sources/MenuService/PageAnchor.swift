@@ -67,21 +67,40 @@ enum PageAnchor: Equatable {
     /// The page's first row and how many rows it may hold (at most `limit`) in `view`: 404
     /// `unknown_node` for an anchor no node has, 409 `not_visible` (with the node's path) for a hidden one.
     func page(in view: FlattenedView, limit: Int) throws(APIError) -> (offset: Int, rows: Int) {
+        try page(menu: view.menu, count: view.count, limit: limit) { node throws(APIError) in
+            guard let index = view.index(ofNode: node) else {
+                throw .notVisible(id: view.menu.id(of: node), path: view.ancestors(of: node).map(view.menu.id(of:)))
+            }
+            return index
+        }
+    }
+
+    /// As ``page(in:limit:)`` in a search's filtered tree: an anchor it does not show is 400
+    /// `invalid_parameter` (no expansion or reveal shows it there).
+    func page(in view: FilteredView, limit: Int) throws(APIError) -> (offset: Int, rows: Int) {
+        try page(menu: view.menu, count: view.count, limit: limit) { node throws(APIError) in
+            guard let index = view.index(ofNode: node) else {
+                throw .invalidParameter("\"\(view.menu.id(of: node))\" is not in this search's filtered tree; anchor on a row it shows, or page by offset")
+            }
+            return index
+        }
+    }
+
+    /// The page in a view of `count` rows where `index` finds an anchor node's row (or throws).
+    private func page(menu: Menu, count: Int, limit: Int, index: (Menu.Node) throws(APIError) -> Int) throws(APIError) -> (offset: Int, rows: Int) {
         let id: String
         switch self {
         case .offset(let offset): return (offset, limit)
         case .after(let anchor), .before(let anchor), .around(let anchor): id = anchor
         }
-        guard let node = view.menu.node(withID: id) else { throw .unknownNode(id: id) }
-        guard let index = view.index(ofNode: node) else {
-            throw .notVisible(id: id, path: view.ancestors(of: node).map(view.menu.id(of:)))
-        }
+        guard let node = menu.node(withID: id) else { throw .unknownNode(id: id) }
+        let index = try index(node)
         switch self {
         case .offset, .after: return (index + 1, limit)
         case .before:
             let offset = max(0, index - limit)
             return (offset, index - offset)
-        case .around: return (max(0, min(index - limit / 2, view.count - limit)), limit)
+        case .around: return (max(0, min(index - limit / 2, count - limit)), limit)
         }
     }
 }

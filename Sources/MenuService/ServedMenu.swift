@@ -23,6 +23,10 @@ package final class ServedMenu: Sendable {
     /// Per locale, `Content-Language` and the `Vary` of a read; `Vary: X-Session-Id` alone and
     /// no `Content-Language` for a menu without locales.
     let localeHeaders: [[(name: String, value: String)]]
+    /// Every node's folded texts (titles in every locale), built with the menu (load and reload).
+    package let searchIndex: SearchIndex
+    /// The filtered views of recent searches, shared by every session of this menu.
+    package let searchCache = SearchCache()
 
     /// `Content-Language` and `Vary` for an answer that is no session read (`/changes`, `/nodes`):
     /// none for a menu without locales, whose answers do not vary by language.
@@ -40,6 +44,7 @@ package final class ServedMenu: Sendable {
             : menu.locales.map { [("Content-Language", $0), ("Vary", "X-Session-Id, Accept-Language")] }
         let base = EncodedMenu(menu: menu)
         encoded = [base] + menu.localeIndices.dropFirst().map { EncodedMenu(localizing: base, menu: menu, locale: $0) }
+        searchIndex = SearchIndex(menu: menu)
         var writer = JSONWriter()
         writer.string(menu.version)
         versionJSON = writer.bytes

@@ -24,6 +24,8 @@ struct Options {
           --contract    only time issue 13's requests through MenuService.respond on the --sizes menus
                         (medium skipped): 304, expand all and deep pages, reveal, anchored pages, and
                         store memory per session after expand all and after toggles (--sessions of them)
+          --search      only time search on the --sizes menus (medium skipped), CJK added to the titles:
+                        the index's build and memory, scans, uncached views, cached /search and /rows?q= pages
         It runs itself in child processes as `--load-only FILE`, `--session-memory FILE N CHANGES` and
         `--store-memory FILE N KIND`.
         """
@@ -50,6 +52,8 @@ struct Options {
     var bulk = false
     /// `--contract`: time issue 13's requests through the service, and stop.
     var contract = false
+    /// `--search`: time search and the filtered tree, and stop.
+    var search = false
     var storeMemory: (path: String, sessions: Int, kind: String)?
     let changeCounts = [0, 10, 1_000]
     let sessionChanges = 10
@@ -99,6 +103,7 @@ struct Options {
             case "--translation": translation = true
             case "--bulk": bulk = true
             case "--contract": contract = true
+            case "--search": search = true
             case "--store-memory": storeMemory = (try value(flag), try number(flag), try value(flag))
             case "--write-menu":
                 let name = try value(flag)
@@ -192,6 +197,8 @@ do {
         print(FullTableFigures.measure(sizes: sizes, plan: options.plan))
     } else if let (path, sessions, kind) = options.storeMemory {
         print(StoreMemory.measureHere(path, sessions: sessions, kind: kind))
+    } else if options.search {
+        print(try SearchFigures.measure(sizes: options.sizes, plan: options.plan))
     } else if options.contract {
         print(try ContractFigures.measure(sizes: options.sizes, sessions: options.sessions, data: options.dataDirectory, plan: options.plan))
     } else if options.bulk {

@@ -14,6 +14,7 @@
 //   preconditions – the If-None-Match / If-Match entity-tag list parser, alone and on a read and a write
 //   cors     – Origin and Access-Control-Request-* as the CORS reader parses them, a --cors-origin value,
 //              and a preflight and a read through a service with a policy (never an echoed origin)
+//   search   – q and filter of GET /search, /rows and /count, and the matches against a naive scan
 //   language – Accept-Language and its lookup, a language tag's shape, and ?lang=, through reads of a menu with locales
 // Each input must never crash, and its outcome must be well formed (FuzzTarget.check): no 5xx and
 // a JSON answer for a request, the same isExpanded as Foundation reads for a body, an address that

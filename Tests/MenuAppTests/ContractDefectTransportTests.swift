@@ -21,6 +21,6 @@ import Testing
         let response = try await server.client().get("/rows?limt=7")
         try liveExpectError(response, status: 400, code: "invalid_parameter")
         #expect(try response.decode(LiveErrorBody.self).error.message
-            == #"unknown query parameter "limt"; GET /rows takes offset, limit, after, before, around and lang"#)
+            == #"unknown query parameter "limt"; GET /rows takes offset, limit, after, before, around, lang, q and filter"#)
     }
 }

@@ -413,7 +413,7 @@ struct HostileCase: Sendable, CustomTestStringConvertible {
             text("encoded dot-dot as the session id", .json(400, "invalid_session")) { "DELETE /sessions/%2e%2e HTTP/1.1\r\n\(h)\r\n" },
             text("encoded slashes in the session id", .json(404, "not_found")) { "DELETE /sessions/..%2F..%2Fetc HTTP/1.1\r\n\(h)\r\n" },
             text("dot-dot above the root", .json(404, "not_found")) { "GET /../../etc/passwd HTTP/1.1\r\n\(h)\r\n" },
-        ] + anchors
+        ] + anchors + searches
     }()
 
     /// What this reply says about the case, as a list of problems (empty when it passed).

@@ -27,7 +27,7 @@ import MenuTestSupport
     /// static: LeakSanitizer cannot see the array inside an enum payload with tag bits in its
     /// pointer, and would report a stored one as leaked.)
     static var samples: [APIError] {[
-        .invalidParameter("x"), .invalidBody("x"), .invalidSession, .invalidSessionInPath("abc"), .unknownSession,
+        .invalidParameter("x"), .invalidBody("x"), .invalidQuery("x"), .invalidFilter("x"), .invalidSession, .invalidSessionInPath("abc"), .unknownSession,
         .unknownGroup(id: "x"), .unknownNode(id: "x"), .notVisible(id: "x", path: []), .notAGroup(id: "x"), .notFound(path: "/x"), .methodNotAllowed(method: "PATCH", allowed: ["GET"]),
         .payloadTooLarge(limit: 1), .badRequest("x"), .notImplemented("x"), .tooManySessions(limit: 1, retryAfterSeconds: 1),
         .unavailable("x"), .tooManyChanges(limit: 1), .rateLimited(perMinute: 1, retryAfterSeconds: 1),

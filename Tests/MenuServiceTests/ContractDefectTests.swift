@@ -114,7 +114,7 @@ import MenuServiceTestSupport
         for route in Endpoint.routes {
             #expect(message.contains(route.methods.joined(separator: " or ") + " " + route.template), "\(route.template) missing from \(message)")
         }
-        #expect(message == "no resource at /menu; the routes are GET or HEAD /rows, GET or HEAD /count, GET or HEAD /changes, GET or HEAD /healthz, "
+        #expect(message == "no resource at /menu; the routes are GET or HEAD /rows, GET or HEAD /count, GET or HEAD /search, GET or HEAD /changes, GET or HEAD /healthz, "
             + "POST /sessions, GET or HEAD /sessions/{id}, DELETE /sessions/{id}, POST /groups/{id}/toggle, PUT /groups/{id}/expansion, PUT /expansion, "
             + "GET or HEAD /nodes/{id}, POST /nodes/{id}/reveal, GET or HEAD /metrics, GET or HEAD /, GET or HEAD /app.js, GET or HEAD /app.css")
     }

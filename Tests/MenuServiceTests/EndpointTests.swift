@@ -12,7 +12,7 @@ import MenuTestSupport
     /// Every request the contract describes, written out, with the endpoint it reaches.
     static let contract: [(method: String, path: String, endpoint: Endpoint)] = [
         ("GET", "/rows", .rows), ("HEAD", "/rows", .rows),
-        ("GET", "/count", .count), ("HEAD", "/count", .count),
+        ("GET", "/count", .count), ("HEAD", "/count", .count), ("GET", "/search", .search), ("HEAD", "/search", .search),
         ("GET", "/changes", .changes), ("HEAD", "/changes", .changes),
         ("GET", "/healthz", .health), ("HEAD", "/healthz", .health),
         ("POST", "/sessions", .createSession),
@@ -60,8 +60,8 @@ import MenuTestSupport
         ("PUT", "/sessions/x", [], .methodNotAllowed(method: "PUT", allowed: ["GET", "HEAD", "DELETE"])),
         ("GET", "/sessions/x", [("since", "1")], .invalidParameter(#"unknown query parameter "since"; GET /sessions/{id} takes lang"#)),
         ("get", "/rows", [], .methodNotAllowed(method: "get", allowed: ["GET", "HEAD"])),
-        ("HEAD", "/count", [("limit", "1")], .invalidParameter(#"unknown query parameter "limit"; HEAD /count takes lang"#)),
-        ("GET", "/rows", [("offset", "1"), ("Limit", "2")], .invalidParameter(#"unknown query parameter "Limit"; GET /rows takes offset, limit, after, before, around and lang"#)),
+        ("HEAD", "/count", [("limit", "1")], .invalidParameter(#"unknown query parameter "limit"; HEAD /count takes lang, q and filter"#)),
+        ("GET", "/rows", [("offset", "1"), ("Limit", "2")], .invalidParameter(#"unknown query parameter "Limit"; GET /rows takes offset, limit, after, before, around, lang, q and filter"#)),
     ] }
 
     static let methods = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]
@@ -81,6 +81,7 @@ import MenuTestSupport
         switch endpoint {
         case .rows: ("rows", nil)
         case .count: ("count", nil)
+        case .search: ("search", nil)
         case .changes: ("changes", nil)
         case .health: ("health", nil)
         case .createSession: ("createSession", nil)

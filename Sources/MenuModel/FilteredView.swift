@@ -1,0 +1,116 @@
+/// The tree a search shows: every matching node and every ancestor of one, in preorder, each
+/// ancestor expanded (a matched group none of whose descendants matches is shown collapsed). It
+/// does not depend on any session's expansion, so one value serves every session.
+///
+/// Invariant: `nodes` is strictly increasing and holds exactly `matches` and their ancestors;
+/// `descendants[i]` is how many entries after `i` lie in `nodes[i]`'s subtree (so entry `i`'s
+/// subtree is `i ... i + descendants[i]`); `matches` is strictly increasing.
+/// Memory: 8 bytes per shown node plus 4 per match. Cost: building is O(matches + shown nodes);
+/// ``count`` and ``leafCount`` O(1); a page O(limit) (no search for its first row: entries are
+/// indexed by row); ``index(ofNode:)`` O(log count).
+public struct FilteredView: Sendable {
+    public let menu: Menu
+    /// The matching nodes, in preorder.
+    public let matches: [Int32]
+    let nodes: [Int32]
+    let descendants: [Int32]
+    /// Shown nodes that are rows (not groups): every one of them is a match.
+    public let leafCount: Int
+
+    /// The view of `matches` (strictly increasing positions of `menu`) with their ancestors.
+    public init(menu: Menu, matches: [Int32]) {
+        let records = menu.storage.records
+        var nodes: [Int32] = []
+        var descendants: [Int32] = []
+        nodes.reserveCapacity(matches.count)
+        descendants.reserveCapacity(matches.count)
+        // The entries shown so far whose subtree may still take entries, outermost first.
+        var open: [Int] = []
+        var chain: [Int32] = []
+        func close(before node: Int32) {
+            while let last = open.last, records[Int(nodes[last])].subtreeEnd <= node {
+                descendants[last] = Int32(nodes.count - last - 1)
+                open.removeLast()
+            }
+        }
+        func show(_ node: Int32) {
+            open.append(nodes.count)
+            nodes.append(node)
+            descendants.append(0)
+        }
+        for match in matches {
+            precondition(match > (nodes.last ?? 0), "matches must be strictly increasing positions")
+            close(before: match)
+            // The ancestors not shown yet: those below the innermost open entry, which encloses the match.
+            let shownAncestor = open.last.map { nodes[$0] } ?? 0
+            chain.removeAll(keepingCapacity: true)
+            var parent = records[Int(match)].parent
+            while parent != shownAncestor && parent > 0 {
+                chain.append(parent)
+                parent = records[Int(parent)].parent
+            }
+            for ancestor in chain.reversed() { show(ancestor) }
+            show(match)
+        }
+        close(before: Int32.max)
+        self.menu = menu
+        self.matches = matches
+        self.nodes = nodes
+        self.descendants = descendants
+        leafCount = nodes.reduce(0) { $0 + (records[Int($1)].flags & Menu.Storage.groupFlag == 0 ? 1 : 0) }
+    }
+
+    /// Shown rows, groups and rows alike.
+    public var count: Int { nodes.count }
+
+    /// Node positions and counts this view holds: what a cache bounds its memory by.
+    public var positionsHeld: Int { matches.count + 2 * nodes.count }
+
+    /// The node shown at row `index` (0 ..< count).
+    public func node(at index: Int) -> Menu.Node { Int(nodes[index]) }
+
+    /// Shown rows in `node`'s subtree, not counting it (0 for a row or a collapsed matched group).
+    public func descendantCount(at index: Int) -> Int { Int(descendants[index]) }
+
+    /// The row `node` is shown at, nil when the view does not show it. O(log count).
+    public func index(ofNode node: Menu.Node) -> Int? {
+        var low = 0
+        var high = nodes.count
+        while low < high {
+            let middle = (low + high) / 2
+            if Int(nodes[middle]) < node { low = middle + 1 } else { high = middle }
+        }
+        return low < nodes.count && Int(nodes[low]) == node ? low : nil
+    }
+
+    /// Calls `body` for shown rows `offset ..< offset + limit` in order (fewer at the end). O(limit).
+    public func forEachRow(offset: Int, limit: Int, _ body: (VisibleNode, _ descendants: Int) -> Void) {
+        guard offset >= 0, limit > 0, offset < nodes.count else { return }
+        for index in offset ..< offset + min(limit, nodes.count - offset) {
+            let shown = Int(descendants[index])
+            body(VisibleNode(index: index, node: Int(nodes[index]), isExpanded: shown > 0), shown)
+        }
+    }
+}
+
+extension SearchIndex {
+    /// The nodes matching every part of `query`, in preorder: the text (``matches(folded:)``) and
+    /// each filter. Refuses a filter naming an attribute no node has. O(scan + matches · filters)
+    /// with a text; a filter alone reads every node's attributes (O(n) hash lookups).
+    public func matches(for query: SearchQuery, in menu: Menu) throws(SearchQueryError) -> [Int32] {
+        for filter in query.filters where !attributeNames.contains(filter.name) { throw .unknownAttribute(filter.name) }
+        let filters = query.filters
+        func holds(_ node: Int32) -> Bool {
+            guard !filters.isEmpty else { return true }
+            guard let attributes = menu.attributes(of: Int(node)) else { return false }
+            return filters.allSatisfy { $0.holds(for: attributes[$0.name]) }
+        }
+        if query.text != nil { return matches(folded: query.folded).filter(holds) }
+        return menu.nodes.lazy.map { Int32($0) }.filter(holds)
+    }
+
+    /// The filtered view of `query` on `menu` (the menu this index was built from).
+    public func view(for query: SearchQuery, in menu: Menu) throws(SearchQueryError) -> FilteredView {
+        FilteredView(menu: menu, matches: try matches(for: query, in: menu))
+    }
+}

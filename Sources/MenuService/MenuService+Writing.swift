@@ -1,0 +1,27 @@
+/// The parts several answers open with, written once.
+extension MenuService {
+    /// Writes `{"version":…,"revision":…,"count":…,"leafCount":…` (object left open).
+    func writeCounts(count: Int, leafCount: Int, revision: Int, of menu: ServedMenu, to writer: inout JSONWriter) {
+        writeOpening(revision: revision, of: menu, to: &writer)
+        writer.raw(",\"count\":")
+        writer.integer(count)
+        writer.raw(",\"leafCount\":")
+        writer.integer(leafCount)
+    }
+
+    /// Writes `,"offset":…,"limit":…`.
+    func writePlace(offset: Int, limit: Int, to writer: inout JSONWriter) {
+        writer.raw(",\"offset\":")
+        writer.integer(offset)
+        writer.raw(",\"limit\":")
+        writer.integer(limit)
+    }
+
+    /// Writes `{"version":…,"revision":…` (object left open).
+    func writeOpening(revision: Int, of menu: ServedMenu, to writer: inout JSONWriter) {
+        writer.raw("{\"version\":")
+        writer.raw(menu.versionJSON)
+        writer.raw(",\"revision\":")
+        writer.integer(revision)
+    }
+}
