@@ -9,7 +9,8 @@ import Darwin
 /// One ``RedisConnection`` per calling thread, so each libmicrohttpd worker thread has its own
 /// and no lock is held during a round trip.
 ///
-/// Invariant: a thread always gets the same connection from one pool; two threads never share
+/// Invariant: a thread always gets the same connection from one pool (except while the process
+/// has no pthread key left: then each call gets a connection of its own); two threads never share
 /// one. A connection lives in a pthread key slot of its thread and is disconnected and released
 /// when that thread exits (the key's destructor) or when the pool goes away, whichever is first
 /// (the registry decides who, under its lock). Thread-safe (`Sendable`); the connections are not,
