@@ -2,6 +2,7 @@
 // message, and the table left as it was.
 
 import Foundation
+import HTTPTestSupport
 import MenuClient
 import Testing
 
@@ -40,9 +41,11 @@ import Testing
     }
 
     @Test func noServerIsATransportErrorNamingTheRequest() async throws {
-        let server = try ClientTestServer(config: ClientTestMenus.large(groups: 1, subgroups: 1, leaves: 1))
-        let configuration = server.configuration
-        server.shutdown()
+        // A port bound but not listening: refused, and no other test's server can take it meanwhile
+        // (a port whose server was shut down can be, and its client then talks to that server).
+        let nobody = try RefusingLoopbackPort()
+        defer { nobody.close() }
+        let configuration = MenuClientConfiguration(baseURL: URL(string: "http://127.0.0.1:\(nobody.port)")!)
         do {
             _ = try await MenuTable(session: MenuSession(configuration: configuration))
             Issue.record("a table opened with no server")
