@@ -94,7 +94,7 @@ let package = Package(
             name: "DurableTestSupport", dependencies: ["MenuSessionsDurable", "MenuSessions", "MenuModel", "ChildProcess"],
             swiftSettings: strict),
         // Test support only: a real redis-server started through ChildProcess on a free port or a unix socket.
-        .target(name: "RedisTestSupport", dependencies: ["RedisClient", "ChildProcess"], swiftSettings: strict),
+        .target(name: "RedisTestSupport", dependencies: ["RedisClient", "ChildProcess", "HTTPTestSupport"], swiftSettings: strict),
 
         .testTarget(name: "MenuModelTests", dependencies: ["MenuModel", "SeedMenu"], swiftSettings: strict),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics", "LineLog"], swiftSettings: strict),

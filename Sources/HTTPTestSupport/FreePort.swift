@@ -12,20 +12,7 @@ import Darwin
 /// A TCP port on 127.0.0.1 that was free a moment ago; another process may take it before the
 /// caller binds it, so a caller retries with another on failure. Throws ``RawHTTPError/socket(_:)``.
 package func freeLoopbackPort() throws(RawHTTPError) -> Int {
-    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard descriptor >= 0 else { throw .socket(errno) }
-    defer { close(descriptor) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-            bind(descriptor, pointer, length) == 0 && getsockname(descriptor, pointer, &length) == 0
-        }
-    }
-    guard bound else { throw .socket(errno) }
-    return Int(UInt16(bigEndian: address.sin_port))
+    try RefusingLoopbackPort().port  // closed as it goes away
 }
 
 /// A loopback port bound and never listened on, held until ``close()`` or deinit: a connection to

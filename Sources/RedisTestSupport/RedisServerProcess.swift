@@ -1,5 +1,6 @@
 import ChildProcess
 import Foundation
+import HTTPTestSupport
 import RedisClient
 import Synchronization
 
@@ -185,21 +186,11 @@ package final class RedisServerProcess: Sendable {
 
     /// A port the kernel just handed out on 127.0.0.1 (bound to port 0, then closed).
     private static func freeLoopbackPort() throws -> Int {
-        let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard probe >= 0 else { throw RedisServerProcessError("socket: \(String(cString: strerror(errno)))") }
-        defer { close(probe) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-                bind(probe, generic, length) == 0 && getsockname(probe, generic, &length) == 0
-            }
+        do {
+            return try HTTPTestSupport.freeLoopbackPort()
+        } catch {
+            throw RedisServerProcessError("bind 127.0.0.1:0: \(error)")
         }
-        guard bound else { throw RedisServerProcessError("bind 127.0.0.1:0: \(String(cString: strerror(errno)))") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }
 
