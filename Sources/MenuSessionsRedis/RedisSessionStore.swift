@@ -241,10 +241,12 @@ package final class RedisSessionStore: SessionStore {
     }
 
     /// The listener, set once the closures that need it exist: what the cache asks for the
-    /// subscription generation (nil while the listener is down).
+    /// subscription generation (nil while the listener is down). Weak: the listener's event
+    /// closure holds the cache, which holds this; the store owns the listener.
     private final class ListenerReference: Sendable {
-        private let listener = Mutex<RedisInvalidationListener?>(nil)
-        func set(_ listener: RedisInvalidationListener) { self.listener.withLock { $0 = listener } }
-        var generation: Int? { listener.withLock { $0 }?.subscription?.generation }
+        private struct WeakListener: Sendable { weak var listener: RedisInvalidationListener? }
+        private let listener = Mutex(WeakListener())
+        func set(_ listener: RedisInvalidationListener) { self.listener.withLock { $0.listener = listener } }
+        var generation: Int? { listener.withLock { $0.listener }?.subscription?.generation }
     }
 }
