@@ -1,14 +1,15 @@
 # menu-server container image: a static-stdlib release build on Swift's Debian 12 image, run on
-# Debian 12 slim with only libmicrohttpd and its needs.
+# Debian 12 slim with only libmicrohttpd, hiredis (the Redis session store) and their needs.
 #   docker build -t menu-server .
 #   docker run -p 8080:8080 menu-server                      # Config/menu.json, sessions in memory
 #   docker run -p 8080:8080 -v menu-data:/data -e MENU_DATA_DIR=/data menu-server
+#   docker run -p 8080:8080 -e MENU_STORE=redis://redis:6379 menu-server   # sessions shared in Redis
 
 FROM swift:6.3-bookworm AS build
 # Debian 12's package versions change with its security updates; pinning them would break builds.
 # hadolint ignore=DL3008
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libmicrohttpd-dev pkg-config \
+    && apt-get install -y --no-install-recommends libmicrohttpd-dev libhiredis-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY Package.swift ./
@@ -22,7 +23,7 @@ RUN swift build -c release --product menu-server --static-swift-stdlib \
 FROM debian:bookworm-slim
 # hadolint ignore=DL3008
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libmicrohttpd12 \
+    && apt-get install -y --no-install-recommends libmicrohttpd12 libhiredis0.14 \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --uid 10001 --home-dir /app menu \
     && mkdir -p /data && chown menu /data
