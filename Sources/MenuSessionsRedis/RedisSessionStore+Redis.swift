@@ -79,13 +79,19 @@ extension RedisSessionStore {
         case .integer(let revision) where revision == record.revision:
             let written = CachedSession(record: record, state: state, epoch: menu.epoch, expiresAt: expiry(afterMilliseconds: ttlMilliseconds))
             if let fill { if tracked { cache?.finishFill(fill, written) } else { cache?.cancelFill(fill) } }
+            writeBasis.keep(written, of: id)
             return .written
         case .integer(-1):
             fill.map { cache?.cancelFill($0) }
+            writeBasis.forget(id)
             return .missing
         case .array(let fields):
             fill.map { cache?.cancelFill($0) }
-            guard let current = try session(fromFields: fields, of: id, in: menu, remaining: nil) else { return .missing }
+            guard let current = try session(fromFields: fields, of: id, in: menu, remaining: nil) else {
+                writeBasis.forget(id)
+                return .missing
+            }
+            writeBasis.keep(current, of: id)
             return .moved(current)
         case .error(let message):
             fill.map { cache?.cancelFill($0) }

@@ -40,6 +40,8 @@ package final class RedisSessionStore: SessionStore {
     /// concurrent writers of a session compete in Redis only across instances, where each round
     /// one of them wins. A write waits for its gate at most the Redis timeout.
     private let writeGates: [DispatchSemaphore]
+    /// Where a write of a session starts when the cache has no copy (see ``WriteBasis``).
+    let writeBasis = WriteBasis<CachedSession>(capacity: 16_384)
     private static var gateCount: Int { 64 }
 
     /// A session as the cache holds it: the record Redis holds, its state decoded on the menu of
@@ -108,6 +110,7 @@ package final class RedisSessionStore: SessionStore {
         let key = key(of: id)
         let reply = try redis { connection throws(RedisError) in try connection.command([Array("DEL".utf8), key]) }
         cache?.invalidate(id)
+        writeBasis.forget(id)
         switch reply {
         case .integer(1): return
         case .integer(0): throw .unknownSession
@@ -145,7 +148,7 @@ package final class RedisSessionStore: SessionStore {
         // A refusal or a no-op decided on a cached copy may be out of date (a write of another
         // instance whose invalidation is still on its way): those are decided again on a copy
         // read from Redis by this call. Writes need not be: the script checks the revision.
-        let cached = cache?.value(of: id)
+        let cached = cache?.value(of: id) ?? writeBasis.value(of: id)
         var session: CachedSession
         if let cached { session = cached } else { session = try self.session(id, in: menu, atLeast: 0) }
         var fresh = cached == nil

@@ -41,6 +41,33 @@ struct RedisStoreCacheTests {
         #expect(eventually { (try? reader.snapshot(of: id).revision) == 2 })
     }
 
+    @Test(arguments: [true, false])
+    func writesOfOneSessionOnOneInstanceCostOneRoundTripEachAndStillLoseNothingToTheOther(cache: Bool) throws {
+        let fixture = try RedisStoreFixture()
+        let menu = try redisTestMenu()
+        let store = try fixture.store(MenuGeneration(menu), cache: cache)
+        let other = try fixture.store(MenuGeneration(menu), cache: cache)
+        let id = try store.create()
+        let before = fixture.calls()
+        for revision in 1 ... 6 {
+            #expect(try store.apply(.toggle(groupID: "a"), to: id).revision == revision)
+        }
+        // Each write starts from the copy the previous one left (WriteBasis), even once its own
+        // invalidation has dropped the cached copy: one EVALSHA each, no read back.
+        let after = fixture.calls()
+        #expect(after["evalsha"] == (before["evalsha"] ?? 0) + 6)
+        #expect((after["hmget"] ?? 0) == (before["hmget"] ?? 0))
+        // Another instance moves the session on: the next write here, computed on the old copy,
+        // is refused by the script and computed again on the record it hands back.
+        _ = try other.apply(.toggle(groupID: "c"), to: id)
+        let applied = try store.apply(.toggle(groupID: "a"), to: id)
+        #expect(applied.revision == 8)
+        var expected = FlattenedView(menu: menu)
+        _ = try expected.toggle("c")
+        _ = try expected.toggle("a")
+        #expect(try fixture.store(MenuGeneration(menu), cache: false).snapshot(of: id).state == expected.state)
+    }
+
     @Test func aNoOpOrARefusalIsNeverDecidedOnACopyAnotherInstanceHasOverwritten() throws {
         let fixture = try RedisStoreFixture()
         let menu = try redisTestMenu()
