@@ -120,7 +120,7 @@ let package = Package(
             name: "MenuServiceTests",
             dependencies: ["MenuService", "MenuModel", "MenuSessions", "HTTPCore", "MenuServiceTestSupport", "MenuTestSupport",
                            "SeedMenu", "FuzzTargets", "MenuSessionsDurable", "DurableTestSupport", "MenuSessionsRedis", "RedisClient",
-                           "RedisTestSupport"],
+                           "RedisTestSupport", "HTTPTestSupport"],
             swiftSettings: strict),
         // Live: MenuServer started in-process on port 0, the menu-server process, hostile clients, settings.
         .testTarget(

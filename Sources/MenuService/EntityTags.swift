@@ -250,9 +250,12 @@ package struct SessionEntityTag: Sendable, Equatable {
         let query = MenuService.queryTagPartLength
         let skip = opaque.count - prefix.count > query && opaque[prefix.count] == UInt8(ascii: "s")
             && opaque[prefix.count + query - 1] == UInt8(ascii: "-") ? query : 0
-        guard opaque.count - prefix.count - skip <= 18 else { return nil }
-        let digits = opaque[(prefix.count + skip)...]
-        guard digits.first != UInt8(ascii: "0") || digits.count == 1 else { return nil }
+        return canonicalRevision(opaque[(prefix.count + skip)...])
+    }
+
+    /// The revision `digits` spell: canonical decimal (no leading zero), 1 to 18 digits, else nil.
+    static func canonicalRevision<Digits: Collection<UInt8>>(_ digits: Digits) -> Int? {
+        guard !digits.isEmpty, digits.count <= 18, digits.first != UInt8(ascii: "0") || digits.count == 1 else { return nil }
         var value = 0
         for byte in digits {
             guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }

@@ -106,13 +106,6 @@ package enum KnownRevision {
     /// canonical decimal.
     package static func revision<Bytes: BidirectionalCollection<UInt8>>(in opaque: Bytes) -> Int? {
         guard let dash = opaque.lastIndex(of: UInt8(ascii: "-")) else { return nil }
-        let digits = opaque[opaque.index(after: dash)...]
-        guard !digits.isEmpty, digits.count <= 18, digits.first != UInt8(ascii: "0") || digits.count == 1 else { return nil }
-        var value = 0
-        for byte in digits {
-            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
-            value = value * 10 + Int(byte - UInt8(ascii: "0"))
-        }
-        return value
+        return SessionEntityTag.canonicalRevision(opaque[opaque.index(after: dash)...])
     }
 }

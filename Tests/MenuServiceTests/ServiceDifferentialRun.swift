@@ -1,5 +1,6 @@
 import Foundation
 import HTTPCore
+import HTTPTestSupport
 import MenuModel
 import MenuService
 import MenuServiceTestSupport
@@ -139,15 +140,14 @@ final class ServiceDifferentialRun {
 
     /// Serves the same sessions from `store`, another instance of a store shared by instances
     /// (Redis): once `store` reads every session at the revision its client holds (its cache
-    /// hears of the other instance's writes from the backend, within `bound`), every session's
+    /// hears of the other instance's writes from the backend; each waited for at most `bound`), every session's
     /// whole table must be the oracle's, and the run goes on there.
     func switchInstance(to store: any SessionStore, within bound: Duration = .seconds(30)) throws {
         service = MenuService(menu: service.menu, store: store, maxLimit: 100_000)
-        let deadline = ContinuousClock.now.advanced(by: bound)
         for client in clients.indices {
             guard let text = clients[client].id, let id = SessionID(text) else { continue }
             let revision = clients[client].naive.revision
-            while (try? store.snapshot(of: id).revision) != revision, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.005) }
+            _ = eventually(within: bound) { (try? store.snapshot(of: id).revision) == revision }  // checkTable says what differs
             try checkTable(of: client)
         }
     }
