@@ -128,12 +128,12 @@ package final class NginxProcess: Sendable {
 
     /// Whether a TCP connection to `port` succeeds, trying every 20 ms for 10 s while `child` runs.
     private static func awaitListening(port: Int, while child: ChildProcess) -> Bool {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline, child.isRunning {
-            if canConnect(port: port) { return true }
-            usleep(20_000)
+        var listening = false
+        _ = eventually(within: .seconds(10), every: .milliseconds(20)) {
+            listening = child.isRunning && canConnect(port: port)
+            return listening || !child.isRunning
         }
-        return false
+        return listening
     }
 
     /// Whether a TCP connection to 127.0.0.1:`port` is accepted now.

@@ -170,14 +170,15 @@ package final class RedisServerProcess: Sendable {
         let child = try ChildProcess(executable: executable, arguments: arguments, standardOutput: .discard, standardError: .discard)
         let probe = RedisConnection(
             endpoint: endpoint, options: RedisOptions(timeout: .seconds(1), initialBackoff: .milliseconds(2), maxBackoff: .milliseconds(20)))
-        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
-        while ContinuousClock.now < deadline {
-            if case .status("PONG")? = try? probe.command("PING") { return child }
-            if !child.isRunning {
-                let log = (try? String(contentsOfFile: directory + "/redis.log", encoding: .utf8)) ?? ""
-                throw RedisServerProcessError("redis-server exited: \(log.suffix(600))", addressInUse: log.contains("Address already in use"))
-            }
-            usleep(2_000)
+        var answered = false
+        _ = eventually(within: .seconds(10), every: .milliseconds(2)) {
+            if case .status("PONG")? = try? probe.command("PING") { answered = true }
+            return answered || !child.isRunning
+        }
+        if answered { return child }
+        if !child.isRunning {
+            let log = (try? String(contentsOfFile: directory + "/redis.log", encoding: .utf8)) ?? ""
+            throw RedisServerProcessError("redis-server exited: \(log.suffix(600))", addressInUse: log.contains("Address already in use"))
         }
         child.send(SIGKILL)
         _ = child.wait()
