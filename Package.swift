@@ -127,7 +127,7 @@ let package = Package(
             name: "MenuAppTests",
             dependencies: ["MenuApp", "MenuService", "MenuModel", "MenuSessions", "MenuSessionsDurable", "HTTPCore", "HTTPServer",
                            "Metrics", "HTTPTestSupport", "MenuServiceTestSupport", "MenuTestSupport", "DurableTestSupport", "SeedMenu",
-                           "ChildProcess", "NginxTestSupport", "RedisClient", "RedisTestSupport"],
+                           "ChildProcess", "NginxTestSupport", "RedisClient", "MenuSessionsRedis", "RedisTestSupport"],
             swiftSettings: strict),
         // MenuClient against the real server started in-process (and the menu-server process).
         .testTarget(

@@ -22,10 +22,12 @@ extension ServerSettings {
 
     /// The Redis store's options these settings name: the prefix, the timeout, the cache, and
     /// the session limits the other stores take (`--session-ttl`, `--max-changed-groups`,
-    /// `--change-history`).
+    /// `--change-history`), and the cache's `--redis-cache-max-age`.
     package var redisStoreOptions: RedisStoreOptions {
-        RedisStoreOptions(prefix: redisPrefix, sessionTTL: .seconds(sessionTTLSeconds), redis: RedisOptions(timeout: redisTimeout),
-                          trackingCache: redisCache, maxChangedGroups: maxChangedGroups, historyLimit: changeHistory)
+        var options = RedisStoreOptions(prefix: redisPrefix, sessionTTL: .seconds(sessionTTLSeconds), redis: RedisOptions(timeout: redisTimeout),
+                                        trackingCache: redisCache, maxChangedGroups: maxChangedGroups, historyLimit: changeHistory)
+        options.cacheMaxAge = .seconds(redisCacheMaxAgeSeconds)
+        return options
     }
 
     /// The start-up line of a Redis store: where (the password never shown) and how.

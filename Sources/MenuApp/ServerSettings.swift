@@ -56,6 +56,8 @@ package struct ServerSettings: Sendable, Equatable {
     package var redisTimeoutMilliseconds = Int(RedisOptions().timeout / .milliseconds(1))
     /// Keep the sessions read in this process, invalidated by Redis (client-side caching).
     package var redisCache = true
+    /// `--redis-cache-max-age`: seconds a cached session is served before Redis confirms it again.
+    package var redisCacheMaxAgeSeconds = Int(RedisStoreOptions().cacheMaxAge / .seconds(1))
     /// When the session journal is flushed to disk (with a data directory).
     package var fsync = FsyncPolicy.everysec
     /// Seconds a session write may wait for the disk (with a data directory) before it answers 503.
@@ -165,6 +167,9 @@ package struct ServerSettings: Sendable, Equatable {
             default: throw .invalidValue(source: "--redis-cache", value: v, expected: "on or off")
             }
         },
+        integer("--redis-cache-max-age", "MENU_REDIS_CACHE_MAX_AGE",
+                "seconds a cached session is served before it is read from Redis again: how long a copy could be stale should Redis drop the connection tracking it unnoticed",
+                1 ... 86_400, \.redisCacheMaxAgeSeconds),
         text("--fsync", "MENU_FSYNC", "POLICY", "always|everysec|no: when session changes are flushed to disk", shown: defaults.fsync.rawValue) { s, v throws(SettingsError) in
             guard let policy = FsyncPolicy(rawValue: v) else { throw .invalidValue(source: "--fsync", value: v, expected: "always, everysec or no") }
             s.fsync = policy

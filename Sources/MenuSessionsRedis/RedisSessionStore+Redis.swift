@@ -21,6 +21,9 @@ extension RedisSessionStore {
     /// [4] the history entry ('' for none: a session created at revision 0), [5] history bytes
     /// kept at most, [6] the idle TTL in milliseconds ('' for none). Answers the new revision,
     /// -1 for no session (or a taken id), or the fields of the record Redis holds at another revision.
+    /// It reads the key again after writing it: tracking is `NOLOOP` (Redis does not report a
+    /// connection's own writes to it), and a write ends every client's tracking of the key, so
+    /// without that read the next write of another client would not be reported here either.
     static let writeScript = RedisScript("""
         local key = KEYS[1]
         local revision = redis.call('HGET', key, 'r')
@@ -42,7 +45,19 @@ extension RedisSessionStore {
         end
         redis.call('HSET', key, 'r', string.format('%d', nextRevision), 's', ARGV[2], 'v', ARGV[3], 'h', history)
         if ARGV[6] ~= '' then redis.call('PEXPIRE', key, ARGV[6]) end
+        redis.call('HGET', key, 'r')
         return nextRevision
+        """)
+
+    /// KEYS[1] the session's hash, ARGV[1] the idle TTL in milliseconds: sets the TTL and answers
+    /// the revision (-1: no session), reading the key after the PEXPIRE so that it stays tracked
+    /// (see ``writeScript``).
+    static let refreshScript = RedisScript("""
+        local revision = redis.call('HGET', KEYS[1], 'r')
+        if not revision then return -1 end
+        redis.call('PEXPIRE', KEYS[1], ARGV[1])
+        redis.call('HGET', KEYS[1], 'r')
+        return tonumber(revision)
         """)
 
     /// Creates a session holding `state` under a fresh id: at revision 0, or at 1 with `splice`
@@ -77,7 +92,8 @@ extension RedisSessionStore {
         }
         switch reply {
         case .integer(let revision) where revision == record.revision:
-            let written = CachedSession(record: record, state: state, epoch: menu.epoch, expiresAt: expiry(afterMilliseconds: ttlMilliseconds))
+            let written = CachedSession(record: record, state: state, epoch: menu.epoch, expiresAt: expiry(afterMilliseconds: ttlMilliseconds),
+                                        confirmedAt: SessionClock.now())
             if let fill { if tracked { cache?.finishFill(fill, written) } else { cache?.cancelFill(fill) } }
             writeBasis.keep(written, of: id)
             return .written
@@ -107,7 +123,7 @@ extension RedisSessionStore {
     /// cached. `.unknownSession` when Redis holds none.
     /// `fromRedis` skips the cached copy (the read still fills the cache).
     func session(_ id: SessionID, in menu: MenuGeneration, atLeast revision: Int, fromRedis: Bool = false) throws(SessionStoreError) -> CachedSession {
-        if !fromRedis, let cached = cache?.value(of: id), cached.record.revision >= revision {
+        if !fromRedis, let cached = cache?.value(of: id), cached.record.revision >= revision, isConfirmedRecently(cached) {
             try refreshIfDue(id, cached)
             return cached
         }
@@ -126,10 +142,7 @@ extension RedisSessionStore {
             fill.map { cache?.cancelFill($0) }
             throw .unknownSession
         }
-        if let fill {
-            // A refresh (PEXPIRE) invalidates what was just read, so a due one fills nothing.
-            if tracked, !isRefreshDue(session) { cache?.finishFill(fill, session) } else { cache?.cancelFill(fill) }
-        }
+        if let fill { if tracked { cache?.finishFill(fill, session) } else { cache?.cancelFill(fill) } }
         try refreshIfDue(id, session)
         return session
     }
@@ -154,7 +167,7 @@ extension RedisSessionStore {
             default: nil  // -1: no TTL
             }
             return CachedSession(record: record, state: try record.state(on: menu.menu, key: keyText(of: id)), epoch: menu.epoch,
-                                 expiresAt: expiresAt)
+                                 expiresAt: expiresAt, confirmedAt: SessionClock.now())
         } catch {
             throw .unavailable(reason: error.description)
         }
@@ -162,6 +175,14 @@ extension RedisSessionStore {
 
     private func expiry(afterMilliseconds milliseconds: Int64?) -> SessionTime? {
         milliseconds.map { SessionClock.now().advanced(byMilliseconds: $0) }
+    }
+
+    /// Whether a cached copy may still be served: Redis confirmed it less than
+    /// ``RedisStoreOptions/cacheMaxAge`` ago. Tracking reports every change while the connection
+    /// that read the key lives; this bounds how long a copy can be served should Redis have
+    /// dropped that connection (its idle `timeout`, `CLIENT KILL`) unnoticed.
+    private func isConfirmedRecently(_ session: CachedSession) -> Bool {
+        SessionClock.now().milliseconds(since: session.confirmedAt) < cacheMaxAgeMilliseconds
     }
 
     /// A session's TTL is refreshed once less than 3/4 of it is left: at most one PEXPIRE per
@@ -172,30 +193,40 @@ extension RedisSessionStore {
         return expiresAt.milliseconds(since: SessionClock.now()) < ttl - ttl / 4
     }
 
-    /// Sends the PEXPIRE when due (one call); a session Redis no longer holds is `.unknownSession`.
+    /// Sets the TTL again when due (``refreshScript``, one call); a session Redis no longer holds
+    /// is `.unknownSession`. The cached copy keeps serving, with its new expiry, only while Redis
+    /// still holds its revision.
     func refreshIfDue(_ id: SessionID, _ session: CachedSession) throws(SessionStoreError) {
         guard isRefreshDue(session), let ttl = ttlMilliseconds else { return }
         let key = key(of: id)
-        let reply = try redis { connection throws(RedisError) in try connection.command([Array("PEXPIRE".utf8), key, Array(String(ttl).utf8)]) }
-        switch reply {
-        case .integer(1): cache?.update(id) { current in
-            var current = current
-            current.expiresAt = expiry(afterMilliseconds: ttl)
-            return current
+        let reply = try redis { connection throws(RedisError) in
+            try connection.evaluate(Self.refreshScript, keys: [key], arguments: [Array(String(ttl).utf8)])
         }
-        case .integer(0):
+        switch reply {
+        case .integer(let revision) where revision >= 0:
+            cache?.update(id) { current in
+                guard current.record.revision == revision else { return nil }  // Redis moved on: read it again
+                var current = current
+                current.expiresAt = expiry(afterMilliseconds: ttl)
+                current.confirmedAt = SessionClock.now()
+                return current
+            }
+        case .integer(-1):
             cache?.invalidate(id)
+            writeBasis.forget(id)
             throw .unknownSession
-        default: throw unexpected(reply, to: "PEXPIRE")
+        default: throw unexpected(reply, to: "the TTL refresh script")
         }
     }
 
     /// Registers `connection` for tracking under `tracking` unless it is already (its `mark` is
     /// the generation + 1, so a fresh connection's 0 means none); false when Redis refuses
     /// (the listener's connection is gone): then nothing read through it may be cached.
+    /// `NOLOOP`: Redis does not report this connection's own writes to it; the store updates its
+    /// cache with them itself, and its scripts read the key last so that it stays tracked.
     static func track(_ connection: RedisConnection, for tracking: SessionCache<CachedSession>.Tracking) throws(RedisError) -> Bool {
         if connection.mark == tracking.generation + 1 { return true }
-        let reply = try connection.command("CLIENT", "TRACKING", "on", "REDIRECT", String(tracking.clientID))
+        let reply = try connection.command("CLIENT", "TRACKING", "on", "REDIRECT", String(tracking.clientID), "NOLOOP")
         guard reply == .status("OK") else { return false }
         connection.mark = tracking.generation + 1
         return true

@@ -36,6 +36,8 @@ package final class RedisSessionStore: SessionStore {
     let keyPrefix: [UInt8]
     /// The idle TTL in milliseconds, nil for none.
     let ttlMilliseconds: Int64?
+    /// ``RedisStoreOptions/cacheMaxAge`` in milliseconds.
+    let cacheMaxAgeMilliseconds: Int64
     /// Writes of one session on this instance go one at a time (``gateCount`` gates by id), so
     /// concurrent writers of a session compete in Redis only across instances, where each round
     /// one of them wins. A write waits for its gate at most the Redis timeout.
@@ -45,7 +47,8 @@ package final class RedisSessionStore: SessionStore {
     private static var gateCount: Int { 64 }
 
     /// A session as the cache holds it: the record Redis holds, its state decoded on the menu of
-    /// `epoch`, and when its TTL runs out by the local clock (nil: no TTL). Memory: the record
+    /// `epoch`, when its TTL runs out by the local clock (nil: no TTL), and when Redis last
+    /// confirmed the record (``RedisStoreOptions/cacheMaxAge`` after that it is read again). Memory: the record
     /// (2 + id bytes per changed group, 12 bytes per history entry) plus the decoded state (about
     /// 16 bytes per changed group and overlay entry) and about 150 bytes of fixed parts.
     struct CachedSession: Sendable {
@@ -53,6 +56,7 @@ package final class RedisSessionStore: SessionStore {
         var state: ExpansionState
         var epoch: MenuEpoch
         var expiresAt: SessionTime?
+        var confirmedAt: SessionTime
     }
 
     package init(endpoint: RedisEndpoint, options: RedisStoreOptions, menu: MenuGeneration) {
@@ -61,6 +65,7 @@ package final class RedisSessionStore: SessionStore {
         latest = LatestMenu(menu)
         keyPrefix = Array((options.prefix + "s:").utf8)
         ttlMilliseconds = options.sessionTTL.map { max(1, SessionClock.milliseconds(of: $0)) }
+        cacheMaxAgeMilliseconds = max(1, SessionClock.milliseconds(of: options.cacheMaxAge))
         writeGates = (0 ..< Self.gateCount).map { _ in DispatchSemaphore(value: 1) }
         guard options.trackingCache else {
             cache = nil
@@ -83,6 +88,8 @@ package final class RedisSessionStore: SessionStore {
         self.cache = cache
         self.listener = listener
         pool = RedisConnectionPool(endpoint: endpoint, options: options.redis) { connection throws(RedisError) in
+            // The keys a lost connection tracked are tracked no more: nothing read through it may stay.
+            cache.flush()
             if let tracking = cache.tracking { _ = try Self.track(connection, for: tracking) }
         }
         listener.start()
@@ -109,7 +116,7 @@ package final class RedisSessionStore: SessionStore {
     package func delete(_ id: SessionID) throws(SessionStoreError) {
         let key = key(of: id)
         let reply = try redis { connection throws(RedisError) in try connection.command([Array("DEL".utf8), key]) }
-        cache?.invalidate(id)
+        cache?.invalidate(id)  // NOLOOP: Redis reports this to the instance's other connections only
         writeBasis.forget(id)
         switch reply {
         case .integer(1): return
@@ -221,7 +228,8 @@ package final class RedisSessionStore: SessionStore {
             cache.update(id) { current in
                 guard current.record == old.record, current.epoch === old.epoch else { return current }
                 installed = true
-                return CachedSession(record: current.record, state: state, epoch: menu.epoch, expiresAt: current.expiresAt)
+                return CachedSession(record: current.record, state: state, epoch: menu.epoch, expiresAt: current.expiresAt,
+                                     confirmedAt: current.confirmedAt)
             }
             if installed { report.rebased += 1 }
         }
@@ -237,7 +245,8 @@ package final class RedisSessionStore: SessionStore {
         if menu.epoch === latest.current.epoch {
             cache?.update(id) { current in
                 guard current.record == session.record else { return current }
-                return CachedSession(record: current.record, state: state, epoch: menu.epoch, expiresAt: current.expiresAt)
+                return CachedSession(record: current.record, state: state, epoch: menu.epoch, expiresAt: current.expiresAt,
+                                     confirmedAt: current.confirmedAt)
             }
         }
         return state

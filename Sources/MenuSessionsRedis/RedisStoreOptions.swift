@@ -22,6 +22,10 @@ package struct RedisStoreOptions: Sendable {
     /// writes of one session on one instance queue for each other, so each round has at most one
     /// contender per instance, each round costs one round trip, and some writer wins every round).
     package var writeAttempts = 64
+    /// How long a cached session is served without Redis confirming it: the bound on staleness
+    /// should Redis drop a connection whose reads it tracks without this instance noticing
+    /// (tracking itself reports every change at once). After it, the next read costs one round trip.
+    package var cacheMaxAge: Duration = .seconds(10)
 
     package init(prefix: String = "menu:", sessionTTL: Duration? = .seconds(86_400), redis: RedisOptions = RedisOptions(),
                  trackingCache: Bool = true, maxChangedGroups: Int = SessionLimits.defaults.maxChangedGroups,

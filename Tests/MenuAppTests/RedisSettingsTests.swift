@@ -7,6 +7,7 @@ import ChildProcess
 import Foundation
 import HTTPTestSupport
 import MenuApp
+import MenuSessionsRedis
 import MenuTestSupport
 import RedisClient
 import RedisTestSupport
@@ -35,19 +36,22 @@ struct RedisSettingsTests {
         #expect(defaults.store == .memory && defaults.redisEndpoint == nil)
         #expect(defaults.redisPrefix == "menu:" && defaults.redisTimeoutMilliseconds == 500 && defaults.redisCache)
         #expect(defaults.redisTimeout == RedisOptions().timeout, "one source for the default")
+        #expect(defaults.redisStoreOptions.cacheMaxAge == RedisStoreOptions().cacheMaxAge, "one source for the default")
     }
 
     @Test func flagsAndVariablesNameARedisStoreAndItsOptions() throws {
         let flags = try settings(["--store", "redis://:s3cret@10.0.0.5:6380/2", "--redis-prefix=shop1:menu:", "--redis-timeout", "300",
-                                  "--redis-cache", "off", "--session-ttl", "600"])
+                                  "--redis-cache", "off", "--session-ttl", "600", "--redis-cache-max-age", "30"])
         #expect(flags.store == .redis(try RedisEndpoint(parsing: "redis://:s3cret@10.0.0.5:6380/2")))
         #expect(flags.redisEndpoint?.password == "s3cret" && flags.redisEndpoint?.database == 2)
         #expect(flags.redisPrefix == "shop1:menu:" && flags.redisTimeoutMilliseconds == 300 && !flags.redisCache)
         #expect(flags.redisTimeout == .milliseconds(300) && flags.sessionTTLSeconds == 600)
+        #expect(flags.redisStoreOptions.cacheMaxAge == .seconds(30))
         let environment = try settings([], ["MENU_STORE": "redis+unix:///run/redis/redis.sock?db=1", "MENU_REDIS_PREFIX": "m:",
-                                            "MENU_REDIS_TIMEOUT": "60000", "MENU_REDIS_CACHE": "on"])
+                                            "MENU_REDIS_TIMEOUT": "60000", "MENU_REDIS_CACHE": "on", "MENU_REDIS_CACHE_MAX_AGE": "1"])
         #expect(environment.redisEndpoint?.address == .unix(path: "/run/redis/redis.sock") && environment.redisEndpoint?.database == 1)
         #expect(environment.redisPrefix == "m:" && environment.redisTimeoutMilliseconds == 60_000 && environment.redisCache)
+        #expect(environment.redisStoreOptions.cacheMaxAge == .seconds(1))
         // The flag wins over the variable, `memory` included.
         #expect(try settings(["--store", "memory"], ["MENU_STORE": "redis://127.0.0.1:6379"]).store == .memory)
     }
@@ -74,7 +78,8 @@ struct RedisSettingsTests {
     }
 
     @Test(arguments: [("--redis-prefix", ""), ("--redis-prefix", "a b"), ("--redis-prefix", "menu:\t"), ("--redis-prefix", "x\u{1}"),
-                      ("--redis-timeout", "0"), ("--redis-timeout", "60001"), ("--redis-timeout", "1.5"), ("--redis-cache", "yes")])
+                      ("--redis-timeout", "0"), ("--redis-timeout", "60001"), ("--redis-timeout", "1.5"), ("--redis-cache", "yes"),
+                      ("--redis-cache-max-age", "0"), ("--redis-cache-max-age", "86401"), ("--redis-cache-max-age", "1s")])
     func aBadRedisOptionIsRefusedNamingIt(_ flag: String, _ value: String) throws {
         let problem = try #require(refusal([flag, value]))
         #expect(problem.contains(flag), "\(problem)")
@@ -92,7 +97,8 @@ struct RedisSettingsTests {
     @Test func theHelpListsEveryRedisOptionWithItsVariableAndDefault() {
         let usage = ServerSettings.usage
         for (flag, variable, shown) in [("--store STORE", "MENU_STORE", "(default memory)"), ("--redis-prefix PREFIX", "MENU_REDIS_PREFIX", "(default menu:)"),
-                                        ("--redis-timeout N", "MENU_REDIS_TIMEOUT", "(default 500)"), ("--redis-cache on|off", "MENU_REDIS_CACHE", "(default on)")] {
+                                        ("--redis-timeout N", "MENU_REDIS_TIMEOUT", "(default 500)"), ("--redis-cache on|off", "MENU_REDIS_CACHE", "(default on)"),
+                                        ("--redis-cache-max-age N", "MENU_REDIS_CACHE_MAX_AGE", "(default 10)")] {
             let line = usage.split(separator: "\n").first { $0.hasPrefix("  \(flag) ") }
             #expect(line?.contains("[\(variable)]") == true && line?.contains(shown) == true, "\(flag): \(line ?? "missing")")
         }
