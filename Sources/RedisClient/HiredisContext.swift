@@ -62,6 +62,13 @@ struct HiredisContext {
     /// The socket, for `poll`.
     var descriptor: Int32 { pointer.pointee.fd }
 
+    /// Whether the socket is readable while no reply is awaited: Redis closed it (or sent what it
+    /// never sends unasked). One `poll` with no wait.
+    var peerClosed: Bool {
+        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        return poll(&entry, 1, 0) > 0
+    }
+
     /// What hiredis says went wrong last (`errstr`).
     var errorText: String {
         withUnsafeBytes(of: pointer.pointee.errstr) { bytes in

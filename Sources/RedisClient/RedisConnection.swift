@@ -7,6 +7,8 @@
 /// frees the context and starts a backoff: no attempt for ``RedisOptions/initialBackoff``,
 /// doubling per further failure up to ``RedisOptions/maxBackoff``, reset by a successful connect.
 /// A call during the backoff throws ``RedisError/backingOff(retryAfter:)`` at once, never blocking.
+/// A connection unused for ``RedisOptions/idleCheckAfter`` is checked before it is used (one
+/// `poll` of its socket): one Redis has closed meanwhile is replaced then, without a backoff.
 /// Commands are never retried on another connection by this type: a lost command may or may not
 /// have run.
 ///
@@ -25,6 +27,8 @@ package final class RedisConnection {
     private var backoff: (step: Duration, retryAt: ContinuousClock.Instant)?
     /// SCRIPT LOAD's answer per script source; kept across reconnects (EVALSHA's NOSCRIPT reloads).
     private var scriptHashes: [String: [UInt8]] = [:]
+    /// When the context was last handed to a command.
+    private var lastUse = ContinuousClock.now
 
     /// Free for the owner (for example which tracking subscription this connection joined); set to
     /// 0 on every (re)connect, before `onConnect` runs.
@@ -101,8 +105,13 @@ package final class RedisConnection {
 
     /// The live context, connecting first when there is none and no backoff is pending.
     private func connected() throws(RedisError) -> HiredisContext {
-        if let context { return context }
         let clock = ContinuousClock()
+        if let context {
+            let now = clock.now
+            defer { lastUse = now }
+            guard now - lastUse >= options.idleCheckAfter, context.peerClosed else { return context }
+            disconnect()  // closed by Redis while idle: nothing was sent on it, so connect again now
+        }
         if let backoff, clock.now < backoff.retryAt { throw .backingOff(retryAfter: backoff.retryAt - clock.now) }
         connecting = true
         defer { connecting = false }
@@ -112,6 +121,7 @@ package final class RedisConnection {
             try onConnect?(self)
             guard let context else { throw .connectFailed("\(endpoint): the connection was lost during onConnect") }
             backoff = nil
+            lastUse = clock.now
             return context
         } catch {
             disconnect()

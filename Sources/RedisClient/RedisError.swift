@@ -33,11 +33,17 @@ package struct RedisOptions: Sendable {
     package var timeout: Duration = .milliseconds(500)
     package var initialBackoff: Duration = .milliseconds(50)
     package var maxBackoff: Duration = .seconds(1)
+    /// A connection unused for this long is checked before its next command (one `poll`, no
+    /// round trip), and replaced at once if Redis has closed it meanwhile (its idle `timeout`,
+    /// `CLIENT KILL`), so that the command is not lost on it.
+    package var idleCheckAfter: Duration = .seconds(1)
 
-    package init(timeout: Duration = .milliseconds(500), initialBackoff: Duration = .milliseconds(50), maxBackoff: Duration = .seconds(1)) {
+    package init(timeout: Duration = .milliseconds(500), initialBackoff: Duration = .milliseconds(50), maxBackoff: Duration = .seconds(1),
+                 idleCheckAfter: Duration = .seconds(1)) {
         self.timeout = timeout
         self.initialBackoff = initialBackoff
         self.maxBackoff = maxBackoff
+        self.idleCheckAfter = idleCheckAfter
     }
 
     /// `timeout` in whole milliseconds, at least 1 (hiredis takes a `timeval`; 0 would mean no timeout).

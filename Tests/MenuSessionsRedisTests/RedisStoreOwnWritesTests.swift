@@ -89,8 +89,8 @@ struct RedisStoreOwnWritesTests {
         #expect(try store.snapshot(of: cached).revision == 0)
         #expect(store.cache?.value(of: cached) != nil)
         #expect(fixture.server.command("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes") != .error(""))
-        // The next command finds the connection gone (503 for that request: whether a write
-        // in flight ran is unknown); the one after reconnects, and that empties the cache.
+        // A command finds the connection gone (checked first after a second unused; else its
+        // request fails with 503) and connects again, and that empties the cache.
         #expect(eventually { (try? store.apply(.toggle(groupID: "a"), to: other)) != nil })
         #expect(store.cache?.value(of: cached) == nil)
     }

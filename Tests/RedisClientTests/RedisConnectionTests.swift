@@ -1,6 +1,8 @@
+import Foundation
 import HTTPTestSupport
 import RedisClient
 import RedisTestSupport
+import Synchronization
 import Testing
 
 @Suite("RedisConnection against a real redis-server")
@@ -161,6 +163,31 @@ struct RedisConnectionTests {
             guard case .backingOff = error as? RedisError else { return false }
             return true
         }
+    }
+
+    @Test func aConnectionRedisClosedWhileIdleIsReplacedBeforeTheNextCommand() throws {
+        let server = try RedisServerProcess()
+        var options = fast
+        options.idleCheckAfter = .milliseconds(20)
+        let connects = Mutex(0)
+        let connection = RedisConnection(endpoint: server.endpoint, options: options) { _ throws(RedisError) in connects.withLock { $0 += 1 } }
+        #expect(try connection.command("SET", "k", "1") == .status("OK"))
+        #expect(server.command("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes") == .integer(1))
+        Thread.sleep(forTimeInterval: 0.05)
+        // Without the check, this command would be written to the closed socket and lost (EOF).
+        #expect(try connection.command("INCR", "k") == .integer(2))
+        #expect(connects.withLock { $0 } == 2)
+        // In use (not idle that long), a connection is not checked: a command on one closed
+        // meanwhile fails, and the connection backs off.
+        options.idleCheckAfter = .seconds(3600)
+        let busy = RedisConnection(endpoint: server.endpoint, options: options)
+        #expect(try busy.command("PING") == .status("PONG"))
+        #expect(server.command("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes") == .integer(2))
+        #expect { try busy.command("INCR", "k") } throws: { error in
+            guard case .connectionLost = error as? RedisError else { return false }
+            return true
+        }
+        #expect(server.command("GET", "k") == .bulk(bytes("2")))
     }
 }
 
