@@ -34,7 +34,9 @@ struct RedisStoreSharingTests {
     @Test func concurrentTogglesFromBothInstancesLoseNothing() throws {
         let fixture = try RedisStoreFixture()
         let menu = try redisTestMenu()
-        let stores = [try fixture.store(MenuGeneration(menu)), try fixture.store(MenuGeneration(menu))]
+        // Three writers of one session on each store queue for its gate, each waiting at most the
+        // Redis timeout: 5 s, so a loaded machine (ASan, other builds) makes them slow, not refused.
+        let stores = [try fixture.store(MenuGeneration(menu), timeout: .seconds(5)), try fixture.store(MenuGeneration(menu), timeout: .seconds(5))]
         let id = try stores[0].create()
         let groups = ["a", "c", "d", "e"]
         let threadsPerStore = 3, togglesPerThread = 40
