@@ -57,6 +57,15 @@ package final class RedisSessionStore: SessionStore {
         var epoch: MenuEpoch
         var expiresAt: SessionTime?
         var confirmedAt: SessionTime
+
+        /// This copy with its state decoded on the menu of `epoch` instead (record, expiry and
+        /// confirmation unchanged).
+        func rebased(_ state: ExpansionState, on epoch: MenuEpoch) -> CachedSession {
+            var copy = self
+            copy.state = state
+            copy.epoch = epoch
+            return copy
+        }
     }
 
     package init(endpoint: RedisEndpoint, options: RedisStoreOptions, menu: MenuGeneration) {
@@ -228,8 +237,7 @@ package final class RedisSessionStore: SessionStore {
             cache.update(id) { current in
                 guard current.record == old.record, current.epoch === old.epoch else { return current }
                 installed = true
-                return CachedSession(record: current.record, state: state, epoch: menu.epoch, expiresAt: current.expiresAt,
-                                     confirmedAt: current.confirmedAt)
+                return current.rebased(state, on: menu.epoch)
             }
             if installed { report.rebased += 1 }
         }
@@ -245,8 +253,7 @@ package final class RedisSessionStore: SessionStore {
         if menu.epoch === latest.current.epoch {
             cache?.update(id) { current in
                 guard current.record == session.record else { return current }
-                return CachedSession(record: current.record, state: state, epoch: menu.epoch, expiresAt: current.expiresAt,
-                                     confirmedAt: current.confirmedAt)
+                return current.rebased(state, on: menu.epoch)
             }
         }
         return state
