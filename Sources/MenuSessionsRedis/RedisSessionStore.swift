@@ -97,8 +97,9 @@ package final class RedisSessionStore: SessionStore {
         self.cache = cache
         self.listener = listener
         pool = RedisConnectionPool(endpoint: endpoint, options: options.redis) { connection throws(RedisError) in
-            // The keys a lost connection tracked are tracked no more: nothing read through it may stay.
-            cache.flush()
+            // The keys a lost connection tracked are tracked no more: nothing read through it may
+            // stay. (A thread's first connection replaces none: the cache stays.)
+            if connection.connectCount > 1 { cache.flush() }
             if let tracking = cache.tracking { _ = try Self.track(connection, for: tracking) }
         }
         listener.start()

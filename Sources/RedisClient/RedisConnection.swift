@@ -33,6 +33,9 @@ package final class RedisConnection {
     /// Free for the owner (for example which tracking subscription this connection joined); set to
     /// 0 on every (re)connect, before `onConnect` runs.
     package var mark = 0
+    /// Contexts opened so far, the current one included (counted before `onConnect` runs): more
+    /// than 1 in `onConnect` means this connect replaces an earlier context.
+    package private(set) var connectCount = 0
 
     /// `onConnect` runs after each successful connect (after AUTH and SELECT), on the calling
     /// thread, and may send commands on the connection; if it throws, the connect counts as failed.
@@ -117,6 +120,7 @@ package final class RedisConnection {
         defer { connecting = false }
         do throws(RedisError) {
             context = try HiredisContext.open(endpoint, options)
+            connectCount += 1
             mark = 0
             try onConnect?(self)
             guard let context else { throw .connectFailed("\(endpoint): the connection was lost during onConnect") }

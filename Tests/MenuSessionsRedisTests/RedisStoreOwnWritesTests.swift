@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTestSupport
 import MenuModel
 import MenuSessions
@@ -93,5 +94,24 @@ struct RedisStoreOwnWritesTests {
         // request fails with 503) and connects again, and that empties the cache.
         #expect(eventually { (try? store.apply(.toggle(groupID: "a"), to: other)) != nil })
         #expect(store.cache?.value(of: cached) == nil)
+    }
+
+    @Test func aThreadsFirstConnectionLeavesTheCacheAsItIs() throws {
+        let fixture = try RedisStoreFixture()
+        let store = try fixture.store(MenuGeneration(try redisTestMenu()))
+        let cached = try store.create()
+        let other = try store.create()
+        #expect(try store.snapshot(of: cached).revision == 0)
+        #expect(store.cache?.value(of: cached) != nil)
+        // Another thread's first Redis call opens the store's second connection: it replaces
+        // none, so nothing the first one read is lost.
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            _ = try? store.session(other, in: store.currentMenu, atLeast: 0, fromRedis: true)
+            done.signal()
+        }
+        done.wait()
+        #expect(store.pool.threadCount == 2)
+        #expect(store.cache?.value(of: cached) != nil)
     }
 }

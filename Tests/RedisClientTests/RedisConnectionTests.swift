@@ -90,9 +90,10 @@ struct RedisConnectionTests {
             connection.mark = 7
         }
         #expect(try connection.command("GET", "connects") == .bulk(bytes("1")))
-        #expect(connection.mark == 7)
+        #expect(connection.mark == 7 && connection.connectCount == 1)
         connection.disconnect()
         #expect(try connection.command("GET", "connects") == .bulk(bytes("2")))
+        #expect(connection.connectCount == 2)
     }
 
     @Test func evaluateSurvivesScriptFlushAndARestart() throws {
