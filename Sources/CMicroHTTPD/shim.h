@@ -45,6 +45,9 @@ enum httpserver_mhd_address_mode {
  *    NOT MHD_USE_AUTO: on this platform 0.9.75's epoll mode stalls when exactly
  *    128 connections are ready at once.
  *  - MHD_USE_ITC: inter-thread channel, required by MHD_quiesce_daemon.
+ *  - MHD_ALLOW_SUSPEND_RESUME: a handler whose answer waits on another thread
+ *    (a deferred response) suspends its connection and resumes it when ready;
+ *    MHD_stop_daemon must then find no connection suspended (it aborts otherwise).
  *  - MHD_USE_ERROR_LOG: messages go to the MHD_OPTION_EXTERNAL_LOGGER given to
  *    httpserver_mhd_start (never to stderr); HTTPServer only keeps start-up messages
  *    to explain a failed start.
@@ -54,6 +57,7 @@ httpserver_mhd_daemon_flags (enum httpserver_mhd_address_mode mode)
 {
     unsigned int flags = (unsigned int) MHD_USE_POLL_INTERNAL_THREAD
                        | (unsigned int) MHD_USE_ITC
+                       | (unsigned int) MHD_ALLOW_SUSPEND_RESUME
                        | (unsigned int) MHD_USE_ERROR_LOG;
     switch (mode) {
     case HTTPSERVER_MHD_IPV6_ONLY:

@@ -47,7 +47,9 @@ let maxDiscardedBodyBytes = 1 << 20
 ///    streamed `payloadTooLarge`), set `*uploadDataSize = 0`.
 /// 3. Final call (`*uploadDataSize == 0`): copy method, path, query and headers into an
 ///    ``HTTPRequest`` (libmicrohttpd still holds them), run the handler (or the rejection) and
-///    queue its response.
+///    queue its response. A ``DeferredResponse`` instead suspends the connection (phase
+///    `.waiting`, a `RequestState` made for it when the request had none) until it is ready.
+/// 4. The call after a resume: the `.waiting` phase's response is made and queued.
 func handleAccessCall(
     _ context: ServerContext,
     _ connection: OpaquePointer,
@@ -97,11 +99,21 @@ func handleAccessCall(
             return MHD_Result.YES
         }
         conCls.pointee = RequestMarker.answered
-        let response = context.handler(makeRequest(connection, method: method, url: url, body: []))
-        return send(response, on: connection, closeConnection: context.isDraining)
+        switch context.handler(makeRequest(connection, method: method, url: url, body: [])) {
+        case .response(let response):
+            return send(response, on: connection, closeConnection: context.isDraining)
+        case .deferred(let deferred):
+            let state = RequestState()
+            conCls.pointee = Unmanaged.passRetained(state).toOpaque()
+            return suspend(connection, state, until: deferred, context)
+        }
     }
 
     let state = Unmanaged<RequestState>.fromOpaque(stored).takeUnretainedValue()
+    if case .waiting(let deferred) = state.phase {  // resumed: the deferred response is ready
+        state.phase = .answered
+        return send(deferred.response(), on: connection, closeConnection: context.isDraining)
+    }
     let size = uploadDataSize.pointee
     if size > 0 {
         uploadDataSize.pointee = 0  // everything handed over is consumed (kept or discarded)
@@ -120,7 +132,7 @@ func handleAccessCall(
             if state.discardedBytes > maxDiscardedBodyBytes {
                 return MHD_Result.NO  // close: the client keeps streaming an oversized body
             }
-        case .answered:
+        case .answered, .waiting:
             break
         }
         return MHD_Result.YES
@@ -133,14 +145,29 @@ func handleAccessCall(
         state.phase = .answered
         let body = state.body
         state.body = []
-        let response = context.handler(makeRequest(connection, method: method, url: url, body: body))
-        return send(response, on: connection, closeConnection: context.isDraining)
+        switch context.handler(makeRequest(connection, method: method, url: url, body: body)) {
+        case .response(let response):
+            return send(response, on: connection, closeConnection: context.isDraining)
+        case .deferred(let deferred):
+            return suspend(connection, state, until: deferred, context)
+        }
     case .rejected(let rejection):
         state.phase = .answered
         return send(context.rejection(rejection), on: connection, closeConnection: true)
-    case .answered:
+    case .answered, .waiting:
         return MHD_Result.YES
     }
+}
+
+/// Suspends `connection` (this is its libmicrohttpd thread, inside the access handler) until
+/// `deferred` is ready; libmicrohttpd then calls the access handler again, which finds the
+/// `.waiting` phase and sends the response. The thread serves other connections meanwhile.
+private func suspend(_ connection: OpaquePointer, _ state: RequestState, until deferred: DeferredResponse,
+                     _ context: ServerContext) -> MHD_Result {
+    state.phase = .waiting(deferred)
+    MHD_suspend_connection(connection)
+    context.keepSuspended(connection, until: deferred)
+    return MHD_Result.YES
 }
 
 /// What `*con_cls` holds besides a retained ``RequestState``: three values that are never object

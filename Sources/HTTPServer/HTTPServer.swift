@@ -51,9 +51,21 @@ package final class HTTPServer: Sendable {
     /// `MHD_OPTION_NOTIFY_CONNECTION` and starts a ``RequestDeadlineSweeper`` (libmicrohttpd's own
     /// timeout restarts at every byte, so it cannot bound a trickled request or body). The first server
     /// started also sets `SIGPIPE` to ignored.
-    package init(
+    package convenience init(
         configuration: HTTPServerConfiguration,
         handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse,
+        rejection: @escaping @Sendable (HTTPRejection) -> HTTPResponse
+    ) throws(HTTPServerError) {
+        try self.init(configuration: configuration, replying: { .response(handler($0)) }, rejection: rejection)
+    }
+
+    /// Starts listening at once, as ``init(configuration:handler:rejection:)`` does, with a handler
+    /// that may answer a ``DeferredResponse``: its connection is then suspended (its thread serves
+    /// other connections) until the response is ready, and the response is made and sent on that
+    /// connection's thread.
+    package init(
+        configuration: HTTPServerConfiguration,
+        replying handler: @escaping @Sendable (HTTPRequest) -> HTTPReply,
         rejection: @escaping @Sendable (HTTPRejection) -> HTTPResponse
     ) throws(HTTPServerError) {
         try configuration.validate()
@@ -142,7 +154,9 @@ package final class HTTPServer: Sendable {
     /// 2. Every response from now on carries `Connection: close`.
     /// 3. Wait, polling every 5 ms, until no request is in flight (begun but not completely sent)
     ///    or `gracePeriod` has passed. Idle keep-alive connections are not waited for.
-    /// 4. `MHD_stop_daemon` (closes every connection; it waits for handlers still running), then
+    /// 4. Requests still waiting for a ``DeferredResponse`` are answered 503 and their connections
+    ///    resumed (libmicrohttpd aborts the process when it stops with a connection suspended).
+    /// 5. `MHD_stop_daemon` (closes every connection; it waits for handlers still running), then
     ///    stop the request-deadline sweeper, close the listening socket and release the handler closures.
     ///
     /// Must not be called from inside `handler` or `rejection`.
@@ -163,6 +177,11 @@ package final class HTTPServer: Sendable {
                 usleep(5_000)
             }
 
+            // Requests still waiting for a deferred response (their store gave no answer within
+            // the grace period) are answered 503, so that no connection is suspended at the stop.
+            context.abandonWaiting(with: HTTPResponse(
+                status: 503, headers: [(name: "Content-Type", value: "text/plain; charset=utf-8")],
+                body: Array("The server is stopping; retry.\n".utf8)))
             MHD_stop_daemon(current.daemon)
             context.requestDeadlines.stop()
             if listenSocket != MHD_INVALID_SOCKET {

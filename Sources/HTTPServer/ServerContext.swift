@@ -1,15 +1,17 @@
 import HTTPCore
+import CMicroHTTPD
 import Synchronization
 
 /// The long-lived state every libmicrohttpd callback of one daemon needs: the handler closures,
-/// the body limit, the request-deadline sweeper, the count of requests in flight and the drain flag.
+/// the body limit, the request-deadline sweeper, the count of requests in flight, the drain flag
+/// and the deferred responses whose connections are suspended.
 ///
 /// Invariant: one instance per daemon, retained with `Unmanaged.passRetained` before
 /// `MHD_start_daemon` (its pointer is the `cls` of every callback) and released only after
 /// `MHD_stop_daemon` has returned, so no callback can see it freed. It is genuinely `Sendable`
 /// (immutable `let`s, atomics and a `Mutex`), because the callbacks run on several libmicrohttpd threads at once.
 final class ServerContext: Sendable {
-    let handler: @Sendable (HTTPRequest) -> HTTPResponse
+    let handler: @Sendable (HTTPRequest) -> HTTPReply
     let rejection: @Sendable (HTTPRejection) -> HTTPResponse
     let maxBodyBytes: Int
     /// Enforces the header and body deadlines; nil when none is configured (then no connection has a watch).
@@ -28,9 +30,11 @@ final class ServerContext: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Deferred responses whose connection is suspended, until the resume has been asked for.
+    private let waiting = Mutex<[ObjectIdentifier: DeferredResponse]>([:])
 
     init(
-        handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse,
+        handler: @escaping @Sendable (HTTPRequest) -> HTTPReply,
         rejection: @escaping @Sendable (HTTPRejection) -> HTTPResponse,
         maxBodyBytes: Int,
         requestDeadlines: RequestDeadlineSweeper
@@ -65,6 +69,28 @@ final class ServerContext: Sendable {
         draining.load(ordering: .acquiring)
     }
 
+    /// Keeps `connection` suspended (the caller has called `MHD_suspend_connection` on its thread)
+    /// until `deferred` is ready, then asks libmicrohttpd to resume it (`MHD_resume_connection`,
+    /// from whichever thread made it ready: allowed at any time); the access handler is then
+    /// called again and sends the response. At once when it is ready already.
+    func keepSuspended(_ connection: OpaquePointer, until deferred: DeferredResponse) {
+        let key = ObjectIdentifier(deferred)
+        let handle = SuspendedConnection(pointer: connection)
+        waiting.withLock { $0[key] = deferred }
+        let resume: @Sendable () -> Void = { [self] in
+            MHD_resume_connection(handle.pointer)
+            waiting.withLock { _ = $0.removeValue(forKey: key) }
+        }
+        if !deferred.whenReady(resume) { resume() }
+    }
+
+    /// Ends every wait still open with `response` and returns once each connection's resume has
+    /// been asked for: `MHD_stop_daemon` aborts the process if it finds a connection suspended.
+    func abandonWaiting(with response: HTTPResponse) {
+        for deferred in waiting.withLock({ Array($0.values) }) { deferred.abandon(with: response) }
+        while !waiting.withLock({ $0.isEmpty }) { usleep(1_000) }  // a resume running on another thread
+    }
+
     /// Whether libmicrohttpd's messages are still wanted (only while the daemon starts).
     var isCapturingLog: Bool {
         state.withLock { $0.capturingLog }
@@ -88,10 +114,12 @@ final class ServerContext: Sendable {
     }
 }
 
-/// Per-request state behind libmicrohttpd's `*con_cls`, for requests that carry a body.
+/// Per-request state behind libmicrohttpd's `*con_cls`, for requests that carry a body or wait
+/// for a deferred response.
 ///
 /// Invariant: created on the first access-handler call of a request that announces a body
-/// (`Content-Length` > 0 or chunked), retained into `*con_cls` with `Unmanaged.passRetained`,
+/// (`Content-Length` > 0 or chunked), or on the final call of one without a body whose handler
+/// answered with a ``DeferredResponse``; retained into `*con_cls` with `Unmanaged.passRetained`,
 /// released exactly once by the request-completed callback. Requests without a body need no
 /// object: `*con_cls` then holds a ``RequestMarker``. Only the libmicrohttpd thread that owns the
 /// connection touches it, one call at a time, so it needs no lock and is deliberately not `Sendable`.
@@ -101,6 +129,9 @@ final class RequestState {
         case receiving
         /// The body went over the limit: drop the rest, answer with the rejection on the final call.
         case rejected(HTTPRejection)
+        /// The handler answered with a deferred response; the connection is suspended until it
+        /// is ready, then the next call sends it.
+        case waiting(DeferredResponse)
         /// A response has been queued.
         case answered
     }
@@ -110,4 +141,11 @@ final class RequestState {
     var phase: Phase = .receiving
     /// Bytes thrown away after a streamed rejection.
     var discardedBytes = 0
+}
+
+/// A connection pointer handed to the thread that resumes it. libmicrohttpd allows
+/// `MHD_resume_connection` from any thread, and the connection lives until it has been resumed
+/// and completed (``ServerContext/abandonWaiting(with:)`` sees to that at shutdown).
+struct SuspendedConnection: @unchecked Sendable {
+    let pointer: OpaquePointer
 }
