@@ -92,6 +92,14 @@ package final class RedisConnection {
         return try run(try load(script))
     }
 
+    /// The `EVALSHA` command that runs `script` (loading it first, one round trip, when this
+    /// connection has no hash for it yet), for a caller that sends it itself, in a pipeline.
+    package func scriptCommand(_ script: RedisScript, keys: [[UInt8]], arguments: [[UInt8]]) throws(RedisError) -> [[UInt8]] {
+        let hash: [UInt8]
+        if let known = scriptHashes[script.source] { hash = known } else { hash = try load(script) }
+        return [Array("EVALSHA".utf8), hash, Array(String(keys.count).utf8)] + keys + arguments
+    }
+
     /// SCRIPT LOAD, remembering the SHA1.
     private func load(_ script: RedisScript) throws(RedisError) -> [UInt8] {
         let reply = try command([Array("SCRIPT".utf8), Array("LOAD".utf8), Array(script.source.utf8)])

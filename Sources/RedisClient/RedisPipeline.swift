@@ -1,0 +1,169 @@
+import Dispatch
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Commands from many threads sent to Redis in batches by one thread of its own, so that a thread
+/// submitting one need not wait for its reply: it is handed to the command's completion.
+///
+/// While a batch is on the wire, commands submitted meanwhile queue up and go out together as the
+/// next batch (one write, one read of all replies), so the round trips, and the sleeps and
+/// wake-ups they cost on both sides, are shared by as many commands as arrived during one. With
+/// one command at a time it costs what a blocking call costs, plus one hand-over between threads.
+///
+/// Invariant: every submitted command's completion is called exactly once, on the pipeline's
+/// thread (or, after ``stop()``, on the submitting thread): with its reply, or with the
+/// ``RedisError`` that ended its batch (a lost connection fails every command of its batch; each
+/// may or may not have run). Commands go to Redis in submission order, at most ``maxBatch`` per
+/// batch, over the pipeline thread's own connection of `pool` (so the pool's `onConnect`, its
+/// reconnect and backoff apply). Thread-safe (`Sendable`). Cost: per command one lock and an
+/// array append to submit; per batch one wake-up (only when the thread was idle), one write and
+/// the reads of its replies. The thread holds the pipeline until ``stop()``: an owner must call it.
+package final class RedisPipeline: Sendable {
+    /// What a command is.
+    package enum Command: Sendable {
+        /// Arguments, the command name first.
+        case arguments([[UInt8]])
+        /// `EVALSHA` of `script` (its hash loaded on the pipeline's connection first when it has
+        /// none). A `NOSCRIPT` error reply (Redis restarted or flushed its scripts) is handed over
+        /// as it is: the submitter decides again, for example with ``RedisConnection/evaluate(_:keys:arguments:)``.
+        case script(RedisScript, keys: [[UInt8]], arguments: [[UInt8]])
+    }
+
+    /// A command's outcome: its reply and what its `prepare` step answered (false without one).
+    package typealias Outcome = Result<(reply: RedisReply, prepared: Bool), RedisError>
+
+    private struct Job: Sendable {
+        let prepare: (@Sendable (RedisConnection) throws(RedisError) -> Bool)?
+        let command: Command
+        let completion: @Sendable (Outcome) -> Void
+    }
+
+    private struct State {
+        var queue: [Job] = []
+        /// The thread found the queue empty and waits on `wake`: the next submit signals it.
+        var sleeping = false
+        var stopping = false
+        var thread: pthread_t?
+    }
+
+    package let pool: RedisConnectionPool
+    /// The most commands sent as one batch.
+    package let maxBatch: Int
+    private let state = Mutex(State())
+    private let wake = DispatchSemaphore(value: 0)
+    private let batchCount = Atomic<Int>(0)
+    private let commandCount = Atomic<Int>(0)
+
+    /// Starts the thread; it connects on its first batch.
+    package init(pool: RedisConnectionPool, maxBatch: Int = 128) {
+        self.pool = pool
+        self.maxBatch = max(1, maxBatch)
+        state.withLock { state in
+            var thread = pthread_t()
+            let context = Unmanaged.passRetained(self).toOpaque()
+            let status = pthread_create(&thread, nil, runRedisPipeline, context)
+            precondition(status == 0, "pthread_create failed (\(status))")
+            state.thread = thread
+        }
+    }
+
+    /// Queues `command`. `prepare`, when given, runs on the pipeline's connection right before the
+    /// command's batch is written (to put the connection in a state the command needs, such as a
+    /// tracking subscription); it must not read replies of its own that are still in flight.
+    package func submit(_ command: Command, prepare: (@Sendable (RedisConnection) throws(RedisError) -> Bool)? = nil,
+                        then completion: @escaping @Sendable (Outcome) -> Void) {
+        let job = Job(prepare: prepare, command: command, completion: completion)
+        let (accepted, signal) = state.withLock { state -> (Bool, Bool) in
+            guard !state.stopping else { return (false, false) }
+            state.queue.append(job)
+            defer { state.sleeping = false }
+            return (true, state.sleeping)
+        }
+        guard accepted else { return completion(.failure(.connectionLost("the Redis pipeline has stopped"))) }
+        if signal { wake.signal() }
+    }
+
+    /// Batches written so far, and the commands they carried (their ratio is the mean batch).
+    package var figures: (batches: Int, commands: Int) {
+        (batchCount.load(ordering: .relaxed), commandCount.load(ordering: .relaxed))
+    }
+
+    /// Ends the thread once the batch on the wire is answered, fails the commands still queued
+    /// (and any submitted later), and returns when the thread has ended.
+    package func stop() {
+        let (thread, signal) = state.withLock { state -> (pthread_t?, Bool) in
+            state.stopping = true
+            defer { state.thread = nil; state.sleeping = false }
+            return (state.thread, state.sleeping)
+        }
+        if signal { wake.signal() }
+        if let thread { pthread_join(thread, nil) }
+    }
+
+    /// The thread's body: take what is queued, send it, hand the replies over; sleep when idle.
+    fileprivate func run() {
+        while true {
+            let (batch, stopping) = state.withLock { state -> ([Job], Bool) in
+                if state.stopping {
+                    defer { state.queue = [] }
+                    return (state.queue, true)
+                }
+                guard !state.queue.isEmpty else {
+                    state.sleeping = true
+                    return ([], false)
+                }
+                let count = min(state.queue.count, maxBatch)
+                defer { state.queue.removeFirst(count) }
+                return (Array(state.queue.prefix(count)), false)
+            }
+            if stopping {
+                for job in batch { job.completion(.failure(.connectionLost("the Redis pipeline has stopped"))) }
+                return
+            }
+            if batch.isEmpty {
+                wake.wait()
+                continue
+            }
+            send(batch)
+        }
+    }
+
+    private func send(_ batch: [Job]) {
+        let outcomes: [Outcome]
+        do {
+            outcomes = try pool.withConnection { connection throws(RedisError) -> [Outcome] in
+                var prepared: [Bool] = []
+                var commands: [[[UInt8]]] = []
+                prepared.reserveCapacity(batch.count)
+                commands.reserveCapacity(batch.count)
+                for job in batch {
+                    prepared.append(try job.prepare?(connection) ?? false)
+                    switch job.command {
+                    case .arguments(let arguments): commands.append(arguments)
+                    case .script(let script, let keys, let arguments):
+                        commands.append(try connection.scriptCommand(script, keys: keys, arguments: arguments))
+                    }
+                }
+                let replies = try connection.pipeline(commands)
+                return zip(replies, prepared).map { .success(($0, $1)) }
+            }
+        } catch {
+            outcomes = Array(repeating: .failure(error), count: batch.count)
+        }
+        batchCount.add(1, ordering: .relaxed)
+        commandCount.add(batch.count, ordering: .relaxed)
+        for (job, outcome) in zip(batch, outcomes) { job.completion(outcome) }
+    }
+}
+
+/// The pipeline thread's start routine: takes the retain `init` made and runs the loop.
+private func runRedisPipeline(_ context: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? {
+    let pipeline = Unmanaged<RedisPipeline>.fromOpaque(context!).takeRetainedValue()
+    pipeline.run()
+    return nil
+}

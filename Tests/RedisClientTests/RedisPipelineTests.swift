@@ -1,0 +1,154 @@
+import Foundation
+import RedisClient
+import RedisTestSupport
+import Synchronization
+import Testing
+
+/// Collects a pipeline's outcomes and lets a test wait for a number of them.
+private final class Outcomes: Sendable {
+    private let received = Mutex<[Int: RedisPipeline.Outcome]>([:])
+    private let arrived = DispatchSemaphore(value: 0)
+
+    func completion(_ index: Int) -> @Sendable (RedisPipeline.Outcome) -> Void {
+        { outcome in
+            self.received.withLock { $0[index] = outcome }
+            self.arrived.signal()
+        }
+    }
+
+    /// Waits for `count` outcomes (30 s at most each); the outcomes by index.
+    func wait(for count: Int) -> [Int: RedisPipeline.Outcome] {
+        for _ in 0 ..< count { _ = arrived.wait(timeout: .now() + 30) }
+        return received.withLock { $0 }
+    }
+}
+
+private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
+
+@Suite("RedisPipeline against a real redis-server: batches without holding the submitters")
+struct RedisPipelineTests {
+    private let fast = RedisOptions(timeout: .milliseconds(300), initialBackoff: .milliseconds(200), maxBackoff: .milliseconds(400))
+
+    @Test func commandsFromManyThreadsAreEachAnsweredOnceInSubmissionOrderPerThread() throws {
+        let server = try RedisServerProcess()
+        let pipeline = RedisPipeline(pool: RedisConnectionPool(endpoint: server.endpoint, options: fast))
+        defer { pipeline.stop() }
+        let outcomes = Outcomes()
+        let threads = 8, perThread = 200
+        DispatchQueue.concurrentPerform(iterations: threads) { thread in
+            for index in 0 ..< perThread {
+                pipeline.submit(.arguments([bytes("RPUSH"), bytes("list:\(thread)"), bytes(String(index))]),
+                                then: outcomes.completion(thread * perThread + index))
+            }
+        }
+        let received = outcomes.wait(for: threads * perThread)
+        #expect(received.count == threads * perThread)
+        for thread in 0 ..< threads {
+            // RPUSH answers the list's length: each thread's commands ran once each, in its order.
+            let lengths = (0 ..< perThread).map { index -> Int? in
+                guard case .success(let answer) = received[thread * perThread + index], case .integer(let length) = answer.reply else { return nil }
+                return length
+            }
+            #expect(lengths == (1 ... perThread).map { $0 })
+            #expect(server.command("LLEN", "list:\(thread)") == .integer(perThread))
+        }
+        #expect(pipeline.figures.commands == threads * perThread)
+    }
+
+    @Test func commandsSubmittedWhileABatchIsOnTheWireGoOutAsTheNextBatch() throws {
+        let server = try RedisServerProcess()
+        let pipeline = RedisPipeline(pool: RedisConnectionPool(endpoint: server.endpoint, options: fast))
+        defer { pipeline.stop() }
+        let outcomes = Outcomes()
+        let firstIsBeingSent = DispatchSemaphore(value: 0)
+        let letItGo = DispatchSemaphore(value: 0)
+        // The first command's prepare step holds the pipeline's thread, as a slow round trip would.
+        pipeline.submit(.arguments([bytes("INCR"), bytes("n")]), prepare: { _ in
+            firstIsBeingSent.signal()
+            letItGo.wait()
+            return true
+        }, then: outcomes.completion(0))
+        firstIsBeingSent.wait()
+        for index in 1 ... 50 { pipeline.submit(.arguments([bytes("INCR"), bytes("n")]), then: outcomes.completion(index)) }
+        letItGo.signal()
+        let received = outcomes.wait(for: 51)
+        guard case .success(let first) = received[0] else { Issue.record("first: \(String(describing: received[0]))"); return }
+        #expect(first.reply == .integer(1))
+        #expect(first.prepared)
+        for index in 1 ... 50 {
+            guard case .success(let answer) = received[index] else { Issue.record("\(index): \(String(describing: received[index]))"); continue }
+            #expect(answer.reply == .integer(index + 1))
+            #expect(!answer.prepared)
+        }
+        #expect(pipeline.figures.batches == 2)
+        #expect(pipeline.figures.commands == 51)
+    }
+
+    @Test func aScriptRunsByItsHashAndNoScriptIsHandedBackAfterAFlush() throws {
+        let server = try RedisServerProcess()
+        let pipeline = RedisPipeline(pool: RedisConnectionPool(endpoint: server.endpoint, options: fast))
+        defer { pipeline.stop() }
+        let script = RedisScript("return redis.call('INCRBY', KEYS[1], ARGV[1])")
+        let outcomes = Outcomes()
+        pipeline.submit(.script(script, keys: [bytes("s")], arguments: [bytes("5")]), then: outcomes.completion(0))
+        guard case .success(let first) = outcomes.wait(for: 1)[0] else { Issue.record("the script failed"); return }
+        #expect(first.reply == .integer(5))
+        #expect(server.command("SCRIPT", "FLUSH") == .status("OK"))
+        pipeline.submit(.script(script, keys: [bytes("s")], arguments: [bytes("5")]), then: outcomes.completion(1))
+        guard case .success(let second) = outcomes.wait(for: 1)[1], case .error(let message) = second.reply else {
+            Issue.record("EVALSHA after SCRIPT FLUSH did not answer an error"); return
+        }
+        #expect(message.hasPrefix("NOSCRIPT"))
+        #expect(server.command("GET", "s") == .bulk(bytes("5")))  // not run twice, not run blind
+    }
+
+    @Test func aFrozenRedisFailsTheBatchWithinTheTimeoutAndServiceResumesAfterwards() throws {
+        let server = try RedisServerProcess()
+        let pipeline = RedisPipeline(pool: RedisConnectionPool(endpoint: server.endpoint, options: fast))
+        defer { pipeline.stop() }
+        let outcomes = Outcomes()
+        pipeline.submit(.arguments([bytes("PING")]), then: outcomes.completion(0))
+        _ = outcomes.wait(for: 1)
+        server.pause()
+        let started = ContinuousClock.now
+        for index in 1 ... 3 { pipeline.submit(.arguments([bytes("PING")]), then: outcomes.completion(index)) }
+        let failed = outcomes.wait(for: 3)
+        let waited = ContinuousClock.now - started
+        server.resume()
+        for index in 1 ... 3 {
+            guard case .failure = failed[index] else { Issue.record("\(index) answered while Redis was stopped"); continue }
+        }
+        #expect(waited < .seconds(5))  // bounded by the timeout, not a hang (generous for a loaded machine)
+        // After the backoff the pipeline connects again by itself.
+        var answered = false
+        for attempt in 0 ..< 100 where !answered {
+            let again = Outcomes()
+            pipeline.submit(.arguments([bytes("PING")]), then: again.completion(attempt))
+            if case .success(let answer) = again.wait(for: 1)[attempt], answer.reply == .status("PONG") { answered = true } else { usleep(50_000) }
+        }
+        #expect(answered)
+    }
+
+    @Test func stopFailsWhatIsQueuedAndEverythingSubmittedLater() throws {
+        let server = try RedisServerProcess()
+        let pipeline = RedisPipeline(pool: RedisConnectionPool(endpoint: server.endpoint, options: fast))
+        let outcomes = Outcomes()
+        let holding = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        pipeline.submit(.arguments([bytes("PING")]), prepare: { _ in holding.signal(); release.wait(); return false }, then: outcomes.completion(0))
+        holding.wait()
+        pipeline.submit(.arguments([bytes("SET"), bytes("queued"), bytes("1")]), then: outcomes.completion(1))
+        let stopper = Thread { pipeline.stop() }
+        stopper.start()
+        usleep(50_000)  // let stop mark the pipeline stopping while the first batch is held
+        release.signal()
+        let received = outcomes.wait(for: 2)
+        guard case .success(let first) = received[0] else { Issue.record("the batch on the wire was not answered"); return }
+        #expect(first.reply == .status("PONG"))
+        pipeline.submit(.arguments([bytes("PING")]), then: outcomes.completion(2))
+        let all = outcomes.wait(for: 1)
+        guard case .failure = all[2] else { Issue.record("a command after stop was answered"); return }
+        // The queued SET was failed or sent, never lost without an answer; if failed, it did not run.
+        if case .failure = all[1] { #expect(server.command("GET", "queued") == .null) }
+    }
+}
