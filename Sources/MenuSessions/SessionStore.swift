@@ -310,3 +310,29 @@ extension ExpansionCommand {
         }
     }
 }
+
+/// A store whose writes wait on a remote backend and can go out without holding the calling
+/// thread: the caller (an HTTP thread) starts the write, serves other requests meanwhile, and
+/// finishes when the completion reports.
+package protocol PipelinedSessionStore: SessionStore {
+    /// Starts ``SessionStore/apply(_:to:in:if:)`` of `command` on the existing session `id`
+    /// without waiting for the backend. Returns false, having changed nothing and never calling
+    /// `completion`, when this write cannot start that way (no recent copy of the session here,
+    /// another write of it in flight on this instance, a refusal or a no-op to decide on a fresh
+    /// copy): the caller then calls `apply`. Otherwise `completion` is called exactly once, on
+    /// another thread or this one.
+    func startApply(_ command: ExpansionCommand, to id: SessionID, in menu: MenuGeneration, if condition: RevisionCondition?,
+                    then completion: @escaping @Sendable (PipelinedWrite) -> Void) -> Bool
+}
+
+/// How a write started by ``PipelinedSessionStore/startApply(_:to:in:if:then:)`` ended.
+package enum PipelinedWrite: Sendable {
+    /// Written: the store holds the change, as `apply` would have answered it.
+    case applied(AppliedChange)
+    /// Nothing was written (another instance changed the session first, the backend lost its
+    /// script): decide the write again with ``SessionStore/apply(_:to:in:if:)``.
+    case notWritten
+    /// Failed as `apply` would have failed (for a lost connection: the write may or may not have
+    /// been made, so it must not simply be made again).
+    case failed(SessionStoreError)
+}

@@ -80,16 +80,29 @@ extension RedisSessionStore {
     func write(_ record: RedisSessionRecord, entry: [UInt8], of id: SessionID, over expected: Int?, state: ExpansionState,
                in menu: MenuGeneration) throws(SessionStoreError) -> WriteOutcome {
         let key = key(of: id)
-        let arguments: [[UInt8]] = [
-            Array((expected.map(String.init) ?? "").utf8), record.state, Array(menu.menu.version.utf8), entry,
-            Array(String(max(0, options.historyLimit) * RedisHistory.entrySize).utf8),
-            Array((ttlMilliseconds.map { String($0) } ?? "").utf8),
-        ]
+        let arguments = writeArguments(record, entry: entry, over: expected, in: menu)
         let fill = cache?.beginFill(id)
         let (reply, tracked) = try redisOrCancel(fill) { connection throws(RedisError) in
             let tracked = try fill.map { fill throws(RedisError) in try Self.track(connection, for: fill.tracking) } ?? false
             return (try connection.evaluate(Self.writeScript, keys: [key], arguments: arguments), tracked)
         }
+        return try finishWrite(reply, tracked: tracked, fill: fill, record, of: id, state: state, in: menu)
+    }
+
+    /// ``writeScript``'s ARGV for `record` (see there).
+    func writeArguments(_ record: RedisSessionRecord, entry: [UInt8], over expected: Int?, in menu: MenuGeneration) -> [[UInt8]] {
+        [
+            Array((expected.map(String.init) ?? "").utf8), record.state, Array(menu.menu.version.utf8), entry,
+            Array(String(max(0, options.historyLimit) * RedisHistory.entrySize).utf8),
+            Array((ttlMilliseconds.map { String($0) } ?? "").utf8),
+        ]
+    }
+
+    /// What ``writeScript``'s `reply` means for the write of `record`, with the cache and the write
+    /// basis brought up to date (`fill` finished when the write landed on a tracked connection,
+    /// given back otherwise).
+    func finishWrite(_ reply: RedisReply, tracked: Bool, fill: SessionCache<CachedSession>.Fill?, _ record: RedisSessionRecord,
+                     of id: SessionID, state: ExpansionState, in menu: MenuGeneration) throws(SessionStoreError) -> WriteOutcome {
         switch reply {
         case .integer(let revision) where revision == record.revision:
             let written = CachedSession(record: record, state: state, epoch: menu.epoch, expiresAt: expiry(afterMilliseconds: ttlMilliseconds),
@@ -244,9 +257,14 @@ extension RedisSessionStore {
         return key[prefix.count...].withUnsafeBytes { SessionID(utf8: $0) }
     }
 
-    /// Runs `body` on the calling thread's connection; a Redis failure is `.unavailable`.
-    func redis<Result>(_ body: (RedisConnection) throws(RedisError) -> Result) throws(SessionStoreError) -> Result {
+    /// Runs `body` on a connection and waits; a Redis failure is `.unavailable`. With the cache
+    /// and the write pipeline on, that is the pipeline's connection (``RedisPipeline/perform(_:)``),
+    /// so that every key this instance reads and writes is tracked on the one connection whose
+    /// own writes `NOLOOP` keeps from invalidating the copies they leave; otherwise the calling
+    /// thread's own connection.
+    func redis<Result: Sendable>(_ body: @escaping @Sendable (RedisConnection) throws(RedisError) -> Result) throws(SessionStoreError) -> Result {
         do {
+            if cache != nil, let pipeline { return try pipeline.perform(body) }
             return try pool.withConnection(body)
         } catch {
             throw unavailable(error)
@@ -254,8 +272,8 @@ extension RedisSessionStore {
     }
 
     /// ``redis(_:)``, giving `fill`'s placeholder back when Redis fails.
-    private func redisOrCancel<Result>(_ fill: SessionCache<CachedSession>.Fill?,
-                                       _ body: (RedisConnection) throws(RedisError) -> Result) throws(SessionStoreError) -> Result {
+    private func redisOrCancel<Result: Sendable>(_ fill: SessionCache<CachedSession>.Fill?,
+                                                 _ body: @escaping @Sendable (RedisConnection) throws(RedisError) -> Result) throws(SessionStoreError) -> Result {
         do {
             return try redis(body)
         } catch {

@@ -29,9 +29,12 @@ package final class RedisSessionStore: SessionStore {
     package let endpoint: RedisEndpoint
     package let options: RedisStoreOptions
     let pool: RedisConnectionPool
+    /// Where ``startApply(_:to:in:if:then:)`` sends its writes; nil when
+    /// ``RedisStoreOptions/pipelinedWrites`` is off.
+    let pipeline: RedisPipeline?
     let cache: SessionCache<CachedSession>?
     private let listener: RedisInvalidationListener?
-    private let latest: LatestMenu
+    let latest: LatestMenu
     /// `<prefix>s:`, the part of every session key before the id.
     let keyPrefix: [UInt8]
     /// The idle TTL in milliseconds, nil for none.
@@ -45,6 +48,9 @@ package final class RedisSessionStore: SessionStore {
     /// Where a write of a session starts when the cache has no copy (see ``WriteBasis``).
     let writeBasis = WriteBasis<CachedSession>(capacity: 16_384)
     private static var gateCount: Int { 64 }
+
+    /// The gate writes of session `id` on this instance pass one at a time.
+    func writeGate(of id: SessionID) -> DispatchSemaphore { writeGates[Int(id.low % UInt64(Self.gateCount))] }
 
     /// A session as the cache holds it: the record Redis holds, its state decoded on the menu of
     /// `epoch`, when its TTL runs out by the local clock (nil: no TTL), and when Redis last
@@ -80,6 +86,7 @@ package final class RedisSessionStore: SessionStore {
             cache = nil
             listener = nil
             pool = RedisConnectionPool(endpoint: endpoint, options: options.redis)
+            pipeline = options.pipelinedWrites ? RedisPipeline(pool: pool) : nil
             return
         }
         let reference = ListenerReference()
@@ -102,13 +109,15 @@ package final class RedisSessionStore: SessionStore {
             if connection.connectCount > 1 { cache.flush() }
             if let tracking = cache.tracking { _ = try Self.track(connection, for: tracking) }
         }
+        pipeline = options.pipelinedWrites ? RedisPipeline(pool: pool) : nil
         listener.start()
     }
 
-    /// Ends the invalidation listener and empties the cache (reads go to Redis from now on);
-    /// returns when the listener's thread has ended. Call it before dropping the store: that
-    /// thread keeps the listener alive until then.
+    /// Ends the invalidation listener and the write pipeline (writes still queued there fail as
+    /// unavailable) and empties the cache (reads go to Redis from now on); returns when their
+    /// threads have ended. Call it before dropping the store: those threads keep it alive until then.
     package func stop() {
+        pipeline?.stop()
         listener?.stop()
         cache?.flush()
     }
@@ -156,7 +165,7 @@ package final class RedisSessionStore: SessionStore {
             let (newID, revision) = try insert(view.state, recording: outcome.changedState ? .some(outcome.change.splice) : nil, in: menu)
             return AppliedChange(sessionID: newID, created: true, change: outcome.change, state: view.state, revision: revision)
         }
-        let gate = writeGates[Int(id.low % UInt64(Self.gateCount))]
+        let gate = writeGate(of: id)
         guard gate.wait(timeout: .now() + .milliseconds(Int(SessionClock.milliseconds(of: options.redis.timeout)))) == .success else {
             throw .unavailable(reason: "another write of session \(id) on this instance has waited on \(endpointName) for longer "
                 + "than \(options.redis.timeout); nothing was changed, retry")
@@ -247,7 +256,7 @@ package final class RedisSessionStore: SessionStore {
 
     /// The session's state on `menu`: the cached one when it belongs to `menu`, else decoded
     /// from the record by id (and cached so when `menu` is the newest).
-    private func state(of session: CachedSession, id: SessionID, in menu: MenuGeneration) throws(SessionStoreError) -> ExpansionState {
+    func state(of session: CachedSession, id: SessionID, in menu: MenuGeneration) throws(SessionStoreError) -> ExpansionState {
         if session.epoch === menu.epoch { return session.state }
         let state: ExpansionState
         do { state = try session.record.state(on: menu.menu, key: keyText(of: id)) } catch { throw .unavailable(reason: error.description) }

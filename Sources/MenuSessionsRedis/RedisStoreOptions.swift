@@ -26,6 +26,10 @@ package struct RedisStoreOptions: Sendable {
     /// should Redis drop a connection whose reads it tracks without this instance noticing
     /// (tracking itself reports every change at once). After it, the next read costs one round trip.
     package var cacheMaxAge: Duration = .seconds(10)
+    /// Send writes that need no read through a ``RedisPipeline`` (``PipelinedSessionStore``), so
+    /// that an HTTP thread serves other requests during their round trip and the writes of many
+    /// requests share one; off: each write holds its thread for its round trip.
+    package var pipelinedWrites = true
 
     package init(prefix: String = "menu:", sessionTTL: Duration? = .seconds(86_400), redis: RedisOptions = RedisOptions(),
                  trackingCache: Bool = true, maxChangedGroups: Int = SessionLimits.defaults.maxChangedGroups,

@@ -43,8 +43,15 @@ package final class RedisPipeline: Sendable {
         let completion: @Sendable (Outcome) -> Void
     }
 
+    /// A queued command, or work run on the pipeline's connection in its place in the queue.
+    private enum Entry: Sendable {
+        case command(Job)
+        /// Called with the connection (nil once stopped), after every command queued before it.
+        case work(@Sendable (RedisConnection?) -> Void)
+    }
+
     private struct State {
-        var queue: [Job] = []
+        var queue: [Entry] = []
         /// The thread found the queue empty and waits on `wake`: the next submit signals it.
         var sleeping = false
         var stopping = false
@@ -78,14 +85,43 @@ package final class RedisPipeline: Sendable {
     package func submit(_ command: Command, prepare: (@Sendable (RedisConnection) throws(RedisError) -> Bool)? = nil,
                         then completion: @escaping @Sendable (Outcome) -> Void) {
         let job = Job(prepare: prepare, command: command, completion: completion)
+        if !enqueue(.command(job)) { completion(.failure(Self.stopped)) }
+    }
+
+    /// Runs `body` on the pipeline's connection, after every command queued before it, and
+    /// returns what it returns; the calling thread waits. For a caller that needs all its
+    /// commands on one connection (tracking with `NOLOOP` reports a connection's writes to every
+    /// other connection that read the key) and sends some of them blocking.
+    package func perform<Result: Sendable>(_ body: @escaping @Sendable (RedisConnection) throws(RedisError) -> Result) throws(RedisError) -> Result {
+        let outcome = Mutex<Swift.Result<Result, RedisError>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let work: @Sendable (RedisConnection?) -> Void = { connection in
+            let result: Swift.Result<Result, RedisError>
+            if let connection {
+                do throws(RedisError) { result = .success(try body(connection)) } catch { result = .failure(error) }
+            } else {
+                result = .failure(Self.stopped)
+            }
+            outcome.withLock { $0 = result }
+            done.signal()
+        }
+        if !enqueue(.work(work)) { throw Self.stopped }
+        done.wait()
+        return try outcome.withLock { $0 ?? .failure(Self.stopped) }.get()
+    }
+
+    private static var stopped: RedisError { .connectionLost("the Redis pipeline has stopped") }
+
+    /// Queues `entry`, waking the thread when it sleeps; false once stopped.
+    private func enqueue(_ entry: Entry) -> Bool {
         let (accepted, signal) = state.withLock { state -> (Bool, Bool) in
             guard !state.stopping else { return (false, false) }
-            state.queue.append(job)
+            state.queue.append(entry)
             defer { state.sleeping = false }
             return (true, state.sleeping)
         }
-        guard accepted else { return completion(.failure(.connectionLost("the Redis pipeline has stopped"))) }
         if signal { wake.signal() }
+        return accepted
     }
 
     /// Batches written so far, and the commands they carried (their ratio is the mean batch).
@@ -108,7 +144,7 @@ package final class RedisPipeline: Sendable {
     /// The thread's body: take what is queued, send it, hand the replies over; sleep when idle.
     fileprivate func run() {
         while true {
-            let (batch, stopping) = state.withLock { state -> ([Job], Bool) in
+            let (batch, stopping) = state.withLock { state -> ([Entry], Bool) in
                 if state.stopping {
                     defer { state.queue = [] }
                     return (state.queue, true)
@@ -122,14 +158,30 @@ package final class RedisPipeline: Sendable {
                 return (Array(state.queue.prefix(count)), false)
             }
             if stopping {
-                for job in batch { job.completion(.failure(.connectionLost("the Redis pipeline has stopped"))) }
+                for entry in batch {
+                    switch entry {
+                    case .command(let job): job.completion(.failure(Self.stopped))
+                    case .work(let work): work(nil)
+                    }
+                }
                 return
             }
             if batch.isEmpty {
                 wake.wait()
                 continue
             }
-            send(batch)
+            // Commands go out together up to the next work entry, which runs after them.
+            var commands: [Job] = []
+            for entry in batch {
+                switch entry {
+                case .command(let job): commands.append(job)
+                case .work(let work):
+                    if !commands.isEmpty { send(commands) }
+                    commands = []
+                    do { try pool.withConnection { connection throws(RedisError) in work(connection) } } catch {}
+                }
+            }
+            if !commands.isEmpty { send(commands) }
         }
     }
 
