@@ -9,14 +9,17 @@ import Synchronization
 /// Invariant: it answers exactly as `base` (same values, same errors); the counts only grow.
 /// Cost: a read is one more dynamic call; a write two clock readings and two relaxed adds
 /// beside the disk wait it measures.
-package final class MeasuredSessionStore: SessionStore {
+package final class MeasuredSessionStore: PipelinedSessionStore {
     package let base: any SessionStore
+    /// `base` when it can start writes without waiting (``PipelinedSessionStore``).
+    private let pipelinedBase: (any PipelinedSessionStore)?
     private let writes = Atomic<Int>(0)
     private let waitNanoseconds = Atomic<Int>(0)
     private let unavailable = Atomic<Int>(0)
 
     package init(_ base: any SessionStore) {
         self.base = base
+        pipelinedBase = base as? any PipelinedSessionStore
     }
 
     /// The counts at one moment.
@@ -58,6 +61,24 @@ package final class MeasuredSessionStore: SessionStore {
 
     package func changes(of id: SessionID, since: Int, in menu: MenuGeneration) throws(SessionStoreError) -> SessionChanges {
         try counted { () throws(SessionStoreError) in try base.changes(of: id, since: since, in: menu) }
+    }
+
+    /// Forwards to `base` when it pipelines writes (false otherwise), timed and counted as
+    /// ``apply(_:to:in:if:)`` is once the completion reports.
+    package func startApply(_ command: ExpansionCommand, to id: SessionID, in menu: MenuGeneration, if condition: RevisionCondition?,
+                            then completion: @escaping @Sendable (PipelinedWrite) -> Void) -> Bool {
+        guard let pipelinedBase else { return false }
+        let started = monotonicNanoseconds()
+        return pipelinedBase.startApply(command, to: id, in: menu, if: condition) { [self] write in
+            switch write {
+            case .applied: note(since: started)
+            case .failed(.unavailable):
+                unavailable.add(1, ordering: .relaxed)
+                note(since: started)
+            case .failed, .notWritten: break  // refused, or decided again (and counted) by `apply`
+            }
+            completion(write)
+        }
     }
 
     @discardableResult

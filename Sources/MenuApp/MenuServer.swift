@@ -5,6 +5,7 @@ import MenuService
 import MenuSessions
 import MenuSessionsDurable
 import MenuSessionsRedis
+import Metrics
 import MenuModel
 import Synchronization
 
@@ -95,7 +96,7 @@ package final class MenuServer: Sendable {
         configuration.listenBacklog = settings.listenBacklog
         do {
             http = try HTTPServer(configuration: configuration,
-                                  handler: { observed.respond(to: $0) },
+                                  replying: { observed.reply(to: $0) },
                                   rejection: { observed.reject($0) })
         } catch {
             durableStore?.close()
@@ -115,6 +116,15 @@ package final class MenuServer: Sendable {
         metrics.attach(MenuMetrics.Sources(
             service: service, sessionCounts: Self.sessionCounts(of: store), durability: store as? MeasuredSessionStore,
             servers: [http] + (metricsHTTP.map { [$0] } ?? [])))
+        if let redisStore, settings.redisPipeline {
+            metrics.append { out in
+                let figures = redisStore.pipelineFigures
+                out.single("menu_redis_pipeline_batches_total", .counter,
+                           help: "Batches of session writes sent to Redis through the write pipeline (--redis-pipeline).", figures.batches)
+                out.single("menu_redis_pipeline_writes_total", .counter,
+                           help: "Session writes those batches carried: divided by the batches, the mean batch.", figures.commands)
+            }
+        }
         if let serverLog {
             metrics.append { serverLog.writeMetrics(to: &$0) }
             serverLog.watch(Self.evictionNotes(of: Self.sessionCounts(of: store), log: log))

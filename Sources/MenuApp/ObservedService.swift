@@ -24,10 +24,26 @@ package struct ObservedService: Sendable {
     }
 
     package func respond(to request: HTTPRequest) -> HTTPResponse {
+        reply(to: request).waitForResponse()
+    }
+
+    /// ``respond(to:)`` for a server with an event loop: a write the store started without
+    /// waiting answers a ``DeferredResponse``, measured and logged when it is made (its time
+    /// includes the wait for the store).
+    package func reply(to request: HTTPRequest) -> HTTPReply {
         let started = monotonicNanoseconds()
         var route = MenuMetrics.unmatchedRoute
-        var response = service.respond(to: request, route: &route)
-        return finish(&response, request.method, request.headers.firstValue(named: "x-request-id"), route: route, started: started)
+        let clientID = request.headers.firstValue(named: "x-request-id")
+        switch service.reply(to: request, route: &route) {
+        case .response(var response):
+            return .response(finish(&response, request.method, clientID, route: route, started: started))
+        case .deferred(let deferred):
+            let (method, matched) = (request.method, route)
+            return .deferred(deferred.map { [self] response in
+                var response = response
+                return finish(&response, method, clientID, route: matched, started: started)
+            })
+        }
     }
 
     package func reject(_ rejection: HTTPRejection) -> HTTPResponse {

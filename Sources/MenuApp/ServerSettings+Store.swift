@@ -22,18 +22,19 @@ extension ServerSettings {
 
     /// The Redis store's options these settings name: the prefix, the timeout, the cache, and
     /// the session limits the other stores take (`--session-ttl`, `--max-changed-groups`,
-    /// `--change-history`), and the cache's `--redis-cache-max-age`.
+    /// `--change-history`), the cache's `--redis-cache-max-age` and `--redis-pipeline`.
     package var redisStoreOptions: RedisStoreOptions {
         var options = RedisStoreOptions(prefix: redisPrefix, sessionTTL: .seconds(sessionTTLSeconds), redis: RedisOptions(timeout: redisTimeout),
                                         trackingCache: redisCache, maxChangedGroups: maxChangedGroups, historyLimit: changeHistory)
         options.cacheMaxAge = .seconds(redisCacheMaxAgeSeconds)
+        options.pipelinedWrites = redisPipeline
         return options
     }
 
     /// The start-up line of a Redis store: where (the password never shown) and how.
     func redisStorageDescription(_ endpoint: RedisEndpoint) -> String {
         "sessions are kept in Redis at \(endpoint) (key prefix \(redisPrefix), timeout \(redisTimeoutMilliseconds) ms, "
-            + "client-side cache \(redisCache ? "on" : "off")), shared by every instance on it"
+            + "client-side cache \(redisCache ? "on" : "off"), pipelined writes \(redisPipeline ? "on" : "off")), shared by every instance on it"
     }
 
     /// Refuses a Redis store together with a data directory: sessions live in one place.

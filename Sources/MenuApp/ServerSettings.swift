@@ -56,6 +56,8 @@ package struct ServerSettings: Sendable, Equatable {
     package var redisTimeoutMilliseconds = Int(RedisOptions().timeout / .milliseconds(1))
     /// Keep the sessions read in this process, invalidated by Redis (client-side caching).
     package var redisCache = true
+    /// `--redis-pipeline`: writes go out without holding their HTTP thread, batched with others.
+    package var redisPipeline = true
     /// `--redis-cache-max-age`: seconds a cached session is served before Redis confirms it again.
     package var redisCacheMaxAgeSeconds = Int(RedisStoreOptions().cacheMaxAge / .seconds(1))
     /// When the session journal is flushed to disk (with a data directory).
@@ -165,6 +167,14 @@ package struct ServerSettings: Sendable, Equatable {
             case "on": s.redisCache = true
             case "off": s.redisCache = false
             default: throw .invalidValue(source: "--redis-cache", value: v, expected: "on or off")
+            }
+        },
+        text("--redis-pipeline", "MENU_REDIS_PIPELINE", "on|off",
+             "send writes to Redis without holding an HTTP thread for the round trip, batched with the writes of other requests", shown: "on") { s, v throws(SettingsError) in
+            switch v {
+            case "on": s.redisPipeline = true
+            case "off": s.redisPipeline = false
+            default: throw .invalidValue(source: "--redis-pipeline", value: v, expected: "on or off")
             }
         },
         integer("--redis-cache-max-age", "MENU_REDIS_CACHE_MAX_AGE",

@@ -13,6 +13,9 @@ import MenuModel
 /// whose session another request already carried to a newer menu starts again on the newer one.
 package final class MenuService: Sendable {
     package let store: any SessionStore
+    /// `store` when it can start a write without holding the calling thread: a write endpoint
+    /// then answers a ``DeferredResponse`` (``reply(to:route:)``).
+    private let pipelinedStore: (any PipelinedSessionStore)?
     package let maxLimit: Int
     /// Limits session creation per client address; nil: no limit.
     package let sessionRateLimiter: SessionRateLimiter?
@@ -45,6 +48,7 @@ package final class MenuService: Sendable {
         precondition(Self.maxLimitRange.contains(maxLimit), "maxLimit \(maxLimit) is outside \(Self.maxLimitRange)")
         self.metricsPage = metricsPage
         self.store = store
+        pipelinedStore = store as? any PipelinedSessionStore
         self.maxLimit = maxLimit
         self.sessionRateLimiter = sessionRateLimiter
         self.trustedProxy = trustedProxy
@@ -88,25 +92,35 @@ package final class MenuService: Sendable {
 
     /// ``respond(to:)``, also setting `route` to the index in ``Endpoint/routes`` of the route
     /// the path matched, or leaving it when none did (a CORS preflight is answered before routing).
+    /// A write that went to the store without waiting is waited for on the calling thread.
     package func respond(to request: HTTPRequest, route: inout Int) -> HTTPResponse {
-        guard let policy = crossOriginPolicy else { return answer(request, route: &route) }
-        if CrossOriginRequest.isPreflight(request) {
-            do { return try preflight(request, policy: policy) } catch {
-                var response = errorResponse(error)
-                response.headers.append(("Vary", "Origin"))
-                return response
-            }
-        }
-        var response = answer(request, route: &route)
-        addCrossOriginHeaders(to: &response, for: request, policy: policy)
-        return response
+        reply(to: request, route: &route).waitForResponse()
     }
 
-    private func answer(_ request: HTTPRequest, route: inout Int) -> HTTPResponse {
+    /// What an HTTP server with an event loop calls: ``respond(to:route:)``, except that a write
+    /// the store started without waiting (``PipelinedSessionStore``) answers a
+    /// ``DeferredResponse``, ready when the store has answered, and made then.
+    package func reply(to request: HTTPRequest, route: inout Int) -> HTTPReply {
+        guard let policy = crossOriginPolicy else { return answer(request, route: &route) }
+        if CrossOriginRequest.isPreflight(request) {
+            do { return .response(try preflight(request, policy: policy)) } catch {
+                var response = errorResponse(error)
+                response.headers.append(("Vary", "Origin"))
+                return .response(response)
+            }
+        }
+        return answer(request, route: &route).map { [self] response in
+            var response = response
+            addCrossOriginHeaders(to: &response, for: request, policy: policy)
+            return response
+        }
+    }
+
+    private func answer(_ request: HTTPRequest, route: inout Int) -> HTTPReply {
         do {
             return try self.route(request, route: &route)
         } catch {
-            return errorResponse(error)
+            return .response(errorResponse(error))
         }
     }
 
@@ -132,32 +146,32 @@ package final class MenuService: Sendable {
 
     /// Answers the endpoint ``Endpoint/routes`` finds for `request` (404, 405 and an unknown query
     /// parameter are refused there, before any handler runs).
-    private func route(_ request: HTTPRequest, route: inout Int) throws(APIError) -> HTTPResponse {
+    private func route(_ request: HTTPRequest, route: inout Int) throws(APIError) -> HTTPReply {
         switch try Endpoint(routing: request, route: &route) {
-        case .rows: return try rows(request)
-        case .count: return try count(request)
-        case .search: return try search(request)
-        case .changes: return try changes(request)
-        case .health: return json(200, Self.healthBody)
-        case .readiness: return try readiness()
-        case .createSession: return try createSession(request)
-        case .session(let id): return try session(id, request)
-        case .deleteSession(let id): return try deleteSession(id)
+        case .rows: return .response(try rows(request))
+        case .count: return .response(try count(request))
+        case .search: return .response(try search(request))
+        case .changes: return .response(try changes(request))
+        case .health: return .response(json(200, Self.healthBody))
+        case .readiness: return .response(try readiness())
+        case .createSession: return .response(try createSession(request))
+        case .session(let id): return .response(try session(id, request))
+        case .deleteSession(let id): return .response(try deleteSession(id))
         case .toggleGroup(let id): return try change(.toggle(groupID: id), request)
         case .setGroupExpansion(let id):
             let body = try Self.parseExpansionBody(request.body)
             return try change(body.recursive ? .setSubtree(groupID: id, isExpanded: body.isExpanded)
                                              : .set(groupID: id, isExpanded: body.isExpanded), request)
         case .setAllExpansion: return try change(.setAll(try Self.parseAllExpansionBody(request.body)), request)
-        case .node(let id): return try node(id, request)
+        case .node(let id): return .response(try node(id, request))
         case .revealNode(let id): return try change(.reveal(nodeID: id), request)
         case .metrics:
             guard let metricsPage else { throw .notFound(path: "/metrics") }
-            return HTTPResponse(status: 200, headers: [(name: "Content-Type", value: metricsPage.contentType)],
-                                body: Array(metricsPage.render().utf8))
-        case .webPage: return try webAsset(.page, request)
-        case .webScript: return try webAsset(.script, request)
-        case .webStyle: return try webAsset(.style, request)
+            return .response(HTTPResponse(status: 200, headers: [(name: "Content-Type", value: metricsPage.contentType)],
+                                          body: Array(metricsPage.render().utf8)))
+        case .webPage: return .response(try webAsset(.page, request))
+        case .webScript: return .response(try webAsset(.script, request))
+        case .webStyle: return .response(try webAsset(.style, request))
         }
     }
 
@@ -240,15 +254,47 @@ package final class MenuService: Sendable {
         return HTTPResponse(status: 204, headers: [("Cache-Control", "no-store")])
     }
 
-    private func change(_ command: ExpansionCommand, _ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+    /// A write: started without waiting when the store can (``PipelinedSessionStore``; then a
+    /// ``DeferredResponse``, made when the store has answered), else applied now.
+    private func change(_ command: ExpansionCommand, _ request: HTTPRequest) throws(APIError) -> HTTPReply {
         let session = try sessionID(in: request)
         let ifMatch = try writeCondition(of: request)
         if session == nil { try admitCreation(request) }
+        guard let session, let pipelinedStore else { return .response(try applyNow(command, to: session, if: ifMatch)) }
+        let menu = current
+        // A conditional write to a target the menu lacks fails as it would without its condition.
+        if ifMatch != nil {
+            do { try command.checkTarget(in: menu.generation.menu) } catch { throw APIError(error) }
+        }
+        let outcome = PipelinedOutcome()
+        let deferred = DeferredResponse { [self] in
+            switch outcome.value {
+            case .applied(let applied): return changeResponse(applied, on: menu)
+            case .failed(let error): return errorResponse(APIError(error))
+            case .notWritten, nil:  // decided again, waiting, on a copy read from the store
+                do throws(APIError) { return try applyNow(command, to: session, if: ifMatch) } catch { return errorResponse(error) }
+            }
+        }
+        let condition = ifMatch?.revisionCondition(prefixes: menu.entityTagPrefixes)
+        let started = pipelinedStore.startApply(command, to: session, in: menu.generation, if: condition) { write in
+            outcome.value = write
+            deferred.ready()
+        }
+        return started ? .deferred(deferred) : .response(try applyNow(command, to: session, if: ifMatch))
+    }
+
+    /// A write applied on the calling thread (waiting for the store), on the served menu.
+    private func applyNow(_ command: ExpansionCommand, to session: SessionID?, if ifMatch: EntityTagCondition?) throws(APIError) -> HTTPResponse {
         let (menu, applied) = try onServedMenu { menu throws(SessionStoreError) in
             // A conditional write to a target the menu lacks fails as it would without its condition.
             if ifMatch != nil { try command.checkTarget(in: menu.generation.menu) }
             return try apply(command, to: session, in: menu, if: ifMatch)
         }
+        return changeResponse(applied, on: menu)
+    }
+
+    /// The answer to a write that was applied: the change, the counts after it, the row splice.
+    private func changeResponse(_ applied: AppliedChange, on menu: ServedMenu) -> HTTPResponse {
         let view = FlattenedView(menu: menu.generation.menu, state: applied.state)
         var writer = JSONWriter(capacity: 256)
         writer.raw("{\"version\":")
@@ -424,5 +470,15 @@ package final class MenuService: Sendable {
         default: break
         }
         return json(error.status, writer.finish(), extraHeaders: headers)
+    }
+}
+
+/// Where a pipelined write's outcome waits for the deferred response that reads it: set once by
+/// the store's completion (before the response is made ready), read once when it is made.
+private final class PipelinedOutcome: Sendable {
+    private let stored = Mutex<PipelinedWrite?>(nil)
+    var value: PipelinedWrite? {
+        get { stored.withLock { $0 } }
+        set { stored.withLock { $0 = newValue } }
     }
 }
