@@ -6,68 +6,101 @@ import RedisClient
 /// Writes that do not hold the calling thread: the common write (a session this instance holds
 /// a recent copy of, a command that changes it) is computed here as ``apply(_:to:in:if:)``
 /// computes it, and its compare-and-set script goes out through the ``RedisPipeline``, batched
-/// with the writes of other requests; the reply finishes it on the pipeline's thread. Everything
-/// else (no copy here, a refusal or a no-op to decide on a fresh copy, another write of the
-/// session in flight here, another instance's write first) goes to ``apply(_:to:in:if:)``, which
-/// reads and retries as it always has.
+/// with the writes of other requests; the reply finishes it on the pipeline's thread. A write of
+/// a session whose previous write is still in flight here follows that one without holding its
+/// caller. Everything else (no copy here, a refusal or a no-op to decide on a fresh copy, another
+/// instance's write first) goes to ``apply(_:to:in:if:)``, which reads and retries as it always has.
 extension RedisSessionStore: PipelinedSessionStore {
     package func startApply(_ command: ExpansionCommand, to id: SessionID, in menu: MenuGeneration, if condition: RevisionCondition?,
                             then completion: @escaping @Sendable (PipelinedWrite) -> Void) -> Bool {
         guard let pipeline else { return false }
         latest.note(menu)
-        // Writes of one session on this instance go one at a time: a write in flight makes this
-        // one wait its turn in `apply` (the gate is given back once the reply is handled).
+        // Writes of one session on this instance go one at a time. A write arriving while one is
+        // in flight follows it: it is computed on the copy that write leaves, on the thread that
+        // hands the gate over, and goes out with the next batch; the caller's thread is not held.
         let gate = writeGate(of: id)
-        guard gate.wait(timeout: .now()) == .success else { return false }
-        var started = false
-        defer { if !started { gate.signal() } }
-        guard let session = cache?.value(of: id) ?? writeBasis.value(of: id) else { return false }
-        let revision = session.record.revision
-        if let condition, !condition.admits(revision) { return false }
-        guard let state = try? state(of: session, id: id, in: menu) else { return false }
-        var view = FlattenedView(menu: menu.menu, state: state)
-        guard let outcome = try? command.run(on: &view, maxChangedGroups: options.maxChangedGroups), outcome.changedState else {
+        let queued = !gate.acquire { [self] in
+            guard let write = pendingWrite(command, to: id, in: menu, if: condition) else {
+                gate.release()
+                return completion(.notWritten)
+            }
+            send(write, through: pipeline, releasing: gate, then: completion)
+        }
+        if queued { return true }
+        guard let write = pendingWrite(command, to: id, in: menu, if: condition) else {
+            gate.release()
             return false
         }
-        let newState = view.state
-        let encoded = RedisSessionRecord.encodeState(newState.portable(in: menu.menu))
+        send(write, through: pipeline, releasing: gate, then: completion)
+        return true
+    }
+
+    /// A write computed and ready to go out.
+    private struct PendingWrite: Sendable {
+        let id: SessionID
+        let menu: MenuGeneration
+        let record: RedisSessionRecord
+        let state: ExpansionState
+        let change: CommandChange
+        let arguments: [[UInt8]]
+    }
+
+    /// The write of `command` on this instance's copy of the session, or nil when it is not one
+    /// to pipeline (no copy, a refusal, a no-op, the menu's own refusal: `apply` decides those).
+    private func pendingWrite(_ command: ExpansionCommand, to id: SessionID, in menu: MenuGeneration,
+                              if condition: RevisionCondition?) -> PendingWrite? {
+        guard let session = cache?.value(of: id) ?? writeBasis.value(of: id) else { return nil }
+        let revision = session.record.revision
+        if let condition, !condition.admits(revision) { return nil }
+        guard let state = try? state(of: session, id: id, in: menu) else { return nil }
+        var view = FlattenedView(menu: menu.menu, state: state)
+        guard let outcome = try? command.run(on: &view, maxChangedGroups: options.maxChangedGroups), outcome.changedState else {
+            return nil
+        }
+        let encoded = RedisSessionRecord.encodeState(view.state.portable(in: menu.menu))
         let record = session.record.advanced(to: encoded, change: outcome.change.splice, menuVersion: menu.menu.version,
                                              historyLimit: options.historyLimit)
-        let arguments = writeArguments(record, entry: RedisHistory.entry(outcome.change.splice), over: revision, in: menu)
-        let fill = cache?.beginFill(id)
+        return PendingWrite(id: id, menu: menu, record: record, state: view.state, change: outcome.change,
+                            arguments: writeArguments(record, entry: RedisHistory.entry(outcome.change.splice), over: revision, in: menu))
+    }
+
+    /// Hands `write`'s script to the pipeline; its reply updates the cache and the write basis,
+    /// gives the gate back (to the next write of the session, if one waits) and calls `completion`.
+    private func send(_ write: PendingWrite, through pipeline: RedisPipeline, releasing gate: WriteGate,
+                      then completion: @escaping @Sendable (PipelinedWrite) -> Void) {
+        let fill = cache?.beginFill(write.id)
         var prepare: (@Sendable (RedisConnection) throws(RedisError) -> Bool)?
         if let tracking = fill?.tracking {
             prepare = { connection throws(RedisError) -> Bool in try RedisSessionStore.track(connection, for: tracking) }
         }
-        started = true
-        pipeline.submit(.script(Self.writeScript, keys: [key(of: id)], arguments: arguments), prepare: prepare) { [self] result in
-            let write: PipelinedWrite
+        pipeline.submit(.script(Self.writeScript, keys: [key(of: write.id)], arguments: write.arguments), prepare: prepare) { [self] result in
+            let outcome: PipelinedWrite
             switch result {
             case .failure(let error):
                 fill.map { cache?.cancelFill($0) }
-                write = .failed(unavailable(error))
+                outcome = .failed(unavailable(error))
             case .success(let answer):
                 if case .error(let message) = answer.reply, message.hasPrefix("NOSCRIPT") {
                     fill.map { cache?.cancelFill($0) }
-                    write = .notWritten  // `apply` loads the script again
+                    outcome = .notWritten  // `apply` loads the script again
                 } else {
                     do throws(SessionStoreError) {
-                        switch try finishWrite(answer.reply, tracked: answer.prepared, fill: fill, record, of: id, state: newState, in: menu) {
+                        switch try finishWrite(answer.reply, tracked: answer.prepared, fill: fill, write.record, of: write.id,
+                                               state: write.state, in: write.menu) {
                         case .written:
-                            write = .applied(AppliedChange(sessionID: id, created: false, change: outcome.change, state: newState,
-                                                           revision: record.revision))
-                        case .missing: write = .failed(.unknownSession)
-                        case .moved: write = .notWritten  // another instance wrote first: `apply` computes it again on its record
+                            outcome = .applied(AppliedChange(sessionID: write.id, created: false, change: write.change, state: write.state,
+                                                             revision: write.record.revision))
+                        case .missing: outcome = .failed(.unknownSession)
+                        case .moved: outcome = .notWritten  // another instance wrote first: `apply` computes it again on its record
                         }
                     } catch {
-                        write = .failed(error)
+                        outcome = .failed(error)
                     }
                 }
             }
-            gate.signal()
-            completion(write)
+            completion(outcome)
+            gate.release()
         }
-        return true
     }
 
     /// The pipeline's batches and the writes they carried so far (zeros without a pipeline).

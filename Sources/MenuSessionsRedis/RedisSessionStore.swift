@@ -44,13 +44,13 @@ package final class RedisSessionStore: SessionStore {
     /// Writes of one session on this instance go one at a time (``gateCount`` gates by id), so
     /// concurrent writers of a session compete in Redis only across instances, where each round
     /// one of them wins. A write waits for its gate at most the Redis timeout.
-    private let writeGates: [DispatchSemaphore]
+    private let writeGates: [WriteGate]
     /// Where a write of a session starts when the cache has no copy (see ``WriteBasis``).
     let writeBasis = WriteBasis<CachedSession>(capacity: 16_384)
-    private static var gateCount: Int { 64 }
+    private static var gateCount: Int { 1_024 }
 
     /// The gate writes of session `id` on this instance pass one at a time.
-    func writeGate(of id: SessionID) -> DispatchSemaphore { writeGates[Int(id.low % UInt64(Self.gateCount))] }
+    func writeGate(of id: SessionID) -> WriteGate { writeGates[Int(id.low % UInt64(Self.gateCount))] }
 
     /// A session as the cache holds it: the record Redis holds, its state decoded on the menu of
     /// `epoch`, when its TTL runs out by the local clock (nil: no TTL), and when Redis last
@@ -81,7 +81,7 @@ package final class RedisSessionStore: SessionStore {
         keyPrefix = Array((options.prefix + "s:").utf8)
         ttlMilliseconds = options.sessionTTL.map { max(1, SessionClock.milliseconds(of: $0)) }
         cacheMaxAgeMilliseconds = max(1, SessionClock.milliseconds(of: options.cacheMaxAge))
-        writeGates = (0 ..< Self.gateCount).map { _ in DispatchSemaphore(value: 1) }
+        writeGates = (0 ..< Self.gateCount).map { _ in WriteGate() }
         guard options.trackingCache else {
             cache = nil
             listener = nil
@@ -166,11 +166,11 @@ package final class RedisSessionStore: SessionStore {
             return AppliedChange(sessionID: newID, created: true, change: outcome.change, state: view.state, revision: revision)
         }
         let gate = writeGate(of: id)
-        guard gate.wait(timeout: .now() + .milliseconds(Int(SessionClock.milliseconds(of: options.redis.timeout)))) == .success else {
+        guard gate.wait(timeout: options.redis.timeout) else {
             throw .unavailable(reason: "another write of session \(id) on this instance has waited on \(endpointName) for longer "
                 + "than \(options.redis.timeout); nothing was changed, retry")
         }
-        defer { gate.signal() }
+        defer { gate.release() }
         // A refusal or a no-op decided on a cached copy may be out of date (a write of another
         // instance whose invalidation is still on its way): those are decided again on a copy
         // read from Redis by this call. Writes need not be: the script checks the revision.

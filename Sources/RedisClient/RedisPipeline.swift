@@ -89,10 +89,15 @@ package final class RedisPipeline: Sendable {
     }
 
     /// Runs `body` on the pipeline's connection, after every command queued before it, and
-    /// returns what it returns; the calling thread waits. For a caller that needs all its
+    /// returns what it returns; the calling thread waits (called from a completion, on the
+    /// pipeline's thread, it runs at once). For a caller that needs all its
     /// commands on one connection (tracking with `NOLOOP` reports a connection's writes to every
     /// other connection that read the key) and sends some of them blocking.
     package func perform<Result: Sendable>(_ body: @escaping @Sendable (RedisConnection) throws(RedisError) -> Result) throws(RedisError) -> Result {
+        // From the pipeline's own thread (a completion): at once, between its batches.
+        if state.withLock({ $0.thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }) {
+            return try pool.withConnection(body)
+        }
         let outcome = Mutex<Swift.Result<Result, RedisError>?>(nil)
         let done = DispatchSemaphore(value: 0)
         let work: @Sendable (RedisConnection?) -> Void = { connection in

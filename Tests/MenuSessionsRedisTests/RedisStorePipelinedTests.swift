@@ -65,6 +65,25 @@ struct RedisStorePipelinedTests {
         #expect(changes.entries?.count == 4)  // the history came along
     }
 
+    @Test func writesOfOneSessionStartedTogetherAllGoOutPipelinedOneAfterAnother() throws {
+        let fixture = try RedisStoreFixture()
+        let menu = try redisTestMenu()
+        let store = try fixture.store(MenuGeneration(menu))
+        let id = try store.create()
+        let waiters = (0 ..< 21).map { _ in WriteWaiter() }
+        for waiter in waiters {  // none waits for the one before: each queues behind it
+            #expect(store.startApply(.toggle(groupID: "d"), to: id, in: store.currentMenu, if: nil, then: waiter.completion))
+        }
+        let revisions = waiters.map { waiter -> Int? in
+            guard case .applied(let applied)? = waiter.wait() else { return nil }
+            return applied.revision
+        }
+        #expect(revisions == Array(1 ... 21))  // in order, each on the copy the one before left
+        let final = try store.snapshot(of: id)
+        #expect(final.revision == 21)
+        #expect(expandedGroups(final.state, on: menu).contains("d"))
+    }
+
     @Test func aWriteThatNeedsAReadOrADecisionDoesNotStartAndChangesNothing() throws {
         let fixture = try RedisStoreFixture()
         let menu = try redisTestMenu()
