@@ -148,6 +148,28 @@ struct DeferredResponseTests {
         #expect(answered == 200)
     }
 
+    @Test func aClientThatHangsUpWhileItsResponseWaitsCostsTheServerNothing() throws {
+        let completer = Completer()
+        let server = try startReplyingServer { request in
+            let deferred = DeferredResponse { HTTPResponse(status: 200, body: Array(repeating: 0x61, count: 100_000)) }
+            completer.hold(deferred)
+            return .deferred(deferred)
+        }
+        defer { server.shutdown() }
+        do {  // these connections go away (deinit closes them) before their answers are ready
+            let gone = try (0 ..< 10).map { _ in try RawHTTPConnection(port: server.port) }
+            for connection in gone { try connection.sendText("GET /gone HTTP/1.1\r\nHost: localhost\r\n\r\n") }
+            #expect(eventually { completer.count == 10 })
+        }
+        completer.completeAll()  // sent into closed sockets: dropped, the connections closed
+        #expect(eventually { server.requestsInFlight == 0 })
+        let connection = try RawHTTPConnection(port: server.port)
+        try connection.sendText("GET /next HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        #expect(eventually { completer.count == 1 })
+        completer.completeAll()
+        #expect(try connection.readResponse().body.count == 100_000)
+    }
+
     @Test func stoppingWithResponsesThatNeverBecomeReadyNeitherHangsNorAborts() throws {
         let completer = Completer()
         let server = try startReplyingServer { _ in
