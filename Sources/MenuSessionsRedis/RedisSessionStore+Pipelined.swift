@@ -2,6 +2,7 @@ import Dispatch
 import MenuModel
 import MenuSessions
 import RedisClient
+import Synchronization
 
 /// Writes that do not hold the calling thread: the common write (a session this instance holds
 /// a recent copy of, a command that changes it) is computed here as ``apply(_:to:in:if:)``
@@ -68,12 +69,20 @@ extension RedisSessionStore: PipelinedSessionStore {
     /// gives the gate back (to the next write of the session, if one waits) and calls `completion`.
     private func send(_ write: PendingWrite, through pipeline: RedisPipeline, releasing gate: WriteGate,
                       then completion: @escaping @Sendable (PipelinedWrite) -> Void) {
-        let fill = cache?.beginFill(write.id)
+        // The cache placeholder is put in on the pipeline's thread right before the batch goes out,
+        // so in the order the commands reach Redis (see `filling`).
+        let placeholder = FillBox()
         var prepare: (@Sendable (RedisConnection) throws(RedisError) -> Bool)?
-        if let tracking = fill?.tracking {
-            prepare = { connection throws(RedisError) -> Bool in try RedisSessionStore.track(connection, for: tracking) }
+        if let cache {
+            let id = write.id
+            prepare = { connection throws(RedisError) -> Bool in
+                guard let fill = cache.beginFill(id) else { return false }
+                placeholder.fill = fill
+                return try RedisSessionStore.track(connection, for: fill.tracking)
+            }
         }
         pipeline.submit(.script(Self.writeScript, keys: [key(of: write.id)], arguments: write.arguments), prepare: prepare) { [self] result in
+            let fill = placeholder.fill
             let outcome: PipelinedWrite
             switch result {
             case .failure(let error):
@@ -105,4 +114,14 @@ extension RedisSessionStore: PipelinedSessionStore {
 
     /// The pipeline's batches and the writes they carried so far (zeros without a pipeline).
     package var pipelineFigures: (batches: Int, commands: Int) { pipeline?.figures ?? (0, 0) }
+}
+
+/// A pipelined write's cache placeholder, put in by its `prepare` step on the pipeline's thread
+/// and read by its completion on the same thread.
+private final class FillBox: Sendable {
+    private let stored = Mutex<SessionCache<RedisSessionStore.CachedSession>.Fill?>(nil)
+    var fill: SessionCache<RedisSessionStore.CachedSession>.Fill? {
+        get { stored.withLock { $0 } }
+        set { stored.withLock { $0 = newValue } }
+    }
 }

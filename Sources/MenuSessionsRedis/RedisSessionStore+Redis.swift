@@ -81,8 +81,7 @@ extension RedisSessionStore {
                in menu: MenuGeneration) throws(SessionStoreError) -> WriteOutcome {
         let key = key(of: id)
         let arguments = writeArguments(record, entry: entry, over: expected, in: menu)
-        let fill = cache?.beginFill(id)
-        let (reply, tracked) = try redisOrCancel(fill) { connection throws(RedisError) in
+        let ((reply, tracked), fill) = try filling(id) { connection, fill throws(RedisError) in
             let tracked = try fill.map { fill throws(RedisError) in try Self.track(connection, for: fill.tracking) } ?? false
             return (try connection.evaluate(Self.writeScript, keys: [key], arguments: arguments), tracked)
         }
@@ -141,8 +140,7 @@ extension RedisSessionStore {
             return cached
         }
         let key = key(of: id)
-        let fill = cache?.beginFill(id)
-        let (replies, tracked) = try redisOrCancel(fill) { connection throws(RedisError) in
+        let ((replies, tracked), fill) = try filling(id) { connection, fill throws(RedisError) in
             let tracked = try fill.map { fill throws(RedisError) in try Self.track(connection, for: fill.tracking) } ?? false
             let read = [[Array("HMGET".utf8), key] + RedisSessionRecord.fieldNames.map { Array($0.utf8) }, [Array("PTTL".utf8), key]]
             return (try connection.pipeline(read), tracked)
@@ -271,14 +269,24 @@ extension RedisSessionStore {
         }
     }
 
-    /// ``redis(_:)``, giving `fill`'s placeholder back when Redis fails.
-    private func redisOrCancel<Result: Sendable>(_ fill: SessionCache<CachedSession>.Fill?,
-                                                 _ body: @escaping @Sendable (RedisConnection) throws(RedisError) -> Result) throws(SessionStoreError) -> Result {
-        do {
-            return try redis(body)
-        } catch {
-            fill.map { cache?.cancelFill($0) }
-            throw error
+    /// ``redis(_:)`` with a cache placeholder for `id` (nil without the cache) put in on the
+    /// connection's own thread right before `body` sends its commands, and given back when they
+    /// fail. Placeholders are so put in the order the commands reach Redis: on the one connection
+    /// a caching store sends everything through, a read sent before this instance's write of the
+    /// session cannot install its older copy after the write's (`NOLOOP`: no invalidation would
+    /// come), since the later placeholder replaces the earlier one.
+    private func filling<Result: Sendable>(
+        _ id: SessionID, _ body: @escaping @Sendable (RedisConnection, SessionCache<CachedSession>.Fill?) throws(RedisError) -> Result
+    ) throws(SessionStoreError) -> (Result, SessionCache<CachedSession>.Fill?) {
+        let cache = self.cache
+        return try redis { connection throws(RedisError) in
+            let fill = cache?.beginFill(id)
+            do throws(RedisError) {
+                return (try body(connection, fill), fill)
+            } catch {
+                fill.map { cache?.cancelFill($0) }
+                throw error
+            }
         }
     }
 
