@@ -91,7 +91,7 @@ final class OutageServer: Sendable {
     func shutdown() { http.shutdown(gracePeriod: .seconds(2)) }
 }
 
-@Suite(.timeLimit(.minutes(1))) struct UnavailableRetryTests {
+@Suite(.timeLimit(.minutes(3))) struct UnavailableRetryTests {
     static let quick = MenuRetryPolicy(retries: 3, initialBackoff: 0.01, maxBackoff: 0.05)
 
     @Test func aWriteAnswered503IsSentAgainUntilTheStoreServesAndIsAppliedOnce() async throws {
