@@ -21,7 +21,7 @@ struct ContractAnchorTests {
         return (offset, Array(rows[min(offset, rows.count) ..< min(end, rows.count)]))
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func everyAnchoredPageIsTheModelsSliceWithItsOffset(over transport: ContractTransport) async throws {
         let server = try transport.start()
         defer { server.shutdown() }
@@ -52,7 +52,7 @@ struct ContractAnchorTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func headOfAnAnchoredPageAndOfANodeHasTheGETsHeaders(over transport: ContractTransport) async throws {
         let server = try transport.start()
         defer { server.shutdown() }
@@ -70,7 +70,7 @@ struct ContractAnchorTests {
         #expect(try await client.send("HEAD", "/nodes/nope").status == 404)
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func aHiddenAnchorIs409NotVisibleWithItsPath(over transport: ContractTransport) async throws {
         let server = try transport.start()
         defer { server.shutdown() }
@@ -92,7 +92,7 @@ struct ContractAnchorTests {
         #expect(page.offset == 19 && page.rows.map(\.id) == ["tsingtao-beer"])
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func placementsAreExclusiveAndAnchorsMustNameANode(over transport: ContractTransport) async throws {
         let server = try transport.start()
         defer { server.shutdown() }

@@ -31,7 +31,7 @@ struct ContractBulkExpansionTests {
         try await client.get("/rows?limit=500", session: session).decode(LiveRowsPage.self).rows
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func expandAllCollapseAllAndResetEachReplaceTheWholeTableOnce(over transport: ContractTransport) async throws {
         let server = try transport.start()
         defer { server.shutdown() }
@@ -65,7 +65,7 @@ struct ContractBulkExpansionTests {
         #expect(try feed.decode(Feed.self).changes.map(\.change) == [opened.change, closed.change, reset.change])
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func aRecursiveSetCoversTheWholeSubtreeAndForgetsTheChangesInsideIt(over transport: ContractTransport) async throws {
         let server = try transport.start()
         defer { server.shutdown() }
@@ -101,7 +101,7 @@ struct ContractBulkExpansionTests {
                             status: 409, code: "not_a_group")
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func aStaleIfMatchRefusesExpandAllAndBadBodiesAreInvalidBody(over transport: ContractTransport) async throws {
         let server = try transport.start()
         defer { server.shutdown() }

@@ -28,7 +28,7 @@ struct ContractCORSTests {
         #expect(granted.isEmpty, "\(granted)", sourceLocation: sourceLocation)
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func aListedOriginsPreflightIsAnsweredWithTheRoutesMethodsAndTheHeadersTheAPIReads(over transport: ContractTransport) async throws {
         let server = try Self.start(transport, origins: [Self.other, Self.app])
         defer { server.shutdown() }
@@ -51,7 +51,7 @@ struct ContractCORSTests {
         try liveExpectError(unknown, status: 404, code: "not_found")
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func aListedOriginsAnswersLetThePageReadTheSessionAndTheTag(over transport: ContractTransport) async throws {
         let server = try Self.start(transport, origins: [Self.app])
         defer { server.shutdown() }
@@ -72,7 +72,7 @@ struct ContractCORSTests {
         #expect(error.header("Access-Control-Allow-Origin") == Self.app, "the page may read why it was refused")
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func anOriginNotListedGetsOrdinaryAnswersWithoutAnyGrant(over transport: ContractTransport) async throws {
         let server = try Self.start(transport, origins: [Self.app])
         defer { server.shutdown() }
@@ -95,7 +95,7 @@ struct ContractCORSTests {
         #expect(page.header("Vary") == "Origin")
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func aListedOriginIsRefusedAMethodTheRouteDoesNotTakeOrAHeaderTheAPIDoesNotRead(over transport: ContractTransport) async throws {
         let server = try Self.start(transport, origins: [Self.app])
         defer { server.shutdown() }
@@ -109,7 +109,7 @@ struct ContractCORSTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func starLetsAnyOriginReadButNotWriteWhileAListedOriginMayWrite(over transport: ContractTransport) async throws {
         let server = try Self.start(transport, origins: ["*", Self.app])
         defer { server.shutdown() }
@@ -132,7 +132,7 @@ struct ContractCORSTests {
         Self.expectNoGrant(write)
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func withoutCORSOriginsAPreflightIs405AndNoAnswerNamesCORS(over transport: ContractTransport) async throws {
         let server = try transport.start()
         defer { server.shutdown() }
@@ -148,7 +148,7 @@ struct ContractCORSTests {
 
     /// In-process only: URLSession joins repeated headers into one (`a, b`), which matches no
     /// origin either (HostileCORSTests sends two lines over a raw socket).
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func twoDifferentOriginHeadersGetNoGrant() async throws {
         let server = try Self.start(.inProcess, origins: [Self.app, Self.other])
         defer { server.shutdown() }

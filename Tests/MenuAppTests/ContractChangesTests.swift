@@ -24,7 +24,7 @@ struct ContractChangesTests {
         return entries
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func aSecondDeviceGetsEveryWritesSpliceInOrderAndCatchesUpItsCount(over transport: ContractTransport) async throws {
         let server = try transport.start()
         defer { server.shutdown() }
@@ -63,7 +63,7 @@ struct ContractChangesTests {
         try liveExpectError(try await phone.get("/changes?since=1"), status: 400, code: "invalid_parameter")
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func theHistoryKeepsTheLastChangeHistoryEntriesAndAnOlderSinceIsGone(over transport: ContractTransport) async throws {
         let server = try transport.start { $0.changeHistory = 2 }
         defer { server.shutdown() }
@@ -75,7 +75,7 @@ struct ContractChangesTests {
         #expect(try entries(try await client.get("/changes?since=2", session: session)).count == 1)
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func aReloadForgetsTheSplicesSoAnOlderSinceIsGone(over transport: ContractTransport) async throws {
         let reloadable = try ContractReloadableServer(over: transport)
         defer { reloadable.shutdown() }

@@ -17,7 +17,7 @@ struct ContractConditionalTests {
         try response.decode(LiveRevision.self).revision
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func rowsAndCountOfOneStateShareAStrongTagThatMovesWithEachChangingWrite(over transport: ContractTransport) async throws {
         let server = try transport.start()
         defer { server.shutdown() }
@@ -48,7 +48,7 @@ struct ContractConditionalTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func ifNoneMatchWithTheCurrentTagAnswers304WithTheTagAndNoBody(over transport: ContractTransport) async throws {
         let server = try transport.start()
         defer { server.shutdown() }
@@ -79,7 +79,7 @@ struct ContractConditionalTests {
         #expect(anonymous.status == 304)
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func aMalformedPreconditionIsA400NamingTheHeaderNeverIgnored(over transport: ContractTransport) async throws {
         let server = try transport.start()
         defer { server.shutdown() }

@@ -4,7 +4,7 @@ import Testing
 /// The contract defects of `ContractDefectTests` (issue 11, item 7) that were checked twice, in
 /// process and over a real server, written once and run over both transports.
 @Suite struct ContractDefectTransportTests {
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases, [1, 5, 49, 50, 51, 500])
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases, [1, 5, 49, 50, 51, 500])
     func aPageWithoutLimitIsFiftyRowsOrMaxLimitWhenThatIsSmaller(over transport: ContractTransport, maxLimit: Int) async throws {
         let server = try transport.start { $0.maxLimit = maxLimit }
         defer { server.shutdown() }
@@ -14,7 +14,7 @@ import Testing
         #expect(page.rows.count == min(expected, 30))  // the menu has 30 visible rows
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func aMistypedLimitIs400NotFiftyRows(over transport: ContractTransport) async throws {
         let server = try transport.start()
         defer { server.shutdown() }

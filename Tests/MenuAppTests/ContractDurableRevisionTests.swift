@@ -14,7 +14,7 @@ import FoundationNetworking
 
 @Suite("Contract: revisions and ETags survive a restart of the durable store")
 struct ContractDurableRevisionTests {
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func aRestartKeepsTheRevisionAndTheTagSoA304StillAnswers(over transport: ContractTransport) async throws {
         let directory = DurableTemporaryDirectory()
         defer { directory.remove() }

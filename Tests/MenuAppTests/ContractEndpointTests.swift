@@ -17,7 +17,7 @@ struct ContractEndpointTests {
 
     // MARK: GET /healthz
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func healthzAnswers200StatusOK(over transport: ContractTransport) async throws {
         let server = try transport.start()
         defer { server.shutdown() }
@@ -30,7 +30,7 @@ struct ContractEndpointTests {
 
     // MARK: GET /count
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func countWithoutSessionIsTheDefaultExpansion30Rows24Leaves(over transport: ContractTransport) async throws {
         let server = try transport.start()
         defer { server.shutdown() }
@@ -47,7 +47,7 @@ struct ContractEndpointTests {
 
     // MARK: GET /rows
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func rowsWithoutParametersIsTheWholeDefaultTableWithOffset0Limit50(over transport: ContractTransport) async throws {
         let server = try transport.start()
         defer { server.shutdown() }
@@ -72,7 +72,7 @@ struct ContractEndpointTests {
         #expect(page.version == version)
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func rowObjectsCarryExactlyTheDocumentedKeys(over transport: ContractTransport) async throws {
         let server = try transport.start()
         defer { server.shutdown() }
@@ -91,7 +91,7 @@ struct ContractEndpointTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func rowsAttributesAreTheConfigsAttributesUnchanged(over transport: ContractTransport) async throws {
         let server = try transport.start()
         defer { server.shutdown() }
@@ -107,7 +107,7 @@ struct ContractEndpointTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func rowsOffsetAndLimitSelectAWindowOfTheTable(over transport: ContractTransport) async throws {
         let server = try transport.start()
         defer { server.shutdown() }
@@ -136,7 +136,7 @@ struct ContractEndpointTests {
         #expect(tail.limit == 5)
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases, [30, 31, 500, 2_147_483_647])
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases, [30, 31, 500, 2_147_483_647])
     func rowsOffsetAtOrPastCountGivesEmptyRows(over transport: ContractTransport, offset: Int) async throws {
         let server = try transport.start()
         defer { server.shutdown() }
@@ -152,7 +152,7 @@ struct ContractEndpointTests {
         #expect(response.text.hasSuffix(#""rows":[]}"#))
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func rowsLimitAccepts1Through500(over transport: ContractTransport) async throws {
         let server = try transport.start()
         defer { server.shutdown() }
@@ -171,7 +171,7 @@ struct ContractEndpointTests {
 
     // MARK: POST /sessions
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func postSessionsAnswers201WithTheSameIdInHeaderAndBody(over transport: ContractTransport) async throws {
         let server = try transport.start()
         defer { server.shutdown() }
@@ -195,7 +195,7 @@ struct ContractEndpointTests {
 
     // MARK: POST /groups/{id}/toggle
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func collapsingMainCoursesRemovesItsNineRowsRightAfterIndex0(over transport: ContractTransport) async throws {
         let server = try transport.start()
         defer { server.shutdown() }
@@ -229,7 +229,7 @@ struct ContractEndpointTests {
         #expect(page.rows.first?.isExpanded == false)
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func togglingTwiceReinsertsTheRowsAndRestoresTheDefaultTable(over transport: ContractTransport) async throws {
         let server = try transport.start()
         defer { server.shutdown() }
@@ -246,7 +246,7 @@ struct ContractEndpointTests {
         #expect(page.rows == model.rows(model.defaultState))
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func collapsingNestedBeerRemovesItsThreeRowsAfterIndex17(over transport: ContractTransport) async throws {
         let server = try transport.start()
         defer { server.shutdown() }
@@ -261,7 +261,7 @@ struct ContractEndpointTests {
         #expect(change.change == LiveSplice(at: 18, inserted: 0, removed: 3))
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func togglingBeerWhileDrinksIsCollapsedGivesNullIndexAndNullChange(over transport: ContractTransport) async throws {
         let server = try transport.start()
         defer { server.shutdown() }
@@ -301,7 +301,7 @@ struct ContractEndpointTests {
 
     // MARK: PUT /groups/{id}/expansion
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func putExpansionTwiceIsIdempotentAndTheSecondChangeIsEmpty(over transport: ContractTransport) async throws {
         let server = try transport.start()
         defer { server.shutdown() }
@@ -340,7 +340,7 @@ struct ContractEndpointTests {
 
     enum Write: String, CaseIterable, Sendable { case toggle, put }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases, Write.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases, Write.allCases)
     func writeWithoutSessionCreatesOneAndReturnsItInHeaderAndBody(over transport: ContractTransport, write: Write) async throws {
         let server = try transport.start()
         defer { server.shutdown() }
@@ -373,7 +373,7 @@ struct ContractEndpointTests {
         #expect(again.change == LiveSplice(at: 18, inserted: 0, removed: 3))
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func sessionsAreIndependentOfEachOther(over transport: ContractTransport) async throws {
         let server = try transport.start()
         defer { server.shutdown() }
@@ -395,7 +395,7 @@ struct ContractEndpointTests {
 
     // MARK: DELETE /sessions/{id}
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func deleteSessionAnswers204WithoutBody(over transport: ContractTransport) async throws {
         let server = try transport.start()
         defer { server.shutdown() }
@@ -408,7 +408,7 @@ struct ContractEndpointTests {
         #expect(response.header("Content-Length") == nil || response.header("Content-Length") == "0")
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func deletedSessionIs404UnknownSessionOnEveryReuse(over transport: ContractTransport) async throws {
         let server = try transport.start()
         defer { server.shutdown() }

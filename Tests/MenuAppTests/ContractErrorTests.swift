@@ -27,7 +27,7 @@ struct ContractErrorTests {
         "limit=0x10",
     ]
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases, badRowQueries)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases, badRowQueries)
     func badOffsetOrLimitIs400InvalidParameter(over transport: ContractTransport, query: String) async throws {
         let server = try transport.start()
         defer { server.shutdown() }
@@ -37,7 +37,7 @@ struct ContractErrorTests {
         #expect(try response.decode(LiveErrorBody.self).error.message.contains(name), "\(response)")
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func offsetBeyondInt32IsStillAnOffsetPastTheEnd(over transport: ContractTransport) async throws {
         // The contract: offset is any integer >= 0, and offset >= count gives rows [].
         let server = try transport.start()
@@ -67,7 +67,7 @@ struct ContractErrorTests {
         "AAAAAAAAAAAAAAAAAAAA==", "AAAAAAAAAAAAAAAAAAAA+/", "AAAAAAAAAA AAAAAAAAAAA",
     ]
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.each(SessionUse.allCases), malformedSessionIDs)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.each(SessionUse.allCases), malformedSessionIDs)
     func malformedSessionHeaderIs400InvalidSession(over pair: (ContractTransport, SessionUse), session: String) async throws {
         let (transport, use) = pair
         let server = try transport.start()
@@ -77,7 +77,7 @@ struct ContractErrorTests {
         #expect(response.header("X-Session-Id") == nil)
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases, ["abc", "AAAAAAAAAAAAAAAAAAAAA!", "AAAAAAAAAAAAAAAAAAAAAAA"])
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases, ["abc", "AAAAAAAAAAAAAAAAAAAAA!", "AAAAAAAAAAAAAAAAAAAAAAA"])
     func deleteOfMalformedSessionIdIs400InvalidSession(over transport: ContractTransport, session: String) async throws {
         let server = try transport.start()
         defer { server.shutdown() }
@@ -85,7 +85,7 @@ struct ContractErrorTests {
         try liveExpectError(response, status: 400, code: "invalid_session")
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases, SessionUse.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases, SessionUse.allCases)
     func wellFormedUnknownSessionIs404UnknownSession(over transport: ContractTransport, use: SessionUse) async throws {
         let server = try transport.start()
         defer { server.shutdown() }
@@ -96,7 +96,7 @@ struct ContractErrorTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func deleteOfUnknownSessionIs404UnknownSession(over transport: ContractTransport) async throws {
         let server = try transport.start()
         defer { server.shutdown() }
@@ -104,7 +104,7 @@ struct ContractErrorTests {
         try liveExpectError(response, status: 404, code: "unknown_session")
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func sessionIdWhoseLastCharacterCarriesMoreThan128BitsIsMalformed(over transport: ContractTransport) async throws {
         // openapi.yaml: SessionId is `^[A-Za-z0-9_-]{21}[AQgw]$` (128 bits; no aliases).
         let server = try transport.start()
@@ -115,7 +115,7 @@ struct ContractErrorTests {
         try liveExpectError(wellFormed, status: 404, code: "unknown_session")
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func expiredSessionIs404UnknownSession(over transport: ContractTransport) async throws {
         let server = try transport.start { $0.sessionTTLSeconds = 1 }
         defer { server.shutdown() }
@@ -133,7 +133,7 @@ struct ContractErrorTests {
         try liveExpectError(try await client.toggle("beer", session: session), status: 404, code: "unknown_session")
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func failedWritesWithoutSessionCreateNoSession(over transport: ContractTransport) async throws {
         // With room for one session only, failed session-less writes must not use it up.
         let server = try transport.start { $0.maxSessions = 1 }
@@ -157,7 +157,7 @@ struct ContractErrorTests {
 
     // MARK: 404 unknown_group, 409 not_a_group
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.each(SessionUse.allCases.filter { $0 == .toggle || $0 == .put }),
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.each(SessionUse.allCases.filter { $0 == .toggle || $0 == .put }),
           ["desserts", "nope", "Main-Courses", "main-courses-x", "%E4%B8%BB%E8%8F%9C", "a%22b%5Cc"])
     func unknownGroupIs404UnknownGroup(over pair: (ContractTransport, SessionUse), group: String) async throws {
         let (transport, use) = pair
@@ -172,7 +172,7 @@ struct ContractErrorTests {
         #expect(response.header("X-Session-Id") == nil)
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases, ["mapo-tofu", "snow-beer", "zhuyeqing-tea"])
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases, ["mapo-tofu", "snow-beer", "zhuyeqing-tea"])
     func rowIdIs409NotAGroup(over transport: ContractTransport, row: String) async throws {
         let server = try transport.start()
         defer { server.shutdown() }
@@ -193,7 +193,7 @@ struct ContractErrorTests {
         #"{"isExpanded":tru}"#, String(repeating: "[", count: 10_000),
     ]
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases, badBodies)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases, badBodies)
     func badExpansionBodyIs400InvalidBody(over transport: ContractTransport, body: String) async throws {
         let server = try transport.start()
         defer { server.shutdown() }
@@ -205,7 +205,7 @@ struct ContractErrorTests {
         #expect(count.count == 30)
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func badExpansionBodyWithoutSessionCreatesNoSession(over transport: ContractTransport) async throws {
         let server = try transport.start()
         defer { server.shutdown() }
@@ -223,7 +223,7 @@ struct ContractErrorTests {
         "/groups/x/open", "//rows",
     ]
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases, unknownPaths)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases, unknownPaths)
     func unknownPathIs404NotFound(over transport: ContractTransport, path: String) async throws {
         let server = try transport.start()
         defer { server.shutdown() }
@@ -260,7 +260,7 @@ struct ContractErrorTests {
         WrongMethod(method: "PUT", path: "/sessions/x", allowed: ["GET", "HEAD", "DELETE"]),
     ]
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases, wrongMethods)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases, wrongMethods)
     func otherMethodOnKnownPathIs405WithAllow(over transport: ContractTransport, wrong: WrongMethod) async throws {
         let server = try transport.start()
         defer { server.shutdown() }

@@ -13,7 +13,7 @@ import FoundationNetworking
 
 @Suite("Contract: If-Match writes apply only on the state they name")
 struct ContractIfMatchTests {
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func aWriteOnAStaleTagIs412WithTheCurrentRevisionAndChangesNothing(over transport: ContractTransport) async throws {
         let server = try transport.start()
         defer { server.shutdown() }
@@ -47,7 +47,7 @@ struct ContractIfMatchTests {
         #expect(noop.status == 412)
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func withoutASessionIfMatchNamesTheDefaultViewRevision0(over transport: ContractTransport) async throws {
         let server = try transport.start()
         defer { server.shutdown() }
@@ -63,7 +63,7 @@ struct ContractIfMatchTests {
         #expect(refused.header("X-Session-Id") == nil)  // no session was made
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func aTagOfTheMenuBeforeAReloadNoLongerMatches(over transport: ContractTransport) async throws {
         let reloadable = try ContractReloadableServer(over: transport)
         defer { reloadable.shutdown() }

@@ -19,7 +19,7 @@ struct ContractLocaleTests {
         return try response.decode(LiveRowsPage.self).rows.map(\.title)
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func oneSessionReadInTwoLocalesHasOneStructureTheirTitlesAndTwoTags(over transport: ContractTransport) async throws {
         let server = try Self.start(transport)
         defer { server.shutdown() }
@@ -51,7 +51,7 @@ struct ContractLocaleTests {
         #expect(otherLocale.status == 200)
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func theLocaleIsChosenByQualityThenLookupThenTheDefault(over transport: ContractTransport) async throws {
         let server = try Self.start(transport)
         defer { server.shutdown() }
@@ -83,7 +83,7 @@ struct ContractLocaleTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func langOverridesTheHeaderAndAMalformedOneIsRefused(over transport: ContractTransport) async throws {
         let server = try Self.start(transport)
         defer { server.shutdown() }
@@ -101,7 +101,7 @@ struct ContractLocaleTests {
         #expect(try await client.get("/rows?lang=en&lang=zh").status == 400)
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func aWriteTakesTheTagOfItsStateInAnyLocale(over transport: ContractTransport) async throws {
         let server = try Self.start(transport)
         defer { server.shutdown() }
@@ -114,7 +114,7 @@ struct ContractLocaleTests {
         #expect(stale.status == 412)
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func theOtherReadsCarryTheLocaleToo(over transport: ContractTransport) async throws {
         let server = try Self.start(transport)
         defer { server.shutdown() }

@@ -42,7 +42,7 @@ struct ContractNodeTests {
         return (session, state)
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func everyNodeIsLocatedAsTheModelPlacesItVisibleOrHidden(over transport: ContractTransport) async throws {
         let server = try transport.start()
         defer { server.shutdown() }
@@ -65,7 +65,7 @@ struct ContractNodeTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func revealOfEveryNodeUnderCollapsedGroupsIsOneSpliceTheModelAgreesWith(over transport: ContractTransport) async throws {
         let server = try transport.start()
         defer { server.shutdown() }
@@ -101,7 +101,7 @@ struct ContractNodeTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func revealWithoutASessionCreatesOne(over transport: ContractTransport) async throws {
         let server = try transport.start()
         defer { server.shutdown() }
@@ -113,7 +113,7 @@ struct ContractNodeTests {
         #expect(answer.index == 18 && answer.change == nil && answer.count == 30)
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func anUnknownNodeIs404UnknownNodeForBothRoutes(over transport: ContractTransport) async throws {
         let server = try transport.start()
         defer { server.shutdown() }

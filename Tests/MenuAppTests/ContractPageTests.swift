@@ -22,7 +22,7 @@ struct ContractPageTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func eachFileIsServedAsCheckedInWithItsTypeAndAStrongTagThatRevalidates(over transport: ContractTransport) async throws {
         let server = try transport.start()
         defer { server.shutdown() }
@@ -58,7 +58,7 @@ struct ContractPageTests {
         #expect(tags.count == Self.files.count, "each file has its own tag")
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func thePageAllowsOnlyItsOwnOriginAndNamesOnlyItsOwnFiles(over transport: ContractTransport) async throws {
         let server = try transport.start()
         defer { server.shutdown() }

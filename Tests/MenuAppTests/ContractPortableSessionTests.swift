@@ -86,7 +86,7 @@ struct ContractPortableSessionTests {
         return session
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func theExpansionAfterSetsAndARevealIsTheChangedGroupsByIDAndRecreatesTheSameTable(over transport: ContractTransport) async throws {
         let server = try transport.start()
         defer { server.shutdown() }
@@ -106,7 +106,7 @@ struct ContractPortableSessionTests {
         #expect(copy.revision == 0 && copy.expansion == answer.expansion && copy.version == answer.version)
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func theReadIsTaggedByVersionAndRevisionAndAnswers304UntilTheSessionChanges(over transport: ContractTransport) async throws {
         let server = try transport.start()
         defer { server.shutdown() }
@@ -126,7 +126,7 @@ struct ContractPortableSessionTests {
         #expect(try changed.decode(LiveSessionExpansion.self).expansion == LivePortableExpansion(collapsed: ["drinks"]))
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func aPathIDThatIsNoSessionIDIsInvalidAndAnUnknownOneIs404(over transport: ContractTransport) async throws {
         let server = try transport.start()
         defer { server.shutdown() }
@@ -159,7 +159,7 @@ struct ContractPortableSessionTests {
         return state
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func aStateWithABaseAndMarksShowsTheRowsItDescribesAndReadsBackInMenuOrder(over transport: ContractTransport) async throws {
         let server = try transport.start()
         defer { server.shutdown() }
@@ -177,7 +177,7 @@ struct ContractPortableSessionTests {
         #expect(try await client.table(of: client.create(from: read).sessionId) == client.table(of: created.sessionId))
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func collapseAllAndRecursiveSetsReadBackAsBaseAndMarksAndRecreateTheSameTable(over transport: ContractTransport) async throws {
         let server = try transport.start()
         defer { server.shutdown() }
@@ -197,7 +197,7 @@ struct ContractPortableSessionTests {
         #expect(try await client.get("/rows?limit=500", session: session).decode(LiveRowsPage.self).rows == model.rows(state(of: read.expansion)))
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func idsThatNameNoGroupAreIgnoredAndListedAndAFlipToTheDefaultIsDropped(over transport: ContractTransport) async throws {
         let server = try transport.start()
         defer { server.shutdown() }
@@ -215,7 +215,7 @@ struct ContractPortableSessionTests {
         #expect(try plain.decode(LiveCreatedSession.self).ignored.isEmpty)
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func twoSessionsCreatedFromOneStateShowTheSameTableAndThenChangeApart(over transport: ContractTransport) async throws {
         let server = try transport.start()
         defer { server.shutdown() }
@@ -228,7 +228,7 @@ struct ContractPortableSessionTests {
         #expect(try await client.portable(of: laptop).expansion == shared)
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func aMemoryOnlyServerRestartedAcceptsTheKeptStateAndShowsTheSameTable(over transport: ContractTransport) async throws {
         let first = try transport.start()
         let before = first.client()
@@ -246,7 +246,7 @@ struct ContractPortableSessionTests {
         #expect(try await client.table(of: recovered.sessionId) == table)
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func aStateKeptBeforeAReloadRestoresByIDOnTheNewMenu(over transport: ContractTransport) async throws {
         let reloadable = try ContractReloadableServer(over: transport)
         defer { reloadable.shutdown() }
@@ -274,7 +274,7 @@ struct ContractPortableSessionTests {
             == LivePortableExpansion(expanded: ["seasonal", "sides"], collapsed: ["mains", "desserts"]))
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func theDurableStoreKeepsSessionsCreatedFromAStateAcrossARestart(over transport: ContractTransport) async throws {
         let directory = DurableTemporaryDirectory()
         defer { directory.remove() }

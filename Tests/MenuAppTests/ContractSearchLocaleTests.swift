@@ -17,7 +17,7 @@ struct ContractSearchLocaleTests {
         return try response.decode(ContractSearchTests.Results.self)
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func traditionalSimplifiedAndEnglishQueriesFindTheSameNodes(over transport: ContractTransport) async throws {
         let server = try transport.start { $0.configPath = Self.fixture }
         defer { server.shutdown() }
@@ -28,7 +28,7 @@ struct ContractSearchLocaleTests {
         #expect(try await search(client, "q=%E9%BE%99%E4%BA%95").matches.map(\.id) == ["longjing"])  // 龙井, simplified only
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func titlesAndPathsComeInTheNegotiatedLocale(over transport: ContractTransport) async throws {
         let server = try transport.start { $0.configPath = Self.fixture }
         defer { server.shutdown() }

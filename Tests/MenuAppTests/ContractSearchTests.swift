@@ -45,7 +45,7 @@ struct ContractSearchTests {
         return try response.decode(Results.self)
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func cafeFindsCafeAndEveryMatchSaysWhereItIs(over transport: ContractTransport) async throws {
         let server = try start(transport)
         defer { server.shutdown() }
@@ -67,7 +67,7 @@ struct ContractSearchTests {
         #expect(paged.total > 3 && paged.offset == 1 && paged.limit == 2 && paged.matches.count == 2)
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func revealAfterSearchShowsTheMatchInTheUsersTree(over transport: ContractTransport) async throws {
         let server = try start(transport)
         defer { server.shutdown() }
@@ -82,7 +82,7 @@ struct ContractSearchTests {
         #expect(found.revision == page.revision)
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func theFilteredTreeShowsMatchesAndAncestorsAndLeavesTheSessionsTreeAsItWas(over transport: ContractTransport) async throws {
         let server = try start(transport)
         defer { server.shutdown() }
@@ -109,7 +109,7 @@ struct ContractSearchTests {
         #expect(try after.decode(LiveRowsPage.self).revision == page.revision)
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func filtersCompareByTypeAndCombineWithTheText(over transport: ContractTransport) async throws {
         let server = try start(transport)
         defer { server.shutdown() }
@@ -124,7 +124,7 @@ struct ContractSearchTests {
         #expect(rows.rows.map(\.id) == ["drinks", "beer", "kolsch"] && rows.query == nil)
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func badQueriesAndFiltersAreRefusedNamingWhatIsWrong(over transport: ContractTransport) async throws {
         let server = try start(transport)
         defer { server.shutdown() }
@@ -141,7 +141,7 @@ struct ContractSearchTests {
         #expect(try await client.get("/search?q=\(String(repeating: "a", count: 200))").status == 200)
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ContractTransport.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func aFilteredTagValidatesOnlyItsOwnQuery(over transport: ContractTransport) async throws {
         let server = try start(transport)
         defer { server.shutdown() }

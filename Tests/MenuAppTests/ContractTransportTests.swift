@@ -12,7 +12,7 @@ import Testing
         ("DELETE", "/sessions/AAAAAAAAAAAAAAAAAAAAAA"), ("DELETE", "/sessions/abc"), ("PUT", "/count"),
     ]
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func bothTransportsGiveTheSameStatusHeadersAndBodyByteForByte() async throws {
         let inProcess = try ContractTransport.inProcess.start()
         defer { inProcess.shutdown() }

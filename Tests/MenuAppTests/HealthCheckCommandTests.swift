@@ -40,7 +40,7 @@ struct HealthCheckCommandTests {
         return (listener, Int(UInt16(bigEndian: address.sin_port)))
     }
 
-    @Test(.timeLimit(.minutes(1))) func itPassesOnTheServersPortGivenByFlagOrByMENU_PORT() throws {
+    @Test(.timeLimit(.minutes(5))) func itPassesOnTheServersPortGivenByFlagOrByMENU_PORT() throws {
         let server = try LiveChildServer()
         defer { _ = server.signalAndWait() }
         let byFlag = try healthCheck(["--port", String(server.port)])
@@ -51,7 +51,7 @@ struct HealthCheckCommandTests {
         #expect(byEnvironment.termination == .exited(0), "\(byEnvironment.stderr)")
     }
 
-    @Test(.timeLimit(.minutes(1))) func itFailsWithAReasonWhenNothingListensOrNothingAnswers() throws {
+    @Test(.timeLimit(.minutes(5))) func itFailsWithAReasonWhenNothingListensOrNothingAnswers() throws {
         let (listener, port) = try silentListener()
         defer { close(listener) }
         let silent = try healthCheck(["--port", String(port)])

@@ -178,7 +178,7 @@ struct FramingCase: Sendable, CustomTestStringConvertible {
 
 @Suite("Hostile framing: Transfer-Encoding, Content-Length and Host as libmicrohttpd reads them")
 struct HostileFramingTests {
-    @Test(.timeLimit(.minutes(1)), arguments: FramingCase.all)
+    @Test(.timeLimit(.minutes(5)), arguments: FramingCase.all)
     func framingIsLibmicrohttpdsOrTheRequestIsRefusedAtOnce(_ framing: FramingCase) async throws {
         // A 2 s connection timeout ends a request whose body swallowed the pipelined one.
         let server = try HostileInputTests.server()

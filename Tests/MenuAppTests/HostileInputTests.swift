@@ -547,7 +547,7 @@ struct HostileInputTests {
         (server.server.service.store as? InMemorySessionStore)?.count
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: HostileCase.all)
+    @Test(.timeLimit(.minutes(5)), arguments: HostileCase.all)
     func hostileRequestGets4xxOrACloseAndChangesNoSession(_ hostile: HostileCase) async throws {
         try await Self.expectRefusedWithoutChange(hostile)
     }
@@ -601,7 +601,7 @@ struct HostileInputTests {
     /// libmicrohttpd 0.9.75 turns `Name: a\r\n b` into a header *named* `Nameb` with the value `a`
     /// (RFC 9112 wants a 400, or the fold replaced by a space). A real session id folded in two must
     /// therefore neither select that session nor be ignored: 400 invalid_session.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func foldedSessionHeaderIsRefusedNotTakenForTheDefault() async throws {
         let server = try Self.server()
         defer { server.shutdown() }
@@ -637,7 +637,7 @@ struct HostileInputTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func fiftyHalfOpenSlowClientsHeldOpenDoNotKeepNormalRequestsFromBeingAnswered() async throws {
         // A connection timeout and a header deadline no run comes near, so the slow clients are
         // certainly held for the whole test however slow the machine is (checked at the end).
@@ -667,7 +667,7 @@ struct HostileInputTests {
         #expect(report.isEmpty, "\(report)")
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func stalledConnectionsAreClosedByTheConnectionTimeoutWithoutAnAnswer() async throws {
         // Only the connection timeout can close them: the header deadline is out of reach.
         let server = try LiveServer { $0.connectionTimeoutSeconds = 1; $0.headerTimeoutSeconds = 3600 }
@@ -744,7 +744,7 @@ struct HostileInputTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func thirtyConnectionsAgainstALimitOfTwentyServeExactlyTwentyAndRecover() async throws {
         let server = try LiveServer { $0.maxConnections = 20; $0.connectionTimeoutSeconds = 3600 }
         defer { server.shutdown() }
@@ -757,7 +757,7 @@ struct HostileInputTests {
         #expect(recovered, "no normal request succeeded after the crowd let go")
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func perIPLimitOfFiveServesExactlyFiveOfTenAndRecovers() async throws {
         let server = try LiveServer { $0.perIPConnections = 5; $0.connectionTimeoutSeconds = 3600 }
         defer { server.shutdown() }
@@ -772,7 +772,7 @@ struct HostileInputTests {
 
     // MARK: Session flood
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func sessionFloodGets1000Sessions201ThenEvery429WithRetryAfter() async throws {
         let server = try LiveServer { $0.maxSessions = 1000 }
         defer { server.shutdown() }
@@ -816,7 +816,7 @@ struct HostileInputTests {
         #expect(store.count == 1000)
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func concurrentSessionFloodNeverPassesMaxSessions() async throws {
         let server = try LiveServer { $0.maxSessions = 1000 }
         defer { server.shutdown() }
@@ -851,7 +851,7 @@ struct HostileInputTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: [
+    @Test(.timeLimit(.minutes(5)), arguments: [
         BadFlags(["--max-limit", "-1"], ["--max-limit", "-1", "1 to 100000"]),
         BadFlags(["--max-limit", "0"], ["--max-limit", "\"0\""]),
         BadFlags(["--max-sessions", "0"], ["--max-sessions", "\"0\""]),
@@ -889,7 +889,7 @@ struct HostileInputTests {
     }
 
     /// `--flag=` with nothing after `=` is an empty (invalid) value, never the next argument.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func emptyInlineFlagValueIsNotTakenFromTheNextArgument() throws {
         let exit = try liveRun(try LivePaths.executable(), ["--config=", "--port", "0"])
         #expect(exit.status == 2)
@@ -954,7 +954,7 @@ struct HostileInputTests {
         ]
     }()
 
-    @Test(.timeLimit(.minutes(1)), arguments: badConfigs)
+    @Test(.timeLimit(.minutes(5)), arguments: badConfigs)
     func executableRejectsABadConfigWithExitCode2AndNamesTheProblem(bad: BadConfig) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("menu-server-hostile-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -42,7 +42,7 @@ struct HostileLocaleTests {
         ]
     }()
 
-    @Test(.timeLimit(.minutes(1)), arguments: cases)
+    @Test(.timeLimit(.minutes(5)), arguments: cases)
     func aHostileLanguageIsNeverA5xxAndChangesNoSession(_ hostile: HostileCase) async throws {
         try await HostileInputTests.expectRefusedWithoutChange(hostile) { $0.configPath = LivePaths.localizedMenuConfig }
     }

@@ -72,7 +72,7 @@ extension HostileCase {
 
 @Suite("Hostile input: portable session bodies and ids")
 struct HostilePortableSessionTests {
-    @Test(.timeLimit(.minutes(1)), arguments: HostileCase.portable)
+    @Test(.timeLimit(.minutes(5)), arguments: HostileCase.portable)
     func aHostilePortableRequestGets4xxCreatesNoSessionAndChangesNone(_ hostile: HostileCase) async throws {
         try await HostileInputTests.expectRefusedWithoutChange(hostile)
     }

@@ -36,7 +36,7 @@ struct HostilePreconditionTests {
         ]
     }()
 
-    @Test(.timeLimit(.minutes(1)), arguments: cases)
+    @Test(.timeLimit(.minutes(5)), arguments: cases)
     func aMalformedPreconditionIsRefusedAndChangesNoSession(_ hostile: HostileCase) async throws {
         try await HostileInputTests.expectRefusedWithoutChange(hostile)
     }

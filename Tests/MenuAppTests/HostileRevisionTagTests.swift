@@ -19,7 +19,7 @@ struct HostileRevisionTagTests {
         #""a-1","b-2","c-999999999999999999""#, String(repeating: "\"x-1\",", count: 2000),
     ]
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func noTagMakesAServerErrorOrChangesTheSession() throws {
         let redis = try RedisServerProcess()
         defer { redis.stop() }

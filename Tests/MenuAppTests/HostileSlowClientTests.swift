@@ -62,7 +62,7 @@ struct HostileSlowClientTests {
         return problems
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: [1, 2, 3])
+    @Test(.timeLimit(.minutes(5)), arguments: [1, 2, 3])
     func aRequestTrickledByteByByteIsClosedAtTheHeaderDeadlineWhileOthersAreServed(headerTimeout: Int) async throws {
         // The connection timeout (30 s) would never fire: a byte arrives every 200 ms.
         let server = try LiveServer { $0.headerTimeoutSeconds = headerTimeout; $0.connectionTimeoutSeconds = 30 }
@@ -85,7 +85,7 @@ struct HostileSlowClientTests {
         print("HostileSlowClientTests: --header-timeout \(headerTimeout): trickling client closed \(closedAfter) s after connecting, after \(trickle.bytesSent) bytes")
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func aCompleteRequestSentSlowlyWithinTheDeadlineIsServed() async throws {
         // A deadline far past the 1.5 s of pauses, so a busy machine cannot push them past it.
         let server = try LiveServer { $0.headerTimeoutSeconds = 120; $0.connectionTimeoutSeconds = 120 }
@@ -104,7 +104,7 @@ struct HostileSlowClientTests {
 
     /// The body gets a deadline of its own, counted from its headers: a body trickled forever is
     /// cut off too, while one that arrives slowly within it is answered.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func aBodyTrickledAfterItsHeadersIsClosedAtItsDeadlineAndASlowOneWithinItIsServed() async throws {
         let server = try LiveServer { $0.headerTimeoutSeconds = 2; $0.connectionTimeoutSeconds = 30 }
         defer { server.shutdown() }
@@ -138,7 +138,7 @@ struct HostileSlowClientTests {
         print("HostileSlowClientTests: --header-timeout 2: trickled body closed \(closedAfter) s after its headers")
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func aSecondRequestTrickledOnAKeepAliveConnectionIsAlsoClosed() async throws {
         let server = try LiveServer { $0.headerTimeoutSeconds = 1; $0.connectionTimeoutSeconds = 30 }
         defer { server.shutdown() }
@@ -156,7 +156,7 @@ struct HostileSlowClientTests {
 
     /// The deadline of a later request counts from its first byte, not from the previous
     /// response: waiting between requests is the connection timeout's business.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func aKeepAliveConnectionIdleLongerThanTheHeaderTimeoutStillServesItsNextRequest() async throws {
         let server = try LiveServer { $0.headerTimeoutSeconds = 1; $0.connectionTimeoutSeconds = 30 }
         defer { server.shutdown() }
@@ -175,7 +175,7 @@ struct HostileSlowClientTests {
 
     /// The limit is on by default, and it is per address: past it, 127.0.0.1 is turned away while
     /// 127.0.0.2 (also loopback, another client address) is still served.
-    @Test(.timeLimit(.minutes(1)), arguments: [3, nil])
+    @Test(.timeLimit(.minutes(5)), arguments: [3, nil])
     func connectionsPastThePerIPLimitFromOneAddressAreRefusedWhileAnotherAddressIsServed(limit: Int?) async throws {
         let server = try LiveServer { settings in
             if let limit { settings.perIPConnections = limit }

@@ -74,7 +74,7 @@ struct LiveAccessLogTests {
         #expect(warn.isEmpty)
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func theProcessLogsStartUpRequestsAndShutdownInJSON() throws {
         let child = try LiveChildServer(arguments: ["--port", "0", "--config", LivePaths.menuConfig, "--log-format", "json"])
         defer { child.stop() }

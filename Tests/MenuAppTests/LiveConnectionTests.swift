@@ -12,7 +12,7 @@ struct LiveConnectionTests {
 
     // MARK: Exact bytes
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func utf8TitlesAreSentAsLiteralUTF8Bytes() throws {
         let server = try LiveServer()
         defer { server.shutdown() }
@@ -28,7 +28,7 @@ struct LiveConnectionTests {
         #expect(!response.text.contains("\\u"), "no escaped characters expected")
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func attributeNumbersAndBooleansAreSentAsWrittenInTheConfig() throws {
         let server = try LiveServer()
         defer { server.shutdown() }
@@ -48,7 +48,7 @@ struct LiveConnectionTests {
         #expect(Set(kungPao.attributes?.keys.map { $0 } ?? []) == ["price", "currency", "spicy", "vegetarian", "en"])
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func healthzAndCountBodiesAreExactBytes() throws {
         let server = try LiveServer()
         defer { server.shutdown() }
@@ -66,7 +66,7 @@ struct LiveConnectionTests {
         #expect(leaf.text.hasSuffix("}}]}"), "\(leaf.text)")
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func changeBodyIsExactBytes() throws {
         let server = try LiveServer()
         defer { server.shutdown() }
@@ -83,7 +83,7 @@ struct LiveConnectionTests {
 
     // MARK: Keep-alive
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func keepAliveAnswersManyRequestsOnOneConnectionWithoutClosing() throws {
         let server = try LiveServer()
         defer { server.shutdown() }
@@ -121,7 +121,7 @@ struct LiveConnectionTests {
         #expect(try connection.request("GET", "/count", headers: [("X-Session-Id", session)]).status == 404)
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func sessionHeaderNameIsCaseInsensitive() throws {
         let server = try LiveServer()
         defer { server.shutdown() }
@@ -133,7 +133,7 @@ struct LiveConnectionTests {
         #expect(try count.decode(LiveCount.self).count == 27)
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func pipelinedRequestsAreAnsweredInOrderOnOneConnection() throws {
         let server = try LiveServer()
         defer { server.shutdown() }
@@ -153,7 +153,7 @@ struct LiveConnectionTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ["/rows?limit=3", "/count", "/healthz"])
+    @Test(.timeLimit(.minutes(5)), arguments: ["/rows?limit=3", "/count", "/healthz"])
     func headSendsTheHeadersOfGetWithoutABody(target: String) throws {
         let server = try LiveServer()
         defer { server.shutdown() }
@@ -265,7 +265,7 @@ struct LiveConnectionTests {
         return report
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func concurrentTogglesOfOneSessionAreAppliedOneAtATime() async throws {
         // Four connections toggle beer in the same session 50 times each. Every answer must be one
         // of the two states (never a torn mix), and after an even number of toggles beer is open again.
@@ -309,7 +309,7 @@ struct LiveConnectionTests {
         #expect(count.leafCount == 24)
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func eightConcurrentClientsEachSeeOnlyTheirOwnAcknowledgedChanges() async throws {
         let server = try LiveServer()
         defer { server.shutdown() }

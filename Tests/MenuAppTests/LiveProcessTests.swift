@@ -94,7 +94,7 @@ final class LiveChildServer {
 @Suite("Live: the menu-server executable")
 struct LiveProcessTests {
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func executablePrintsOneListeningLineServesHTTPAndExitsZeroOnSIGTERM() async throws {
         let child = try LiveChildServer()
         defer { child.stop() }
@@ -140,7 +140,7 @@ struct LiveProcessTests {
         #expect(child.stderrText.value.contains("signal 15"), "\(child.stderrText.value)")
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func executableExitsZeroOnSIGTERMWithAnIdleKeepAliveConnectionOpenAndClosesIt() throws {
         let child = try LiveChildServer()
         defer { child.stop() }
@@ -159,7 +159,7 @@ struct LiveProcessTests {
         #expect(connection.isClosedByPeer())
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func executableExitsZeroOnSIGINT() throws {
         let child = try LiveChildServer()
         defer { child.stop() }
@@ -174,7 +174,7 @@ struct LiveProcessTests {
         var testDescription: String { arguments.joined(separator: " ") }
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: [
+    @Test(.timeLimit(.minutes(5)), arguments: [
         BadFlags(arguments: ["--port", "abc"], mentions: ["--port", "abc"]),
         BadFlags(arguments: ["--port=abc"], mentions: ["--port", "abc"]),
         BadFlags(arguments: ["--port", "70000"], mentions: ["--port", "70000"]),
@@ -201,7 +201,7 @@ struct LiveProcessTests {
         var testDescription: String { name }
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: [
+    @Test(.timeLimit(.minutes(5)), arguments: [
         BadConfig(name: "invalid id", contents: #"{"title":"x","items":[{"id":"ok","title":"A"},{"id":"bad id!","title":"B"}]}"#,
                   mentions: ["items[1].id", "bad id!"]),
         BadConfig(name: "empty nested title", contents: #"{"title":"x","items":[{"id":"g","title":"G","items":[{"id":"r","title":""}]}]}"#,

@@ -17,7 +17,7 @@ import Darwin
 /// at the value this test's own requests gave it.
 @Suite("Live: a real Prometheus scrapes the metrics")
 struct LivePrometheusTests {
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func prometheusSeesTheCounterTheTestsRequestsMoved() throws {
         let prometheus = try #require(LiveMetrics.tool("prometheus"), "prometheus is missing: scripts/install-deps prometheus")
         let server = try LiveServer()

@@ -108,7 +108,7 @@ struct RedisSettingsTests {
 @Suite("Redis: menu-server started on a Redis store",
        .enabled(if: FileManager.default.isExecutableFile(atPath: RedisServerProcess.executable)))
 struct RedisStartupTests {
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func theStartUpLineNamesTheStoreWithoutItsPasswordAndSessionsLiveInRedis() throws {
         let redis = try RedisServerProcess(password: "hunter2")
         defer { redis.stop() }
@@ -128,7 +128,7 @@ struct RedisStartupTests {
         #expect(child.termination == .exited(0))
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func withItsRedisUnreachableTheServerStartsLiveButNotReady() throws {
         let port = try freeLoopbackPort()
         let child = try LiveChildServer(arguments: ["--port", "0", "--config", LivePaths.menuConfig, "--store", "redis://127.0.0.1:\(port)",

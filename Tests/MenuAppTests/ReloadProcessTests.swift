@@ -404,7 +404,7 @@ struct ReloadProcessTests {
         var testDescription: String { (environment.map { "\($0.key)=\($0.value)" } + arguments).joined(separator: " ") }
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: [
+    @Test(.timeLimit(.minutes(5)), arguments: [
         BadWatch(arguments: ["--watch-config", "maybe"], mentions: ["--watch-config", "maybe", "yes or no"]),
         BadWatch(arguments: ["--watch-config=maybe"], mentions: ["--watch-config", "maybe"]),
         BadWatch(arguments: ["--watch-config", "true"], mentions: ["--watch-config", "true"]),

@@ -56,7 +56,7 @@ struct ScaleOutNginxTests {
         #expect(directives.filter { $0.hasPrefix("server 127.0.0.1:808") }.count == 3 && directives.contains("keepalive 32;"))
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func nginxSpreadsRequestsRoundRobinAndSendsEachToOneInstance() throws {
         let first = try LiveServer()
         defer { first.shutdown() }

@@ -8,7 +8,7 @@ import MenuTestSupport
 struct UnreadableConfigFileTests {
     enum Place: Sendable, CaseIterable { case missing, directory, underAFile }
 
-    @Test(.timeLimit(.minutes(1)), arguments: Place.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: Place.allCases)
     func theExecutableSaysWhyInOneLine(place: Place) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("menu-unreadable-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

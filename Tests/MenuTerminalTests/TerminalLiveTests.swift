@@ -40,7 +40,7 @@ struct TerminalLiveTests {
         return (pane, server.port, screen)
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func theSichuanMenuShowsGroupsFlushLeftDishesIndentedAndPricesAtTheRightEdge() throws {
         let (_, port, screen) = try Self.sichuanClient()
         #expect(screen[0].hasPrefix(" menu-client  http://127.0.0.1:\(port) "))
@@ -64,7 +64,7 @@ struct TerminalLiveTests {
         #expect(documented.trimmingCharacters(in: .newlines) == shown.trimmingCharacters(in: .newlines))
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func enterClosesTheGroupUnderTheCursorDigitsGoToARowAndSlashFindsByIdOrName() throws {
         let (pane, _, _) = try Self.sichuanClient()
 
@@ -130,7 +130,7 @@ struct TerminalLiveTests {
         try pane.waitForScreen("nothing matched") { Self.status($0).hasPrefix("nothing matches \"drinks/beer\"") }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func cCollapsesEveryGroupAndEExpandsThemAll() throws {
         let (pane, _, _) = try Self.sichuanClient()
         try pane.send("c")
@@ -155,7 +155,7 @@ struct TerminalLiveTests {
         return "trap '' INT; stty -g > \(before); \(try clientCommand(port: port)); status=$?; stty -g > \(after); echo \"menu-client exited $status\"; exec sleep 120"
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ["q", "C-c", "SIGTERM"])
+    @Test(.timeLimit(.minutes(5)), arguments: ["q", "C-c", "SIGTERM"])
     func quittingRestoresTheTerminal(by way: String) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("menu-client-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -183,7 +183,7 @@ struct TerminalLiveTests {
         #expect(after == before)  // every terminal mode as it was
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func aResizedWindowIsDrawnAgainAtItsNewSize() throws {
         let (pane, _, _) = try Self.sichuanClient()
         try pane.resize(width: 60, height: 12)

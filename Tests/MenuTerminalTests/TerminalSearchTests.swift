@@ -12,7 +12,7 @@ import Testing
 struct TerminalSearchTests {
     static func status(_ screen: [String]) -> String { TerminalLiveTests.status(screen) }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func typedTextListsTheServersMatchesAndEnterRevealsTheChosenOneUnderTheCursor() throws {
         let (pane, _, _) = try TerminalLiveTests.sichuanClient()
         try pane.send("1", "7", "Enter", "Enter")  // row 17 is 酒水: closed, its 13 rows hidden
@@ -46,7 +46,7 @@ struct TerminalSearchTests {
         #expect(!screen.contains { $0.hasPrefix("───") })
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func escapeLeavesTheSearchWithTheTreeAsItWasAndANodeIdStillJumps() throws {
         let (pane, _, _) = try TerminalLiveTests.sichuanClient()
         try pane.send("5", "Enter")
@@ -76,7 +76,7 @@ struct TerminalSearchTests {
 
     /// The shipped menu has titles in zh-Hant, zh-Hans and en: with `--lang en` the matches of an
     /// English query are English paths, and revealing one (a write, its If-Match in that locale) works.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func onTheLocalizedMenuAnEnglishClientFindsAndRevealsInEnglish() throws {
         let server = try TerminalTestServer(config: LivePaths.packageRoot.appendingPathComponent("Config/menu.json").path)
         let command = TerminalLiveTests.quoted(try TerminalTestPaths.menuClient().path) + " --lang en http://127.0.0.1:\(server.port)"
