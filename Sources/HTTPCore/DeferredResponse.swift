@@ -38,18 +38,17 @@ package final class DeferredResponse: Sendable {
     /// The work `make` waits for is done: runs the registered action (a server resumes the
     /// connection). Call it once, from any thread; later calls do nothing.
     package func ready() {
-        let action: (@Sendable () -> Void)? = state.withLock { state in
-            guard !state.isReady else { return nil }
-            state.isReady = true
-            defer { state.action = nil }
-            return state.action
-        }
-        action?()
+        finish(abandonedWith: nil)
     }
 
     /// Ends the wait without `make`: ``response()`` answers `response` (transforms applied), and a
     /// later ``ready()`` does nothing. A server stopping uses it for requests still waiting.
     package func abandon(with response: HTTPResponse) {
+        finish(abandonedWith: response)
+    }
+
+    /// Marks it ready (the first time only) and runs the registered action outside the lock.
+    private func finish(abandonedWith response: HTTPResponse?) {
         let action: (@Sendable () -> Void)? = state.withLock { state in
             guard !state.isReady else { return nil }
             state.isReady = true
@@ -76,9 +75,6 @@ package final class DeferredResponse: Sendable {
             return true
         }
     }
-
-    /// Whether ``ready()`` or ``abandon(with:)`` has been called.
-    package var isReady: Bool { state.withLock { $0.isReady } }
 
     /// Blocks the calling thread until ready (for callers with no event loop: tests, in-process use).
     package func wait() {
