@@ -83,7 +83,7 @@ package final class RedisConnection {
     /// restarted or SCRIPT FLUSH) loads it again and retries once.
     package func evaluate(_ script: RedisScript, keys: [[UInt8]], arguments: [[UInt8]]) throws(RedisError) -> RedisReply {
         func run(_ hash: [UInt8]) throws(RedisError) -> RedisReply {
-            try command([Array("EVALSHA".utf8), hash, Array(String(keys.count).utf8)] + keys + arguments)
+            try command(Self.evalsha(hash, keys: keys, arguments: arguments))
         }
         if let hash = scriptHashes[script.source] {
             let reply = try run(hash)
@@ -97,7 +97,12 @@ package final class RedisConnection {
     package func scriptCommand(_ script: RedisScript, keys: [[UInt8]], arguments: [[UInt8]]) throws(RedisError) -> [[UInt8]] {
         let hash: [UInt8]
         if let known = scriptHashes[script.source] { hash = known } else { hash = try load(script) }
-        return [Array("EVALSHA".utf8), hash, Array(String(keys.count).utf8)] + keys + arguments
+        return Self.evalsha(hash, keys: keys, arguments: arguments)
+    }
+
+    /// `EVALSHA hash numkeys key... arg...`.
+    private static func evalsha(_ hash: [UInt8], keys: [[UInt8]], arguments: [[UInt8]]) -> [[UInt8]] {
+        [Array("EVALSHA".utf8), hash, Array(String(keys.count).utf8)] + keys + arguments
     }
 
     /// SCRIPT LOAD, remembering the SHA1.
