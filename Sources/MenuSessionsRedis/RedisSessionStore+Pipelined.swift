@@ -20,20 +20,17 @@ extension RedisSessionStore: PipelinedSessionStore {
         // in flight follows it: it is computed on the copy that write leaves, on the thread that
         // hands the gate over, and goes out with the next batch; the caller's thread is not held.
         let gate = writeGate(of: id)
-        let queued = !gate.acquire { [self] in
+        // Holding the gate: sends the write, or gives the gate back when it is not one to pipeline.
+        let begin: @Sendable () -> Bool = { [self] in
             guard let write = pendingWrite(command, to: id, in: menu, if: condition) else {
                 gate.release()
-                return completion(.notWritten)
+                return false
             }
             send(write, through: pipeline, releasing: gate, then: completion)
+            return true
         }
-        if queued { return true }
-        guard let write = pendingWrite(command, to: id, in: menu, if: condition) else {
-            gate.release()
-            return false
-        }
-        send(write, through: pipeline, releasing: gate, then: completion)
-        return true
+        guard gate.acquire(orWhenFree: { if !begin() { completion(.notWritten) } }) else { return true }
+        return begin()
     }
 
     /// A write computed and ready to go out.
@@ -70,15 +67,15 @@ extension RedisSessionStore: PipelinedSessionStore {
     private func send(_ write: PendingWrite, through pipeline: RedisPipeline, releasing gate: WriteGate,
                       then completion: @escaping @Sendable (PipelinedWrite) -> Void) {
         // The cache placeholder is put in on the pipeline's thread right before the batch goes out,
-        // so in the order the commands reach Redis (see `filling`).
+        // so in the order the commands reach Redis (see `beginFill(of:in:on:)`).
         let placeholder = FillBox()
         var prepare: (@Sendable (RedisConnection) throws(RedisError) -> Bool)?
         if let cache {
             let id = write.id
             prepare = { connection throws(RedisError) -> Bool in
-                guard let fill = cache.beginFill(id) else { return false }
+                let (fill, tracked) = try RedisSessionStore.beginFill(of: id, in: cache, on: connection)
                 placeholder.fill = fill
-                return try RedisSessionStore.track(connection, for: fill.tracking)
+                return tracked
             }
         }
         pipeline.submit(.script(Self.writeScript, keys: [key(of: write.id)], arguments: write.arguments), prepare: prepare) { [self] result in

@@ -81,9 +81,8 @@ extension RedisSessionStore {
                in menu: MenuGeneration) throws(SessionStoreError) -> WriteOutcome {
         let key = key(of: id)
         let arguments = writeArguments(record, entry: entry, over: expected, in: menu)
-        let ((reply, tracked), fill) = try filling(id) { connection, fill throws(RedisError) in
-            let tracked = try fill.map { fill throws(RedisError) in try Self.track(connection, for: fill.tracking) } ?? false
-            return (try connection.evaluate(Self.writeScript, keys: [key], arguments: arguments), tracked)
+        let (reply, fill, tracked) = try filling(id) { connection throws(RedisError) in
+            try connection.evaluate(Self.writeScript, keys: [key], arguments: arguments)
         }
         return try finishWrite(reply, tracked: tracked, fill: fill, record, of: id, state: state, in: menu)
     }
@@ -140,10 +139,9 @@ extension RedisSessionStore {
             return cached
         }
         let key = key(of: id)
-        let ((replies, tracked), fill) = try filling(id) { connection, fill throws(RedisError) in
-            let tracked = try fill.map { fill throws(RedisError) in try Self.track(connection, for: fill.tracking) } ?? false
+        let (replies, fill, tracked) = try filling(id) { connection throws(RedisError) in
             let read = [[Array("HMGET".utf8), key] + RedisSessionRecord.fieldNames.map { Array($0.utf8) }, [Array("PTTL".utf8), key]]
-            return (try connection.pipeline(read), tracked)
+            return try connection.pipeline(read)
         }
         guard replies.count == 2, case .array(let fields) = replies[0], case .integer(let remaining) = replies[1] else {
             fill.map { cache?.cancelFill($0) }
@@ -269,24 +267,41 @@ extension RedisSessionStore {
         }
     }
 
-    /// ``redis(_:)`` with a cache placeholder for `id` (nil without the cache) put in on the
-    /// connection's own thread right before `body` sends its commands, and given back when they
-    /// fail. Placeholders are so put in the order the commands reach Redis: on the one connection
-    /// a caching store sends everything through, a read sent before this instance's write of the
-    /// session cannot install its older copy after the write's (`NOLOOP`: no invalidation would
-    /// come), since the later placeholder replaces the earlier one.
+    /// ``redis(_:)`` with a cache placeholder for `id` put in, and the connection registered for
+    /// its tracking, right before `body` sends its commands (``beginFill(of:in:on:)``); the
+    /// placeholder is given back when they fail. Returns `body`'s result, the placeholder (nil
+    /// without the cache) and whether the connection is tracked.
     private func filling<Result: Sendable>(
-        _ id: SessionID, _ body: @escaping @Sendable (RedisConnection, SessionCache<CachedSession>.Fill?) throws(RedisError) -> Result
-    ) throws(SessionStoreError) -> (Result, SessionCache<CachedSession>.Fill?) {
+        _ id: SessionID, _ body: @escaping @Sendable (RedisConnection) throws(RedisError) -> Result
+    ) throws(SessionStoreError) -> (Result, SessionCache<CachedSession>.Fill?, Bool) {
         let cache = self.cache
         return try redis { connection throws(RedisError) in
-            let fill = cache?.beginFill(id)
+            let (fill, tracked) = try Self.beginFill(of: id, in: cache, on: connection)
             do throws(RedisError) {
-                return (try body(connection, fill), fill)
+                return (try body(connection), fill, tracked)
             } catch {
                 fill.map { cache?.cancelFill($0) }
                 throw error
             }
+        }
+    }
+
+    /// A cache placeholder for `id` (nil without the cache, or while it may not be used) with
+    /// `connection` registered for its tracking (false: Redis refused, so nothing read through it
+    /// may be cached); given back when the registration fails. Called on the connection's own
+    /// thread right before the commands go out, so placeholders are put in the order the commands
+    /// reach Redis: on the one connection a caching store sends everything through, a read sent
+    /// before this instance's write of the session cannot install its older copy after the
+    /// write's (`NOLOOP`: no invalidation would come), since the later placeholder replaces the
+    /// earlier one.
+    static func beginFill(of id: SessionID, in cache: SessionCache<CachedSession>?,
+                          on connection: RedisConnection) throws(RedisError) -> (fill: SessionCache<CachedSession>.Fill?, tracked: Bool) {
+        guard let fill = cache?.beginFill(id) else { return (nil, false) }
+        do {
+            return (fill, try track(connection, for: fill.tracking))
+        } catch {
+            cache?.cancelFill(fill)
+            throw error
         }
     }
 

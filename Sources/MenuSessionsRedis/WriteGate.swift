@@ -1,4 +1,5 @@
 import Dispatch
+import MenuSessions
 import Synchronization
 
 /// Lets the writes of a session on this instance go one at a time, in arrival order, whether
@@ -52,8 +53,7 @@ final class WriteGate: Sendable {
             return number
         }
         guard let number else { return true }
-        let milliseconds = Int(timeout.components.seconds * 1_000 + timeout.components.attoseconds / 1_000_000_000_000_000)
-        if granted.wait(timeout: .now() + .milliseconds(milliseconds)) == .success { return true }
+        if granted.wait(timeout: .now() + .milliseconds(Int(SessionClock.milliseconds(of: timeout)))) == .success { return true }
         let stillQueued = state.withLock { state in
             guard let index = state.waiters.firstIndex(where: { $0.number == number }) else { return false }
             state.waiters.remove(at: index)
