@@ -16,6 +16,7 @@ import re
 import subprocess
 import sys
 import threading
+import traceback
 import urllib.error
 import urllib.request
 
@@ -223,9 +224,12 @@ def test_sichuan(driver, server):
     # Portable state: with GET /sessions/{id}, the expansion is kept by id in localStorage, and a
     # lost session (expired, or a restarted server) comes back in a new one with the same groups.
     assert supports(server, "GET", "/sessions/" + session_of(driver), None)
+    # The page saves the expansion 250 ms after a change, so an earlier one (breakfast and drinks
+    # both collapsed, from the other tab's write) may still be there: wait for this one.
     wait(driver, lambda d: d.execute_script(
-        "const s = JSON.parse(localStorage.getItem('menu-server.session')); return s.expansion && "
-        "JSON.stringify(s.expansion).includes('breakfast')"), "the portable expansion in localStorage")
+        "const s = JSON.parse(localStorage.getItem('menu-server.session')); return !!s.expansion && "
+        "s.expansion.collapsed.includes('breakfast') && !s.expansion.collapsed.includes('drinks')"),
+        "the portable expansion in localStorage")
     lost = session_of(driver)
     server.call("DELETE", "/sessions/" + lost)
     driver.refresh()
@@ -384,6 +388,7 @@ def main():
             except Exception as error:  # report every test, then fail
                 failed = True
                 print(f"browser-test: {name} FAILED: {error!r}", file=sys.stderr)
+                traceback.print_exc()
                 for entry in driver.get_log("browser"):
                     print("  console:", entry["message"], file=sys.stderr)
     finally:
