@@ -314,7 +314,7 @@ struct ConfigParser {
         }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start ..< index]), as: UTF8.self)
         if isInteger, let value = Int64(text), value != 0 || text == "0" { return .integer(value) }
-        guard let value = Double(text), value.isFinite else { throw SyntaxError(offset: start, message: "number out of range") }
+        guard JSONNumber.doubleInRange(text) != nil else { throw SyntaxError(offset: start, message: "number out of range") }
         return .number(JSONNumber(checkedText: text))
     }
 

@@ -27,8 +27,17 @@ import Testing
             == .array([.number(JSONNumber(text: "1.10")!), .object(["k": .number(JSONNumber(text: "18446744073709551615")!)])]))
     }
 
-    @Test func aNumberNoDoubleReachesIsStillRefused() {
-        #expect(configProblems(#"{"items": [{"id": "r", "title": "R", "attributes": {"v": 1e400}}]}"#).map(\.value) == ["number out of range"])
+    /// Overflow and underflow are refused alike: neither 123123e100000 (infinity) nor
+    /// 123e-10000000 (zero) silently becomes another number.
+    @Test(arguments: ["1e400", "123123e100000", "-1e400", "1e-400", "123e-10000000", "-2.5e-400", "0.000001e-330"])
+    func aNumberOutsideDoublesRangeIsRefused(text: String) {
+        #expect(configProblems(#"{"items": [{"id": "r", "title": "R", "attributes": {"v": \#(text)}}]}"#).map(\.value) == ["number out of range"])
+        #expect(JSONNumber(text: text) == nil)
+    }
+
+    @Test(arguments: ["0e-400", "-0.0e-99999", "0.000e5", "5e-324", "2.2250738585072014e-308"])
+    func zeroAsWrittenAndSubnormalsAreInRange(text: String) throws {
+        #expect(try attribute(text) == .number(JSONNumber(text: text)!))
     }
 
     @Test(arguments: ["", "-", "01", "1.", ".5", "1e", "+1", "0x10", "1e400", "NaN", "1 ", "١"])
