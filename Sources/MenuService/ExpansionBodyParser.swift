@@ -5,14 +5,15 @@ import MenuModel
 /// `{"all": "expanded"|"collapsed"|"default"}` (``parseAll(_:)``).
 ///
 /// Checks the whole body against the JSON grammar (RFC 8259: UTF-8, no trailing bytes, escapes and
-/// surrogate pairs well formed) and refuses a top-level key given twice, compared after unescaping
+/// surrogate pairs well formed) and refuses a key given twice in one object, at any depth (the
+/// body's own keys and those of any object nested in an ignored value), compared after unescaping
 /// (`"isExpanded"` and `"is\u0045xpanded"` are the same key): JSON parsers disagree on which copy
 /// counts (Foundation keeps the first, JavaScript and Python the last), so a client and the server
 /// could read different values. Keys a body does not name are allowed and ignored.
 ///
 /// Invariant: `index` only moves forward, never past `bytes.count`; nesting is bounded by
 /// ``depthLimit``, so no input recurses without limit. Cost: one pass over the body, O(n), and one
-/// set of the top-level keys.
+/// set of keys per object (the 64 KiB body limit bounds them).
 struct ExpansionBodyParser {
     /// Deepest nesting of arrays and objects inside ignored values.
     static let depthLimit = 64
@@ -57,7 +58,7 @@ struct ExpansionBodyParser {
             case .notJSON: "the body is not valid JSON; send \(body.example)"
             case .tooDeep: "the body nests arrays or objects deeper than \(ExpansionBodyParser.depthLimit) levels; send \(body.example)"
             case .notAnObject: "the body must be a JSON object like \(body.example)"
-            case .duplicateKey(let key): "the body has the key \"\(key.prefix(40))\" more than once (parsers disagree on which one counts); send each key once"
+            case .duplicateKey(let key): "the body has the key \"\(key.prefix(40))\" more than once in one object (parsers disagree on which one counts); send each key once"
             case .missingKey(let key): "the body must have \"\(key)\"; send \(body.example)"
             case .wrongValue(let key):
                 switch key {
@@ -178,9 +179,11 @@ struct ExpansionBodyParser {
             let close = isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")
             skipWhitespace()
             if peek() == close { index += 1; return }
+            var keys = Set<String>()
             while true {
                 if isObject {
-                    _ = try string()
+                    let key = try string()
+                    guard keys.insert(key).inserted else { throw .duplicateKey(key) }
                     skipWhitespace()
                     guard peek() == UInt8(ascii: ":") else { throw .notJSON }
                     index += 1

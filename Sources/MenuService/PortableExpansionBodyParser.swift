@@ -6,7 +6,7 @@ import MenuModel
 ///
 /// The grammar on top of ``ExpansionBodyParser``'s scanner (one scanner, two grammars): the whole
 /// body is checked against RFC 8259, strings are unescaped before they are compared, and a key
-/// given twice in one object is refused. Unknown keys are ignored, at the top and in a mark, as
+/// given twice in one object is refused, at any depth (inside an ignored value too). Unknown keys are ignored, at the top and in a mark, as
 /// that parser does, except `expansion`: a client that posts the whole `GET /sessions/{id}`
 /// answer would otherwise get the default state without a word. An id must have the form of a
 /// config id (``Menu/isWellFormedID(_:)``: 1 to 128 characters of A-Z a-z 0-9 . _ ~ -); the same
@@ -98,9 +98,9 @@ struct PortableExpansionBodyParser {
                 }
             case "expansion":
                 parser.note(.wrapped)
-                try parser.skip(depth: 1)
+                try parser.skip(key, depth: 1)
             default:
-                try parser.skip(depth: 1)
+                try parser.skip(key, depth: 1)
             }
         }
         try scan { scanner throws(Scan) in try scanner.end() }
@@ -113,7 +113,7 @@ struct PortableExpansionBodyParser {
     private mutating func mark(path: String) throws(Problem) -> PortableExpansion.Mark? {
         guard scanner.peek() == UInt8(ascii: "{") else {
             note(.notAnObject(path: path))
-            try skip(depth: 2)
+            try skip(path, depth: 2)
             return nil
         }
         var id: String?
@@ -127,7 +127,7 @@ struct PortableExpansionBodyParser {
             case "mode":
                 mode = try parser.mode(path: path + ".mode", allowed: [.expanded, .collapsed])
                 complete = complete && mode != nil
-            default: try parser.skip(depth: 3)
+            default: try parser.skip(path + "." + key, depth: 3)
             }
         }
         guard complete else { return nil }
@@ -143,7 +143,7 @@ struct PortableExpansionBodyParser {
                                  _ member: (inout Self, String) throws(Problem) -> Void) throws(Problem) {
         scanner.skipWhitespace()
         guard scanner.peek() == UInt8(ascii: "{") else {
-            try skip(depth: depth)  // a grammar error is reported as such, before "not an object"
+            try skip(path, depth: depth)  // a grammar error is reported as such, before "not an object"
             try scan { scanner throws(Scan) in try scanner.end() }
             throw .notAnObject(path: path)
         }
@@ -163,7 +163,7 @@ struct PortableExpansionBodyParser {
                                 _ element: (inout Self, String) throws(Problem) -> Void) throws(Problem) {
         guard scanner.literal("[") else {
             note(.notAnArray(path: name))
-            try skip(depth: depth)
+            try skip(name, depth: depth)
             return
         }
         guard depth < ExpansionBodyParser.depthLimit else { throw .tooDeep }
@@ -185,7 +185,7 @@ struct PortableExpansionBodyParser {
     private mutating func text(path: String, depth: Int) throws(Problem) -> String? {
         guard scanner.peek() == UInt8(ascii: "\"") else {
             note(.notAString(path: path))
-            try skip(depth: depth)
+            try skip(path, depth: depth)
             return nil
         }
         return try scan { scanner throws(Scan) in try scanner.string() }
@@ -208,9 +208,9 @@ struct PortableExpansionBodyParser {
         return mode
     }
 
-    /// Skips the value at the scanner, checking its grammar.
-    private mutating func skip(depth: Int) throws(Problem) {
-        try scan { scanner throws(Scan) in try scanner.value(depth: depth) }
+    /// Skips the value at `path`, checking its grammar and that no object in it has a key twice.
+    private mutating func skip(_ path: String, depth: Int) throws(Problem) {
+        try scan(within: path) { scanner throws(Scan) in try scanner.value(depth: depth) }
     }
 
     /// Keeps the first wrong value, reported once the whole body has been read.
@@ -219,14 +219,17 @@ struct PortableExpansionBodyParser {
     }
 
     /// Runs one scanner step, turning its problems into this grammar's (a grammar error with the
-    /// offset the scanner stopped at).
+    /// offset the scanner stopped at; a key twice in an object nested at `path`, named by it).
     private mutating func scan<Result>(
+        within path: String = "the body",
         _ step: (inout ExpansionBodyParser) throws(Scan) -> Result
     ) throws(Problem) -> Result {
         do {
             return try step(&scanner)
         } catch .tooDeep {
             throw .tooDeep
+        } catch .duplicateKey(let key) {
+            throw .duplicateKey(key, path: path == "the body" ? path : "\(path) (or an object nested in it)")
         } catch {
             throw .notJSON(offset: scanner.index)
         }

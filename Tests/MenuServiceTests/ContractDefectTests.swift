@@ -29,8 +29,25 @@ import MenuServiceTestSupport
         #expect((service.store as? InMemorySessionStore)?.count == 0, "a refused write must not create a session")
     }
 
-    @Test func aKeyRepeatedInsideAnIgnoredValueIsAccepted() throws {
-        let response = try makeService().call("PUT", "/groups/drinks/expansion", body: #"{"x":{"a":1,"a":2},"isExpanded":false}"#)
+    /// A key twice in an object nested in a value the route ignores is refused too: a proxy or
+    /// a later version that reads that value could read the other copy.
+    @Test(arguments: [
+        (route: "/groups/drinks/expansion", body: #"{"x":{"a":1,"a":2},"isExpanded":false}"#),
+        (route: "/groups/drinks/expansion", body: #"{"isExpanded":false,"x":[[{"b":{"a":1,"\u0061":2}}]]}"#),
+        (route: "/expansion", body: #"{"all":"expanded","x":{"a":{},"a":[]}}"#),
+    ])
+    func aKeyRepeatedInsideAnIgnoredValueIsInvalidBody(route: String, body: String) throws {
+        let service = try makeService()
+        let response = service.call("PUT", route, body: body)
+        #expect(response.status == 400, "\(body)")
+        #expect(response.errorCode == "invalid_body")
+        let message = (response.json["error"] as? [String: Any])?["message"] as? String ?? ""
+        #expect(message.contains(#"the key "a" more than once in one object"#), "\(message)")
+        #expect((service.store as? InMemorySessionStore)?.count == 0, "a refused write must not create a session")
+    }
+
+    @Test func theSameKeyInSiblingObjectsIsAccepted() throws {
+        let response = try makeService().call("PUT", "/groups/drinks/expansion", body: #"{"x":[{"a":1},{"a":2}],"y":{"a":3},"isExpanded":false}"#)
         #expect(response.status == 200)
         #expect(response.json["isExpanded"] as? Bool == false)
     }
