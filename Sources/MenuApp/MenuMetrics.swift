@@ -147,7 +147,7 @@ extension MenuMetrics {
                 guard request.method == "GET" || request.method == "HEAD" else {
                     return plainError(405, "method_not_allowed", "GET /metrics only", extra: [(name: "Allow", value: "GET, HEAD")])
                 }
-                return HTTPResponse(status: 200, headers: [(name: "Content-Type", value: page.contentType)], body: Array(page.render().utf8))
+                return page.response()
             },
             rejection: { _ in plainError(400, "bad_request", "malformed request") })
     }

@@ -167,8 +167,7 @@ package final class MenuService: Sendable {
         case .revealNode(let id): return try change(.reveal(nodeID: id), request)
         case .metrics:
             guard let metricsPage else { throw .notFound(path: "/metrics") }
-            return .response(HTTPResponse(status: 200, headers: [(name: "Content-Type", value: metricsPage.contentType)],
-                                          body: Array(metricsPage.render().utf8)))
+            return .response(metricsPage.response())
         case .webPage: return .response(try webAsset(.page, request))
         case .webScript: return .response(try webAsset(.script, request))
         case .webStyle: return .response(try webAsset(.style, request))
