@@ -32,11 +32,14 @@ extension MenuService {
         SessionEntityTag(prefix: menu.entityTagPrefixes[locale], revision: session.revision)
     }
 
-    /// `304 Not Modified` (tag and caching headers, no body) when `request`'s `If-None-Match`
-    /// names `tag` or is `*`; nil when it sends none or names other tags. O(1) without the header.
+    /// `304 Not Modified` (`ETag`, `Cache-Control` and `Vary`; no `Content-Language`, no body)
+    /// when `request`'s `If-None-Match` names `tag` or is `*`; nil when it sends none or names
+    /// other tags. O(1) without the header.
     func notModified(_ request: HTTPRequest, tag: SessionEntityTag, locale: Int, of menu: ServedMenu) throws(APIError) -> HTTPResponse? {
         guard try EntityTagCondition.noneMatchFails(in: request, current: tag) == true else { return nil }
-        return HTTPResponse(status: 304, headers: [("ETag", tag.headerValue), ("Cache-Control", "private, no-cache")] + menu.localeHeaders[locale])
+        var headers = menu.notModifiedHeaders[locale]
+        headers[0].value = tag.headerValue
+        return HTTPResponse(status: 304, headers: headers)
     }
 
     /// The `If-Match` of a write, parsed once; ``EntityTagCondition/revisionCondition(prefix:)``

@@ -5,7 +5,8 @@ import MenuSessions
 /// locale, and the version as JSON. Immutable; replaced whole on a reload, freed when no request
 /// holds it.
 ///
-/// Invariant: `encoded`, `entityTagPrefixes` and `localeHeaders` have one entry per index of
+/// Invariant: `encoded`, `entityTagPrefixes`, `localeHeaders` and `notModifiedHeaders` have one
+/// entry per index of
 /// ``Menu/localeIndices`` (index 0, the default locale, for a menu without locales).
 /// Memory: the rows' JSON once, plus per further locale its titles' JSON and 8 bytes per node
 /// (``EncodedMenu``).
@@ -23,6 +24,10 @@ package final class ServedMenu: Sendable {
     /// Per locale, `Content-Language` and the `Vary` of a read; `Vary: X-Session-Id` alone and
     /// no `Content-Language` for a menu without locales.
     let localeHeaders: [[(name: String, value: String)]]
+    /// Per locale, what a `304` of a read carries after its `ETag` and `Cache-Control`: the
+    /// `Vary` alone. RFC 9110 §15.4.5 keeps representation metadata such as `Content-Language`
+    /// off a 304 (the client's cached copy already has it).
+    let notModifiedHeaders: [[(name: String, value: String)]]
     /// Every node's folded texts (titles in every locale), built with the menu (load and reload).
     package let searchIndex: SearchIndex
     /// The filtered views of recent searches, shared by every session of this menu.
@@ -42,6 +47,9 @@ package final class ServedMenu: Sendable {
         localeKeys = menu.locales.map(LanguageTag.lowercased)
         localeHeaders = menu.locales.isEmpty ? [[("Vary", "X-Session-Id")]]
             : menu.locales.map { [("Content-Language", $0), ("Vary", "X-Session-Id, Accept-Language")] }
+        notModifiedHeaders = localeHeaders.map { headers in
+            [("ETag", ""), ("Cache-Control", "private, no-cache")] + headers.filter { $0.name == "Vary" }
+        }
         let base = EncodedMenu(menu: menu)
         encoded = [base] + menu.localeIndices.dropFirst().map { EncodedMenu(localizing: base, menu: menu, locale: $0) }
         searchIndex = SearchIndex(menu: menu)
