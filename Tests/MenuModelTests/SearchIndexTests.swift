@@ -54,6 +54,25 @@ import Testing
         #expect(try ids(SearchQuery(text: "the"), in: menu) == ["tea"])
     }
 
+    /// A query whose rarest byte is common in the menu (every title is `Dish N`) is looked for
+    /// two bytes at a time (``SearchIndex/Anchors``), a query with a rare byte by `memchr`; both
+    /// find exactly what a naive scan of the titles finds, at any start position in the blob
+    /// (titles of every length, matches at a text's start and end, past 16-byte blocks).
+    @Test func bothScansFindWhatANaiveScanFinds() throws {
+        let rows = (1 ... 300).map { number in TreeSpec.row("r\(number)", "Dish \(number)\(number % 7 == 0 ? " ZQ" : "")") }
+        let menu = try makeMenu([.group("g", "Group", rows)])
+        let index = SearchIndex(menu: menu)
+        for text in ["1", "12", "21", "7 ", "h 1", "dish 29", "sh 3", "00", "q", "zq", "dish", "g", "h 300", "999"] {
+            let folded = SearchFolding.fold(text)
+            let anchors = SearchIndex.Anchors(folded, byteCounts: index.byteCounts, blobCount: index.blob.count)
+            let naive = menu.nodes.filter { SearchFolding.fold(menu.title(of: $0)).contains(folded) }.map(Int32.init)
+            #expect(index.matches(folded: folded) == naive, "\(text) (pair: \(anchors.second != nil))")
+        }
+        let pair = SearchIndex.Anchors(SearchFolding.fold("12"), byteCounts: index.byteCounts, blobCount: index.blob.count)
+        let single = SearchIndex.Anchors(SearchFolding.fold("zq"), byteCounts: index.byteCounts, blobCount: index.blob.count)
+        #expect(pair.second != nil && single.second == nil, "both scans are exercised")
+    }
+
     @Test func matchesComeInPreorderEachOnce() throws {
         let menu = try makeMenu(Self.spec)
         // "e" occurs in several texts and several times in one title.
