@@ -119,6 +119,9 @@ package final class MenuMetrics: Sendable {
         out.single("menu_store_durable_waits_total", .counter, help: "Session writes that waited for the data directory's journal (--data-dir).", store.durableWrites)
         out.family("menu_store_durable_wait_seconds_total", .counter, help: "Time session writes spent waiting for the journal, in seconds.")
         out.sample("menu_store_durable_wait_seconds_total", [], Double(store.durableWaitNanoseconds) / 1e9)
+        let slots = sources.service.searchSlots
+        out.single("menu_search_builds_running", .gauge, help: "Uncached searches (filtered views) being built now, at most --search-builds.", slots.inUse)
+        out.single("menu_search_refused_total", .counter, help: "Uncached searches refused with 503 busy because --search-builds were running.", slots.refused)
         let menu = sources.service.menu
         out.family("menu_info", .gauge, help: "The menu served: its version as a label, value 1.")
         out.sample("menu_info", [("version", menu.version)], 1)

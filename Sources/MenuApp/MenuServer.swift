@@ -78,7 +78,7 @@ package final class MenuServer: Sendable {
         let metrics = MenuMetrics()
         self.metrics = metrics
         let service = MenuService(
-            store: store, maxLimit: settings.maxLimit,
+            store: store, maxLimit: settings.maxLimit, searchSlots: SearchBuildSlots(limit: settings.searchBuilds),
             sessionRateLimiter: settings.sessionRatePerMinute > 0 ? SessionRateLimiter(perMinute: settings.sessionRatePerMinute) : nil,
             trustedProxy: settings.trustedProxy, metricsPage: settings.metricsListen == nil ? metrics.page : nil,
             crossOriginPolicy: settings.crossOriginPolicy)

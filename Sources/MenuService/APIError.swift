@@ -31,6 +31,8 @@ package enum APIError: Error, Sendable, Equatable {
     /// The client created `perMinute` sessions in the last minute (`--session-rate`).
     case rateLimited(perMinute: Int, retryAfterSeconds: Int)
     case unavailable(String)
+    /// Every search build slot is taken (``SearchBuildSlots``); `builds` is the limit.
+    case searchBusy(builds: Int)
     /// An `If-Match` write found the session at `revision`, which none of the client's tags names.
     case preconditionFailed(revision: Int)
     /// `GET /changes?since=` names a revision the session's history no longer reaches (older than
@@ -45,7 +47,7 @@ package enum APIError: Error, Sendable, Equatable {
         case .methodNotAllowed: 405
         case .payloadTooLarge: 413
         case .tooManySessions, .rateLimited: 429
-        case .unavailable: 503
+        case .unavailable, .searchBusy: 503
         case .notImplemented: 501
         case .preconditionFailed: 412
         case .gone: 410
@@ -72,6 +74,7 @@ package enum APIError: Error, Sendable, Equatable {
         case .tooManyChanges: "too_many_changes"
         case .rateLimited: "rate_limited"
         case .unavailable: "unavailable"
+        case .searchBusy: "busy"
         case .notImplemented: "not_implemented"
         case .preconditionFailed: "precondition_failed"
         case .gone: "gone"
@@ -96,6 +99,8 @@ package enum APIError: Error, Sendable, Equatable {
         case .tooManyChanges(let limit): "this session already has \(limit) groups changed from the menu's default, the most a session may have; reset some groups to their default first, or POST /sessions for a fresh session"
         case .rateLimited(let perMinute, let retry): "this client may create \(perMinute) sessions a minute; retry in \(retry) s, or keep using the session you have"
         case .unavailable(let reason): "the session store cannot serve requests right now (\(reason)); retry later"
+        case .searchBusy(let builds):
+            "the server is building \(builds == 1 ? "a search" : "\(builds) searches") not asked for recently, the most it builds at once; retry in 1 s (a query asked recently is answered at once)"
         case .gone(let since, let revision): "the changes since revision \(since) are no longer kept (the session is at revision \(revision); only its last writes on the current menu are); GET /rows to reload"
         case .preconditionFailed(let revision): "the session has moved on to revision \(revision) (another client wrote); nothing was changed: GET /changes?since=<your revision> or GET /rows, then retry with the new ETag"
         }

@@ -4,7 +4,7 @@ import MenuSessions
 
 /// Search (`GET /search`) and the filtered tree (`GET /rows` and `/count` with `q` or `filter`).
 ///
-/// Both answer from the menu's filtered view of the query (``ServedMenu/filteredView(for:)``:
+/// Both answer from the menu's filtered view of the query (``ServedMenu/filteredView(for:slots:)``:
 /// cached for every session), so neither reads or changes the session's expansion beyond its
 /// snapshot: a match's `index` in `/search` is where the session's own view shows it (null when
 /// a collapsed group hides it; `POST /nodes/{id}/reveal` shows it), and leaving `q` and `filter`
@@ -29,7 +29,7 @@ extension MenuService {
         let limit = try Self.integerParameter("limit", in: request, default: min(Self.defaultSearchLimit, maxLimit), range: 1 ... maxLimit)
         let (menu, session) = try servedState(for: request)
         let locale = try negotiatedLocale(for: request, on: menu)
-        let filtered = try menu.filteredView(for: query)
+        let filtered = try menu.filteredView(for: query, slots: searchSlots)
         let view = FlattenedView(menu: menu.generation.menu, state: session.state)
         let matches = filtered.matches
         let page = offset < matches.count ? matches[offset ..< offset + min(limit, matches.count - offset)] : []
@@ -66,7 +66,7 @@ extension MenuService {
     func filteredRows(_ request: HTTPRequest, _ query: SearchQuery, anchor: PageAnchor, limit: Int) throws(APIError) -> HTTPResponse {
         let (menu, session) = try servedState(for: request)
         let locale = try negotiatedLocale(for: request, on: menu)
-        let filtered = try menu.filteredView(for: query)
+        let filtered = try menu.filteredView(for: query, slots: searchSlots)
         let tag = filteredTag(of: query, session: session, on: menu, locale: locale)
         if let unchanged = try notModified(request, tag: tag, locale: locale, of: menu) { return unchanged }
         let (offset, pageRows) = try anchor.page(in: filtered, limit: limit)
@@ -84,7 +84,7 @@ extension MenuService {
     func filteredCount(_ request: HTTPRequest, _ query: SearchQuery) throws(APIError) -> HTTPResponse {
         let (menu, session) = try servedState(for: request)
         let locale = try negotiatedLocale(for: request, on: menu)
-        let filtered = try menu.filteredView(for: query)
+        let filtered = try menu.filteredView(for: query, slots: searchSlots)
         let tag = filteredTag(of: query, session: session, on: menu, locale: locale)
         if let unchanged = try notModified(request, tag: tag, locale: locale, of: menu) { return unchanged }
         var writer = JSONWriter(capacity: 160)

@@ -25,6 +25,12 @@ package final class MenuService: Sendable {
     package let crossOriginPolicy: CrossOriginPolicy?
     /// The page size when a request names no `limit` (or `maxLimit` when that is smaller).
     package static let defaultLimit = 50
+    /// Search cache misses built at once unless the server is told otherwise (`--search-builds`):
+    /// one, so on the two cores the server is planned for a flood of distinct queries leaves a
+    /// core to everything else.
+    package static let defaultSearchBuilds = 1
+    /// Bounds the filtered views built at once (``SearchBuildSlots``).
+    package let searchSlots: SearchBuildSlots
     /// The largest `limit` a client may ask for unless the server is told otherwise (`--max-limit`).
     package static let defaultMaxLimit = 500
     /// The values `maxLimit` may take.
@@ -43,6 +49,7 @@ package final class MenuService: Sendable {
 
     /// A service answering from the store's current menu. `maxLimit` must be in ``maxLimitRange``.
     package init(store: any SessionStore, maxLimit: Int = MenuService.defaultMaxLimit,
+                 searchSlots: SearchBuildSlots = SearchBuildSlots(limit: MenuService.defaultSearchBuilds),
                  sessionRateLimiter: SessionRateLimiter? = nil, trustedProxy: IPAddress? = nil, metricsPage: MetricsPage? = nil,
                  crossOriginPolicy: CrossOriginPolicy? = nil) {
         precondition(Self.maxLimitRange.contains(maxLimit), "maxLimit \(maxLimit) is outside \(Self.maxLimitRange)")
@@ -50,6 +57,7 @@ package final class MenuService: Sendable {
         self.store = store
         pipelinedStore = store as? any PipelinedSessionStore
         self.maxLimit = maxLimit
+        self.searchSlots = searchSlots
         self.sessionRateLimiter = sessionRateLimiter
         self.trustedProxy = trustedProxy
         self.crossOriginPolicy = crossOriginPolicy
@@ -465,7 +473,7 @@ package final class MenuService: Sendable {
         switch error {
         case .methodNotAllowed(_, let allowed): headers.append(("Allow", allowed.joined(separator: ", ")))
         case .tooManySessions(_, let retry), .rateLimited(_, let retry): headers.append(("Retry-After", String(retry)))
-        case .unavailable: headers.append(("Retry-After", "1"))
+        case .unavailable, .searchBusy: headers.append(("Retry-After", "1"))
         default: break
         }
         return json(error.status, writer.finish(), extraHeaders: headers)

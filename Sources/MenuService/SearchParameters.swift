@@ -53,12 +53,18 @@ enum SearchParameters {
 extension ServedMenu {
     /// The filtered view of `query` on this menu, from the cache shared by every session or built
     /// (``SearchIndex/view(for:in:)``) and kept. 400 `invalid_filter` for an attribute the menu lacks.
-    func filteredView(for query: SearchQuery) throws(APIError) -> FilteredView {
+    func filteredView(for query: SearchQuery, slots: SearchBuildSlots) throws(APIError) -> FilteredView {
         let menu = generation.menu
-        do {
-            return try searchCache.view(for: query) { () throws(SearchQueryError) in try searchIndex.view(for: query, in: menu) }
-        } catch {
-            throw SearchParameters.invalid(error)
+        return try searchCache.view(for: query) { () throws(APIError) in
+            let built = try slots.run { () throws(APIError) in
+                do throws(SearchQueryError) {
+                    return try searchIndex.view(for: query, in: menu)
+                } catch {
+                    throw SearchParameters.invalid(error)
+                }
+            }
+            guard let built else { throw .searchBusy(builds: slots.limit) }
+            return built
         }
     }
 }
