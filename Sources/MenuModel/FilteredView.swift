@@ -107,7 +107,7 @@ extension SearchIndex {
     /// each filter. Refuses a filter naming an attribute no node has. O(scan + matches · filters)
     /// with a text; a filter alone reads every node's attributes (O(n) hash lookups).
     public func matches(for query: SearchQuery, in menu: Menu) throws(SearchQueryError) -> [Int32] {
-        for filter in query.filters where !attributeNames.contains(filter.name) { throw .unknownAttribute(filter.name) }
+        try checkFilters(of: query)
         let filters = query.filters
         func holds(_ node: Int32) -> Bool {
             guard !filters.isEmpty else { return true }
@@ -119,6 +119,11 @@ extension SearchIndex {
             return filters.isEmpty ? found : found.filter(holds)
         }
         return menu.nodes.lazy.map { Int32($0) }.filter(holds)
+    }
+
+    /// Refuses a filter of `query` naming an attribute no node of the menu has. O(filters).
+    public func checkFilters(of query: SearchQuery) throws(SearchQueryError) {
+        for filter in query.filters where !attributeNames.contains(filter.name) { throw .unknownAttribute(filter.name) }
     }
 
     /// The filtered view of `query` on `menu` (the menu this index was built from).

@@ -52,9 +52,16 @@ enum SearchParameters {
 
 extension ServedMenu {
     /// The filtered view of `query` on this menu, from the cache shared by every session or built
-    /// (``SearchIndex/view(for:in:)``) and kept. 400 `invalid_filter` for an attribute the menu lacks.
+    /// (``SearchIndex/view(for:in:)``) in one of `slots` and kept. 400 `invalid_filter` for an
+    /// attribute the menu lacks, checked first, so a wrong filter is told so even when every
+    /// slot is taken; 503 `busy` for a miss while every slot is.
     func filteredView(for query: SearchQuery, slots: SearchBuildSlots) throws(APIError) -> FilteredView {
         let menu = generation.menu
+        do throws(SearchQueryError) {
+            try searchIndex.checkFilters(of: query)
+        } catch {
+            throw SearchParameters.invalid(error)
+        }
         return try searchCache.view(for: query) { () throws(APIError) in
             let built = try slots.run { () throws(APIError) in
                 do throws(SearchQueryError) {
