@@ -121,7 +121,7 @@ package final class MenuMetrics: Sendable {
         out.sample("menu_store_durable_wait_seconds_total", [], Double(store.durableWaitNanoseconds) / 1e9)
         let slots = sources.service.searchSlots
         out.single("menu_search_builds_running", .gauge, help: "Uncached searches (filtered views) being built now, at most --search-builds.", slots.inUse)
-        out.single("menu_search_refused_total", .counter, help: "Uncached searches refused with 503 busy because --search-builds were running.", slots.refused)
+        out.single("menu_search_refused_total", .counter, help: "Uncached searches refused with 429 busy because --search-builds were running.", slots.refused)
         let menu = sources.service.menu
         out.family("menu_info", .gauge, help: "The menu served: its version as a label, value 1.")
         out.sample("menu_info", [("version", menu.version)], 1)

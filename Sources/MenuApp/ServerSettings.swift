@@ -132,7 +132,7 @@ package struct ServerSettings: Sendable, Equatable {
         integer("--port", "MENU_PORT", "port to listen on; 0 picks a free one", Range.port, \.port),
         integer("--threads", "MENU_THREADS", "HTTP threads", Range.threads, \.threads),
         integer("--max-limit", "MENU_MAX_LIMIT", "largest page a client may ask for", MenuService.maxLimitRange, \.maxLimit),
-        integer("--search-builds", "MENU_SEARCH_BUILDS", "uncached searches (filtered views) built at once; another is 503 busy with Retry-After", 1 ... 1024, \.searchBuilds),
+        integer("--search-builds", "MENU_SEARCH_BUILDS", "uncached searches (filtered views) built at once; another is 429 busy with Retry-After", 1 ... 1024, \.searchBuilds),
         integer("--max-sessions", "MENU_MAX_SESSIONS", "sessions held at most; then eviction or 429", 1 ... 100_000_000, \.maxSessions),
         integer("--session-ttl", "MENU_SESSION_TTL", "seconds a session may stay idle before it expires", 1 ... 10 * 365 * 86400, \.sessionTTLSeconds),
         integer("--session-evict-idle", "MENU_SESSION_EVICT_IDLE", "seconds idle after which, at --max-sessions, the least recently used session is evicted for a new one", 0 ... 10 * 365 * 86400, \.sessionEvictIdleSeconds),

@@ -46,8 +46,8 @@ package enum APIError: Error, Sendable, Equatable {
         case .notAGroup, .tooManyChanges, .notVisible: 409
         case .methodNotAllowed: 405
         case .payloadTooLarge: 413
-        case .tooManySessions, .rateLimited: 429
-        case .unavailable, .searchBusy: 503
+        case .tooManySessions, .rateLimited, .searchBusy: 429
+        case .unavailable: 503
         case .notImplemented: 501
         case .preconditionFailed: 412
         case .gone: 410

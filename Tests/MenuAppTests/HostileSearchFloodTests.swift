@@ -4,7 +4,7 @@ import Synchronization
 import Testing
 
 /// A flood of distinct uncached queries (each a filtered view to build) from many connections at
-/// once: past `--search-builds` a miss is `503 busy` with `Retry-After: 1`, never another 5xx, a
+/// once: past `--search-builds` a miss is `429 busy` with `Retry-After: 1`, never another 5xx, a
 /// lost answer or a wedged server; `/healthz` is answered after it, and the metrics count exactly
 /// the refusals the clients saw.
 @Suite("Hostile search floods: distinct uncached queries past --search-builds")
@@ -32,7 +32,7 @@ struct HostileSearchFloodTests {
                     seen.withLock { seen in
                         switch (response.status, code) {
                         case (200, nil): seen.answered += 1
-                        case (503, "busy") where response.header("Retry-After") == "1": seen.busy += 1
+                        case (429, "busy") where response.header("Retry-After") == "1": seen.busy += 1
                         default: seen.problems.append("\(route): \(response.status) \(code ?? "") \(response.header("Retry-After") ?? "no Retry-After")")
                         }
                     }

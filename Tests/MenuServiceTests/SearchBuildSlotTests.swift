@@ -69,7 +69,7 @@ import Testing
         let holder = hold(slots, until: release)
 
         let busy = service.call("GET", "/search", query: [("q", "麻婆")])
-        #expect(busy.status == 503 && busy.errorCode == "busy")
+        #expect(busy.status == 429 && busy.errorCode == "busy")
         #expect(busy.header("Retry-After") == "1")
         let message = (busy.json["error"] as? [String: Any])?["message"] as? String ?? ""
         #expect(message.contains("retry in 1 s"), "\(message)")
