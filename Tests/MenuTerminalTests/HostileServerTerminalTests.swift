@@ -1,7 +1,7 @@
 // menu-client in tmux against a hostile server: the built menu-server on a menu whose titles,
 // English names and currency carry escape sequences, C1 and bidi controls, behind a proxy that
 // answers a toggle, an expand-all, a search and a whole start-up with such text in the error's
-// code and message, or as a non-JSON body with raw bytes. Whatever arrives is shown as
+// code and message (and in two headers), or as a non-JSON body with raw bytes. Whatever arrives is shown as
 // characters (TerminalText): the terminal's title, colours, screen and cursor stay the client's.
 
 import Foundation
@@ -44,9 +44,11 @@ struct HostileServerTerminalTests {
         return try JSONSerialization.data(withJSONObject: menu)
     }
 
-    /// A whole answer: status line, headers, body.
+    /// A whole answer: status line, headers (a `Retry-After` and a `Content-Language` that are
+    /// hostile too, though the client shows neither), body.
     static func answer(_ status: String, type: String, body: [UInt8]) -> [UInt8] {
-        Array("HTTP/1.1 \(status)\r\nContent-Type: \(type)\r\nContent-Length: \(body.count)\r\n\r\n".utf8) + body
+        Array("HTTP/1.1 \(status)\r\nContent-Type: \(type)\r\nContent-Length: \(body.count)\r\n".utf8)
+            + Array("Retry-After: \(payload("retry-after"))\r\nContent-Language: \(payload("language"))\r\n\r\n".utf8) + body
     }
 
     /// A JSON error whose code and message are hostile.
