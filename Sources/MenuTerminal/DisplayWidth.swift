@@ -6,7 +6,7 @@
 /// (a base letter with combining marks is 1, an emoji sequence 2). East Asian Ambiguous characters
 /// (▸ ▾ …) count 1, as tmux and most terminals show them outside CJK locales. Cost: O(scalars).
 public enum DisplayWidth {
-    /// The columns `character` takes; control characters count 0 (``sanitized(_:)`` replaces them first).
+    /// The columns `character` takes; control characters count 0 (``TerminalText`` shows them as characters first).
     public static func of(_ character: Character) -> Int {
         var widest = 0
         for scalar in character.unicodeScalars {
@@ -56,19 +56,6 @@ public enum DisplayWidth {
         0x1F7E0 ... 0x1F7EB, 0x1F7F0 ... 0x1F7F0, 0x1F90C ... 0x1F93A, 0x1F93C ... 0x1F945, 0x1F947 ... 0x1F9FF,
         0x1FA70 ... 0x1FAFF, 0x20000 ... 0x2FFFD, 0x30000 ... 0x3FFFD,
     ]
-
-    /// `text` with every control character (C0, DEL, C1: ESC among them, which would let a title
-    /// drive the terminal) replaced by U+FFFD, so that what is drawn is exactly what is measured.
-    public static func sanitized(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: { of($0) == 0 && ($0.value < 0x20 || (0x7F ..< 0xA0).contains($0.value)) })
-        else { return text }
-        var clean = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars {
-            let isControl = scalar.value < 0x20 || (0x7F ..< 0xA0).contains(scalar.value)
-            clean.append(isControl ? "\u{FFFD}" : scalar)
-        }
-        return String(clean)
-    }
 
     /// `text` cut to at most `width` columns, ending in "…" when cut; a wide character that would
     /// straddle the limit is left out rather than split.

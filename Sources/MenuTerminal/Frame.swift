@@ -15,13 +15,19 @@ public enum TextStyle: Sendable, Hashable {
     }
 }
 
-/// A run of text in one style. The text is sanitized (no control characters) by whoever makes it.
+/// A run of text in one style: the only text the screen shows (``FramePainter`` writes spans and
+/// its own escapes, nothing else), so whatever a span is made of is sanitized (``TerminalText``).
 public struct Span: Sendable, Hashable {
-    public var text: String
+    public let text: TerminalText
     public var style: TextStyle
-    public init(_ text: String, _ style: TextStyle = .plain) {
+    public init(_ text: TerminalText, _ style: TextStyle = .plain) {
         self.text = text
         self.style = style
+    }
+
+    /// `text` sanitized: a server's title or message, the line typed, the app's own words alike.
+    public init(_ text: some StringProtocol, _ style: TextStyle = .plain) {
+        self.init(TerminalText(text), style)
     }
 }
 
@@ -41,7 +47,7 @@ public struct ScreenLine: Sendable, Equatable, CustomStringConvertible {
     public static func == (left: ScreenLine, right: ScreenLine) -> Bool { left.spans == right.spans }
 
     /// The text as a terminal shows it, without styles.
-    public var description: String { spans.map(\.text).joined() }
+    public var description: String { spans.map(\.text.string).joined() }
 }
 
 /// What the screen should show: every line, top to bottom, and the lines that scroll (the rows).

@@ -36,7 +36,7 @@ public struct FramePainter: Sendable {
             // full line is written there, and a clear then would erase that column.
             output += ANSI.moveTo(line: number) + ANSI.clearToEndOfLine
             for span in line.spans {
-                output += span.style == .plain ? span.text : span.style.selectGraphicRendition + span.text + ANSI.reset
+                output += span.style == .plain ? span.text.string : span.style.selectGraphicRendition + span.text.string + ANSI.reset
             }
             current[number] = line
             linesWritten += 1

@@ -79,7 +79,7 @@ extension MenuBrowser {
         if let match = panel.selectedMatch {
             do throws(MenuClientError) {
                 follow(try await source.reveal(match.id))
-                message = ("found " + DisplayWidth.sanitized(match.pathText()), false)
+                message = ("found " + match.pathText(), false)
             } catch {
                 message = (error.description, true)
             }
@@ -93,9 +93,9 @@ extension MenuBrowser {
         }
         do throws(MenuClientError) {
             follow(try await source.reveal(panel.text))
-            message = ("found " + DisplayWidth.sanitized(panel.text), false)
+            message = ("found " + panel.text, false)
         } catch where error.code == "unknown_node" || error.code == "not_found" {
-            message = ("nothing matches \"\(DisplayWidth.sanitized(panel.text))\"", true)
+            message = ("nothing matches \"\(panel.text)\"", true)
         } catch {
             message = (error.description, true)
         }

@@ -117,7 +117,7 @@ public final class MenuBrowser {
         }
         if let expand, row.isExpanded == expand { return }
         let verb = row.isExpanded == true ? "closed" : "opened"
-        await write(.toggle(row.id), done: "\(verb) \(DisplayWidth.sanitized(row.title))")
+        await write(.toggle(row.id), done: "\(verb) \(row.title)")
     }
 
     private func closeOrGoUp() async {
@@ -160,11 +160,11 @@ public final class MenuBrowser {
             let english = row.attributes?["en"]?.stringValue?.lowercased() ?? ""
             if row.title.lowercased().contains(needle) || english.contains(needle) {
                 viewport.go(to: base + position)
-                message = ("found \"\(DisplayWidth.sanitized(text))\": \(describe(row))", false)
+                message = ("found \"\(text)\": \(describe(row))", false)
                 return
             }
         }
-        message = ("no id or fetched title matches \"\(DisplayWidth.sanitized(text))\"", true)
+        message = ("no id or fetched title matches \"\(text)\"", true)
     }
 
     private enum Write {
@@ -242,7 +242,7 @@ public final class MenuBrowser {
 
     private func headerLine() -> ScreenLine {
         let counts = "\(viewport.count) rows, \(source.leafCount) dishes shown"
-        return RowFormatter.assemble([Span(" menu-client  " + DisplayWidth.sanitized(title), .reversedBold)],
+        return RowFormatter.assemble([Span(" menu-client  " + title, .reversedBold)],
                                      right: [Span(counts + " ", .reversed)], width: width, filler: .reversed)
     }
 
@@ -261,8 +261,8 @@ public final class MenuBrowser {
     }
 
     private func describe(_ row: MenuRow) -> String {
-        var parts = [DisplayWidth.sanitized(row.title)]
-        if let english = row.attributes?["en"]?.stringValue, english != row.title { parts.append(DisplayWidth.sanitized(english)) }
+        var parts = [row.title]
+        if let english = row.attributes?["en"]?.stringValue, english != row.title { parts.append(english) }
         if let price = RowFormatter.price(row.attributes) { parts.append(price) }
         let marks = RowFormatter.marks(row.attributes)
         if !marks.isEmpty { parts.append(marks) }

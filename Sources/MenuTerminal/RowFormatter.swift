@@ -7,7 +7,7 @@ import MenuClient
 /// `vegetarian`), `volumeMl`, and the price with its `currency` ("¥38", "¥12.5").
 ///
 /// Invariant: every line it makes is exactly ``width`` columns (``DisplayWidth``), titles
-/// sanitized and truncated with "…", so the columns stay aligned with CJK titles. Cost: O(width).
+/// sanitized (``Span``) and truncated with "…", so the columns stay aligned with CJK titles. Cost: O(width).
 public struct RowFormatter: Sendable {
     public var width: Int
     /// Digits of the row-number gutter: enough for the table's last row.
@@ -34,14 +34,14 @@ public struct RowFormatter: Sendable {
         var left = [Span(number, faint)]
         if row.isGroup {
             left.append(Span(indent + (row.isExpanded == true ? "▾ " : "▸ "), plain))
-            left.append(Span(DisplayWidth.sanitized(row.title), isCursor ? .reversedBold : .bold))
+            left.append(Span(row.title, isCursor ? .reversedBold : .bold))
             if let children = row.childCount { left.append(Span(" (\(children))", faint)) }
         } else {
             left.append(Span(indent + "  ", plain))
-            left.append(Span(DisplayWidth.sanitized(row.title), plain))
+            left.append(Span(row.title, plain))
         }
         // The English name beside the title, unless the title is in English already (`--lang en`).
-        if let english = row.attributes?["en"]?.stringValue, english != row.title { left.append(Span("  " + DisplayWidth.sanitized(english), faint)) }
+        if let english = row.attributes?["en"]?.stringValue, english != row.title { left.append(Span("  " + english, faint)) }
         var right: [Span] = []
         if !row.isGroup, width >= 40 {
             let columns = Self.leftPadded(Self.marks(row.attributes), to: Self.marksWidth) + " "
@@ -57,12 +57,12 @@ public struct RowFormatter: Sendable {
     /// `left` then `right` flush with the right edge, `left` cut to what is left of `width`.
     static func assemble(_ left: [Span], right: [Span], width: Int, filler: TextStyle) -> ScreenLine {
         var right = right
-        var rightWidth = right.reduce(0) { $0 + DisplayWidth.of($1.text) }
+        var rightWidth = right.reduce(0) { $0 + DisplayWidth.of($1.text.string) }
         if rightWidth > width { (right, rightWidth) = ([], 0) }  // no room for it at all: left only
         var room = width - rightWidth
         var spans: [Span] = []
         for span in left where room > 0 {
-            let cut = DisplayWidth.truncated(span.text, to: room)
+            let cut = DisplayWidth.truncated(span.text.string, to: room)
             room -= DisplayWidth.of(cut)
             spans.append(Span(cut, span.style))
         }
@@ -80,7 +80,7 @@ public struct RowFormatter: Sendable {
         case "USD": return "$" + text
         case "EUR": return "€" + text
         case "GBP": return "£" + text
-        case let code?: return text + " " + DisplayWidth.sanitized(code)
+        case let code?: return text + " " + TerminalText(code).string
         }
     }
 

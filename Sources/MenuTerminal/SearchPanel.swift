@@ -83,8 +83,8 @@ public struct SearchPanel: Sendable {
             let match = matches[position]
             let isSelected = position == selected
             var left = [Span(isSelected ? " ▸ " : "   ", isSelected ? .reversed : .plain)]
-            for ancestor in match.path { left.append(Span(DisplayWidth.sanitized(ancestor.title) + " › ", isSelected ? .reversed : .dim)) }
-            left.append(Span(DisplayWidth.sanitized(match.title), isSelected ? .reversedBold : .bold))
+            for ancestor in match.path { left.append(Span(ancestor.title + " › ", isSelected ? .reversed : .dim)) }
+            left.append(Span(match.title, isSelected ? .reversedBold : .bold))
             let place = match.index.map { "row \($0 + 1)" } ?? "hidden"
             lines.append(RowFormatter.assemble(left, right: [Span("  " + place + " ", isSelected ? .reversed : .dim)], width: width,
                                                filler: isSelected ? .reversed : .plain))
@@ -108,7 +108,7 @@ public struct SearchPanel: Sendable {
         } else {
             state = Span(matches.count < total ? "\(matches.count) of \(total) matches" : total == 1 ? "1 match" : "\(total) matches")
         }
-        return RowFormatter.assemble([Span("search: " + DisplayWidth.sanitized(text) + "▏", .bold)], right: [Span("  "), state],
+        return RowFormatter.assemble([Span("search: " + text + "▏", .bold)], right: [Span("  "), state],
                                      width: width, filler: .plain)
     }
 }

@@ -68,8 +68,9 @@ public final class Terminal: @unchecked Sendable {
         return (Int(window.ws_col), Int(window.ws_row))
     }
 
-    /// Writes `text` whole (retrying short writes and EINTR).
-    public func write(_ text: String) {
+    /// Writes `text` whole (retrying short writes and EINTR). Internal: what reaches the terminal
+    /// is ``FramePainter``'s output (spans of ``TerminalText`` and its own escapes) and ``ANSI``'s.
+    func write(_ text: String) {
         var bytes = Array(text.utf8)[...]
         while !bytes.isEmpty {
             let written = bytes.withUnsafeBytes { systemWrite(output, $0.baseAddress, $0.count) }

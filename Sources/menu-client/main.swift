@@ -1,5 +1,6 @@
 // menu-client [--lang TAG] [URL]: the Sichuan restaurant's ordering app in a terminal, over MenuClient.
 // Connects (GET /count) before touching the terminal, so a wrong URL is a plain message and exit 1.
+// Every message goes through StandardError: a server's text in one is shown, never obeyed.
 
 import Foundation
 import MenuClient
@@ -15,6 +16,8 @@ let usage = """
       match in the tree, Esc goes back), e/c expand or collapse every group, Ctrl-L redraws, q quits.
 
     """
+/// The usage as lines for standard error (each sanitized there, as every message is).
+let usageLines = usage.split(separator: "\n").map { TerminalText($0) }
 
 var arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.contains("--help") || arguments.contains("-h") {
@@ -24,7 +27,7 @@ if arguments.contains("--help") || arguments.contains("-h") {
 var language = MenuClientConfiguration.language(fromEnvironment: ProcessInfo.processInfo.environment)
 if let flag = arguments.firstIndex(of: "--lang") {
     guard flag + 1 < arguments.count, !arguments[flag + 1].isEmpty else {
-        FileHandle.standardError.write(Data("menu-client: --lang needs a language tag such as zh-Hant or en\n\(usage)".utf8))
+        StandardError.write(lines: ["menu-client: --lang needs a language tag such as zh-Hant or en"] + usageLines)
         exit(2)
     }
     language = arguments[flag + 1]
@@ -33,7 +36,7 @@ if let flag = arguments.firstIndex(of: "--lang") {
 guard arguments.count <= 1, let address = URL(string: arguments.first ?? "http://127.0.0.1:8080"),
       ["http", "https"].contains(address.scheme ?? ""), address.host != nil
 else {
-    FileHandle.standardError.write(Data("menu-client: \(arguments.first ?? "") is not an http:// or https:// URL\n\(usage)".utf8))
+    StandardError.write(lines: ["menu-client: \(arguments.first ?? "") is not an http:// or https:// URL"] + usageLines)
     exit(2)
 }
 
@@ -41,7 +44,7 @@ let table: MenuTable
 do {
     table = try await MenuTable(session: MenuSession(configuration: MenuClientConfiguration(baseURL: address, language: language)))
 } catch {
-    FileHandle.standardError.write(Data("menu-client: cannot open the menu at \(address.absoluteString): \(error)\n".utf8))
+    StandardError.write("menu-client: cannot open the menu at \(address.absoluteString): \(error)")
     exit(1)
 }
 
@@ -49,7 +52,7 @@ let terminal: Terminal
 do {
     terminal = try Terminal()
 } catch {
-    FileHandle.standardError.write(Data("menu-client: \(error)\n".utf8))
+    StandardError.write("menu-client: \(error)")
     exit(1)
 }
 let stoppedBy = await MenuClientApp(table: table, terminal: terminal, title: address.absoluteString).run()

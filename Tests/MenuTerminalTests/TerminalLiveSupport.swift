@@ -155,9 +155,15 @@ final class TmuxPane {
 
     /// The pane's lines as shown (trailing spaces trimmed).
     func screen() throws -> [String] {
-        try run(["capture-pane", "-p", "-t", "test"]).split(separator: "\n", omittingEmptySubsequences: false).map {
+        try capture().split(separator: "\n", omittingEmptySubsequences: false).map {
             String($0.reversed().drop { $0 == " " }.reversed())
         }
+    }
+
+    /// The pane as `capture-pane -p` prints it with `options`: `-e` adds the SGR escapes of each
+    /// cell's colours and attributes, `-J` joins the lines a long line wrapped into.
+    func capture(_ options: String...) throws -> String {
+        try run(["capture-pane", "-p"] + options + ["-t", "test"])
     }
 
     /// Types `keys` (tmux key names: "Enter", "Down", "PageDown", or literal text with `literal`).
