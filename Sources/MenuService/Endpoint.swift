@@ -125,8 +125,9 @@ package enum Endpoint: Hashable, Sendable {
         allowed[try route(of: request).0]
     }
 
-    /// Where session ids went in a path before they moved to `X-Session-Id`: any path under it
-    /// is answered 404 `moved` (``APIError/sessionInPath``), never served and never echoed.
+    /// The prefix of `/sessions/{id}`, the form of the session routes with the id in the URL: any
+    /// path under it is answered 404 `moved` (``APIError/sessionInPath``), never served, its id
+    /// never echoed.
     static let sessionPathPrefix = "/sessions/"
 
     /// The index in ``routes`` of the route whose template `request`'s path is, and the endpoint it
