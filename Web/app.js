@@ -3,7 +3,7 @@
 // Only the rows in view (plus a few) are in the DOM; rows are fetched a page at a time as they
 // scroll into view and kept in a sparse cache by index. Each write answers a `change` splice
 // {at, inserted, removed}, applied to the cache in place (no reload). The session id, and where
-// the server offers it the portable expansion (GET /sessions/{id}), are kept in localStorage, so a
+// the server offers it the portable expansion (GET /session), are kept in localStorage, so a
 // reload, a restarted server or an expired session comes back as the user left it.
 //
 // GET /app.js serves cells.js (a row's cells), session.js (HTTP, localStorage), search.js (the
@@ -29,7 +29,7 @@ const state = {
   epoch: 0,                // bumped by every splice: a page fetched before it is stale
   inflight: new Set(),     // "epoch:offset" of pages being fetched
   focus: 0,                // index of the row with tabindex 0
-  portable: true,          // whether the server answers GET /sessions/{id}
+  portable: true,          // whether the server answers GET /session
   bulk: true,              // whether the server answers PUT /expansion
   busy: Promise.resolve(), // writes run one after another
   language: localStorage.getItem(LANGUAGE_KEY) || "", // `?lang=` chosen (search.js); "": Accept-Language
@@ -380,7 +380,7 @@ async function start() {
     const old = state.sessionId;
     state.sessionId = null;
     localStorage.removeItem(STORE_KEY);
-    if (old) fetch("/sessions/" + encodeURIComponent(old), { method: "DELETE" }).catch(() => {});
+    if (old) fetch("/session", { method: "DELETE", headers: { "X-Session-Id": old } }).catch(() => {});
     state.rows.clear();
     state.epoch += 1;
     state.etag = null;

@@ -55,10 +55,11 @@ function savePortableSoon() {
   clearTimeout(portableTimer);
   portableTimer = setTimeout(async () => {
     try {
-      const { json } = await api("GET", "/sessions/" + encodeURIComponent(state.sessionId));
+      // The id goes in X-Session-Id (api adds it), never in the URL: logs and history keep URLs.
+      const { json } = await api("GET", "/session");
       save({ expansion: json.expansion, version: json.version });
     } catch (error) {
-      // A server without GET /sessions/{id} (405 or 404 not_found): keep the id only.
+      // A server without GET /session (405 or 404 not_found): keep the id only.
       if (error.status === 405 || error.code === "not_found") state.portable = false;
     }
   }, 250);

@@ -58,7 +58,9 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         case .config:
             return Self.checkConfig(bytes)
         case .request:
-            return Self.checkAnswer(Self.service.respond(to: Self.request(from: bytes))) ?? checkFraming(head: bytes)
+            let request = Self.request(from: bytes)
+            let response = Self.service.respond(to: request)
+            return Self.checkAnswer(response) ?? Self.checkNoSessionPathEcho(request, response) ?? checkFraming(head: bytes)
         case .body:
             return Self.checkBody(bytes)
         case .portable:
@@ -130,6 +132,18 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         }
         let made = RequestID(madeAt: bytes.reduce(0) { $0 &* 31 &+ Int($1) })
         return RequestID.isMade(made.value) && RequestID.isSane(made.value) ? nil : "made \(String(reflecting: made.value))"
+    }
+
+    /// A path under `/sessions/` (where session ids went before `X-Session-Id`) is never served
+    /// and its id never echoed: the answer is 404 `moved`, and a body holding what followed
+    /// `/sessions/` (8 bytes or more, so not a word of the message by chance) is a finding.
+    static func checkNoSessionPathEcho(_ request: HTTPRequest, _ response: HTTPResponse) -> String? {
+        let path = request.path
+        guard path.hasPrefix("/sessions/"), path.utf8.count > "/sessions/".utf8.count else { return nil }
+        guard response.status == 404 else { return "\(request.method) \(path.prefix(60)) answered \(response.status), not 404 moved" }
+        let rest = Array(path.utf8.dropFirst("/sessions/".utf8.count))
+        guard rest.count >= 8 else { return nil }
+        return response.body.indices.contains { response.body[$0...].starts(with: rest) } ? "the answer echoes the id in the path" : nil
     }
 
     /// Splits the input into request parts on newline bytes: method, path, query pairs, session

@@ -1,7 +1,7 @@
 // The `portable` fuzz target: the input as a `POST /sessions` body (PortableExpansionBodyParser).
 // The parser refuses with `invalid_body` or reads an expansion; what it reads must agree with
 // Foundation on the ids where Foundation reads the body too, read back the same from its own JSON
-// text, and make a session whose `GET /sessions/{id}` creates a session in the same state.
+// text, and make a session whose `GET /session` creates a session in the same state.
 
 import Foundation
 import HTTPCore
@@ -36,18 +36,18 @@ extension FuzzTarget {
         let created = service.respond(to: HTTPRequest(method: "POST", path: "/sessions", body: bytes))
         if let problem = checkAnswer(created) { return "POST /sessions: \(problem)" }
         guard created.status == 201, let first = created.headers.first(where: { $0.name == "X-Session-Id" })?.value else { return nil }
-        defer { _ = service.respond(to: HTTPRequest(method: "DELETE", path: "/sessions/\(first)")) }
-        let read = service.respond(to: HTTPRequest(method: "GET", path: "/sessions/\(first)"))
-        if let problem = checkAnswer(read) { return "GET /sessions/{id}: \(problem)" }
+        defer { _ = service.respond(to: HTTPRequest(method: "DELETE", path: "/session", headers: [("X-Session-Id", first)])) }
+        let read = service.respond(to: HTTPRequest(method: "GET", path: "/session", headers: [("X-Session-Id", first)]))
+        if let problem = checkAnswer(read) { return "GET /session: \(problem)" }
         guard let answer = (try? JSONSerialization.jsonObject(with: Data(read.body))) as? [String: Any],
               let expansion = answer["expansion"], let body = try? JSONSerialization.data(withJSONObject: expansion)
-        else { return "GET /sessions/{id} has no expansion object" }
+        else { return "GET /session has no expansion object" }
         let copy = service.respond(to: HTTPRequest(method: "POST", path: "/sessions", body: Array(body)))
         guard copy.status == 201, let second = copy.headers.first(where: { $0.name == "X-Session-Id" })?.value else {
             return "the expansion GET answered is refused: \(copy.status) \(String(decoding: copy.body.prefix(200), as: UTF8.self))"
         }
-        defer { _ = service.respond(to: HTTPRequest(method: "DELETE", path: "/sessions/\(second)")) }
-        let reread = service.respond(to: HTTPRequest(method: "GET", path: "/sessions/\(second)"))
+        defer { _ = service.respond(to: HTTPRequest(method: "DELETE", path: "/session", headers: [("X-Session-Id", second)])) }
+        let reread = service.respond(to: HTTPRequest(method: "GET", path: "/session", headers: [("X-Session-Id", second)]))
         let expansions = [read, reread].map { ((try? JSONSerialization.jsonObject(with: Data($0.body))) as? [String: Any])?["expansion"] as? NSDictionary }
         return expansions[0] == expansions[1] ? nil : "a session made from GET's expansion reads \(String(describing: expansions[1])), not \(String(describing: expansions[0]))"
     }

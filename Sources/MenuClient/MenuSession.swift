@@ -22,7 +22,7 @@ public struct MenuSessionRecreation: Sendable, Hashable {
 }
 
 /// One client session on a menu-server: creates its session on first use, remembers the id,
-/// keeps its portable layout (``layout``, by group id, from `GET /sessions/{id}`), and on
+/// keeps its portable layout (``layout``, by group id, from `GET /session`), and on
 /// `unknown_session` creates a new one from that layout (``recreate(replacing:)``).
 ///
 /// Invariant: ``id`` is the last id the server issued to this object (or was given at init);
@@ -98,12 +98,13 @@ public actor MenuSession {
                                      ignored: created.ignored ?? [])
     }
 
-    /// Reads the session's portable layout (`GET /sessions/{id}`) into ``layout``. A server without
-    /// that route (404 `not_found`, or 405 where only `DELETE` is routed) leaves ``layout`` as it was.
+    /// Reads the session's portable layout (`GET /session`, the id in `X-Session-Id`, never in the
+    /// URL) into ``layout``. A server without that route (404 `not_found`, or 405 where only
+    /// `DELETE` is routed) leaves ``layout`` as it was.
     @discardableResult
     public func refreshLayout() async throws(MenuClientError) -> MenuLayout? {
         let id = try await ensureID()
-        let answer = try await http.send("GET", "sessions/\(MenuHTTP.segment(id))")
+        let answer = try await http.send("GET", "session", headers: [("X-Session-Id", id)])
         if answer.status == 405 || (answer.status == 404 && answer.error.code == "not_found") { return layout }
         guard answer.status == 200 else { throw answer.error }
         let state = try answer.decode(MenuSessionStateAnswer.self)
@@ -111,10 +112,11 @@ public actor MenuSession {
         return state.expansion
     }
 
-    /// Ends the session on the server (`DELETE /sessions/{id}`); the next use creates a new one.
+    /// Ends the session on the server (`DELETE /session`, the id in `X-Session-Id`); the next use
+    /// creates a new one.
     public func delete() async throws(MenuClientError) {
         guard let id else { return }
-        let answer = try await http.send("DELETE", "sessions/\(MenuHTTP.segment(id))")
+        let answer = try await http.send("DELETE", "session", headers: [("X-Session-Id", id)])
         guard answer.status == 204 || answer.error.code == "unknown_session" else { throw answer.error }
         if self.id == id {
             self.id = nil

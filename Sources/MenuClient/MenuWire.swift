@@ -125,7 +125,7 @@ public struct MenuSessionCreatedAnswer: Sendable, Hashable, Codable {
     public var ignored: [String]?
 }
 
-/// `GET /sessions/{id}`: the session's portable expansion state (by id, not position).
+/// `GET /session`: the portable expansion state (by id, not position) of the session `X-Session-Id` names.
 public struct MenuSessionStateAnswer: Sendable, Hashable, Codable {
     public var version: String
     public var sessionId: String
@@ -133,7 +133,7 @@ public struct MenuSessionStateAnswer: Sendable, Hashable, Codable {
     public var expansion: MenuLayout
 }
 
-/// A session's layout as the server states it portably (`GET /sessions/{id}`): `base`
+/// A session's layout as the server states it portably (`GET /session`): `base`
 /// (`default`, `expanded` or `collapsed`), `marks` (subtrees set by a recursive change) and the
 /// groups `expanded` or `collapsed` otherwise, all by group id. Kept as the server sent it and sent back
 /// unchanged to `POST /sessions`, so a field the client does not read survives the round trip.

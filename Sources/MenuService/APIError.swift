@@ -10,8 +10,11 @@ package enum APIError: Error, Sendable, Equatable {
     /// A `filter` of a search is not `ATTR:VALUE`, names an attribute the menu does not have, or there are too many.
     case invalidFilter(String)
     case invalidSession
-    /// The `{id}` of `GET` or `DELETE /sessions/{id}` (given, cut to 40 characters) is not of the id format.
-    case invalidSessionInPath(String)
+    /// `GET`, `HEAD` or `DELETE /session` without `X-Session-Id`: the session to use is the request's subject.
+    case missingSession
+    /// A path under `/sessions/`: session ids are taken from `X-Session-Id` only (a URL is kept
+    /// by logs, proxies and browser history), and the id in the path is never echoed.
+    case sessionInPath
     case unknownSession
     case unknownGroup(id: String)
     case notAGroup(id: String)
@@ -41,8 +44,8 @@ package enum APIError: Error, Sendable, Equatable {
 
     package var status: Int {
         switch self {
-        case .invalidParameter, .invalidBody, .invalidSession, .invalidSessionInPath, .badRequest, .invalidQuery, .invalidFilter: 400
-        case .unknownSession, .unknownGroup, .unknownNode, .notFound: 404
+        case .invalidParameter, .invalidBody, .invalidSession, .missingSession, .badRequest, .invalidQuery, .invalidFilter: 400
+        case .unknownSession, .unknownGroup, .unknownNode, .notFound, .sessionInPath: 404
         case .notAGroup, .tooManyChanges, .notVisible: 409
         case .methodNotAllowed: 405
         case .payloadTooLarge: 413
@@ -60,7 +63,9 @@ package enum APIError: Error, Sendable, Equatable {
         case .invalidBody: "invalid_body"
         case .invalidQuery: "invalid_query"
         case .invalidFilter: "invalid_filter"
-        case .invalidSession, .invalidSessionInPath: "invalid_session"
+        case .invalidSession: "invalid_session"
+        case .missingSession: "missing_session"
+        case .sessionInPath: "moved"
         case .unknownSession: "unknown_session"
         case .unknownGroup: "unknown_group"
         case .notAGroup: "not_a_group"
@@ -91,7 +96,9 @@ package enum APIError: Error, Sendable, Equatable {
         case .notAGroup(let id): "\"\(id)\" is a row, not a group; only groups expand and collapse"
         case .unknownNode(let id): "no group or row has id \"\(id)\"; GET /rows lists the ids"
         case .notVisible(let id, _): "\"\(id)\" is not visible: a group in its path is collapsed; POST /nodes/\(id)/reveal shows it, or page by offset"
-        case .invalidSessionInPath(let given): "\"\(given)\" in the path is not a session id issued by this server (22 characters of A-Z a-z 0-9 - _); /sessions/{id} takes the id POST /sessions returned"
+        case .missingSession: "this route acts on the session the header X-Session-Id names; send the id POST /sessions returned in it"
+        case .sessionInPath:
+            "a session id is never taken in a URL (logs, proxies and browser history keep URLs); use GET, HEAD or DELETE /session with the id in the header X-Session-Id"
         case .notFound(let path): "no resource at \(path); the routes are \(Endpoint.routeList)"
         case .methodNotAllowed(let method, let allowed): "\(method) is not allowed here; use \(allowed.joined(separator: " or "))"
         case .payloadTooLarge(let limit): "request body over \(limit) bytes"

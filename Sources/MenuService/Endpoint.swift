@@ -20,10 +20,10 @@ package enum Endpoint: Hashable, Sendable {
     case readiness
     /// `POST /sessions`.
     case createSession
-    /// `GET`/`HEAD /sessions/{id}`: the session's expansion by id (portable); the id as given.
-    case session(id: String)
-    /// `DELETE /sessions/{id}`; the id is as given, not yet checked to be a session id.
-    case deleteSession(id: String)
+    /// `GET`/`HEAD /session`: the expansion by id (portable) of the session `X-Session-Id` names.
+    case session
+    /// `DELETE /session`: ends the session `X-Session-Id` names.
+    case deleteSession
     /// `POST /groups/{id}/toggle`.
     case toggleGroup(id: String)
     /// `PUT /groups/{id}/expansion`.
@@ -54,8 +54,8 @@ package enum Endpoint: Hashable, Sendable {
         Route(["GET", "HEAD"], "/healthz", .health),
         Route(["GET", "HEAD"], "/readyz", .readiness),
         Route(["POST"], "/sessions", .createSession),
-        Route(["GET", "HEAD"], "/sessions/{id}", query: ["lang"], Endpoint.session(id:)),
-        Route(["DELETE"], "/sessions/{id}", Endpoint.deleteSession(id:)),
+        Route(["GET", "HEAD"], "/session", query: ["lang"], .session),
+        Route(["DELETE"], "/session", .deleteSession),
         Route(["POST"], "/groups/{id}/toggle", Endpoint.toggleGroup(id:)),
         Route(["PUT"], "/groups/{id}/expansion", Endpoint.setGroupExpansion(id:)),
         Route(["PUT"], "/expansion", .setAllExpansion),
@@ -85,7 +85,7 @@ package enum Endpoint: Hashable, Sendable {
     private static let parameterizedRoutes = routes.indices.filter { routes[$0].idSegment != nil }
 
     /// For each route, the methods of every route with its template, in table order: the `Allow`
-    /// of a 405 on that path (`GET, HEAD, DELETE` for `/sessions/{id}`, two routes in the table).
+    /// of a 405 on that path (`GET, HEAD, DELETE` for `/session`, two routes in the table).
     private static let allowed: [[String]] = routes.map { route in
         routes.filter { $0.template == route.template }.flatMap(\.methods)
     }
@@ -118,11 +118,17 @@ package enum Endpoint: Hashable, Sendable {
         self = endpoint
     }
 
-    /// The route whose template `request`'s path is, whatever the method (a CORS preflight asks
-    /// about another method than its own); 404 `not_found` when none is.
-    package static func route(forPathOf request: HTTPRequest) throws(APIError) -> Route {
-        routes[try route(of: request).0]
+    /// The methods of every route whose template `request`'s path is, whatever the request's own
+    /// method (a CORS preflight asks about another method than its own), in the order of `Allow`;
+    /// 404 `not_found` when no route's template is the path.
+    package static func methods(forPathOf request: HTTPRequest) throws(APIError) -> [String] {
+        allowed[try route(of: request).0]
     }
+
+    /// The prefix of `/sessions/{id}`, the form of the session routes with the id in the URL: any
+    /// path under it is answered 404 `moved` (``APIError/sessionInPath``), never served, its id
+    /// never echoed.
+    static let sessionPathPrefix = "/sessions/"
 
     /// The index in ``routes`` of the route whose template `request`'s path is, and the endpoint it
     /// builds from the path.
@@ -131,6 +137,7 @@ package enum Endpoint: Hashable, Sendable {
             return (route, endpoint)
         }
         let path = request.path
+        if path.hasPrefix(sessionPathPrefix), path.utf8.count > sessionPathPrefix.utf8.count { throw .sessionInPath }
         if path.hasPrefix("/") {
             let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
             for route in parameterizedRoutes {

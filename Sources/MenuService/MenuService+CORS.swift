@@ -6,9 +6,9 @@ import HTTPCore
 /// With a ``CrossOriginPolicy`` every answer carries `Vary: Origin`, and an answer to an origin
 /// the policy grants the request's method carries `Access-Control-Allow-Origin` and
 /// `Access-Control-Expose-Headers: X-Session-Id, ETag`. A preflight (`OPTIONS` with `Origin` and
-/// `Access-Control-Request-Method`) on a known path answers `204` with the route's `Allow`; when
-/// the origin may use the method and every header it asks for, also the `Access-Control-Allow-*`
-/// headers. A refused origin, method or header gets the same `204` without them, never an error:
+/// `Access-Control-Request-Method`) on a known path answers `204` with the path's `Allow` (the
+/// methods of all its routes: `GET, HEAD, DELETE` for `/session`); when the origin may use the
+/// method and every header it asks for, also the `Access-Control-Allow-*` headers. A refused origin, method or header gets the same `204` without them, never an error:
 /// the browser then keeps the answer from the page. Without a policy nothing here runs, and
 /// `OPTIONS` is `405` as any other method a route does not take.
 extension MenuService {
@@ -20,9 +20,9 @@ extension MenuService {
 
     /// The answer to a preflight on `request`'s path (404 `not_found` for an unknown one).
     func preflight(_ request: HTTPRequest, policy: CrossOriginPolicy) throws(APIError) -> HTTPResponse {
-        let route = try Endpoint.route(forPathOf: request)
+        let pathMethods = try Endpoint.methods(forPathOf: request)
         var headers: [(name: String, value: String)] = [
-            ("Allow", route.methods.joined(separator: ", ")), ("Cache-Control", "no-store"),
+            ("Allow", pathMethods.joined(separator: ", ")), ("Cache-Control", "no-store"),
             ("Vary", "Origin, Access-Control-Request-Method, Access-Control-Request-Headers"),
         ]
         let asked = CrossOriginRequest(headers: request.headers)
@@ -30,7 +30,7 @@ extension MenuService {
             return HTTPResponse(status: 204, headers: headers)
         }
         let grant = policy.grant(for: origin)
-        let methods = grant.allowedMethods(of: route.methods)
+        let methods = grant.allowedMethods(of: pathMethods)
         guard let allowOrigin = grant.allowOrigin, methods.contains(method),
               asked.requestedHeaders.allSatisfy(Self.allowedRequestHeaders.contains)
         else { return HTTPResponse(status: 204, headers: headers) }

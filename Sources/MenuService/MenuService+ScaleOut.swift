@@ -22,7 +22,7 @@ extension MenuService {
         return json(200, writer.finish())
     }
 
-    /// The session `id` for a read (`/rows`, `/count`, `/sessions/{id}`, `/nodes/{id}`): at the
+    /// The session `id` for a read (`/rows`, `/count`, `/session`, `/nodes/{id}`): at the
     /// highest revision the request's `If-None-Match` names or later
     /// (``SessionStore/snapshot(of:in:atLeast:)``), so a client that wrote through another
     /// instance never reads a state older than its own write; without such a tag, as the store has it.

@@ -2,17 +2,17 @@ import HTTPCore
 import MenuModel
 import MenuSessions
 
-/// Portable sessions (issue 13 §6): `GET /sessions/{id}` answers a session's expansion by id, not
-/// by position, and `POST /sessions` creates a session from that form. A client that keeps it
-/// recovers from `unknown_session` (expiry, eviction, a memory-only restart) by creating a session
+/// Portable sessions (issue 13 §6): `GET /session` answers the expansion of the session
+/// `X-Session-Id` names by id, not by position, and `POST /sessions` creates a session from that
+/// form. A client that keeps it recovers from `unknown_session` (expiry, eviction, a memory-only restart) by creating a session
 /// in the same state, across menu reloads and instances, and two devices share a layout.
 extension MenuService {
     /// `{"version","sessionId","revision","expansion":{"base","marks":[{"id","mode"}],"expanded":[ids],"collapsed":[ids]}}`,
     /// marks and flips in menu order. A session read as `/count` is: its tag is the menu version
     /// and the revision (which fix the answer), `If-None-Match` with it answers 304, and it is
     /// `private, no-cache`. O(k) for k marks and flips.
-    func session(_ text: String, _ request: HTTPRequest) throws(APIError) -> HTTPResponse {
-        guard let id = SessionID(text) else { throw .invalidSessionInPath(String(text.prefix(40))) }
+    func session(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+        let id = try requiredSessionID(in: request)
         let (menu, session) = try snapshot(of: id, for: request)
         let locale = try negotiatedLocale(for: request, on: menu)
         let tag = entityTag(of: session, on: menu, locale: locale)
@@ -41,6 +41,20 @@ extension MenuService {
         Self.writeIDs(portable.flips.filter { !$0.isExpanded }.map(\.id), to: &writer)
         writer.raw("}}")
         return read(writer.finish(), tag: tag, locale: locale, of: menu)
+    }
+
+    /// `DELETE /session`: ends the session `X-Session-Id` names (204).
+    func deleteSession(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+        let id = try requiredSessionID(in: request)
+        do { try store.delete(id) } catch { throw APIError(error) }
+        return HTTPResponse(status: 204, headers: [("Cache-Control", "no-store")])
+    }
+
+    /// The session `X-Session-Id` names, for a route whose subject it is: ``sessionID(in:)``, and
+    /// 400 `missing_session` without the header.
+    func requiredSessionID(in request: HTTPRequest) throws(APIError) -> SessionID {
+        guard let id = try sessionID(in: request) else { throw .missingSession }
+        return id
     }
 
     /// `POST /sessions`: a session in the state the body describes (no body: the default state),

@@ -163,8 +163,8 @@ package final class MenuService: Sendable {
         case .health: return .response(json(200, Self.healthBody))
         case .readiness: return .response(try readiness())
         case .createSession: return .response(try createSession(request))
-        case .session(let id): return .response(try session(id, request))
-        case .deleteSession(let id): return .response(try deleteSession(id))
+        case .session: return .response(try session(request))
+        case .deleteSession: return .response(try deleteSession(request))
         case .toggleGroup(let id): return try change(.toggle(groupID: id), request)
         case .setGroupExpansion(let id):
             let body = try Self.parseExpansionBody(request.body)
@@ -253,12 +253,6 @@ package final class MenuService: Sendable {
             writer.string(id)
         }
         writer.raw("]")
-    }
-
-    private func deleteSession(_ text: String) throws(APIError) -> HTTPResponse {
-        guard let id = SessionID(text) else { throw .invalidSessionInPath(String(text.prefix(40))) }
-        do { try store.delete(id) } catch { throw APIError(error) }
-        return HTTPResponse(status: 204, headers: [("Cache-Control", "no-store")])
     }
 
     /// A write: started without waiting when the store can (``PipelinedSessionStore``; then a

@@ -7,7 +7,7 @@ import MenuModel
 /// The grammar on top of ``ExpansionBodyParser``'s scanner (one scanner, two grammars): the whole
 /// body is checked against RFC 8259, strings are unescaped before they are compared, and a key
 /// given twice in one object is refused, at any depth (inside an ignored value too). Unknown keys are ignored, at the top and in a mark, as
-/// that parser does, except `expansion`: a client that posts the whole `GET /sessions/{id}`
+/// that parser does, except `expansion`: a client that posts the whole `GET /session`
 /// answer would otherwise get the default state without a word. An id must have the form of a
 /// config id (``Menu/isWellFormedID(_:)``: 1 to 128 characters of A-Z a-z 0-9 . _ ~ -); the same
 /// id twice in one list, or in both `expanded` and `collapsed`, is refused (which one counts
@@ -41,7 +41,7 @@ struct PortableExpansionBodyParser {
             case .tooDeep: "the body nests arrays or objects deeper than \(ExpansionBodyParser.depthLimit) levels; \(shape)"
             case .notAnObject(let path): "\(path) must be a JSON object; \(shape)"
             case .duplicateKey(let key, let path): "\(path) has the key \"\(key.prefix(40))\" more than once (parsers disagree on which one counts); send each key once"
-            case .wrapped: "the body has the key \"expansion\": send the value of \"expansion\" from GET /sessions/{id} (the object with base, marks, expanded and collapsed), not the whole answer"
+            case .wrapped: "the body has the key \"expansion\": send the value of \"expansion\" from GET /session (the object with base, marks, expanded and collapsed), not the whole answer"
             case .notAString(let path): "\(path) must be a string; \(shape)"
             case .notAnArray(let path): "\(path) must be an array; \(shape)"
             case .invalidMode(let path, let allowed):

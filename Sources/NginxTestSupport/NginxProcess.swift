@@ -31,11 +31,34 @@ package final class NginxProcess: Sendable {
     package let directory: String
     private let process: ChildProcess
     private let stopped = Mutex(false)
+    /// The access log's file name in ``directory``.
+    private let accessLogName: String
 
     /// Starts nginx proxying to `upstreams` (ports on 127.0.0.1), round-robin. `keepalive`: idle
     /// upstream connections each worker keeps (0: a new one per request). Throws when nginx
     /// refuses the config or does not listen within 10 s.
-    package init(upstreams: [Int], keepalive: Int = 16) throws(NginxError) {
+    package convenience init(upstreams: [Int], keepalive: Int = 16) throws(NginxError) {
+        try self.init(accessLogName: "access.log") { directory, port in
+            Self.config(directory: directory, port: port, upstreams: upstreams, keepalive: keepalive)
+        }
+    }
+
+    /// Starts nginx with the deployment config at `path` (such as `Config/nginx.conf`) as shipped,
+    /// changed only so that it runs here: in the foreground, its log, state and pid paths
+    /// (`/var/log/nginx/`, `/var/lib/nginx/`, `/run/`) in this object's directory, listening on a
+    /// free loopback port instead of 80, with `upstreams` (ports on 127.0.0.1) as its upstream
+    /// servers. ``accessLog()`` reads the file its `access_log` names (`menu-access.log`), in the
+    /// config's own format.
+    package convenience init(deploymentConfig path: String, upstreams: [Int]) throws(NginxError) {
+        let text: String
+        do { text = try String(contentsOfFile: path, encoding: .utf8) } catch { throw NginxError("cannot read \(path): \(error)") }
+        try self.init(accessLogName: "menu-access.log") { directory, port in
+            Self.deploymentConfig(text, directory: directory, port: port, upstreams: upstreams)
+        }
+    }
+
+    private init(accessLogName: String, config: (_ directory: String, _ port: Int) -> String) throws(NginxError) {
+        self.accessLogName = accessLogName
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("nginx-\(UUID().uuidString)").path
         do { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false) } catch {
             throw NginxError("cannot create \(directory): \(error)")
@@ -45,9 +68,8 @@ package final class NginxProcess: Sendable {
         for _ in 0 ..< 5 {
             let port: Int
             do { port = try freeLoopbackPort() } catch { throw NginxError("no free port: \(error)") }
-            let config = Self.config(directory: directory, port: port, upstreams: upstreams, keepalive: keepalive)
             let configPath = directory + "/nginx.conf"
-            do { try config.write(toFile: configPath, atomically: true, encoding: .utf8) } catch {
+            do { try config(directory, port).write(toFile: configPath, atomically: true, encoding: .utf8) } catch {
                 throw NginxError("cannot write \(configPath): \(error)")
             }
             let child: ChildProcess
@@ -74,9 +96,16 @@ package final class NginxProcess: Sendable {
     /// The base URL clients use: `http://127.0.0.1:PORT`.
     package var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    /// The access log so far, one `METHOD TARGET STATUS UPSTREAM` line per request answered.
+    /// The access log so far, one line per request answered: `METHOD TARGET STATUS UPSTREAM`, or
+    /// the deployment config's own format.
     package func accessLog() -> [String] {
-        Self.read(directory + "/access.log").split(separator: "\n").map(String.init)
+        Self.read(directory + "/" + accessLogName).split(separator: "\n").map(String.init)
+    }
+
+    /// Every file nginx wrote in ``directory`` (access and error logs included), concatenated.
+    package func allLogText() -> String {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return names.filter { $0.hasSuffix(".log") }.sorted().map { Self.read(directory + "/" + $0) }.joined()
     }
 
     /// Stops nginx (SIGTERM: its worker ends too; SIGKILL after 10 s) and removes its directory.
@@ -124,6 +153,32 @@ package final class NginxProcess: Sendable {
             }
 
             """
+    }
+
+    /// `text`, a deployment config, made to run here (see ``init(deploymentConfig:upstreams:)``):
+    /// every `server 127.0.0.1:…;` line of its upstream replaced by `upstreams`, every `listen` by
+    /// one on 127.0.0.1:`port`, `user` by root's when run as root (else dropped).
+    static func deploymentConfig(_ text: String, directory: String, port: Int, upstreams: [Int]) -> String {
+        var lines = ["daemon off;"]
+        var upstreamWritten = false
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            let directive = line.trimmingCharacters(in: .whitespaces)
+            if directive.hasPrefix("server 127.0.0.1:") {
+                if !upstreamWritten { lines += upstreams.map { "        server 127.0.0.1:\($0);" } }
+                upstreamWritten = true
+            } else if directive.hasPrefix("listen ") {
+                if !lines.contains("        listen 127.0.0.1:\(port);") { lines.append("        listen 127.0.0.1:\(port);") }
+            } else if directive.hasPrefix("user ") {
+                if geteuid() == 0 { lines.append("user root;") }
+            } else {
+                var kept = String(line)
+                for prefix in ["/var/log/nginx/", "/var/lib/nginx/", "/run/"] {
+                    kept = kept.replacingOccurrences(of: prefix, with: directory + "/")
+                }
+                lines.append(kept)
+            }
+        }
+        return lines.joined(separator: "\n")
     }
 
     /// Whether a TCP connection to `port` succeeds, trying every 20 ms for 10 s while `child` runs.

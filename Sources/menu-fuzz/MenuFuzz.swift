@@ -7,7 +7,7 @@
 //              same bytes read as a request head by HTTPServer's framing decision
 //   body     – the PUT /groups/{id}/expansion body parser
 //   portable – the POST /sessions body parser (a portable expansion), and the session it makes
-//              read back by GET /sessions/{id} and made again
+//              read back by GET /session and made again
 //   durable  – the durable store's file reader (resynchronisation, length repair), as a journal and as a snapshot
 //   forwarded – X-Forwarded-For's last entry as an IP address, and the client address from a trusted proxy
 //   requestid – X-Request-Id: accepted exactly when sane, a made one otherwise

@@ -151,6 +151,14 @@ def supports(server, method, path, body):
     return status not in (404, 405) or (answer or {}).get("error", {}).get("code") not in ("not_found", "method_not_allowed")
 
 
+def expect_no_session_id_in_a_url(driver, session):
+    """Every URL the page fetched (Resource Timing) and its own address are free of the session id:
+    the id is a bearer credential and travels in X-Session-Id only."""
+    urls = driver.execute_script("return performance.getEntriesByType('resource').map(e => e.name)") + [driver.current_url]
+    assert any("/rows" in url for url in urls), urls  # the page's requests are there to search
+    assert not [url for url in urls if session in url], [url for url in urls if session in url]
+
+
 def test_sichuan(driver, server):
     driver.get(server.url + "/")
     driver.execute_script("localStorage.clear()")
@@ -221,9 +229,9 @@ def test_sichuan(driver, server):
     row_element(driver, "breakfast").find_element(By.CSS_SELECTOR, ".twisty").click()
     wait(driver, lambda d: expanded_flag(d, "breakfast") == "false", "breakfast to collapse again")
 
-    # Portable state: with GET /sessions/{id}, the expansion is kept by id in localStorage, and a
+    # Portable state: with GET /session, the expansion is kept by id in localStorage, and a
     # lost session (expired, or a restarted server) comes back in a new one with the same groups.
-    assert supports(server, "GET", "/sessions/" + session_of(driver), None)
+    assert server.call("GET", "/session", session_of(driver))[0] == 200
     # The page saves the expansion 250 ms after a change, so an earlier one (breakfast and drinks
     # both collapsed, from the other tab's write) may still be there: wait for this one.
     wait(driver, lambda d: d.execute_script(
@@ -231,12 +239,18 @@ def test_sichuan(driver, server):
         "s.expansion.collapsed.includes('breakfast') && !s.expansion.collapsed.includes('drinks')"),
         "the portable expansion in localStorage")
     lost = session_of(driver)
-    server.call("DELETE", "/sessions/" + lost)
+    expect_no_session_id_in_a_url(driver, lost)
+    assert server.call("DELETE", "/session", lost)[0] == 204
     driver.refresh()
     wait(driver, lambda d: session_of(d) not in (None, lost), "a new session restored from localStorage")
     rows, _ = expect_dom_matches_api(driver, server)
     assert expanded_flag(driver, "breakfast") == "false" and expanded_flag(driver, "drinks") == "true"
     print("browser-test: portable state restored into a new session")
+    # Reset ends the session (DELETE /session with the header) and starts from the default.
+    restored = session_of(driver)
+    driver.find_element(By.ID, "new-session").click()
+    wait(driver, lambda d: server.call("GET", "/count", restored)[0] == 404, "Reset to delete the session")
+    expect_no_session_id_in_a_url(driver, restored)
 
     driver.save_screenshot(os.path.join(OUT, "sichuan.png"))
 

@@ -51,6 +51,27 @@ struct ContractCORSTests {
         try liveExpectError(unknown, status: 404, code: "not_found")
     }
 
+    /// `/session` is two routes on one path (`GET`/`HEAD` and `DELETE`): a preflight for any of
+    /// its methods lists all three and grants the one asked, with `X-Session-Id`, the only place
+    /// a session id goes. The old path form is `404 moved` to a preflight too.
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
+    func aPreflightOnTheSessionPathListsEveryMethodOfThePathAndAllowsTheSessionHeader(over transport: ContractTransport) async throws {
+        let server = try Self.start(transport, origins: [Self.app])
+        defer { server.shutdown() }
+        let client = server.client()
+        for method in ["GET", "HEAD", "DELETE"] {
+            let response = try await Self.preflight(client, "/session", origin: Self.app, method: method, headers: "x-session-id, if-none-match")
+            #expect(response.status == 204, "\(method)")
+            #expect(response.header("Allow") == "GET, HEAD, DELETE", "\(method)")
+            #expect(response.header("Access-Control-Allow-Origin") == Self.app, "\(method)")
+            #expect(response.header("Access-Control-Allow-Methods") == "GET, HEAD, DELETE", "\(method)")
+            #expect(response.header("Access-Control-Allow-Headers")?.contains("X-Session-Id") == true, "\(method)")
+        }
+        let old = try await Self.preflight(client, "/sessions/AAAAAAAAAAAAAAAAAAAAAA", origin: Self.app, method: "DELETE")
+        try liveExpectError(old, status: 404, code: "moved")
+        Self.expectNoGrant(old)
+    }
+
     @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func aListedOriginsAnswersLetThePageReadTheSessionAndTheTag(over transport: ContractTransport) async throws {
         let server = try Self.start(transport, origins: [Self.app])

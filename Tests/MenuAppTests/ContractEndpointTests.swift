@@ -393,7 +393,7 @@ struct ContractEndpointTests {
         #expect(rowsB.rows.first { $0.id == "breakfast" }?.isExpanded == false)
     }
 
-    // MARK: DELETE /sessions/{id}
+    // MARK: DELETE /session
 
     @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
     func deleteSessionAnswers204WithoutBody(over transport: ContractTransport) async throws {
@@ -401,7 +401,7 @@ struct ContractEndpointTests {
         defer { server.shutdown() }
         let client = server.client()
         let session = try await client.newSession()
-        let response = try await client.send("DELETE", "/sessions/\(session)")
+        let response = try await client.send("DELETE", "/session", session: session)
         #expect(response.status == 204)
         #expect(response.body.isEmpty)
         #expect(response.header("Cache-Control") == "no-store")
@@ -415,12 +415,13 @@ struct ContractEndpointTests {
         let client = server.client()
         let session = try await client.newSession()
         _ = try await client.toggle("beer", session: session)
-        #expect(try await client.send("DELETE", "/sessions/\(session)").status == 204)
+        #expect(try await client.send("DELETE", "/session", session: session).status == 204)
 
         try liveExpectError(try await client.get("/count", session: session), status: 404, code: "unknown_session")
         try liveExpectError(try await client.get("/rows", session: session), status: 404, code: "unknown_session")
         try liveExpectError(try await client.toggle("beer", session: session), status: 404, code: "unknown_session")
         try liveExpectError(try await client.setExpansion("beer", true, session: session), status: 404, code: "unknown_session")
-        try liveExpectError(try await client.send("DELETE", "/sessions/\(session)"), status: 404, code: "unknown_session")
+        try liveExpectError(try await client.send("DELETE", "/session", session: session), status: 404, code: "unknown_session")
+        try liveExpectError(try await client.get("/session", session: session), status: 404, code: "unknown_session")
     }
 }

@@ -1,5 +1,5 @@
-// Portable sessions (issue 13 §6), over both transports: GET /sessions/{id} answers the expansion
-// by id, and POST /sessions with it makes a session showing the same table, on the same menu, on a
+// Portable sessions (issue 13 §6), over both transports: GET /session answers the expansion, by
+// id, of the session X-Session-Id names, and POST /sessions with it makes a session showing the same table, on the same menu, on a
 // reloaded one, and on a new server (a memory-only restart).
 
 import Foundation
@@ -25,7 +25,7 @@ struct LivePortableExpansion: Codable, Equatable, Sendable {
     var body: [UInt8] { Array(try! JSONEncoder().encode(self)) }
 }
 
-/// The answer of `GET /sessions/{id}`.
+/// The answer of `GET /session`.
 struct LiveSessionExpansion: Decodable, Sendable {
     var version: String
     var sessionId: String
@@ -41,9 +41,9 @@ struct LiveCreatedSession: Decodable, Sendable {
 }
 
 extension ContractClient {
-    /// `GET /sessions/{id}`, checked to be a 200 session read of `session`.
+    /// `GET /session` with `X-Session-Id: session`, checked to be a 200 session read of `session`.
     func portable(of session: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> LiveSessionExpansion {
-        let response = try await get("/sessions/\(session)")
+        let response = try await get("/session", session: session)
         #expect(response.status == 200, "\(response)", sourceLocation: sourceLocation)
         liveExpectJSONHeaders(response, sourceLocation: sourceLocation)
         #expect(try response.keys() == ["version", "sessionId", "revision", "expansion"], sourceLocation: sourceLocation)
@@ -112,33 +112,56 @@ struct ContractPortableSessionTests {
         defer { server.shutdown() }
         let client = server.client()
         let session = try await client.newSession()
-        let first = try await client.get("/sessions/\(session)")
+        let first = try await client.get("/session", session: session)
         let tag = try #require(first.header("ETag"))
         #expect(first.header("Cache-Control") == "private, no-cache")
         #expect(tag == (try await client.get("/count", session: session)).header("ETag"))  // the same state, the same tag
-        let unchanged = try await client.send("GET", "/sessions/\(session)", headers: [("If-None-Match", tag)])
+        let unchanged = try await client.send("GET", "/session", session: session, headers: [("If-None-Match", tag)])
         #expect(unchanged.status == 304 && unchanged.body.isEmpty && unchanged.header("ETag") == tag)
-        let head = try await client.send("HEAD", "/sessions/\(session)")
+        let head = try await client.send("HEAD", "/session", session: session)
         #expect(head.status == 200 && head.header("ETag") == tag && head.header("Content-Length") == String(first.body.count))
         _ = try await client.toggle("drinks", session: session)
-        let changed = try await client.send("GET", "/sessions/\(session)", headers: [("If-None-Match", tag)])
+        let changed = try await client.send("GET", "/session", session: session, headers: [("If-None-Match", tag)])
         #expect(changed.status == 200 && changed.header("ETag") != tag)
         #expect(try changed.decode(LiveSessionExpansion.self).expansion == LivePortableExpansion(collapsed: ["drinks"]))
     }
 
     @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
-    func aPathIDThatIsNoSessionIDIsInvalidAndAnUnknownOneIs404(over transport: ContractTransport) async throws {
+    func aHeaderIDThatIsNoSessionIDIsInvalidAndAnUnknownOneIs404(over transport: ContractTransport) async throws {
         let server = try transport.start()
         defer { server.shutdown() }
         let client = server.client()
-        try liveExpectError(try await client.get("/sessions/abc"), status: 400, code: "invalid_session")
-        try liveExpectError(try await client.get("/sessions/AAAAAAAAAAAAAAAAAAAAAA"), status: 404, code: "unknown_session")
+        try liveExpectError(try await client.get("/session", session: "abc"), status: 400, code: "invalid_session")
+        try liveExpectError(try await client.get("/session", session: "AAAAAAAAAAAAAAAAAAAAAA"), status: 404, code: "unknown_session")
         let session = try await client.newSession()
-        #expect(try await client.send("DELETE", "/sessions/\(session)").status == 204)
-        try liveExpectError(try await client.get("/sessions/\(session)"), status: 404, code: "unknown_session")
-        let refused = try await client.send("PUT", "/sessions/\(session)")
+        #expect(try await client.send("DELETE", "/session", session: session).status == 204)
+        try liveExpectError(try await client.get("/session", session: session), status: 404, code: "unknown_session")
+        let refused = try await client.send("PUT", "/session", session: session)
         try liveExpectError(refused, status: 405, code: "method_not_allowed")
         #expect(refused.header("Allow") == "GET, HEAD, DELETE")
+    }
+
+    /// The old form with the id in the path is not served, whatever the method: a client of it
+    /// gets 404 `moved` naming the new route, the id is not echoed, and the session is untouched
+    /// (the id went through a URL once, so no answer may reward it).
+    @Test(.timeLimit(.minutes(5)), arguments: ContractTransport.allCases)
+    func theOldPathFormIs404MovedNamingTheHeaderRouteWithoutEchoingTheID(over transport: ContractTransport) async throws {
+        let server = try transport.start()
+        defer { server.shutdown() }
+        let client = server.client()
+        let session = try await client.newSession()
+        _ = try await client.toggle("drinks", session: session)
+        for method in ["GET", "DELETE", "PUT", "POST"] {
+            for target in ["/sessions/\(session)", "/sessions/\(session)?lang=en", "/sessions/abc", "/sessions/\(session)/x"] {
+                let response = try await client.send(method, target, session: session)
+                try liveExpectError(response, status: 404, code: "moved")
+                #expect(response.text.contains("GET, HEAD or DELETE /session") && response.text.contains("X-Session-Id"), "\(response)")
+                #expect(!response.text.contains(session) && !response.text.contains("abc"), "\(response)")
+                #expect(response.header("Allow") == nil && response.header("X-Session-Id") == nil)
+            }
+        }
+        #expect(try await client.send("HEAD", "/sessions/\(session)").status == 404)
+        #expect(try await client.portable(of: session).expansion == LivePortableExpansion(collapsed: ["drinks"]), "not deleted")
     }
 
     /// The test's own reading of a portable expansion on its menu: base, then marks (outermost

@@ -9,7 +9,7 @@ import Testing
         ("GET", "/rows"), ("GET", "/rows?offset=16&limit=3"), ("GET", "/rows?offset=%31%36&limit=0003"), ("GET", "/count"),
         ("GET", "/healthz"), ("GET", "/rows?offset=1&offset=2"), ("GET", "/rows?limit"), ("GET", "/rows?limt=7"),
         ("GET", "/%E4%B8%BB%E8%8F%9C"), ("GET", "/groups/a%22b%5Cc/toggle"), ("POST", "/groups/a%22b%5Cc/toggle"),
-        ("DELETE", "/sessions/AAAAAAAAAAAAAAAAAAAAAA"), ("DELETE", "/sessions/abc"), ("PUT", "/count"),
+        ("DELETE", "/sessions/AAAAAAAAAAAAAAAAAAAAAA"), ("DELETE", "/session"), ("GET", "/session"), ("PUT", "/count"),
     ]
 
     @Test(.timeLimit(.minutes(5)))

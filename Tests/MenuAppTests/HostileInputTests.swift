@@ -410,10 +410,10 @@ struct HostileCase: Sendable, CustomTestStringConvertible {
                 "POST /groups/..%2F..%2Fetc%2Fpasswd/toggle HTTP/1.1\r\n\(h)Content-Length: 0\r\n\r\n"
             },
             text("encoded dot-dot as the group id", .json(404, "unknown_group")) { "POST /groups/%2e%2e/toggle HTTP/1.1\r\n\(h)Content-Length: 0\r\n\r\n" },
-            text("encoded dot-dot as the session id", .json(400, "invalid_session")) { "DELETE /sessions/%2e%2e HTTP/1.1\r\n\(h)\r\n" },
-            text("encoded slashes in the session id", .json(404, "not_found")) { "DELETE /sessions/..%2F..%2Fetc HTTP/1.1\r\n\(h)\r\n" },
+            text("encoded dot-dot as the old session path", .json(404, "moved")) { "DELETE /sessions/%2e%2e HTTP/1.1\r\n\(h)\r\n" },
+            text("encoded slashes in the old session path", .json(404, "moved")) { "DELETE /sessions/..%2F..%2Fetc HTTP/1.1\r\n\(h)\r\n" },
             text("dot-dot above the root", .json(404, "not_found")) { "GET /../../etc/passwd HTTP/1.1\r\n\(h)\r\n" },
-        ] + anchors + searches
+        ] + anchors + searches + sessionHeaders
     }()
 
     /// What this reply says about the case, as a list of problems (empty when it passed).
@@ -810,7 +810,7 @@ struct HostileInputTests {
         let first = try #require(report.first)
         let client = server.client()
         #expect(try await client.toggle("beer", session: first).status == 200)
-        #expect(try await client.send("DELETE", "/sessions/\(first)").status == 204)
+        #expect(try await client.send("DELETE", "/session", session: first).status == 204)
         #expect(try await client.send("POST", "/sessions").status == 201)
         #expect(try await client.send("POST", "/sessions").status == 429)
         #expect(store.count == 1000)

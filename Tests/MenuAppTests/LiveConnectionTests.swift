@@ -110,7 +110,7 @@ struct LiveConnectionTests {
             #expect(response.status == exchange.status, "\(exchange.method) \(exchange.target): \(response)")
             responses.append(response)
         }
-        let deleted = try connection.request("DELETE", "/sessions/\(session)")
+        let deleted = try connection.request("DELETE", "/session", headers: [("X-Session-Id", session)])
         #expect(deleted.status == 204)
         responses.append(deleted)
         #expect(try connection.request("GET", "/healthz").status == 200)
@@ -256,7 +256,7 @@ struct LiveConnectionTests {
             if try JSONDecoder().decode(LiveRowsPage.self, from: Data(page.body)).rows != model.rows(state) {
                 fail("final /rows \(page.text)")
             }
-            let deleted = try connection.request("DELETE", "/sessions/\(session)")
+            let deleted = try connection.request("DELETE", "/session", headers: [("X-Session-Id", session)])
             check(deleted, "DELETE")
             if deleted.status != 204 { fail("DELETE: \(deleted)") }
         } catch {

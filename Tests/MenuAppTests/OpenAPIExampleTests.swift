@@ -17,7 +17,7 @@ import MenuTestSupport
 /// the same session, `settings` of the server), the status (`x-status`) and the headers it must
 /// carry (`x-headers`). An error no request alone can cause names the test that causes it
 /// (`x-produced-by`). The session id `q3Vx9TzL0bA-7kWmYp2R_g` in an example stands for the session
-/// the request used or created (in a target too: `GET /sessions/{id}` names the `before`'s session).
+/// the request used or created (in a header too: `GET /session` names the `before`'s session).
 @Suite(.serialized) struct OpenAPIExampleTests {
     static let sessionPlaceholder = "q3Vx9TzL0bA-7kWmYp2R_g"
 
@@ -27,7 +27,7 @@ import MenuTestSupport
     /// static: LeakSanitizer cannot see the array inside an enum payload with tag bits in its
     /// pointer, and would report a stored one as leaked.)
     static var samples: [APIError] {[
-        .invalidParameter("x"), .invalidBody("x"), .invalidQuery("x"), .invalidFilter("x"), .invalidSession, .invalidSessionInPath("abc"), .unknownSession,
+        .invalidParameter("x"), .invalidBody("x"), .invalidQuery("x"), .invalidFilter("x"), .invalidSession, .missingSession, .sessionInPath, .unknownSession,
         .unknownGroup(id: "x"), .unknownNode(id: "x"), .notVisible(id: "x", path: []), .notAGroup(id: "x"), .notFound(path: "/x"), .methodNotAllowed(method: "PATCH", allowed: ["GET"]),
         .payloadTooLarge(limit: 1), .badRequest("x"), .notImplemented("x"), .tooManySessions(limit: 1, retryAfterSeconds: 1),
         .unavailable("x"), .searchBusy(builds: 1), .tooManyChanges(limit: 1), .rateLimited(perMinute: 1, retryAfterSeconds: 1),

@@ -160,7 +160,7 @@ struct ScaleOutConsistencyTests {
         }
         /// Reads through `reader` at once with `tag`: the write's state, never an older one.
         func read(_ reader: LiveRawConnection, _ tag: String, group: String, isExpanded: Bool) throws {
-            let target = ["/count", "/rows?limit=5", "/sessions/\(session)", "/nodes/\(group)"][reads % 4]
+            let target = ["/count", "/rows?limit=5", "/session", "/nodes/\(group)"][reads % 4]
             reads += 1
             let response = try reader.send("GET", target, session: session, headers: [("If-None-Match", tag)])
             if target.hasPrefix("/nodes/") {

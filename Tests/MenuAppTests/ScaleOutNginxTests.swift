@@ -4,6 +4,7 @@
 
 import ChildProcess
 import Foundation
+import HTTPTestSupport
 import MenuTestSupport
 import NginxTestSupport
 import Testing
@@ -72,6 +73,8 @@ struct ScaleOutNginxTests {
         let id = try #require(created.header("X-Session-Id"))
         let found = [first, second].filter { (try? LiveRawConnection(port: $0.port).request("GET", "/count", headers: [("X-Session-Id", id)]).status) == 200 }
         #expect(found.count == 1, "the POST reached one instance")
+        // nginx writes a line once it has answered: wait for the seven.
+        _ = eventually(within: .seconds(10)) { nginx.accessLog().count >= 7 }
         let log = nginx.accessLog()
         let upstreams = log.filter { $0.hasPrefix("GET /healthz ") }.map { $0.split(separator: " ").last.map(String.init) ?? "" }
         #expect(upstreams.count == 6)

@@ -162,7 +162,7 @@ struct StressTests {
                !sameTable(page, local) {
                 fail("final private table differs from the replay")
             }
-            if try call("DELETE", "/sessions/\(mine)", session: nil).status != 204 { fail("DELETE private session") }
+            if try call("DELETE", "/session", session: mine).status != 204 { fail("DELETE private session") }
         } catch {
             fail("\(error)")
         }
@@ -203,7 +203,7 @@ struct StressTests {
                                 break
                             }
                             let toggled = try connection.request("POST", "/groups/drinks/toggle", headers: [("X-Session-Id", id)])
-                            let deleted = try connection.request("DELETE", "/sessions/\(id)")
+                            let deleted = try connection.request("DELETE", "/session", headers: [("X-Session-Id", id)])
                             let after = try connection.request("GET", "/count", headers: [("X-Session-Id", id)])
                             report.requests += 3
                             if toggled.status != 200 || deleted.status != 204 || after.status != 404 {

@@ -78,8 +78,9 @@ import FoundationNetworking
         _ = try await table.rows(in: 0 ..< table.count)
         let layoutBefore = try await server.freshTable(sessionID: try #require(await session.id)).rows
         let oldID = try #require(await session.id)
-        var delete = URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)/sessions/\(oldID)")!)
+        var delete = URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)/session")!)
         delete.httpMethod = "DELETE"
+        delete.setValue(oldID, forHTTPHeaderField: "X-Session-Id")
         _ = try await URLSession.shared.data(for: delete)
         // The next write finds the session gone: a new one from the layout, the table read again, then the write.
         let update = try await table.setExpanded("g3", false)

@@ -60,7 +60,7 @@ import FoundationNetworking
         try expectRoundTrip(MenuChangeAnswer.self, hidden.body)
         #expect(try JSONDecoder().decode(MenuChangeAnswer.self, from: hidden.body).index == nil)
         // The portable layout, and a session created from it (with an id the menu has not).
-        let state = try await exchange(server, "GET", "/sessions/\(id)")
+        let state = try await exchange(server, "GET", "/session", session: id)
         try expectRoundTrip(MenuSessionStateAnswer.self, state.body)
         let layout = try JSONDecoder().decode(MenuSessionStateAnswer.self, from: state.body).expansion
         #expect(layout.base == .default && layout.collapsedIDs == ["s0-0"] && layout.expandedIDs == ["n0-0"])

@@ -114,14 +114,14 @@ import MenuServiceTestSupport
 
     // MARK: Messages
 
-    @Test(arguments: ["abc", "AAAAAAAAAAAAAAAAAAAAA!"])
-    func aMalformedSessionInTheDeletePathBlamesThePathNotTheHeader(id: String) throws {
+    @Test(arguments: ["abc", "AAAAAAAAAAAAAAAAAAAAA!", "AAAAAAAAAAAAAAAAAAAAAA"])
+    func theOldSessionPathNamesTheHeaderRouteAndNeverEchoesTheID(id: String) throws {
         let response = try makeService().call("DELETE", "/sessions/\(id)")
-        #expect(response.status == 400)
-        #expect(response.errorCode == "invalid_session")
+        #expect(response.status == 404)
+        #expect(response.errorCode == "moved")
         let message = (response.json["error"] as? [String: Any])?["message"] as? String ?? ""
-        #expect(message.hasPrefix("\"\(id)\" in the path is not a session id"), "\(message)")
-        #expect(!message.contains("X-Session-Id"), "\(message)")
+        #expect(message.contains("DELETE /session with the id in the header X-Session-Id"), "\(message)")
+        #expect(!message.contains(id), "\(message)")
     }
 
     @Test func theNotFoundHintListsEveryRoute() throws {
@@ -132,7 +132,7 @@ import MenuServiceTestSupport
             #expect(message.contains(route.methods.joined(separator: " or ") + " " + route.template), "\(route.template) missing from \(message)")
         }
         #expect(message == "no resource at /menu; the routes are GET or HEAD /rows, GET or HEAD /count, GET or HEAD /search, GET or HEAD /changes, GET or HEAD /healthz, GET or HEAD /readyz, "
-            + "POST /sessions, GET or HEAD /sessions/{id}, DELETE /sessions/{id}, POST /groups/{id}/toggle, PUT /groups/{id}/expansion, PUT /expansion, "
+            + "POST /sessions, GET or HEAD /session, DELETE /session, POST /groups/{id}/toggle, PUT /groups/{id}/expansion, PUT /expansion, "
             + "GET or HEAD /nodes/{id}, POST /nodes/{id}/reveal, GET or HEAD /metrics, GET or HEAD /, GET or HEAD /app.js, GET or HEAD /app.css")
     }
 }

@@ -17,10 +17,7 @@ import MenuTestSupport
         ("GET", "/healthz", .health), ("HEAD", "/healthz", .health),
         ("GET", "/readyz", .readiness), ("HEAD", "/readyz", .readiness),
         ("POST", "/sessions", .createSession),
-        ("GET", "/sessions/AAAAAAAAAAAAAAAAAAAAAA", .session(id: "AAAAAAAAAAAAAAAAAAAAAA")),
-        ("HEAD", "/sessions/not-a-session", .session(id: "not-a-session")),
-        ("DELETE", "/sessions/AAAAAAAAAAAAAAAAAAAAAA", .deleteSession(id: "AAAAAAAAAAAAAAAAAAAAAA")),
-        ("DELETE", "/sessions/not-a-session", .deleteSession(id: "not-a-session")),
+        ("GET", "/session", .session), ("HEAD", "/session", .session), ("DELETE", "/session", .deleteSession),
         ("POST", "/groups/main-courses/toggle", .toggleGroup(id: "main-courses")),
         ("POST", "/groups/../toggle", .toggleGroup(id: "..")),
         ("PUT", "/groups/麻婆豆腐 x/expansion", .setGroupExpansion(id: "麻婆豆腐 x")),
@@ -46,6 +43,8 @@ import MenuTestSupport
         ("GET", "/Rows", [], .notFound(path: "/Rows")),
         ("GET", "", [], .notFound(path: "")),
         ("DELETE", "/sessions/", [], .notFound(path: "/sessions/")),
+        ("GET", "/session/", [], .notFound(path: "/session/")),
+        ("GET", "/Session", [], .notFound(path: "/Session")),
         ("POST", "/groups//toggle", [], .notFound(path: "/groups//toggle")),
         ("POST", "/groups/beer/toggle/", [], .notFound(path: "/groups/beer/toggle/")),
         ("PUT", "/groups/expansion", [], .notFound(path: "/groups/expansion")),
@@ -57,9 +56,16 @@ import MenuTestSupport
         ("GET", "/nope", [("limt", "1")], .notFound(path: "/nope")),
         ("POST", "/rows", [("limt", "1")], .methodNotAllowed(method: "POST", allowed: ["GET", "HEAD"])),
         ("DELETE", "/sessions", [], .methodNotAllowed(method: "DELETE", allowed: ["POST"])),
-        ("POST", "/sessions/x", [], .methodNotAllowed(method: "POST", allowed: ["GET", "HEAD", "DELETE"])),
-        ("PUT", "/sessions/x", [], .methodNotAllowed(method: "PUT", allowed: ["GET", "HEAD", "DELETE"])),
-        ("GET", "/sessions/x", [("since", "1")], .invalidParameter(#"unknown query parameter "since"; GET /sessions/{id} takes lang"#)),
+        ("POST", "/session", [], .methodNotAllowed(method: "POST", allowed: ["GET", "HEAD", "DELETE"])),
+        ("PUT", "/session", [], .methodNotAllowed(method: "PUT", allowed: ["GET", "HEAD", "DELETE"])),
+        ("GET", "/session", [("since", "1")], .invalidParameter(#"unknown query parameter "since"; GET /session takes lang"#)),
+        ("DELETE", "/session", [("id", "AAAAAAAAAAAAAAAAAAAAAA")], .invalidParameter(#"unknown query parameter "id"; DELETE /session takes no query parameters"#)),
+        // The old form, with the id in the path: 404 `moved` whatever the method and query, the id never echoed.
+        ("GET", "/sessions/AAAAAAAAAAAAAAAAAAAAAA", [], .sessionInPath),
+        ("HEAD", "/sessions/AAAAAAAAAAAAAAAAAAAAAA", [("lang", "en")], .sessionInPath),
+        ("DELETE", "/sessions/not-a-session", [], .sessionInPath),
+        ("PUT", "/sessions/x", [("since", "1")], .sessionInPath),
+        ("GET", "/sessions/a/b", [], .sessionInPath),
         ("get", "/rows", [], .methodNotAllowed(method: "get", allowed: ["GET", "HEAD"])),
         ("HEAD", "/count", [("limit", "1")], .invalidParameter(#"unknown query parameter "limit"; HEAD /count takes lang, q and filter"#)),
         ("GET", "/rows", [("offset", "1"), ("Limit", "2")], .invalidParameter(#"unknown query parameter "Limit"; GET /rows takes offset, limit, after, before, around, lang, q and filter"#)),
@@ -87,8 +93,8 @@ import MenuTestSupport
         case .health: ("health", nil)
         case .readiness: ("readiness", nil)
         case .createSession: ("createSession", nil)
-        case .session(let id): ("session", id)
-        case .deleteSession(let id): ("deleteSession", id)
+        case .session: ("session", nil)
+        case .deleteSession: ("deleteSession", nil)
         case .toggleGroup(let id): ("toggleGroup", id)
         case .setGroupExpansion(let id): ("setGroupExpansion", id)
         case .setAllExpansion: ("setAllExpansion", nil)
@@ -112,8 +118,10 @@ import MenuTestSupport
     /// The contract's plain rule, without the fast path: the routes whose template has as many
     /// segments as the path, each equal, and a non-empty one where the template has `{id}` (one
     /// template, or one written on several routes, one per method); of them the one taking the
-    /// method (405 with all their methods, in table order, when none does).
+    /// method (405 with all their methods, in table order, when none does). A path under
+    /// `/sessions/` (the old form of the session routes) is 404 `moved`.
     static func reference(_ method: String, _ path: String) -> Result<Endpoint, APIError> {
+        if path.hasPrefix("/sessions/"), path != "/sessions/" { return .failure(.sessionInPath) }
         let segments = path.split(separator: "/", omittingEmptySubsequences: false)
         let matching = Endpoint.routes.filter { route in
             let parts = route.template.split(separator: "/", omittingEmptySubsequences: false)
@@ -180,7 +188,7 @@ import MenuTestSupport
     @Test(arguments: templates)
     func aPathOneSegmentLongerOrShorterWithATrailingSlashOrAnEmptyIDIs404(template: String) throws {
         let route = try #require(Endpoint.routes.first { $0.template == template })
-        // `/sessions/extra` is `DELETE /sessions/{id}` and `/sessions` is `POST /sessions`: another route, not a 404.
+        // `/sessions/extra` is the old form of `/session` (404 `moved`) and `/sessions` is `POST /sessions`: not a `not_found`.
         let strangers = Self.neighbours(of: route).filter { Self.reference("GET", $0) == .failure(.notFound(path: $0)) }
         #expect(strangers.count >= 2, "\(Self.neighbours(of: route))")
         for path in strangers {

@@ -65,7 +65,7 @@ import MenuTestSupport
         (#"{"expanded": ["drinks", "beer", "drinks"]}"#, #"the id "drinks" is both expanded[0] and expanded[2]"#),
         (#"{"expanded": ["drinks"], "collapsed": ["dr\u0069nks"]}"#, #"the id "drinks" is both expanded[0] and collapsed[0]"#),
         (#"{"marks": [{"id": "a", "mode": "expanded"}, {"id": "a", "mode": "collapsed"}]}"#, #"the id "a" is both marks[0] and marks[1]"#),
-        (#"{"expansion": {"base": "default"}}"#, #"send the value of "expansion" from GET /sessions/{id}"#),
+        (#"{"expansion": {"base": "default"}}"#, #"send the value of "expansion" from GET /session"#),
         (#"{"expanded": [[[[]]]]}"#, "expanded[0] must be a string"),
     ]
 

@@ -195,17 +195,17 @@ extension ServiceDifferentialRun {
 }
 
 extension ServiceDifferentialRun {
-    /// `GET /sessions/{id}`: the state by id must be the oracle's record (base; marks and flips
+    /// `GET /session`: the state by id must be the oracle's record (base; marks and flips
     /// in menu order, each flip under the state it gives), with the session's revision and tag;
     /// posted back to `POST /sessions` it must make a session (revision 0, nothing ignored) whose
     /// whole table is this one's.
     func checkPortable(of client: Int) throws {
         guard let id = clients[client].id else { return }
         let naive = clients[client].naive
-        let response = send("GET", "/sessions/\(id)", client: client)
+        let response = send("GET", "/session", client: client)
         try expect(response.status == 200 && response.header("ETag") == tag(revision: naive.revision),
-                   "GET /sessions/\(id) answered \(response.status), ETag \(response.header("ETag") ?? "none")")
-        let portable = try decode(ServedPortable.self, response, "GET /sessions/\(id)")
+                   "GET /session of \(id) answered \(response.status), ETag \(response.header("ETag") ?? "none")")
+        let portable = try decode(ServedPortable.self, response, "GET /session of \(id)")
         let groups = naive.menu.preorder().filter(\.isGroup)
         let record = naive.record
         let expected = ServedPortable.Expansion(
@@ -214,10 +214,10 @@ extension ServiceDifferentialRun {
             expanded: groups.filter { record.flips.contains($0.id) && $0.isExpand }.map(\.id),
             collapsed: groups.filter { record.flips.contains($0.id) && !$0.isExpand }.map(\.id))
         try expect(portable.sessionId == id && portable.revision == naive.revision && portable.version == version,
-                   "GET /sessions/\(id) names session \(portable.sessionId) at revision \(portable.revision)")
-        try expect(portable.expansion == expected, "GET /sessions/\(id) answered \(portable.expansion), the oracle's \(expected)")
+                   "GET /session of \(id) names session \(portable.sessionId) at revision \(portable.revision)")
+        try expect(portable.expansion == expected, "GET /session of \(id) answered \(portable.expansion), the oracle's \(expected)")
         guard let object = response.json["expansion"], let body = try? JSONSerialization.data(withJSONObject: object) else {
-            throw ServiceDifference(description: "GET /sessions/\(id) has no expansion object")
+            throw ServiceDifference(description: "GET /session of \(id) has no expansion object")
         }
         let created = service.respond(to: HTTPRequest(method: "POST", path: "/sessions", body: Array(body)))
         try expect(created.status == 201 && created.json["revision"] as? Int == 0 && (created.json["ignored"] as? [Any])?.isEmpty == true,
@@ -228,6 +228,6 @@ extension ServiceDifferentialRun {
         let page = try decode(ServedPage.self, rows, "GET /rows of the session made from the expansion")
         try expect(page.revision == 0, "the session made from the expansion is at revision \(page.revision)")
         try compare(page.rows, clients[client].listing[...], "GET /rows of the session made from the expansion")
-        try expect(service.respond(to: HTTPRequest(method: "DELETE", path: "/sessions/\(copy)")).status == 204, "DELETE of the copy failed")
+        try expect(service.respond(to: HTTPRequest(method: "DELETE", path: "/session", headers: [("X-Session-Id", copy)])).status == 204, "DELETE of the copy failed")
     }
 }

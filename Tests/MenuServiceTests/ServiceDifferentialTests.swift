@@ -19,7 +19,7 @@ import Testing
 /// table, every field of every row; `/count` revalidated with the last `ETag`; nodes; anchored
 /// pages; every fourth step `/changes?since=R` for an older `R`, whose entries must be the oracle's
 /// and, replayed onto the rows saved at `R`, give the rows of now (or 410 once the history no
-/// longer reaches `R`); every eighth step `GET /sessions/{id}`, the oracle's record by id, which
+/// longer reaches `R`); every eighth step `GET /session`, the oracle's record by id, which
 /// posted back to `POST /sessions` makes a session with the same table. The durable store is then
 /// reopened: every session's table, revision and `ETag` must come back, its splices not (410).
 ///

@@ -29,6 +29,6 @@ struct SessionLimitAnswerTests {
         clock.advance(milliseconds: 60_000)
         #expect(service.call("POST", "/sessions").status == 201)
         #expect(service.call("GET", "/count", session: old).errorCode == "unknown_session")
-        #expect(service.call("DELETE", "/sessions/\(old)").errorCode == "unknown_session")
+        #expect(service.call("DELETE", "/session", session: old).errorCode == "unknown_session")
     }
 }
