@@ -2,7 +2,8 @@
 # HTTP benchmark: menu-server against the limit of its stack, Benchmarks/c-limit.c (libmicrohttpd
 # serving the identical response bytes from memory, same threading mode), with wrk, in rounds of
 # one run against each (which goes first alternates, so neither always follows the other).
-# Prints req/s for each and the ratio; then POST toggle throughput. The headline ratio is the
+# Prints req/s for each and the ratio, and a revalidation answered 304 against the c-limit's full
+# page; then POST toggle throughput. The headline ratio is the
 # median of the per-round ratios: a round's two runs are seconds apart and share the machine's
 # conditions, which drift by 20% and more over a minute on this shared VM.
 # Each round also reports each server's CPU time per request (user + system, from /proc).
@@ -47,6 +48,9 @@ done
 count=$(curl -s -H "X-Session-Id: $session" "$server/count" | sed 's/.*"count":\([0-9]*\).*/\1/')
 path="/rows?offset=$((count / 2))&limit=50"
 curl -s -H "X-Session-Id: $session" "$server$path" >"$work/body.json"
+etag=$(curl -si -H "X-Session-Id: $session" "$server$path" | tr -d '\r' | sed -n 's/^ETag: //p')
+[ "$(curl -s -o /dev/null -w '%{http_code}' -H "X-Session-Id: $session" -H "If-None-Match: $etag" "$server$path")" = 304 ] \
+    || { echo "a revalidation with If-None-Match: $etag does not answer 304" >&2; exit 1; }
 start "$work/limit.out" "$work/c-limit" 0 "$threads" "$work/body.json"
 limit=$url
 echo "menu: $size ($(wc -c <"$work/menu.json") bytes), $count visible rows; page $path = $(wc -c <"$work/body.json") bytes"
@@ -70,6 +74,7 @@ measure() {
         END {printf "%s %.2f\n", r, ticks / hz / n * 1e6}'
 }
 ours=()
+ratios304=()
 theirs=()
 ratios=()
 cpu_ratios=()
@@ -81,11 +86,14 @@ for round in $(seq "$rounds"); do
         read -r rate_theirs cpu_theirs < <(measure "${pids[1]}" -H "X-Session-Id: $session" "$limit$path")
         read -r rate_ours cpu_ours < <(measure "${pids[0]}" -H "X-Session-Id: $session" "$server$path")
     fi
+    # The revalidation: a 304 from menu-server against the c-limit's full page of the same round.
+    read -r rate_304 cpu_304 < <(measure "${pids[0]}" -H "X-Session-Id: $session" -H "If-None-Match: $etag" "$server$path")
+    ratios304+=("$(awk -v a="$rate_304" -v b="$rate_theirs" 'BEGIN {printf "%.3f", a / b}')")
     ours+=("$rate_ours")
     theirs+=("$rate_theirs")
     ratios+=("$(awk -v a="$rate_ours" -v b="$rate_theirs" 'BEGIN {printf "%.3f", a / b}')")
     cpu_ratios+=("$(awk -v a="$cpu_ours" -v b="$cpu_theirs" 'BEGIN {printf "%.3f", b / a}')")
-    echo "round $round: menu-server $rate_ours req/s ($cpu_ours us CPU/request), c-limit $rate_theirs req/s ($cpu_theirs us CPU/request); ratio ${ratios[-1]}"
+    echo "round $round: menu-server $rate_ours req/s ($cpu_ours us CPU/request), c-limit $rate_theirs req/s ($cpu_theirs us CPU/request); ratio ${ratios[-1]}; 304 $rate_304 req/s ($cpu_304 us CPU/request), ${ratios304[-1]} of the c-limit's page"
 done
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 quartiles() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+3)/4)] "-" a[int((3*NR+3)/4)]}'; }
@@ -93,6 +101,7 @@ m_ours=$(median "${ours[@]}")
 m_theirs=$(median "${theirs[@]}")
 echo "GET $path (50 rows): ratio $(median "${ratios[@]}") (median of the per-round ratios; quartiles $(quartiles "${ratios[@]}"); target >= 0.80)"
 echo "per-round req/s ratios: ${ratios[*]}"
+echo "GET $path with If-None-Match (304): ratio $(median "${ratios304[@]}") of the c-limit's full page (quartiles $(quartiles "${ratios304[@]}"); target >= 1.0); per round: ${ratios304[*]}"
 echo "medians: menu-server $m_ours req/s, c-limit $m_theirs req/s (ratio of the medians $(awk -v a="$m_ours" -v b="$m_theirs" 'BEGIN {printf "%.2f", a / b}'))"
 echo "per-round CPU-per-request ratios (c-limit / menu-server): ${cpu_ratios[*]}; median $(median "${cpu_ratios[@]}")"
 
