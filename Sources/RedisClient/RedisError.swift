@@ -13,7 +13,7 @@ package enum RedisError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A reply of an unexpected shape.
     case protocolViolation(String)
     /// A command or call waited in a ``RedisPipeline``'s queue for `waited` (its queue timeout)
-    /// behind `ahead` others (other sessions' writes and reads of this instance) and was never sent.
+    /// behind `ahead` other commands (other callers' work on the same connection) and was never sent.
     case queuedTooLong(waited: Duration, ahead: Int)
 
     package var description: String {
@@ -23,8 +23,8 @@ package enum RedisError: Error, Sendable, Equatable, CustomStringConvertible {
         case .backingOff(let retryAfter): "Redis was unreachable a moment ago; the next attempt is in \(retryAfter)"
         case .protocolViolation(let reason): "unexpected reply from Redis: \(reason)"
         case .queuedTooLong(let waited, let ahead):
-            "waited \(waited) queued behind \(ahead) other command\(ahead == 1 ? "" : "s") on this instance's Redis connection "
-                + "(other sessions' writes and reads) and was not sent"
+            "waited \(waited) queued behind \(ahead) other command\(ahead == 1 ? "" : "s") for the Redis pipeline's connection "
+                + "and was not sent"
         }
     }
 }

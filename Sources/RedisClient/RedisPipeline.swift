@@ -63,6 +63,8 @@ package final class RedisPipeline: Sendable {
         /// The thread found the queue empty and waits on `wake`: the next submit signals it.
         var sleeping = false
         var stopping = false
+        /// Commands of the batch the thread is sending (0 when it is idle).
+        var sending = 0
         var thread: pthread_t?
     }
 
@@ -141,12 +143,12 @@ package final class RedisPipeline: Sendable {
 
     private static var stopped: RedisError { .connectionLost("the Redis pipeline has stopped") }
 
-    /// Queues `entry`, waking the thread when it sleeps; returns how many entries were queued
-    /// before it, nil once stopped.
+    /// Queues `entry`, waking the thread when it sleeps; returns how many entries were ahead of it
+    /// (queued, or in the batch being sent), nil once stopped.
     private func enqueue(_ entry: Entry) -> Int? {
         let (ahead, signal) = state.withLock { state -> (Int?, Bool) in
             guard !state.stopping else { return (nil, false) }
-            let ahead = state.queue.count
+            let ahead = state.queue.count + state.sending
             if case .command(var job) = entry {
                 job.ahead = ahead
                 state.queue.append(.command(job))
@@ -198,9 +200,11 @@ package final class RedisPipeline: Sendable {
                 }
                 guard !state.queue.isEmpty else {
                     state.sleeping = true
+                    state.sending = 0
                     return ([], false)
                 }
                 let count = min(state.queue.count, maxBatch)
+                state.sending = count
                 defer { state.queue.removeFirst(count) }
                 return (Array(state.queue.prefix(count)), false)
             }

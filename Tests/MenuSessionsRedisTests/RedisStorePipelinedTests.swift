@@ -131,6 +131,16 @@ struct RedisStorePipelinedTests {
         #expect(names.count == hotWrites + 1)
     }
 
+    @Test func aRequestThatTimedOutQueuedBehindOtherSessionsWorkSaysSo() throws {
+        let fixture = try RedisStoreFixture()
+        let store = try fixture.store(MenuGeneration(try redisTestMenu()))
+        guard case .unavailable(let reason) = store.unavailable(.queuedTooLong(waited: .milliseconds(300), ahead: 2)) else {
+            Issue.record("not an unavailable store"); return
+        }
+        #expect(reason.contains("waited 300 ms (--redis-timeout) queued behind 2 other commands (other sessions' writes and reads)"), "\(reason)")
+        #expect(reason.contains("it was not sent, nothing was changed"), "\(reason)")
+    }
+
     @Test func aWriteThatNeedsAReadOrADecisionDoesNotStartAndChangesNothing() throws {
         let fixture = try RedisStoreFixture()
         let menu = try redisTestMenu()

@@ -167,7 +167,7 @@ struct RedisPipelineTests {
             return true
         }, then: outcomes.completion(0))
         #expect(holding.wait(timeout: .now() + 30) == .success)
-        // Other sessions' writes queue behind it, then a call that waits for its turn.
+        // Other callers' commands queue behind it, then a call that waits for its turn.
         for index in 1 ... 3 { pipeline.submit(.arguments([bytes("INCR"), bytes("queued")]), then: outcomes.completion(index)) }
         let ran = Ran()
         var refusal: RedisError?
@@ -176,17 +176,17 @@ struct RedisPipelineTests {
         } catch {
             refusal = error
         }
-        #expect(refusal == .queuedTooLong(waited: timeout, ahead: 3))
-        #expect(refusal?.description.contains("queued behind 3 other commands") == true, "\(String(describing: refusal))")
+        #expect(refusal == .queuedTooLong(waited: timeout, ahead: 4))  // the held command and the three
+        #expect(refusal?.description.contains("queued behind 4 other commands") == true, "\(String(describing: refusal))")
         letItGo.signal()
         // The held command is answered; the three behind it had waited past the timeout too: they
-        // fail unsent, each naming the commands queued before it.
+        // fail unsent, each naming the commands ahead of it.
         let received = outcomes.wait(for: 4)
         guard case .success(let held) = received[0] else { Issue.record("the held command failed: \(String(describing: received[0]))"); return }
         #expect(held.reply == .integer(1))
         for index in 1 ... 3 {
             guard case .failure(let error) = received[index] else { Issue.record("command \(index) was sent"); continue }
-            #expect(error == .queuedTooLong(waited: timeout, ahead: index - 1))
+            #expect(error == .queuedTooLong(waited: timeout, ahead: index))
         }
         #expect(server.command("EXISTS", "queued") == .integer(0), "a command that timed out in the queue reached Redis")
         // The pipeline goes on, and the call that gave up never ran.
