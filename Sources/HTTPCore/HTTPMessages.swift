@@ -177,6 +177,10 @@ public enum HTTPRejection: Sendable, Equatable {
     /// the name (`X-A: a` folded with ` Content-Length: 5` arrives as `X-AContent-Length: 5`), a
     /// control or non-ASCII byte.
     case malformedHeaderName(String)
+    /// The server is stopping: past its grace period it answers every request with this, without
+    /// handling it, and closes the connection (answer 503 with `Retry-After`: another instance,
+    /// or this one restarted, serves the retry).
+    case serverStopping
 }
 
 /// ASCII case-insensitive equality without allocating.

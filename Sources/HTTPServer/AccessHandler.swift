@@ -50,6 +50,10 @@ let maxDiscardedBodyBytes = 1 << 20
 ///    queue its response. A ``DeferredResponse`` instead suspends the connection (phase
 ///    `.waiting`, a `RequestState` made for it when the request had none) until it is ready.
 /// 4. The call after a resume: the `.waiting` phase's response is made and queued.
+///
+/// Once the server is stopping (``ServerContext/isRefusingRequests``) a request is answered
+/// ``HTTPRejection/serverStopping`` on its final call without running the handler, and a deferred
+/// response is answered at once rather than suspending its connection.
 func handleAccessCall(
     _ context: ServerContext,
     _ connection: OpaquePointer,
@@ -99,6 +103,9 @@ func handleAccessCall(
             return MHD_Result.YES
         }
         conCls.pointee = RequestMarker.answered
+        if context.isRefusingRequests {
+            return send(context.rejection(.serverStopping), on: connection, closeConnection: true)
+        }
         switch context.handler(makeRequest(connection, method: method, url: url, body: [])) {
         case .response(let response):
             return send(response, on: connection, closeConnection: context.isDraining)
@@ -145,6 +152,9 @@ func handleAccessCall(
         state.phase = .answered
         let body = state.body
         state.body = []
+        if context.isRefusingRequests {
+            return send(context.rejection(.serverStopping), on: connection, closeConnection: true)
+        }
         switch context.handler(makeRequest(connection, method: method, url: url, body: body)) {
         case .response(let response):
             return send(response, on: connection, closeConnection: context.isDraining)
@@ -162,12 +172,15 @@ func handleAccessCall(
 /// Suspends `connection` (this is its libmicrohttpd thread, inside the access handler) until
 /// `deferred` is ready; libmicrohttpd then calls the access handler again, which finds the
 /// `.waiting` phase and sends the response. The thread serves other connections meanwhile.
+/// Once the server is stopping no connection is suspended: the response goes out now, the
+/// deferred one if it is ready, else ``ServerContext/stoppingResponse``.
 private func suspend(_ connection: OpaquePointer, _ state: RequestState, until deferred: DeferredResponse,
                      _ context: ServerContext) -> MHD_Result {
     state.phase = .waiting(deferred)
-    MHD_suspend_connection(connection)
-    context.keepSuspended(connection, until: deferred)
-    return MHD_Result.YES
+    if context.suspend(connection, until: deferred) { return MHD_Result.YES }
+    state.phase = .answered
+    deferred.abandon(with: context.stoppingResponse)  // does nothing when it is ready
+    return send(deferred.response(), on: connection, closeConnection: true)
 }
 
 /// What `*con_cls` holds besides a retained ``RequestState``: three values that are never object

@@ -77,7 +77,7 @@ package final class HTTPServer: Sendable {
         let context = Unmanaged.passRetained(
             ServerContext(
                 handler: handler, rejection: rejection, maxBodyBytes: configuration.maxBodyBytes,
-                requestDeadlines: requestDeadlines))
+                stoppingResponse: configuration.stoppingResponse, requestDeadlines: requestDeadlines))
         let contextPointer = context.toOpaque()
         connectionCount = context.takeUnretainedValue().openConnections
 
@@ -151,13 +151,22 @@ package final class HTTPServer: Sendable {
     ///
     /// 1. `MHD_quiesce_daemon`: stop accepting; the listening socket is also shut down
     ///    (`shutdown(2)`) so new clients are refused at once instead of waiting in the backlog.
+    ///    Connections already open are still served (quiescing only removes the listening socket).
     /// 2. Every response from now on carries `Connection: close`.
     /// 3. Wait, polling every 5 ms, until no request is in flight (begun but not completely sent)
     ///    or `gracePeriod` has passed. Idle keep-alive connections are not waited for.
-    /// 4. Requests still waiting for a ``DeferredResponse`` are answered 503 and their connections
-    ///    resumed (libmicrohttpd aborts the process when it stops with a connection suspended).
-    /// 5. `MHD_stop_daemon` (closes every connection; it waits for handlers still running), then
-    ///    stop the request-deadline sweeper, close the listening socket and release the handler closures.
+    /// 4. Close the waits: from now on a request is answered ``HTTPRejection/serverStopping``
+    ///    without reaching the handler, a ``DeferredResponse`` never suspends its connection, and
+    ///    requests still waiting for one get ``HTTPServerConfiguration/stoppingResponse``, their
+    ///    connections resumed. This step looks at what waits under the same lock a suspension
+    ///    takes, so no connection is suspended after it.
+    /// 5. Wait again until no request is in flight, at most `gracePeriod` or 1 s, whichever is
+    ///    less: a resumed connection is answered on its thread's next poll round, and
+    ///    `MHD_stop_daemon` would close it before that.
+    /// 6. `MHD_stop_daemon`: libmicrohttpd 0.9.75 aborts the process if it finds a connection
+    ///    suspended (step 4 rules that out; a connection whose resume was asked for is taken back
+    ///    first), closes every connection and waits for handlers still running. Then stop the
+    ///    request-deadline sweeper, close the listening socket and release the handler closures.
     ///
     /// Must not be called from inside `handler` or `rejection`.
     package func shutdown(gracePeriod: Duration = .seconds(5)) {
@@ -170,24 +179,24 @@ package final class HTTPServer: Sendable {
                 shutDownBothWays(listenSocket)  // see MHD_quiesce_daemon's note below
             }
             context.beginDraining()
-
-            let clock = ContinuousClock()
-            let deadline = clock.now.advanced(by: gracePeriod)
-            while context.inFlight > 0, clock.now < deadline {
-                usleep(5_000)
-            }
-
-            // Requests still waiting for a deferred response (their store gave no answer within
-            // the grace period) are answered 503, so that no connection is suspended at the stop.
-            context.abandonWaiting(with: HTTPResponse(
-                status: 503, headers: [(name: "Content-Type", value: "text/plain; charset=utf-8")],
-                body: Array("The server is stopping; retry.\n".utf8)))
+            waitUntilNothingInFlight(context, atMost: gracePeriod)
+            context.closeWaits()
+            waitUntilNothingInFlight(context, atMost: min(gracePeriod, .seconds(1)))
             MHD_stop_daemon(current.daemon)
             context.requestDeadlines.stop()
             if listenSocket != MHD_INVALID_SOCKET {
                 _ = close(listenSocket)
             }
             current.context.release()
+        }
+    }
+
+    /// Polls every 5 ms until no request is in flight or `period` has passed.
+    private func waitUntilNothingInFlight(_ context: ServerContext, atMost period: Duration) {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: period)
+        while context.inFlight > 0, clock.now < deadline {
+            usleep(5_000)
         }
     }
 

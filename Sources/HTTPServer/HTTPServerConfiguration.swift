@@ -1,3 +1,5 @@
+import HTTPCore
+
 /// Everything ``HTTPServer`` needs to open its listening socket and run libmicrohttpd.
 ///
 /// Invariant: none while you fill it in; ``HTTPServer/init(configuration:handler:rejection:)``
@@ -31,6 +33,14 @@ package struct HTTPServerConfiguration: Sendable {
     package var connectionMemoryLimit: Int = 32 * 1024
     /// Pending-connection queue length of the listening socket (`MHD_OPTION_LISTEN_BACKLOG_SIZE`).
     package var listenBacklog: Int = 511
+
+    /// The answer to a request still waiting for a ``DeferredResponse`` when the server stops
+    /// (``HTTPServer/shutdown(gracePeriod:)``, after the grace period); the deferred response's
+    /// own transforms are applied to it. Requests that arrive later get ``HTTPRejection/serverStopping``.
+    package var stoppingResponse = HTTPResponse(
+        status: 503,
+        headers: [(name: "Content-Type", value: "text/plain; charset=utf-8"), (name: "Retry-After", value: "1")],
+        body: Array("The server is stopping; retry.\n".utf8))
 
     /// The defaults shown on each property: the one source of each default (the application's
     /// settings start from this value).

@@ -3,8 +3,8 @@ import CMicroHTTPD
 import Synchronization
 
 /// The long-lived state every libmicrohttpd callback of one daemon needs: the handler closures,
-/// the body limit, the request-deadline sweeper, the count of requests in flight, the drain flag
-/// and the deferred responses whose connections are suspended.
+/// the body limit, the request-deadline sweeper, the count of requests in flight, the drain and
+/// refusal flags and the deferred responses whose connections are suspended.
 ///
 /// Invariant: one instance per daemon, retained with `Unmanaged.passRetained` before
 /// `MHD_start_daemon` (its pointer is the `cls` of every callback) and released only after
@@ -14,6 +14,8 @@ final class ServerContext: Sendable {
     let handler: @Sendable (HTTPRequest) -> HTTPReply
     let rejection: @Sendable (HTTPRejection) -> HTTPResponse
     let maxBodyBytes: Int
+    /// The answer to a wait the server ends because it stops (``HTTPServerConfiguration/stoppingResponse``).
+    let stoppingResponse: HTTPResponse
     /// Enforces the header and body deadlines; nil when none is configured (then no connection has a watch).
     let requestDeadlines: RequestDeadlineSweeper
 
@@ -30,18 +32,27 @@ final class ServerContext: Sendable {
     }
 
     private let state = Mutex(State())
-    /// Deferred responses whose connection is suspended, until the resume has been asked for.
-    private let waiting = Mutex<[ObjectIdentifier: DeferredResponse]>([:])
+    /// Deferred responses whose connection is suspended, until the resume has been asked for;
+    /// once `closed` (the server is stopping) none is added.
+    private struct Waits {
+        var suspended: [ObjectIdentifier: DeferredResponse] = [:]
+        var closed = false
+    }
+
+    private let waits = Mutex(Waits())
+    private let refusing = Atomic<Bool>(false)
 
     init(
         handler: @escaping @Sendable (HTTPRequest) -> HTTPReply,
         rejection: @escaping @Sendable (HTTPRejection) -> HTTPResponse,
         maxBodyBytes: Int,
+        stoppingResponse: HTTPResponse,
         requestDeadlines: RequestDeadlineSweeper
     ) {
         self.handler = handler
         self.rejection = rejection
         self.maxBodyBytes = maxBodyBytes
+        self.stoppingResponse = stoppingResponse
         self.requestDeadlines = requestDeadlines
     }
 
@@ -69,26 +80,50 @@ final class ServerContext: Sendable {
         draining.load(ordering: .acquiring)
     }
 
-    /// Keeps `connection` suspended (the caller has called `MHD_suspend_connection` on its thread)
-    /// until `deferred` is ready, then asks libmicrohttpd to resume it (`MHD_resume_connection`,
-    /// from whichever thread made it ready: allowed at any time); the access handler is then
-    /// called again and sends the response. At once when it is ready already.
-    func keepSuspended(_ connection: OpaquePointer, until deferred: DeferredResponse) {
+    /// Suspends `connection` (`MHD_suspend_connection`; the caller is its libmicrohttpd thread,
+    /// inside the access handler) until `deferred` is ready, then asks libmicrohttpd to resume it
+    /// (`MHD_resume_connection`, from whichever thread made it ready: allowed at any time); the
+    /// access handler is then called again and sends the response. At once when it is ready
+    /// already. Returns false, suspending nothing, once ``closeWaits()`` has begun: the
+    /// caller then answers at once.
+    func suspend(_ connection: OpaquePointer, until deferred: DeferredResponse) -> Bool {
         let key = ObjectIdentifier(deferred)
+        // Admitted under the lock `closeWaits` closes, so no connection is suspended after its
+        // look at what waits: it answers (and resumes) every wait admitted before.
+        let admitted = waits.withLock { waits in
+            guard !waits.closed else { return false }
+            waits.suspended[key] = deferred
+            return true
+        }
+        guard admitted else { return false }
+        MHD_suspend_connection(connection)
         let handle = SuspendedConnection(pointer: connection)
-        waiting.withLock { $0[key] = deferred }
         let resume: @Sendable () -> Void = { [self] in
             MHD_resume_connection(handle.pointer)
-            waiting.withLock { _ = $0.removeValue(forKey: key) }
+            waits.withLock { _ = $0.suspended.removeValue(forKey: key) }
         }
         if !deferred.whenReady(resume) { resume() }
+        return true
     }
 
-    /// Ends every wait still open with `response` and returns once each connection's resume has
-    /// been asked for: `MHD_stop_daemon` aborts the process if it finds a connection suspended.
-    func abandonWaiting(with response: HTTPResponse) {
-        for deferred in waiting.withLock({ Array($0.values) }) { deferred.abandon(with: response) }
-        while !waiting.withLock({ $0.isEmpty }) { usleep(1_000) }  // a resume running on another thread
+    /// From now on every request is refused (``isRefusingRequests``) and no connection is
+    /// suspended; ends every wait still open with ``stoppingResponse`` and returns once each of those
+    /// connections' resume has been asked for: `MHD_stop_daemon` aborts the process if it finds
+    /// a connection suspended.
+    func closeWaits() {
+        refusing.store(true, ordering: .releasing)
+        let open = waits.withLock { waits in
+            waits.closed = true
+            return Array(waits.suspended.values)
+        }
+        for deferred in open { deferred.abandon(with: stoppingResponse) }
+        while !waits.withLock({ $0.suspended.isEmpty }) { usleep(1_000) }  // a resume running on another thread
+    }
+
+    /// Whether a request is answered ``HTTPRejection/serverStopping`` instead of being handled:
+    /// from ``closeWaits()`` on.
+    var isRefusingRequests: Bool {
+        refusing.load(ordering: .acquiring)
     }
 
     /// Whether libmicrohttpd's messages are still wanted (only while the daemon starts).
@@ -145,7 +180,7 @@ final class RequestState {
 
 /// A connection pointer handed to the thread that resumes it. libmicrohttpd allows
 /// `MHD_resume_connection` from any thread, and the connection lives until it has been resumed
-/// and completed (``ServerContext/abandonWaiting(with:)`` sees to that at shutdown).
+/// and completed (``ServerContext/closeWaits()`` sees to that at shutdown).
 struct SuspendedConnection: @unchecked Sendable {
     let pointer: OpaquePointer
 }

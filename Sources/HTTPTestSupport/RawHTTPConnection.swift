@@ -269,6 +269,15 @@ package final class RawHTTPConnection {
         return response
     }
 
+    /// One complete response, or nil when the server closed the connection (end of stream or
+    /// reset) before sending any byte of one. A response cut short still throws
+    /// ``RawHTTPError/closedBeforeResponseEnded``: a stopping server may close a connection, but
+    /// never in the middle of an answer.
+    package func readResponseOrClosure(requestWasHEAD: Bool = false) throws -> RawHTTPResponse? {
+        if buffer.isEmpty, try !fill() { return nil }
+        return try readResponse(requestWasHEAD: requestWasHEAD)
+    }
+
     /// Everything the server sends until it closes the connection.
     package func readUntilClosed() throws -> [UInt8] {
         while try fill() {}

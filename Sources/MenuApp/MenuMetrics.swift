@@ -152,7 +152,12 @@ extension MenuMetrics {
                 }
                 return page.response()
             },
-            rejection: { _ in plainError(400, "bad_request", "malformed request") })
+            rejection: { rejection in
+                guard rejection != .serverStopping else {
+                    return plainError(503, "unavailable", "the server is stopping", extra: [(name: "Retry-After", value: "1")])
+                }
+                return plainError(400, "bad_request", "malformed request")
+            })
     }
 
     private static func plainError(_ status: Int, _ code: String, _ message: String,

@@ -94,6 +94,7 @@ package final class MenuServer: Sendable {
         configuration.headerTimeoutSeconds = settings.headerTimeoutSeconds
         configuration.connectionMemoryLimit = settings.connectionMemoryLimit
         configuration.listenBacklog = settings.listenBacklog
+        configuration.stoppingResponse = service.reject(.serverStopping)
         do {
             http = try HTTPServer(configuration: configuration,
                                   replying: { observed.reply(to: $0) },

@@ -34,6 +34,9 @@ package enum APIError: Error, Sendable, Equatable {
     /// The client created `perMinute` sessions in the last minute (`--session-rate`).
     case rateLimited(perMinute: Int, retryAfterSeconds: Int)
     case unavailable(String)
+    /// The server is stopping: a request that arrived after its grace period, or one still
+    /// waiting for the session store when it ended.
+    case stopping
     /// Every search build slot is taken (``SearchBuildSlots``); `builds` is the limit.
     case searchBusy(builds: Int)
     /// An `If-Match` write found the session at `revision`, which none of the client's tags names.
@@ -50,7 +53,7 @@ package enum APIError: Error, Sendable, Equatable {
         case .methodNotAllowed: 405
         case .payloadTooLarge: 413
         case .tooManySessions, .rateLimited, .searchBusy: 429
-        case .unavailable: 503
+        case .unavailable, .stopping: 503
         case .notImplemented: 501
         case .preconditionFailed: 412
         case .gone: 410
@@ -78,7 +81,7 @@ package enum APIError: Error, Sendable, Equatable {
         case .tooManySessions: "too_many_sessions"
         case .tooManyChanges: "too_many_changes"
         case .rateLimited: "rate_limited"
-        case .unavailable: "unavailable"
+        case .unavailable, .stopping: "unavailable"
         case .searchBusy: "busy"
         case .notImplemented: "not_implemented"
         case .preconditionFailed: "precondition_failed"
@@ -106,6 +109,8 @@ package enum APIError: Error, Sendable, Equatable {
         case .tooManyChanges(let limit): "this session already has \(limit) groups changed from the menu's default, the most a session may have; reset some groups to their default first, or POST /sessions for a fresh session"
         case .rateLimited(let perMinute, let retry): "this client may create \(perMinute) sessions a minute; retry in \(retry) s, or keep using the session you have"
         case .unavailable(let reason): "the session store cannot serve requests right now (\(reason)); retry later"
+        case .stopping:
+            "the server is stopping and did not finish this request; retry in 1 s (another instance, or this one restarted, answers; a write may have been applied, so retry a toggle with If-Match)"
         case .searchBusy(let builds):
             "the server is building \(builds == 1 ? "a search" : "\(builds) searches") not asked for recently, the most it builds at once; retry in 1 s (a query asked recently is answered at once)"
         case .gone(let since, let revision): "the changes since revision \(since) are no longer kept (the session is at revision \(revision); only its last writes on the current menu are); GET /rows to reload"

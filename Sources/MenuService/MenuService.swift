@@ -149,6 +149,7 @@ package final class MenuService: Sendable {
             errorResponse(.badRequest(
                 "header name \(String(reflecting: name)) is not a token: a space, tab, colon, control or non-ASCII "
                     + "byte in it (whitespace before the colon, or a folded continuation line); send each header as one name: value line"))
+        case .serverStopping: errorResponse(.stopping)
         }
     }
 
@@ -467,7 +468,7 @@ package final class MenuService: Sendable {
         switch error {
         case .methodNotAllowed(_, let allowed): headers.append(("Allow", allowed.joined(separator: ", ")))
         case .tooManySessions(_, let retry), .rateLimited(_, let retry): headers.append(("Retry-After", String(retry)))
-        case .unavailable, .searchBusy: headers.append(("Retry-After", "1"))
+        case .unavailable, .searchBusy, .stopping: headers.append(("Retry-After", "1"))
         default: break
         }
         return json(error.status, writer.finish(), extraHeaders: headers)

@@ -324,6 +324,9 @@ extension RedisSessionStore {
                 + "a write in flight may or may not have been applied"
         case .backingOff(let retryAfter): "\(endpointName) unreachable (it failed just now; next attempt in \(milliseconds(retryAfter)))"
         case .protocolViolation(let detail): "\(endpointName) answered something unexpected: \(detail)"
+        case .queuedTooLong(let waited, let ahead):
+            "this request waited \(milliseconds(waited)) (--redis-timeout) queued behind \(ahead) other command\(ahead == 1 ? "" : "s") "
+                + "(other sessions' writes and reads) on this instance's connection to \(endpointName); it was not sent, nothing was changed"
         }
         return .unavailable(reason: reason)
     }

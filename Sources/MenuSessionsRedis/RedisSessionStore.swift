@@ -86,7 +86,7 @@ package final class RedisSessionStore: SessionStore {
             cache = nil
             listener = nil
             pool = RedisConnectionPool(endpoint: endpoint, options: options.redis)
-            pipeline = options.pipelinedWrites ? RedisPipeline(pool: pool) : nil
+            pipeline = options.pipelinedWrites ? RedisPipeline(pool: pool, queueTimeout: options.redis.timeout) : nil
             return
         }
         let reference = ListenerReference()
@@ -109,7 +109,7 @@ package final class RedisSessionStore: SessionStore {
             if connection.connectCount > 1 { cache.flush() }
             if let tracking = cache.tracking { _ = try Self.track(connection, for: tracking) }
         }
-        pipeline = options.pipelinedWrites ? RedisPipeline(pool: pool) : nil
+        pipeline = options.pipelinedWrites ? RedisPipeline(pool: pool, queueTimeout: options.redis.timeout) : nil
         listener.start()
     }
 

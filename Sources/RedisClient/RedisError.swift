@@ -12,6 +12,9 @@ package enum RedisError: Error, Sendable, Equatable, CustomStringConvertible {
     case backingOff(retryAfter: Duration)
     /// A reply of an unexpected shape.
     case protocolViolation(String)
+    /// A command or call waited in a ``RedisPipeline``'s queue for `waited` (its queue timeout)
+    /// behind `ahead` other commands (other callers' work on the same connection) and was never sent.
+    case queuedTooLong(waited: Duration, ahead: Int)
 
     package var description: String {
         switch self {
@@ -19,6 +22,9 @@ package enum RedisError: Error, Sendable, Equatable, CustomStringConvertible {
         case .connectionLost(let reason): "lost the Redis connection: \(reason)"
         case .backingOff(let retryAfter): "Redis was unreachable a moment ago; the next attempt is in \(retryAfter)"
         case .protocolViolation(let reason): "unexpected reply from Redis: \(reason)"
+        case .queuedTooLong(let waited, let ahead):
+            "waited \(waited) queued behind \(ahead) other command\(ahead == 1 ? "" : "s") for the Redis pipeline's connection "
+                + "and was not sent"
         }
     }
 }

@@ -23,6 +23,11 @@ import Darwin
 /// reconnect and backoff apply). Thread-safe (`Sendable`). Cost: per command one lock and an
 /// array append to submit; per batch one wake-up (only when the thread was idle), one write and
 /// the reads of its replies. The thread holds the pipeline until ``stop()``: an owner must call it.
+///
+/// With a ``queueTimeout``, nothing waits in the queue longer than that: a command found older
+/// when its batch is taken, and a ``perform(_:)`` whose turn has not come by then, fail with
+/// ``RedisError/queuedTooLong(waited:ahead:)`` and are never sent (one clock reading per submit
+/// and per batch).
 package final class RedisPipeline: Sendable {
     /// What a command is.
     package enum Command: Sendable {
@@ -41,6 +46,9 @@ package final class RedisPipeline: Sendable {
         let prepare: (@Sendable (RedisConnection) throws(RedisError) -> Bool)?
         let command: Command
         let completion: @Sendable (Outcome) -> Void
+        let queuedAt: ContinuousClock.Instant
+        /// Entries queued before it when it was submitted.
+        var ahead = 0
     }
 
     /// A queued command, or work run on the pipeline's connection in its place in the queue.
@@ -55,21 +63,26 @@ package final class RedisPipeline: Sendable {
         /// The thread found the queue empty and waits on `wake`: the next submit signals it.
         var sleeping = false
         var stopping = false
+        /// Commands of the batch the thread is sending (0 when it is idle).
+        var sending = 0
         var thread: pthread_t?
     }
 
     package let pool: RedisConnectionPool
     /// The most commands sent as one batch.
     package let maxBatch: Int
+    /// The longest a command or a ``perform(_:)`` waits in the queue; nil: no bound.
+    package let queueTimeout: Duration?
     private let state = Mutex(State())
     private let wake = DispatchSemaphore(value: 0)
     private let batchCount = Atomic<Int>(0)
     private let commandCount = Atomic<Int>(0)
 
     /// Starts the thread; it connects on its first batch.
-    package init(pool: RedisConnectionPool, maxBatch: Int = 128) {
+    package init(pool: RedisConnectionPool, maxBatch: Int = 128, queueTimeout: Duration? = nil) {
         self.pool = pool
         self.maxBatch = max(1, maxBatch)
+        self.queueTimeout = queueTimeout
         state.withLock { state in
             var thread = pthread_t()
             let context = Unmanaged.passRetained(self).toOpaque()
@@ -84,13 +97,14 @@ package final class RedisPipeline: Sendable {
     /// tracking subscription); it must not read replies of its own that are still in flight.
     package func submit(_ command: Command, prepare: (@Sendable (RedisConnection) throws(RedisError) -> Bool)? = nil,
                         then completion: @escaping @Sendable (Outcome) -> Void) {
-        let job = Job(prepare: prepare, command: command, completion: completion)
-        if !enqueue(.command(job)) { completion(.failure(Self.stopped)) }
+        let job = Job(prepare: prepare, command: command, completion: completion, queuedAt: .now)
+        if enqueue(.command(job)) == nil { completion(.failure(Self.stopped)) }
     }
 
     /// Runs `body` on the pipeline's connection, after every command queued before it, and
     /// returns what it returns; the calling thread waits (called from a completion, on the
-    /// pipeline's thread, it runs at once). For a caller that needs all its
+    /// pipeline's thread, it runs at once), at most ``queueTimeout`` for its turn: then `body`
+    /// never runs and it throws ``RedisError/queuedTooLong(waited:ahead:)``. For a caller that needs all its
     /// commands on one connection (tracking with `NOLOOP` reports a connection's writes to every
     /// other connection that read the key) and sends some of them blocking.
     package func perform<Result: Sendable>(_ body: @escaping @Sendable (RedisConnection) throws(RedisError) -> Result) throws(RedisError) -> Result {
@@ -100,7 +114,9 @@ package final class RedisPipeline: Sendable {
         }
         let outcome = Mutex<Swift.Result<Result, RedisError>?>(nil)
         let done = DispatchSemaphore(value: 0)
+        let turn = PerformTurn()
         let work: @Sendable (RedisConnection?) -> Void = { connection in
+            guard turn.take() else { return }  // its caller gave up waiting: never runs
             let result: Swift.Result<Result, RedisError>
             if let connection {
                 do throws(RedisError) { result = .success(try body(connection)) } catch { result = .failure(error) }
@@ -110,23 +126,51 @@ package final class RedisPipeline: Sendable {
             outcome.withLock { $0 = result }
             done.signal()
         }
-        if !enqueue(.work(work)) { throw Self.stopped }
-        done.wait()
+        guard let ahead = enqueue(.work(work)) else { throw Self.stopped }
+        if let queueTimeout, done.wait(timeout: .now() + .nanoseconds(Self.nanoseconds(of: queueTimeout))) == .timedOut {
+            if turn.giveUp() { throw .queuedTooLong(waited: queueTimeout, ahead: ahead) }
+            done.wait()  // its turn came just now: `body` runs, bounded by the connection's own timeout
+        } else if queueTimeout == nil {
+            done.wait()
+        }
         return try outcome.withLock { $0 ?? .failure(Self.stopped) }.get()
+    }
+
+    private static func nanoseconds(of duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        return Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
     }
 
     private static var stopped: RedisError { .connectionLost("the Redis pipeline has stopped") }
 
-    /// Queues `entry`, waking the thread when it sleeps; false once stopped.
-    private func enqueue(_ entry: Entry) -> Bool {
-        let (accepted, signal) = state.withLock { state -> (Bool, Bool) in
-            guard !state.stopping else { return (false, false) }
-            state.queue.append(entry)
+    /// Queues `entry`, waking the thread when it sleeps; returns how many entries were ahead of it
+    /// (queued, or in the batch being sent), nil once stopped.
+    private func enqueue(_ entry: Entry) -> Int? {
+        let (ahead, signal) = state.withLock { state -> (Int?, Bool) in
+            guard !state.stopping else { return (nil, false) }
+            let ahead = state.queue.count + state.sending
+            if case .command(var job) = entry {
+                job.ahead = ahead
+                state.queue.append(.command(job))
+            } else {
+                state.queue.append(entry)
+            }
             defer { state.sleeping = false }
-            return (true, state.sleeping)
+            return (ahead, state.sleeping)
         }
         if signal { wake.signal() }
-        return accepted
+        return ahead
+    }
+
+    /// Fails, unsent, the commands of `batch` queued for longer than ``queueTimeout``; returns the others.
+    private func droppingExpired(_ batch: [Job]) -> [Job] {
+        guard let queueTimeout else { return batch }
+        let now = ContinuousClock.now
+        return batch.filter { job in
+            guard now - job.queuedAt > queueTimeout else { return true }
+            job.completion(.failure(.queuedTooLong(waited: queueTimeout, ahead: job.ahead)))
+            return false
+        }
     }
 
     /// Batches written so far, and the commands they carried (their ratio is the mean batch).
@@ -156,9 +200,11 @@ package final class RedisPipeline: Sendable {
                 }
                 guard !state.queue.isEmpty else {
                     state.sleeping = true
+                    state.sending = 0
                     return ([], false)
                 }
                 let count = min(state.queue.count, maxBatch)
+                state.sending = count
                 defer { state.queue.removeFirst(count) }
                 return (Array(state.queue.prefix(count)), false)
             }
@@ -190,7 +236,9 @@ package final class RedisPipeline: Sendable {
         }
     }
 
-    private func send(_ batch: [Job]) {
+    private func send(_ queued: [Job]) {
+        let batch = droppingExpired(queued)
+        guard !batch.isEmpty else { return }
         let outcomes: [Outcome]
         do {
             outcomes = try pool.withConnection { connection throws(RedisError) -> [Outcome] in
@@ -216,6 +264,16 @@ package final class RedisPipeline: Sendable {
         commandCount.add(batch.count, ordering: .relaxed)
         for (job, outcome) in zip(batch, outcomes) { job.completion(outcome) }
     }
+}
+
+/// Whether a ``RedisPipeline/perform(_:)`` runs: taken by the pipeline's thread when its turn
+/// comes, or given up by its caller when it waited too long; whichever comes first wins.
+private final class PerformTurn: Sendable {
+    private let state = Atomic<Int>(0)  // 0 queued, 1 taken, 2 given up
+
+    func take() -> Bool { state.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged }
+
+    func giveUp() -> Bool { state.compareExchange(expected: 0, desired: 2, ordering: .acquiringAndReleasing).exchanged }
 }
 
 /// The pipeline thread's start routine: takes the retain `init` made and runs the loop.

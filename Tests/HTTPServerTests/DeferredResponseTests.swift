@@ -170,7 +170,7 @@ struct DeferredResponseTests {
         #expect(try connection.readResponse().body.count == 100_000)
     }
 
-    @Test func stoppingWithResponsesThatNeverBecomeReadyNeitherHangsNorAborts() throws {
+    @Test func stoppingAnswersEveryResponseThatNeverBecomesReadyWithAWhole503() throws {
         let completer = Completer()
         let server = try startReplyingServer { _ in
             let deferred = DeferredResponse { HTTPResponse(status: 200) }
@@ -180,11 +180,29 @@ struct DeferredResponseTests {
         let connections = try (0 ..< 4).map { _ in try RawHTTPConnection(port: server.port) }
         for connection in connections { try connection.sendText("GET / HTTP/1.1\r\nHost: localhost\r\n\r\n") }
         #expect(eventually { completer.count == 4 })
-        server.shutdown(gracePeriod: .milliseconds(50))
+        server.shutdown(gracePeriod: .milliseconds(500))
         #expect(server.requestsInFlight == 0)
-        // Each connection got the 503 or was closed; none is left waiting.
+        // Each waiting request got the whole stopping answer, then its connection was closed.
+        var answered = 0
         for connection in connections {
-            if let response = try? connection.readResponse() { #expect(response.status == 503) }
+            let response = try connection.readResponse()
+            #expect(response.status == 503 && response.header("Retry-After") == "1", "\(response)")
+            #expect(response.header("Connection")?.lowercased() == "close")
+            #expect(try connection.readUntilClosed().isEmpty)
+            answered += 1
         }
+        #expect(answered == connections.count)
+    }
+
+    @Test func onceTheWaitsAreClosedNoConnectionIsSuspendedAndEveryRequestIsRefused() {
+        let context = ServerContext(
+            handler: { _ in .response(HTTPResponse(status: 200)) }, rejection: standardRejection, maxBodyBytes: 1,
+            stoppingResponse: HTTPResponse(status: 503), requestDeadlines: RequestDeadlineSweeper(timeout: .seconds(1)))
+        #expect(!context.isRefusingRequests)
+        context.closeWaits()
+        #expect(context.isRefusingRequests)
+        // Refused before libmicrohttpd is asked to suspend anything (the pointer is never used).
+        let deferred = DeferredResponse { HTTPResponse(status: 200) }
+        #expect(!context.suspend(OpaquePointer(bitPattern: 1)!, until: deferred))
     }
 }

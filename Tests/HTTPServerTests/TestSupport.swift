@@ -41,6 +41,8 @@ final class CallLog: Sendable {
         return HTTPResponse(status: 400, body: Array("invalid request target".utf8))
     case .malformedHeaderName(let name):
         return HTTPResponse(status: 400, body: Array("malformed header name \(name)".utf8))
+    case .serverStopping:
+        return HTTPResponse(status: 503, body: Array("stopping".utf8))
     }
 }
 

@@ -30,7 +30,7 @@ import MenuTestSupport
         .invalidParameter("x"), .invalidBody("x"), .invalidQuery("x"), .invalidFilter("x"), .invalidSession, .missingSession, .sessionInPath, .unknownSession,
         .unknownGroup(id: "x"), .unknownNode(id: "x"), .notVisible(id: "x", path: []), .notAGroup(id: "x"), .notFound(path: "/x"), .methodNotAllowed(method: "PATCH", allowed: ["GET"]),
         .payloadTooLarge(limit: 1), .badRequest("x"), .notImplemented("x"), .tooManySessions(limit: 1, retryAfterSeconds: 1),
-        .unavailable("x"), .searchBusy(builds: 1), .tooManyChanges(limit: 1), .rateLimited(perMinute: 1, retryAfterSeconds: 1),
+        .unavailable("x"), .stopping, .searchBusy(builds: 1), .tooManyChanges(limit: 1), .rateLimited(perMinute: 1, retryAfterSeconds: 1),
         .preconditionFailed(revision: 1), .gone(since: 1, revision: 2),
     ]}
 

@@ -26,6 +26,22 @@ private final class WriteWaiter: Sendable {
     }
 }
 
+/// The order in which pipelined writes were answered, by the names the test gave them.
+private final class CompletionOrder: Sendable {
+    private let answered = Mutex<[String]>([])
+
+    var names: [String] { answered.withLock { $0 } }
+
+    /// A completion that notes `name`, then hands the outcome to `waiter`.
+    func noting(_ name: String, _ waiter: WriteWaiter) -> @Sendable (PipelinedWrite) -> Void {
+        let completion = waiter.completion
+        return { write in
+            self.answered.withLock { $0.append(name) }
+            completion(write)
+        }
+    }
+}
+
 extension RedisSessionStore {
     /// `startApply` on the current menu, waited for; nil when it did not start.
     fileprivate func pipelinedApply(_ command: ExpansionCommand, to id: SessionID, if condition: RevisionCondition? = nil) -> PipelinedWrite? {
@@ -82,6 +98,47 @@ struct RedisStorePipelinedTests {
         let final = try store.snapshot(of: id)
         #expect(final.revision == 21)
         #expect(expandedGroups(final.state, on: menu).contains("d"))
+    }
+
+    /// All of an instance's Redis work goes over one pipeline, but a session's writes wait in its
+    /// own gate, one in the pipeline at a time: a hot session's queue never goes ahead of another
+    /// session's write. Counted with Redis frozen (SIGSTOP) while every write is started.
+    @Test func anotherSessionsWriteIsNotQueuedBehindAHotSessionsWrites() throws {
+        let fixture = try RedisStoreFixture()
+        let menu = try redisTestMenu()
+        let store = try fixture.store(MenuGeneration(menu), timeout: .seconds(30))  // nothing times out while frozen
+        let hot = try store.create()
+        var other = try store.create()
+        // Gates are shared by id (1 in 1,024 pairs): another session, one of its own.
+        for _ in 0 ..< 8 where store.writeGate(of: other) === store.writeGate(of: hot) { other = try store.create() }
+        for id in [hot, other] {  // a copy of each here (a write is pipelined only on one), the pipeline connected
+            guard case .applied = store.pipelinedApply(.toggle(groupID: "d"), to: id) else { Issue.record("warm-up write failed"); return }
+        }
+        let order = CompletionOrder()
+        fixture.server.pause()
+        let hotWrites = 20
+        let waiters = (0 ... hotWrites).map { _ in WriteWaiter() }
+        for index in 0 ..< hotWrites {
+            #expect(store.startApply(.toggle(groupID: "d"), to: hot, in: store.currentMenu, if: nil, then: order.noting("hot", waiters[index])))
+        }
+        #expect(store.startApply(.toggle(groupID: "d"), to: other, in: store.currentMenu, if: nil, then: order.noting("other", waiters[hotWrites])))
+        fixture.server.resume()
+        let applied = waiters.filter { if case .applied? = $0.wait() { true } else { false } }.count
+        #expect(applied == hotWrites + 1)
+        let names = order.names
+        let hotFirst = names.prefix { $0 != "other" }.count
+        #expect(hotFirst <= 1, "\(hotFirst) of the hot session's \(hotWrites) writes were answered before the other session's: \(names)")
+        #expect(names.count == hotWrites + 1)
+    }
+
+    @Test func aRequestThatTimedOutQueuedBehindOtherSessionsWorkSaysSo() throws {
+        let fixture = try RedisStoreFixture()
+        let store = try fixture.store(MenuGeneration(try redisTestMenu()))
+        guard case .unavailable(let reason) = store.unavailable(.queuedTooLong(waited: .milliseconds(300), ahead: 2)) else {
+            Issue.record("not an unavailable store"); return
+        }
+        #expect(reason.contains("waited 300 ms (--redis-timeout) queued behind 2 other commands (other sessions' writes and reads)"), "\(reason)")
+        #expect(reason.contains("it was not sent, nothing was changed"), "\(reason)")
     }
 
     @Test func aWriteThatNeedsAReadOrADecisionDoesNotStartAndChangesNothing() throws {

@@ -151,4 +151,52 @@ struct RedisPipelineTests {
         // The queued SET was failed or sent, never lost without an answer; if failed, it did not run.
         if case .failure = all[1] { #expect(server.command("GET", "queued") == .null) }
     }
+
+    @Test func aCallStillQueuedWhenTheQueueTimeoutEndsIsNeverSentAndSaysWhatWasAheadOfIt() throws {
+        let server = try RedisServerProcess()
+        let timeout = Duration.milliseconds(20)
+        let pipeline = RedisPipeline(pool: RedisConnectionPool(endpoint: server.endpoint, options: fast), queueTimeout: timeout)
+        defer { pipeline.stop() }
+        let outcomes = Outcomes()
+        let holding = DispatchSemaphore(value: 0)
+        let letItGo = DispatchSemaphore(value: 0)
+        // The first command's prepare step holds the pipeline's thread, as a stalled round trip would.
+        pipeline.submit(.arguments([bytes("INCR"), bytes("held")]), prepare: { _ in
+            holding.signal()
+            letItGo.wait()
+            return true
+        }, then: outcomes.completion(0))
+        #expect(holding.wait(timeout: .now() + 30) == .success)
+        // Other callers' commands queue behind it, then a call that waits for its turn.
+        for index in 1 ... 3 { pipeline.submit(.arguments([bytes("INCR"), bytes("queued")]), then: outcomes.completion(index)) }
+        let ran = Ran()
+        var refusal: RedisError?
+        do {
+            try pipeline.perform { _ throws(RedisError) in ran.flag.store(true, ordering: .relaxed) }
+        } catch {
+            refusal = error
+        }
+        #expect(refusal == .queuedTooLong(waited: timeout, ahead: 4))  // the held command and the three
+        #expect(refusal?.description.contains("queued behind 4 other commands") == true, "\(String(describing: refusal))")
+        letItGo.signal()
+        // The held command is answered; the three behind it had waited past the timeout too: they
+        // fail unsent, each naming the commands ahead of it.
+        let received = outcomes.wait(for: 4)
+        guard case .success(let held) = received[0] else { Issue.record("the held command failed: \(String(describing: received[0]))"); return }
+        #expect(held.reply == .integer(1))
+        for index in 1 ... 3 {
+            guard case .failure(let error) = received[index] else { Issue.record("command \(index) was sent"); continue }
+            #expect(error == .queuedTooLong(waited: timeout, ahead: index))
+        }
+        #expect(server.command("EXISTS", "queued") == .integer(0), "a command that timed out in the queue reached Redis")
+        // The pipeline goes on, and the call that gave up never ran.
+        #expect(try pipeline.perform { _ throws(RedisError) in 7 } == 7)
+        let callRan = ran.flag.load(ordering: .relaxed)
+        #expect(!callRan)
+    }
+}
+
+/// Whether a closure ran, for a test that expects it never did.
+private final class Ran: Sendable {
+    let flag = Atomic<Bool>(false)
 }
