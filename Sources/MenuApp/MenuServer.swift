@@ -228,7 +228,7 @@ package final class MenuServer: Sendable {
             let line: String? = noted.withLock { last in
                 guard evicted > last.evicted, ContinuousClock.now - last.at >= .seconds(10) else { return nil }
                 defer { last = (evicted, ContinuousClock.now) }
-                return "\(evicted - last.evicted) idle session\(evicted - last.evicted == 1 ? "" : "s") evicted for new ones at --max-sessions "
+                return "\(evicted - last.evicted) idle session\(evicted - last.evicted == 1 ? "" : "s") evicted for new ones at --max-sessions or --session-memory "
                     + "(\(evicted) since start)"
             }
             if let line { log(line) }
