@@ -52,7 +52,7 @@ extension RedisSessionStore: PipelinedSessionStore {
         if let condition, !condition.admits(revision) { return nil }
         guard let state = try? state(of: session, id: id, in: menu) else { return nil }
         var view = FlattenedView(menu: menu.menu, state: state)
-        guard let outcome = try? command.run(on: &view, maxChangedGroups: options.maxChangedGroups), outcome.changedState else {
+        guard let outcome = try? command.run(on: &view, maxChangedGroups: options.maxChangedGroups, maxStateBytes: options.maxStateBytes), outcome.changedState else {
             return nil
         }
         let encoded = RedisSessionRecord.encodeState(view.state.portable(in: menu.menu))

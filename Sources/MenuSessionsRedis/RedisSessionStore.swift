@@ -46,7 +46,7 @@ package final class RedisSessionStore: SessionStore {
     /// one of them wins. A write waits for its gate at most the Redis timeout.
     private let writeGates: [WriteGate]
     /// Where a write of a session starts when the cache has no copy (see ``WriteBasis``).
-    let writeBasis = WriteBasis<CachedSession>(capacity: 16_384)
+    let writeBasis: WriteBasis<CachedSession>
     private static var gateCount: Int { 1_024 }
 
     /// The gate writes of session `id` on this instance pass one at a time.
@@ -63,6 +63,11 @@ package final class RedisSessionStore: SessionStore {
         var epoch: MenuEpoch
         var expiresAt: SessionTime?
         var confirmedAt: SessionTime
+
+        /// The bytes the copy holds: the record's arrays, the decoded state, the fixed parts.
+        var heapBytes: Int {
+            record.state.capacity + record.history.capacity + record.historyVersion.utf8.count + state.heapBytes + 160
+        }
 
         /// This copy with its state decoded on the menu of `epoch` instead (record, expiry and
         /// confirmation unchanged).
@@ -82,6 +87,7 @@ package final class RedisSessionStore: SessionStore {
         ttlMilliseconds = options.sessionTTL.map { max(1, SessionClock.milliseconds(of: $0)) }
         cacheMaxAgeMilliseconds = max(1, SessionClock.milliseconds(of: options.cacheMaxAge))
         writeGates = (0 ..< Self.gateCount).map { _ in WriteGate() }
+        writeBasis = WriteBasis(capacity: 16_384, byteCapacity: options.sessionMemory / 4) { $0.heapBytes }
         guard options.trackingCache else {
             cache = nil
             listener = nil
@@ -90,7 +96,8 @@ package final class RedisSessionStore: SessionStore {
             return
         }
         let reference = ListenerReference()
-        let cache = SessionCache<CachedSession>(capacity: options.cacheCapacity) { reference.generation }
+        let cache = SessionCache<CachedSession>(capacity: options.cacheCapacity, byteCapacity: options.sessionMemory / 4 * 3,
+                                                weigh: { $0.heapBytes }) { reference.generation }
         let prefix = keyPrefix
         let listener = RedisInvalidationListener(endpoint: endpoint, options: options.redis) { event in
             switch event {
@@ -124,11 +131,14 @@ package final class RedisSessionStore: SessionStore {
 
     package var currentMenu: MenuGeneration { latest.current }
 
+    /// The bytes this instance holds of sessions: its cache's copies and the last copies it wrote.
+    package var heldBytes: Int { (cache?.bytes ?? 0) + writeBasis.bytes }
+
     // MARK: SessionStore
 
     package func create(in menu: MenuGeneration, state: ExpansionState) throws(SessionStoreError) -> SessionID {
         latest.note(menu)
-        guard state.changedGroupCount <= options.maxChangedGroups else { throw .tooManyChanges(limit: options.maxChangedGroups) }
+        let state = try state.checkedForNewSession(maxChangedGroups: options.maxChangedGroups, maxStateBytes: options.maxStateBytes)
         return try insert(state, recording: nil, in: menu).0
     }
 
@@ -161,7 +171,7 @@ package final class RedisSessionStore: SessionStore {
             // A write without a session: the default view at revision 0, then a new session holding the result.
             if let condition, !condition.admits(0) { throw .revisionMismatch(current: 0) }
             var view = FlattenedView(menu: menu.menu)
-            let outcome = try command.run(on: &view, maxChangedGroups: options.maxChangedGroups)
+            let outcome = try command.run(on: &view, maxChangedGroups: options.maxChangedGroups, maxStateBytes: options.maxStateBytes)
             let (newID, revision) = try insert(view.state, recording: outcome.changedState ? .some(outcome.change.splice) : nil, in: menu)
             return AppliedChange(sessionID: newID, created: true, change: outcome.change, state: view.state, revision: revision)
         }
@@ -185,7 +195,7 @@ package final class RedisSessionStore: SessionStore {
             do throws(SessionStoreError) {
                 if let condition, !condition.admits(revision) { throw .revisionMismatch(current: revision) }
                 view = FlattenedView(menu: menu.menu, state: try state(of: session, id: id, in: menu))
-                outcome = try command.run(on: &view, maxChangedGroups: options.maxChangedGroups)
+                outcome = try command.run(on: &view, maxChangedGroups: options.maxChangedGroups, maxStateBytes: options.maxStateBytes)
             } catch {
                 if case .expansion = error { throw error }  // the menu's answer, whatever the state
                 guard fresh else {
