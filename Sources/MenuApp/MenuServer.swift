@@ -240,7 +240,7 @@ package final class MenuServer: Sendable {
         switch (store as? MeasuredSessionStore)?.base ?? store {
         case let memory as InMemorySessionStore: { memory.sessionCounts }
         case let durable as DurableSessionStore: { durable.sessionCounts }
-        case let redis as RedisSessionStore: { SessionCounts(bytes: redis.heldBytes, memoryBudget: redis.options.sessionMemory) }
+        case let redis as RedisSessionStore: { redis.sessionCounts }
         default: { SessionCounts() }
         }
     }

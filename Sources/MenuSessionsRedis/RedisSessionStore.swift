@@ -37,6 +37,10 @@ package final class RedisSessionStore: SessionStore {
     let latest: LatestMenu
     /// `<prefix>s:`, the part of every session key before the id.
     let keyPrefix: [UInt8]
+    /// `<prefix>index`: every session of the prefix by its last use (see ``writeScript``).
+    let indexKey: [UInt8]
+    /// `<prefix>counts`: sessions created, expired and evicted on the prefix, by every instance.
+    let countsKey: [UInt8]
     /// The idle TTL in milliseconds, nil for none.
     let ttlMilliseconds: Int64?
     /// ``RedisStoreOptions/cacheMaxAge`` in milliseconds.
@@ -84,6 +88,8 @@ package final class RedisSessionStore: SessionStore {
         self.options = options
         latest = LatestMenu(menu)
         keyPrefix = Array((options.prefix + "s:").utf8)
+        indexKey = Array((options.prefix + "index").utf8)
+        countsKey = Array((options.prefix + "counts").utf8)
         ttlMilliseconds = options.sessionTTL.map { max(1, SessionClock.milliseconds(of: $0)) }
         cacheMaxAgeMilliseconds = max(1, SessionClock.milliseconds(of: options.cacheMaxAge))
         writeGates = (0 ..< Self.gateCount).map { _ in WriteGate() }
@@ -134,6 +140,28 @@ package final class RedisSessionStore: SessionStore {
     /// The bytes this instance holds of sessions: its cache's copies and the last copies it wrote.
     package var heldBytes: Int { (cache?.bytes ?? 0) + writeBasis.bytes }
 
+    /// The prefix's sessions as Redis counts them for every instance (`ZCARD` of the index, whose
+    /// entries of expired sessions go at the next create, and the counts the write script keeps),
+    /// with this instance's bytes against `--session-memory`; zeros when Redis does not answer.
+    /// Two commands, for a metrics scrape.
+    package var sessionCounts: SessionCounts {
+        var counts = SessionCounts(bytes: heldBytes, memoryBudget: options.sessionMemory)
+        let (indexKey, countsKey) = (indexKey, countsKey)
+        let replies = try? redis { connection throws(RedisError) in
+            (try connection.command([Array("ZCARD".utf8), indexKey]),
+             try connection.command([Array("HMGET".utf8), countsKey] + ["created", "expired", "evicted"].map { Array($0.utf8) }))
+        }
+        guard let (held, figures) = replies else { return counts }
+        if case .integer(let value) = held { counts.held = value }
+        if case .array(let values) = figures {
+            let numbers = values.map { value -> Int in
+                if case .bulk(let bytes) = value { Int(String(decoding: bytes, as: UTF8.self)) ?? 0 } else { 0 }
+            }
+            if numbers.count == 3 { (counts.created, counts.expired, counts.evicted) = (numbers[0], numbers[1], numbers[2]) }
+        }
+        return counts
+    }
+
     // MARK: SessionStore
 
     package func create(in menu: MenuGeneration, state: ExpansionState) throws(SessionStoreError) -> SessionID {
@@ -144,7 +172,11 @@ package final class RedisSessionStore: SessionStore {
 
     package func delete(_ id: SessionID) throws(SessionStoreError) {
         let key = key(of: id)
-        let reply = try redis { connection throws(RedisError) in try connection.command([Array("DEL".utf8), key]) }
+        let indexKey = indexKey
+        let reply = try redis { connection throws(RedisError) in
+            defer { _ = try? connection.command([Array("ZREM".utf8), indexKey, Array(id.text.utf8)]) }
+            return try connection.command([Array("DEL".utf8), key])
+        }
         cache?.invalidate(id)  // NOLOOP: Redis reports this to the instance's other connections only
         writeBasis.forget(id)
         switch reply {

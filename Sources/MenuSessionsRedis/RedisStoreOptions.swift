@@ -16,6 +16,10 @@ package struct RedisStoreOptions: Sendable {
     package var maxChangedGroups: Int
     /// Splices each session keeps for `GET /changes` (12 bytes each, in its Redis record).
     package var historyLimit = SessionLimits.defaults.changeHistory
+    /// Sessions the prefix holds at most, across every instance (``SessionLimits/maxSessions``).
+    package var maxSessions = SessionLimits.defaults.maxSessions
+    /// Idle time after which a session may be evicted for a new one at ``maxSessions``.
+    package var evictionIdle = SessionLimits.defaults.evictionIdle
     /// Sessions the cache holds at most.
     package var cacheCapacity = 100_000
     /// Bytes this instance keeps of sessions (``SessionLimits/sessionMemory``): three quarters for
