@@ -69,7 +69,7 @@ live=$(metric menu_sessions_live)
 evicted=$(metric menu_sessions_evicted_total)
 mib() { awk -v k="$1" 'BEGIN {printf "%.1f", k / 1024}'; }
 echo "VmRSS before: $(mib "$before") MiB (menu loaded), after: $(mib "$after") MiB, peak VmHWM $(mib "$hwm") MiB"
-echo "sessions held: $live ($evicted evicted); menu_session_bytes $bytes of budget $budget ($(awk -v b="$bytes" -v l="$live" 'BEGIN {printf "%.0f", l > 0 ? b / l : 0}') bytes a session)"
+echo "sessions held: $live ($evicted evicted); menu_session_bytes $bytes of budget $budget ($(awk -v b="$bytes" -v l="$live" 'BEGIN {printf "%.0f", (l > 0 ? b / l : 0)}') bytes a session)"
 limit=$(( before + budget / 1024 * 5 / 4 ))
 echo "VmRSS after - before: $(mib $(( after - before ))) MiB; budget $(mib $(( budget / 1024 ))) MiB: $([ "$after" -le "$limit" ] && echo "within" || echo "NOT within") the budget and a quarter"
 [ "$after" -le "$limit" ]

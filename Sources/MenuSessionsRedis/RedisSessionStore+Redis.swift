@@ -1,6 +1,7 @@
 import MenuModel
 import MenuSessions
 import RedisClient
+import Synchronization
 
 /// The Redis side of ``RedisSessionStore``: reads, the compare-and-set write, TTL refreshes,
 /// tracking registration and the translation of Redis failures into store errors.
@@ -155,6 +156,7 @@ extension RedisSessionStore {
             // A create that evicted these sessions: Redis reports their deletion to every instance but this one.
             for case .bulk(let text) in items.dropFirst() {
                 guard let evicted = SessionID(String(decoding: text, as: UTF8.self)) else { continue }
+                evictions.add(1, ordering: .relaxed)
                 cache?.invalidate(evicted)
                 writeBasis.forget(evicted)
             }

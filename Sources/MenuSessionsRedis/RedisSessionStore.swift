@@ -49,6 +49,8 @@ package final class RedisSessionStore: SessionStore {
     /// concurrent writers of a session compete in Redis only across instances, where each round
     /// one of them wins. A write waits for its gate at most the Redis timeout.
     private let writeGates: [WriteGate]
+    /// ``evictedHere``.
+    let evictions = Atomic<Int>(0)
     /// Where a write of a session starts when the cache has no copy (see ``WriteBasis``).
     let writeBasis: WriteBasis<CachedSession>
     private static var gateCount: Int { 1_024 }
@@ -136,6 +138,9 @@ package final class RedisSessionStore: SessionStore {
     }
 
     package var currentMenu: MenuGeneration { latest.current }
+
+    /// Sessions this instance's creates evicted at `--max-sessions`, since start (no Redis call).
+    package var evictedHere: Int { evictions.load(ordering: .relaxed) }
 
     /// The bytes this instance holds of sessions: its cache's copies and the last copies it wrote.
     package var heldBytes: Int { (cache?.bytes ?? 0) + writeBasis.bytes }

@@ -60,6 +60,7 @@ struct RedisStoreBoundTests {
         }
         #expect(one.sessionCounts.held == 3)
         #expect(two.sessionCounts.evicted == 1 && two.sessionCounts.created == 4)
+        #expect(two.evictedHere == 1 && one.evictedHere == 0)  // what each instance's log line counts
     }
 
     @Test func sessionsWhoseTimeToLiveRanOutLeaveTheirPlaceToNewOnes() throws {
