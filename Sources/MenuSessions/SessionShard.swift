@@ -131,8 +131,8 @@ package struct SessionShard<Entry: SessionTableEntry>: Sendable {
     package subscript(position: Position) -> Entry {
         mutating get { Self.entry(of: &nodes.values[position.index]) }
         _modify {
+            defer { recount(position.index) }  // also when the access ends in a throw
             yield &nodes.values[position.index].entry!
-            recount(position.index)
         }
         set {
             nodes.values[position.index].entry = newValue
