@@ -75,4 +75,17 @@ struct RedisStoreBoundTests {
         #expect(try store.snapshot(of: fresh).revision == 0)
         #expect(store.sessionCounts.held == 1 && store.sessionCounts.expired == 2)
     }
+
+    @Test func readsOfMadeUpIdsLeaveEveryRealSessionCached() throws {
+        let fixture = try RedisStoreFixture()
+        let store = try fixture.store(MenuGeneration(try redisTestMenu()), cacheCapacity: 32)  // 2 a shard
+        let real = [try store.create(), try store.create()]
+        for id in real { #expect(fixture.readsFromCache(store, id)) }
+        for _ in 0 ..< 500 {
+            #expect(throws: SessionStoreError.unknownSession) { try store.snapshot(of: SessionID.random()) }
+        }
+        let before = fixture.calls()
+        for id in real { _ = try store.snapshot(of: id) }
+        #expect(fixture.calls() == before, "a real session was read from Redis again: a made-up id took its place")
+    }
 }

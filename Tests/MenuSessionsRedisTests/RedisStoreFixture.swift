@@ -24,7 +24,8 @@ final class RedisStoreFixture: @unchecked Sendable {
                timeout: Duration = .milliseconds(300), ttl: Duration? = .seconds(86_400),
                cacheMaxAge: Duration = .seconds(3600), pipelined: Bool = true,
                maxSessions: Int = SessionLimits.defaults.maxSessions,
-               evictionIdle: Duration = SessionLimits.defaults.evictionIdle) throws -> RedisSessionStore {
+               evictionIdle: Duration = SessionLimits.defaults.evictionIdle,
+               cacheCapacity: Int = RedisStoreOptions().cacheCapacity) throws -> RedisSessionStore {
         var options = RedisStoreOptions(redis: RedisOptions(timeout: timeout, initialBackoff: .milliseconds(10), maxBackoff: .milliseconds(100)),
                                         trackingCache: cache, maxChangedGroups: maxChangedGroups, historyLimit: historyLimit)
         options.prefix = "test:"
@@ -32,6 +33,7 @@ final class RedisStoreFixture: @unchecked Sendable {
         options.cacheMaxAge = cacheMaxAge
         options.pipelinedWrites = pipelined
         options.maxSessions = maxSessions
+        options.cacheCapacity = cacheCapacity
         options.evictionIdle = evictionIdle
         let store = RedisSessionStore(endpoint: server.endpoint, options: options, menu: menu)
         stores.append(store)
