@@ -148,7 +148,7 @@ package final class SessionTable<Entry: SessionTableEntry>: Sendable {
             releaseSlots(freed - 1)  // one of them is this reservation's
             return
         }
-        if let oldest, try evict(oldest, now: now, beforeEvicting: beforeEvicting) { return }  // its slot is this reservation's
+        if let oldest, try evict(oldest, now: now, sparing: nil, beforeEvicting: beforeEvicting) { return }  // its slot is this reservation's
         if liveCount.add(1, ordering: .relaxed).newValue <= maxSessions { return }  // one was deleted meanwhile
         liveCount.subtract(1, ordering: .relaxed)
         throw .tooManySessions(limit: maxSessions, retryAfterSeconds: retryAfterSeconds(oldest: oldest?.lastUsed, now: now))
@@ -174,7 +174,7 @@ package final class SessionTable<Entry: SessionTableEntry>: Sendable {
         releaseSlots(freed)
         while meter.value + extra > memoryBudget {
             guard let candidate = oldest, evictions < Self.evictionsPerRequest,
-                  try evict(candidate, now: now, beforeEvicting: beforeEvicting)
+                  try evict(candidate, now: now, sparing: excluding, beforeEvicting: beforeEvicting)
             else {
                 throw .sessionMemoryFull(budget: memoryBudget, retryAfterSeconds: retryAfterSeconds(oldest: oldest?.lastUsed, now: now))
             }
@@ -219,14 +219,15 @@ package final class SessionTable<Entry: SessionTableEntry>: Sendable {
 
     /// Evicts the least recently used session of shard `oldest.shard` if it is still idle for
     /// ``evictionIdle`` and not pinned (re-checked under the lock: it may have been used or deleted
-    /// since), after `beforeEvicting` accepted it. True when one went; its slot is the caller's.
-    private func evict(_ oldest: (shard: Int, lastUsed: SessionTime), now: SessionTime,
+    /// since; never `sparing`), after `beforeEvicting` accepted it. True when one went; its slot is
+    /// the caller's.
+    private func evict(_ oldest: (shard: Int, lastUsed: SessionTime), now: SessionTime, sparing: SessionID?,
                        beforeEvicting: (SessionID) throws(SessionStoreError) -> Void) throws(SessionStoreError) -> Bool {
         guard now.milliseconds(since: oldest.lastUsed) >= evictionIdle else { return false }
         let evictionIdle = evictionIdle
         return try withShard(at: oldest.shard) { shard throws(SessionStoreError) -> Bool in
             guard let victim = shard.leastRecentlyUsed, now.milliseconds(since: victim.lastUsed) >= evictionIdle,
-                  !victim.isPinned
+                  !victim.isPinned, victim.id != sparing
             else {
                 return false
             }
