@@ -113,7 +113,11 @@ package final class MenuMetrics: Sendable {
         out.single("menu_sessions_live", .gauge, help: "Sessions held (expired ones count until a sweep removes them).", sessions.held)
         out.single("menu_sessions_created_total", .counter, help: "Sessions created.", sessions.created)
         out.single("menu_sessions_expired_total", .counter, help: "Sessions removed by an expiry sweep after their time to live.", sessions.expired)
-        out.single("menu_sessions_evicted_total", .counter, help: "Idle sessions evicted to make room for a new one at --max-sessions.", sessions.evicted)
+        out.single("menu_sessions_evicted_total", .counter, help: "Idle sessions evicted to make room at --max-sessions or --session-memory.", sessions.evicted)
+        out.single("menu_session_bytes", .gauge, help: "Bytes the sessions held in this process count for against --session-memory (state, history, table places, caches).", sessions.bytes)
+        if let budget = sessions.memoryBudget {
+            out.single("menu_session_memory_budget_bytes", .gauge, help: "The session memory budget, --session-memory, in bytes.", budget)
+        }
         let store = sources.durability?.figures ?? MeasuredSessionStore.Figures()
         out.single("menu_store_errors_total", .counter, help: "Session store calls refused as unavailable (disk full or stalled, journal failed, Redis unreachable or too slow): each a 503.", store.unavailable)
         out.single("menu_store_durable_waits_total", .counter, help: "Session writes that waited for the data directory's journal (--data-dir).", store.durableWrites)

@@ -128,7 +128,7 @@ package final class MenuServer: Sendable {
         }
         if let serverLog {
             metrics.append { serverLog.writeMetrics(to: &$0) }
-            serverLog.watch(Self.evictionNotes(of: Self.sessionCounts(of: store), log: log))
+            serverLog.watch(Self.evictionNotes(of: Self.evictionsHere(of: store), log: log))
         }
         self.service = service
         self.host = settings.host
@@ -221,18 +221,29 @@ package final class MenuServer: Sendable {
     }
 
     /// A watch that logs, at most every 10 s, how many sessions were evicted since its last line.
-    private static func evictionNotes(of counts: @escaping @Sendable () -> SessionCounts,
+    private static func evictionNotes(of evictions: @escaping @Sendable () -> Int,
                                       log: @escaping @Sendable (String) -> Void) -> @Sendable () -> Void {
-        let noted = Mutex((evicted: counts().evicted, at: ContinuousClock.now))
+        let noted = Mutex((evicted: evictions(), at: ContinuousClock.now))
         return {
-            let evicted = counts().evicted
+            let evicted = evictions()
             let line: String? = noted.withLock { last in
                 guard evicted > last.evicted, ContinuousClock.now - last.at >= .seconds(10) else { return nil }
                 defer { last = (evicted, ContinuousClock.now) }
-                return "\(evicted - last.evicted) idle session\(evicted - last.evicted == 1 ? "" : "s") evicted for new ones at --max-sessions "
+                return "\(evicted - last.evicted) idle session\(evicted - last.evicted == 1 ? "" : "s") evicted for new ones at --max-sessions or --session-memory "
                     + "(\(evicted) since start)"
             }
             if let line { log(line) }
+        }
+    }
+
+    /// The sessions this process evicted since start, read without waiting on anything (the log
+    /// writer's thread reads it every second): a table's count, or the Redis store's own.
+    private static func evictionsHere(of store: any SessionStore) -> @Sendable () -> Int {
+        switch (store as? MeasuredSessionStore)?.base ?? store {
+        case let memory as InMemorySessionStore: { memory.sessionCounts.evicted }
+        case let durable as DurableSessionStore: { durable.sessionCounts.evicted }
+        case let redis as RedisSessionStore: { redis.evictedHere }
+        default: { 0 }
         }
     }
 
@@ -241,6 +252,7 @@ package final class MenuServer: Sendable {
         switch (store as? MeasuredSessionStore)?.base ?? store {
         case let memory as InMemorySessionStore: { memory.sessionCounts }
         case let durable as DurableSessionStore: { durable.sessionCounts }
+        case let redis as RedisSessionStore: { redis.sessionCounts }
         default: { SessionCounts() }
         }
     }

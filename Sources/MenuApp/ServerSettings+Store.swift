@@ -22,12 +22,17 @@ extension ServerSettings {
 
     /// The Redis store's options these settings name: the prefix, the timeout, the cache, and
     /// the session limits the other stores take (`--session-ttl`, `--max-changed-groups`,
-    /// `--change-history`), the cache's `--redis-cache-max-age` and `--redis-pipeline`.
+    /// `--change-history`, `--max-sessions` and `--session-evict-idle` across every instance on the
+    /// prefix, `--session-memory` for what this instance keeps), the cache's
+    /// `--redis-cache-max-age` and `--redis-pipeline`.
     package var redisStoreOptions: RedisStoreOptions {
         var options = RedisStoreOptions(prefix: redisPrefix, sessionTTL: .seconds(sessionTTLSeconds), redis: RedisOptions(timeout: redisTimeout),
                                         trackingCache: redisCache, maxChangedGroups: maxChangedGroups, historyLimit: changeHistory)
         options.cacheMaxAge = .seconds(redisCacheMaxAgeSeconds)
         options.pipelinedWrites = redisPipeline
+        options.sessionMemory = sessionMemory
+        options.maxSessions = maxSessions
+        options.evictionIdle = .seconds(sessionEvictIdleSeconds)
         return options
     }
 

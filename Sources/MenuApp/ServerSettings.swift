@@ -34,6 +34,8 @@ package struct ServerSettings: Sendable, Equatable {
     package var maxChangedGroups = SessionLimits.defaults.maxChangedGroups
     /// Splices each session keeps for `GET /changes`; an older `since` is 410 gone.
     package var changeHistory = SessionLimits.defaults.changeHistory
+    /// Bytes all sessions together may hold in this process (`--session-memory`); one session a 64th of it.
+    package var sessionMemory = SessionLimits.defaults.sessionMemory
     /// Sessions one client address may create a minute (a token bucket); 0: no limit.
     package var sessionRatePerMinute = 0
     /// The proxy whose `X-Forwarded-For` names the client for `sessionRatePerMinute`.
@@ -91,7 +93,7 @@ package struct ServerSettings: Sendable, Equatable {
     package var sessionLimits: SessionLimits {
         SessionLimits(maxSessions: maxSessions, timeToLive: .seconds(sessionTTLSeconds),
                       evictionIdle: .seconds(sessionEvictIdleSeconds), maxChangedGroups: maxChangedGroups,
-                      changeHistory: changeHistory)
+                      changeHistory: changeHistory, sessionMemory: sessionMemory)
     }
 
     /// One settable option: its flag, environment variable, help text (ending in its default) and
@@ -138,6 +140,9 @@ package struct ServerSettings: Sendable, Equatable {
         integer("--session-evict-idle", "MENU_SESSION_EVICT_IDLE", "seconds idle after which, at --max-sessions, the least recently used session is evicted for a new one", 0 ... 10 * 365 * 86400, \.sessionEvictIdleSeconds),
         integer("--max-changed-groups", "MENU_MAX_CHANGED_GROUPS", "groups one session may change from the default; then 409", 1 ... 100_000_000, \.maxChangedGroups),
         integer("--change-history", "MENU_CHANGE_HISTORY", "splices each session keeps for GET /changes (12 bytes each); an older since is 410", SessionLimits.changeHistoryRange, \.changeHistory),
+        size("--session-memory", "MENU_SESSION_MEMORY",
+             "bytes all sessions may hold (K, M, G, T: binary units); then the least recently used idle ones are evicted, else 429; one session may hold a 64th of it (at most 16M), else 409",
+             SessionLimits.sessionMemoryRange, \.sessionMemory),
         integer("--session-rate", "MENU_SESSION_RATE", "sessions one client address may create a minute; then 429; 0 = no limit", 0 ... 1_000_000, \.sessionRatePerMinute),
         text("--trusted-proxy", "MENU_TRUSTED_PROXY", "ADDR", "the proxy whose X-Forwarded-For names the client for --session-rate", shown: "none") { s, v throws(SettingsError) in
             guard let address = IPAddress(v) else { throw .invalidValue(source: "--trusted-proxy", value: v, expected: "an IPv4 or IPv6 address") }
@@ -259,6 +264,20 @@ package struct ServerSettings: Sendable, Equatable {
                   let value = Int(text), range.contains(value)
             else {
                 throw .invalidValue(source: flag, value: text, expected: "an integer from \(range.lowerBound) to \(range.upperBound)")
+            }
+            settings[keyPath: field] = value
+        }
+    }
+
+    /// A byte-size option: decimal digits, optionally followed by `K`, `M`, `G` or `T` (powers of
+    /// 1024), within `range`; its help ends in the field's default, written the same way.
+    private static func size(_ flag: String, _ environment: String, _ help: String, _ range: ClosedRange<Int>,
+                             _ field: any WritableKeyPath<ServerSettings, Int> & Sendable) -> Option {
+        Option(flag: flag, environment: environment, placeholder: "SIZE", help: help + " (default \(ByteSize.text(of: defaults[keyPath: field])))",
+               integer: nil) { settings, text throws(SettingsError) in
+            guard let value = ByteSize.parse(text), range.contains(value) else {
+                throw .invalidValue(source: flag, value: text,
+                                    expected: "a size from \(ByteSize.text(of: range.lowerBound)) to \(ByteSize.text(of: range.upperBound)): digits, optionally followed by K, M, G or T (such as 256M)")
             }
             settings[keyPath: field] = value
         }

@@ -31,6 +31,10 @@ package enum APIError: Error, Sendable, Equatable {
     case tooManySessions(limit: Int, retryAfterSeconds: Int)
     /// The session would hold more than `limit` changed groups.
     case tooManyChanges(limit: Int)
+    /// The session's state would take more than `limit` bytes (`--session-memory` / 64).
+    case sessionTooLarge(limit: Int)
+    /// The sessions held fill `--session-memory` (`budget` bytes) and none is idle enough to evict.
+    case sessionMemoryFull(budget: Int, retryAfterSeconds: Int)
     /// The client created `perMinute` sessions in the last minute (`--session-rate`).
     case rateLimited(perMinute: Int, retryAfterSeconds: Int)
     case unavailable(String)
@@ -49,10 +53,10 @@ package enum APIError: Error, Sendable, Equatable {
         switch self {
         case .invalidParameter, .invalidBody, .invalidSession, .missingSession, .badRequest, .invalidQuery, .invalidFilter: 400
         case .unknownSession, .unknownGroup, .unknownNode, .notFound, .sessionInPath: 404
-        case .notAGroup, .tooManyChanges, .notVisible: 409
+        case .notAGroup, .tooManyChanges, .sessionTooLarge, .notVisible: 409
         case .methodNotAllowed: 405
         case .payloadTooLarge: 413
-        case .tooManySessions, .rateLimited, .searchBusy: 429
+        case .tooManySessions, .sessionMemoryFull, .rateLimited, .searchBusy: 429
         case .unavailable, .stopping: 503
         case .notImplemented: 501
         case .preconditionFailed: 412
@@ -80,6 +84,8 @@ package enum APIError: Error, Sendable, Equatable {
         case .badRequest: "bad_request"
         case .tooManySessions: "too_many_sessions"
         case .tooManyChanges: "too_many_changes"
+        case .sessionTooLarge: "session_too_large"
+        case .sessionMemoryFull: "session_memory_full"
         case .rateLimited: "rate_limited"
         case .unavailable, .stopping: "unavailable"
         case .searchBusy: "busy"
@@ -107,6 +113,10 @@ package enum APIError: Error, Sendable, Equatable {
         case .payloadTooLarge(let limit): "request body over \(limit) bytes"
         case .tooManySessions(let limit, let retry): "the server holds its limit of \(limit) sessions; retry in \(retry) s or reuse an existing session"
         case .tooManyChanges(let limit): "this session already has \(limit) groups changed from the menu's default, the most a session may have; reset some groups to their default first, or POST /sessions for a fresh session"
+        case .sessionTooLarge(let limit):
+            "this change would make the session's state take more than \(limit) bytes, the most one session may hold; reset some groups to their default first (PUT /expansion resets them all), or POST /sessions for a fresh session"
+        case .sessionMemoryFull(let budget, let retry):
+            "the sessions held fill the server's session memory (\(budget) bytes) and none has been idle long enough to evict; retry in \(retry) s"
         case .rateLimited(let perMinute, let retry): "this client may create \(perMinute) sessions a minute; retry in \(retry) s, or keep using the session you have"
         case .unavailable(let reason): "the session store cannot serve requests right now (\(reason)); retry later"
         case .stopping:
@@ -123,6 +133,8 @@ package enum APIError: Error, Sendable, Equatable {
         case .unknownSession: self = .unknownSession
         case .tooManySessions(let limit, let retry): self = .tooManySessions(limit: limit, retryAfterSeconds: retry)
         case .tooManyChanges(let limit): self = .tooManyChanges(limit: limit)
+        case .sessionTooLarge(let limit): self = .sessionTooLarge(limit: limit)
+        case .sessionMemoryFull(let budget, let retry): self = .sessionMemoryFull(budget: budget, retryAfterSeconds: retry)
         case .expansion(.unknownGroup(let id)): self = .unknownGroup(id: id)
         case .expansion(.notAGroup(let id)): self = .notAGroup(id: id)
         case .expansion(.unknownNode(let id)): self = .unknownNode(id: id)

@@ -467,7 +467,8 @@ package final class MenuService: Sendable {
         var headers: [(name: String, value: String)] = []
         switch error {
         case .methodNotAllowed(_, let allowed): headers.append(("Allow", allowed.joined(separator: ", ")))
-        case .tooManySessions(_, let retry), .rateLimited(_, let retry): headers.append(("Retry-After", String(retry)))
+        case .tooManySessions(_, let retry), .sessionMemoryFull(_, let retry), .rateLimited(_, let retry):
+            headers.append(("Retry-After", String(retry)))
         case .unavailable, .searchBusy, .stopping: headers.append(("Retry-After", "1"))
         default: break
         }

@@ -53,6 +53,14 @@ package struct ChangeHistory: Sendable, Equatable {
         } ?? .none)
     }
 
+    /// The bytes the splices hold on the heap (``MenuModel/heapBytes(of:)``). O(1).
+    package var heapBytes: Int { MenuModel.heapBytes(of: splices) }
+
+    /// The most ``heapBytes`` a history of `capacity` splices holds.
+    package static func maxHeapBytes(capacity: Int) -> Int {
+        capacity == 0 ? 0 : (32 + capacity * MemoryLayout<Splice>.stride + 16 + 15) & ~15
+    }
+
     /// Forgets every splice (a carry-over to another menu), keeping the revision.
     package mutating func clear() {
         splices = []

@@ -17,6 +17,8 @@ package final class InMemorySessionStore: SessionStore {
     package let maxChangedGroups: Int
     /// Splices each session keeps for ``changes(of:since:in:)``.
     package let changeHistory: Int
+    /// Bytes one session's state may hold (``SessionLimits/maxStateBytes``).
+    package let maxStateBytes: Int
     let table: SessionTable<Entry>
     private let latest: LatestMenu
     private let clock: @Sendable () -> SessionTime
@@ -34,20 +36,22 @@ package final class InMemorySessionStore: SessionStore {
         evictionIdle = limits.evictionIdle
         maxChangedGroups = limits.maxChangedGroups
         changeHistory = limits.changeHistory
+        maxStateBytes = limits.maxStateBytes
         self.clock = clock
         latest = LatestMenu(menu)
         table = SessionTable(maxSessions: limits.maxSessions, timeToLive: SessionClock.milliseconds(of: limits.timeToLive),
-                             evictionIdle: SessionClock.milliseconds(of: limits.evictionIdle))
+                             evictionIdle: SessionClock.milliseconds(of: limits.evictionIdle), memoryBudget: limits.sessionMemory)
     }
 
     package convenience init(menu: Menu, maxSessions: Int = SessionLimits.defaults.maxSessions,
                             timeToLive: Duration = SessionLimits.defaults.timeToLive,
                             evictionIdle: Duration = SessionLimits.defaults.evictionIdle,
                             maxChangedGroups: Int = SessionLimits.defaults.maxChangedGroups,
+                            sessionMemory: Int = SessionLimits.defaults.sessionMemory,
                             clock: @escaping @Sendable () -> SessionTime = SessionClock.now) {
         self.init(menu: MenuGeneration(menu),
                   limits: SessionLimits(maxSessions: maxSessions, timeToLive: timeToLive, evictionIdle: evictionIdle,
-                                        maxChangedGroups: maxChangedGroups),
+                                        maxChangedGroups: maxChangedGroups, sessionMemory: sessionMemory),
                   clock: clock)
     }
 
@@ -59,17 +63,19 @@ package final class InMemorySessionStore: SessionStore {
     package var currentMenu: MenuGeneration { latest.current }
 
     package func create(in menu: MenuGeneration, state: ExpansionState) throws(SessionStoreError) -> SessionID {
-        guard state.changedGroupCount <= maxChangedGroups else { throw .tooManyChanges(limit: maxChangedGroups) }
+        let state = try state.checkedForNewSession(maxChangedGroups: maxChangedGroups, maxStateBytes: maxStateBytes)
         return try insert(state, history: ChangeHistory(revision: 0), in: menu)
     }
 
-    /// Inserts a new session holding `state` and `history`, which belong to `menu`.
+    /// Inserts a new session holding `state` and `history`, which belong to `menu`, making room
+    /// for its bytes first.
     private func insert(_ state: ExpansionState, history: ChangeHistory, in menu: MenuGeneration) throws(SessionStoreError) -> SessionID {
         latest.note(menu)
         let now = clock()
-        try table.reserveSlot(now: now)
+        let entry = Entry(state: state, epoch: menu.epoch, history: history, lastUsed: now)
+        try table.reserveSlot(now: now, bytes: SessionShard<Entry>.footprint(of: entry))
         let id = SessionID.random()
-        table.insertNew(id, Entry(state: state, epoch: menu.epoch, history: history, lastUsed: now), now: now)
+        table.insertNew(id, entry, now: now)
         return id
     }
 
@@ -101,7 +107,7 @@ package final class InMemorySessionStore: SessionStore {
             // A write without a session: the default view, revision 0, then a new session holding the result.
             if let condition, !condition.admits(0) { throw .revisionMismatch(current: 0) }
             var view = FlattenedView(menu: menu.menu)
-            let outcome = try command.run(on: &view, maxChangedGroups: limit)
+            let outcome = try command.run(on: &view, maxChangedGroups: limit, maxStateBytes: maxStateBytes)
             var history = ChangeHistory(revision: 0)
             if outcome.changedState { history.record(outcome.change.splice, capacity: changeHistory) }
             let newID = try insert(view.state, history: history, in: menu)
@@ -109,8 +115,12 @@ package final class InMemorySessionStore: SessionStore {
                                  revision: history.endRevision)
         }
         latest.note(menu)
+        let now = clock()
+        let maxStateBytes = maxStateBytes
+        if command.mayGrowState { try table.makeRoom(forBytes: 0, now: now, excluding: id) }
+        defer { table.settleBudget(now: now, excluding: id) }
         // An expired entry is refused; the write's sweep of the shard's oldest end removes it.
-        return try table.withEntry(of: id, in: menu, now: clock(), forWrite: true) { shard, position throws(SessionStoreError) in
+        return try table.withEntry(of: id, in: menu, now: now, forWrite: true) { shard, position throws(SessionStoreError) in
             // Out of its slot, the state is uniquely referenced while it changes.
             try shard[position].check(condition)
             var entry = shard.take(at: position)
@@ -118,7 +128,7 @@ package final class InMemorySessionStore: SessionStore {
             var view = FlattenedView(menu: menu.menu, state: entry.state)
             entry.state = ExpansionState()
             defer { entry.state = view.state }
-            let outcome = try command.run(on: &view, maxChangedGroups: limit)
+            let outcome = try command.run(on: &view, maxChangedGroups: limit, maxStateBytes: maxStateBytes)
             if outcome.changedState { entry.history.record(outcome.change.splice, capacity: changeHistory) }
             return AppliedChange(sessionID: id, created: false, change: outcome.change, state: view.state, revision: entry.revision)
         }

@@ -13,16 +13,40 @@ package struct SessionLimits: Sendable, Equatable {
     package var changeHistory = 64
     /// The values ``changeHistory`` may take.
     package static let changeHistoryRange = 0 ... 4096
+    /// Bytes all sessions together may hold (``SessionShard/footprint(of:)`` each): 32 MiB, which
+    /// with the process's own 20 MB fits a 64 MiB container. At it, a new session or a write that
+    /// may grow one evicts the least recently used idle sessions, else is refused.
+    package var sessionMemory = 32 << 20
+    /// The values ``sessionMemory`` may take: 1 MiB to 1 TiB.
+    package static let sessionMemoryRange = (1 << 20) ... (1 << 40)
+    /// The per-session cap never exceeds this, whatever the budget.
+    package static let maxSessionBytesCeiling = 16 << 20
 
     package init() {}
 
     package init(maxSessions: Int, timeToLive: Duration, evictionIdle: Duration, maxChangedGroups: Int,
-                 changeHistory: Int = SessionLimits().changeHistory) {
+                 changeHistory: Int = SessionLimits().changeHistory, sessionMemory: Int = SessionLimits().sessionMemory) {
         self.maxSessions = maxSessions
         self.timeToLive = timeToLive
         self.evictionIdle = evictionIdle
         self.maxChangedGroups = maxChangedGroups
         self.changeHistory = changeHistory
+        self.sessionMemory = sessionMemory
+    }
+
+    /// Bytes one session may hold at most: a 64th of ``sessionMemory``, at most 16 MiB. A write
+    /// that would take a session past it is refused (``SessionStoreError/sessionTooLarge(limit:)``).
+    package var maxSessionBytes: Int { min(sessionMemory / 64, Self.maxSessionBytesCeiling) }
+
+    /// The part of ``maxSessionBytes`` a session's state may take: the rest is kept for its change
+    /// history at its largest and its places in the table.
+    package var maxStateBytes: Int { Self.maxStateBytes(sessionBytes: maxSessionBytes, changeHistory: changeHistory) }
+
+    /// ``maxStateBytes`` for a per-session cap of `sessionBytes` and a history of `changeHistory` splices.
+    package static func maxStateBytes(sessionBytes: Int, changeHistory: Int) -> Int {
+        // The history's array may hold up to twice its capacity after growing by doubling; 512
+        // bytes cover a session's places in the table's dictionaries.
+        max(0, sessionBytes - ChangeHistory.maxHeapBytes(capacity: 2 * changeHistory) - 512)
     }
 
     /// The defaults.

@@ -26,6 +26,9 @@ extension SessionStateEntry {
     /// The session's revision (``SessionSnapshot``).
     package var revision: Int { history.endRevision }
 
+    /// The state's and the history's heap bytes.
+    package var heapBytes: Int { state.heapBytes + history.heapBytes }
+
     /// Installs `state`, carried over to `epoch`'s menu: the revision stays, the splices (of the
     /// old menu's rows) are forgotten.
     package mutating func carry(_ state: ExpansionState, to epoch: MenuEpoch) {

@@ -1,7 +1,12 @@
+import Synchronization
+
 /// What a ``SessionTable`` holds per session: anything with a time of last use, which orders the
-/// shard's least-recently-used list.
+/// shard's least-recently-used list, and the bytes it holds on the heap, which the table's byte
+/// budget counts.
 package protocol SessionTableEntry: Sendable {
     var lastUsed: SessionTime { get set }
+    /// Bytes the entry holds on the heap beyond its inline part (its arrays' storage). O(depth) at most.
+    var heapBytes: Int { get }
     /// True while the session must not be removed, expired or not (the durable store's write in
     /// flight); expiry and eviction stop at it. False unless an entry says otherwise.
     var isPinned: Bool { get }
@@ -9,6 +14,20 @@ package protocol SessionTableEntry: Sendable {
 
 extension SessionTableEntry {
     package var isPinned: Bool { false }
+}
+
+/// The bytes a ``SessionTable``'s sessions hold together, which every shard adds its changes to:
+/// one relaxed atomic, read without a lock.
+package final class SessionBytes: Sendable {
+    private let total = Atomic<Int>(0)
+
+    package init() {}
+
+    package var value: Int { total.load(ordering: .relaxed) }
+
+    func add(_ delta: Int) {
+        if delta != 0 { total.add(delta, ordering: .relaxed) }
+    }
 }
 
 /// One shard of a ``SessionTable``: its sessions in a dictionary by id, and beside it a doubly
@@ -33,6 +52,8 @@ package struct SessionShard<Entry: SessionTableEntry>: Sendable {
         var entry: Entry?
         /// When the session last moved to the front of the list.
         var promoted: SessionTime
+        /// The session's bytes as last counted into ``bytes`` (``footprint(of:)``).
+        var bytes: Int
     }
 
     /// A session's neighbours on the list.
@@ -53,14 +74,18 @@ package struct SessionShard<Entry: SessionTableEntry>: Sendable {
     private var oldest: SessionID?
     /// Milliseconds a session stays where it is on the list after a move to the front.
     package let promotionInterval: Int64
+    /// Where every change of the sessions' bytes is added (shared by the table's shards).
+    private let meter: SessionBytes
 
-    package init(promotionInterval: Int64) {
+    package init(promotionInterval: Int64, meter: SessionBytes = SessionBytes()) {
         self.promotionInterval = promotionInterval
+        self.meter = meter
     }
 
     /// A shard holding `entries`, ordered by `lastUsed` (the oldest is the first to be evicted).
-    package init(_ entries: [SessionID: Entry], promotionInterval: Int64) {
+    package init(_ entries: [SessionID: Entry], promotionInterval: Int64, meter: SessionBytes = SessionBytes()) {
         self.promotionInterval = promotionInterval
+        self.meter = meter
         nodes.reserveCapacity(entries.count)
         links.reserveCapacity(entries.count)
         for (id, entry) in entries.sorted(by: { $0.value.lastUsed < $1.value.lastUsed }) { insert(id, entry) }
@@ -68,6 +93,24 @@ package struct SessionShard<Entry: SessionTableEntry>: Sendable {
 
     /// Sessions held.
     package var count: Int { nodes.count }
+
+    /// What one session costs the shard besides its entry's heap bytes: its places in the two
+    /// dictionaries (id, node, links), counted twice for the dictionaries' free places (they grow
+    /// by doubling at three quarters full).
+    package static var overheadPerSession: Int {
+        2 * (2 * MemoryLayout<SessionID>.stride + MemoryLayout<Node>.stride + MemoryLayout<Links>.stride)
+    }
+
+    /// The bytes a session holding `entry` counts for: its heap bytes and ``overheadPerSession``.
+    package static func footprint(of entry: Entry) -> Int { entry.heapBytes + overheadPerSession }
+
+    /// Counts the session at `index` again after its entry changed.
+    private mutating func recount(_ index: Dictionary<SessionID, Node>.Index) {
+        guard let entry = nodes.values[index].entry else { return }
+        let bytes = Self.footprint(of: entry)
+        meter.add(bytes - nodes.values[index].bytes)
+        nodes.values[index].bytes = bytes
+    }
 
     /// Where `id` sits, if the shard holds it. One hash probe.
     package func position(of id: SessionID) -> Position? {
@@ -81,13 +124,20 @@ package struct SessionShard<Entry: SessionTableEntry>: Sendable {
     package mutating func withEntry<Result, Failure: Error>(
         at position: Position, _ body: (inout Entry) throws(Failure) -> Result
     ) throws(Failure) -> Result {
-        try body(&nodes.values[position.index].entry!)
+        defer { recount(position.index) }
+        return try body(&nodes.values[position.index].entry!)
     }
 
     package subscript(position: Position) -> Entry {
         mutating get { Self.entry(of: &nodes.values[position.index]) }
-        _modify { yield &nodes.values[position.index].entry! }
-        set { nodes.values[position.index].entry = newValue }
+        _modify {
+            defer { recount(position.index) }  // also when the access ends in a throw
+            yield &nodes.values[position.index].entry!
+        }
+        set {
+            nodes.values[position.index].entry = newValue
+            recount(position.index)
+        }
     }
 
     private static func entry(of node: inout Node) -> Entry { node.entry! }
@@ -103,6 +153,7 @@ package struct SessionShard<Entry: SessionTableEntry>: Sendable {
     /// Puts back the entry ``take(at:)`` took from `position`.
     package mutating func restore(_ entry: Entry, at position: Position) {
         nodes.values[position.index].entry = entry
+        recount(position.index)
     }
 
     /// Where `id` sits when it is held and idle for less than `timeToLive` at `now`, after
@@ -144,7 +195,9 @@ package struct SessionShard<Entry: SessionTableEntry>: Sendable {
 
     /// Adds `entry` under `id` (not held yet) as the most recently used.
     package mutating func insert(_ id: SessionID, _ entry: Entry) {
-        nodes[id] = Node(entry: entry, promoted: entry.lastUsed)
+        let bytes = Self.footprint(of: entry)
+        nodes[id] = Node(entry: entry, promoted: entry.lastUsed, bytes: bytes)
+        meter.add(bytes)
         linkAsNewest(id)
     }
 
@@ -159,6 +212,7 @@ package struct SessionShard<Entry: SessionTableEntry>: Sendable {
     package mutating func remove(at position: Position) -> Entry {
         let (id, node) = nodes.remove(at: position.index)
         unlink(links.removeValue(forKey: id)!)
+        meter.add(-node.bytes)
         return node.entry!
     }
 
@@ -171,6 +225,10 @@ package struct SessionShard<Entry: SessionTableEntry>: Sendable {
             return (oldest, entry.lastUsed, entry.isPinned)
         }
     }
+
+    /// The bytes the shard's sessions count for together (``footprint(of:)`` each). O(sessions):
+    /// for tests, which compare it with the table's running total.
+    package var bytes: Int { nodes.values.reduce(0) { $0 + $1.bytes } }
 
     /// Removes sessions from the least recently used end while they are idle for `timeToLive` or
     /// longer at `now`, looking at `limit` sessions at most; returns how many went and how many

@@ -97,6 +97,12 @@ package enum SessionStoreError: Error, Sendable, Equatable, CustomStringConverti
     case tooManySessions(limit: Int, retryAfterSeconds: Int)
     /// The change would make the session hold more than `limit` changed groups.
     case tooManyChanges(limit: Int)
+    /// The change (or a new session's state) would make the session's state hold more than
+    /// `limit` bytes (``SessionLimits/maxStateBytes``).
+    case sessionTooLarge(limit: Int)
+    /// The sessions held fill the byte budget (`budget`, ``SessionLimits/sessionMemory``) and
+    /// none has been idle long enough to evict; the oldest will be in `retryAfterSeconds`.
+    case sessionMemoryFull(budget: Int, retryAfterSeconds: Int)
     /// The change names no group or a row.
     case expansion(ExpansionError)
     /// The store cannot serve the call now (disk full, storage down); `reason` says whether a
@@ -115,6 +121,8 @@ package enum SessionStoreError: Error, Sendable, Equatable, CustomStringConverti
         case .unknownSession: "unknown session"
         case .tooManySessions(let limit, _): "the server holds its limit of \(limit) sessions"
         case .tooManyChanges(let limit): "the session already holds its limit of \(limit) changed groups"
+        case .sessionTooLarge(let limit): "the session's state would take more than its limit of \(limit) bytes"
+        case .sessionMemoryFull(let budget, _): "the sessions held fill the session memory budget of \(budget) bytes"
         case .expansion(let error): error.description
         case .unavailable(let reason): "session storage unavailable: \(reason)"
         case .menuChanged: "the menu was reloaded while the request ran"
@@ -240,15 +248,24 @@ extension ExpansionCommand {
 
     /// Applies the command to `view`, turning the model's error into the store's. A change that
     /// would take the state's entries (``ExpansionState/changedGroupCount``) past
-    /// `maxChangedGroups` is undone and refused (`.tooManyChanges`); changes that do not add an
-    /// entry are always allowed.
+    /// `maxChangedGroups` is undone and refused (`.tooManyChanges`), and so is one that would take
+    /// its heap bytes (``ExpansionState/heapBytes``) past `maxStateBytes` (`.sessionTooLarge`);
+    /// changes that add neither entries nor bytes are always allowed.
     ///
     /// Cost: a toggle, a set or a reveal O(depth · (log m + s)), as ``FlattenedView/setExpanded(_:_:)``,
     /// and whether it changed the state is read off the entry count in O(1) (a flip always moves
     /// it; a reveal changed it exactly when it opened a group). A bulk command keeps the state
     /// before it (O(1), copied on write) and compares: O(k) for k entries, which it clears anyway.
-    package func run(on view: inout FlattenedView, maxChangedGroups: Int) throws(SessionStoreError) -> Outcome {
+    package func run(on view: inout FlattenedView, maxChangedGroups: Int,
+                     maxStateBytes: Int = .max) throws(SessionStoreError) -> Outcome {
         let before = view.state.changedGroupCount
+        let bytesBefore = maxStateBytes == .max ? 0 : view.state.heapBytes
+        /// Whether the state now breaks a cap it kept before the change.
+        func overCap(_ state: ExpansionState) -> SessionStoreError? {
+            if state.changedGroupCount > max(before, maxChangedGroups) { return .tooManyChanges(limit: maxChangedGroups) }
+            if maxStateBytes != .max, state.heapBytes > max(bytesBefore, maxStateBytes) { return .sessionTooLarge(limit: maxStateBytes) }
+            return nil
+        }
         switch self {
         case .setAll(let mode):
             let changed = view.state != ExpansionState(base: mode)
@@ -257,9 +274,9 @@ extension ExpansionCommand {
             let old = view.state
             let change: ExpansionChange
             do { change = try view.setExpanded(groupID, isExpanded, recursive: true) } catch { throw .expansion(error) }
-            if view.state.changedGroupCount > max(before, maxChangedGroups) {
+            if let refusal = overCap(view.state) {
                 view = FlattenedView(menu: view.menu, state: old)
-                throw .tooManyChanges(limit: maxChangedGroups)
+                throw refusal
             }
             return Outcome(change: .group(change), changedState: view.state != old, groupsSet: [])
         case .toggle, .set, .reveal:
@@ -282,9 +299,13 @@ extension ExpansionCommand {
             } else {
                 [(change.id, change.isExpanded)]
             }
-            if view.state.changedGroupCount > max(before, maxChangedGroups) {
+            if let refusal = overCap(view.state) {
                 for group in groupsSet { _ = try? view.setExpanded(group.id, !group.isExpanded) }  // back as it was
-                throw .tooManyChanges(limit: maxChangedGroups)
+                // Arrays that grew for the refused change keep their capacity: give it back.
+                if maxStateBytes != .max, view.state.heapBytes > bytesBefore {
+                    view = FlattenedView(menu: view.menu, state: view.state.compacted)
+                }
+                throw refusal
             }
             // A toggle or a set flips one group or none, and a flip always moves the count; a
             // reveal changed the state exactly when it opened a group (its splice), even if its
@@ -292,6 +313,26 @@ extension ExpansionCommand {
             let changed = if case .reveal = self { change.change != nil } else { before != view.state.changedGroupCount }
             return Outcome(change: .group(change), changedState: changed, groupsSet: groupsSet)
         }
+    }
+}
+
+extension ExpansionCommand {
+    /// Whether the command may make a session's state larger: all but a whole-tree reset, which
+    /// leaves a state of no entries.
+    package var mayGrowState: Bool {
+        if case .setAll = self { false } else { true }
+    }
+}
+
+extension ExpansionState {
+    /// The state a new session keeps, in arrays of exactly its size (``compacted``), after checking
+    /// it against the store's caps: `.tooManyChanges` past `maxChangedGroups` entries,
+    /// `.sessionTooLarge` past `maxStateBytes`. O(entries).
+    package func checkedForNewSession(maxChangedGroups: Int, maxStateBytes: Int) throws(SessionStoreError) -> ExpansionState {
+        guard changedGroupCount <= maxChangedGroups else { throw .tooManyChanges(limit: maxChangedGroups) }
+        let state = compacted
+        guard state.heapBytes <= maxStateBytes else { throw .sessionTooLarge(limit: maxStateBytes) }
+        return state
     }
 }
 

@@ -23,6 +23,10 @@ package final class SessionTable<Entry: SessionTableEntry>: Sendable {
     private static var spacing: Int { max(1, 128 / MemoryLayout<Mutex<SessionShard<Entry>>>.stride) }
 
     package let maxSessions: Int
+    /// Bytes the sessions may hold together (``SessionShard/footprint(of:)`` each): see ``makeRoom(forBytes:now:excluding:beforeEvicting:)``.
+    package let memoryBudget: Int
+    /// The bytes the sessions hold now, kept by the shards as entries change.
+    private let meter = SessionBytes()
     /// Milliseconds of idle time after which a session has expired.
     package let timeToLive: Int64
     /// Milliseconds of idle time after which a session may be evicted to make room for a new one.
@@ -47,8 +51,10 @@ package final class SessionTable<Entry: SessionTableEntry>: Sendable {
     package func countExpiredOnUse() { expiredCount.add(1, ordering: .relaxed) }
 
     /// `contents`, when given, holds ``shardCount`` dictionaries already split by ``shardIndex(of:)``.
-    package init(maxSessions: Int, timeToLive: Int64, evictionIdle: Int64, contents: [[SessionID: Entry]]? = nil) {
+    package init(maxSessions: Int, timeToLive: Int64, evictionIdle: Int64, memoryBudget: Int = .max,
+                 contents: [[SessionID: Entry]]? = nil) {
         self.maxSessions = maxSessions
+        self.memoryBudget = memoryBudget
         self.timeToLive = timeToLive
         self.evictionIdle = evictionIdle
         let initial = contents ?? Array(repeating: [:], count: Self.shardCount)
@@ -58,7 +64,8 @@ package final class SessionTable<Entry: SessionTableEntry>: Sendable {
         slots = .allocate(capacity: Self.shardCount * Self.spacing)
         for slot in 0 ..< Self.shardCount * Self.spacing {
             let shard = slot % Self.spacing == 0
-                ? SessionShard(initial[slot / Self.spacing], promotionInterval: promotion) : SessionShard(promotionInterval: promotion)
+                ? SessionShard(initial[slot / Self.spacing], promotionInterval: promotion, meter: meter)
+                : SessionShard(promotionInterval: promotion, meter: meter)
             (slots + slot).initialize(to: Mutex(shard))
         }
         liveCount = Atomic(initial.reduce(0) { $0 + $1.count })
@@ -73,6 +80,9 @@ package final class SessionTable<Entry: SessionTableEntry>: Sendable {
 
     /// Sessions held (expired ones count until they are removed).
     package var count: Int { liveCount.load(ordering: .relaxed) }
+
+    /// The bytes the sessions held count for now (``SessionShard/footprint(of:)`` each). One relaxed load.
+    package var bytes: Int { meter.value }
 
     /// Runs `body` on `id`'s shard, under that shard's lock (for reads).
     package func withShard<Result: Sendable, Failure: Error>(
@@ -112,55 +122,121 @@ package final class SessionTable<Entry: SessionTableEntry>: Sendable {
 
     /// Takes a slot for a new session. At a full table it makes room in bounded work: it removes
     /// expired sessions from each shard's least recently used end (looking at up to
-    /// ``examinedPerShardWhenFull`` per shard); when none had expired, it evicts the least recently used session of the whole
-    /// table if that one has been idle for ``evictionIdle``, after `beforeEvicting` accepted it
-    /// (the durable store journals the eviction; a throw keeps the session and is rethrown).
-    /// Otherwise `.tooManySessions`, with the seconds until the oldest session becomes evictable.
+    /// ``examinedPerShardWhenFull`` per shard); when none had expired, it evicts the least recently
+    /// used session of the whole table if that one has been idle for ``evictionIdle``, after
+    /// `beforeEvicting` accepted it (the durable store journals the eviction; a throw keeps the
+    /// session and is rethrown). Otherwise `.tooManySessions`, with the seconds until the oldest
+    /// session becomes evictable. Then it makes room for `bytes` more in the byte budget the same
+    /// way (``makeRoom(forBytes:now:excluding:beforeEvicting:)``), giving the slot back if it cannot.
     package func reserveSlot(
-        now: SessionTime, beforeEvicting: (SessionID) throws(SessionStoreError) -> Void = { _ in }
+        now: SessionTime, bytes: Int = 0, beforeEvicting: (SessionID) throws(SessionStoreError) -> Void = { _ in }
     ) throws(SessionStoreError) {
+        try reserveCount(now: now, beforeEvicting: beforeEvicting)
+        do {
+            try makeRoom(forBytes: bytes, now: now, excluding: nil, beforeEvicting: beforeEvicting)
+        } catch {
+            releaseSlots()
+            throw error
+        }
+    }
+
+    private func reserveCount(now: SessionTime, beforeEvicting: (SessionID) throws(SessionStoreError) -> Void) throws(SessionStoreError) {
         if liveCount.add(1, ordering: .relaxed).newValue <= maxSessions { return }
         liveCount.subtract(1, ordering: .relaxed)
+        let (freed, oldest) = removeExpiredAtOldestEnds(now: now, excluding: nil)
+        if freed > 0 {
+            releaseSlots(freed - 1)  // one of them is this reservation's
+            return
+        }
+        if let oldest, try evict(oldest, now: now, sparing: nil, beforeEvicting: beforeEvicting) { return }  // its slot is this reservation's
+        if liveCount.add(1, ordering: .relaxed).newValue <= maxSessions { return }  // one was deleted meanwhile
+        liveCount.subtract(1, ordering: .relaxed)
+        throw .tooManySessions(limit: maxSessions, retryAfterSeconds: retryAfterSeconds(oldest: oldest?.lastUsed, now: now))
+    }
+
+    /// Evictions one ``makeRoom(forBytes:now:excluding:beforeEvicting:)`` makes at most, so one
+    /// request's work stays bounded (each costs a look at every shard's oldest end).
+    package static var evictionsPerRequest: Int { 256 }
+
+    /// Makes the sessions' bytes plus `extra` fit ``memoryBudget``: removes expired sessions from
+    /// each shard's least recently used end, then evicts the least recently used sessions of the
+    /// whole table idle for ``evictionIdle`` (never `excluding`, the session being written), one at
+    /// a time, after `beforeEvicting` accepted each, up to ``evictionsPerRequest``. When that is not
+    /// enough, `.sessionMemoryFull` with the seconds until the oldest session becomes evictable.
+    /// Nothing when they fit already: one relaxed load. Concurrent callers may each fit their own
+    /// `extra` before either inserts, so the budget can be passed by the bytes of the writes in
+    /// flight (at most one session's cap per HTTP thread).
+    package func makeRoom(forBytes extra: Int, now: SessionTime, excluding: SessionID?,
+                          beforeEvicting: (SessionID) throws(SessionStoreError) -> Void = { _ in }) throws(SessionStoreError) {
+        guard meter.value + extra > memoryBudget else { return }
+        var evictions = 0
+        var (freed, oldest) = removeExpiredAtOldestEnds(now: now, excluding: excluding)
+        releaseSlots(freed)
+        while meter.value + extra > memoryBudget {
+            guard let candidate = oldest, evictions < Self.evictionsPerRequest,
+                  try evict(candidate, now: now, sparing: excluding, beforeEvicting: beforeEvicting)
+            else {
+                throw .sessionMemoryFull(budget: memoryBudget, retryAfterSeconds: retryAfterSeconds(oldest: oldest?.lastUsed, now: now))
+            }
+            releaseSlots()
+            evictions += 1
+            (freed, oldest) = removeExpiredAtOldestEnds(now: now, excluding: excluding)
+            releaseSlots(freed)
+        }
+    }
+
+    /// After a write that may have taken the sessions past ``memoryBudget`` (writes are admitted
+    /// while the bytes fit, and one write grows its session by little): evicts idle sessions until
+    /// they fit again, if it can; what it cannot, the next write's ``makeRoom(forBytes:now:excluding:beforeEvicting:)`` refuses.
+    package func settleBudget(now: SessionTime, excluding: SessionID?,
+                              beforeEvicting: (SessionID) throws(SessionStoreError) -> Void = { _ in }) {
+        guard meter.value > memoryBudget else { return }
+        try? makeRoom(forBytes: 0, now: now, excluding: excluding, beforeEvicting: beforeEvicting)
+    }
+
+    /// Removes expired sessions from each shard's least recently used end (up to
+    /// ``examinedPerShardWhenFull`` looked at per shard) and finds the oldest survivor of the whole
+    /// table, `excluding` aside: the eviction candidate. The caller gives back the `freed` slots.
+    private func removeExpiredAtOldestEnds(now: SessionTime, excluding: SessionID?) -> (freed: Int, oldest: (shard: Int, lastUsed: SessionTime)?) {
         var examined = 0
-        defer { sessionsExaminedWhenFull.add(examined, ordering: .relaxed) }
-        // Each shard's oldest end: expired sessions go; the oldest survivor over all shards is the candidate.
         var freed = 0
         var oldest: (shard: Int, lastUsed: SessionTime)?
         let timeToLive = timeToLive
         for index in 0 ..< Self.shardCount {
             let (removed, looked, survivor) = withShard(at: index) { shard in
                 let (removed, looked) = shard.removeExpired(now: now, timeToLive: timeToLive, limit: Self.examinedPerShardWhenFull)
-                return (removed, looked, shard.leastRecentlyUsed?.lastUsed)
+                let survivor = shard.leastRecentlyUsed.flatMap { $0.id == excluding ? nil : $0.lastUsed }
+                return (removed, looked, survivor)
             }
             freed += removed
             examined += looked
             if let survivor, oldest.map({ survivor < $0.lastUsed }) ?? true { oldest = (index, survivor) }
         }
-        if freed > 0 {
-            expiredCount.add(freed, ordering: .relaxed)
-            releaseSlots(freed - 1)  // one of them is this reservation's
-            return
-        }
-        if let oldest, now.milliseconds(since: oldest.lastUsed) >= evictionIdle {
-            let evictionIdle = evictionIdle
-            // Re-checked under the lock: the candidate may have been used or deleted since.
-            let evicted = try withShard(at: oldest.shard) { shard throws(SessionStoreError) -> Bool in
-                guard let victim = shard.leastRecentlyUsed, now.milliseconds(since: victim.lastUsed) >= evictionIdle,
-                      !victim.isPinned
-                else {
-                    return false
-                }
-                examined += 1
-                try beforeEvicting(victim.id)
-                shard.remove(victim.id)
-                evictedCount.add(1, ordering: .relaxed)
-                return true
+        sessionsExaminedWhenFull.add(examined, ordering: .relaxed)
+        if freed > 0 { expiredCount.add(freed, ordering: .relaxed) }
+        return (freed, oldest)
+    }
+
+    /// Evicts the least recently used session of shard `oldest.shard` if it is still idle for
+    /// ``evictionIdle`` and not pinned (re-checked under the lock: it may have been used or deleted
+    /// since; never `sparing`), after `beforeEvicting` accepted it. True when one went; its slot is
+    /// the caller's.
+    private func evict(_ oldest: (shard: Int, lastUsed: SessionTime), now: SessionTime, sparing: SessionID?,
+                       beforeEvicting: (SessionID) throws(SessionStoreError) -> Void) throws(SessionStoreError) -> Bool {
+        guard now.milliseconds(since: oldest.lastUsed) >= evictionIdle else { return false }
+        let evictionIdle = evictionIdle
+        return try withShard(at: oldest.shard) { shard throws(SessionStoreError) -> Bool in
+            guard let victim = shard.leastRecentlyUsed, now.milliseconds(since: victim.lastUsed) >= evictionIdle,
+                  !victim.isPinned, victim.id != sparing
+            else {
+                return false
             }
-            if evicted { return }  // the evicted session's slot is this reservation's
-            if liveCount.add(1, ordering: .relaxed).newValue <= maxSessions { return }
-            liveCount.subtract(1, ordering: .relaxed)
+            sessionsExaminedWhenFull.add(1, ordering: .relaxed)
+            try beforeEvicting(victim.id)
+            shard.remove(victim.id)
+            evictedCount.add(1, ordering: .relaxed)
+            return true
         }
-        throw .tooManySessions(limit: maxSessions, retryAfterSeconds: retryAfterSeconds(oldest: oldest?.lastUsed, now: now))
     }
 
     /// Whole seconds (1 to a day) until a session last used at `oldest` can be evicted or expires.
@@ -191,10 +267,10 @@ package final class SessionTable<Entry: SessionTableEntry>: Sendable {
         return dropped
     }
 
-    /// The figures a metrics scrape reads: four relaxed loads.
+    /// The figures a metrics scrape reads: five relaxed loads.
     package var counts: SessionCounts {
         SessionCounts(held: count, created: createdCount.load(ordering: .relaxed), expired: expiredCount.load(ordering: .relaxed),
-                      evicted: evictedCount.load(ordering: .relaxed))
+                      evicted: evictedCount.load(ordering: .relaxed), bytes: bytes, memoryBudget: memoryBudget)
     }
 
     /// Inserts a new session into the slot ``reserveSlot(now:beforeEvicting:)`` took for it (a
@@ -208,17 +284,22 @@ package final class SessionTable<Entry: SessionTableEntry>: Sendable {
 /// A session table's figures at one moment, for metrics.
 ///
 /// Invariant: `held` is the table's ``SessionTable/count`` (expired sessions not yet removed
-/// included); the other three only grow while the store lives.
+/// included); `created`, `expired` and `evicted` only grow while the store lives; `bytes` is what
+/// the sessions held count for against `memoryBudget` (nil when the store has none).
 package struct SessionCounts: Sendable, Equatable {
     package var held: Int
     package var created: Int
     package var expired: Int
     package var evicted: Int
+    package var bytes: Int
+    package var memoryBudget: Int?
 
-    package init(held: Int = 0, created: Int = 0, expired: Int = 0, evicted: Int = 0) {
+    package init(held: Int = 0, created: Int = 0, expired: Int = 0, evicted: Int = 0, bytes: Int = 0, memoryBudget: Int? = nil) {
         self.held = held
         self.created = created
         self.expired = expired
         self.evicted = evicted
+        self.bytes = bytes
+        self.memoryBudget = memoryBudget
     }
 }

@@ -49,6 +49,8 @@ package final class DurableSessionStore: SessionStore {
     package let maxChangedGroups: Int
     /// Splices each session keeps for ``changes(of:since:in:)`` (in memory only).
     package let changeHistory: Int
+    /// Bytes one session's state may hold (``SessionLimits/maxStateBytes``).
+    package let maxStateBytes: Int
     package let directory: String
     package let fsyncPolicy: FsyncPolicy
     /// How long a write may wait for the disk before it answers `.unavailable`.
@@ -96,7 +98,8 @@ package final class DurableSessionStore: SessionStore {
     package convenience init(
         directory: String, menu: Menu, fsync: FsyncPolicy = .everysec, maxSessions: Int = SessionLimits.defaults.maxSessions,
         timeToLive: Duration = SessionLimits.defaults.timeToLive, evictionIdle: Duration = SessionLimits.defaults.evictionIdle,
-        maxChangedGroups: Int = SessionLimits.defaults.maxChangedGroups, compactionMinimumBytes: Int64 = 4 << 20,
+        maxChangedGroups: Int = SessionLimits.defaults.maxChangedGroups, sessionMemory: Int = SessionLimits.defaults.sessionMemory,
+        compactionMinimumBytes: Int64 = 4 << 20,
         storeTimeout: Duration = .seconds(2),
         log: @escaping @Sendable (String) -> Void = { _ in },
         clock: @escaping @Sendable () -> SessionTime = SessionClock.now,
@@ -104,7 +107,7 @@ package final class DurableSessionStore: SessionStore {
     ) throws(DurableStoreError) {
         try self.init(directory: directory, menu: MenuGeneration(menu), fsync: fsync,
                       limits: SessionLimits(maxSessions: maxSessions, timeToLive: timeToLive, evictionIdle: evictionIdle,
-                                            maxChangedGroups: maxChangedGroups),
+                                            maxChangedGroups: maxChangedGroups, sessionMemory: sessionMemory),
                       compactionMinimumBytes: compactionMinimumBytes, storeTimeout: storeTimeout,
                       log: log, clock: clock, wallClock: wallClock)
     }
@@ -117,12 +120,10 @@ package final class DurableSessionStore: SessionStore {
         clock: @escaping @Sendable () -> SessionTime = SessionClock.now,
         wallClock: @escaping @Sendable () -> Int64 = DurableSessionStore.milliseconds
     ) throws(DurableStoreError) {
-        let maxSessions = limits.maxSessions, timeToLive = limits.timeToLive
-        let evictionIdle = limits.evictionIdle, maxChangedGroups = limits.maxChangedGroups, changeHistory = limits.changeHistory
+        let timeToLive = limits.timeToLive
         let recovered = try DurableRecovery.run(directory: directory, menu: menu, timeToLive: timeToLive,
                                                 now: (clock(), wallClock()), log: log)
-        self.init(directory: directory, menu: menu, fsync: fsync, maxSessions: maxSessions, timeToLive: timeToLive,
-                  evictionIdle: evictionIdle, maxChangedGroups: maxChangedGroups, changeHistory: changeHistory,
+        self.init(directory: directory, menu: menu, fsync: fsync, limits: limits,
                   compactionMinimumBytes: compactionMinimumBytes,
                   storeTimeout: storeTimeout, recovered: recovered,
                   log: log, clock: clock, wallClock: wallClock)
@@ -138,15 +139,16 @@ package final class DurableSessionStore: SessionStore {
         }
     }
 
-    private init(directory: String, menu: MenuGeneration, fsync: FsyncPolicy, maxSessions: Int, timeToLive: Duration,
-                 evictionIdle: Duration, maxChangedGroups: Int, changeHistory: Int, compactionMinimumBytes: Int64, storeTimeout: Duration,
+    private init(directory: String, menu: MenuGeneration, fsync: FsyncPolicy, limits: SessionLimits, compactionMinimumBytes: Int64,
+                 storeTimeout: Duration,
                  recovered: DurableRecovery.Result,
                  log: @escaping @Sendable (String) -> Void, clock: @escaping @Sendable () -> SessionTime,
                  wallClock: @escaping @Sendable () -> Int64) {
         latest = LatestMenu(menu)
-        self.timeToLive = timeToLive
-        self.maxChangedGroups = maxChangedGroups
-        self.changeHistory = changeHistory
+        timeToLive = limits.timeToLive
+        maxChangedGroups = limits.maxChangedGroups
+        changeHistory = limits.changeHistory
+        maxStateBytes = limits.maxStateBytes
         self.directory = directory
         fsyncPolicy = fsync
         self.compactionMinimumBytes = compactionMinimumBytes
@@ -157,8 +159,9 @@ package final class DurableSessionStore: SessionStore {
         recovery = recovered.report
         directoryLock = Mutex(recovered.lock)
         snapshotBytes = Atomic(recovered.snapshotBytes)
-        table = SessionTable(maxSessions: maxSessions, timeToLive: SessionClock.milliseconds(of: timeToLive),
-                             evictionIdle: SessionClock.milliseconds(of: evictionIdle), contents: recovered.shards)
+        table = SessionTable(maxSessions: limits.maxSessions, timeToLive: SessionClock.milliseconds(of: limits.timeToLive),
+                             evictionIdle: SessionClock.milliseconds(of: limits.evictionIdle), memoryBudget: limits.sessionMemory,
+                             contents: recovered.shards)
         journal = DurableJournal(directory: directory, file: recovered.journalFile, generation: recovered.generation,
                                  fileBytes: recovered.journalFileBytes,
                                  olderBytes: recovered.journalBytes - recovered.journalFileBytes,
@@ -187,7 +190,7 @@ package final class DurableSessionStore: SessionStore {
     // MARK: SessionStore
 
     package func create(in menu: MenuGeneration, state: ExpansionState) throws(SessionStoreError) -> SessionID {
-        guard state.changedGroupCount <= maxChangedGroups else { throw .tooManyChanges(limit: maxChangedGroups) }
+        let state = try state.checkedForNewSession(maxChangedGroups: maxChangedGroups, maxStateBytes: maxStateBytes)
         // A state other than the default: one state record (base, marks, flips) at revision 0.
         let portable = state == ExpansionState() ? nil : state.portable(in: menu.menu)
         return try insert(state, history: ChangeHistory(revision: 0), in: menu, events: { id in
@@ -201,17 +204,11 @@ package final class DurableSessionStore: SessionStore {
                         events: (SessionID) -> [DurableRecord.Event]) throws(SessionStoreError) -> SessionID {
         latest.note(menu)
         let now = clock()
-        try table.reserveSlot(now: now) { [writer, wallClock] victim in
-            // Journaled as a deletion, so a restart does not bring it back. Queued, not waited
-            // for: this runs under the victim's shard lock, which must never wait for the disk
-            // (the queue keeps it ahead of the new session's records; if it is lost in a crash,
-            // a session idle for the eviction time comes back).
-            writer.enqueue(Self.records([.deleted(victim)], time: wallClock()), essential: true)
-        }
+        let entry = Entry(state: state, epoch: menu.epoch, history: history, lastUsed: now, journaledUse: now)
+        try table.reserveSlot(now: now, bytes: SessionShard<Entry>.footprint(of: entry), beforeEvicting: journalEviction)
         let id = SessionID.random()
         let time = wallClock()
         let bytes = Self.records(events(id), time: time)
-        let entry = Entry(state: state, epoch: menu.epoch, history: history, lastUsed: now, journaledUse: now)
         let journalBytes: Int64
         do {
             journalBytes = try writer.commit(bytes, deadline: writer.deadline()) { [table, writer] fate in
@@ -227,6 +224,14 @@ package final class DurableSessionStore: SessionStore {
         }
         scheduleCompactionIfNeeded(journalBytes: journalBytes)
         return id
+    }
+
+    /// Journals an eviction as a deletion, so a restart does not bring the session back. Queued,
+    /// not waited for: this runs under the victim's shard lock, which must never wait for the disk
+    /// (the queue keeps it ahead of the records of the write that evicted it; if it is lost in a
+    /// crash, a session idle for the eviction time comes back).
+    private func journalEviction(_ victim: SessionID) {
+        writer.enqueue(Self.records([.deleted(victim)], time: wallClock()), essential: true)
     }
 
     package func delete(_ id: SessionID) throws(SessionStoreError) {
@@ -272,7 +277,7 @@ package final class DurableSessionStore: SessionStore {
             // then journal and store it as a new session.
             if let condition, !condition.admits(0) { throw .revisionMismatch(current: 0) }
             var view = FlattenedView(menu: menu.menu)
-            let outcome = try command.run(on: &view, maxChangedGroups: maxChangedGroups)
+            let outcome = try command.run(on: &view, maxChangedGroups: maxChangedGroups, maxStateBytes: maxStateBytes)
             var history = ChangeHistory(revision: 0)
             if outcome.changedState { history.record(outcome.change.splice, capacity: changeHistory) }
             let state = view.state
@@ -285,12 +290,15 @@ package final class DurableSessionStore: SessionStore {
         let now = clock()
         let deadline = writer.deadline()
         let limit = maxChangedGroups
+        let maxStateBytes = maxStateBytes
+        if command.mayGrowState { try table.makeRoom(forBytes: 0, now: now, excluding: id, beforeEvicting: journalEviction) }
+        defer { table.settleBudget(now: now, excluding: id, beforeEvicting: journalEviction) }
         // Works on a copy: the session keeps its old state until the journal has the change.
         var computed: (outcome: ExpansionCommand.Outcome, state: ExpansionState, revision: Int)?
         let changed = try markPending(id, in: menu, deadline: deadline) { entry throws(SessionStoreError) -> Bool in
             try entry.check(condition)
             var view = FlattenedView(menu: menu.menu, state: entry.state)
-            let outcome = try command.run(on: &view, maxChangedGroups: limit)
+            let outcome = try command.run(on: &view, maxChangedGroups: limit, maxStateBytes: maxStateBytes)
             computed = (outcome, view.state, entry.revision + (outcome.changedState ? 1 : 0))
             return outcome.changedState
         }

@@ -52,7 +52,7 @@ extension RedisSessionStore: PipelinedSessionStore {
         if let condition, !condition.admits(revision) { return nil }
         guard let state = try? state(of: session, id: id, in: menu) else { return nil }
         var view = FlattenedView(menu: menu.menu, state: state)
-        guard let outcome = try? command.run(on: &view, maxChangedGroups: options.maxChangedGroups), outcome.changedState else {
+        guard let outcome = try? command.run(on: &view, maxChangedGroups: options.maxChangedGroups, maxStateBytes: options.maxStateBytes), outcome.changedState else {
             return nil
         }
         let encoded = RedisSessionRecord.encodeState(view.state.portable(in: menu.menu))
@@ -78,7 +78,7 @@ extension RedisSessionStore: PipelinedSessionStore {
                 return tracked
             }
         }
-        pipeline.submit(.script(Self.writeScript, keys: [key(of: write.id)], arguments: write.arguments), prepare: prepare) { [self] result in
+        pipeline.submit(.script(Self.writeScript, keys: scriptKeys(key(of: write.id)), arguments: write.arguments), prepare: prepare) { [self] result in
             let fill = placeholder.fill
             let outcome: PipelinedWrite
             switch result {
@@ -92,7 +92,7 @@ extension RedisSessionStore: PipelinedSessionStore {
                 } else {
                     do throws(SessionStoreError) {
                         switch try finishWrite(answer.reply, tracked: answer.prepared, fill: fill, write.record, of: write.id,
-                                               state: write.state, in: write.menu) {
+                                               over: write.record.revision - 1, state: write.state, in: write.menu) {
                         case .written:
                             outcome = .applied(AppliedChange(sessionID: write.id, created: false, change: write.change, state: write.state,
                                                              revision: write.record.revision))

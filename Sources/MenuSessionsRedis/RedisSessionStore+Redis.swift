@@ -1,6 +1,7 @@
 import MenuModel
 import MenuSessions
 import RedisClient
+import Synchronization
 
 /// The Redis side of ``RedisSessionStore``: reads, the compare-and-set write, TTL refreshes,
 /// tracking registration and the translation of Redis failures into store errors.
@@ -16,11 +17,21 @@ extension RedisSessionStore {
         case moved(CachedSession)
     }
 
-    /// KEYS[1] the session's hash. ARGV: [1] the revision the new state was computed on ('' to
-    /// create: the key must not exist), [2] the state, [3] the menu version of the splice,
-    /// [4] the history entry ('' for none: a session created at revision 0), [5] history bytes
-    /// kept at most, [6] the idle TTL in milliseconds ('' for none). Answers the new revision,
-    /// -1 for no session (or a taken id), or the fields of the record Redis holds at another revision.
+    /// KEYS[1] the session's hash, KEYS[2] the prefix's index of sessions by last use (a sorted
+    /// set, `<prefix>index`: id → Redis time in milliseconds), KEYS[3] the prefix's counts (a
+    /// hash, `<prefix>counts`: created, expired, evicted). ARGV: [1] the revision the new state
+    /// was computed on ('' to create: the key must not exist), [2] the state, [3] the menu version
+    /// of the splice, [4] the history entry ('' for none: a session created at revision 0),
+    /// [5] history bytes kept at most, [6] the idle TTL in milliseconds ('' for none),
+    /// [7] sessions the prefix holds at most, [8] the idle milliseconds after which one may be
+    /// evicted, [9] the session keys' prefix (`<prefix>s:`). Answers the new revision, -1 for no
+    /// session (or a taken id), the fields of the record Redis holds at another revision, for a
+    /// create that evicted sessions the new revision followed by their ids (the instance running
+    /// the script is not told of its own deletions: `NOLOOP`), or (a create at the bound with no
+    /// session idle long enough) the status `FULL <seconds>`.
+    /// A create first drops index entries whose TTL has run out (and any whose key is gone), then
+    /// at the bound evicts the least recently used session when it is idle for ARGV[8]: the
+    /// count across every instance on the prefix, checked atomically with the write.
     /// It reads the key again after writing it: tracking is `NOLOOP` (Redis does not report a
     /// connection's own writes to it), and a write ends every client's tracking of the key, so
     /// without that read the next write of another client would not be reported here either.
@@ -29,9 +40,37 @@ extension RedisSessionStore {
         local revision = redis.call('HGET', key, 'r')
         local history = ''
         local nextRevision = 0
+        local time = redis.call('TIME')
+        local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+        local id = string.sub(key, #ARGV[9] + 1)
+        local evicted = {}
         if ARGV[1] == '' then
           if revision then return -1 end
           if ARGV[4] ~= '' then nextRevision = 1 end
+          if ARGV[6] ~= '' then
+            local expired = redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. (now - tonumber(ARGV[6])))
+            if expired > 0 then redis.call('HINCRBY', KEYS[3], 'expired', expired) end
+          end
+          local limit = tonumber(ARGV[7])
+          local looked = 0
+          while redis.call('ZCARD', KEYS[2]) >= limit do
+            local oldest = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
+            looked = looked + 1
+            if redis.call('EXISTS', ARGV[9] .. oldest[1]) == 0 then
+              redis.call('ZREM', KEYS[2], oldest[1])
+              redis.call('HINCRBY', KEYS[3], 'expired', 1)
+            elseif now - tonumber(oldest[2]) >= tonumber(ARGV[8]) then
+              redis.call('DEL', ARGV[9] .. oldest[1])
+              redis.call('ZREM', KEYS[2], oldest[1])
+              redis.call('HINCRBY', KEYS[3], 'evicted', 1)
+              evicted[#evicted + 1] = oldest[1]
+            else
+              local wait = tonumber(ARGV[8]) - (now - tonumber(oldest[2]))
+              return redis.status_reply('FULL ' .. math.ceil(wait / 1000))
+            end
+            if looked >= 64 then return redis.status_reply('FULL 1') end
+          end
+          redis.call('HINCRBY', KEYS[3], 'created', 1)
         else
           if not revision then return -1 end
           if revision ~= ARGV[1] then return redis.call('HMGET', key, 'r', 's', 'v', 'h') end
@@ -45,17 +84,22 @@ extension RedisSessionStore {
         end
         redis.call('HSET', key, 'r', string.format('%d', nextRevision), 's', ARGV[2], 'v', ARGV[3], 'h', history)
         if ARGV[6] ~= '' then redis.call('PEXPIRE', key, ARGV[6]) end
+        redis.call('ZADD', KEYS[2], now, id)
         redis.call('HGET', key, 'r')
+        if #evicted > 0 then return {nextRevision, unpack(evicted)} end
         return nextRevision
         """)
 
-    /// KEYS[1] the session's hash, ARGV[1] the idle TTL in milliseconds: sets the TTL and answers
+    /// KEYS[1] the session's hash, KEYS[2] the prefix's index (see ``writeScript``), ARGV[1] the
+    /// idle TTL in milliseconds, ARGV[2] the session's id: sets the TTL and the last use and answers
     /// the revision (-1: no session), reading the key after the PEXPIRE so that it stays tracked
     /// (see ``writeScript``).
     static let refreshScript = RedisScript("""
         local revision = redis.call('HGET', KEYS[1], 'r')
         if not revision then return -1 end
         redis.call('PEXPIRE', KEYS[1], ARGV[1])
+        local time = redis.call('TIME')
+        redis.call('ZADD', KEYS[2], tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000), ARGV[2])
         redis.call('HGET', KEYS[1], 'r')
         return tonumber(revision)
         """)
@@ -81,10 +125,11 @@ extension RedisSessionStore {
                in menu: MenuGeneration) throws(SessionStoreError) -> WriteOutcome {
         let key = key(of: id)
         let arguments = writeArguments(record, entry: entry, over: expected, in: menu)
+        let keys = scriptKeys(key)
         let (reply, fill, tracked) = try filling(id) { connection throws(RedisError) in
-            try connection.evaluate(Self.writeScript, keys: [key], arguments: arguments)
+            try connection.evaluate(Self.writeScript, keys: keys, arguments: arguments)
         }
-        return try finishWrite(reply, tracked: tracked, fill: fill, record, of: id, state: state, in: menu)
+        return try finishWrite(reply, tracked: tracked, fill: fill, record, of: id, over: expected, state: state, in: menu)
     }
 
     /// ``writeScript``'s ARGV for `record` (see there).
@@ -93,14 +138,30 @@ extension RedisSessionStore {
             Array((expected.map(String.init) ?? "").utf8), record.state, Array(menu.menu.version.utf8), entry,
             Array(String(max(0, options.historyLimit) * RedisHistory.entrySize).utf8),
             Array((ttlMilliseconds.map { String($0) } ?? "").utf8),
+            Array(String(options.maxSessions).utf8), Array(String(SessionClock.milliseconds(of: options.evictionIdle)).utf8), keyPrefix,
         ]
     }
+
+    /// The keys ``writeScript`` names: the session's, the index's, the counts'.
+    func scriptKeys(_ sessionKey: [UInt8]) -> [[UInt8]] { [sessionKey, indexKey, countsKey] }
 
     /// What ``writeScript``'s `reply` means for the write of `record`, with the cache and the write
     /// basis brought up to date (`fill` finished when the write landed on a tracked connection,
     /// given back otherwise).
     func finishWrite(_ reply: RedisReply, tracked: Bool, fill: SessionCache<CachedSession>.Fill?, _ record: RedisSessionRecord,
-                     of id: SessionID, state: ExpansionState, in menu: MenuGeneration) throws(SessionStoreError) -> WriteOutcome {
+                     of id: SessionID, over expected: Int?, state: ExpansionState,
+                     in menu: MenuGeneration) throws(SessionStoreError) -> WriteOutcome {
+        var reply = reply
+        if expected == nil, case .array(let items) = reply, case .integer(let revision)? = items.first {
+            // A create that evicted these sessions: Redis reports their deletion to every instance but this one.
+            for case .bulk(let text) in items.dropFirst() {
+                guard let evicted = SessionID(String(decoding: text, as: UTF8.self)) else { continue }
+                evictions.add(1, ordering: .relaxed)
+                cache?.invalidate(evicted)
+                writeBasis.forget(evicted)
+            }
+            reply = .integer(revision)
+        }
         switch reply {
         case .integer(let revision) where revision == record.revision:
             let written = CachedSession(record: record, state: state, epoch: menu.epoch, expiresAt: expiry(afterMilliseconds: ttlMilliseconds),
@@ -120,6 +181,9 @@ extension RedisSessionStore {
             }
             writeBasis.keep(current, of: id)
             return .moved(current)
+        case .status(let text) where text.hasPrefix("FULL "):
+            fill.map { cache?.cancelFill($0) }
+            throw .tooManySessions(limit: options.maxSessions, retryAfterSeconds: min(max(1, Int(text.dropFirst(5)) ?? 1), 86_400))
         case .error(let message):
             fill.map { cache?.cancelFill($0) }
             throw .unavailable(reason: "\(endpointName) refused the write of session \(id): \(message); nothing was changed")
@@ -207,9 +271,9 @@ extension RedisSessionStore {
     /// still holds its revision.
     func refreshIfDue(_ id: SessionID, _ session: CachedSession) throws(SessionStoreError) {
         guard isRefreshDue(session), let ttl = ttlMilliseconds else { return }
-        let key = key(of: id)
+        let keys = [key(of: id), indexKey]
         let reply = try redis { connection throws(RedisError) in
-            try connection.evaluate(Self.refreshScript, keys: [key], arguments: [Array(String(ttl).utf8)])
+            try connection.evaluate(Self.refreshScript, keys: keys, arguments: [Array(String(ttl).utf8), Array(id.text.utf8)])
         }
         switch reply {
         case .integer(let revision) where revision >= 0:

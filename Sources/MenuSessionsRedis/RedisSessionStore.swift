@@ -37,6 +37,10 @@ package final class RedisSessionStore: SessionStore {
     let latest: LatestMenu
     /// `<prefix>s:`, the part of every session key before the id.
     let keyPrefix: [UInt8]
+    /// `<prefix>index`: every session of the prefix by its last use (see ``writeScript``).
+    let indexKey: [UInt8]
+    /// `<prefix>counts`: sessions created, expired and evicted on the prefix, by every instance.
+    let countsKey: [UInt8]
     /// The idle TTL in milliseconds, nil for none.
     let ttlMilliseconds: Int64?
     /// ``RedisStoreOptions/cacheMaxAge`` in milliseconds.
@@ -45,8 +49,10 @@ package final class RedisSessionStore: SessionStore {
     /// concurrent writers of a session compete in Redis only across instances, where each round
     /// one of them wins. A write waits for its gate at most the Redis timeout.
     private let writeGates: [WriteGate]
+    /// ``evictedHere``.
+    let evictions = Atomic<Int>(0)
     /// Where a write of a session starts when the cache has no copy (see ``WriteBasis``).
-    let writeBasis = WriteBasis<CachedSession>(capacity: 16_384)
+    let writeBasis: WriteBasis<CachedSession>
     private static var gateCount: Int { 1_024 }
 
     /// The gate writes of session `id` on this instance pass one at a time.
@@ -64,6 +70,11 @@ package final class RedisSessionStore: SessionStore {
         var expiresAt: SessionTime?
         var confirmedAt: SessionTime
 
+        /// The bytes the copy holds: the record's arrays, the decoded state, the fixed parts.
+        var heapBytes: Int {
+            record.state.capacity + record.history.capacity + record.historyVersion.utf8.count + state.heapBytes + 160
+        }
+
         /// This copy with its state decoded on the menu of `epoch` instead (record, expiry and
         /// confirmation unchanged).
         func rebased(_ state: ExpansionState, on epoch: MenuEpoch) -> CachedSession {
@@ -79,9 +90,12 @@ package final class RedisSessionStore: SessionStore {
         self.options = options
         latest = LatestMenu(menu)
         keyPrefix = Array((options.prefix + "s:").utf8)
+        indexKey = Array((options.prefix + "index").utf8)
+        countsKey = Array((options.prefix + "counts").utf8)
         ttlMilliseconds = options.sessionTTL.map { max(1, SessionClock.milliseconds(of: $0)) }
         cacheMaxAgeMilliseconds = max(1, SessionClock.milliseconds(of: options.cacheMaxAge))
         writeGates = (0 ..< Self.gateCount).map { _ in WriteGate() }
+        writeBasis = WriteBasis(capacity: 16_384, byteCapacity: options.sessionMemory / 4) { $0.heapBytes }
         guard options.trackingCache else {
             cache = nil
             listener = nil
@@ -90,7 +104,8 @@ package final class RedisSessionStore: SessionStore {
             return
         }
         let reference = ListenerReference()
-        let cache = SessionCache<CachedSession>(capacity: options.cacheCapacity) { reference.generation }
+        let cache = SessionCache<CachedSession>(capacity: options.cacheCapacity, byteCapacity: options.sessionMemory / 4 * 3,
+                                                weigh: { $0.heapBytes }) { reference.generation }
         let prefix = keyPrefix
         let listener = RedisInvalidationListener(endpoint: endpoint, options: options.redis) { event in
             switch event {
@@ -124,17 +139,49 @@ package final class RedisSessionStore: SessionStore {
 
     package var currentMenu: MenuGeneration { latest.current }
 
+    /// Sessions this instance's creates evicted at `--max-sessions`, since start (no Redis call).
+    package var evictedHere: Int { evictions.load(ordering: .relaxed) }
+
+    /// The bytes this instance holds of sessions: its cache's copies and the last copies it wrote.
+    package var heldBytes: Int { (cache?.bytes ?? 0) + writeBasis.bytes }
+
+    /// The prefix's sessions as Redis counts them for every instance (`ZCARD` of the index, whose
+    /// entries of expired sessions go at the next create, and the counts the write script keeps),
+    /// with this instance's bytes against `--session-memory`; zeros when Redis does not answer.
+    /// Two commands, for a metrics scrape.
+    package var sessionCounts: SessionCounts {
+        var counts = SessionCounts(bytes: heldBytes, memoryBudget: options.sessionMemory)
+        let (indexKey, countsKey) = (indexKey, countsKey)
+        let replies = try? redis { connection throws(RedisError) in
+            (try connection.command([Array("ZCARD".utf8), indexKey]),
+             try connection.command([Array("HMGET".utf8), countsKey] + ["created", "expired", "evicted"].map { Array($0.utf8) }))
+        }
+        guard let (held, figures) = replies else { return counts }
+        if case .integer(let value) = held { counts.held = value }
+        if case .array(let values) = figures {
+            let numbers = values.map { value -> Int in
+                if case .bulk(let bytes) = value { Int(String(decoding: bytes, as: UTF8.self)) ?? 0 } else { 0 }
+            }
+            if numbers.count == 3 { (counts.created, counts.expired, counts.evicted) = (numbers[0], numbers[1], numbers[2]) }
+        }
+        return counts
+    }
+
     // MARK: SessionStore
 
     package func create(in menu: MenuGeneration, state: ExpansionState) throws(SessionStoreError) -> SessionID {
         latest.note(menu)
-        guard state.changedGroupCount <= options.maxChangedGroups else { throw .tooManyChanges(limit: options.maxChangedGroups) }
+        let state = try state.checkedForNewSession(maxChangedGroups: options.maxChangedGroups, maxStateBytes: options.maxStateBytes)
         return try insert(state, recording: nil, in: menu).0
     }
 
     package func delete(_ id: SessionID) throws(SessionStoreError) {
         let key = key(of: id)
-        let reply = try redis { connection throws(RedisError) in try connection.command([Array("DEL".utf8), key]) }
+        let indexKey = indexKey
+        let reply = try redis { connection throws(RedisError) in
+            defer { _ = try? connection.command([Array("ZREM".utf8), indexKey, Array(id.text.utf8)]) }
+            return try connection.command([Array("DEL".utf8), key])
+        }
         cache?.invalidate(id)  // NOLOOP: Redis reports this to the instance's other connections only
         writeBasis.forget(id)
         switch reply {
@@ -161,7 +208,7 @@ package final class RedisSessionStore: SessionStore {
             // A write without a session: the default view at revision 0, then a new session holding the result.
             if let condition, !condition.admits(0) { throw .revisionMismatch(current: 0) }
             var view = FlattenedView(menu: menu.menu)
-            let outcome = try command.run(on: &view, maxChangedGroups: options.maxChangedGroups)
+            let outcome = try command.run(on: &view, maxChangedGroups: options.maxChangedGroups, maxStateBytes: options.maxStateBytes)
             let (newID, revision) = try insert(view.state, recording: outcome.changedState ? .some(outcome.change.splice) : nil, in: menu)
             return AppliedChange(sessionID: newID, created: true, change: outcome.change, state: view.state, revision: revision)
         }
@@ -185,7 +232,7 @@ package final class RedisSessionStore: SessionStore {
             do throws(SessionStoreError) {
                 if let condition, !condition.admits(revision) { throw .revisionMismatch(current: revision) }
                 view = FlattenedView(menu: menu.menu, state: try state(of: session, id: id, in: menu))
-                outcome = try command.run(on: &view, maxChangedGroups: options.maxChangedGroups)
+                outcome = try command.run(on: &view, maxChangedGroups: options.maxChangedGroups, maxStateBytes: options.maxStateBytes)
             } catch {
                 if case .expansion = error { throw error }  // the menu's answer, whatever the state
                 guard fresh else {

@@ -16,8 +16,15 @@ package struct RedisStoreOptions: Sendable {
     package var maxChangedGroups: Int
     /// Splices each session keeps for `GET /changes` (12 bytes each, in its Redis record).
     package var historyLimit = SessionLimits.defaults.changeHistory
-    /// Sessions the cache holds at most (placeholders of reads in flight count).
+    /// Sessions the prefix holds at most, across every instance (``SessionLimits/maxSessions``).
+    package var maxSessions = SessionLimits.defaults.maxSessions
+    /// Idle time after which a session may be evicted for a new one at ``maxSessions``.
+    package var evictionIdle = SessionLimits.defaults.evictionIdle
+    /// Sessions the cache holds at most.
     package var cacheCapacity = 100_000
+    /// Bytes this instance keeps of sessions (``SessionLimits/sessionMemory``): three quarters for
+    /// the cache, a quarter for the last copies it wrote; a session's state a 64th of it.
+    package var sessionMemory = SessionLimits.defaults.sessionMemory
     /// Compare-and-set rounds a write tries before it gives up (another instance won each one:
     /// writes of one session on one instance queue for each other, so each round has at most one
     /// contender per instance, each round costs one round trip, and some writer wins every round).
@@ -30,6 +37,11 @@ package struct RedisStoreOptions: Sendable {
     /// that an HTTP thread serves other requests during their round trip and the writes of many
     /// requests share one; off: each write holds its thread for its round trip.
     package var pipelinedWrites = true
+
+    /// Bytes one session's state may hold (``SessionLimits/maxStateBytes``).
+    package var maxStateBytes: Int {
+        SessionLimits.maxStateBytes(sessionBytes: min(sessionMemory / 64, SessionLimits.maxSessionBytesCeiling), changeHistory: historyLimit)
+    }
 
     package init(prefix: String = "menu:", sessionTTL: Duration? = .seconds(86_400), redis: RedisOptions = RedisOptions(),
                  trackingCache: Bool = true, maxChangedGroups: Int = SessionLimits.defaults.maxChangedGroups,

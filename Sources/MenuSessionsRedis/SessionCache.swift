@@ -13,11 +13,14 @@ import Synchronization
 /// value only when its own placeholder is still there and no clear came in between. So a value
 /// read before a write of another client is never installed after that write's invalidation.
 ///
-/// Bounded: at most `capacity` entries (placeholders count), spread over ``shardCount`` shards
-/// each behind its own `Mutex`; a full shard evicts by the clock (second-chance) rule: an entry
-/// read since the hand last passed is skipped once. Cost: a lookup or a fill is one hash lookup
-/// under one shard lock plus the tracking lock; an eviction moves the hand over at most the
-/// shard's entries twice. Memory: the values plus about 64 bytes of slot and index per entry.
+/// Bounded: at most `capacity` entries and `byteCapacity` bytes of values (by `weigh`), spread
+/// over ``shardCount`` shards each behind its own `Mutex`; a full shard evicts by the clock
+/// (second-chance) rule: an entry read since the hand last passed is skipped once. Placeholders
+/// live apart, at most ``pendingPerShard`` a shard: a read of an id that names no session (any id
+/// a client invents) never takes a real session's place, and past that many reads in flight a
+/// read is simply not cached. Cost: a lookup or a fill is one hash lookup under one shard lock
+/// plus the tracking lock; an eviction moves the hand over at most the shard's entries twice.
+/// Memory: the values plus about 64 bytes of slot and index per entry.
 package final class SessionCache<Value: Sendable>: Sendable {
     /// The listener subscription entries belong to: the connection `CLIENT TRACKING … REDIRECT`
     /// names, and the listener's generation (a new one after each reconnect).
@@ -36,18 +39,29 @@ package final class SessionCache<Value: Sendable>: Sendable {
     }
 
     package static var shardCount: Int { 16 }
+    /// Placeholders (reads and writes in flight) one shard holds at most.
+    package static var pendingPerShard: Int { 256 }
     package let capacity: Int
+    /// Bytes of values (by `weigh`) the cache holds at most.
+    package let byteCapacity: Int
     private let perShard: Int
+    private let bytesPerShard: Int
+    private let weigh: @Sendable (Value) -> Int
     private let shards: [Shard]
     private let state = Mutex<(tracking: Tracking?, nextToken: UInt64)>((nil, 1))
     /// Clears so far: a fill begun before one is refused.
     private let clears = Atomic<UInt64>(0)
     private let currentGeneration: @Sendable () -> Int?
 
-    /// `currentGeneration` answers the listener's subscription generation now (nil while it is down).
-    package init(capacity: Int, currentGeneration: @escaping @Sendable () -> Int?) {
+    /// `currentGeneration` answers the listener's subscription generation now (nil while it is down);
+    /// `weigh` the bytes a value holds.
+    package init(capacity: Int, byteCapacity: Int = .max, weigh: @escaping @Sendable (Value) -> Int = { _ in 0 },
+                 currentGeneration: @escaping @Sendable () -> Int?) {
         self.capacity = max(capacity, Self.shardCount)
         perShard = self.capacity / Self.shardCount
+        self.byteCapacity = byteCapacity
+        bytesPerShard = byteCapacity / Self.shardCount
+        self.weigh = weigh
         shards = (0 ..< Self.shardCount).map { _ in Shard() }
         self.currentGeneration = currentGeneration
     }
@@ -59,7 +73,10 @@ package final class SessionCache<Value: Sendable>: Sendable {
     }
 
     /// Entries and placeholders held.
-    package var count: Int { shards.reduce(0) { $0 + $1.slots.withLock { $0.entries.count } } }
+    package var count: Int { shards.reduce(0) { $0 + $1.slots.withLock { $0.entries.count + $0.pending.count } } }
+
+    /// Bytes of the values held (by `weigh`).
+    package var bytes: Int { shards.reduce(0) { $0 + $1.slots.withLock { $0.bytes } } }
 
     private func shard(of id: SessionID) -> Shard { shards[Int(id.low % UInt64(Self.shardCount))] }
 
@@ -77,7 +94,8 @@ package final class SessionCache<Value: Sendable>: Sendable {
             state.nextToken += 1
             return state.nextToken
         }
-        shard(of: id).slots.withLock { $0.put(id, .pending(token), perShard: perShard) }
+        // No room for another placeholder: this read is not cached.
+        guard shard(of: id).slots.withLock({ $0.putPending(id, token) }) else { return nil }
         // Read after the placeholder is in: a clear from here on refuses this fill.
         guard let tracking else {
             cancelFill(id, token: token)
@@ -96,7 +114,7 @@ package final class SessionCache<Value: Sendable>: Sendable {
                 slots.remove(fill.id)
                 return false
             }
-            slots.put(fill.id, .cached(value), perShard: perShard)
+            slots.put(fill.id, value, bytes: weigh(value), limits: (perShard, bytesPerShard))
             return true
         }
     }
@@ -118,7 +136,7 @@ package final class SessionCache<Value: Sendable>: Sendable {
     package func update(_ id: SessionID, _ transform: (Value) -> Value?) {
         shard(of: id).slots.withLock { slots in
             guard let value = slots.value(of: id) else { return }
-            if let new = transform(value) { slots.put(id, .cached(new), perShard: perShard) } else { slots.remove(id) }
+            if let new = transform(value) { slots.put(id, new, bytes: weigh(new), limits: (perShard, bytesPerShard)) } else { slots.remove(id) }
         }
     }
 
@@ -146,52 +164,69 @@ package final class SessionCache<Value: Sendable>: Sendable {
     }
 }
 
-/// One shard of a ``SessionCache``: slots in an array the clock hand walks, and an index by id.
-/// Invariant: `index[id] == i` exactly when `entries[i].id == id`.
+/// One shard of a ``SessionCache``: values in an array the clock hand walks, an index by id, and
+/// apart from them the placeholders of fills in flight.
+/// Invariants: `index[id] == i` exactly when `entries[i].id == id`; an id is in `entries` or in
+/// `pending`, never both; `bytes` is the sum of the entries' `bytes`.
 struct CacheSlots<Value: Sendable>: Sendable {
-    enum Content: Sendable {
-        case pending(UInt64)
-        case cached(Value)
-    }
-
     struct Slot: Sendable {
         var id: SessionID
-        var content: Content
+        var value: Value
+        var bytes: Int
         var referenced: Bool
     }
 
     var entries: [Slot] = []
     var index: [SessionID: Int] = [:]
+    /// Fills in flight: the token of each.
+    var pending: [SessionID: UInt64] = [:]
     var hand = 0
+    var bytes = 0
 
     mutating func value(of id: SessionID) -> Value? {
-        guard let position = index[id], case .cached(let value) = entries[position].content else { return nil }
+        guard let position = index[id] else { return nil }
         entries[position].referenced = true
-        return value
+        return entries[position].value
     }
 
-    func isPending(_ id: SessionID, token: UInt64) -> Bool {
-        guard let position = index[id], case .pending(let held) = entries[position].content else { return false }
-        return held == token
+    func isPending(_ id: SessionID, token: UInt64) -> Bool { pending[id] == token }
+
+    var cachedIDs: [SessionID] { entries.map(\.id) }
+
+    /// Puts a placeholder for `id` in place of its entry or placeholder; false, changing nothing,
+    /// when ``SessionCache/pendingPerShard`` other placeholders are held.
+    mutating func putPending(_ id: SessionID, _ token: UInt64) -> Bool {
+        guard pending[id] != nil || pending.count < SessionCache<Value>.pendingPerShard else { return false }
+        removeEntry(id)
+        pending[id] = token
+        return true
     }
 
-    var cachedIDs: [SessionID] {
-        entries.compactMap { slot in if case .cached = slot.content { slot.id } else { nil } }
-    }
-
-    /// Sets `id`'s content, evicting by the clock when the shard is full and `id` is new.
-    mutating func put(_ id: SessionID, _ content: Content, perShard: Int) {
+    /// Sets `id`'s value (replacing its entry or placeholder), evicting by the clock while the
+    /// shard holds more than `limits.entries` entries or `limits.bytes` bytes.
+    mutating func put(_ id: SessionID, _ value: Value, bytes size: Int, limits: (entries: Int, bytes: Int)) {
+        pending[id] = nil
         if let position = index[id] {
-            entries[position].content = content
-            return
+            bytes += size - entries[position].bytes
+            entries[position].value = value
+            entries[position].bytes = size
+        } else {
+            index[id] = entries.count
+            entries.append(Slot(id: id, value: value, bytes: size, referenced: false))
+            bytes += size
         }
-        if entries.count >= perShard { evictOne() }
-        index[id] = entries.count
-        entries.append(Slot(id: id, content: content, referenced: false))
+        while entries.count > 1, entries.count > limits.entries || bytes > limits.bytes { evictOne(sparing: id) }
+        if bytes > limits.bytes { removeEntry(id) }  // alone over the shard's bytes: not kept
     }
 
     mutating func remove(_ id: SessionID) {
+        pending[id] = nil
+        removeEntry(id)
+    }
+
+    private mutating func removeEntry(_ id: SessionID) {
         guard let position = index.removeValue(forKey: id) else { return }
+        bytes -= entries[position].bytes
         let last = entries.removeLast()
         if position < entries.count {
             entries[position] = last
@@ -203,20 +238,22 @@ struct CacheSlots<Value: Sendable>: Sendable {
     mutating func removeAll() {
         entries.removeAll(keepingCapacity: true)
         index.removeAll(keepingCapacity: true)
+        pending.removeAll(keepingCapacity: true)
         hand = 0
+        bytes = 0
     }
 
-    /// Removes the first entry at or after the hand not read since the hand last passed it,
-    /// clearing the marks it passes. At most two turns.
-    private mutating func evictOne() {
-        guard !entries.isEmpty else { return }
+    /// Removes the first entry at or after the hand not read since the hand last passed it
+    /// (never `sparing`, the one just put), clearing the marks it passes. At most two turns.
+    private mutating func evictOne(sparing: SessionID) {
+        guard entries.count > 1 else { return }
         while true {
             if hand >= entries.count { hand = 0 }
-            if entries[hand].referenced {
+            if entries[hand].referenced || entries[hand].id == sparing {
                 entries[hand].referenced = false
                 hand += 1
             } else {
-                remove(entries[hand].id)
+                removeEntry(entries[hand].id)
                 return
             }
         }

@@ -5,3 +5,17 @@ import MenuModel
 package func sichuanMenu() throws -> Menu {
     try Menu(contentsOfFile: LivePaths.menuConfig)
 }
+
+/// A menu of `groups` collapsed top-level groups `g0`, `g1`, … each holding one row: a session
+/// that expands k of them holds k flips and k overlay entries, so its bytes grow with k.
+package func wideMenu(groups: Int) throws -> Menu {
+    let items = (0 ..< groups).map { #"{"id":"g\#($0)","title":"G\#($0)","items":[{"id":"r\#($0)","title":"R\#($0)"}]}"# }
+    return try Menu(jsonData: Data((#"{"title":"Wide","items":["# + items.joined(separator: ",") + "]}").utf8))
+}
+
+/// The state of a session of `menu` (a ``wideMenu(groups:)``) that expanded groups `g<first>` to `g<first + count - 1>`.
+package func expandedState(_ range: Range<Int>, in menu: Menu) -> ExpansionState {
+    var ignored: [String] = []
+    let flips = range.map { PortableExpansion.Flip(id: "g\($0)", isExpanded: true) }
+    return ExpansionState(portable: PortableExpansion(flips: flips), in: menu, ignoredIDs: &ignored)
+}

@@ -211,7 +211,7 @@ enum StoreMemory {
         Thread.detachNewThread {
             var rng = SplitMix64(state: 7)
             let groups = menu.nodes.filter(menu.isGroup).map(menu.id(of:))
-            let store = InMemorySessionStore(menu: menu, maxSessions: sessions + 1)
+            let store = InMemorySessionStore(menu: menu, maxSessions: sessions + 1, sessionMemory: SessionLimits.sessionMemoryRange.upperBound)
             let before = ResidentMemory.trimmedRSS()
             do {
                 for _ in 0 ..< sessions {

@@ -31,7 +31,8 @@ import MenuTestSupport
         .unknownGroup(id: "x"), .unknownNode(id: "x"), .notVisible(id: "x", path: []), .notAGroup(id: "x"), .notFound(path: "/x"), .methodNotAllowed(method: "PATCH", allowed: ["GET"]),
         .payloadTooLarge(limit: 1), .badRequest("x"), .notImplemented("x"), .tooManySessions(limit: 1, retryAfterSeconds: 1),
         .unavailable("x"), .stopping, .searchBusy(builds: 1), .tooManyChanges(limit: 1), .rateLimited(perMinute: 1, retryAfterSeconds: 1),
-        .preconditionFailed(revision: 1), .gone(since: 1, revision: 2),
+        .preconditionFailed(revision: 1), .gone(since: 1, revision: 2), .sessionTooLarge(limit: 1),
+        .sessionMemoryFull(budget: 1, retryAfterSeconds: 1),
     ]}
 
     /// The case's name, e.g. `invalidSession` or `unknownGroup`.
@@ -99,6 +100,7 @@ import MenuTestSupport
                     if let max = settings["maxSessions"] { $0.maxSessions = max }
                     if let max = settings["maxChangedGroups"] { $0.maxChangedGroups = max }
                     if let rate = settings["sessionRatePerMinute"] { $0.sessionRatePerMinute = rate }
+                    if let bytes = settings["sessionMemory"] { $0.sessionMemory = bytes }
                 }
             }
             let response = try Self.send(request, to: servers[key]!)

@@ -141,4 +141,25 @@ struct RedisStartupTests {
         #expect(try connection.request("POST", "/sessions").status == 503)
         #expect(try connection.request("GET", "/rows?limit=1").status == 200, "the default view needs no store")
     }
+
+    @Test(.timeLimit(.minutes(5)))
+    func twoServersOnOneRedisHoldMaxSessionsBetweenThemAndTheirMetricsCountThem() throws {
+        let redis = try RedisServerProcess()
+        defer { redis.stop() }
+        let servers = try (0 ..< 2).map { _ in
+            try LiveChildServer(arguments: ["--port", "0", "--config", LivePaths.menuConfig, "--store", redis.url, "--max-sessions", "3"])
+        }
+        defer { for server in servers { server.stop() } }
+        let connections = try servers.map { try LiveRawConnection(port: $0.port) }
+        for index in 0 ..< 3 { #expect(try connections[index % 2].request("POST", "/sessions").status == 201) }
+        for connection in connections {
+            let refused = try connection.request("POST", "/sessions")
+            #expect(refused.status == 429, "\(refused)")
+            #expect(try refused.json()["error"]?["code"]?.stringValue == "too_many_sessions")
+            #expect(refused.header("Retry-After").flatMap(Int.init).map { (3590 ... 3600).contains($0) } == true)
+            let metrics = try connection.request("GET", "/metrics").text
+            #expect(metrics.contains("\nmenu_sessions_live 3\n"), "\(metrics)")
+            #expect(metrics.contains("\nmenu_sessions_created_total 3\n"))
+        }
+    }
 }

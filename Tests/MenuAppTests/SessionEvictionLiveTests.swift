@@ -2,6 +2,7 @@ import MenuTestSupport
 import Foundation
 import MenuApp
 import MenuSessions
+import MenuSessionsRedis
 import Testing
 import MenuServiceTestSupport
 
@@ -48,5 +49,35 @@ struct SessionEvictionLiveTests {
         #expect(ServerSettings().sessionEvictIdleSeconds == 3600)
         #expect(ServerSettings().maxChangedGroups == 10_000)
         #expect(throws: SettingsError.self) { try ServerSettings.parse(arguments: ["--max-changed-groups", "0"], environment: [:]) }
+    }
+
+    @Test func theSessionMemoryFlagTakesSizesInPowersOf1024AndRefusesOthersNamingTheRange() throws {
+        for (text, bytes) in [("256M", 256 << 20), ("1G", 1 << 30), ("1536k", 1536 << 10), ("1048576", 1 << 20)] {
+            guard case .run(let settings) = try ServerSettings.parse(arguments: ["--session-memory", text], environment: [:]) else {
+                Issue.record("not a run"); continue
+            }
+            #expect(settings.sessionMemory == bytes, "\(text)")
+            #expect(settings.sessionLimits.sessionMemory == bytes)
+            #expect(settings.redisStoreOptions.sessionMemory == bytes)
+        }
+        guard case .run(let fromEnvironment) = try ServerSettings.parse(arguments: [], environment: ["MENU_SESSION_MEMORY": "64M"]) else {
+            Issue.record("not a run"); return
+        }
+        #expect(fromEnvironment.sessionMemory == 64 << 20)
+        #expect(ServerSettings().sessionMemory == 32 << 20)
+        for bad in ["", "M", "12X", "-5M", "1.5G", "512K", "2T", "99999999999999999999G", "1 G"] {
+            #expect(throws: SettingsError.self, "\(bad)") { try ServerSettings.parse(arguments: ["--session-memory", bad], environment: [:]) }
+        }
+        #expect(ServerSettings.usage.contains("--session-memory SIZE"))
+        #expect(ServerSettings.usage.contains("(default 32M)"))
+    }
+
+    @Test func theRedisStoreTakesTheSessionBoundsItUsedToIgnore() throws {
+        guard case .run(let settings) = try ServerSettings.parse(
+            arguments: ["--store", "redis://127.0.0.1:6379", "--max-sessions", "7", "--session-evict-idle", "9"], environment: [:]) else {
+            Issue.record("not a run"); return
+        }
+        #expect(settings.redisStoreOptions.maxSessions == 7)
+        #expect(settings.redisStoreOptions.evictionIdle == .seconds(9))
     }
 }

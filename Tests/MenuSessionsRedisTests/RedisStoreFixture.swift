@@ -22,13 +22,19 @@ final class RedisStoreFixture: @unchecked Sendable {
     /// tracking, not through the copy's age running out.
     func store(_ menu: MenuGeneration, cache: Bool = true, maxChangedGroups: Int = 100, historyLimit: Int = 64,
                timeout: Duration = .milliseconds(300), ttl: Duration? = .seconds(86_400),
-               cacheMaxAge: Duration = .seconds(3600), pipelined: Bool = true) throws -> RedisSessionStore {
+               cacheMaxAge: Duration = .seconds(3600), pipelined: Bool = true,
+               maxSessions: Int = SessionLimits.defaults.maxSessions,
+               evictionIdle: Duration = SessionLimits.defaults.evictionIdle,
+               cacheCapacity: Int = RedisStoreOptions().cacheCapacity) throws -> RedisSessionStore {
         var options = RedisStoreOptions(redis: RedisOptions(timeout: timeout, initialBackoff: .milliseconds(10), maxBackoff: .milliseconds(100)),
                                         trackingCache: cache, maxChangedGroups: maxChangedGroups, historyLimit: historyLimit)
         options.prefix = "test:"
         options.sessionTTL = ttl
         options.cacheMaxAge = cacheMaxAge
         options.pipelinedWrites = pipelined
+        options.maxSessions = maxSessions
+        options.cacheCapacity = cacheCapacity
+        options.evictionIdle = evictionIdle
         let store = RedisSessionStore(endpoint: server.endpoint, options: options, menu: menu)
         stores.append(store)
         if cache { try #require(eventually { store.cache?.tracking != nil }, "the invalidation listener did not subscribe") }

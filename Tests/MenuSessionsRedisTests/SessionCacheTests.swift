@@ -79,4 +79,47 @@ struct SessionCacheTests {
         cache.update(id) { _ in nil }
         #expect(cache.value(of: id) == nil && cache.count == 0)
     }
+
+    @Test func readsOfIdsThatNameNoSessionNeverEvictARealSessionsEntry() throws {
+        let (cache, _) = Self.make(capacity: 16 * 4)
+        // Ids of one shard (shards by the low bits): four real sessions fill its bound of 4.
+        let real = (0 ..< 4).map { SessionID(high: UInt64($0), low: 16 * UInt64($0)) }
+        for (value, id) in real.enumerated() { #expect(cache.finishFill(try #require(cache.beginFill(id)), value)) }
+        // A client reads 1,000 ids of its own making: each read begins a fill, finds no session, cancels.
+        for invented in 0 ..< 1_000 {
+            let id = SessionID(high: UInt64(1_000 + invented), low: 16 * UInt64(1_000 + invented))
+            let fill = try #require(cache.beginFill(id))
+            cache.cancelFill(fill)
+        }
+        for (value, id) in real.enumerated() { #expect(cache.value(of: id) == value) }
+        #expect(cache.count == 4)
+    }
+
+    @Test func fillsInFlightPastTheirBoundAreNotCachedAndTakeNoPlace() throws {
+        let (cache, _) = Self.make(capacity: 16 * 4)
+        let real = SessionID(high: 1, low: 0)
+        #expect(cache.finishFill(try #require(cache.beginFill(real)), 1))
+        let inFlight = (0 ..< SessionCache<Int>.pendingPerShard).map { SessionID(high: UInt64(2 + $0), low: 16 * UInt64(1 + $0)) }
+        let fills = inFlight.compactMap { cache.beginFill($0) }
+        #expect(fills.count == SessionCache<Int>.pendingPerShard)
+        #expect(cache.beginFill(SessionID(high: 99_999, low: 16 * 99_999)) == nil)  // read from Redis, not cached
+        #expect(cache.value(of: real) == 1)
+        for fill in fills { cache.cancelFill(fill) }
+        #expect(cache.beginFill(SessionID(high: 99_999, low: 16 * 99_999)) != nil)
+    }
+
+    @Test func theBytesOfTheValuesStayWithinTheByteBound() throws {
+        let listener = Listener()
+        let cache = SessionCache<Int>(capacity: 1_000, byteCapacity: 16 * 100, weigh: { $0 }) { listener.generation.withLock { $0 } }
+        cache.subscribed(clientID: 7, generation: 1)
+        let ids = (0 ..< 10).map { SessionID(high: UInt64($0), low: 16 * UInt64($0)) }  // one shard: 100 bytes
+        for id in ids { #expect(cache.finishFill(try #require(cache.beginFill(id)), 30)) }
+        #expect(cache.count == 3 && cache.bytes == 90)
+        #expect(cache.value(of: ids[9]) == 30)  // the newest is kept
+        #expect(cache.finishFill(try #require(cache.beginFill(SessionID(high: 50, low: 16 * 50))), 101))
+        #expect(cache.value(of: SessionID(high: 50, low: 16 * 50)) == nil)  // over the shard's bytes alone: not kept
+        #expect(cache.bytes <= 100)
+        cache.flush()
+        #expect(cache.bytes == 0)
+    }
 }

@@ -122,6 +122,7 @@ struct SessionEvictionTests {
 struct SessionShardOrderTests {
     private struct Stamp: SessionTableEntry {
         var lastUsed: SessionTime
+        var heapBytes: Int { 0 }
     }
 
     @Test(arguments: [1, 2, 3] as [UInt64])

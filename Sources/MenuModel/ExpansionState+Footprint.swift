@@ -1,0 +1,41 @@
+/// What an array's storage takes on the heap: nothing while it has no capacity (the shared empty
+/// storage), else the object header (32 bytes: isa, reference count, count, capacity), its
+/// capacity's elements, and the allocator's own 16 bytes, rounded up to the allocator's 16-byte
+/// granule. O(1).
+@inline(__always)
+public func heapBytes<Element>(of array: [Element]) -> Int {
+    let capacity = array.capacity
+    guard capacity > 0 else { return 0 }
+    let requested = 32 + capacity * MemoryLayout<Element>.stride
+    return (requested + 16 + 15) & ~15
+}
+
+extension ExpansionState {
+    /// The bytes the state holds on the heap: its flips, its marks and its overlay, each array
+    /// counted by its capacity (what is allocated, not what is used), the way ``heapBytes(of:)``
+    /// counts. The inline part (a few words) lives in whatever holds the state. What a session
+    /// store's byte budget and per-session cap count. O(depth) (one array per level).
+    public var heapBytes: Int {
+        var total = MenuModel.heapBytes(of: flipped) + MenuModel.heapBytes(of: marks) + MenuModel.heapBytes(of: levels)
+        for level in levels { total += MenuModel.heapBytes(of: level) }
+        return total
+    }
+
+    /// The same state in arrays of exactly the capacity they need: a state built by appending (from
+    /// a client's portable form) may hold up to twice its entries' bytes. O(entries).
+    public var compacted: ExpansionState {
+        var copy = self
+        copy.flipped = Self.exact(flipped)
+        copy.marks = Self.exact(marks)
+        copy.levels = Self.exact(levels.map(Self.exact))
+        return copy
+    }
+
+    private static func exact<Element>(_ array: [Element]) -> [Element] {
+        guard array.capacity > array.count else { return array }
+        return [Element](unsafeUninitializedCapacity: array.count) { buffer, count in
+            _ = buffer.initialize(fromContentsOf: array)
+            count = array.count
+        }
+    }
+}
