@@ -81,7 +81,11 @@ package final class RawHTTPConnection {
                 sendTimeoutSeconds: Int? = nil) throws {
         self.port = port
         self.host = host
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        // The socket is `self.fd` only once connected: a throw after every stored property is set
+        // runs `deinit`, which would close it a second time, and the number may by then be another
+        // thread's descriptor (a server's wake-up channel; libmicrohttpd aborts when it finds it
+        // closed).
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw RawHTTPError.socket(errno) }
         Self.setTimeout(fd, SO_RCVTIMEO, seconds: receiveTimeoutSeconds)
         if let sendTimeoutSeconds { Self.setTimeout(fd, SO_SNDTIMEO, seconds: sendTimeoutSeconds) }
@@ -103,6 +107,7 @@ package final class RawHTTPConnection {
             close(fd)
             throw RawHTTPError.connect(result)
         }
+        self.fd = fd
     }
 
     deinit {

@@ -53,11 +53,15 @@ struct HealthCheckCommandTests {
 
     @Test(.timeLimit(.minutes(5))) func itFailsWithAReasonWhenNothingListensOrNothingAnswers() throws {
         let (listener, port) = try silentListener()
-        defer { close(listener) }
-        let silent = try healthCheck(["--port", String(port)])
+        // Closed exactly once, here, whatever happens: a second close could hit a descriptor
+        // another test opened meanwhile under the same number.
+        let silent: LiveExit
+        do {
+            defer { close(listener) }  // now nothing listens there
+            silent = try healthCheck(["--port", String(port)])
+        }
         #expect(silent.termination == .exited(1))
         #expect(silent.stderr.contains("timed out after 2000 ms waiting for 127.0.0.1 port \(port)"), "\(silent.stderr)")
-        close(listener)  // now nothing listens there
         let refused = try healthCheck(["--port", String(port)])
         #expect(refused.termination == .exited(1))
         #expect(refused.stderr.contains("cannot connect to 127.0.0.1 port \(port)"), "\(refused.stderr)")

@@ -58,7 +58,9 @@ final class DurableHTTPConnection {
     private var buffer: [UInt8] = []
 
     init(port: Int) throws {
-        socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        // `self.socket` only once connected: a throw after every stored property is set runs
+        // `deinit`, which would close the descriptor a second time (by then maybe another's).
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -67,9 +69,11 @@ final class DurableHTTPConnection {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0 else {
+            let failure = errno
             close(socket)
-            throw DurableTestError("connect: \(String(cString: strerror(errno)))")
+            throw DurableTestError("connect: \(String(cString: strerror(failure)))")
         }
+        self.socket = socket
     }
 
     deinit { close(socket) }
