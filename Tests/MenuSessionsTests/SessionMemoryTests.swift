@@ -10,9 +10,10 @@ struct SessionMemoryTests {
     private typealias Table = SessionTable<InMemorySessionStore.Entry>
 
     private func store(_ clock: ManualSessionClock, menu: Menu, sessionMemory: Int,
-                       evictionIdle: Duration = .seconds(60)) -> InMemorySessionStore {
+                       evictionIdle: Duration = .seconds(60),
+                       maxChangedGroups: Int = SessionLimits.defaults.maxChangedGroups) -> InMemorySessionStore {
         InMemorySessionStore(menu: menu, timeToLive: .seconds(86_400), evictionIdle: evictionIdle,
-                             sessionMemory: sessionMemory, clock: clock.now)
+                             maxChangedGroups: maxChangedGroups, sessionMemory: sessionMemory, clock: clock.now)
     }
 
     /// The running total against a count of every shard's sessions, which must agree.
@@ -99,7 +100,8 @@ struct SessionMemoryTests {
 
     @Test func aWriteThatWouldTakeASessionPastItsCapIsRefusedAndLeavesNoTrace() throws {
         let menu = try wideMenu(groups: 40_000)
-        let sessions = store(ManualSessionClock(), menu: menu, sessionMemory: 16 << 20)  // a session may hold 256 KiB
+        // A session may hold 256 KiB; the count limit is set past it, so the bytes are what refuse.
+        let sessions = store(ManualSessionClock(), menu: menu, sessionMemory: 16 << 20, maxChangedGroups: 100_000)
         let cap = SessionLimits(maxSessions: 10, timeToLive: .seconds(60), evictionIdle: .seconds(60), maxChangedGroups: 100_000,
                                 sessionMemory: 16 << 20).maxStateBytes
         #expect(sessions.maxStateBytes == cap)
