@@ -4,7 +4,13 @@
 /// granule. O(1).
 @inline(__always)
 public func heapBytes<Element>(of array: [Element]) -> Int {
-    let capacity = array.capacity
+    heapBytes(ofCapacity: array.capacity, of: Element.self)
+}
+
+/// What an array of `Element` with room for `capacity` elements takes on the heap, counted as
+/// ``heapBytes(of:)`` counts an array (its bound before the array exists). O(1).
+@inline(__always)
+public func heapBytes<Element>(ofCapacity capacity: Int, of _: Element.Type) -> Int {
     guard capacity > 0 else { return 0 }
     let requested = 32 + capacity * MemoryLayout<Element>.stride
     return (requested + 16 + 15) & ~15

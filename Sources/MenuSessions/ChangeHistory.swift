@@ -58,7 +58,7 @@ package struct ChangeHistory: Sendable, Equatable {
 
     /// The most ``heapBytes`` a history of `capacity` splices holds.
     package static func maxHeapBytes(capacity: Int) -> Int {
-        capacity == 0 ? 0 : (32 + capacity * MemoryLayout<Splice>.stride + 16 + 15) & ~15
+        MenuModel.heapBytes(ofCapacity: capacity, of: Splice.self)
     }
 
     /// Forgets every splice (a carry-over to another menu), keeping the revision.
