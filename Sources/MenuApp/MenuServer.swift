@@ -239,12 +239,11 @@ package final class MenuServer: Sendable {
     /// The sessions this process evicted since start, read without waiting on anything (the log
     /// writer's thread reads it every second): a table's count, or the Redis store's own.
     private static func evictionsHere(of store: any SessionStore) -> @Sendable () -> Int {
-        switch (store as? MeasuredSessionStore)?.base ?? store {
-        case let memory as InMemorySessionStore: { memory.sessionCounts.evicted }
-        case let durable as DurableSessionStore: { durable.sessionCounts.evicted }
-        case let redis as RedisSessionStore: { redis.evictedHere }
-        default: { 0 }
+        if let redis = ((store as? MeasuredSessionStore)?.base ?? store) as? RedisSessionStore {
+            return { redis.evictedHere }  // its sessionCounts ask Redis
         }
+        let counts = sessionCounts(of: store)
+        return { counts().evicted }
     }
 
     /// How a scrape reads the sessions' figures from the concrete store.
