@@ -1,6 +1,7 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+/// Every Swift target's settings, applied once at the end of this file.
 let strict: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
 
 let package = Package(
@@ -15,7 +16,7 @@ let package = Package(
     ],
     targets: [
         // Pure model: the immutable menu, its config format, expansion state, the flattened view.
-        .target(name: "MenuModel", swiftSettings: strict),
+        .target(name: "MenuModel"),
         // libmicrohttpd through a system-library target; only HTTPServer imports it.
         .systemLibrary(
             name: "CMicroHTTPD",
@@ -25,124 +26,114 @@ let package = Package(
         // Pure HTTP vocabulary: request, response, fields, response body and writer, rejections. No C.
         // Its API stays `public`, not `package`: release builds inline public code across modules, and
         // as `package` GET /rows in MenuService.respond took 700-750 ns instead of 620-630 (menu-bench --handler).
-        .target(name: "HTTPCore", swiftSettings: strict),
+        .target(name: "HTTPCore"),
         // The only code that touches libmicrohttpd: request value in, response value out. Knows no menus.
-        .target(name: "HTTPServer", dependencies: ["HTTPCore", "CMicroHTTPD"], swiftSettings: strict),
+        .target(name: "HTTPServer", dependencies: ["HTTPCore", "CMicroHTTPD"]),
         // Generic metrics: per-thread counters, request counts and latency histograms, the Prometheus text format.
-        .target(name: "Metrics", swiftSettings: strict),
+        .target(name: "Metrics"),
         // A bounded queue of log entries written to a descriptor by a thread of its own (the access log).
-        .target(name: "LineLog", swiftSettings: strict),
+        .target(name: "LineLog"),
         // Sessions outside the menu: the SessionStore protocol, ids, clock, the in-memory store.
-        .target(name: "MenuSessions", dependencies: ["MenuModel"], swiftSettings: strict),
+        .target(name: "MenuSessions", dependencies: ["MenuModel"]),
         // hiredis through a system-library target; only RedisClient imports it.
         .systemLibrary(name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
         // The Redis connection layer over hiredis: endpoint, connection, per-thread pool, invalidation listener. Knows no menus.
-        .target(name: "RedisClient", dependencies: ["CHiredis"], swiftSettings: strict),
+        .target(name: "RedisClient", dependencies: ["CHiredis"]),
         // The embedded durable store: journal + snapshot in a data directory.
-        .target(name: "MenuSessionsDurable", dependencies: ["MenuModel", "MenuSessions"], swiftSettings: strict),
+        .target(name: "MenuSessionsDurable", dependencies: ["MenuModel", "MenuSessions"]),
         // Sessions in Redis shared by every instance, with a client-side cache Redis invalidates.
-        .target(name: "MenuSessionsRedis", dependencies: ["MenuModel", "MenuSessions", "RedisClient"], swiftSettings: strict),
+        .target(name: "MenuSessionsRedis", dependencies: ["MenuModel", "MenuSessions", "RedisClient"]),
         // The browser page (GET /): its HTML, JS and CSS compiled into the binary as byte arrays.
         .target(
             name: "WebAssets", path: "Web", resources: [
                 .embedInCode("index.html"), .embedInCode("cells.js"), .embedInCode("session.js"), .embedInCode("search.js"), .embedInCode("app.js"),
                 .embedInCode("app.css"),
-            ],
-            swiftSettings: strict),
+            ]),
         // The API: request value in, response value out (routing, JSON). No C, no concrete store, no files.
-        .target(name: "MenuService", dependencies: ["MenuModel", "MenuSessions", "HTTPCore", "WebAssets"], swiftSettings: strict),
+        .target(name: "MenuService", dependencies: ["MenuModel", "MenuSessions", "HTTPCore", "WebAssets"]),
         // The composition root as a library: settings, store choice, reload, start and stop.
         .target(
             name: "MenuApp",
             dependencies: ["MenuModel", "MenuSessions", "MenuSessionsDurable", "MenuService", "HTTPCore", "HTTPServer", "Metrics", "LineLog",
-                           "RedisClient", "MenuSessionsRedis"],
-            swiftSettings: strict),
-        .executableTarget(name: "menu-server", dependencies: ["MenuApp"], swiftSettings: strict),
+                           "RedisClient", "MenuSessionsRedis"]),
+        .executableTarget(name: "menu-server", dependencies: ["MenuApp"]),
         // The client library for apps and tools: Foundation (FoundationNetworking on Linux) and
         // Synchronization only; it must never depend on a server target or a C module.
-        .target(name: "MenuClient", swiftSettings: strict),
+        .target(name: "MenuClient"),
         // The terminal app over MenuClient: screen model, keys, rows drawn, frame diff, raw mode (Glibc).
-        .target(name: "MenuTerminal", dependencies: ["MenuClient"], swiftSettings: strict),
+        .target(name: "MenuTerminal", dependencies: ["MenuClient"]),
         // `menu-client [URL]`: the Sichuan restaurant's ordering app in a terminal; main.swift only.
-        .executableTarget(name: "menu-client", dependencies: ["MenuClient", "MenuTerminal"], swiftSettings: strict),
+        .executableTarget(name: "menu-client", dependencies: ["MenuClient", "MenuTerminal"]),
         // The seeds' naive design (mutable tree, recursive walks) as a reference for tests and benchmarks.
-        .target(name: "SeedMenu", dependencies: ["MenuModel"], swiftSettings: strict),
+        .target(name: "SeedMenu", dependencies: ["MenuModel"]),
         // `swift run -c release menu-bench`: the model against the naive reference on synthetic menus.
         .executableTarget(
             name: "menu-bench",
-            dependencies: ["MenuModel", "MenuSessions", "MenuService", "MenuApp", "HTTPCore", "HTTPServer", "SeedMenu", "ChildProcess"],
-            swiftSettings: strict),
+            dependencies: ["MenuModel", "MenuSessions", "MenuService", "MenuApp", "HTTPCore", "HTTPServer", "SeedMenu", "ChildProcess"]),
         // libFuzzer targets for the config loader, routing/query parsing and the PUT body (scripts/fuzz).
         .target(
-            name: "FuzzTargets", dependencies: ["MenuModel", "MenuSessionsDurable", "MenuService", "HTTPCore", "HTTPServer"],
-            swiftSettings: strict),
-        .executableTarget(name: "menu-fuzz", dependencies: ["FuzzTargets"], swiftSettings: strict),
+            name: "FuzzTargets", dependencies: ["MenuModel", "MenuSessionsDurable", "MenuService", "HTTPCore", "HTTPServer"]),
+        .executableTarget(name: "menu-fuzz", dependencies: ["FuzzTargets"]),
         // Child processes over posix_spawn (Foundation's Process crashes with many descriptors open on Linux).
         .target(name: "CSpawn"),
-        .target(name: "ChildProcess", dependencies: ["CSpawn"], swiftSettings: strict),
+        .target(name: "ChildProcess", dependencies: ["CSpawn"]),
         // Test support only: a raw HTTP/1.1 client over a POSIX socket, shared by the test targets.
-        .target(name: "HTTPTestSupport", swiftSettings: strict),
+        .target(name: "HTTPTestSupport"),
         // Test support only: the tests' paths, menus and manual clock (MenuTestSupport), the service called
         // with request values (MenuServiceTestSupport), the durable store's fixtures (DurableTestSupport).
-        .target(name: "MenuTestSupport", dependencies: ["MenuModel", "MenuSessions", "SeedMenu"], swiftSettings: strict),
+        .target(name: "MenuTestSupport", dependencies: ["MenuModel", "MenuSessions", "SeedMenu"]),
         .target(
-            name: "MenuServiceTestSupport", dependencies: ["MenuService", "MenuSessions", "HTTPCore", "MenuTestSupport"],
-            swiftSettings: strict),
+            name: "MenuServiceTestSupport", dependencies: ["MenuService", "MenuSessions", "HTTPCore", "MenuTestSupport"]),
         // Test support only: nginx (Debian's) in front of menu-server instances, round-robin (issue 16).
-        .target(name: "NginxTestSupport", dependencies: ["ChildProcess", "HTTPTestSupport"], swiftSettings: strict),
+        .target(name: "NginxTestSupport", dependencies: ["ChildProcess", "HTTPTestSupport"]),
         .target(
-            name: "DurableTestSupport", dependencies: ["MenuSessionsDurable", "MenuSessions", "MenuModel", "ChildProcess"],
-            swiftSettings: strict),
+            name: "DurableTestSupport", dependencies: ["MenuSessionsDurable", "MenuSessions", "MenuModel", "ChildProcess"]),
         // Test support only: a real redis-server started through ChildProcess on a free port or a unix socket.
-        .target(name: "RedisTestSupport", dependencies: ["RedisClient", "ChildProcess", "HTTPTestSupport"], swiftSettings: strict),
+        .target(name: "RedisTestSupport", dependencies: ["RedisClient", "ChildProcess", "HTTPTestSupport"]),
 
-        .testTarget(name: "MenuModelTests", dependencies: ["MenuModel", "SeedMenu"], swiftSettings: strict),
-        .testTarget(name: "MetricsTests", dependencies: ["Metrics", "LineLog"], swiftSettings: strict),
-        .testTarget(name: "ChildProcessTests", dependencies: ["ChildProcess"], swiftSettings: strict),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPCore", "HTTPServer", "HTTPTestSupport"], swiftSettings: strict),
+        .testTarget(name: "MenuModelTests", dependencies: ["MenuModel", "SeedMenu"]),
+        .testTarget(name: "MetricsTests", dependencies: ["Metrics", "LineLog"]),
+        .testTarget(name: "ChildProcessTests", dependencies: ["ChildProcess"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPCore", "HTTPServer", "HTTPTestSupport"]),
         .testTarget(
-            name: "MenuSessionsTests", dependencies: ["MenuSessions", "MenuModel", "MenuTestSupport", "SeedMenu"],
-            swiftSettings: strict),
+            name: "MenuSessionsTests", dependencies: ["MenuSessions", "MenuModel", "MenuTestSupport", "SeedMenu"]),
         // The Redis store: its record and cache alone, then against a real redis-server.
         .testTarget(
             name: "MenuSessionsRedisTests",
             dependencies: ["MenuSessionsRedis", "MenuSessions", "MenuModel", "RedisClient", "RedisTestSupport", "MenuTestSupport", "HTTPTestSupport",
-                           "SeedMenu"],
-            swiftSettings: strict),
+                           "SeedMenu"]),
         // The store directly and the built menu-server over its data directory; MenuService for a full disk's 503.
         .testTarget(
             name: "MenuSessionsDurableTests",
             dependencies: ["MenuSessionsDurable", "MenuSessions", "MenuModel", "MenuService", "HTTPCore", "DurableTestSupport",
-                           "MenuTestSupport", "MenuServiceTestSupport", "HTTPTestSupport", "ChildProcess", "SeedMenu"],
-            swiftSettings: strict),
+                           "MenuTestSupport", "MenuServiceTestSupport", "HTTPTestSupport", "ChildProcess", "SeedMenu"]),
         // In-process: request values to MenuService, no socket; the fuzz corpus through FuzzTargets.
         .testTarget(
             name: "MenuServiceTests",
             dependencies: ["MenuService", "MenuModel", "MenuSessions", "HTTPCore", "MenuServiceTestSupport", "MenuTestSupport",
                            "SeedMenu", "FuzzTargets", "MenuSessionsDurable", "DurableTestSupport", "MenuSessionsRedis", "RedisClient",
-                           "RedisTestSupport", "HTTPTestSupport"],
-            swiftSettings: strict),
+                           "RedisTestSupport", "HTTPTestSupport"]),
         // Live: MenuServer started in-process on port 0, the menu-server process, hostile clients, settings.
         .testTarget(
             name: "MenuAppTests",
             dependencies: ["MenuApp", "MenuService", "MenuModel", "MenuSessions", "MenuSessionsDurable", "HTTPCore", "HTTPServer",
                            "Metrics", "HTTPTestSupport", "MenuServiceTestSupport", "MenuTestSupport", "DurableTestSupport", "SeedMenu",
-                           "ChildProcess", "NginxTestSupport", "RedisClient", "MenuSessionsRedis", "RedisTestSupport"],
-            swiftSettings: strict),
+                           "ChildProcess", "NginxTestSupport", "RedisClient", "MenuSessionsRedis", "RedisTestSupport"]),
         // MenuClient against the real server started in-process (and the menu-server process).
         .testTarget(
             name: "MenuClientTests",
             dependencies: ["MenuClient", "MenuApp", "MenuModel", "MenuTestSupport", "HTTPTestSupport", "ChildProcess",
-                           "MenuService", "MenuSessions", "HTTPServer", "HTTPCore"],
-            swiftSettings: strict),
+                           "MenuService", "MenuSessions", "HTTPServer", "HTTPCore"]),
         // The terminal app: keys, widths, rows, frame diff in-process; menu-client in tmux against the built menu-server.
         .testTarget(
-            name: "MenuTerminalTests", dependencies: ["MenuTerminal", "MenuClient", "MenuTestSupport", "SeedMenu", "ChildProcess", "HTTPTestSupport"],
-            swiftSettings: strict),
+            name: "MenuTerminalTests", dependencies: ["MenuTerminal", "MenuClient", "MenuTestSupport", "SeedMenu", "ChildProcess", "HTTPTestSupport"]),
         // RedisClient against real redis-server processes (RedisTestSupport).
         .testTarget(
-            name: "RedisClientTests", dependencies: ["RedisClient", "RedisTestSupport", "HTTPTestSupport"],
-            swiftSettings: strict),
+            name: "RedisClientTests", dependencies: ["RedisClient", "RedisTestSupport", "HTTPTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
+
+for target in package.targets where target.type != .system && target.type != .binary && target.type != .plugin {
+    target.swiftSettings = (target.swiftSettings ?? []) + strict
+}
