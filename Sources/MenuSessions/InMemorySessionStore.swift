@@ -96,7 +96,7 @@ package final class InMemorySessionStore: SessionStore {
 
     package func snapshot(of id: SessionID, in menu: MenuGeneration) throws(SessionStoreError) -> SessionSnapshot {
         latest.note(menu)
-        return try table.withEntry(of: id, in: menu, now: clock(), forWrite: false) { shard, position in shard.withEntry(at: position) { $0.snapshot } }
+        return try table.withEntry(of: id, in: menu, now: clock(), forWrite: false) { shard, position in shard.reading(at: position) { $0.snapshot } }
     }
 
     package func apply(_ command: ExpansionCommand, to id: SessionID?, in menu: MenuGeneration,

@@ -87,7 +87,7 @@ extension SessionTable where Entry: SessionStateEntry {
         while true {
             let step = { (shard: inout SessionShard<Entry>) throws(SessionStoreError) -> RebaseStep<Result> in
                 guard let position = shard.use(id, now: now, timeToLive: timeToLive) else { throw .unknownSession }
-                switch shard.withEntry(at: position, { $0.freshness(for: generation) }) {
+                switch shard.reading(at: position, { $0.freshness(for: generation) }) {
                 case .current: return .done(try body(&shard, position))
                 case .stale(let state, let epoch): return .stale(state, epoch)
                 case .newer: throw .menuChanged

@@ -128,6 +128,18 @@ package struct SessionShard<Entry: SessionTableEntry>: Sendable {
         return try body(&nodes.values[position.index].entry!)
     }
 
+    /// Runs `body` on the entry at `position` without copying it and, unlike
+    /// ``withEntry(at:_:)``, without counting its bytes again afterwards: for a read, which must
+    /// not change the entry (a debug build checks that its footprint is unchanged). A read is the
+    /// common request; the recount is a walk over the entry's arrays.
+    package mutating func reading<Result>(at position: Position, _ body: (inout Entry) -> Result) -> Result {
+        #if DEBUG
+        let before = nodes.values[position.index].bytes
+        defer { assert(Self.footprint(of: nodes.values[position.index].entry!) == before, "a read changed a session's entry") }
+        #endif
+        return body(&nodes.values[position.index].entry!)
+    }
+
     package subscript(position: Position) -> Entry {
         mutating get { Self.entry(of: &nodes.values[position.index]) }
         _modify {
