@@ -135,42 +135,68 @@ package final class ServerLog: Sendable {
             append("\",\"message\":", to: &bytes)
             appendJSONString(message, to: &bytes)
             append("}\n", to: &bytes)
-        case (.request(let record), .text):
-            append("menu-server: time=", to: &bytes)
-            appendTimestamp(record.wallNanoseconds, to: &bytes)
-            append(" method=", to: &bytes)
-            bytes.append(contentsOf: textSafe(record.method).utf8)
-            append(" route=", to: &bytes)
-            bytes.append(contentsOf: MenuMetrics.routeLabels[record.route].utf8)
-            append(" status=", to: &bytes)
+        case (.request(let record), _):
+            let line = RequestLine(format: format)
+            line.open(time: record.wallNanoseconds, to: &bytes)
+            line.text("method", record.method, to: &bytes)
+            line.text("route", MenuMetrics.routeLabels[record.route], to: &bytes)
+            line.name("status", to: &bytes)
             appendDecimal(record.status, to: &bytes)
-            append(" duration_us=", to: &bytes)
+            line.name("duration_us", to: &bytes)
             appendMicroseconds(record.durationNanoseconds, to: &bytes)
-            append(" bytes=", to: &bytes)
+            line.name("bytes", to: &bytes)
             appendDecimal(record.bytes, to: &bytes)
-            append(" request_id=", to: &bytes)
-            bytes.append(contentsOf: record.requestID.utf8)
-            bytes.append(UInt8(ascii: "\n"))
-        case (.request(let record), .json):
-            append("{\"time\":\"", to: &bytes)
-            appendTimestamp(record.wallNanoseconds, to: &bytes)
-            append("\",\"level\":\"info\",\"method\":", to: &bytes)
-            appendJSONString(record.method, to: &bytes)
-            append(",\"route\":", to: &bytes)
-            appendJSONString(MenuMetrics.routeLabels[record.route], to: &bytes)
-            append(",\"status\":", to: &bytes)
-            appendDecimal(record.status, to: &bytes)
-            append(",\"duration_us\":", to: &bytes)
-            appendMicroseconds(record.durationNanoseconds, to: &bytes)
-            append(",\"bytes\":", to: &bytes)
-            appendDecimal(record.bytes, to: &bytes)
-            append(",\"request_id\":", to: &bytes)
-            appendJSONString(record.requestID, to: &bytes)
-            append("}\n", to: &bytes)
+            line.text("request_id", record.requestID, to: &bytes)
+            line.close(&bytes)
         }
     }
 
-    private static func append(_ text: StaticString, to bytes: inout [UInt8]) {
+    /// How a request line's fields are written in each format: `menu-server: time=… name=value …`
+    /// (text: a string that is not a plain token becomes `?`) or `{"time":"…","level":"info",
+    /// "name":value,…}` (JSON: strings escaped). The field list itself is written once, in
+    /// ``write(_:format:to:)``; a number is written after ``name(_:to:)`` the same way in both.
+    private struct RequestLine {
+        let format: LogFormat
+
+        func open(time: Int, to bytes: inout [UInt8]) {
+            switch format {
+            case .text: append("menu-server: time=", to: &bytes)
+            case .json: append("{\"time\":\"", to: &bytes)
+            }
+            appendTimestamp(time, to: &bytes)
+            if format == .json { append("\",\"level\":\"info\"", to: &bytes) }
+        }
+
+        func name(_ name: StaticString, to bytes: inout [UInt8]) {
+            switch format {
+            case .text:
+                bytes.append(UInt8(ascii: " "))
+                append(name, to: &bytes)
+                bytes.append(UInt8(ascii: "="))
+            case .json:
+                append(",\"", to: &bytes)
+                append(name, to: &bytes)
+                append("\":", to: &bytes)
+            }
+        }
+
+        func text(_ field: StaticString, _ value: String, to bytes: inout [UInt8]) {
+            name(field, to: &bytes)
+            switch format {
+            case .text: bytes.append(contentsOf: textSafe(value).utf8)
+            case .json: appendJSONString(value, to: &bytes)
+            }
+        }
+
+        func close(_ bytes: inout [UInt8]) {
+            switch format {
+            case .text: bytes.append(UInt8(ascii: "\n"))
+            case .json: append("}\n", to: &bytes)
+            }
+        }
+    }
+
+    fileprivate static func append(_ text: StaticString, to bytes: inout [UInt8]) {
         bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
@@ -225,10 +251,11 @@ package final class ServerLog: Sendable {
         appendDecimal(nanoseconds / 100 % 10, to: &bytes)
     }
 
-    /// A method for a text line: a token as HTTP sends it, anything else (it cannot come from
-    /// libmicrohttpd, but the line must not break) as `?`.
-    static func textSafe(_ method: String) -> String {
-        method.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") } ? method : "?"
+    /// A value for a text line: a token (printable ASCII, no space or quote) as it is, anything
+    /// else as `?`, so that the line keeps its fields. The method comes from libmicrohttpd as a
+    /// token; the route label and the request id are tokens by construction.
+    static func textSafe(_ value: String) -> String {
+        value.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") } ? value : "?"
     }
 
     static func appendJSONString(_ text: String, to bytes: inout [UInt8]) {

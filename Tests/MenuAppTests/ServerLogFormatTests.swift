@@ -28,6 +28,15 @@ struct ServerLogFormatTests {
             == "{\"time\":\"2026-03-04T05:06:07.089Z\",\"level\":\"info\",\"method\":\"GET\",\"route\":\"\(route)\",\"status\":304,\"duration_us\":12.3,\"bytes\":0,\"request_id\":\"req-1\"}\n")
     }
 
+    /// A client's X-Request-Id may hold a quote (any printable ASCII but a space): a text line
+    /// shows `?` so a logfmt reader is not thrown off, the JSON line escapes it.
+    @Test func aQuoteInARequestIDIsKeptOutOfATextLine() {
+        let quoted = ServerLog.RequestRecord(
+            wallNanoseconds: 0, method: "GET", route: 0, status: 200, durationNanoseconds: 0, bytes: 1, requestID: "a\"b")
+        #expect(line(.request(quoted), .text).hasSuffix(" request_id=?\n"))
+        #expect(line(.request(quoted), .json).hasSuffix(",\"request_id\":\"a\\\"b\"}\n"))
+    }
+
     @Test func anEventLineInJSONEscapesItsMessage() {
         #expect(line(.event(level: .warn, wallNanoseconds: 0, message: "a \"b\"\n"), .json)
             == "{\"time\":\"1970-01-01T00:00:00.000Z\",\"level\":\"warn\",\"message\":\"a \\\"b\\\"\\u000a\"}\n")
