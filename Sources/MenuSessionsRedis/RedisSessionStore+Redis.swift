@@ -40,8 +40,7 @@ extension RedisSessionStore {
         local revision = redis.call('HGET', key, 'r')
         local history = ''
         local nextRevision = 0
-        local time = redis.call('TIME')
-        local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+        \(nowInMilliseconds)
         local id = string.sub(key, #ARGV[9] + 1)
         local evicted = {}
         if ARGV[1] == '' then
@@ -98,8 +97,8 @@ extension RedisSessionStore {
         local revision = redis.call('HGET', KEYS[1], 'r')
         if not revision then return -1 end
         redis.call('PEXPIRE', KEYS[1], ARGV[1])
-        local time = redis.call('TIME')
-        redis.call('ZADD', KEYS[2], tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000), ARGV[2])
+        \(nowInMilliseconds)
+        redis.call('ZADD', KEYS[2], now, ARGV[2])
         redis.call('HGET', KEYS[1], 'r')
         return tonumber(revision)
         """)
@@ -402,3 +401,10 @@ extension RedisSessionStore {
         return .unavailable(reason: "\(endpointName) answered \(command) with \(reply)")
     }
 }
+
+/// Lua that sets `now` to Redis's clock in milliseconds, for both scripts: the scores of the
+/// session index, one clock for every instance on the prefix.
+private let nowInMilliseconds = """
+    local time = redis.call('TIME')
+    local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+    """
