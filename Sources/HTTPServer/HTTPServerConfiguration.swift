@@ -51,7 +51,7 @@ package struct HTTPServerConfiguration: Sendable {
     package enum ValidRange {
         package static let port = 0 ... 65_535
         /// Each libmicrohttpd thread is a poll loop with its own stack and wake-up pipe; far more
-        /// than the cores (2 served best on 2 cores, BENCHMARKS.md) buys nothing.
+        /// than the cores (2 served best on 2 cores, docs/performance.md) buys nothing.
         package static let threads = 1 ... 256
         package static let connectionLimit = 1 ... 1_000_000
         /// 0 = unlimited.

@@ -20,7 +20,7 @@ package struct ServerSettings: Sendable, Equatable {
     package var configPath = "Config/menu.json"
     package var host = http.host
     package var port = http.port
-    /// libmicrohttpd threads (poll mode). 2 served best on a 2-core machine (BENCHMARKS.md).
+    /// libmicrohttpd threads (poll mode). 2 served best on a 2-core machine (docs/performance.md, design choices).
     package var threads = http.threads
     package var maxLimit = MenuService.defaultMaxLimit
     /// Search cache misses (filtered views) built at once; a miss past it is 503 busy.

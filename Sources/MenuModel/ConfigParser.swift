@@ -1,7 +1,7 @@
 /// Reads a menu config in one pass over its bytes and feeds ``MenuBuilder`` node by node.
 ///
 /// Why by hand: `JSONDecoder` into `Decodable` nodes took 14 s for a 1.1M-node (55 MB) menu on the
-/// target machine, against a 2 s budget (BENCHMARKS.md). This parser does the JSON grammar
+/// target machine, against a 2 s budget (docs/performance.md). This parser does the JSON grammar
 /// (RFC 8259: strings with escapes and UTF-8 validation, numbers, literals, nesting) and nothing
 /// else; the menu schema's checks stay in ``MenuBuilder``. O(bytes), no intermediate tree:
 /// a node's position is fixed when its `{` is read, which is preorder whatever the key order.

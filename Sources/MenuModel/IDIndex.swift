@@ -4,7 +4,7 @@
 ///
 /// Invariant: load factor ≤ 1/2, so a lookup is one hash of the id's bytes and, typically, one or
 /// two probes. Replaces `[String: Int32]`, whose SipHash and separate key storage made id lookups
-/// and the 1.1M-node load measurably slower (BENCHMARKS.md).
+/// and the 1.1M-node load measurably slower (docs/performance.md, design choices).
 struct IDIndex: Sendable {
     private var slots: [UInt64]
     private(set) var count = 0

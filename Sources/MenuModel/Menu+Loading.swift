@@ -4,8 +4,8 @@ extension Menu {
     /// Decodes and validates a menu config (see README "Config format"), then freezes it.
     ///
     /// Every problem found is reported at once, each with its JSON path and value.
-    /// Cost: one pass over the bytes (``ConfigParser``) plus O(n) layout; BENCHMARKS.md has the
-    /// figures for a 1.1M-node file.
+    /// Cost: one pass over the bytes (``ConfigParser``) plus O(n) layout; docs/performance.md (Start-up)
+    /// has the figures for a 1.1M-node file.
     public init(jsonData data: Data) throws(MenuConfigError) {
         try self.init(jsonData: data, maxNodes: MenuBuilder.nodeLimit)
     }

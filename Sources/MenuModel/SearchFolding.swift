@@ -9,7 +9,7 @@ import Foundation
 /// Invariant: the result is valid UTF-8 (it never holds the byte 0xFF, which ``SearchIndex`` uses
 /// as its separator). Cost: O(length); an all-ASCII text is lowered byte by byte without
 /// Foundation (what Foundation gives for it, the tests check), any other goes through Foundation
-/// (not measured alone; the 1.1M-node build is in BENCHMARKS.md).
+/// (not measured alone; the 1.1M-node build is in docs/performance.md, Search).
 public enum SearchFolding {
     /// The folded UTF-8 bytes of `text`.
     public static func fold(_ text: String) -> [UInt8] {
