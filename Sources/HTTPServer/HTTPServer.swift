@@ -1,5 +1,6 @@
 import HTTPCore
 import CMicroHTTPD
+import ShardedCounters
 import Synchronization
 
 #if canImport(Glibc)
@@ -203,9 +204,9 @@ package final class HTTPServer: Sendable {
     /// Client connections open now, idle keep-alive ones included: libmicrohttpd's connection
     /// notifications counted (started minus closed). No lock: a scrape may read it while the
     /// server stops.
-    package var openConnections: Int { connectionCount.sum }
+    package var openConnections: Int { connectionCount.total(of: 0) }
     /// The context's count of open connections, kept here so reading it needs no daemon.
-    private let connectionCount: ThreadShardedCounter
+    private let connectionCount: ThreadShardedCounters
 
     /// Requests begun and not yet reported complete by libmicrohttpd; 0 once stopped. For tests.
     var requestsInFlight: Int {

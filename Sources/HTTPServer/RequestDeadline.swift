@@ -6,6 +6,7 @@
 // that shuts slow ones down.
 
 import CMicroHTTPD
+import ShardedCounters
 import Dispatch
 import Synchronization
 
@@ -220,14 +221,14 @@ func mhdNotifyConnection(
     let sweeper = context.requestDeadlines
     switch event {
     case .CONNECTION_NOTIFY_STARTED:
-        context.openConnections.add(1)
+        context.openConnections.add(1, to: 0)
         let socket = httpserver_mhd_connection_fd(connection)
         guard socket >= 0 else { return }  // no descriptor to shut down: no deadline
         let watch = ConnectionWatch(socket: socket, acceptedAt: .now)
         sweeper.register(watch)
         socketContext.pointee = Unmanaged.passRetained(watch).toOpaque()
     case .CONNECTION_NOTIFY_CLOSED:
-        context.openConnections.add(-1)
+        context.openConnections.add(-1, to: 0)
         guard let stored = socketContext.pointee else { return }
         socketContext.pointee = nil
         let watch = Unmanaged<ConnectionWatch>.fromOpaque(stored)

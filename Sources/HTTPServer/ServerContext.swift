@@ -1,5 +1,6 @@
 import HTTPCore
 import CMicroHTTPD
+import ShardedCounters
 import Synchronization
 
 /// The long-lived state every libmicrohttpd callback of one daemon needs: the handler closures,
@@ -21,9 +22,9 @@ final class ServerContext: Sendable {
 
     /// Touched on every request: a counter per thread, each on its own cache lines, so the
     /// threads serving requests do not bounce one line between their cores.
-    private let inFlightCount = ThreadShardedCounter()
+    private let inFlightCount = ThreadShardedCounters(slots: 1)
     /// Connections libmicrohttpd reported started and not yet closed (``mhdNotifyConnection``).
-    let openConnections = ThreadShardedCounter()
+    let openConnections = ThreadShardedCounters(slots: 1)
     private let draining = Atomic<Bool>(false)
 
     private struct State {
@@ -58,17 +59,17 @@ final class ServerContext: Sendable {
 
     /// A request got its per-request state (first access-handler call).
     func requestBegan() {
-        inFlightCount.add(1)
+        inFlightCount.add(1, to: 0)
     }
 
     /// libmicrohttpd reported the request completed, aborted or timed out.
     func requestEnded() {
-        inFlightCount.add(-1)
+        inFlightCount.add(-1, to: 0)
     }
 
     /// Requests that have begun and not yet been reported completed.
     var inFlight: Int {
-        inFlightCount.sum
+        inFlightCount.total(of: 0)
     }
 
     /// From now on every response carries `Connection: close`, so keep-alive clients let go.

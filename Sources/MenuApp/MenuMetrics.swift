@@ -4,7 +4,6 @@ import Metrics
 import MenuModel
 import MenuService
 import MenuSessions
-import MenuSessionsDurable
 import Synchronization
 
 #if canImport(Glibc)
@@ -43,8 +42,7 @@ package final class MenuMetrics: Sendable {
     /// The parts a scrape asks for their figures.
     package struct Sources: Sendable {
         package var service: MenuService
-        package var sessionCounts: @Sendable () -> SessionCounts
-        package var durability: MeasuredSessionStore?
+        package var sessions: any SessionBackend
         package var servers: [HTTPServer]
     }
 
@@ -109,7 +107,7 @@ package final class MenuMetrics: Sendable {
     }
 
     private func writeParts(_ sources: Sources, to out: inout PrometheusText) {
-        let sessions = sources.sessionCounts()
+        let sessions = sources.sessions.sessionCounts
         out.single("menu_sessions_live", .gauge, help: "Sessions held (expired ones count until a sweep removes them).", sessions.held)
         out.single("menu_sessions_created_total", .counter, help: "Sessions created.", sessions.created)
         out.single("menu_sessions_expired_total", .counter, help: "Sessions removed by an expiry sweep after their time to live.", sessions.expired)
@@ -118,7 +116,7 @@ package final class MenuMetrics: Sendable {
         if let budget = sessions.memoryBudget {
             out.single("menu_session_memory_budget_bytes", .gauge, help: "The session memory budget, --session-memory, in bytes.", budget)
         }
-        let store = sources.durability?.figures ?? MeasuredSessionStore.Figures()
+        let store = sources.sessions.storeFigures
         out.single("menu_store_errors_total", .counter, help: "Session store calls refused as unavailable (disk full or stalled, journal failed, Redis unreachable or too slow): each a 503.", store.unavailable)
         out.single("menu_store_durable_waits_total", .counter, help: "Session writes that waited for the data directory's journal (--data-dir).", store.durableWrites)
         out.family("menu_store_durable_wait_seconds_total", .counter, help: "Time session writes spent waiting for the journal, in seconds.")

@@ -4,7 +4,6 @@ import HTTPServer
 import MenuService
 import MenuSessions
 import MenuSessionsDurable
-import MenuSessionsRedis
 import Metrics
 import MenuModel
 import Synchronization
@@ -14,7 +13,9 @@ import Synchronization
 /// (SIGHUP, `--watch-config`); stop with ``shutdown(gracePeriod:)``.
 package final class MenuServer: Sendable {
     package let service: MenuService
-    package let store: any SessionStore
+    /// Where sessions are kept: the store, its log line, its figures (let go of by ``shutdown(gracePeriod:)``).
+    package let sessions: any SessionBackend
+    package var store: any SessionStore { sessions.store }
     package let http: HTTPServer
     /// `GET /metrics` on a listener of its own (``ServerSettings/metricsListen``); nil: on ``http``.
     package let metricsHTTP: HTTPServer?
@@ -26,12 +27,6 @@ package final class MenuServer: Sendable {
     /// Held for a whole reload: reloads run one at a time, in the order asked.
     private let reloading = Mutex(())
     private let watcher: Mutex<ConfigWatcher?> = Mutex(nil)
-    /// The on-disk store when the settings name a data directory (closed by ``shutdown(gracePeriod:)``).
-    package let durableStore: DurableSessionStore?
-    /// The Redis store when the settings name one (stopped by ``shutdown(gracePeriod:)``).
-    package let redisStore: RedisSessionStore?
-    /// One line for the log saying where sessions are kept.
-    package let storageDescription: String
 
     /// The real port, also when the settings asked for port 0.
     package var port: Int { http.port }
@@ -39,50 +34,54 @@ package final class MenuServer: Sendable {
 
     /// With `serverLog`, events go to it (storage messages at `warn`, the rest at `info`), and so
     /// does a line per request; otherwise events go to `log` and requests are not logged.
+    /// A part that cannot start throws, and what started before it is stopped again.
     package init(settings: ServerSettings, log plainLog: @escaping @Sendable (String) -> Void = { _ in },
                  serverLog: ServerLog? = nil) throws(StartupError) {
         let log = Self.logger(serverLog, .info, otherwise: plainLog)
-        let storageLog = Self.logger(serverLog, .warn, otherwise: plainLog)
         let menu: Menu
         do { menu = try Menu(contentsOfFile: settings.configPath) } catch { throw .invalidConfig(path: settings.configPath, error) }
-        let store: any SessionStore
-        if let directory = settings.dataDirectory {
-            let durable: DurableSessionStore
-            do {
-                durable = try DurableSessionStore(directory: directory, menu: MenuGeneration(menu), fsync: settings.fsync,
-                                                  limits: settings.sessionLimits,
-                                                  storeTimeout: .seconds(settings.storeTimeoutSeconds), log: storageLog)
-            } catch {
-                throw .dataDirectory(error)
-            }
-            durableStore = durable
-            redisStore = nil
-            store = MeasuredSessionStore(durable)
-            storageDescription = "sessions are kept in \(directory) (journal fsync: \(settings.fsync.rawValue)); "
-                + durable.recovery.summary
-        } else if let endpoint = settings.redisEndpoint {
-            let redis = RedisSessionStore(endpoint: endpoint, options: settings.redisStoreOptions, menu: MenuGeneration(menu))
-            durableStore = nil
-            redisStore = redis
-            store = MeasuredSessionStore(redis)
-            storageDescription = settings.redisStorageDescription(endpoint)
-        } else {
-            durableStore = nil
-            redisStore = nil
-            store = InMemorySessionStore(menu: MenuGeneration(menu), limits: settings.sessionLimits)
-            storageDescription = "sessions are kept in memory only; they are lost on restart"
-        }
-        self.store = store
-        configPath = settings.configPath
-        self.log = log
+        let sessions = try settings.sessionBackend(menu: MenuGeneration(menu), log: Self.logger(serverLog, .warn, otherwise: plainLog))
         let metrics = MenuMetrics()
-        self.metrics = metrics
-        let service = MenuService(
+        let service = Self.service(settings, store: sessions.store, metrics: metrics)
+        let listeners: (main: HTTPServer, metrics: HTTPServer?)
+        do {
+            listeners = try Self.listen(settings, ObservedService(service: service, metrics: metrics, log: serverLog), metrics: metrics.page)
+        } catch {
+            sessions.shutdown()
+            throw .cannotListen(error)
+        }
+        (self.service, self.sessions, self.metrics, self.log) = (service, sessions, metrics, log)
+        (http, metricsHTTP, configPath, host) = (listeners.main, listeners.metrics, settings.configPath, settings.host)
+        metrics.attach(MenuMetrics.Sources(service: service, sessions: sessions, servers: [http] + (metricsHTTP.map { [$0] } ?? [])))
+        metrics.append { sessions.writeMetrics(to: &$0) }
+        if let serverLog {
+            metrics.append { serverLog.writeMetrics(to: &$0) }
+            serverLog.watch(Self.evictionNotes(of: { sessions.evictedHere }, log: log))
+        }
+        guard settings.watchConfig else { return }
+        do {
+            let watcher = try ConfigWatcher(path: settings.configPath) { [weak self] in self?.reloadLogged(reason: "the config file changed") }
+            self.watcher.withLock { $0 = watcher }
+        } catch {
+            shutdown(gracePeriod: .zero)
+            throw .cannotWatchConfig(error.description)
+        }
+    }
+
+    /// The API over `store` with the settings' limits; it serves `GET /metrics` itself unless a
+    /// listener of its own does (``ServerSettings/metricsListen``).
+    private static func service(_ settings: ServerSettings, store: any SessionStore, metrics: MenuMetrics) -> MenuService {
+        MenuService(
             store: store, maxLimit: settings.maxLimit, searchSlots: SearchBuildSlots(limit: settings.searchBuilds),
             sessionRateLimiter: settings.sessionRatePerMinute > 0 ? SessionRateLimiter(perMinute: settings.sessionRatePerMinute) : nil,
             trustedProxy: settings.trustedProxy, metricsPage: settings.metricsListen == nil ? metrics.page : nil,
             crossOriginPolicy: settings.crossOriginPolicy)
-        let observed = ObservedService(service: service, metrics: metrics, log: serverLog)
+    }
+
+    /// The main listener answering through `observed`, and the metrics listener when the settings
+    /// name one (the main listener stopped again when that one cannot start).
+    private static func listen(_ settings: ServerSettings, _ observed: ObservedService,
+                               metrics page: MetricsPage) throws(HTTPServerError) -> (main: HTTPServer, metrics: HTTPServer?) {
         var configuration = HTTPServerConfiguration()
         configuration.host = settings.host
         configuration.port = settings.port
@@ -94,55 +93,16 @@ package final class MenuServer: Sendable {
         configuration.headerTimeoutSeconds = settings.headerTimeoutSeconds
         configuration.connectionMemoryLimit = settings.connectionMemoryLimit
         configuration.listenBacklog = settings.listenBacklog
-        configuration.stoppingResponse = service.reject(.serverStopping)
+        configuration.stoppingResponse = observed.service.reject(.serverStopping)
+        let http = try HTTPServer(configuration: configuration, replying: { observed.reply(to: $0) }, rejection: { observed.reject($0) })
         do {
-            http = try HTTPServer(configuration: configuration,
-                                  replying: { observed.reply(to: $0) },
-                                  rejection: { observed.reject($0) })
-        } catch {
-            durableStore?.close()
-            redisStore?.stop()
-            throw .cannotListen(error)
-        }
-        do {
-            metricsHTTP = try settings.metricsListen.map { address throws(HTTPServerError) in
-                try MenuMetrics.listener(on: address, page: metrics.page, like: configuration)
+            let metricsHTTP = try settings.metricsListen.map { address throws(HTTPServerError) in
+                try MenuMetrics.listener(on: address, page: page, like: configuration)
             }
+            return (http, metricsHTTP)
         } catch {
             http.shutdown(gracePeriod: .zero)
-            durableStore?.close()
-            redisStore?.stop()
-            throw .cannotListen(error)
-        }
-        metrics.attach(MenuMetrics.Sources(
-            service: service, sessionCounts: Self.sessionCounts(of: store), durability: store as? MeasuredSessionStore,
-            servers: [http] + (metricsHTTP.map { [$0] } ?? [])))
-        if let redisStore, settings.redisPipeline {
-            metrics.append { out in
-                let figures = redisStore.pipelineFigures
-                out.single("menu_redis_pipeline_batches_total", .counter,
-                           help: "Batches of session writes sent to Redis through the write pipeline (--redis-pipeline).", figures.batches)
-                out.single("menu_redis_pipeline_writes_total", .counter,
-                           help: "Session writes those batches carried: divided by the batches, the mean batch.", figures.commands)
-            }
-        }
-        if let serverLog {
-            metrics.append { serverLog.writeMetrics(to: &$0) }
-            serverLog.watch(Self.evictionNotes(of: Self.evictionsHere(of: store), log: log))
-        }
-        self.service = service
-        self.host = settings.host
-        if settings.watchConfig {
-            do {
-                let watcher = try ConfigWatcher(path: settings.configPath) { [weak self] in self?.reloadLogged(reason: "the config file changed") }
-                self.watcher.withLock { $0 = watcher }
-            } catch {
-                http.shutdown(gracePeriod: .zero)
-                metricsHTTP?.shutdown(gracePeriod: .zero)
-                durableStore?.close()
-                redisStore?.stop()
-                throw .cannotWatchConfig(error.description)
-            }
+            throw error
         }
     }
 
@@ -209,8 +169,7 @@ package final class MenuServer: Sendable {
         watcher.withLock { $0 }?.stop()
         http.shutdown(gracePeriod: gracePeriod)
         metricsHTTP?.shutdown(gracePeriod: .zero)
-        durableStore?.close()
-        redisStore?.stop()
+        sessions.shutdown()
     }
 
     /// Events at `level` to `serverLog`, or to `plain` without one.
@@ -233,26 +192,6 @@ package final class MenuServer: Sendable {
                     + "(\(evicted) since start)"
             }
             if let line { log(line) }
-        }
-    }
-
-    /// The sessions this process evicted since start, read without waiting on anything (the log
-    /// writer's thread reads it every second): a table's count, or the Redis store's own.
-    private static func evictionsHere(of store: any SessionStore) -> @Sendable () -> Int {
-        if let redis = ((store as? MeasuredSessionStore)?.base ?? store) as? RedisSessionStore {
-            return { redis.evictedHere }  // its sessionCounts ask Redis
-        }
-        let counts = sessionCounts(of: store)
-        return { counts().evicted }
-    }
-
-    /// How a scrape reads the sessions' figures from the concrete store.
-    private static func sessionCounts(of store: any SessionStore) -> @Sendable () -> SessionCounts {
-        switch (store as? MeasuredSessionStore)?.base ?? store {
-        case let memory as InMemorySessionStore: { memory.sessionCounts }
-        case let durable as DurableSessionStore: { durable.sessionCounts }
-        case let redis as RedisSessionStore: { redis.sessionCounts }
-        default: { SessionCounts() }
         }
     }
 }

@@ -1,3 +1,5 @@
+import ShardedCounters
+
 /// Requests counted per route and status class, a latency histogram per route, and a few
 /// statuses counted on their own, all in one ``ThreadShardedCounters``: recording a request is
 /// one thread-local look-up and four or five plain adds, no lock and no allocation.

@@ -50,7 +50,7 @@ case .run(let settings):
         log.stop()
         exit(2)
     }
-    log.event(.info, server.storageDescription)
+    log.event(.info, server.sessions.description)
     log.flush()  // the start-up lines are on standard error before the listening line is on standard output
     FileHandle.standardOutput.write(Data((server.listeningLine + "\n").utf8))
 

@@ -1,5 +1,6 @@
 import Foundation
 import Metrics
+import ShardedCounters
 import Testing
 
 @Suite struct ThreadShardedCountersTests {

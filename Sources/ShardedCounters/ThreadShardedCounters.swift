@@ -9,18 +9,20 @@ import Darwin
 #endif
 
 /// A fixed set of counters (slots `0 ..< slotCount`) that many threads add to often and one
-/// thread reads rarely (a scrape): each thread owns a block of cells of its own, on cache lines
-/// no other thread writes, and is the only writer of its block, so an add is a plain load and
-/// store (no lock, no locked instruction, no shared line). One `pthread_getspecific` finds the
-/// block, and ``withCells(_:)`` lets a request do several adds with that one look-up.
+/// thread reads rarely (a scrape, requests in flight at shutdown): each thread owns a block of
+/// cells of its own, on cache lines no other thread writes, and is the only writer of its block,
+/// so an add is a plain load and store (no lock, no locked instruction, no shared line). One
+/// `pthread_getspecific` finds the block, and ``withCells(_:)`` lets a caller do several adds with
+/// that one look-up.
 ///
-/// Invariant: ``totals()`` holds, per slot, the sum of every add that happened before it. A
-/// thread's block is made on its first add and kept, with its counts, until the counters die
-/// (threads come and go rarely here: libmicrohttpd's pool is fixed). When the process has no
-/// pthread key left (about a thousand), every add goes to one shared block of atomics instead:
-/// slower, still exact.
-/// Cost: an add is one `pthread_getspecific`, one load and one store; ``totals()`` is
-/// O(threads seen × slots).
+/// Invariant: ``totals()`` (and ``total(of:)``) holds, per slot, the sum of every add that happened
+/// before it (each cell is written by one thread only; a cell may go negative when one thread adds
+/// and another subtracts). A thread's block is made on its first add and kept, with its counts,
+/// until the counters die (threads come and go rarely here: libmicrohttpd's pool is fixed). Each
+/// set of counters takes a pthread key while it lives; when the process has none left (about a
+/// thousand), every add goes to one shared block of atomics instead: slower, still exact.
+/// Cost: an add is one `pthread_getspecific`, one load and one store (release); ``totals()`` is
+/// O(threads seen × slots), ``total(of:)`` O(threads seen).
 package final class ThreadShardedCounters: Sendable {
     /// A thread's block, as an address the block list can hold.
     private struct Block: @unchecked Sendable {
@@ -38,12 +40,14 @@ package final class ThreadShardedCounters: Sendable {
     /// The counts when there is no key.
     private let shared: Block
 
-    package init(slots: Int) {
+    /// Counters with a block per thread; with `threadCells` false (or no pthread key left), one
+    /// shared block of atomics.
+    package init(slots: Int, threadCells: Bool = true) {
         precondition(slots > 0, "ThreadShardedCounters needs at least one slot")
         slotCount = slots
         blockBytes = (slots * MemoryLayout<Atomic<Int>>.stride + 127) / 128 * 128
         var key = pthread_key_t()
-        self.key = pthread_key_create(&key, nil) == 0 ? key : nil
+        self.key = threadCells && pthread_key_create(&key, nil) == 0 ? key : nil
         shared = Self.makeBlock(bytes: blockBytes, slots: slots)
     }
 
@@ -72,9 +76,9 @@ package final class ThreadShardedCounters: Sendable {
             let cell = base + slot
             if owned {
                 // Only this thread writes the cell: a load and a store cannot lose another writer's add.
-                cell.pointee.store(cell.pointee.load(ordering: .relaxed) &+ delta, ordering: .relaxed)
+                cell.pointee.store(cell.pointee.load(ordering: .relaxed) &+ delta, ordering: .releasing)
             } else {
-                cell.pointee.wrappingAdd(delta, ordering: .relaxed)
+                cell.pointee.wrappingAdd(delta, ordering: .releasing)
             }
         }
     }
@@ -96,10 +100,20 @@ package final class ThreadShardedCounters: Sendable {
     package func totals() -> [Int] {
         var sums = [Int](repeating: 0, count: slotCount)
         for block in blocks.withLock({ $0 }) + [shared] {
-            for slot in 0 ..< slotCount { sums[slot] &+= (block.pointer + slot).pointee.load(ordering: .relaxed) }
+            for slot in 0 ..< slotCount { sums[slot] &+= (block.pointer + slot).pointee.load(ordering: .acquiring) }
         }
         return sums
     }
+
+    /// Slot `slot`'s total over every thread's block, without an array.
+    package func total(of slot: Int) -> Int {
+        blocks.withLock { blocks in
+            blocks.reduce((shared.pointer + slot).pointee.load(ordering: .acquiring)) { $0 &+ ($1.pointer + slot).pointee.load(ordering: .acquiring) }
+        }
+    }
+
+    /// Whether adds go to per-thread blocks (false when made without them or when no pthread key was left).
+    package var hasThreadCells: Bool { key != nil }
 
     /// Threads that have added so far (one block each).
     package var threadCount: Int { blocks.withLock { $0.count } }
