@@ -159,7 +159,7 @@ struct MenuHTTP: Sendable {
         return text
     }
 
-    /// The strong tag `"<version>-<revision>"` the server sends on `/rows` and `/count` (README,
+    /// The strong tag `"<version>-<revision>"` the server sends on `/rows` and `/count` (docs/api.md,
     /// "Revisions and conditional requests": the version percent-encoded outside `A-Z a-z 0-9 . _ ~`),
     /// `"<version>-<locale>-<revision>"` for a menu with locales (`locale` its Content-Language).
     static func entityTag(version: String, locale: String? = nil, revision: Int) -> String {

@@ -1,4 +1,4 @@
-// The server's answers as the client decodes them (README "The API by example", openapi.yaml).
+// The server's answers as the client decodes them (docs/api.md, openapi.yaml).
 // Each type encodes back to the server's exact shape (explicit `null`s included), which is how
 // MenuClientTests prove, field by field, that client and server agree.
 

@@ -1,4 +1,4 @@
-/// Localized titles (README "Localized titles"): a `title` is a string, in the default locale, or
+/// Localized titles (docs/config.md "Localized titles"): a `title` is a string, in the default locale, or
 /// an object of BCP 47 tags to strings; the document names `defaultLocale` and may list
 /// `locales`. The parser checks each tag's shape and reports a tag given twice (case-insensitive,
 /// as tags compare); what needs the whole document (is the default there, is every tag listed)

@@ -1,7 +1,7 @@
 import Foundation
 
 extension Menu {
-    /// Decodes and validates a menu config (see README "Config format"), then freezes it.
+    /// Decodes and validates a menu config (see docs/config.md), then freezes it.
     ///
     /// Every problem found is reported at once, each with its JSON path and value.
     /// Cost: one pass over the bytes (``ConfigParser``) plus O(n) layout; docs/performance.md (Start-up)

@@ -1,7 +1,7 @@
 import HTTPCore
 import MenuModel
 
-/// Localized titles (README "Localized titles"): which of the menu's locales a read answers in.
+/// Localized titles (docs/api.md "Languages"): which of the menu's locales a read answers in.
 ///
 /// `?lang=TAG` decides when given (a BCP 47 tag; anything else is 400 `invalid_parameter`), by
 /// RFC 4647 lookup over the menu's locales; else `Accept-Language` (``LanguagePreference``, where

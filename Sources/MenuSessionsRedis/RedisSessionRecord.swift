@@ -13,7 +13,7 @@ import MenuSessions
 /// A hash rather than one string: the script reads `r` and `v` without parsing the state, and
 /// a read is one `HMGET` either way. Invariant: `history.count` is a multiple of 12 and at most
 /// `revision` entries long. Size: 2 + 2 bytes per field name, 6 + (2 + id bytes) per changed
-/// group, 12 per history entry (Redis's own overhead per key comes on top: see README).
+/// group, 12 per history entry (Redis's own overhead per key comes on top: see docs/operations.md).
 package struct RedisSessionRecord: Sendable, Equatable {
     package var revision: Int
     package var state: [UInt8]

@@ -58,7 +58,7 @@ struct TerminalLiveTests {
         for line in dishLines { #expect(DisplayWidth.of(line) == 100, "\(line)") }
         #expect(Self.status(screen).hasSuffix("row 1/30"))
 
-        // docs/menu-client.txt is this screen (the README shows it), with the default port.
+        // docs/menu-client.txt is this screen (docs/clients.md shows it), with the default port.
         let documented = try String(contentsOf: LivePaths.packageRoot.appendingPathComponent("docs/menu-client.txt"), encoding: .utf8)
         let shown = screen.joined(separator: "\n").replacingOccurrences(of: "127.0.0.1:\(port) ", with: "127.0.0.1:8080" + String(repeating: " ", count: String(port).count - 3))
         #expect(documented.trimmingCharacters(in: .newlines) == shown.trimmingCharacters(in: .newlines))

@@ -1,4 +1,4 @@
-// Localized titles (README "Localized titles"), written once and run over both transports: the
+// Localized titles (docs/api.md "Languages"), written once and run over both transports: the
 // locale a read is answered in, its headers and its entity tags.
 
 import Foundation

@@ -1,6 +1,6 @@
 // One source for each default and range: the settings start from HTTPServerConfiguration's and
 // MenuService's values, the flags accept exactly the ranges HTTPServer accepts, and `--help`,
-// README.md's flag table, openapi.yaml and the Dockerfile state the same numbers.
+// docs/operations.md's flag table, docs/api.md, openapi.yaml and the Dockerfile state the same numbers.
 
 import Foundation
 import MenuService
@@ -150,10 +150,10 @@ import MenuTestSupport
         #expect(shown["--data-dir"] == "none" && settings.dataDirectory == nil)
     }
 
-    @Test func theReadmeFlagTableStatesTheSameFlagsVariablesAndDefaults() throws {
+    @Test func theOperationsFlagTableStatesTheSameFlagsVariablesAndDefaults() throws {
         let shown = Self.usageDefaults()
         var flags: [String] = []
-        for line in try Self.repositoryFile("README.md").split(separator: "\n") where line.hasPrefix("| `--") {
+        for line in try Self.repositoryFile("docs/operations.md").split(separator: "\n") where line.hasPrefix("| `--") {
             let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
             try #require(cells.count >= 4, "\(line)")
             let flag = String(cells[0].dropFirst().prefix { $0 != " " && $0 != "`" })
@@ -161,15 +161,15 @@ import MenuTestSupport
             let stated = cells[2].prefix { $0 != " " }.trimmingCharacters(in: CharacterSet(charactersIn: "`"))
             flags.append(flag)
             #expect(variable == (try? Self.option(flag))?.environment, "\(flag)")
-            #expect(stated == shown[flag], "README.md says \(flag) defaults to \(stated), --help says \(shown[flag] ?? "nothing")")
+            #expect(stated == shown[flag], "docs/operations.md says \(flag) defaults to \(stated), --help says \(shown[flag] ?? "nothing")")
         }
         #expect(flags == ServerSettings.options.map(\.flag))
     }
 
-    @Test func readmeAndOpenAPIStateThePageAndBodyLimitsAndTheDefaultAddress() throws {
-        let readme = try Self.repositoryFile("README.md")
-        #expect(readme.contains("`limit` 1 to `--max-limit` (default \(MenuService.defaultLimit),"))
-        #expect(readme.contains("| 413 | `payload_too_large` | body over \(MenuService.maxBodyBytes / 1024) KiB |"))
+    @Test func theAPIDocAndOpenAPIStateThePageAndBodyLimitsAndTheDefaultAddress() throws {
+        let api = try Self.repositoryFile("docs/api.md")
+        #expect(api.contains("`limit` 1 to `--max-limit` (default \(MenuService.defaultLimit),"))
+        #expect(api.contains("| 413 | `payload_too_large` | body over \(MenuService.maxBodyBytes / 1024) KiB |"))
         // openapi.yaml's Limit parameter: the page-size default and the default --max-limit.
         let openapi = try Self.repositoryFile("openapi.yaml").split(separator: "\n", omittingEmptySubsequences: false)
         let start = try #require(openapi.firstIndex(of: "    Limit:"))

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import MenuModel
 
-/// Titles in several locales (README "Localized titles"): a string or an object of BCP 47 tags,
+/// Titles in several locales (docs/config.md "Localized titles"): a string or an object of BCP 47 tags,
 /// the document's `defaultLocale` and `locales`, and the problems each wrong shape reports.
 @Suite struct LocalizedTitleTests {
     static func menu(_ json: String) throws -> Menu { try Menu(jsonData: Data(json.utf8)) }

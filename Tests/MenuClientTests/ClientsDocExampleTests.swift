@@ -1,5 +1,5 @@
-// The README's "Use it from an app" example, compiled and run against a real server. The
-// function below is the README's code block as written (a test checks that it still is).
+// docs/clients.md's MenuClient example, compiled and run against a real server. The function
+// below is that document's code block as written (a test checks that it still is).
 
 import Foundation
 import MenuClient
@@ -21,18 +21,18 @@ func showMenu(server: URL, saved: MenuSessionSnapshot?) async throws -> MenuSess
     return await session.snapshot  // keep it (a file, UserDefaults); on unknown_session the layout is restored from it
 }
 
-@Suite(.timeLimit(.minutes(2))) struct ReadmeExampleTests {
-    @Test func theReadmeExampleIsThisFileVerbatim() throws {
-        let readme = try String(contentsOf: LivePaths.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        let section = try #require(readme.range(of: "## Use it from an app").map { readme[$0.upperBound...] })
+@Suite(.timeLimit(.minutes(2))) struct ClientsDocExampleTests {
+    @Test func theClientsDocExampleIsThisFileVerbatim() throws {
+        let document = try String(contentsOf: LivePaths.packageRoot.appendingPathComponent("docs/clients.md"), encoding: .utf8)
+        let section = try #require(document.range(of: "## MenuClient: the Swift library").map { document[$0.upperBound...] })
         let start = try #require(section.range(of: "```swift\nimport MenuClient\n\n"))
         let end = try #require(section[start.upperBound...].range(of: "```"))
         let example = String(section[start.upperBound ..< end.lowerBound])
         let source = try String(contentsOfFile: #filePath, encoding: .utf8)
-        #expect(source.contains(example), "README.md's example and ReadmeExampleTests.swift differ; change both")
+        #expect(source.contains(example), "docs/clients.md's example and ClientsDocExampleTests.swift differ; change both")
     }
 
-    @Test func theReadmeExampleRunsAgainstTheServerAndItsSnapshotBringsTheSessionBack() async throws {
+    @Test func theClientsDocExampleRunsAgainstTheServerAndItsSnapshotBringsTheSessionBack() async throws {
         let server = try ClientTestServer(config: try String(contentsOfFile: LivePaths.menuConfig, encoding: .utf8))
         defer { server.shutdown() }
         let url = server.configuration.baseURL
