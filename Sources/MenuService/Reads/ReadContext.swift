@@ -9,7 +9,7 @@ import MenuSessions
 /// shapes its tag too.
 ///
 /// Invariant: `locale` indexes `menu`'s locales; `session.state` is a state of `menu`; the tag
-/// names `menu`'s version, `locale` (on a menu with locales), `query` (``MenuService/queryTagPart(_:)``)
+/// names `menu`'s version, `locale` (on a menu with locales), `query` (``MenuAPI/queryTagPart(_:)``)
 /// and `session.revision`.
 /// Cost: making one is the session's look-up and the locale's negotiation, and for a filtered
 /// read the query's hash and one small array (its tag); ``view`` is a ``FlattenedView`` over the
@@ -30,7 +30,7 @@ struct ReadContext {
         self.locale = locale
         self.query = query
         let prefix = menu.entityTagPrefixes[locale]
-        tag = SessionEntityTag(prefix: query.map { prefix + MenuService.queryTagPart($0) } ?? prefix, revision: session.revision)
+        tag = SessionEntityTag(prefix: query.map { prefix + MenuAPI.queryTagPart($0) } ?? prefix, revision: session.revision)
     }
 
     /// The session's tree as rows (the unfiltered view).
@@ -46,7 +46,7 @@ struct ReadContext {
     var languageHeaders: [(name: String, value: String)] { menu.languageHeaders(locale) }
 }
 
-extension MenuService {
+extension MenuAPI {
     /// The read context of `request`: the session `X-Session-Id` names (or the default view), the
     /// locale `?lang=` or `Accept-Language` asks for, and `query` when the read is filtered.
     func readContext(of request: HTTPRequest, query: SearchQuery? = nil) throws(APIError) -> ReadContext {

@@ -11,7 +11,7 @@ import MenuModel
 /// ``ServedMenu`` once (a lock held for one pointer copy) and answers entirely from it, so a
 /// response never mixes two menus; the store hands back states for exactly that menu. A request
 /// whose session another request already carried to a newer menu starts again on the newer one.
-package final class MenuService: Sendable {
+package final class MenuAPI: Sendable {
     package let store: any SessionStore
     /// `store` when it can start a write without holding the calling thread: a write endpoint
     /// then answers a ``DeferredResponse`` (``reply(to:route:)``).
@@ -48,8 +48,8 @@ package final class MenuService: Sendable {
     private let installing = Mutex(())
 
     /// A service answering from the store's current menu. `maxLimit` must be in ``maxLimitRange``.
-    package init(store: any SessionStore, maxLimit: Int = MenuService.defaultMaxLimit,
-                 searchSlots: SearchBuildSlots = SearchBuildSlots(limit: MenuService.defaultSearchBuilds),
+    package init(store: any SessionStore, maxLimit: Int = MenuAPI.defaultMaxLimit,
+                 searchSlots: SearchBuildSlots = SearchBuildSlots(limit: MenuAPI.defaultSearchBuilds),
                  sessionRateLimiter: SessionRateLimiter? = nil, trustedProxy: IPAddress? = nil, metricsPage: MetricsPage? = nil,
                  crossOriginPolicy: CrossOriginPolicy? = nil) {
         precondition(Self.maxLimitRange.contains(maxLimit), "maxLimit \(maxLimit) is outside \(Self.maxLimitRange)")
@@ -65,7 +65,7 @@ package final class MenuService: Sendable {
     }
 
     /// A service answering from `menu`, which must be the menu `store` was made with.
-    package convenience init(menu: Menu, store: any SessionStore, maxLimit: Int = MenuService.defaultMaxLimit,
+    package convenience init(menu: Menu, store: any SessionStore, maxLimit: Int = MenuAPI.defaultMaxLimit,
                             sessionRateLimiter: SessionRateLimiter? = nil, trustedProxy: IPAddress? = nil) {
         precondition(store.currentMenu.menu.version == menu.version && store.currentMenu.menu.nodeCount == menu.nodeCount,
                      "the store was made with another menu")

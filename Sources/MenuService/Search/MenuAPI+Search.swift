@@ -17,7 +17,7 @@ import MenuSessions
 /// validates another's rows or the unfiltered tree (whose tag has no `s` part); the revision stays
 /// the digits after the last `-`, so `If-Match` on a write takes a filtered page's tag as the
 /// session's revision. `/search` answers carry no tag (`Cache-Control: no-store`).
-extension MenuService {
+extension MenuAPI {
     /// The page size of `/search` when the request names no `limit`.
     package static let defaultSearchLimit = 20
 

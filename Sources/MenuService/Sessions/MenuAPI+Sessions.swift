@@ -6,7 +6,7 @@ import MenuSessions
 /// `X-Session-Id` names by id, not by position, and `POST /sessions` creates a session from that
 /// form. A client that keeps it recovers from `unknown_session` (expiry, eviction, a memory-only restart) by creating a session
 /// in the same state, across menu reloads and instances, and two devices share a layout.
-extension MenuService {
+extension MenuAPI {
     /// `{"version","sessionId","revision","expansion":{"base","marks":[{"id","mode"}],"expanded":[ids],"collapsed":[ids]}}`,
     /// marks and flips in menu order. A session read as `/count` is: its tag is the menu version
     /// and the revision (which fix the answer), `If-None-Match` with it answers 304, and it is

@@ -9,7 +9,7 @@ import MenuSessions
 /// session). An `If-None-Match` naming the current tag answers `304 Not Modified` from the
 /// revision alone, before any row is encoded. Every write takes `If-Match`, checked by the store
 /// atomically with the write.
-extension MenuService {
+extension MenuAPI {
     /// The headers of a 200 session read, after its `ETag` and before its locale's headers.
     private static let readHeaders: [(name: String, value: String)] = [
         ("Content-Type", "application/json; charset=utf-8"), ("Cache-Control", "private, no-cache"),
