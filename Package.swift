@@ -125,7 +125,7 @@ let package = Package(
                            "SeedMenu", "FuzzTargets", "MenuSessionsDurable", "DurableTestSupport", "MenuSessionsRedis", "RedisClient",
                            "RedisTestSupport", "HTTPTestSupport"],
             swiftSettings: strict),
-        // Live: MenuServer started in-process on port 0, the menu-server process, hostile clients, settings.
+        // Live: RunningServer started in-process on port 0, the menu-server process, hostile clients, settings.
         .testTarget(
             name: "MenuAppTests",
             dependencies: ["MenuApp", "MenuService", "MenuModel", "MenuSessions", "MenuSessionsDurable", "HTTPCore", "HTTPServer",

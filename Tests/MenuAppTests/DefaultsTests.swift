@@ -13,7 +13,7 @@ import MenuTestSupport
 
 @Suite struct DefaultsTests {
     /// Each listener flag, the settings field it sets and the HTTPServerConfiguration field that
-    /// field becomes (MenuServer copies one into the other).
+    /// field becomes (RunningServer copies one into the other).
     struct ListenerField: CustomTestStringConvertible, Sendable {
         let flag: String
         let settings: any WritableKeyPath<ServerSettings, Int> & Sendable

@@ -11,7 +11,7 @@ import Synchronization
 /// A running menu-server: the menu loaded from settings, the session store, the routing service
 /// and the HTTP listener. Start with ``init(settings:log:)``; reload the menu with ``reload()``
 /// (SIGHUP, `--watch-config`); stop with ``shutdown(gracePeriod:)``.
-package final class MenuServer: Sendable {
+package final class RunningServer: Sendable {
     package let service: MenuAPI
     /// Where sessions are kept: the store, its log line, its figures (let go of by ``shutdown(gracePeriod:)``).
     package let sessions: any SessionBackend
@@ -214,7 +214,7 @@ package enum StartupError: Error, Sendable, CustomStringConvertible {
     }
 }
 
-/// What a ``MenuServer/reload()`` did.
+/// What a ``RunningServer/reload()`` did.
 package struct MenuReload: Sendable {
     /// The version served before and after (equal: the file held the menu already served).
     package var from: String
