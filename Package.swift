@@ -69,11 +69,11 @@ let package = Package(
         // `menu-client [URL]`: the Sichuan restaurant's ordering app in a terminal; main.swift only.
         .executableTarget(name: "menu-client", dependencies: ["MenuClient", "MenuTerminal"], swiftSettings: strict),
         // The seeds' naive design (mutable tree, recursive walks) as a reference for tests and benchmarks.
-        .target(name: "SeedMenu", dependencies: ["MenuModel"], swiftSettings: strict),
+        .target(name: "NaiveReference", dependencies: ["MenuModel"], swiftSettings: strict),
         // `swift run -c release menu-bench`: the model against the naive reference on synthetic menus.
         .executableTarget(
             name: "menu-bench",
-            dependencies: ["MenuModel", "MenuSessions", "MenuService", "MenuApp", "HTTPCore", "HTTPServer", "SeedMenu", "ChildProcess"],
+            dependencies: ["MenuModel", "MenuSessions", "MenuService", "MenuApp", "HTTPCore", "HTTPServer", "NaiveReference", "ChildProcess"],
             swiftSettings: strict),
         // libFuzzer targets for the config loader, routing/query parsing and the PUT body (scripts/fuzz).
         .target(
@@ -87,7 +87,7 @@ let package = Package(
         .target(name: "HTTPTestSupport", swiftSettings: strict),
         // Test support only: the tests' paths, menus and manual clock (MenuTestSupport), the service called
         // with request values (MenuServiceTestSupport), the durable store's fixtures (DurableTestSupport).
-        .target(name: "MenuTestSupport", dependencies: ["MenuModel", "MenuSessions", "SeedMenu"], swiftSettings: strict),
+        .target(name: "MenuTestSupport", dependencies: ["MenuModel", "MenuSessions", "NaiveReference"], swiftSettings: strict),
         .target(
             name: "MenuServiceTestSupport", dependencies: ["MenuService", "MenuSessions", "HTTPCore", "MenuTestSupport"],
             swiftSettings: strict),
@@ -99,37 +99,37 @@ let package = Package(
         // Test support only: a real redis-server started through ChildProcess on a free port or a unix socket.
         .target(name: "RedisTestSupport", dependencies: ["RedisClient", "ChildProcess", "HTTPTestSupport"], swiftSettings: strict),
 
-        .testTarget(name: "MenuModelTests", dependencies: ["MenuModel", "SeedMenu"], swiftSettings: strict),
+        .testTarget(name: "MenuModelTests", dependencies: ["MenuModel", "NaiveReference"], swiftSettings: strict),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics", "LineLog", "ShardedCounters"], swiftSettings: strict),
         .testTarget(name: "ChildProcessTests", dependencies: ["ChildProcess"], swiftSettings: strict),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPCore", "HTTPServer", "HTTPTestSupport", "ShardedCounters"], swiftSettings: strict),
         .testTarget(
-            name: "MenuSessionsTests", dependencies: ["MenuSessions", "MenuModel", "MenuTestSupport", "SeedMenu"],
+            name: "MenuSessionsTests", dependencies: ["MenuSessions", "MenuModel", "MenuTestSupport", "NaiveReference"],
             swiftSettings: strict),
         // The Redis store: its record and cache alone, then against a real redis-server.
         .testTarget(
             name: "MenuSessionsRedisTests",
             dependencies: ["MenuSessionsRedis", "MenuSessions", "MenuModel", "RedisClient", "RedisTestSupport", "MenuTestSupport", "HTTPTestSupport",
-                           "SeedMenu"],
+                           "NaiveReference"],
             swiftSettings: strict),
         // The store directly and the built menu-server over its data directory; MenuService for a full disk's 503.
         .testTarget(
             name: "MenuSessionsDurableTests",
             dependencies: ["MenuSessionsDurable", "MenuSessions", "MenuModel", "MenuService", "HTTPCore", "DurableTestSupport",
-                           "MenuTestSupport", "MenuServiceTestSupport", "HTTPTestSupport", "ChildProcess", "SeedMenu"],
+                           "MenuTestSupport", "MenuServiceTestSupport", "HTTPTestSupport", "ChildProcess", "NaiveReference"],
             swiftSettings: strict),
         // In-process: request values to MenuService, no socket; the fuzz corpus through FuzzTargets.
         .testTarget(
             name: "MenuServiceTests",
             dependencies: ["MenuService", "MenuModel", "MenuSessions", "HTTPCore", "MenuServiceTestSupport", "MenuTestSupport",
-                           "SeedMenu", "FuzzTargets", "MenuSessionsDurable", "DurableTestSupport", "MenuSessionsRedis", "RedisClient",
+                           "NaiveReference", "FuzzTargets", "MenuSessionsDurable", "DurableTestSupport", "MenuSessionsRedis", "RedisClient",
                            "RedisTestSupport", "HTTPTestSupport"],
             swiftSettings: strict),
         // Live: RunningServer started in-process on port 0, the menu-server process, hostile clients, settings.
         .testTarget(
             name: "MenuAppTests",
             dependencies: ["MenuApp", "MenuService", "MenuModel", "MenuSessions", "MenuSessionsDurable", "HTTPCore", "HTTPServer",
-                           "Metrics", "HTTPTestSupport", "MenuServiceTestSupport", "MenuTestSupport", "DurableTestSupport", "SeedMenu",
+                           "Metrics", "HTTPTestSupport", "MenuServiceTestSupport", "MenuTestSupport", "DurableTestSupport", "NaiveReference",
                            "ChildProcess", "NginxTestSupport", "RedisClient", "MenuSessionsRedis", "RedisTestSupport"],
             swiftSettings: strict),
         // MenuClient against the real server started in-process (and the menu-server process).
@@ -140,7 +140,7 @@ let package = Package(
             swiftSettings: strict),
         // The terminal app: keys, widths, rows, frame diff in-process; menu-client in tmux against the built menu-server.
         .testTarget(
-            name: "MenuTerminalTests", dependencies: ["MenuTerminal", "MenuClient", "MenuTestSupport", "SeedMenu", "ChildProcess", "HTTPTestSupport"],
+            name: "MenuTerminalTests", dependencies: ["MenuTerminal", "MenuClient", "MenuTestSupport", "NaiveReference", "ChildProcess", "HTTPTestSupport"],
             swiftSettings: strict),
         // RedisClient against real redis-server processes (RedisTestSupport).
         .testTarget(

@@ -3,7 +3,7 @@ import HTTPCore
 import MenuModel
 import MenuService
 import MenuSessions
-import SeedMenu
+import NaiveReference
 import Synchronization
 
 /// `menu-bench --contract`: issue 13's operations through `MenuAPI.respond` (no socket), on

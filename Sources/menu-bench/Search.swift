@@ -3,7 +3,7 @@ import HTTPCore
 import MenuModel
 import MenuService
 import MenuSessions
-import SeedMenu
+import NaiveReference
 
 /// `menu-bench --search`: search on the 1.1k and 1.1M synthetic menus, with CJK added to their
 /// Latin titles (`豆腐` on every 7th row, `麻婆豆腐` on every 997th): the index's build time and

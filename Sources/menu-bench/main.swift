@@ -1,6 +1,6 @@
 import Foundation
 import MenuModel
-import SeedMenu
+import NaiveReference
 
 /// menu-bench: the model's hot operations, config load and session memory on synthetic menus of
 /// 1.1k, 111k and 1.1M nodes, against the seeds' naive tree. Prints a markdown report.

@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 import HTTPTestSupport
 import MenuModel
-import SeedMenu
+import NaiveReference
 import Synchronization
 import Testing
 import DurableTestSupport

@@ -6,7 +6,7 @@ import MenuService
 import MenuServiceTestSupport
 import MenuSessions
 import MenuTestSupport
-import SeedMenu
+import NaiveReference
 
 /// What the differential test found wrong, with the request it was found on.
 struct ServiceDifference: Error, CustomStringConvertible {

@@ -6,7 +6,7 @@ import MenuSessionsDurable
 import MenuSessionsRedis
 import RedisClient
 import RedisTestSupport
-import SeedMenu
+import NaiveReference
 import Testing
 
 /// The whole contract of one session against the seeds' naive walk, through the service
