@@ -68,11 +68,11 @@ let package = Package(
         // `menu-client [URL]`: the Sichuan restaurant's ordering app in a terminal; main.swift only.
         .executableTarget(name: "menu-client", dependencies: ["MenuClient", "MenuTerminal"]),
         // The seeds' naive design (mutable tree, recursive walks) as a reference for tests and benchmarks.
-        .target(name: "SeedMenu", dependencies: ["MenuModel"]),
+        .target(name: "NaiveReference", dependencies: ["MenuModel"]),
         // `swift run -c release menu-bench`: the model against the naive reference on synthetic menus.
         .executableTarget(
             name: "menu-bench",
-            dependencies: ["MenuModel", "MenuSessions", "MenuService", "MenuApp", "HTTPCore", "HTTPServer", "SeedMenu", "ChildProcess"]),
+            dependencies: ["MenuModel", "MenuSessions", "MenuService", "MenuApp", "HTTPCore", "HTTPServer", "NaiveReference", "ChildProcess"]),
         // libFuzzer targets for the config loader, routing/query parsing and the PUT body (scripts/fuzz).
         .target(
             name: "FuzzTargets", dependencies: ["MenuModel", "MenuSessionsDurable", "MenuService", "HTTPCore", "HTTPServer"]),
@@ -84,7 +84,7 @@ let package = Package(
         .target(name: "HTTPTestSupport"),
         // Test support only: the tests' paths, menus and manual clock (MenuTestSupport), the service called
         // with request values (MenuServiceTestSupport), the durable store's fixtures (DurableTestSupport).
-        .target(name: "MenuTestSupport", dependencies: ["MenuModel", "MenuSessions", "SeedMenu"]),
+        .target(name: "MenuTestSupport", dependencies: ["MenuModel", "MenuSessions", "NaiveReference"]),
         .target(
             name: "MenuServiceTestSupport", dependencies: ["MenuService", "MenuSessions", "HTTPCore", "MenuTestSupport"]),
         // Test support only: nginx (Debian's) in front of menu-server instances, round-robin (issue 16).
@@ -94,33 +94,33 @@ let package = Package(
         // Test support only: a real redis-server started through ChildProcess on a free port or a unix socket.
         .target(name: "RedisTestSupport", dependencies: ["RedisClient", "ChildProcess", "HTTPTestSupport"]),
 
-        .testTarget(name: "MenuModelTests", dependencies: ["MenuModel", "SeedMenu"]),
+        .testTarget(name: "MenuModelTests", dependencies: ["MenuModel", "NaiveReference"]),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics", "LineLog", "ShardedCounters"]),
         .testTarget(name: "ChildProcessTests", dependencies: ["ChildProcess"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPCore", "HTTPServer", "HTTPTestSupport", "ShardedCounters"]),
         .testTarget(
-            name: "MenuSessionsTests", dependencies: ["MenuSessions", "MenuModel", "MenuTestSupport", "SeedMenu"]),
+            name: "MenuSessionsTests", dependencies: ["MenuSessions", "MenuModel", "MenuTestSupport", "NaiveReference"]),
         // The Redis store: its record and cache alone, then against a real redis-server.
         .testTarget(
             name: "MenuSessionsRedisTests",
             dependencies: ["MenuSessionsRedis", "MenuSessions", "MenuModel", "RedisClient", "RedisTestSupport", "MenuTestSupport", "HTTPTestSupport",
-                           "SeedMenu"]),
+                           "NaiveReference"]),
         // The store directly and the built menu-server over its data directory; MenuService for a full disk's 503.
         .testTarget(
             name: "MenuSessionsDurableTests",
             dependencies: ["MenuSessionsDurable", "MenuSessions", "MenuModel", "MenuService", "HTTPCore", "DurableTestSupport",
-                           "MenuTestSupport", "MenuServiceTestSupport", "HTTPTestSupport", "ChildProcess", "SeedMenu"]),
+                           "MenuTestSupport", "MenuServiceTestSupport", "HTTPTestSupport", "ChildProcess", "NaiveReference"]),
         // In-process: request values to MenuService, no socket; the fuzz corpus through FuzzTargets.
         .testTarget(
             name: "MenuServiceTests",
             dependencies: ["MenuService", "MenuModel", "MenuSessions", "HTTPCore", "MenuServiceTestSupport", "MenuTestSupport",
-                           "SeedMenu", "FuzzTargets", "MenuSessionsDurable", "DurableTestSupport", "MenuSessionsRedis", "RedisClient",
+                           "NaiveReference", "FuzzTargets", "MenuSessionsDurable", "DurableTestSupport", "MenuSessionsRedis", "RedisClient",
                            "RedisTestSupport", "HTTPTestSupport"]),
-        // Live: MenuServer started in-process on port 0, the menu-server process, hostile clients, settings.
+        // Live: RunningServer started in-process on port 0, the menu-server process, hostile clients, settings.
         .testTarget(
             name: "MenuAppTests",
             dependencies: ["MenuApp", "MenuService", "MenuModel", "MenuSessions", "MenuSessionsDurable", "HTTPCore", "HTTPServer",
-                           "Metrics", "HTTPTestSupport", "MenuServiceTestSupport", "MenuTestSupport", "DurableTestSupport", "SeedMenu",
+                           "Metrics", "HTTPTestSupport", "MenuServiceTestSupport", "MenuTestSupport", "DurableTestSupport", "NaiveReference",
                            "ChildProcess", "NginxTestSupport", "RedisClient", "MenuSessionsRedis", "RedisTestSupport"]),
         // MenuClient against the real server started in-process (and the menu-server process).
         .testTarget(
@@ -129,7 +129,7 @@ let package = Package(
                            "MenuService", "MenuSessions", "HTTPServer", "HTTPCore"]),
         // The terminal app: keys, widths, rows, frame diff in-process; menu-client in tmux against the built menu-server.
         .testTarget(
-            name: "MenuTerminalTests", dependencies: ["MenuTerminal", "MenuClient", "MenuTestSupport", "SeedMenu", "ChildProcess", "HTTPTestSupport"]),
+            name: "MenuTerminalTests", dependencies: ["MenuTerminal", "MenuClient", "MenuTestSupport", "NaiveReference", "ChildProcess", "HTTPTestSupport"]),
         // RedisClient against real redis-server processes (RedisTestSupport).
         .testTarget(
             name: "RedisClientTests", dependencies: ["RedisClient", "RedisTestSupport", "HTTPTestSupport"]),

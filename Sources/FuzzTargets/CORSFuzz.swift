@@ -14,9 +14,9 @@ extension FuzzTarget {
     static let listedOrigin = "http://app.test:3000"
 
     /// The service of ``service``'s menu with `--cors-origin http://app.test:3000,*`.
-    static let corsService: MenuService = {
+    static let corsService: MenuAPI = {
         let menu = service.menu
-        return MenuService(store: InMemorySessionStore(menu: menu, maxSessions: 64),
+        return MenuAPI(store: InMemorySessionStore(menu: menu, maxSessions: 64),
                            crossOriginPolicy: try! CrossOriginPolicy(origins: [listedOrigin, "*"]))
     }()
 

@@ -46,10 +46,10 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     case language
 
     /// Built once per process: the targets only read it.
-    static let service: MenuService = {
+    static let service: MenuAPI = {
         let json = Data(#"{"items":[{"id":"g","title":"G","expanded":true,"items":[{"id":"r","title":"R"},{"id":"h","title":"H","items":[{"id":"x","title":"X"}]}]}]}"#.utf8)
         let menu = try! Menu(jsonData: json)
-        return MenuService(menu: menu, store: InMemorySessionStore(menu: menu, maxSessions: 64))
+        return MenuAPI(menu: menu, store: InMemorySessionStore(menu: menu, maxSessions: 64))
     }()
 
     /// Runs one input; nil when the outcome is well formed, otherwise what is wrong with it.
@@ -191,7 +191,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     static func checkBody(_ bytes: [UInt8]) -> String? {
         let foundation = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any]
         do {
-            let ours = try MenuService.parseExpansionBody(bytes)
+            let ours = try MenuAPI.parseExpansionBody(bytes)
             if let theirs = foundation?["isExpanded"] as? Bool, theirs != ours.isExpanded {
                 return "read isExpanded \(ours.isExpanded), Foundation reads \(theirs)"
             }
@@ -202,7 +202,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
             if error.code != "invalid_body" || error.message.isEmpty { return "refused as \(error.code), not invalid_body" }
         }
         do {
-            let ours = try MenuService.parseAllExpansionBody(bytes)
+            let ours = try MenuAPI.parseAllExpansionBody(bytes)
             if let theirs = foundation?["all"] as? String, theirs != ours.rawValue {
                 return "read all \(ours.rawValue), Foundation reads \(theirs)"
             }

@@ -11,13 +11,13 @@ import MenuSessions
 
 extension FuzzTarget {
     /// A menu in three locales, built once per process.
-    static let localizedService: MenuService = {
+    static let localizedService: MenuAPI = {
         let json = Data(#"""
             {"defaultLocale":"zh-Hant","locales":["zh-Hant","zh-Hans","en","en-GB-x-a"],
              "items":[{"id":"g","title":{"zh-Hant":"主菜","zh-Hans":"主菜","en":"Mains"},"expanded":true,"items":[{"id":"r","title":{"en":"R","zh-Hant":"宮"}}]}]}
             """#.utf8)
         let menu = try! Menu(jsonData: json)
-        return MenuService(menu: menu, store: InMemorySessionStore(menu: menu, maxSessions: 64))
+        return MenuAPI(menu: menu, store: InMemorySessionStore(menu: menu, maxSessions: 64))
     }()
 
     static func checkLanguage(_ bytes: [UInt8]) -> String? {

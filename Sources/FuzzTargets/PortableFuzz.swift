@@ -12,7 +12,7 @@ extension FuzzTarget {
     static func checkPortable(_ bytes: [UInt8]) -> String? {
         let parsed: PortableExpansion
         do {
-            parsed = try MenuService.parsePortableExpansionBody(bytes)
+            parsed = try MenuAPI.parsePortableExpansionBody(bytes)
         } catch {
             return error.code == "invalid_body" && !error.message.isEmpty ? nil : "refused as \(error.code), not invalid_body"
         }
@@ -24,7 +24,7 @@ extension FuzzTarget {
             }
         }
         let text = portableJSON(parsed)
-        guard let again = try? MenuService.parsePortableExpansionBody(text), again == parsed else {
+        guard let again = try? MenuAPI.parsePortableExpansionBody(text), again == parsed else {
             return "\(parsed) does not read back from \(String(decoding: text, as: UTF8.self))"
         }
         return checkPortableRoundTrip(bytes)

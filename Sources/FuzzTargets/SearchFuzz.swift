@@ -12,14 +12,14 @@ import MenuSessions
 
 extension FuzzTarget {
     /// Café, 麻婆豆腐, Straße, a searchable `en` attribute, booleans and numbers to filter on.
-    static let searchService: MenuService = {
+    static let searchService: MenuAPI = {
         let json = #"""
         {"searchable":["en"],"items":[{"id":"d","title":"Drinks","items":[{"id":"c","title":"Café crème","attributes":{"vegan":false,"price":4.5,"en":"Coffee"}},
         {"id":"k","title":"Kölsch","attributes":{"vegan":true,"price":6}}]},{"id":"f","title":"Food","expanded":true,"items":[
         {"id":"m","title":"麻婆豆腐","attributes":{"en":"Mapo Tofu","price":22}},{"id":"s","title":"Straße ＡＢＣ","attributes":{"vegan":true,"note":"x:y"}}]}]}
         """#
         let menu = try! Menu(jsonData: Data(json.utf8))
-        return MenuService(menu: menu, store: InMemorySessionStore(menu: menu, maxSessions: 8))
+        return MenuAPI(menu: menu, store: InMemorySessionStore(menu: menu, maxSessions: 8))
     }()
 
     static func checkSearch(_ bytes: [UInt8]) -> String? {

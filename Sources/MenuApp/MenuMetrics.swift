@@ -41,7 +41,7 @@ package final class MenuMetrics: Sendable {
 
     /// The parts a scrape asks for their figures.
     package struct Sources: Sendable {
-        package var service: MenuService
+        package var service: MenuAPI
         package var sessions: any SessionBackend
         package var servers: [HTTPServer]
     }

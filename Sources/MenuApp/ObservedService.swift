@@ -6,18 +6,18 @@ import MenuService
 /// kept), and the response carries the request's ``RequestID`` as `X-Request-Id` (the client's
 /// when sane, a made one otherwise; a bad one is replaced, never refused).
 ///
-/// Invariant: answers as ``MenuService/respond(to:)`` and ``MenuService/reject(_:)`` do, plus the
+/// Invariant: answers as ``MenuAPI/respond(to:)`` and ``MenuAPI/reject(_:)`` do, plus the
 /// `X-Request-Id` header; every call is counted once, under a bounded route label.
 /// Cost per request: two monotonic clock readings, ``MenuMetrics/record(route:status:nanoseconds:)``
 /// (no lock, no allocation), the id (a byte compare per header, then a check of the client's or 15 characters made, no allocation) and its header,
 /// and with an access log one real-time clock reading and one queue submit.
 package struct ObservedService: Sendable {
-    package let service: MenuService
+    package let service: MenuAPI
     package let metrics: MenuMetrics
     /// The access log; nil or not ``ServerLog/logsRequests``: no request lines.
     package let log: ServerLog?
 
-    package init(service: MenuService, metrics: MenuMetrics, log: ServerLog? = nil) {
+    package init(service: MenuAPI, metrics: MenuMetrics, log: ServerLog? = nil) {
         self.service = service
         self.metrics = metrics
         self.log = log.flatMap { $0.logsRequests ? $0 : nil }

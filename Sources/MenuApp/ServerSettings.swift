@@ -11,7 +11,7 @@ import RedisClient
 ///
 /// One source for each default and range: the HTTP listener's come from ``HTTPServerConfiguration``
 /// (its property defaults and ``HTTPServerConfiguration/ValidRange``), the page size's from
-/// ``MenuService``, the sessions' and the store's are stated here once (the property and its
+/// ``MenuAPI``, the sessions' and the store's are stated here once (the property and its
 /// ``options`` line); `--help` and the errors print the numbers they read.
 package struct ServerSettings: Sendable, Equatable {
     /// The listener's defaults, read by the properties below.
@@ -22,9 +22,9 @@ package struct ServerSettings: Sendable, Equatable {
     package var port = http.port
     /// libmicrohttpd threads (poll mode). 2 served best on a 2-core machine (docs/performance.md, design choices).
     package var threads = http.threads
-    package var maxLimit = MenuService.defaultMaxLimit
+    package var maxLimit = MenuAPI.defaultMaxLimit
     /// Search cache misses (filtered views) built at once; a miss past it is 503 busy.
-    package var searchBuilds = MenuService.defaultSearchBuilds
+    package var searchBuilds = MenuAPI.defaultSearchBuilds
     package var maxSessions = SessionLimits.defaults.maxSessions
     package var sessionTTLSeconds = Int(SessionLimits.defaults.timeToLive.components.seconds)
     /// Idle seconds after which a session may be evicted (least recently used first) for a new one
@@ -133,7 +133,7 @@ package struct ServerSettings: Sendable, Equatable {
         },
         integer("--port", "MENU_PORT", "port to listen on; 0 picks a free one", Range.port, \.port),
         integer("--threads", "MENU_THREADS", "HTTP threads", Range.threads, \.threads),
-        integer("--max-limit", "MENU_MAX_LIMIT", "largest page a client may ask for", MenuService.maxLimitRange, \.maxLimit),
+        integer("--max-limit", "MENU_MAX_LIMIT", "largest page a client may ask for", MenuAPI.maxLimitRange, \.maxLimit),
         integer("--search-builds", "MENU_SEARCH_BUILDS", "uncached searches (filtered views) built at once; another is 429 busy with Retry-After", 1 ... 1024, \.searchBuilds),
         integer("--max-sessions", "MENU_MAX_SESSIONS", "sessions held at most; then eviction or 429", 1 ... 100_000_000, \.maxSessions),
         integer("--session-ttl", "MENU_SESSION_TTL", "seconds a session may stay idle before it expires", 1 ... 10 * 365 * 86400, \.sessionTTLSeconds),

@@ -139,7 +139,7 @@ package enum APIError: Error, Sendable, Equatable {
         case .expansion(.notAGroup(let id)): self = .notAGroup(id: id)
         case .expansion(.unknownNode(let id)): self = .unknownNode(id: id)
         case .unavailable(let reason): self = .unavailable(reason)
-        // MenuService retries these on the newer menu; should one ever get here, a retry is the answer.
+        // MenuAPI retries these on the newer menu; should one ever get here, a retry is the answer.
         case .menuChanged: self = .unavailable("the menu was being reloaded")
         case .revisionMismatch(let current): self = .preconditionFailed(revision: current)
         }

@@ -4,12 +4,12 @@ import MenuService
 import MenuSessions
 import MenuTestSupport
 
-package func makeService(maxLimit: Int = 500, maxSessions: Int = 1_000) throws -> MenuService {
+package func makeService(maxLimit: Int = 500, maxSessions: Int = 1_000) throws -> MenuAPI {
     let menu = try sichuanMenu()
-    return MenuService(menu: menu, store: InMemorySessionStore(menu: menu, maxSessions: maxSessions), maxLimit: maxLimit)
+    return MenuAPI(menu: menu, store: InMemorySessionStore(menu: menu, maxSessions: maxSessions), maxLimit: maxLimit)
 }
 
-extension MenuService {
+extension MenuAPI {
     package func call(_ method: String, _ path: String, query: [(String, String?)] = [], session: String? = nil,
                       body: String? = nil) -> HTTPResponse {
         var headers: [(name: String, value: String)] = []

@@ -1,6 +1,6 @@
 import MenuModel
 import MenuSessions
-import SeedMenu
+import NaiveReference
 
 /// One session the naive way, for the service-level differential test: its own ``NaiveMenu`` tree
 /// (flipped in place, as the seeds did), the session's state written down by its definition (a

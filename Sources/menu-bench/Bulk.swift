@@ -1,6 +1,6 @@
 import Foundation
 import MenuModel
-import SeedMenu
+import NaiveReference
 
 /// Expand all on the 1.1M-node synthetic menu: what it costs, what the state holds, and a page of
 /// 50 rows at deep offsets in the expanded view (with nothing else changed: one lookup finds the

@@ -3,10 +3,10 @@ import HTTPCore
 import MenuModel
 import MenuService
 import MenuSessions
-import SeedMenu
+import NaiveReference
 import Synchronization
 
-/// `menu-bench --contract`: issue 13's operations through `MenuService.respond` (no socket), on
+/// `menu-bench --contract`: issue 13's operations through `MenuAPI.respond` (no socket), on
 /// the 1.1k and the 1.1M synthetic menus: a 50-row page against its 304; expand all, then a page
 /// at a deep offset against the same offset in the default view; the reveal of a hidden deep row;
 /// pages `around` and `after` a node; and what a session holds after expand all against after
@@ -42,20 +42,20 @@ enum ContractFigures {
 /// One menu served in-process, with a session in the default view and one expanded all.
 struct ContractBench {
     let menu: Menu
-    let service: MenuService
+    let service: MenuAPI
     let defaultSession: [(name: String, value: String)]
     let expandedSession: [(name: String, value: String)]
 
     init(menu: Menu) throws {
         self.menu = menu
-        service = MenuService(menu: menu, store: InMemorySessionStore(menu: menu))
+        service = MenuAPI(menu: menu, store: InMemorySessionStore(menu: menu))
         defaultSession = try Self.newSession(on: service)
         expandedSession = try Self.newSession(on: service)
         _ = try Self.expect(200, service.respond(to: Self.setAll(.expanded, expandedSession)), "PUT /expansion")
     }
 
     /// The headers of a request in a new session.
-    static func newSession(on service: MenuService) throws -> [(name: String, value: String)] {
+    static func newSession(on service: MenuAPI) throws -> [(name: String, value: String)] {
         let created = service.respond(to: HTTPRequest(method: "POST", path: "/sessions"))
         guard let id = created.headers.first(where: { $0.name == "X-Session-Id" })?.value else {
             throw BenchError.childFailed("POST /sessions answered \(created.status)")

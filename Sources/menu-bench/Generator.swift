@@ -1,5 +1,5 @@
 import MenuModel
-import SeedMenu
+import NaiveReference
 
 /// A synthetic menu size: a complete 10-ary tree of `depth` levels, groups above rows.
 enum MenuSize: String, CaseIterable {

@@ -14,14 +14,14 @@ import Darwin
 #endif
 
 /// `menu-bench --handler FILE`: the service's own cost per request, without a socket or
-/// libmicrohttpd: `MenuService.respond(to:)` for the request `Benchmarks/http.sh` sends
+/// libmicrohttpd: `MenuAPI.respond(to:)` for the request `Benchmarks/http.sh` sends
 /// (`GET /rows?offset=count/2&limit=50` on a session with six changed groups) and for a toggle.
 /// It shows how much of an HTTP request's CPU time is ours (the rest is the kernel and libmicrohttpd).
 /// Also the same page revalidated with the `If-None-Match` of its ETag: the 304 a caching client gets.
 enum HandlerFigures {
     static func measure(_ path: String, plan: TimingPlan) throws -> String {
         let menu = try Menu(contentsOfFile: path)
-        let service = MenuService(menu: menu, store: InMemorySessionStore(menu: menu))
+        let service = MenuAPI(menu: menu, store: InMemorySessionStore(menu: menu))
         let created = service.respond(to: HTTPRequest(method: "POST", path: "/sessions"))
         let session = String(decoding: created.body, as: UTF8.self)
             .split(separator: "\"").dropFirst(3).first.map(String.init) ?? ""
@@ -56,10 +56,10 @@ enum HandlerFigures {
         log.stop()
         let notModifiedTime = plan.nanosecondsPerOp { _ in service.respond(to: revalidation).status }
         let toggleTime = plan.nanosecondsPerOp { _ in service.respond(to: toggle).status }
-        return "| `MenuService.respond` GET /rows?offset=\(count / 2)&limit=50 (\(page.body.count) bytes) | "
+        return "| `MenuAPI.respond` GET /rows?offset=\(count / 2)&limit=50 (\(page.body.count) bytes) | "
             + "\(Report.time(rowsTime)) |\n| the same through `ObservedService` (metrics counted, X-Request-Id made) | \(Report.time(observedTime)) |"
             + "\n| the same with the access log (text, to /dev/null; \(log.dropped) of \(loggedOps) lines dropped by the full queue) | \(Report.time(loggedTime)) |"
-            + "\n| `MenuService.respond` the same with its If-None-Match (304) | \(Report.time(notModifiedTime)) |"
-            + "\n| `MenuService.respond` POST /groups/g14/toggle | \(Report.time(toggleTime)) |"
+            + "\n| `MenuAPI.respond` the same with its If-None-Match (304) | \(Report.time(notModifiedTime)) |"
+            + "\n| `MenuAPI.respond` POST /groups/g14/toggle | \(Report.time(toggleTime)) |"
     }
 }

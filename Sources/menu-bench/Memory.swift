@@ -4,7 +4,7 @@ import Synchronization
 import MenuModel
 import MenuService
 import MenuSessions
-import SeedMenu
+import NaiveReference
 
 /// Resident memory of this process, from /proc/self/status.
 enum ResidentMemory {

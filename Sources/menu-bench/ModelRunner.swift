@@ -1,5 +1,5 @@
 import MenuModel
-import SeedMenu
+import NaiveReference
 
 /// What the table measures, on the model and on the naive reference alike.
 enum Operation: CaseIterable {

@@ -1,5 +1,5 @@
 import MenuModel
-import SeedMenu
+import NaiveReference
 
 /// The naive side: the same operations on the seeds' tree (``NaiveMenu``), whose every call walks
 /// the tree, so big menus get few iterations per round.

@@ -3,12 +3,12 @@ import HTTPCore
 import MenuModel
 import MenuService
 import MenuSessions
-import SeedMenu
+import NaiveReference
 
 /// `menu-bench --search`: search on the 1.1k and 1.1M synthetic menus, with CJK added to their
 /// Latin titles (`豆腐` on every 7th row, `麻婆豆腐` on every 997th): the index's build time and
 /// memory; per query (common and rare, Latin and CJK, none) the scan alone, the filtered view
-/// built from nothing (what a cache miss costs), and through `MenuService.respond` with the cache
+/// built from nothing (what a cache miss costs), and through `MenuAPI.respond` with the cache
 /// warm the first page of `/search` and a 50-row page of `/rows?q=` in the middle of the filtered
 /// tree, against the same unfiltered page.
 enum SearchFigures {
@@ -44,7 +44,7 @@ enum SearchFigures {
                 + "\(Report.megabytes(index.memoryBytes)) (folded texts and a start per node).\n\n"
                 + "| query | matches | shown rows | scan | filtered view, uncached | /search first 20, cached | /rows?q= page of 50, cached | /rows page of 50, unfiltered |\n"
                 + "|---|---:|---:|---:|---:|---:|---:|---:|\n"
-            let service = MenuService(menu: menu, store: InMemorySessionStore(menu: menu))
+            let service = MenuAPI(menu: menu, store: InMemorySessionStore(menu: menu))
             for (label, text) in [("Latin, common", "dish"), ("Latin, groups", "group"), ("Latin, rare (accent, case)", rareLatin),
                                   ("CJK, common", "豆腐"), ("CJK, rare", "麻婆"), ("none", "zzz")] {
                 progress("search: \(size.label): \(label)")

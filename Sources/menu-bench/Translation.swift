@@ -1,6 +1,6 @@
 import Foundation
 import MenuModel
-import SeedMenu
+import NaiveReference
 
 /// A reload's cost for sessions: building the ``MenuTranslation`` between the 1.1M-node synthetic
 /// menu and an edited copy, its size, and carrying states of 10 to 10,000 changed groups through it

@@ -1,6 +1,6 @@
 import Foundation
 import MenuModel
-import SeedMenu
+import NaiveReference
 
 /// menu-bench: the model's hot operations, config load and session memory on synthetic menus of
 /// 1.1k, 111k and 1.1M nodes, against the seeds' naive tree. Prints a markdown report.
@@ -17,11 +17,11 @@ struct Options {
           --model-only  skip the naive reference (its calls take seconds on the 1.1M menu)
           --smoke       smallest menu, 1 short round, 1,000 sessions: checks that it all runs
           --write-menu SIZE PATH  only write the synthetic menu of SIZE (small, medium, large) to PATH
-          --handler FILE  only time MenuService.respond (no socket) for Benchmarks/http.sh's requests
+          --handler FILE  only time MenuAPI.respond (no socket) for Benchmarks/http.sh's requests
           --full-table N,N  only time a refused create (429) and a read at full session tables of N
           --translation  only time a MenuTranslation between the 1.1M menu and an edited copy, and carrying states
           --bulk        only time expand all on the 1.1M menu and pages at deep offsets after it
-          --contract    only time issue 13's requests through MenuService.respond on the --sizes menus
+          --contract    only time issue 13's requests through MenuAPI.respond on the --sizes menus
                         (medium skipped): 304, expand all and deep pages, reveal, anchored pages, and
                         store memory per session after expand all and after toggles (--sessions of them)
           --search      only time search on the --sizes menus (medium skipped), CJK added to the titles:

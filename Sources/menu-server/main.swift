@@ -42,9 +42,9 @@ case .run(let settings):
 
     // Every line on standard error from here on goes through the log's writer thread, in --log-format.
     let log = ServerLog(format: settings.logFormat, level: settings.logLevel, quiet: settings.quiet)
-    let server: MenuServer
+    let server: RunningServer
     do {
-        server = try MenuServer(settings: settings, serverLog: log)
+        server = try RunningServer(settings: settings, serverLog: log)
     } catch {
         log.event(.error, error.description)
         log.stop()

@@ -9,10 +9,10 @@ import MenuService
 import MenuTestSupport
 import Testing
 
-/// How a contract test reaches the API. Both transports reach the same app, a `MenuServer`
+/// How a contract test reaches the API. Both transports reach the same app, a `RunningServer`
 /// started with the live tests' settings, so one test body states the contract for both.
 enum ContractTransport: String, CaseIterable, Sendable, CustomTestStringConvertible {
-    /// A request value handed to the started app's `MenuService.respond(to:)`: no socket, no HTTP
+    /// A request value handed to the started app's `MenuAPI.respond(to:)`: no socket, no HTTP
     /// parsing, so a failure over this transport alone is the service's.
     case inProcess
     /// Real HTTP (URLSession) to the app's libmicrohttpd listener on 127.0.0.1, port 0.
@@ -20,7 +20,7 @@ enum ContractTransport: String, CaseIterable, Sendable, CustomTestStringConverti
 
     var testDescription: String { rawValue }
 
-    /// Starts a `MenuServer` (settings changed by `configure`) to be reached over this transport.
+    /// Starts a `RunningServer` (settings changed by `configure`) to be reached over this transport.
     /// Stop it with `shutdown()` in a `defer`.
     func start(configure: (inout ServerSettings) -> Void = { _ in }) throws -> ContractServer {
         ContractServer(transport: self, live: try LiveServer(configure: configure))
@@ -34,12 +34,12 @@ enum ContractTransport: String, CaseIterable, Sendable, CustomTestStringConverti
     }
 }
 
-/// A started `MenuServer` and the transport its tests reach it over.
+/// A started `RunningServer` and the transport its tests reach it over.
 final class ContractServer: Sendable {
     let transport: ContractTransport
     let live: LiveServer
     /// The app itself, for what a test checks beside the answers (its store, its settings).
-    var server: MenuServer { live.server }
+    var server: RunningServer { live.server }
 
     init(transport: ContractTransport, live: LiveServer) {
         self.transport = transport
@@ -93,11 +93,11 @@ extension ContractClient {
     }
 }
 
-/// Hands each request to a `MenuService` as a value. The target is split into path and query
+/// Hands each request to a `MenuAPI` as a value. The target is split into path and query
 /// arguments and percent-decoded as the live listener does; the answer gets the one header the
 /// HTTP layer adds to every response, `Content-Length` (the body's size).
 struct InProcessClient: ContractClient {
-    let service: MenuService
+    let service: MenuAPI
 
     func exchange(_ method: String, _ target: String, session sessionID: String?,
                   headers: [(String, String)], body: [UInt8]?) async throws -> LiveResponse {

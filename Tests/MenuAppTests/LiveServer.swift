@@ -30,7 +30,7 @@ import Darwin
 /// A real menu-server (libmicrohttpd) started in this process on 127.0.0.1, port 0.
 /// Stop it with `shutdown()` in a `defer`.
 final class LiveServer: Sendable {
-    let server: MenuServer
+    let server: RunningServer
     var port: Int { server.port }
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
@@ -41,7 +41,7 @@ final class LiveServer: Sendable {
         settings.configPath = LivePaths.menuConfig
         configure(&settings)
         do {
-            server = try MenuServer(settings: settings)
+            server = try RunningServer(settings: settings)
         } catch {
             throw LiveError("cannot start menu-server: \(error.description)")
         }

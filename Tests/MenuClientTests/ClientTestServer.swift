@@ -1,4 +1,4 @@
-// The real server for MenuClient's tests: a MenuServer (libmicrohttpd) started in this process on
+// The real server for MenuClient's tests: a RunningServer (libmicrohttpd) started in this process on
 // 127.0.0.1, with a menu written for the test, and an independent reader of its full table.
 
 import Foundation
@@ -14,7 +14,7 @@ import FoundationNetworking
 /// A menu-server on 127.0.0.1 serving `config` from a file of its own (rewrite it and call
 /// ``reload(with:)`` for a menu reload); stop with ``shutdown()``.
 final class ClientTestServer: Sendable {
-    let server: MenuServer
+    let server: RunningServer
     let configPath: String
     var port: Int { server.port }
     var configuration: MenuClientConfiguration { MenuClientConfiguration(baseURL: URL(string: "http://127.0.0.1:\(port)")!) }
@@ -29,7 +29,7 @@ final class ClientTestServer: Sendable {
         settings.port = port
         settings.host = "127.0.0.1"
         settings.configPath = path
-        do { server = try MenuServer(settings: settings) } catch { throw LiveError("cannot start menu-server: \(error.description)") }
+        do { server = try RunningServer(settings: settings) } catch { throw LiveError("cannot start menu-server: \(error.description)") }
     }
 
     /// The same menu file served again on the same port by a new server (memory-only sessions:

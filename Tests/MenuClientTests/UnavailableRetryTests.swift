@@ -70,7 +70,7 @@ final class OutageServer: Sendable {
 
     init(config: String) throws {
         store = OutageSessionStore(menu: try Menu(jsonData: Data(config.utf8)))
-        let service = MenuService(store: store)
+        let service = MenuAPI(store: store)
         var configuration = HTTPServerConfiguration()
         configuration.port = 0
         http = try HTTPServer(configuration: configuration, handler: { service.respond(to: $0) }, rejection: { service.reject($0) })

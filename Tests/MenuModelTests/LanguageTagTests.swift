@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import MenuModel
-import SeedMenu
+import NaiveReference
 
 /// The RFC 5646 shape check and RFC 4647 lookup that config loading and the service's
 /// negotiation share.

@@ -1,6 +1,6 @@
 import Foundation
 import MenuModel
-import SeedMenu
+import NaiveReference
 import Testing
 
 @testable import MenuSessions

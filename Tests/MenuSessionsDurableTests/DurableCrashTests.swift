@@ -3,7 +3,7 @@ import Foundation
 import HTTPTestSupport
 import MenuModel
 import Synchronization
-import SeedMenu
+import NaiveReference
 import Testing
 
 @testable import MenuService

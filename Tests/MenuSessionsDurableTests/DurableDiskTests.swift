@@ -101,7 +101,7 @@ struct DurableDiskTests {
         #expect(try store.state(of: id) == before)  // not deleted
 
         // Through the service: 503 "unavailable", never a false 200.
-        let service = MenuService(menu: menu, store: store)
+        let service = MenuAPI(menu: menu, store: store)
         let response = service.respond(to: HTTPRequest(method: "POST", path: "/groups/a/toggle",
                                                        headers: [("X-Session-Id", id.text)]))
         #expect(response.status == 503)

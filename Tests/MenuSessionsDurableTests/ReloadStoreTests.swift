@@ -25,13 +25,13 @@ enum ReloadStoreKind: String, CaseIterable, CustomTestStringConvertible, Sendabl
 /// A store with a menu service over it, and every generation installed so far.
 private struct Reloading {
     let store: any SessionStore
-    let service: MenuService
+    let service: MenuAPI
     var menus: [Int: Menu] = [1: ReloadMenus.menu(generation: 1)]
     var generation = 1
 
     init(_ kind: ReloadStoreKind, directory: DurableTemporaryDirectory) throws {
         store = try kind.make(MenuGeneration(menus[1]!), directory: directory)
-        service = MenuService(store: store)
+        service = MenuAPI(store: store)
     }
 
     /// Installs the next generation; carries sessions over eagerly only when `adopt`.

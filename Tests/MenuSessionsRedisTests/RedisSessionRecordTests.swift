@@ -1,6 +1,6 @@
 import MenuModel
 import MenuSessions
-import SeedMenu
+import NaiveReference
 import Testing
 @testable import MenuSessionsRedis
 

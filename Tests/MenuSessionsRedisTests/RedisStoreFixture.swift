@@ -3,7 +3,7 @@ import MenuModel
 import MenuSessions
 import RedisClient
 import RedisTestSupport
-import SeedMenu
+import NaiveReference
 import Testing
 @testable import MenuSessionsRedis
 

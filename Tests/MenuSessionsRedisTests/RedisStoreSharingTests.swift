@@ -2,7 +2,7 @@ import Foundation
 import HTTPTestSupport
 import MenuModel
 import MenuSessions
-import SeedMenu
+import NaiveReference
 import Synchronization
 import Testing
 @testable import MenuSessionsRedis

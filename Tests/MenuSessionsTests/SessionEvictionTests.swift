@@ -1,7 +1,7 @@
 import Synchronization
 import Foundation
 import MenuModel
-import SeedMenu
+import NaiveReference
 import Testing
 @testable import MenuSessions
 import MenuTestSupport

@@ -3,7 +3,7 @@
 // insert/delete lines) against a full redraw, over random splices and scrolls.
 
 import MenuTerminal
-import SeedMenu
+import NaiveReference
 import Testing
 
 @Suite("Frame painting")

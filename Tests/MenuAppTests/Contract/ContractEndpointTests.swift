@@ -1,5 +1,5 @@
 // The successful answers of every endpoint, written once and run over both transports: a request
-// value to the started app's MenuService, and URLSession against its listener (libmicrohttpd on
+// value to the started app's MenuAPI, and URLSession against its listener (libmicrohttpd on
 // 127.0.0.1, port 0).
 
 import Foundation

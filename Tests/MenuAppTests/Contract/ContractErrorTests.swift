@@ -1,5 +1,5 @@
 // Every error answer (status, code, JSON body and headers), written once and run over both
-// transports: a request value to the started app's MenuService, and URLSession against its
+// transports: a request value to the started app's MenuAPI, and URLSession against its
 // listener. The errors only the HTTP layer gives (413) are LiveBodyLimitTests.
 
 import Foundation

@@ -358,7 +358,7 @@ struct HostileCase: Sendable, CustomTestStringConvertible {
             // Header syntax
             text("continuation line on X-Session-Id", .json(400, "invalid_session")) {
                 // libmicrohttpd 0.9.75 glues the continuation onto the *name* ("X-Session-IdAAAA…");
-                // MenuService refuses a name that only starts with x-session-id.
+                // MenuAPI refuses a name that only starts with x-session-id.
                 "GET /rows HTTP/1.1\r\n\(h)X-Session-Id: AAAAAAAAAA\r\n AAAAAAAAAAAA\r\n\r\n"
             },
             text("space before the colon of X-Session-Id", .json(400, "bad_request")) {  // HTTPServer: a malformed name

@@ -42,7 +42,7 @@ struct HostileSessionTests {
 
     @Test func theServiceRefusesCreationsPastTheRateWithRetryAfterAndLetsReadsThrough() throws {
         let menu = try sichuanMenu()
-        let service = MenuService(menu: menu, store: InMemorySessionStore(menu: menu),
+        let service = MenuAPI(menu: menu, store: InMemorySessionStore(menu: menu),
                                   sessionRateLimiter: SessionRateLimiter(perMinute: 2, clock: ManualSessionClock().now))
         func request(_ method: String, _ path: String, session: String? = nil) -> HTTPResponse {
             service.respond(to: HTTPRequest(method: method, path: path, headers: session.map { [("X-Session-Id", $0)] } ?? [],

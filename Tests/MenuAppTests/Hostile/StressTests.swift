@@ -16,7 +16,7 @@ import MenuModel
 import MenuApp
 import MenuService
 import MenuSessions
-import SeedMenu
+import NaiveReference
 import Testing
 import MenuTestSupport
 

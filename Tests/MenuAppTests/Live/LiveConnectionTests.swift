@@ -3,7 +3,7 @@
 
 import MenuTestSupport
 import Foundation
-import SeedMenu
+import NaiveReference
 import Testing
 
 @Suite("Live: bytes, connections and concurrency")

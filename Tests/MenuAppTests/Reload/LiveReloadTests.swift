@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 import HTTPTestSupport
 import MenuModel
-import SeedMenu
+import NaiveReference
 import Synchronization
 import Testing
 import DurableTestSupport
@@ -114,7 +114,7 @@ struct LiveReloadTests {
         let versions = Dictionary(uniqueKeysWithValues: menus.map { ($0.value.version, $0.key) })
         #expect(versions.count == Self.generations, "each generation has its own version")
 
-        let server = try MenuServer(settings: settings)
+        let server = try RunningServer(settings: settings)
         var serverStopped = false
         defer { if !serverStopped { server.shutdown() } }
         let requests = Atomic<Int>(0)
@@ -183,7 +183,7 @@ struct LiveReloadTests {
         #expect(server.service.menu.version == menus[Self.generations]!.version)
 
         // After the last reload every session holds exactly what the rule says, in the store and over HTTP.
-        func expectSessions(on server: MenuServer, _ when: String) throws {
+        func expectSessions(on server: RunningServer, _ when: String) throws {
             let final = Self.generations
             for result in results where !result.session.isEmpty {
                 let view = result.expectation.view(at: final, menus: menus)
@@ -202,7 +202,7 @@ struct LiveReloadTests {
         if durable {
             server.shutdown()
             serverStopped = true
-            let restarted = try MenuServer(settings: settings)
+            let restarted = try RunningServer(settings: settings)
             defer { restarted.shutdown() }
             try expectSessions(on: restarted, "after a restart")
         }
@@ -222,7 +222,7 @@ struct LiveReloadTests {
             try FileManager.default.createDirectory(atPath: directory.file("data"), withIntermediateDirectories: false)
             settings.dataDirectory = directory.file("data")
         }
-        let server = try MenuServer(settings: settings)
+        let server = try RunningServer(settings: settings)
         defer { server.shutdown() }
         let connection = try RawHTTPConnection(port: server.port)
         let session = try #require(try connection.request("POST", "/sessions").header("X-Session-Id"))

@@ -1,5 +1,5 @@
 // One source for each default and range: the settings start from HTTPServerConfiguration's and
-// MenuService's values, the flags accept exactly the ranges HTTPServer accepts, and `--help`,
+// MenuAPI's values, the flags accept exactly the ranges HTTPServer accepts, and `--help`,
 // docs/operations.md's flag table, docs/api.md, openapi.yaml and the Dockerfile state the same numbers.
 
 import Foundation
@@ -13,7 +13,7 @@ import MenuTestSupport
 
 @Suite struct DefaultsTests {
     /// Each listener flag, the settings field it sets and the HTTPServerConfiguration field that
-    /// field becomes (MenuServer copies one into the other).
+    /// field becomes (RunningServer copies one into the other).
     struct ListenerField: CustomTestStringConvertible, Sendable {
         let flag: String
         let settings: any WritableKeyPath<ServerSettings, Int> & Sendable
@@ -70,9 +70,9 @@ import MenuTestSupport
             #expect(settings[keyPath: field.settings] == configuration[keyPath: field.configuration], "\(field.flag)")
         }
         #expect(settings.host == configuration.host)
-        #expect(settings.maxLimit == MenuService.defaultMaxLimit)
-        #expect(MenuService.maxLimitRange.contains(MenuService.defaultMaxLimit))
-        #expect(MenuService.defaultLimit <= MenuService.defaultMaxLimit)
+        #expect(settings.maxLimit == MenuAPI.defaultMaxLimit)
+        #expect(MenuAPI.maxLimitRange.contains(MenuAPI.defaultMaxLimit))
+        #expect(MenuAPI.defaultLimit <= MenuAPI.defaultMaxLimit)
     }
 
     @Test(arguments: listenerFields)
@@ -168,16 +168,16 @@ import MenuTestSupport
 
     @Test func theAPIDocAndOpenAPIStateThePageAndBodyLimitsAndTheDefaultAddress() throws {
         let api = try Self.repositoryFile("docs/api.md")
-        #expect(api.contains("`limit` 1 to `--max-limit` (default \(MenuService.defaultLimit),"))
-        #expect(api.contains("| 413 | `payload_too_large` | body over \(MenuService.maxBodyBytes / 1024) KiB |"))
+        #expect(api.contains("`limit` 1 to `--max-limit` (default \(MenuAPI.defaultLimit),"))
+        #expect(api.contains("| 413 | `payload_too_large` | body over \(MenuAPI.maxBodyBytes / 1024) KiB |"))
         // openapi.yaml's Limit parameter: the page-size default and the default --max-limit.
         let openapi = try Self.repositoryFile("openapi.yaml").split(separator: "\n", omittingEmptySubsequences: false)
         let start = try #require(openapi.firstIndex(of: "    Limit:"))
         let block = openapi[start...].prefix { $0 == "    Limit:" || $0.hasPrefix("     ") }
-        #expect(block.contains("        maximum: \(MenuService.defaultMaxLimit)"))
-        #expect(block.contains("        default: \(MenuService.defaultLimit)"))
-        #expect(block.contains { $0.contains("(default \(MenuService.defaultMaxLimit))") })
-        #expect(openapi.contains { $0.contains("a request body over \(MenuService.maxBodyBytes / 1024) KiB") })
+        #expect(block.contains("        maximum: \(MenuAPI.defaultMaxLimit)"))
+        #expect(block.contains("        default: \(MenuAPI.defaultLimit)"))
+        #expect(block.contains { $0.contains("(default \(MenuAPI.defaultMaxLimit))") })
+        #expect(openapi.contains { $0.contains("a request body over \(MenuAPI.maxBodyBytes / 1024) KiB") })
         // "A local menu-server with its default settings."
         let settings = ServerSettings()
         #expect(openapi.contains("  - url: http://\(settings.host):\(settings.port)"))

@@ -5,10 +5,10 @@ import Testing
 import DurableTestSupport
 import MenuServiceTestSupport
 
-/// The durable store's settings and what MenuServer makes of a bad data directory.
-@Suite("Durable: settings and start-up through MenuServer")
+/// The durable store's settings and what RunningServer makes of a bad data directory.
+@Suite("Durable: settings and start-up through RunningServer")
 struct DurableSettingsTests {
-    @Test("MenuServer turns a bad data directory into a start-up error naming it")
+    @Test("RunningServer turns a bad data directory into a start-up error naming it")
     func menuServerReportsABadDataDirectory() throws {
         let directory = DurableTemporaryDirectory()
         defer { directory.remove() }
@@ -18,7 +18,7 @@ struct DurableSettingsTests {
         settings.port = 0
         settings.dataDirectory = directory.file("menu.json")
         do {
-            let server = try MenuServer(settings: settings)
+            let server = try RunningServer(settings: settings)
             server.shutdown()
             Issue.record("started on a regular file")
         } catch {

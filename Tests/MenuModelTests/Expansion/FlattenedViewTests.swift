@@ -1,4 +1,4 @@
-import SeedMenu
+import NaiveReference
 import Testing
 @testable import MenuModel
 

@@ -1,4 +1,4 @@
-import SeedMenu
+import NaiveReference
 @testable import MenuModel
 
 /// A reload's worth of random edits to a menu described in code, for the translation tests: delete

@@ -1,3 +1,3 @@
 /// The naive reference (``NaiveMenu``, the seeds' design) and the ``TreeSpec`` helpers live in the
-/// SeedMenu library, shared with `menu-bench`; re-exported here so every test file sees them.
-@_exported import SeedMenu
+/// NaiveReference library, shared with `menu-bench`; re-exported here so every test file sees them.
+@_exported import NaiveReference

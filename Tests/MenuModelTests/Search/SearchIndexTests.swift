@@ -1,5 +1,5 @@
 import Foundation
-import SeedMenu
+import NaiveReference
 import Testing
 @testable import MenuModel
 

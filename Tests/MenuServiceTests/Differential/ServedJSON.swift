@@ -4,7 +4,7 @@
 import Foundation
 import MenuModel
 import MenuTestSupport
-import SeedMenu
+import NaiveReference
 
 /// Any key, for reading which keys an object has.
 struct AnyKey: CodingKey {

@@ -5,7 +5,7 @@ import MenuService
 import MenuServiceTestSupport
 import MenuSessions
 import MenuTestSupport
-import SeedMenu
+import NaiveReference
 
 /// The write and the reads of one step, each compared with the client's naive twin.
 extension ServiceDifferentialRun {

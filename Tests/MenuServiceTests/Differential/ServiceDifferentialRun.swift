@@ -6,7 +6,7 @@ import MenuService
 import MenuServiceTestSupport
 import MenuSessions
 import MenuTestSupport
-import SeedMenu
+import NaiveReference
 
 /// What the differential test found wrong, with the request it was found on.
 struct ServiceDifference: Error, CustomStringConvertible {
@@ -14,7 +14,7 @@ struct ServiceDifference: Error, CustomStringConvertible {
 }
 
 /// One run of the service-level differential test: a random menu served in-process
-/// (``MenuService/respond(to:)``, from a store keeping `history` splices per session), and
+/// (``MenuAPI/respond(to:)``, from a store keeping `history` splices per session), and
 /// several sessions on it, each with its twin ``NaiveSession``. ``step(_:)`` makes one random
 /// write for one session and then reads what the contract says must follow from it; the first
 /// difference is thrown.
@@ -42,7 +42,7 @@ final class ServiceDifferentialRun {
         }
     }
 
-    private(set) var service: MenuService
+    private(set) var service: MenuAPI
     let version: String
     let history: Int
     /// The limits the store was opened with (`history` splices a session).
@@ -61,7 +61,7 @@ final class ServiceDifferentialRun {
         let menu = try makeMenu(spec)
         limits = SessionLimits.defaults
         limits.changeHistory = history
-        service = MenuService(menu: menu, store: try makeStore(MenuGeneration(menu), limits), maxLimit: 100_000)
+        service = MenuAPI(menu: menu, store: try makeStore(MenuGeneration(menu), limits), maxLimit: 100_000)
         version = menu.version
         self.history = history
         self.rng = rng
@@ -124,7 +124,7 @@ final class ServiceDifferentialRun {
     /// every session's whole table must come back with its revision and `ETag`, and its splices
     /// must not (`/changes` answers only the current revision; anything older is 410).
     func restart(on store: any SessionStore) throws {
-        service = MenuService(menu: service.menu, store: store, maxLimit: 100_000)
+        service = MenuAPI(menu: service.menu, store: store, maxLimit: 100_000)
         for client in clients.indices where clients[client].id != nil {
             try checkTable(of: client)
             let revision = clients[client].naive.revision
@@ -143,7 +143,7 @@ final class ServiceDifferentialRun {
     /// hears of the other instance's writes from the backend; each waited for at most `bound`), every session's
     /// whole table must be the oracle's, and the run goes on there.
     func switchInstance(to store: any SessionStore, within bound: Duration = .seconds(30)) throws {
-        service = MenuService(menu: service.menu, store: store, maxLimit: 100_000)
+        service = MenuAPI(menu: service.menu, store: store, maxLimit: 100_000)
         for client in clients.indices {
             guard let text = clients[client].id, let id = SessionID(text) else { continue }
             let revision = clients[client].naive.revision

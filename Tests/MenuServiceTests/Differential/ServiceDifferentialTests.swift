@@ -6,11 +6,11 @@ import MenuSessionsDurable
 import MenuSessionsRedis
 import RedisClient
 import RedisTestSupport
-import SeedMenu
+import NaiveReference
 import Testing
 
 /// The whole contract of one session against the seeds' naive walk, through the service
-/// in-process (``MenuService/respond(to:)``, over the in-memory store and, on one tree each, the
+/// in-process (``MenuAPI/respond(to:)``, over the in-memory store and, on one tree each, the
 /// durable one and two Redis store instances on one redis-server, the requests moving between them):
 /// toggles, sets, recursive sets, expand and collapse all and the reset to the defaults,
 /// reveals, and writes that must be refused (a row's id, an unknown id, an `If-Match` of an old

@@ -1,6 +1,6 @@
 import Foundation
 import MenuModel
-import SeedMenu
+import NaiveReference
 import MenuTestSupport
 import Testing
 @testable import MenuService

@@ -66,7 +66,7 @@ import MenuServiceTestSupport
     func theBodyParserAcceptsExactlyWhatFoundationReadsAsJSON(body: String) throws {
         let bytes = Array(body.utf8)
         let foundation = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any]
-        let ours = Result { () throws(APIError) -> Bool in try MenuService.parseExpansionBody(bytes).isExpanded }
+        let ours = Result { () throws(APIError) -> Bool in try MenuAPI.parseExpansionBody(bytes).isExpanded }
         #expect((try? ours.get()) == foundation?["isExpanded"] as? Bool, "\(body): \(ours)")
     }
 
@@ -74,7 +74,7 @@ import MenuServiceTestSupport
     /// Python's `json.loads`), the body parser follows the RFC.
     @Test(arguments: [#"{"isExpanded":true,}"#, "\u{FEFF}{\"isExpanded\":true}", #"{"a":[1,],"isExpanded":true}"#])
     func whatOnlyFoundationAcceptsIsInvalidBody(body: String) throws {
-        #expect(throws: APIError.self) { try MenuService.parseExpansionBody(Array(body.utf8)) }
+        #expect(throws: APIError.self) { try MenuAPI.parseExpansionBody(Array(body.utf8)) }
     }
 
     @Test func nestingPastTheDepthLimitIsInvalidBodyNotACrash() throws {

@@ -14,7 +14,7 @@ import MenuTestSupport
     typealias Mark = PortableExpansion.Mark
 
     func parse(_ body: String) -> Result<PortableExpansion, APIError> {
-        Result { () throws(APIError) in try MenuService.parsePortableExpansionBody(Array(body.utf8)) }
+        Result { () throws(APIError) in try MenuAPI.parsePortableExpansionBody(Array(body.utf8)) }
     }
 
     @Test func everyKeyIsReadWithEscapesDecodedAndFlipsExpandedFirst() throws {
@@ -117,7 +117,7 @@ import MenuTestSupport
     @Test func moreEntriesThanTheChangeLimitIsTooManyChangesAndCreatesNothing() throws {
         let menu = try sichuanMenu()
         let store = InMemorySessionStore(menu: menu, maxChangedGroups: 2)
-        let service = MenuService(menu: menu, store: store)
+        let service = MenuAPI(menu: menu, store: store)
         let refused = service.call("POST", "/sessions", body: #"{"collapsed": ["drinks", "beer", "baijiu"]}"#)
         #expect(refused.status == 409 && refused.errorCode == "too_many_changes")
         #expect(store.count == 0)

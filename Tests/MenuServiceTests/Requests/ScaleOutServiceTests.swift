@@ -96,8 +96,8 @@ final class LaggingCopyStore: SessionStore {
 
 /// Two instances (services) over copies of one shared store, a session made through the first.
 struct ScaleOutInstances {
-    let first: MenuService
-    let second: MenuService
+    let first: MenuAPI
+    let second: MenuAPI
     let secondStore: LaggingCopyStore
     let session: String
     /// The tag prefix of the menu served: `"<version>-`.
@@ -105,9 +105,9 @@ struct ScaleOutInstances {
 
     init() throws {
         let shared = InMemorySessionStore(menu: try sichuanMenu())
-        first = MenuService(store: LaggingCopyStore(sharing: shared))
+        first = MenuAPI(store: LaggingCopyStore(sharing: shared))
         secondStore = LaggingCopyStore(sharing: shared)
-        second = MenuService(store: secondStore)
+        second = MenuAPI(store: secondStore)
         session = first.call("POST", "/sessions").header("X-Session-Id") ?? ""
         tagPrefix = String(first.call("GET", "/count", session: session).header("ETag")?.dropFirst().dropLast(3) ?? "")
     }
@@ -123,7 +123,7 @@ struct ScaleOutInstances {
     }
 }
 
-extension MenuService {
+extension MenuAPI {
     /// ``call(_:_:query:session:body:)`` with extra headers.
     func call(_ method: String, _ path: String, query: [(String, String?)] = [], session: String, headers: [(String, String)],
               body: String? = nil) -> HTTPResponse {
@@ -146,7 +146,7 @@ extension MenuService {
 
     @Test func readyzIsUnavailableWithTheStoresReasonWhileHealthzStaysOK() throws {
         let store = LaggingCopyStore(sharing: InMemorySessionStore(menu: try sichuanMenu()))
-        let service = MenuService(store: store)
+        let service = MenuAPI(store: store)
         store.readiness.withLock { $0 = "Redis at 127.0.0.1:6390 did not answer within 300 ms" }
         let response = service.call("GET", "/readyz")
         #expect(response.status == 503 && response.errorCode == "unavailable")

@@ -16,7 +16,7 @@ struct SessionLimitAnswerTests {
 
     @Test func theServiceAnswersTheCapAnEvictionAndARefusalWithTheirCodes() throws {
         let clock = ManualSessionClock()
-        let service = MenuService(menu: try sichuanMenu(), store: try store(clock, maxSessions: 1, maxChangedGroups: 1))
+        let service = MenuAPI(menu: try sichuanMenu(), store: try store(clock, maxSessions: 1, maxChangedGroups: 1))
         let old = try #require(service.call("POST", "/sessions").header("X-Session-Id"))
         #expect(service.call("POST", "/groups/drinks/toggle", session: old).status == 200)
         let capped = service.call("POST", "/groups/beer/toggle", session: old)

@@ -63,7 +63,7 @@ import Testing
     @Test func aMissWithEverySlotTakenIsBusyWhileCachedQueriesAndRowsAreServed() throws {
         let menu = try sichuanMenu()
         let slots = SearchBuildSlots(limit: 1)
-        let service = MenuService(store: InMemorySessionStore(menu: menu), searchSlots: slots)
+        let service = MenuAPI(store: InMemorySessionStore(menu: menu), searchSlots: slots)
         #expect(service.call("GET", "/search", query: [("q", "豆腐")]).status == 200)  // now cached
         let release = DispatchSemaphore(value: 0)
         let holder = hold(slots, until: release)

@@ -1,5 +1,5 @@
 import MenuModel
-import SeedMenu
+import NaiveReference
 import Testing
 @testable import MenuService
 

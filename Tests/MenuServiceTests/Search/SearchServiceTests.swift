@@ -1,6 +1,6 @@
 import Foundation
 import HTTPCore
-import SeedMenu
+import NaiveReference
 import MenuModel
 import MenuServiceTestSupport
 import MenuTestSupport

@@ -4,7 +4,7 @@ import MenuSessions
 
 /// `GET /changes?since=R`: the splices that took the session from revision `R` to now, so a client
 /// whose write got 412, or a second device, updates its cached rows instead of reloading them.
-extension MenuService {
+extension MenuAPI {
     /// `{"version":…,"revision":…,"changes":[{"revision":r,"change":{"at","inserted","removed"}|null},…]}`,
     /// oldest first; `410 gone` when the history no longer reaches `since`; `since` past the
     /// revision is `400 invalid_parameter`. Without a session: the default view, revision 0, no

@@ -1,5 +1,5 @@
 /// The parts several answers open with, written once.
-extension MenuService {
+extension MenuAPI {
     /// Writes `{"version":…,"revision":…,"count":…,"leafCount":…` (object left open).
     func writeCounts(count: Int, leafCount: Int, revision: Int, of menu: ServedMenu, to writer: inout JSONWriter) {
         writeOpening(revision: revision, of: menu, to: &writer)

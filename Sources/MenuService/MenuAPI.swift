@@ -11,7 +11,7 @@ import MenuModel
 /// ``ServedMenu`` once (a lock held for one pointer copy) and answers entirely from it, so a
 /// response never mixes two menus; the store hands back states for exactly that menu. A request
 /// whose session another request already carried to a newer menu starts again on the newer one.
-package final class MenuService: Sendable {
+package final class MenuAPI: Sendable {
     package let store: any SessionStore
     /// `store` when it can start a write without holding the calling thread: a write endpoint
     /// then answers a ``DeferredResponse`` (``reply(to:route:)``).
@@ -48,8 +48,8 @@ package final class MenuService: Sendable {
     private let installing = Mutex(())
 
     /// A service answering from the store's current menu. `maxLimit` must be in ``maxLimitRange``.
-    package init(store: any SessionStore, maxLimit: Int = MenuService.defaultMaxLimit,
-                 searchSlots: SearchBuildSlots = SearchBuildSlots(limit: MenuService.defaultSearchBuilds),
+    package init(store: any SessionStore, maxLimit: Int = MenuAPI.defaultMaxLimit,
+                 searchSlots: SearchBuildSlots = SearchBuildSlots(limit: MenuAPI.defaultSearchBuilds),
                  sessionRateLimiter: SessionRateLimiter? = nil, trustedProxy: IPAddress? = nil, metricsPage: MetricsPage? = nil,
                  crossOriginPolicy: CrossOriginPolicy? = nil) {
         precondition(Self.maxLimitRange.contains(maxLimit), "maxLimit \(maxLimit) is outside \(Self.maxLimitRange)")
@@ -65,7 +65,7 @@ package final class MenuService: Sendable {
     }
 
     /// A service answering from `menu`, which must be the menu `store` was made with.
-    package convenience init(menu: Menu, store: any SessionStore, maxLimit: Int = MenuService.defaultMaxLimit,
+    package convenience init(menu: Menu, store: any SessionStore, maxLimit: Int = MenuAPI.defaultMaxLimit,
                             sessionRateLimiter: SessionRateLimiter? = nil, trustedProxy: IPAddress? = nil) {
         precondition(store.currentMenu.menu.version == menu.version && store.currentMenu.menu.nodeCount == menu.nodeCount,
                      "the store was made with another menu")
@@ -189,33 +189,28 @@ package final class MenuService: Sendable {
         let anchor = try PageAnchor(of: request)
         let limit = try Self.integerParameter("limit", in: request, default: min(Self.defaultLimit, maxLimit), range: 1 ... maxLimit)
         if let query = try SearchParameters.query(of: request) { return try filteredRows(request, query, anchor: anchor, limit: limit) }
-        let (menu, session) = try servedState(for: request)
-        let locale = try negotiatedLocale(for: request, on: menu)
-        let tag = entityTag(of: session, on: menu, locale: locale)
-        if let unchanged = try notModified(request, tag: tag, locale: locale, of: menu) { return unchanged }
-        let view = FlattenedView(menu: menu.generation.menu, state: session.state)
+        let context = try readContext(of: request)
+        if let unchanged = try notModified(request, context) { return unchanged }
+        let view = context.view
         let (offset, pageRows) = try anchor.page(in: view, limit: limit)
         let rowCount = max(0, min(pageRows, view.count - offset))
         var writer = JSONWriter(capacity: 160 + rowCount * 128)
-        writeCounts(view, revision: session.revision, of: menu, to: &writer)
+        writeCounts(view, revision: context.session.revision, of: context.menu, to: &writer)
         writePlace(offset: offset, limit: limit, to: &writer)
         writer.raw(",\"rows\":")
-        menu.encoded[locale].writeRows(of: view, offset: offset, limit: pageRows, to: &writer)
+        context.menu.encoded[context.locale].writeRows(of: view, offset: offset, limit: pageRows, to: &writer)
         writer.raw("}")
-        return read(writer.finish(), tag: tag, locale: locale, of: menu)
+        return read(writer.finish(), context)
     }
 
     private func count(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         if let query = try SearchParameters.query(of: request) { return try filteredCount(request, query) }
-        let (menu, session) = try servedState(for: request)
-        let locale = try negotiatedLocale(for: request, on: menu)
-        let tag = entityTag(of: session, on: menu, locale: locale)
-        if let unchanged = try notModified(request, tag: tag, locale: locale, of: menu) { return unchanged }
-        let view = FlattenedView(menu: menu.generation.menu, state: session.state)
+        let context = try readContext(of: request)
+        if let unchanged = try notModified(request, context) { return unchanged }
         var writer = JSONWriter(capacity: 96)
-        writeCounts(view, revision: session.revision, of: menu, to: &writer)
+        writeCounts(context.view, revision: context.session.revision, of: context.menu, to: &writer)
         writer.raw("}")
-        return read(writer.finish(), tag: tag, locale: locale, of: menu)
+        return read(writer.finish(), context)
     }
 
     /// Writes `{"version":…,"revision":…,"count":…,"leafCount":…` (object left open).
@@ -226,9 +221,8 @@ package final class MenuService: Sendable {
     /// `{"version","id","index","path","row"}`: the node's row when visible (`index` and `row`
     /// null when hidden) and its ancestors' ids from the top. O(depth · log m).
     private func node(_ id: String, _ request: HTTPRequest) throws(APIError) -> HTTPResponse {
-        let (menu, session) = try servedState(for: request)
-        let locale = try negotiatedLocale(for: request, on: menu)
-        let view = FlattenedView(menu: menu.generation.menu, state: session.state)
+        let context = try readContext(of: request)
+        let (menu, view) = (context.menu, context.view)
         guard let node = view.menu.node(withID: id) else { throw .unknownNode(id: id) }
         let index = view.index(ofNode: node)
         var writer = JSONWriter(capacity: 512)
@@ -241,9 +235,9 @@ package final class MenuService: Sendable {
         writer.raw(",\"path\":")
         Self.writeIDs(view.ancestors(of: node).map(view.menu.id(of:)), to: &writer)
         writer.raw(",\"row\":")
-        if let index { menu.encoded[locale].writeRow(of: view, at: index, to: &writer) } else { writer.raw("null") }
+        if let index { menu.encoded[context.locale].writeRow(of: view, at: index, to: &writer) } else { writer.raw("null") }
         writer.raw("}")
-        return json(200, writer.finish(), extraHeaders: menu.languageHeaders(locale))
+        return json(200, writer.finish(), extraHeaders: context.languageHeaders)
     }
 
     /// `ids` as a JSON array of strings (a node's path).

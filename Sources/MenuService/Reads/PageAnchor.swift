@@ -36,7 +36,7 @@ enum PageAnchor: Equatable {
             found = kind
         }
         switch found {
-        case nil, 0: self = .offset(try MenuService.integerParameter("offset", in: request, default: 0, range: 0 ... Int.max))
+        case nil, 0: self = .offset(try MenuAPI.integerParameter("offset", in: request, default: 0, range: 0 ... Int.max))
         case 1: self = .after(id: try Self.anchorID("after", in: query))
         case 2: self = .before(id: try Self.anchorID("before", in: query))
         default: self = .around(id: try Self.anchorID("around", in: query))

@@ -17,7 +17,7 @@ import MenuSessions
 /// validates another's rows or the unfiltered tree (whose tag has no `s` part); the revision stays
 /// the digits after the last `-`, so `If-Match` on a write takes a filtered page's tag as the
 /// session's revision. `/search` answers carry no tag (`Cache-Control: no-store`).
-extension MenuService {
+extension MenuAPI {
     /// The page size of `/search` when the request names no `limit`.
     package static let defaultSearchLimit = 20
 
@@ -27,14 +27,13 @@ extension MenuService {
         }
         let offset = try Self.integerParameter("offset", in: request, default: 0, range: 0 ... Int.max)
         let limit = try Self.integerParameter("limit", in: request, default: min(Self.defaultSearchLimit, maxLimit), range: 1 ... maxLimit)
-        let (menu, session) = try servedState(for: request)
-        let locale = try negotiatedLocale(for: request, on: menu)
-        let filtered = try menu.filteredView(for: query, slots: searchSlots)
-        let view = FlattenedView(menu: menu.generation.menu, state: session.state)
+        let context = try readContext(of: request, query: query)
+        let filtered = try context.filteredView(slots: searchSlots)
+        let (view, locale) = (context.view, context.locale)
         let matches = filtered.matches
         let page = offset < matches.count ? matches[offset ..< offset + min(limit, matches.count - offset)] : []
         var writer = JSONWriter(capacity: 256 + page.count * 256)
-        writeOpening(revision: session.revision, of: menu, to: &writer)
+        writeOpening(revision: context.session.revision, of: context.menu, to: &writer)
         writeQuery(query, to: &writer)
         writer.raw(",\"total\":")
         writer.integer(matches.count)
@@ -57,40 +56,36 @@ extension MenuService {
             writer.raw("]}")
         }
         writer.raw("]}")
-        return json(200, writer.finish(), extraHeaders: menu.languageHeaders(locale))
+        return json(200, writer.finish(), extraHeaders: context.languageHeaders)
     }
 
     /// `/rows` with `q` or `filter`: a page of the filtered tree, the usual answer plus `query`
     /// and `"filtered":true`. Offsets only (`after`, `before` and `around` name rows of the
     /// filtered view too).
     func filteredRows(_ request: HTTPRequest, _ query: SearchQuery, anchor: PageAnchor, limit: Int) throws(APIError) -> HTTPResponse {
-        let (menu, session) = try servedState(for: request)
-        let locale = try negotiatedLocale(for: request, on: menu)
-        let filtered = try menu.filteredView(for: query, slots: searchSlots)
-        let tag = filteredTag(of: query, session: session, on: menu, locale: locale)
-        if let unchanged = try notModified(request, tag: tag, locale: locale, of: menu) { return unchanged }
+        let context = try readContext(of: request, query: query)
+        let filtered = try context.filteredView(slots: searchSlots)
+        if let unchanged = try notModified(request, context) { return unchanged }
         let (offset, pageRows) = try anchor.page(in: filtered, limit: limit)
         let rowCount = max(0, min(pageRows, filtered.count - offset))
         var writer = JSONWriter(capacity: 256 + rowCount * 160)
-        writeFilteredCounts(filtered, query: query, revision: session.revision, of: menu, to: &writer)
+        writeFilteredCounts(filtered, query: query, revision: context.session.revision, of: context.menu, to: &writer)
         writePlace(offset: offset, limit: limit, to: &writer)
         writer.raw(",\"rows\":")
-        menu.encoded[locale].writeRows(of: filtered, offset: offset, limit: pageRows, to: &writer)
+        context.menu.encoded[context.locale].writeRows(of: filtered, offset: offset, limit: pageRows, to: &writer)
         writer.raw("}")
-        return read(writer.finish(), tag: tag, locale: locale, of: menu)
+        return read(writer.finish(), context)
     }
 
     /// `/count` with `q` or `filter`: the filtered tree's counts.
     func filteredCount(_ request: HTTPRequest, _ query: SearchQuery) throws(APIError) -> HTTPResponse {
-        let (menu, session) = try servedState(for: request)
-        let locale = try negotiatedLocale(for: request, on: menu)
-        let filtered = try menu.filteredView(for: query, slots: searchSlots)
-        let tag = filteredTag(of: query, session: session, on: menu, locale: locale)
-        if let unchanged = try notModified(request, tag: tag, locale: locale, of: menu) { return unchanged }
+        let context = try readContext(of: request, query: query)
+        let filtered = try context.filteredView(slots: searchSlots)
+        if let unchanged = try notModified(request, context) { return unchanged }
         var writer = JSONWriter(capacity: 160)
-        writeFilteredCounts(filtered, query: query, revision: session.revision, of: menu, to: &writer)
+        writeFilteredCounts(filtered, query: query, revision: context.session.revision, of: context.menu, to: &writer)
         writer.raw("}")
-        return read(writer.finish(), tag: tag, locale: locale, of: menu)
+        return read(writer.finish(), context)
     }
 
     /// `{"version","revision","count","leafCount","query","filtered":true` (object left open).
@@ -111,11 +106,6 @@ extension MenuService {
         writer.string(menu.id(of: node))
         writer.raw(",\"title\":")
         writer.string(menu.title(of: node, locale: locale))
-    }
-
-    /// The tag of a filtered page: the session's, with `s` and the query's hash before the revision.
-    func filteredTag(of query: SearchQuery, session: SessionSnapshot, on menu: ServedMenu, locale: Int) -> SessionEntityTag {
-        SessionEntityTag(prefix: menu.entityTagPrefixes[locale] + Self.queryTagPart(query), revision: session.revision)
     }
 
     /// The length of ``queryTagPart(_:)``: `s`, 16 hex digits, `-`.

@@ -9,7 +9,7 @@ import MenuModel
 /// menu without locales answers as before and reads neither. The chosen index picks the rows
 /// pre-encoded in that locale, its entity-tag prefix and its `Content-Language`: no string is
 /// built per request beyond the header's ranges.
-extension MenuService {
+extension MenuAPI {
     /// The index in ``Menu/localeIndices`` of the locale `request` is answered in on `menu`.
     func negotiatedLocale(for request: HTTPRequest, on menu: ServedMenu) throws(APIError) -> Int {
         let parameter = try Self.languageParameter(in: request)

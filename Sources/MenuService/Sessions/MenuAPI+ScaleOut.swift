@@ -10,7 +10,7 @@ import MenuSessions
 /// without it (one call either way); a write or `/changes` asks again only when the store's first
 /// answer is older than the client's tag, which a store holding the only copy never gives for a
 /// tag it issued.
-extension MenuService {
+extension MenuAPI {
     /// `GET /readyz`: 200 `{"status":"ready"}` while the store can serve, else 503 `unavailable`
     /// with `Retry-After: 1` and the store's reason, so a load balancer takes the instance out of
     /// rotation while `/healthz` (liveness) stays 200. Costs the store's

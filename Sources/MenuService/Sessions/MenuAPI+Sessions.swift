@@ -6,17 +6,16 @@ import MenuSessions
 /// `X-Session-Id` names by id, not by position, and `POST /sessions` creates a session from that
 /// form. A client that keeps it recovers from `unknown_session` (expiry, eviction, a memory-only restart) by creating a session
 /// in the same state, across menu reloads and instances, and two devices share a layout.
-extension MenuService {
+extension MenuAPI {
     /// `{"version","sessionId","revision","expansion":{"base","marks":[{"id","mode"}],"expanded":[ids],"collapsed":[ids]}}`,
     /// marks and flips in menu order. A session read as `/count` is: its tag is the menu version
     /// and the revision (which fix the answer), `If-None-Match` with it answers 304, and it is
     /// `private, no-cache`. O(k) for k marks and flips.
     func session(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         let id = try requiredSessionID(in: request)
-        let (menu, session) = try snapshot(of: id, for: request)
-        let locale = try negotiatedLocale(for: request, on: menu)
-        let tag = entityTag(of: session, on: menu, locale: locale)
-        if let unchanged = try notModified(request, tag: tag, locale: locale, of: menu) { return unchanged }
+        let context = try readContext(ofSession: id, request)
+        if let unchanged = try notModified(request, context) { return unchanged }
+        let (menu, session) = (context.menu, context.session)
         let portable = session.state.portable(in: menu.generation.menu)
         var writer = JSONWriter(capacity: 160 + (portable.marks.count + portable.flips.count) * 48)
         writer.raw("{\"version\":")
@@ -40,7 +39,7 @@ extension MenuService {
         writer.raw(",\"collapsed\":")
         Self.writeIDs(portable.flips.filter { !$0.isExpanded }.map(\.id), to: &writer)
         writer.raw("}}")
-        return read(writer.finish(), tag: tag, locale: locale, of: menu)
+        return read(writer.finish(), context)
     }
 
     /// `DELETE /session`: ends the session `X-Session-Id` names (204).

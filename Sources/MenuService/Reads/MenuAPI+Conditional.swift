@@ -9,37 +9,22 @@ import MenuSessions
 /// session). An `If-None-Match` naming the current tag answers `304 Not Modified` from the
 /// revision alone, before any row is encoded. Every write takes `If-Match`, checked by the store
 /// atomically with the write.
-extension MenuService {
+extension MenuAPI {
     /// The headers of a 200 session read, after its `ETag` and before its locale's headers.
     private static let readHeaders: [(name: String, value: String)] = [
         ("Content-Type", "application/json; charset=utf-8"), ("Cache-Control", "private, no-cache"),
     ]
 
-    /// A 200 session read in `locale` of `menu` with its tag and caching headers (`Vary`, and
+    /// A 200 session read of `context` with its tag and caching headers (`Vary`, and
     /// `Content-Language` for a menu with locales: ``ServedMenu/localeHeaders``).
-    func read(_ body: ResponseBody, tag: SessionEntityTag, locale: Int, of menu: ServedMenu) -> HTTPResponse {
+    func read(_ body: ResponseBody, _ context: ReadContext) -> HTTPResponse {
         // One allocation: room for the locale's one or two headers reserved up front.
         var headers: [(name: String, value: String)] = []
         headers.reserveCapacity(5)
-        headers.append(("ETag", tag.headerValue))
+        headers.append(("ETag", context.tag.headerValue))
         headers.append(contentsOf: Self.readHeaders)
-        headers.append(contentsOf: menu.localeHeaders[locale])
+        headers.append(contentsOf: context.menu.localeHeaders[context.locale])
         return HTTPResponse(status: 200, headers: headers, body: body)
-    }
-
-    /// The tag of `session`'s state on `menu` read in `locale`.
-    func entityTag(of session: SessionSnapshot, on menu: ServedMenu, locale: Int) -> SessionEntityTag {
-        SessionEntityTag(prefix: menu.entityTagPrefixes[locale], revision: session.revision)
-    }
-
-    /// `304 Not Modified` (`ETag`, `Cache-Control` and `Vary`; no `Content-Language`, no body)
-    /// when `request`'s `If-None-Match` names `tag` or is `*`; nil when it sends none or names
-    /// other tags. O(1) without the header.
-    func notModified(_ request: HTTPRequest, tag: SessionEntityTag, locale: Int, of menu: ServedMenu) throws(APIError) -> HTTPResponse? {
-        guard try EntityTagCondition.noneMatchFails(in: request, current: tag) == true else { return nil }
-        var headers = menu.notModifiedHeaders[locale]
-        headers[0].value = tag.headerValue
-        return HTTPResponse(status: 304, headers: headers)
     }
 
     /// The `If-Match` of a write, parsed once; ``EntityTagCondition/revisionCondition(prefix:)``

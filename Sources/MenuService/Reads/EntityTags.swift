@@ -247,7 +247,7 @@ package struct SessionEntityTag: Sendable, Equatable {
     static func revision(in opaque: [UInt8], prefix: [UInt8]) -> Int? {
         guard opaque.count > prefix.count, opaque.starts(with: prefix) else { return nil }
         // A filtered page's tag has its query's part (`s`, 16 hex digits, `-`) before the revision.
-        let query = MenuService.queryTagPartLength
+        let query = MenuAPI.queryTagPartLength
         let skip = opaque.count - prefix.count > query && opaque[prefix.count] == UInt8(ascii: "s")
             && opaque[prefix.count + query - 1] == UInt8(ascii: "-") ? query : 0
         return canonicalRevision(opaque[(prefix.count + skip)...])

@@ -11,7 +11,7 @@ import HTTPCore
 /// method and every header it asks for, also the `Access-Control-Allow-*` headers. A refused origin, method or header gets the same `204` without them, never an error:
 /// the browser then keeps the answer from the page. Without a policy nothing here runs, and
 /// `OPTIONS` is `405` as any other method a route does not take.
-extension MenuService {
+extension MenuAPI {
     /// The request headers a preflight may ask for, lowercase (the safelisted ones included).
     private static let allowedRequestHeaders: Set<String> = Set(CrossOriginPolicy.allowedHeaders.map { $0.lowercased() })
         .union(["accept", "accept-language", "content-language"])

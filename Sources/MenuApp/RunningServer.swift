@@ -11,8 +11,8 @@ import Synchronization
 /// A running menu-server: the menu loaded from settings, the session store, the routing service
 /// and the HTTP listener. Start with ``init(settings:log:)``; reload the menu with ``reload()``
 /// (SIGHUP, `--watch-config`); stop with ``shutdown(gracePeriod:)``.
-package final class MenuServer: Sendable {
-    package let service: MenuService
+package final class RunningServer: Sendable {
+    package let service: MenuAPI
     /// Where sessions are kept: the store, its log line, its figures (let go of by ``shutdown(gracePeriod:)``).
     package let sessions: any SessionBackend
     package var store: any SessionStore { sessions.store }
@@ -70,8 +70,8 @@ package final class MenuServer: Sendable {
 
     /// The API over `store` with the settings' limits; it serves `GET /metrics` itself unless a
     /// listener of its own does (``ServerSettings/metricsListen``).
-    private static func service(_ settings: ServerSettings, store: any SessionStore, metrics: MenuMetrics) -> MenuService {
-        MenuService(
+    private static func service(_ settings: ServerSettings, store: any SessionStore, metrics: MenuMetrics) -> MenuAPI {
+        MenuAPI(
             store: store, maxLimit: settings.maxLimit, searchSlots: SearchBuildSlots(limit: settings.searchBuilds),
             sessionRateLimiter: settings.sessionRatePerMinute > 0 ? SessionRateLimiter(perMinute: settings.sessionRatePerMinute) : nil,
             trustedProxy: settings.trustedProxy, metricsPage: settings.metricsListen == nil ? metrics.page : nil,
@@ -86,7 +86,7 @@ package final class MenuServer: Sendable {
         configuration.host = settings.host
         configuration.port = settings.port
         configuration.threads = settings.threads
-        configuration.maxBodyBytes = MenuService.maxBodyBytes
+        configuration.maxBodyBytes = MenuAPI.maxBodyBytes
         configuration.connectionLimit = settings.maxConnections
         configuration.perIPConnectionLimit = settings.perIPConnections
         configuration.connectionTimeoutSeconds = settings.connectionTimeoutSeconds
@@ -214,7 +214,7 @@ package enum StartupError: Error, Sendable, CustomStringConvertible {
     }
 }
 
-/// What a ``MenuServer/reload()`` did.
+/// What a ``RunningServer/reload()`` did.
 package struct MenuReload: Sendable {
     /// The version served before and after (equal: the file held the menu already served).
     package var from: String

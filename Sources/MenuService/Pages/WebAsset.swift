@@ -59,7 +59,7 @@ package enum WebAsset: String, CaseIterable, Hashable, Sendable {
     })
 }
 
-extension MenuService {
+extension MenuAPI {
     /// `asset` with its tag, `Cache-Control: no-cache` (a browser keeps it and revalidates on each
     /// load, so a new build is picked up at once) and `X-Content-Type-Options: nosniff`; `304`
     /// when `If-None-Match` names its tag. The page also carries a `Content-Security-Policy`
