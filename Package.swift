@@ -95,6 +95,12 @@ let package = Package(
             swiftSettings: strict),
         // Test support only: a real redis-server started through ChildProcess on a free port or a unix socket.
         .target(name: "RedisTestSupport", dependencies: ["RedisClient", "ChildProcess", "HTTPTestSupport"], swiftSettings: strict),
+        // Test support only: the app tests' harness: the live-server launcher, the contract transports, the
+        // menu-server child-process launcher and the decoder of the wire format.
+        .target(
+            name: "MenuAppTestSupport",
+            dependencies: ["MenuApp", "MenuService", "HTTPCore", "MenuTestSupport", "HTTPTestSupport", "DurableTestSupport", "ChildProcess"],
+            swiftSettings: strict),
 
         .testTarget(name: "MenuModelTests", dependencies: ["MenuModel", "SeedMenu"], swiftSettings: strict),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics", "LineLog"], swiftSettings: strict),
@@ -113,7 +119,7 @@ let package = Package(
         .testTarget(
             name: "MenuSessionsDurableTests",
             dependencies: ["MenuSessionsDurable", "MenuSessions", "MenuModel", "MenuService", "HTTPCore", "DurableTestSupport",
-                           "MenuTestSupport", "MenuServiceTestSupport", "HTTPTestSupport", "ChildProcess", "SeedMenu"],
+                           "MenuTestSupport", "MenuServiceTestSupport", "HTTPTestSupport", "ChildProcess", "SeedMenu", "MenuAppTestSupport"],
             swiftSettings: strict),
         // In-process: request values to MenuService, no socket; the fuzz corpus through FuzzTargets.
         .testTarget(
@@ -127,7 +133,7 @@ let package = Package(
             name: "MenuAppTests",
             dependencies: ["MenuApp", "MenuService", "MenuModel", "MenuSessions", "MenuSessionsDurable", "HTTPCore", "HTTPServer",
                            "Metrics", "HTTPTestSupport", "MenuServiceTestSupport", "MenuTestSupport", "DurableTestSupport", "SeedMenu",
-                           "ChildProcess", "NginxTestSupport", "RedisClient", "MenuSessionsRedis", "RedisTestSupport"],
+                           "ChildProcess", "NginxTestSupport", "RedisClient", "MenuSessionsRedis", "RedisTestSupport", "MenuAppTestSupport"],
             swiftSettings: strict),
         // MenuClient against the real server started in-process (and the menu-server process).
         .testTarget(
@@ -137,7 +143,8 @@ let package = Package(
             swiftSettings: strict),
         // The terminal app: keys, widths, rows, frame diff in-process; menu-client in tmux against the built menu-server.
         .testTarget(
-            name: "MenuTerminalTests", dependencies: ["MenuTerminal", "MenuClient", "MenuTestSupport", "SeedMenu", "ChildProcess", "HTTPTestSupport"],
+            name: "MenuTerminalTests",
+            dependencies: ["MenuTerminal", "MenuClient", "MenuTestSupport", "SeedMenu", "ChildProcess", "HTTPTestSupport", "MenuAppTestSupport"],
             swiftSettings: strict),
         // RedisClient against real redis-server processes (RedisTestSupport).
         .testTarget(

@@ -1,6 +1,7 @@
 import ChildProcess
 import Foundation
 import HTTPTestSupport
+import MenuAppTestSupport
 import MenuModel
 import Synchronization
 import SeedMenu
@@ -17,39 +18,6 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-
-/// The built `menu-server` executable as a child process, its port read from its first line.
-final class DurableChild {
-    let process: ChildProcess
-    let port: Int
-    let stderrPath: String
-    /// How the child ended, once ``kill(_:)`` has seen it end.
-    private(set) var termination: ChildProcess.Termination?
-
-    init(arguments: [String], stderrPath: String, executable: String? = nil) throws {
-        self.stderrPath = stderrPath
-        process = try ChildProcess(
-            executable: try executable ?? LivePaths.executable().path, arguments: arguments,
-            standardOutput: .pipe, standardError: .file(stderrPath))
-        // The first stdout line: `menu-server listening on http://127.0.0.1:PORT`.
-        let text = ChildProcess.readLine(from: process.standardOutput!, timeout: .seconds(30)) ?? ""
-        let prefix = "menu-server listening on http://127.0.0.1:"
-        guard text.hasPrefix(prefix), let port = Int(text.dropFirst(prefix.count)) else {
-            process.send(SIGKILL)
-            _ = process.wait(timeout: .seconds(10))
-            throw DurableTestError("no listening line (got \"\(text)\"); stderr: \((try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "")")
-        }
-        self.port = port
-    }
-
-    var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
-
-    /// Sends `signal` and waits for the exit (SIGKILL after 30 s).
-    func kill(_ signal: Int32) {
-        process.send(signal)
-        termination = process.waitOrKill(timeout: .seconds(30)).termination
-    }
-}
 
 /// A blocking HTTP/1.1 keep-alive connection over a POSIX socket: a response counts as received
 /// only once its whole body has arrived.
@@ -144,7 +112,7 @@ struct DurableCrashTests {
         let menu = DurableFixtures.menu()
         let defaults = durableExpansion(ExpansionState(), menu: menu)
 
-        let server = try DurableChild(arguments: arguments, stderrPath: directory.file("stderr-1"))
+        let server = try LiveChildServer(arguments: arguments)
         let threads = 4
         let shared = Shared()
         let port = server.port
@@ -166,8 +134,7 @@ struct DurableCrashTests {
                     seen.inFlight = group
                     guard let response = try? connection.request("POST", "/groups/\(group)/toggle", session: session) else { return }
                     guard response.status == 200 else { return }
-                    struct Body: Decodable { var id: String; var isExpanded: Bool }
-                    guard let body = try? JSONDecoder().decode(Body.self, from: Data(response.body)), body.id == group else { return }
+                    guard let body = try? JSONDecoder().decode(LiveChange.self, from: Data(response.body)), body.id == group else { return }
                     seen.inFlight = nil
                     seen.states[group] = body.isExpanded
                     seen.count += 1
@@ -179,23 +146,21 @@ struct DurableCrashTests {
         // (waited for up to 60 s, far more than any machine needs).
         #expect(eventually(within: .seconds(60), every: .milliseconds(1)) { shared.total.load(ordering: .relaxed) >= 400 },
                 "400 toggles were not acknowledged within 60 s")
-        server.kill(SIGKILL)
+        _ = server.signalAndWait(SIGKILL, timeoutSeconds: 30)
         started.wait()
         let acknowledged = shared.results.withLock { $0 }
         #expect(acknowledged.count == threads && acknowledged.allSatisfy { !$0.session.isEmpty })
         #expect(acknowledged.reduce(0) { $0 + $1.count } >= 400)
 
         // Restart on the same directory: every acknowledged state is there.
-        let restarted = try DurableChild(arguments: arguments, stderrPath: directory.file("stderr-2"))
-        #expect(restarted.stderr.contains("sessions are kept in \(data) (journal fsync: \(policy.rawValue)); restored \(threads) sessions"),
-                "\(restarted.stderr)")
+        let restarted = try LiveChildServer(arguments: arguments)
+        #expect(restarted.stderrContains("sessions are kept in \(data) (journal fsync: \(policy.rawValue)); restored \(threads) sessions"),
+                "\(restarted.stderrText.value)")
         let connection = try DurableHTTPConnection(port: restarted.port)
         for seen in acknowledged where !seen.session.isEmpty {
             let rows = try connection.request("GET", "/rows?limit=500", session: seen.session)
             #expect(rows.status == 200)
-            struct Row: Decodable { var id: String; var isExpanded: Bool? }
-            struct Rows: Decodable { var rows: [Row] }
-            let visible = try JSONDecoder().decode(Rows.self, from: Data(rows.body)).rows
+            let visible = try JSONDecoder().decode(LiveRowsPage.self, from: Data(rows.body)).rows
             for row in visible {
                 guard let isExpanded = row.isExpanded else { continue }
                 let expected = seen.states[row.id] ?? defaults[row.id]!
@@ -203,7 +168,7 @@ struct DurableCrashTests {
                         "session \(seen.session) group \(row.id): \(isExpanded), acknowledged \(expected)")
             }
         }
-        restarted.kill(SIGTERM)
+        _ = restarted.signalAndWait(SIGTERM, timeoutSeconds: 30)
         #expect(restarted.termination == .exited(0))
 
         // Groups hidden under collapsed ones are not in /rows: check every group in-process.

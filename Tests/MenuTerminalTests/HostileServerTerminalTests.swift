@@ -6,6 +6,7 @@
 
 import Foundation
 import HTTPTestSupport
+import MenuAppTestSupport
 import MenuTestSupport
 import Testing
 
@@ -85,7 +86,7 @@ struct HostileServerTerminalTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let config = directory.appendingPathComponent("hostile.json")
         try hostileMenu().write(to: config)
-        let server = try TerminalTestServer(config: config.path)
+        let server = try LiveChildServer(arguments: ["--port", "0", "--config", config.path])
         try? FileManager.default.removeItem(at: directory)  // read at start-up
         let proxy = try HTTPTestProxy(upstreamPort: server.port, rule: rule)
         return (proxy, [server, proxy])

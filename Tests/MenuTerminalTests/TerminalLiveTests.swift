@@ -4,6 +4,7 @@
 
 import ChildProcess
 import Foundation
+import MenuAppTestSupport
 import MenuTerminal
 import MenuTestSupport
 import Testing
@@ -34,7 +35,7 @@ struct TerminalLiveTests {
     /// first screen is drawn (every row of the window fetched, the last one 唯怡豆奶 at ¥7.5).
     /// The pane keeps the server: both live while the test uses the pane.
     static func sichuanClient(command: ((Int) throws -> String)? = nil) throws -> (pane: TmuxPane, port: Int, screen: [String]) {
-        let server = try TerminalTestServer(config: LivePaths.menuConfig)
+        let server = try LiveChildServer(arguments: ["--port", "0", "--config", LivePaths.menuConfig])
         let pane = try TmuxPane(command: try (command ?? clientCommand(port:))(server.port), keeping: [server])
         let screen = try pane.waitForScreen("the first screen") { Self.fetched($0, 1 ... 28) && $0[28].hasSuffix("¥7.5") }
         return (pane, server.port, screen)
@@ -205,7 +206,7 @@ struct TerminalLiveTests {
         let bench = try TerminalTestPaths.menuServer().deletingLastPathComponent().appendingPathComponent("menu-bench").path
         let written = try ChildProcess.run(executable: bench, arguments: ["--write-menu", "medium", menu])
         try #require(written.termination == .exited(0))
-        let server = try TerminalTestServer(config: menu)
+        let server = try LiveChildServer(arguments: ["--port", "0", "--config", menu])
         let relay = try CountingRelay(upstreamPort: server.port)
         defer { relay.stop() }
         let pane = try TmuxPane(command: try Self.clientCommand(port: relay.port), keeping: [server, relay])

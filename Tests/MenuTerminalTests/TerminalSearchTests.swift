@@ -3,6 +3,7 @@
 // the tree as it was. And the panel's own rule: an answer for an older text is never shown.
 
 import Foundation
+import MenuAppTestSupport
 import MenuClient
 import MenuTerminal
 import MenuTestSupport
@@ -78,7 +79,7 @@ struct TerminalSearchTests {
     /// English query are English paths, and revealing one (a write, its If-Match in that locale) works.
     @Test(.timeLimit(.minutes(5)))
     func onTheLocalizedMenuAnEnglishClientFindsAndRevealsInEnglish() throws {
-        let server = try TerminalTestServer(config: LivePaths.packageRoot.appendingPathComponent("Config/menu.json").path)
+        let server = try LiveChildServer(arguments: ["--port", "0", "--config", LivePaths.packageRoot.appendingPathComponent("Config/menu.json").path])
         let command = TerminalLiveTests.quoted(try TerminalTestPaths.menuClient().path) + " --lang en http://127.0.0.1:\(server.port)"
         let pane = try TmuxPane(command: command, keeping: [server])
         try pane.waitForScreen("the first screen in English") { $0.count > 2 && $0[1] == " 1 ▾ Main Courses (9)" }

@@ -1,4 +1,5 @@
 import Foundation
+import MenuAppTestSupport
 import Testing
 @testable import MenuApp
 @testable import MenuService

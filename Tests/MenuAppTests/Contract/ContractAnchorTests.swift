@@ -3,6 +3,7 @@
 // and under a session with groups collapsed.
 
 import Foundation
+import MenuAppTestSupport
 import Testing
 import MenuServiceTestSupport
 import MenuTestSupport

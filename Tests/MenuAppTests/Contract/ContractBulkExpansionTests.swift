@@ -3,6 +3,7 @@
 // descendants as one splice, one revision per change and none for a repeat, If-Match honoured.
 
 import Foundation
+import MenuAppTestSupport
 import Testing
 import MenuApp
 import MenuServiceTestSupport

@@ -1,5 +1,6 @@
 import Foundation
 import MenuApp
+import MenuAppTestSupport
 import Testing
 
 /// Cross-origin requests (`--cors-origin`) over both transports: a listed origin's preflight is

@@ -2,6 +2,7 @@
 // now, in order, bounded by --change-history; older, or from before a reload, is 410 gone.
 
 import Foundation
+import MenuAppTestSupport
 import Testing
 import MenuApp
 import MenuServiceTestSupport

@@ -2,6 +2,7 @@
 // transports: in-process request values and real HTTP.
 
 import Foundation
+import MenuAppTestSupport
 import Testing
 import MenuServiceTestSupport
 import MenuTestSupport

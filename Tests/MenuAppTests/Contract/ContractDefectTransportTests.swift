@@ -1,4 +1,5 @@
 import MenuApp
+import MenuAppTestSupport
 import Testing
 
 /// The contract defects of `ContractDefectTests` (issue 11, item 7) that were checked twice, in

@@ -2,6 +2,7 @@
 // its splice history does not (a since before the restart is 410).
 
 import Foundation
+import MenuAppTestSupport
 import Testing
 import DurableTestSupport
 import MenuApp

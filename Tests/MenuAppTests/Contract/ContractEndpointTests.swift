@@ -3,6 +3,7 @@
 // 127.0.0.1, port 0).
 
 import Foundation
+import MenuAppTestSupport
 import Testing
 import MenuServiceTestSupport
 import MenuTestSupport

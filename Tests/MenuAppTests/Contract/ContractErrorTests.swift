@@ -4,6 +4,7 @@
 
 import Foundation
 import MenuApp
+import MenuAppTestSupport
 import MenuService
 import MenuSessions
 import Testing

@@ -3,6 +3,7 @@
 // revision and changes nothing.
 
 import Foundation
+import MenuAppTestSupport
 import Testing
 import MenuServiceTestSupport
 import MenuTestSupport

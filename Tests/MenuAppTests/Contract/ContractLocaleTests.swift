@@ -2,6 +2,7 @@
 // locale a read is answered in, its headers and its entity tags.
 
 import Foundation
+import MenuAppTestSupport
 import Testing
 import MenuApp
 import MenuTestSupport

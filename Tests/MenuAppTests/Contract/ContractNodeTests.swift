@@ -2,6 +2,7 @@
 // tests' own naive model of the menu (LiveMenuModel), for every node of the test menu.
 
 import Foundation
+import MenuAppTestSupport
 import Testing
 import MenuServiceTestSupport
 import MenuTestSupport

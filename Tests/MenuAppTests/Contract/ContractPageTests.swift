@@ -1,4 +1,5 @@
 import Foundation
+import MenuAppTestSupport
 import MenuService
 import MenuTestSupport
 import Testing

@@ -3,6 +3,7 @@
 // reloaded one, and on a new server (a memory-only restart).
 
 import Foundation
+import MenuAppTestSupport
 import Testing
 import DurableTestSupport
 import MenuApp

@@ -4,6 +4,7 @@
 
 import Foundation
 import MenuApp
+import MenuAppTestSupport
 import Testing
 import MenuTestSupport
 

@@ -1,3 +1,4 @@
+import MenuAppTestSupport
 import Testing
 
 /// The two transports of the contract tests answer alike, so a contract test that passes over one

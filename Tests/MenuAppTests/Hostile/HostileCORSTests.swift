@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTestSupport
 import MenuApp
+import MenuAppTestSupport
 import Testing
 
 /// Hostile `Origin` and `Access-Control-Request-*` headers over a raw socket, against a server

@@ -12,6 +12,7 @@
 import Foundation
 import HTTPTestSupport
 import MenuApp
+import MenuAppTestSupport
 import MenuService
 import Testing
 import MenuServiceTestSupport

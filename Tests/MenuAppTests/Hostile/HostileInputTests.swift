@@ -14,6 +14,7 @@
 import Foundation
 import HTTPTestSupport
 import MenuApp
+import MenuAppTestSupport
 import MenuService
 import MenuSessions
 import Testing

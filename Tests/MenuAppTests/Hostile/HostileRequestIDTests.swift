@@ -1,5 +1,6 @@
 import HTTPCore
 import HTTPTestSupport
+import MenuAppTestSupport
 import Testing
 
 /// `X-Request-Id` is client input: a sane one (1 to 128 bytes of printable ASCII without space)

@@ -6,6 +6,7 @@
 import Foundation
 import HTTPTestSupport
 import MenuApp
+import MenuAppTestSupport
 import RedisTestSupport
 import Testing
 

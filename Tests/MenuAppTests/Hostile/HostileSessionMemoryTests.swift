@@ -1,5 +1,6 @@
 import Foundation
 import MenuApp
+import MenuAppTestSupport
 import MenuSessions
 import MenuTestSupport
 import Testing

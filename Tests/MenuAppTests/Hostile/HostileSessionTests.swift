@@ -1,6 +1,7 @@
 import Foundation
 import HTTPCore
 import HTTPServer
+import MenuAppTestSupport
 import MenuModel
 import Testing
 @testable import MenuApp

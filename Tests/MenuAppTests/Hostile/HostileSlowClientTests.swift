@@ -5,6 +5,7 @@ import Foundation
 import HTTPServer
 import HTTPTestSupport
 import MenuApp
+import MenuAppTestSupport
 import MenuService
 import Testing
 

@@ -12,6 +12,7 @@
 //   that client's last acknowledged value; every page read meanwhile is a consistent snapshot.
 
 import Foundation
+import MenuAppTestSupport
 import MenuModel
 import MenuApp
 import MenuService

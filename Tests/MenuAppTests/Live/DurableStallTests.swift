@@ -3,6 +3,7 @@
 
 #if DEBUG
 import Foundation
+import MenuAppTestSupport
 import MenuModel
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPCore
 import MenuApp
+import MenuAppTestSupport
 import MenuTestSupport
 import Testing
 

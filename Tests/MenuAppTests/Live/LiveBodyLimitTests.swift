@@ -2,6 +2,7 @@
 // (or the chunks read so far) and closes; a body of exactly the limit is served.
 
 import Foundation
+import MenuAppTestSupport
 import Testing
 
 #if canImport(FoundationNetworking)

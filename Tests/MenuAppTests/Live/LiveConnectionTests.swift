@@ -1,6 +1,7 @@
 // Live tests over raw POSIX sockets: exact bytes on the wire, keep-alive, HEAD, and many
 // concurrent clients each with its own session.
 
+import MenuAppTestSupport
 import MenuTestSupport
 import Foundation
 import SeedMenu

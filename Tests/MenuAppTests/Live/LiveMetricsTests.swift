@@ -2,6 +2,7 @@ import ChildProcess
 import Foundation
 import HTTPServer
 import MenuApp
+import MenuAppTestSupport
 import MenuModel
 import MenuService
 import MenuTestSupport

@@ -2,6 +2,7 @@ import ChildProcess
 import Foundation
 import HTTPTestSupport
 import MenuApp
+import MenuAppTestSupport
 import MenuTestSupport
 import Testing
 

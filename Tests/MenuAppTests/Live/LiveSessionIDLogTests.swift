@@ -7,6 +7,7 @@
 import Foundation
 import HTTPTestSupport
 import MenuApp
+import MenuAppTestSupport
 import MenuTestSupport
 import NginxTestSupport
 import Testing

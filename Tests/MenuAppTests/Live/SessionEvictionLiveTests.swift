@@ -1,3 +1,4 @@
+import MenuAppTestSupport
 import MenuTestSupport
 import Foundation
 import MenuApp

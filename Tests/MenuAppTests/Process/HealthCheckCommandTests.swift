@@ -4,6 +4,7 @@
 
 import ChildProcess
 import Foundation
+import MenuAppTestSupport
 import Testing
 import MenuApp
 import MenuTestSupport
@@ -18,12 +19,7 @@ import Darwin
 struct HealthCheckCommandTests {
     /// Runs `menu-server healthcheck` with `arguments` and `environment` added to the child's.
     private func healthCheck(_ arguments: [String], environment: [String: String] = [:]) throws -> LiveExit {
-        let outcome = try ChildProcess.run(
-            executable: try LivePaths.executable().path, arguments: ["healthcheck"] + arguments,
-            environment: liveChildEnvironment().merging(environment) { $1 },
-            workingDirectory: LivePaths.packageRoot.path, timeout: .seconds(30))
-        return LiveExit(termination: outcome.termination, stdout: String(decoding: outcome.standardOutput, as: UTF8.self),
-                        stderr: String(decoding: outcome.standardError, as: UTF8.self))
+        try liveRun(try LivePaths.executable(), ["healthcheck"] + arguments, environment: environment)
     }
 
     /// A TCP listener on a free loopback port that accepts nothing: a connect succeeds (the

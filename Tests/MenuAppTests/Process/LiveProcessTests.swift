@@ -5,6 +5,7 @@
 
 import ChildProcess
 import Foundation
+import MenuAppTestSupport
 import Testing
 import MenuServiceTestSupport
 import MenuTestSupport
@@ -18,78 +19,6 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-
-/// A `menu-server` child process started with `--port 0`, its port read from its first stdout line.
-final class LiveChildServer {
-    let process: ChildProcess
-    let stderrText = LiveLocked("")
-    let stderrDone = DispatchGroup()
-    private(set) var listeningLine = ""
-    private(set) var port = 0
-    /// How the child ended, once ``signalAndWait(_:timeoutSeconds:)`` has seen it end.
-    private(set) var termination: ChildProcess.Termination?
-
-    init(arguments: [String] = ["--port", "0", "--config", LivePaths.menuConfig]) throws {
-        process = try ChildProcess(
-            executable: try LivePaths.executable().path, arguments: arguments,
-            environment: liveChildEnvironment(), workingDirectory: LivePaths.packageRoot.path,
-            standardOutput: .pipe, standardError: .pipe)
-        // Drain stderr in the background so the child never blocks on it; `stderrText` grows as
-        // lines arrive, so a test can wait for a log line while the child runs.
-        let errors = process.standardError!
-        let text = stderrText
-        stderrDone.enter()
-        let done = stderrDone
-        DispatchQueue.global().async {
-            var bytes: [UInt8] = []
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            while true {
-                let count = buffer.withUnsafeMutableBytes { read(errors, $0.baseAddress, $0.count) }
-                if count < 0, errno == EINTR { continue }
-                guard count > 0 else { break }
-                bytes.append(contentsOf: buffer[..<count])
-                text.set(String(decoding: bytes, as: UTF8.self))
-            }
-            done.leave()
-        }
-        guard let line = ChildProcess.readLine(from: process.standardOutput!, timeout: .seconds(20)) else {
-            stop()
-            throw LiveError("menu-server printed no line within 20 s; stderr: \(stderrText.value)")
-        }
-        listeningLine = line
-        let prefix = "menu-server listening on http://127.0.0.1:"
-        guard line.hasPrefix(prefix), let port = Int(line.dropFirst(prefix.count)), (1 ... 65535).contains(port) else {
-            stop()
-            throw LiveError("unexpected first line \(String(reflecting: line))")
-        }
-        self.port = port
-    }
-
-    var baseURL: String { "http://127.0.0.1:\(port)" }
-
-    /// Sends `signal` and waits (at most `timeoutSeconds`) for the exit; false if it had to be killed.
-    func signalAndWait(_ signal: Int32 = SIGTERM, timeoutSeconds: Double = 20) -> Bool {
-        process.send(signal)
-        let (ended, onItsOwn) = process.waitOrKill(timeout: .milliseconds(Int(timeoutSeconds * 1000)))
-        termination = ended
-        _ = stderrDone.wait(timeout: .now() + 30)  // returns at end of stream
-        return onItsOwn
-    }
-
-    /// Everything the child wrote to stdout after the listening line (call after it exited).
-    func remainingStdout() -> String {
-        String(decoding: ChildProcess.readToEnd(process.standardOutput!), as: UTF8.self)
-    }
-
-    /// Kills the child if it still runs (a failed test must not leave it behind).
-    func stop() {
-        process.send(SIGKILL)
-        _ = process.wait(timeout: .seconds(10))
-        _ = stderrDone.wait(timeout: .now() + 30)  // returns at end of stream
-    }
-
-    deinit { stop() }
-}
 
 @Suite("Live: the menu-server executable")
 struct LiveProcessTests {

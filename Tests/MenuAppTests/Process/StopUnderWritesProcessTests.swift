@@ -6,6 +6,7 @@
 import ChildProcess
 import Foundation
 import HTTPTestSupport
+import MenuAppTestSupport
 import MenuTestSupport
 import RedisTestSupport
 import Synchronization

@@ -1,4 +1,5 @@
 import Foundation
+import MenuAppTestSupport
 import Testing
 import MenuServiceTestSupport
 import MenuTestSupport

@@ -4,6 +4,7 @@
 
 import Foundation
 import HTTPTestSupport
+import MenuAppTestSupport
 import MenuModel
 import Testing
 import MenuTestSupport

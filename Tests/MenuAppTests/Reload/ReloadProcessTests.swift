@@ -6,6 +6,7 @@
 import ChildProcess
 import Foundation
 import HTTPTestSupport
+import MenuAppTestSupport
 import MenuModel
 import Testing
 import MenuTestSupport
@@ -413,13 +414,10 @@ struct ReloadProcessTests {
     func watchConfigOtherThanYesOrNoIsRefusedAtStartUpNamingTheFlag(bad: BadWatch) throws {
         let fixture = try ReloadFixture()
         try fixture.replace(with: reloadMenu(Self.first))
-        let outcome = try ChildProcess.run(
-            executable: try LivePaths.executable().path, arguments: fixture.arguments(bad.arguments),
-            environment: liveChildEnvironment().merging(bad.environment) { _, new in new }, timeout: .seconds(30))
-        let stderr = String(decoding: outcome.standardError, as: UTF8.self)
-        #expect(outcome.exitedOnItsOwn)
-        #expect(outcome.termination == .exited(2), "\(stderr)")
-        #expect(outcome.standardOutput.isEmpty, "no listening line expected")
+        let exit = try liveRun(try LivePaths.executable(), fixture.arguments(bad.arguments), environment: bad.environment)
+        let stderr = exit.stderr
+        #expect(exit.termination == .exited(2), "\(stderr)")
+        #expect(exit.stdout.isEmpty, "no listening line expected")
         #expect(stderr.hasPrefix("menu-server: "), "\(stderr)")
         for mention in bad.mentions {
             #expect(stderr.contains(mention), "stderr should name \(mention): \(stderr)")

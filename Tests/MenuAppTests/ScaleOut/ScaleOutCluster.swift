@@ -5,6 +5,7 @@
 
 import Foundation
 import HTTPTestSupport
+import MenuAppTestSupport
 import MenuService
 import NginxTestSupport
 import RedisTestSupport

@@ -6,6 +6,7 @@
 import Dispatch
 import Foundation
 import HTTPTestSupport
+import MenuAppTestSupport
 import MenuTestSupport
 import NginxTestSupport
 import RedisTestSupport

@@ -5,6 +5,7 @@
 import ChildProcess
 import Foundation
 import HTTPTestSupport
+import MenuAppTestSupport
 import MenuTestSupport
 import NginxTestSupport
 import Testing

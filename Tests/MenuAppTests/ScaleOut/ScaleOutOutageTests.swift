@@ -6,6 +6,7 @@
 
 import Foundation
 import HTTPTestSupport
+import MenuAppTestSupport
 import MenuTestSupport
 import NginxTestSupport
 import RedisClient

@@ -7,6 +7,7 @@ import ChildProcess
 import Foundation
 import HTTPTestSupport
 import MenuApp
+import MenuAppTestSupport
 import MenuSessionsRedis
 import MenuTestSupport
 import RedisClient

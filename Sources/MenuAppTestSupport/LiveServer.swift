@@ -1,0 +1,38 @@
+// The live-server launcher: a real menu-server (libmicrohttpd) started in this process on
+// 127.0.0.1, port 0, with the live tests' menu. The only place the app tests start an in-process
+// server; `ContractTransport` and the child-process launcher (`LiveChildServer`) sit beside it.
+
+import Foundation
+import MenuApp
+import MenuTestSupport
+
+// MARK: - In-process server
+
+/// A real menu-server (libmicrohttpd) started in this process on 127.0.0.1, port 0.
+/// Stop it with `shutdown()` in a `defer`.
+package final class LiveServer: Sendable {
+    package let server: MenuServer
+    package var port: Int { server.port }
+    package var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    package init(configure: (inout ServerSettings) -> Void = { _ in }) throws {
+        var settings = ServerSettings()
+        settings.port = 0
+        settings.host = "127.0.0.1"
+        settings.configPath = LivePaths.menuConfig
+        configure(&settings)
+        do {
+            server = try MenuServer(settings: settings)
+        } catch {
+            throw LiveError("cannot start menu-server: \(error.description)")
+        }
+    }
+
+    package func shutdown() { server.shutdown(gracePeriod: .seconds(5)) }
+
+    /// A URLSession client for this server.
+    package func client() -> LiveHTTPClient { LiveHTTPClient(baseURL: baseURL) }
+
+    /// A raw TCP connection to this server.
+    package func connect() throws -> LiveRawConnection { try LiveRawConnection(port: port) }
+}
