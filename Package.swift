@@ -139,7 +139,7 @@ let package = Package(
         .testTarget(
             name: "MenuClientTests",
             dependencies: ["MenuClient", "MenuApp", "MenuModel", "MenuTestSupport", "HTTPTestSupport", "ChildProcess",
-                           "MenuService", "MenuSessions", "HTTPServer", "HTTPCore"],
+                           "MenuService", "MenuSessions", "HTTPServer", "HTTPCore", "MenuAppTestSupport"],
             swiftSettings: strict),
         // The terminal app: keys, widths, rows, frame diff in-process; menu-client in tmux against the built menu-server.
         .testTarget(

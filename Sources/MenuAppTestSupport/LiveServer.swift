@@ -15,14 +15,21 @@ package final class LiveServer: Sendable {
     package var port: Int { server.port }
     package var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    package init(configure: (inout ServerSettings) -> Void = { _ in }) throws {
+    /// Starts the live tests' menu on 127.0.0.1, port 0, with `settings` changed by `configure`.
+    package convenience init(serverLog: ServerLog? = nil, configure: (inout ServerSettings) -> Void = { _ in }) throws {
         var settings = ServerSettings()
         settings.port = 0
         settings.host = "127.0.0.1"
         settings.configPath = LivePaths.menuConfig
         configure(&settings)
+        try self.init(settings: settings, serverLog: serverLog)
+    }
+
+    /// Starts a server with exactly `settings` (a test that builds its own), logging to `serverLog`
+    /// when given.
+    package init(settings: ServerSettings, serverLog: ServerLog? = nil) throws {
         do {
-            server = try MenuServer(settings: settings)
+            server = try MenuServer(settings: settings, serverLog: serverLog)
         } catch {
             throw LiveError("cannot start menu-server: \(error.description)")
         }

@@ -22,7 +22,7 @@ struct LiveAccessLogTests {
         var settings = ServerSettings()
         settings.port = 0
         settings.configPath = LivePaths.menuConfig
-        let server = try MenuServer(settings: settings, serverLog: log)
+        let server = try LiveServer(settings: settings, serverLog: log).server
         try requests(try LiveRawConnection(port: server.port))
         server.shutdown()
         log.event(.info, "stopped")

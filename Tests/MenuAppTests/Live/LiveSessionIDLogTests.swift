@@ -52,7 +52,7 @@ struct LiveSessionIDLogTests {
         settings.port = 0
         settings.host = "127.0.0.1"
         settings.configPath = LivePaths.menuConfig
-        let server = try MenuServer(settings: settings, serverLog: serverLog)
+        let server = try LiveServer(settings: settings, serverLog: serverLog).server
         var serverStopped = false
         defer { if !serverStopped { server.shutdown() } }
         let nginx = try NginxProcess(deploymentConfig: ScaleOutNginxTests.examplePath, upstreams: [server.port])

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import HTTPTestSupport
+import MenuAppTestSupport
 import MenuModel
 import SeedMenu
 import Synchronization
@@ -114,7 +115,7 @@ struct LiveReloadTests {
         let versions = Dictionary(uniqueKeysWithValues: menus.map { ($0.value.version, $0.key) })
         #expect(versions.count == Self.generations, "each generation has its own version")
 
-        let server = try MenuServer(settings: settings)
+        let server = try LiveServer(settings: settings).server
         var serverStopped = false
         defer { if !serverStopped { server.shutdown() } }
         let requests = Atomic<Int>(0)
@@ -202,7 +203,7 @@ struct LiveReloadTests {
         if durable {
             server.shutdown()
             serverStopped = true
-            let restarted = try MenuServer(settings: settings)
+            let restarted = try LiveServer(settings: settings).server
             defer { restarted.shutdown() }
             try expectSessions(on: restarted, "after a restart")
         }
@@ -222,7 +223,7 @@ struct LiveReloadTests {
             try FileManager.default.createDirectory(atPath: directory.file("data"), withIntermediateDirectories: false)
             settings.dataDirectory = directory.file("data")
         }
-        let server = try MenuServer(settings: settings)
+        let server = try LiveServer(settings: settings).server
         defer { server.shutdown() }
         let connection = try RawHTTPConnection(port: server.port)
         let session = try #require(try connection.request("POST", "/sessions").header("X-Session-Id"))
