@@ -115,6 +115,12 @@ let package = Package(
             dependencies: ["MenuSessionsRedis", "MenuSessions", "MenuModel", "RedisClient", "RedisTestSupport", "MenuTestSupport", "HTTPTestSupport",
                            "SeedMenu"],
             swiftSettings: strict),
+        // One body of store-contract tests run against the in-memory, durable and Redis stores.
+        .testTarget(
+            name: "SessionStoreConformanceTests",
+            dependencies: ["MenuSessions", "MenuSessionsDurable", "MenuSessionsRedis", "MenuModel", "RedisClient", "DurableTestSupport",
+                           "RedisTestSupport", "HTTPTestSupport", "MenuTestSupport"],
+            swiftSettings: strict),
         // The store directly and the built menu-server over its data directory; MenuService for a full disk's 503.
         .testTarget(
             name: "MenuSessionsDurableTests",

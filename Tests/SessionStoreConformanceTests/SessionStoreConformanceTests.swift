@@ -1,25 +1,27 @@
+// The session store contract written once and run against every store: the in-memory store, the
+// durable store and the Redis store (with its tracking cache and without). A store passes when it
+// answers as the others do.
+
 import MenuModel
 import MenuSessions
 import MenuTestSupport
 import Testing
-@testable import MenuSessionsRedis
 
-/// The store contract the in-memory store keeps, against a real redis-server, with the cache on
-/// and off: revisions, `If-Match`, the change limit, no-ops, the history, deletion.
-@Suite("Redis store: the session store contract", .serialized)
-struct RedisStoreContractTests {
-    @Test("the revision rules and conditional writes", arguments: [true, false])
-    func revisionsFollowTheRulesAndAConditionalWriteIsCheckedWithIt(cache: Bool) throws {
-        let fixture = try RedisStoreFixture()
-        let store = try fixture.store(MenuGeneration(try sichuanMenu()), cache: cache)
-        #expect(RevisionScenario.trail(of: store, parent: "drinks", child: "beer") == RevisionScenario.expectedTrail)
+@Suite("Session stores: the contract every store keeps", .serialized)
+struct SessionStoreConformanceTests {
+    @Test("the revision rules and conditional writes", arguments: StoreKind.allCases)
+    func revisionsFollowTheRulesAndAConditionalWriteIsCheckedWithIt(kind: StoreKind) throws {
+        let subject = try StoreUnderTest(kind, menu: try storeTestMenu())
+        defer { subject.stop() }
+        #expect(RevisionScenario.trail(of: subject.store, parent: "a", child: "b") == RevisionScenario.expectedTrail)
     }
 
-    @Test("create, read, write, changes, delete", arguments: [true, false])
-    func aSessionLivesFromCreationToDeletion(cache: Bool) throws {
-        let fixture = try RedisStoreFixture()
-        let menu = try redisTestMenu()
-        let store = try fixture.store(MenuGeneration(menu), cache: cache)
+    @Test("create, read, write, changes, delete", arguments: StoreKind.allCases)
+    func aSessionLivesFromCreationToDeletion(kind: StoreKind) throws {
+        let menu = try storeTestMenu()
+        let subject = try StoreUnderTest(kind, menu: menu)
+        defer { subject.stop() }
+        let store = subject.store
         let id = try store.create()
         #expect(try store.snapshot(of: id) == SessionSnapshot(state: ExpansionState(), revision: 0))
         let collapsed = try store.apply(.toggle(groupID: "a"), to: id)
@@ -40,10 +42,12 @@ struct RedisStoreContractTests {
         #expect(throws: SessionStoreError.unknownSession) { try store.snapshot(of: SessionID.random()) }
     }
 
-    @Test func theChangeLimitRefusesAWriteAndChangesNothing() throws {
-        let fixture = try RedisStoreFixture()
-        let menu = try redisTestMenu()
-        let store = try fixture.store(MenuGeneration(menu), maxChangedGroups: 1)
+    @Test("the change limit refuses a write and changes nothing", arguments: StoreKind.allCases)
+    func theChangeLimitRefusesAWriteAndChangesNothing(kind: StoreKind) throws {
+        let menu = try storeTestMenu()
+        let subject = try StoreUnderTest(kind, menu: menu, maxChangedGroups: 1)
+        defer { subject.stop() }
+        let store = subject.store
         let id = try store.create()
         _ = try store.apply(.toggle(groupID: "d"), to: id)
         #expect(throws: SessionStoreError.tooManyChanges(limit: 1)) { try store.apply(.toggle(groupID: "c"), to: id) }
@@ -58,21 +62,11 @@ struct RedisStoreContractTests {
         #expect(throws: SessionStoreError.tooManyChanges(limit: 1)) { try store.create(in: store.currentMenu, state: big) }
     }
 
-    @Test func aWriteThatChangesNothingSendsNothingAndKeepsTheRevision() throws {
-        let fixture = try RedisStoreFixture()
-        let store = try fixture.store(MenuGeneration(try redisTestMenu()))
-        let id = try store.create()
-        _ = try store.apply(.set(groupID: "a", isExpanded: false), to: id)
-        let before = fixture.calls()
-        #expect(try store.apply(.set(groupID: "a", isExpanded: false), to: id).revision == 1)
-        #expect(try store.apply(.setAll(.default), to: id).revision == 2)
-        #expect(try store.apply(.setAll(.default), to: id).revision == 2)
-        #expect(fixture.calls()["evalsha"] == before["evalsha"]! + 1)
-    }
-
-    @Test func theHistoryKeepsItsLimitAndASessionCreatedByAWriteStartsAtOne() throws {
-        let fixture = try RedisStoreFixture()
-        let store = try fixture.store(MenuGeneration(try redisTestMenu()), historyLimit: 2)
+    @Test("the history keeps its limit, and a session created by a write starts at revision 1", arguments: StoreKind.allCases)
+    func theHistoryKeepsItsLimitAndASessionCreatedByAWriteStartsAtOne(kind: StoreKind) throws {
+        let subject = try StoreUnderTest(kind, menu: try storeTestMenu(), historyLimit: 2)
+        defer { subject.stop() }
+        let store = subject.store
         let created = try store.apply(.toggle(groupID: "c"), to: nil)
         #expect(created.created && created.revision == 1)
         let id = created.sessionID
