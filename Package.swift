@@ -99,7 +99,8 @@ let package = Package(
         // menu-server child-process launcher and the decoder of the wire format.
         .target(
             name: "MenuAppTestSupport",
-            dependencies: ["MenuApp", "MenuService", "HTTPCore", "MenuTestSupport", "HTTPTestSupport", "DurableTestSupport", "ChildProcess"],
+            dependencies: ["MenuApp", "MenuService", "MenuModel", "HTTPCore", "MenuTestSupport", "HTTPTestSupport", "DurableTestSupport",
+                           "ChildProcess", "SeedMenu"],
             swiftSettings: strict),
 
         .testTarget(name: "MenuModelTests", dependencies: ["MenuModel", "SeedMenu"], swiftSettings: strict),
@@ -132,7 +133,7 @@ let package = Package(
             name: "MenuServiceTests",
             dependencies: ["MenuService", "MenuModel", "MenuSessions", "HTTPCore", "MenuServiceTestSupport", "MenuTestSupport",
                            "SeedMenu", "FuzzTargets", "MenuSessionsDurable", "DurableTestSupport", "MenuSessionsRedis", "RedisClient",
-                           "RedisTestSupport", "HTTPTestSupport"],
+                           "RedisTestSupport", "HTTPTestSupport", "MenuAppTestSupport"],
             swiftSettings: strict),
         // Live: MenuServer started in-process on port 0, the menu-server process, hostile clients, settings.
         .testTarget(
