@@ -121,6 +121,7 @@ package struct LiveRowsPage: Decodable, Sendable {
 
 /// `GET /nodes/{id}`.
 package struct LiveNode: Decodable, Sendable {
+    package var version: String
     package var id: String
     package var index: Int?
     package var path: [String]
@@ -228,6 +229,11 @@ package struct LivePortable: Decodable, Sendable {
     package var sessionId: String
     package var revision: Int
     package var expansion: Expansion
+}
+
+/// The one field every answer about a session's state has.
+package struct LiveRevision: Decodable, Sendable {
+    package var revision: Int
 }
 
 /// `POST /sessions`.

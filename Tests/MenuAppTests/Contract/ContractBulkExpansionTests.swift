@@ -20,15 +20,6 @@ extension AppTests {
 
         private static func subtree(_ isExpanded: Bool) -> [UInt8] { Array("{\"isExpanded\":\(isExpanded),\"recursive\":true}".utf8) }
 
-        private struct AllChange: Decodable {
-            var revision: Int
-            var sessionId: String
-            var all: String
-            var count: Int
-            var leafCount: Int
-            var change: LiveSplice
-        }
-
         private func rows(_ client: some ContractClient, _ session: String?) async throws -> [LiveRow] {
             try await client.get("/rows?limit=500", session: session).decode(LiveRowsPage.self).rows
         }
@@ -42,7 +33,7 @@ extension AppTests {
             // Without a session: one is created, holding the result.
             let expanded = try await client.send("PUT", "/expansion", body: Self.all("expanded"))
             #expect(expanded.status == 200)
-            let opened = try expanded.decode(AllChange.self)
+            let opened = try expanded.decode(LiveWrite.self)
             let session = opened.sessionId
             #expect(expanded.header("X-Session-Id") == session)
             #expect(try expanded.keys() == ["version", "revision", "sessionId", "all", "count", "leafCount", "change"])
@@ -51,20 +42,19 @@ extension AppTests {
             #expect(opened.change == LiveSplice(at: 0, inserted: everything.count, removed: defaults.count))
             #expect(everything.allSatisfy { !$0.isGroup || $0.isExpanded == true })
             // Collapse all: the top level only, every group closed.
-            let closed = try await client.send("PUT", "/expansion", session: session, body: Self.all("collapsed")).decode(AllChange.self)
+            let closed = try await client.send("PUT", "/expansion", session: session, body: Self.all("collapsed")).decode(LiveWrite.self)
             let top = try await rows(client, session)
             #expect(closed.revision == 2 && top.allSatisfy { $0.depth == 0 && $0.isExpanded != true })
             #expect(closed.change == LiveSplice(at: 0, inserted: top.count, removed: everything.count))
             // A repeat changes nothing: the same revision, the table replaced by itself.
-            let again = try await client.send("PUT", "/expansion", session: session, body: Self.all("collapsed")).decode(AllChange.self)
+            let again = try await client.send("PUT", "/expansion", session: session, body: Self.all("collapsed")).decode(LiveWrite.self)
             #expect(again.revision == 2 && again.change == LiveSplice(at: 0, inserted: top.count, removed: top.count))
             // Reset: the default table again, and the feed holds one whole-table splice per revision.
-            let reset = try await client.send("PUT", "/expansion", session: session, body: Self.all("default")).decode(AllChange.self)
+            let reset = try await client.send("PUT", "/expansion", session: session, body: Self.all("default")).decode(LiveWrite.self)
             let afterReset = try await rows(client, session)
             #expect(reset.revision == 3 && afterReset == defaults)
             let feed = try await client.get("/changes?since=0", session: session)
-            struct Feed: Decodable { struct Entry: Decodable { var revision: Int; var change: LiveSplice? }; var changes: [Entry] }
-            #expect(try feed.decode(Feed.self).changes.map(\.change) == [opened.change, closed.change, reset.change])
+            #expect(try feed.decode(LiveChanges.self).changes.map(\.change) == [opened.change, closed.change, reset.change])
         }
 
         @Test(arguments: ContractTransport.allCases)

@@ -85,13 +85,13 @@ extension AppTests {
             let session = try await client.newSession()
             _ = try await client.toggle("mains", session: session)
             #expect(try entries(try await client.get("/changes?since=0", session: session)).count == 1)
-            let before = try await client.get("/changes?since=1", session: session).decode(LiveChangesHead.self).version
+            let before = try await client.get("/changes?since=1", session: session).decode(LiveChanges.self).version
             #expect(try reloadable.reload(to: 2))
             let gone = try await client.get("/changes?since=0", session: session)
             try liveExpectError(gone, status: 410, code: "gone")
             // At the revision it holds, the client learns of the reload from the version.
             let current = try await client.get("/changes?since=1", session: session)
-            #expect(try current.decode(LiveChangesHead.self).version != before)
+            #expect(try current.decode(LiveChanges.self).version != before)
             #expect(try entries(current).isEmpty)
             // Writes after the reload are kept again.
             _ = try await client.toggle("mains", session: session)
@@ -100,8 +100,3 @@ extension AppTests {
     }
 }
 
-/// The members of a /changes answer beside its list.
-struct LiveChangesHead: Decodable {
-    var version: String
-    var revision: Int
-}

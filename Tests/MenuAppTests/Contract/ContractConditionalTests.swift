@@ -101,7 +101,3 @@ extension AppTests {
     }
 }
 
-/// The one field every revisioned answer has.
-struct LiveRevision: Decodable {
-    var revision: Int
-}

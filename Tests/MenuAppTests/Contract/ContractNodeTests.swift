@@ -12,14 +12,6 @@ extension AppTests {
     struct ContractNodeTests {
         let model = LiveMenuModel.menu
 
-        struct LiveLocation: Decodable, Sendable {
-            var version: String
-            var id: String
-            var index: Int?
-            var path: [String]
-            var row: LiveRow?
-        }
-
         /// The ids of the groups enclosing `id`, from the top, read from the model's child lists.
         func path(of id: String) -> [String] {
             var parents: [Int: Int] = [:]
@@ -57,7 +49,7 @@ extension AppTests {
                     #expect(response.status == 200, "\(response)")
                     liveExpectJSONHeaders(response)
                     #expect(try response.keys() == ["version", "id", "index", "path", "row"])
-                    let location = try response.decode(LiveLocation.self)
+                    let location = try response.decode(LiveNode.self)
                     let row = rows.first { $0.id == node.id }
                     #expect(location.id == node.id)
                     #expect(location.index == row?.index, "\(node.id)")

@@ -110,11 +110,6 @@ extension LiveRawConnection {
     }
 }
 
-/// The revision any answer of a session states.
-struct ScaleOutRevision: Decodable {
-    var revision: Int
-}
-
 /// The strong tag the server gives revision `revision` of a session on menu `version`.
 func scaleOutTag(version: String, revision: Int) -> String {
     SessionEntityTag(prefix: SessionEntityTag.prefix(version: version), revision: revision).headerValue

@@ -46,7 +46,7 @@ extension AppTests {
             }
             #expect(refusals.allSatisfy { $0 == "503" }, "\(refusals)", sourceLocation: sourceLocation)
             let write = try #require(accepted, "no write accepted after \(refusals.count) refusals", sourceLocation: sourceLocation)
-            #expect((try? write.decode(ScaleOutRevision.self))?.revision == revision + 1, "\(write)", sourceLocation: sourceLocation)
+            #expect((try? write.decode(LiveRevision.self))?.revision == revision + 1, "\(write)", sourceLocation: sourceLocation)
         }
 
         @Test(.timeLimit(.minutes(2)))
@@ -122,10 +122,10 @@ extension AppTests {
             for round in 0 ..< 2 {
                 for index in cluster.instances.indices {
                     let toggle = try cluster.direct(index).send("POST", "/groups/\(scaleOutGroups[index])/toggle", session: session)
-                    #expect(toggle.status == 200 && (try? toggle.decode(ScaleOutRevision.self))?.revision == revision + 1, "round \(round), instance \(index): \(toggle)")
+                    #expect(toggle.status == 200 && (try? toggle.decode(LiveRevision.self))?.revision == revision + 1, "round \(round), instance \(index): \(toggle)")
                     let set = try cluster.direct(index).send("PUT", "/expansion", session: session, body: #"{"all":"\#(round == 0 ? "collapsed" : "expanded")"}"#)
                     #expect(set.status == 200, "round \(round), instance \(index): \(set)")
-                    revision = (try? set.decode(ScaleOutRevision.self))?.revision ?? -1
+                    revision = (try? set.decode(LiveRevision.self))?.revision ?? -1
                 }
                 // SCRIPT FLUSH: every instance's next EVALSHA finds NOSCRIPT and loads the script again.
                 #expect(cluster.redis.command("SCRIPT", "FLUSH") == .status("OK"))
