@@ -29,8 +29,7 @@ extension AppTests {
                     for query in 0 ..< queriesEach {
                         let route = ["/count", "/search", "/rows"][query % 3]
                         let response = try connection.request("GET", "\(route)?q=dish%20\(client * 1_000 + query)")
-                        let code = ((try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any])
-                            .flatMap { ($0["error"] as? [String: Any])?["code"] as? String }
+                        let code = (try? JSONDecoder().decode(LiveErrorBody.self, from: Data(response.body)))?.error.code
                         seen.withLock { seen in
                             switch (response.status, code) {
                             case (200, nil): seen.answered += 1

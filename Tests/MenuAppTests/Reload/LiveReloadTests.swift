@@ -33,10 +33,10 @@ private struct ReloadingClient {
 
     mutating func fail(_ message: String) { if failures.count < 20 { failures.append(message) } }
 
-    /// The generation a body's `version` names, or nil (recorded as a failure).
-    mutating func generation(of body: [String: Any], versions: [String: Int], _ context: String) -> Int? {
-        guard let version = body["version"] as? String, let k = versions[version] else {
-            fail("\(context): version \(String(describing: body["version"])) is none of the menus written")
+    /// The generation an answer's `version` names, or nil (recorded as a failure).
+    mutating func generation(of version: String?, versions: [String: Int], _ context: String) -> Int? {
+        guard let version, let k = versions[version] else {
+            fail("\(context): version \(String(describing: version)) is none of the menus written")
             return nil
         }
         generationsSeen.insert(k)
@@ -49,18 +49,18 @@ private struct ReloadingClient {
             let isExpanded = Bool.random(using: &random)
             let answer = try connection.request("PUT", "/groups/\(group)/expansion", headers: [("X-Session-Id", session)],
                                                 body: Array(#"{"isExpanded":\#(isExpanded)}"#.utf8))
-            let body = Self.json(answer.body)
             switch answer.status {
             case 200:
-                guard let k = generation(of: body, versions: versions, "PUT \(group)") else { return }
+                let change = Self.decode(LiveChange.self, answer.body)
+                guard let k = generation(of: change?.version, versions: versions, "PUT \(group)") else { return }
                 expectation.acknowledge(group, isExpanded: isExpanded, generation: k)
                 let view = expectation.view(at: k, menus: menus)
-                if body["count"] as? Int != view.count || body["isExpanded"] as? Bool != isExpanded {
-                    fail("PUT \(group) on generation \(k): count \(String(describing: body["count"])), expected \(view.count)")
+                if change?.count != view.count || change?.isExpanded != isExpanded {
+                    fail("PUT \(group) on generation \(k): count \(String(describing: change?.count)), expected \(view.count)")
                 }
             case 404, 409:
                 // Only a group some generation lacks (or has as a row) may be refused, and nothing changes.
-                let code = (body["error"] as? [String: Any])?["code"] as? String
+                let code = Self.decode(LiveErrorBody.self, answer.body)?.error.code
                 let absentSomewhere = menus.values.contains { menu in menu.node(withID: group).map { !menu.isGroup($0) } ?? true }
                 if !absentSomewhere || (code != "unknown_group" && code != "not_a_group") {
                     fail("PUT \(group): \(answer.status) \(code ?? "?") for a group every menu has")
@@ -74,20 +74,19 @@ private struct ReloadingClient {
         let answer = try connection.request("GET", "/rows?offset=\(offset)&limit=20",
                                             headers: anonymous ? [] : [("X-Session-Id", session)])
         guard answer.status == 200 else { return fail("GET /rows: \(answer.status) \(answer.bodyText.prefix(200))") }
-        let body = Self.json(answer.body)
-        guard let k = generation(of: body, versions: versions, "GET /rows") else { return }
+        let page = Self.decode(LiveRowsPage.self, answer.body)
+        guard let k = generation(of: page?.version, versions: versions, "GET /rows") else { return }
         let view = anonymous ? FlattenedView(menu: menus[k]!) : expectation.view(at: k, menus: menus)
         let expected = view.rows(offset: offset, limit: 20).map { "\($0.id) \($0.title) \($0.isExpanded.map(String.init) ?? "-")" }
-        let rows = (body["rows"] as? [[String: Any]] ?? []).map {
-            "\($0["id"] as? String ?? "?") \($0["title"] as? String ?? "?") \(($0["isExpanded"] as? Bool).map(String.init) ?? "-")"
-        }
-        if rows != expected || body["count"] as? Int != view.count {
-            fail("GET /rows offset \(offset) on generation \(k)\(anonymous ? " (no session)" : ""): \(rows) count \(String(describing: body["count"])), expected \(expected) count \(view.count)")
+        let rows = (page?.rows ?? []).map { "\($0.id) \($0.title) \($0.isExpanded.map(String.init) ?? "-")" }
+        if rows != expected || page?.count != view.count {
+            fail("GET /rows offset \(offset) on generation \(k)\(anonymous ? " (no session)" : ""): \(rows) count \(String(describing: page?.count)), expected \(expected) count \(view.count)")
         }
     }
 
-    static func json(_ bytes: [UInt8]) -> [String: Any] {
-        (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any] ?? [:]
+    /// `bytes` as a `T` of the wire format, nil when they are not one (the caller records the failure).
+    static func decode<T: Decodable>(_ type: T.Type, _ bytes: [UInt8]) -> T? {
+        try? JSONDecoder().decode(T.self, from: Data(bytes))
     }
 }
 
@@ -196,8 +195,9 @@ extension AppTests {
                         #expect(stored.isExpanded(node) == view.isExpanded(node), "\(when): \(menu.id(of: node)) of session \(result.session)")
                     }
                     let connection = try RawHTTPConnection(port: server.port)
-                    let page = ReloadingClient.json(try connection.request("GET", "/rows?limit=500", headers: [("X-Session-Id", result.session)]).body)
-                    #expect((page["rows"] as? [[String: Any]])?.map { $0["id"] as? String ?? "" } == view.rows(offset: 0, limit: 500).map(\.id))
+                    let page = ReloadingClient.decode(
+                        LiveRowsPage.self, try connection.request("GET", "/rows?limit=500", headers: [("X-Session-Id", result.session)]).body)
+                    #expect(page?.rows.map(\.id) == view.rows(offset: 0, limit: 500).map(\.id))
                 }
             }
             try expectSessions(on: server, "after the reloads")
