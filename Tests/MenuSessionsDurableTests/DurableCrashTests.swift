@@ -19,75 +19,6 @@ import Glibc
 import Darwin
 #endif
 
-/// A blocking HTTP/1.1 keep-alive connection over a POSIX socket: a response counts as received
-/// only once its whole body has arrived.
-final class DurableHTTPConnection {
-    private let socket: Int32
-    private var buffer: [UInt8] = []
-
-    init(port: Int) throws {
-        // `self.socket` only once connected: a throw after every stored property is set runs
-        // `deinit`, which would close the descriptor a second time (by then maybe another's).
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else {
-            let failure = errno
-            close(socket)
-            throw DurableTestError("connect: \(String(cString: strerror(failure)))")
-        }
-        self.socket = socket
-    }
-
-    deinit { close(socket) }
-
-    struct Response {
-        var status: Int
-        var headers: [String: String]
-        var body: [UInt8]
-    }
-
-    func request(_ method: String, _ path: String, session: String? = nil) throws -> Response {
-        var text = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n"
-        if let session { text += "X-Session-Id: \(session)\r\n" }
-        text += "\r\n"
-        let bytes = Array(text.utf8)
-        guard bytes.withUnsafeBytes({ send(socket, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL)) }) == bytes.count else {
-            throw DurableTestError("send failed")
-        }
-        let separator = Array("\r\n\r\n".utf8)
-        var headerEnd: Int?
-        while headerEnd == nil {
-            headerEnd = buffer.firstRange(of: separator)?.upperBound
-            if headerEnd == nil { try receive() }
-        }
-        let head = String(decoding: buffer[0 ..< headerEnd!], as: UTF8.self).components(separatedBy: "\r\n")
-        let status = Int(head[0].split(separator: " ")[1]) ?? 0
-        var headers: [String: String] = [:]
-        for line in head.dropFirst() where line.contains(":") {
-            let parts = line.split(separator: ":", maxSplits: 1)
-            headers[parts[0].lowercased()] = parts[1].trimmingCharacters(in: .whitespaces)
-        }
-        let length = Int(headers["content-length"] ?? "0") ?? 0
-        while buffer.count < headerEnd! + length { try receive() }
-        let body = Array(buffer[headerEnd! ..< headerEnd! + length])
-        buffer.removeFirst(headerEnd! + length)
-        return Response(status: status, headers: headers, body: body)
-    }
-
-    private func receive() throws {
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        let count = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress!, $0.count, 0) }
-        guard count > 0 else { throw DurableTestError("connection closed") }
-        buffer += chunk[0 ..< count]
-    }
-}
-
 @Suite("Durable: the menu-server executable killed mid-burst")
 struct DurableCrashTests {
     /// What one client thread saw: the last acknowledged state of each group it toggled, and the
@@ -123,16 +54,16 @@ struct DurableCrashTests {
                 defer { started.leave() }
                 var seen = Acknowledged()
                 defer { shared.results.withLock { $0.append(seen) } }
-                guard let connection = try? DurableHTTPConnection(port: port),
+                guard let connection = try? LiveRawConnection(port: port),
                       let created = try? connection.request("POST", "/sessions"), created.status == 201,
-                      let session = created.headers["x-session-id"]
+                      let session = created.header("X-Session-Id")
                 else { return }
                 seen.session = session
                 var random = SplitMix64(state: UInt64(worker))
                 while true {
                     let group = DurableFixtures.groups[Int(random.next() % 5)]
                     seen.inFlight = group
-                    guard let response = try? connection.request("POST", "/groups/\(group)/toggle", session: session) else { return }
+                    guard let response = try? connection.request("POST", "/groups/\(group)/toggle", headers: [("X-Session-Id", session)]) else { return }
                     guard response.status == 200 else { return }
                     guard let body = try? JSONDecoder().decode(LiveChange.self, from: Data(response.body)), body.id == group else { return }
                     seen.inFlight = nil
@@ -156,9 +87,9 @@ struct DurableCrashTests {
         let restarted = try LiveChildServer(arguments: arguments)
         #expect(restarted.stderrContains("sessions are kept in \(data) (journal fsync: \(policy.rawValue)); restored \(threads) sessions"),
                 "\(restarted.stderrText.value)")
-        let connection = try DurableHTTPConnection(port: restarted.port)
+        let connection = try LiveRawConnection(port: restarted.port)
         for seen in acknowledged where !seen.session.isEmpty {
-            let rows = try connection.request("GET", "/rows?limit=500", session: seen.session)
+            let rows = try connection.request("GET", "/rows?limit=500", headers: [("X-Session-Id", seen.session)])
             #expect(rows.status == 200)
             let visible = try JSONDecoder().decode(LiveRowsPage.self, from: Data(rows.body)).rows
             for row in visible {

@@ -42,12 +42,12 @@ struct DurableFiguresTests {
             try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: false)
             let server = try start(data, config, policy)
             defer { _ = server.signalAndWait(SIGTERM, timeoutSeconds: 30) }
-            let connection = try DurableHTTPConnection(port: server.port)
-            let session = try connection.request("POST", "/sessions").headers["x-session-id"]!
+            let connection = try LiveRawConnection(port: server.port)
+            let session = try connection.request("POST", "/sessions").header("X-Session-Id")!
             var latencies: [Double] = []
             for step in 0 ..< 3000 {
                 let start = ContinuousClock.now
-                _ = try connection.request("POST", "/groups/\(DurableFixtures.groups[step % 5])/toggle", session: session)
+                _ = try connection.request("POST", "/groups/\(DurableFixtures.groups[step % 5])/toggle", headers: [("X-Session-Id", session)])
                 latencies.append(Double((ContinuousClock.now - start) / .nanoseconds(1)) / 1000)
             }
             latencies.sort()
@@ -56,10 +56,10 @@ struct DurableFiguresTests {
             let done = Atomic<Int>(0)
             let started = ContinuousClock.now
             DispatchQueue.concurrentPerform(iterations: 4) { worker in
-                guard let connection = try? DurableHTTPConnection(port: port),
-                      let session = try? connection.request("POST", "/sessions").headers["x-session-id"] else { return }
+                guard let connection = try? LiveRawConnection(port: port),
+                      let session = try? connection.request("POST", "/sessions").header("X-Session-Id") else { return }
                 for step in 0 ..< 2000 {
-                    _ = try? connection.request("POST", "/groups/\(DurableFixtures.groups[(step + worker) % 5])/toggle", session: session)
+                    _ = try? connection.request("POST", "/groups/\(DurableFixtures.groups[(step + worker) % 5])/toggle", headers: [("X-Session-Id", session)])
                     done.add(1, ordering: .relaxed)
                 }
             }
