@@ -120,7 +120,7 @@ let package = Package(
         .testTarget(
             name: "SessionStoreConformanceTests",
             dependencies: ["MenuSessions", "MenuSessionsDurable", "MenuSessionsRedis", "MenuModel", "RedisClient", "DurableTestSupport",
-                           "RedisTestSupport", "HTTPTestSupport", "MenuTestSupport"],
+                           "RedisTestSupport", "HTTPTestSupport", "MenuTestSupport", "SeedMenu"],
             swiftSettings: strict),
         // The store directly and the built menu-server over its data directory; MenuService for a full disk's 503.
         .testTarget(

@@ -79,4 +79,23 @@ struct SessionStoreConformanceTests {
         #expect(unchanged.created && unchanged.revision == 0)
         #expect(try store.snapshot(of: unchanged.sessionID).revision == 0)
     }
+
+    @Test("a reveal past the changed-groups cap is refused whole and leaves the session as it was", arguments: StoreKind.allCases)
+    func aRevealPastTheCapIsRefusedWhole(kind: StoreKind) throws {
+        let subject = try StoreUnderTest(kind, menu: try storeTestMenu(), maxChangedGroups: 1)
+        defer { subject.stop() }
+        let store = subject.store
+        let id = try store.create()
+        _ = try store.apply(.toggle(groupID: "d"), to: id)
+        let before = try store.snapshot(of: id)
+        // b1 sits under b (collapsed by default): revealing it would change a second group.
+        #expect(throws: SessionStoreError.tooManyChanges(limit: 1)) { try store.apply(.reveal(nodeID: "b1"), to: id) }
+        #expect(try store.snapshot(of: id) == before)
+        // Within the cap it goes through: b alone opens, a is open already.
+        let other = try store.create()
+        let shown = try store.apply(.reveal(nodeID: "b1"), to: other)
+        #expect(shown.revision == 1 && shown.change.groupChange?.index == 3 && shown.state.changedGroupCount == 1)
+        #expect(shown.change.splice == RowChange(at: 3, inserted: 1, removed: 0))
+        #expect(throws: SessionStoreError.expansion(.unknownNode(id: "nope"))) { try store.apply(.reveal(nodeID: "nope"), to: other) }
+    }
 }
