@@ -2,6 +2,7 @@
 // durable store and the Redis store (with its tracking cache and without). A store passes when it
 // answers as the others do.
 
+import DurableTestSupport
 import MenuModel
 import MenuSessions
 import MenuTestSupport
@@ -53,6 +54,8 @@ struct SessionStoreConformanceTests {
         #expect(throws: SessionStoreError.tooManyChanges(limit: 1)) { try store.apply(.toggle(groupID: "c"), to: id) }
         #expect(try store.snapshot(of: id).revision == 1)
         #expect(expandedGroups(try store.state(of: id), on: menu) == ["a", "c", "d", "e"])
+        // A write that adds no change is allowed (d is expanded already): no new revision.
+        #expect(try store.apply(.set(groupID: "d", isExpanded: true), to: id).revision == 1)
         // Back to the default is always allowed; so is a whole-tree set that leaves no entry.
         #expect(try store.apply(.toggle(groupID: "d"), to: id).revision == 2)
         #expect(try store.apply(.setAll(.collapsed), to: id).revision == 3)
@@ -97,5 +100,23 @@ struct SessionStoreConformanceTests {
         #expect(shown.revision == 1 && shown.change.groupChange?.index == 3 && shown.state.changedGroupCount == 1)
         #expect(shown.change.splice == RowChange(at: 3, inserted: 1, removed: 0))
         #expect(throws: SessionStoreError.expansion(.unknownNode(id: "nope"))) { try store.apply(.reveal(nodeID: "nope"), to: other) }
+    }
+
+    /// The stores that tell time by a clock the test moves; Redis expires keys on its own clock
+    /// (RedisStoreExpiryTests).
+    static let clockedKinds: [StoreKind] = [.memory, .durable]
+
+    @Test("deleting an expired session answers unknown, as reads do, and removes it", arguments: clockedKinds)
+    func deletingAnExpiredSessionAnswersUnknownAsReadsDo(kind: StoreKind) throws {
+        let clock = DurableTestClock()
+        let subject = try StoreUnderTest(kind, menu: try storeTestMenu(), timeToLive: .seconds(60), clock: clock)
+        defer { subject.stop() }
+        let store = subject.store
+        let id = try store.create()
+        clock.advance(.seconds(60))
+        #expect(throws: SessionStoreError.unknownSession) { try store.delete(id) }
+        #expect(subject.heldCount?() == 0)
+        #expect(throws: SessionStoreError.unknownSession) { try store.snapshot(of: id) }
+        #expect(throws: SessionStoreError.unknownSession) { try store.delete(id) }
     }
 }

@@ -28,23 +28,34 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
 /// A store of one kind; ``stop()`` it in a `defer`.
 final class StoreUnderTest {
     let store: any SessionStore
+    /// The sessions the store holds (expired ones until they are removed); nil for Redis, whose
+    /// keys expire on their own.
+    let heldCount: (() -> Int)?
     private let stopping: () -> Void
 
     /// A store of `kind` on `menu` refusing a state with more than `maxChangedGroups` changed
-    /// groups and keeping the last `historyLimit` splices of each session.
-    init(_ kind: StoreKind, menu: Menu, maxChangedGroups: Int = 100, historyLimit: Int = 64) throws {
+    /// groups and keeping the last `historyLimit` splices of each session. With `clock`, the
+    /// memory and durable stores tell time by it, and a session idle for `timeToLive` expires.
+    init(_ kind: StoreKind, menu: Menu, maxChangedGroups: Int = 100, historyLimit: Int = 64,
+         timeToLive: Duration = SessionLimits.defaults.timeToLive, clock: DurableTestClock? = nil) throws {
         let generation = MenuGeneration(menu)
         var limits = SessionLimits.defaults
         limits.maxChangedGroups = maxChangedGroups
         limits.changeHistory = historyLimit
+        limits.timeToLive = timeToLive
         switch kind {
         case .memory:
-            store = InMemorySessionStore(menu: generation, limits: limits)
+            let memory = InMemorySessionStore(menu: generation, limits: limits, clock: clock?.clock ?? SessionClock.now)
+            store = memory
+            heldCount = { memory.count }
             stopping = {}
         case .durable:
             let directory = DurableTemporaryDirectory()
-            let durable = try DurableSessionStore(directory: directory.path, menu: generation, fsync: .no, limits: limits)
+            let durable = try DurableSessionStore(directory: directory.path, menu: generation, fsync: .no, limits: limits,
+                                                  clock: clock?.clock ?? SessionClock.now,
+                                                  wallClock: clock?.wall ?? DurableSessionStore.milliseconds)
             store = durable
+            heldCount = { durable.count }
             stopping = {
                 durable.close()
                 directory.remove()
@@ -59,6 +70,7 @@ final class StoreUnderTest {
             options.cacheMaxAge = .seconds(3600)
             let redis = RedisSessionStore(endpoint: server.endpoint, options: options, menu: generation)
             store = redis
+            heldCount = nil
             stopping = {
                 redis.stop()
                 server.stop()
