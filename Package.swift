@@ -91,7 +91,7 @@ let package = Package(
         // Test support only: nginx (Debian's) in front of menu-server instances, round-robin (issue 16).
         .target(name: "NginxTestSupport", dependencies: ["ChildProcess", "HTTPTestSupport"], swiftSettings: strict),
         .target(
-            name: "DurableTestSupport", dependencies: ["MenuSessionsDurable", "MenuSessions", "MenuModel", "ChildProcess"],
+            name: "DurableTestSupport", dependencies: ["MenuSessionsDurable", "MenuSessions", "MenuModel"],
             swiftSettings: strict),
         // Test support only: a real redis-server started through ChildProcess on a free port or a unix socket.
         .target(name: "RedisTestSupport", dependencies: ["RedisClient", "ChildProcess", "HTTPTestSupport"], swiftSettings: strict),

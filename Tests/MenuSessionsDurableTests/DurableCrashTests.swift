@@ -122,8 +122,8 @@ struct DurableCrashTests {
         let config = directory.file("menu.json")
         try DurableFixtures.menuJSON.write(toFile: config, atomically: true, encoding: .utf8)
         let missing = directory.file("missing/data")
-        let result = durableRun(try LivePaths.executable().path, ["--port", "0", "--config", config, "--data-dir", missing])
-        #expect(result.status == 2)
-        #expect(result.output.contains("menu-server: cannot use data directory \(missing): it does not exist"), "\(result.output)")
+        let exit = try liveRun(try LivePaths.executable(), ["--port", "0", "--config", config, "--data-dir", missing])
+        #expect(exit.status == 2)
+        #expect(exit.stderr.contains("menu-server: cannot use data directory \(missing): it does not exist"), "\(exit.stderr)")
     }
 }
