@@ -90,9 +90,15 @@ let package = Package(
         // Test support only: nginx (Debian's) in front of menu-server instances, round-robin (issue 16).
         .target(name: "NginxTestSupport", dependencies: ["ChildProcess", "HTTPTestSupport"]),
         .target(
-            name: "DurableTestSupport", dependencies: ["MenuSessionsDurable", "MenuSessions", "MenuModel", "ChildProcess"]),
+            name: "DurableTestSupport", dependencies: ["MenuSessionsDurable", "MenuSessions", "MenuModel"]),
         // Test support only: a real redis-server started through ChildProcess on a free port or a unix socket.
         .target(name: "RedisTestSupport", dependencies: ["RedisClient", "ChildProcess", "HTTPTestSupport"]),
+        // Test support only: the app tests' harness: the live-server launcher, the contract transports, the
+        // menu-server child-process launcher and the decoder of the wire format.
+        .target(
+            name: "MenuAppTestSupport",
+            dependencies: ["MenuApp", "MenuService", "MenuModel", "HTTPCore", "MenuTestSupport", "HTTPTestSupport", "DurableTestSupport",
+                           "ChildProcess", "NaiveReference"]),
 
         .testTarget(name: "MenuModelTests", dependencies: ["MenuModel", "NaiveReference"]),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics", "LineLog", "ShardedCounters"]),
@@ -105,31 +111,37 @@ let package = Package(
             name: "MenuSessionsRedisTests",
             dependencies: ["MenuSessionsRedis", "MenuSessions", "MenuModel", "RedisClient", "RedisTestSupport", "MenuTestSupport", "HTTPTestSupport",
                            "NaiveReference"]),
+        // One body of store-contract tests run against the in-memory, durable and Redis stores.
+        .testTarget(
+            name: "SessionStoreConformanceTests",
+            dependencies: ["MenuSessions", "MenuSessionsDurable", "MenuSessionsRedis", "MenuModel", "RedisClient", "DurableTestSupport",
+                           "RedisTestSupport", "HTTPTestSupport", "MenuTestSupport", "NaiveReference"]),
         // The store directly and the built menu-server over its data directory; MenuService for a full disk's 503.
         .testTarget(
             name: "MenuSessionsDurableTests",
             dependencies: ["MenuSessionsDurable", "MenuSessions", "MenuModel", "MenuService", "HTTPCore", "DurableTestSupport",
-                           "MenuTestSupport", "MenuServiceTestSupport", "HTTPTestSupport", "ChildProcess", "NaiveReference"]),
+                           "MenuTestSupport", "MenuServiceTestSupport", "HTTPTestSupport", "ChildProcess", "NaiveReference", "MenuAppTestSupport"]),
         // In-process: request values to MenuService, no socket; the fuzz corpus through FuzzTargets.
         .testTarget(
             name: "MenuServiceTests",
             dependencies: ["MenuService", "MenuModel", "MenuSessions", "HTTPCore", "MenuServiceTestSupport", "MenuTestSupport",
                            "NaiveReference", "FuzzTargets", "MenuSessionsDurable", "DurableTestSupport", "MenuSessionsRedis", "RedisClient",
-                           "RedisTestSupport", "HTTPTestSupport"]),
+                           "RedisTestSupport", "HTTPTestSupport", "MenuAppTestSupport"]),
         // Live: RunningServer started in-process on port 0, the menu-server process, hostile clients, settings.
         .testTarget(
             name: "MenuAppTests",
             dependencies: ["MenuApp", "MenuService", "MenuModel", "MenuSessions", "MenuSessionsDurable", "HTTPCore", "HTTPServer",
                            "Metrics", "HTTPTestSupport", "MenuServiceTestSupport", "MenuTestSupport", "DurableTestSupport", "NaiveReference",
-                           "ChildProcess", "NginxTestSupport", "RedisClient", "MenuSessionsRedis", "RedisTestSupport"]),
+                           "ChildProcess", "NginxTestSupport", "RedisClient", "MenuSessionsRedis", "RedisTestSupport", "MenuAppTestSupport"]),
         // MenuClient against the real server started in-process (and the menu-server process).
         .testTarget(
             name: "MenuClientTests",
             dependencies: ["MenuClient", "MenuApp", "MenuModel", "MenuTestSupport", "HTTPTestSupport", "ChildProcess",
-                           "MenuService", "MenuSessions", "HTTPServer", "HTTPCore"]),
+                           "MenuService", "MenuSessions", "HTTPServer", "HTTPCore", "MenuAppTestSupport"]),
         // The terminal app: keys, widths, rows, frame diff in-process; menu-client in tmux against the built menu-server.
         .testTarget(
-            name: "MenuTerminalTests", dependencies: ["MenuTerminal", "MenuClient", "MenuTestSupport", "NaiveReference", "ChildProcess", "HTTPTestSupport"]),
+            name: "MenuTerminalTests",
+            dependencies: ["MenuTerminal", "MenuClient", "MenuTestSupport", "NaiveReference", "ChildProcess", "HTTPTestSupport", "MenuAppTestSupport"]),
         // RedisClient against real redis-server processes (RedisTestSupport).
         .testTarget(
             name: "RedisClientTests", dependencies: ["RedisClient", "RedisTestSupport", "HTTPTestSupport"]),

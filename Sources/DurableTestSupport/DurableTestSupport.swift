@@ -1,7 +1,6 @@
 // Helpers for the durable session store tests (the store's own and the live ones). Every name
 // starts with `Durable` so it cannot clash with helpers of other test files.
 
-import ChildProcess
 import Foundation
 import MenuModel
 import MenuSessions
@@ -144,14 +143,4 @@ package func durableServerFiles(in directory: DurableTemporaryDirectory, fsync p
 package struct DurableTestError: Error, CustomStringConvertible {
     package let description: String
     package init(_ description: String) { self.description = description }
-}
-
-/// Runs a command and returns its exit code (-1 if it could not start or a signal ended it) and
-/// its standard output followed by its standard error.
-@discardableResult
-package func durableRun(_ executable: String, _ arguments: [String]) -> (status: Int32, output: String) {
-    let outcome: ChildProcess.Outcome
-    do { outcome = try ChildProcess.run(executable: executable, arguments: arguments) } catch { return (-1, "\(error)") }
-    let status: Int32 = if case .exited(let code) = outcome.termination { code } else { -1 }
-    return (status, String(decoding: outcome.standardOutput + outcome.standardError, as: UTF8.self))
 }

@@ -1,4 +1,4 @@
-// JSON bodies as the tests read them: any JSON value, and a row of GET /rows.
+// Any JSON value as the tests read it (the wire types are MenuAppTestSupport's WireFormat).
 
 import Foundation
 import MenuModel
@@ -38,43 +38,6 @@ package enum LiveJSON: Decodable, Equatable, Sendable {
     package var boolValue: Bool? { if case .bool(let value) = self { value } else { nil } }
     package var arrayValue: [LiveJSON]? { if case .array(let value) = self { value } else { nil } }
     package var objectValue: [String: LiveJSON]? { if case .object(let value) = self { value } else { nil } }
-}
-
-package struct LiveRow: Decodable, Equatable, Sendable {
-    package var index: Int
-    package var id: String
-    package var title: String
-    package var depth: Int
-    package var isGroup: Bool
-    package var isExpanded: Bool?
-    package var childCount: Int?
-    package var attributes: [String: LiveJSON]?
-    package var parentId: String?
-    package var visibleDescendantCount: Int?
-
-    package init(index: Int, id: String, title: String, depth: Int, isGroup: Bool, isExpanded: Bool?, childCount: Int?,
-                 attributes: [String: LiveJSON]?, parentId: String?, visibleDescendantCount: Int?) {
-        self.index = index
-        self.id = id
-        self.title = title
-        self.depth = depth
-        self.isGroup = isGroup
-        self.isExpanded = isExpanded
-        self.childCount = childCount
-        self.attributes = attributes
-        self.parentId = parentId
-        self.visibleDescendantCount = visibleDescendantCount
-    }
-}
-
-extension LiveRow {
-    /// The row as the server should send it for `model`.
-    package init(_ model: FlattenedRow) {
-        self.init(index: model.index, id: model.id, title: model.title, depth: model.depth, isGroup: model.isGroup,
-                  isExpanded: model.isExpanded, childCount: model.childCount,
-                  attributes: model.attributes?.mapValues(LiveJSON.init), parentId: model.parentID,
-                  visibleDescendantCount: model.visibleDescendantCount)
-    }
 }
 
 extension LiveJSON {

@@ -1,5 +1,6 @@
 import Foundation
 import MenuModel
+import NaiveReference
 
 /// The tests' own menu (`LivePaths.menuConfig`, a fixture; not the shipped `Config/menu.json`).
 package func sichuanMenu() throws -> Menu {
@@ -18,4 +19,21 @@ package func expandedState(_ range: Range<Int>, in menu: Menu) -> ExpansionState
     var ignored: [String] = []
     let flips = range.map { PortableExpansion.Flip(id: "g\($0)", isExpanded: true) }
     return ExpansionState(portable: PortableExpansion(flips: flips), in: menu, ignoredIDs: &ignored)
+}
+
+/// The session stores' tests' menu:
+/// a (open) > [a1, b (closed) > [b1]]; c (open) > [c1, c2]; d (closed) > [d1]; e (open) > [e1].
+package func storeTestMenu() throws -> Menu {
+    try makeMenu([
+        .group("a", expanded: true, [.row("a1"), .group("b", expanded: false, [.row("b1")])]),
+        .group("c", expanded: true, [.row("c1"), .row("c2")]),
+        .group("d", expanded: false, [.row("d1")]),
+        .group("e", expanded: true, [.row("e1")]),
+    ])
+}
+
+/// The groups of `state` on `menu` that are expanded, by id.
+package func expandedGroups(_ state: ExpansionState, on menu: Menu) -> Set<String> {
+    let view = FlattenedView(menu: menu, state: state)
+    return Set(menu.nodes.filter { menu.isGroup($0) && view.isExpanded($0) }.map { menu.id(of: $0) })
 }

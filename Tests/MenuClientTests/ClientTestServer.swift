@@ -3,6 +3,7 @@
 
 import Foundation
 import MenuApp
+import MenuAppTestSupport
 import MenuClient
 import MenuTestSupport
 import Testing
@@ -29,7 +30,7 @@ final class ClientTestServer: Sendable {
         settings.port = port
         settings.host = "127.0.0.1"
         settings.configPath = path
-        do { server = try RunningServer(settings: settings) } catch { throw LiveError("cannot start menu-server: \(error.description)") }
+        server = try LiveServer(settings: settings).server
     }
 
     /// The same menu file served again on the same port by a new server (memory-only sessions:

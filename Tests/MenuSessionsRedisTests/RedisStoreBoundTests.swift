@@ -2,6 +2,7 @@ import Foundation
 import HTTPTestSupport
 import MenuModel
 import MenuSessions
+import MenuTestSupport
 import Testing
 @testable import MenuSessionsRedis
 
@@ -13,7 +14,7 @@ import Testing
 struct RedisStoreBoundTests {
     @Test func twoInstancesOnOnePrefixHoldAtMostMaxSessionsBetweenThemThenRefuseWithTheWait() throws {
         let fixture = try RedisStoreFixture()
-        let menu = try redisTestMenu()
+        let menu = try storeTestMenu()
         let one = try fixture.store(MenuGeneration(menu), maxSessions: 4, evictionIdle: .seconds(3600))
         let two = try fixture.store(MenuGeneration(menu), maxSessions: 4, evictionIdle: .seconds(3600))
         let ids = [try one.create(), try two.create(), try one.create(), try two.create()]
@@ -39,7 +40,7 @@ struct RedisStoreBoundTests {
 
     @Test func atTheBoundTheLeastRecentlyUsedIdleSessionIsEvictedOnEveryInstance() throws {
         let fixture = try RedisStoreFixture()
-        let menu = try redisTestMenu()
+        let menu = try storeTestMenu()
         let one = try fixture.store(MenuGeneration(menu), maxSessions: 3, evictionIdle: .zero)
         let two = try fixture.store(MenuGeneration(menu), maxSessions: 3, evictionIdle: .zero)
         // Redis orders them by its clock in milliseconds: each step a few apart.
@@ -65,7 +66,7 @@ struct RedisStoreBoundTests {
 
     @Test func sessionsWhoseTimeToLiveRanOutLeaveTheirPlaceToNewOnes() throws {
         let fixture = try RedisStoreFixture()
-        let menu = try redisTestMenu()
+        let menu = try storeTestMenu()
         let store = try fixture.store(MenuGeneration(menu), ttl: .milliseconds(200), maxSessions: 2, evictionIdle: .seconds(3600))
         _ = try store.create()
         _ = try store.create()
@@ -78,7 +79,7 @@ struct RedisStoreBoundTests {
 
     @Test func readsOfMadeUpIdsLeaveEveryRealSessionCached() throws {
         let fixture = try RedisStoreFixture()
-        let store = try fixture.store(MenuGeneration(try redisTestMenu()), cacheCapacity: 32)  // 2 a shard
+        let store = try fixture.store(MenuGeneration(try storeTestMenu()), cacheCapacity: 32)  // 2 a shard
         let real = [try store.create(), try store.create()]
         for id in real { #expect(fixture.readsFromCache(store, id)) }
         for _ in 0 ..< 500 {

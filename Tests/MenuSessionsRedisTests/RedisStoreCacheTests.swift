@@ -1,6 +1,7 @@
 import HTTPTestSupport
 import MenuModel
 import MenuSessions
+import MenuTestSupport
 import RedisClient
 import RedisTestSupport
 import Testing
@@ -12,7 +13,7 @@ import Testing
 struct RedisStoreCacheTests {
     @Test func aSecondReadIssuesNoRedisCommand() throws {
         let fixture = try RedisStoreFixture()
-        let store = try fixture.store(MenuGeneration(try redisTestMenu()))
+        let store = try fixture.store(MenuGeneration(try storeTestMenu()))
         let id = try store.create()
         _ = try store.apply(.toggle(groupID: "a"), to: id)
         #expect(fixture.readsFromCache(store, id))
@@ -26,7 +27,7 @@ struct RedisStoreCacheTests {
 
     @Test func aWriteOnTheOtherInstanceInvalidatesAndAKnownRevisionForcesAFetch() throws {
         let fixture = try RedisStoreFixture()
-        let menu = try redisTestMenu()
+        let menu = try storeTestMenu()
         let reader = try fixture.store(MenuGeneration(menu))
         let writer = try fixture.store(MenuGeneration(menu))
         let id = try writer.create()
@@ -44,7 +45,7 @@ struct RedisStoreCacheTests {
     @Test(arguments: [true, false])
     func writesOfOneSessionOnOneInstanceCostOneRoundTripEachAndStillLoseNothingToTheOther(cache: Bool) throws {
         let fixture = try RedisStoreFixture()
-        let menu = try redisTestMenu()
+        let menu = try storeTestMenu()
         let store = try fixture.store(MenuGeneration(menu), cache: cache)
         let other = try fixture.store(MenuGeneration(menu), cache: cache)
         let id = try store.create()
@@ -70,7 +71,7 @@ struct RedisStoreCacheTests {
 
     @Test func aNoOpOrARefusalIsNeverDecidedOnACopyAnotherInstanceHasOverwritten() throws {
         let fixture = try RedisStoreFixture()
-        let menu = try redisTestMenu()
+        let menu = try storeTestMenu()
         let one = try fixture.store(MenuGeneration(menu))
         let two = try fixture.store(MenuGeneration(menu))
         let id = try one.create()
@@ -101,7 +102,7 @@ struct RedisStoreCacheTests {
 
     @Test func aFlushOfRedisEmptiesTheCacheAndAScriptFlushDoesNotStopWrites() throws {
         let fixture = try RedisStoreFixture()
-        let store = try fixture.store(MenuGeneration(try redisTestMenu()))
+        let store = try fixture.store(MenuGeneration(try storeTestMenu()))
         let id = try store.create()
         _ = try store.snapshot(of: id)
         #expect(fixture.server.command("SCRIPT", "FLUSH") == .status("OK"))
@@ -113,7 +114,7 @@ struct RedisStoreCacheTests {
 
     @Test func cachedAndUncachedReadTimes() throws {
         let fixture = try RedisStoreFixture()
-        let menu = try redisTestMenu()
+        let menu = try storeTestMenu()
         let cached = try fixture.store(MenuGeneration(menu))
         let uncached = try fixture.store(MenuGeneration(menu), cache: false)
         let id = try cached.create()

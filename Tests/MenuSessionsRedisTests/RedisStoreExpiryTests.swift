@@ -1,6 +1,7 @@
 import HTTPTestSupport
 import MenuModel
 import MenuSessions
+import MenuTestSupport
 import RedisClient
 import RedisTestSupport
 import Testing
@@ -18,7 +19,7 @@ struct RedisStoreExpiryTests {
     @Test(arguments: [true, false])
     func readsRefreshTheTimeToLiveOnlyOnceAQuarterOfItHasPassed(cache: Bool) throws {
         let fixture = try RedisStoreFixture()
-        let store = try fixture.store(MenuGeneration(try redisTestMenu()), cache: cache, ttl: .seconds(60))
+        let store = try fixture.store(MenuGeneration(try storeTestMenu()), cache: cache, ttl: .seconds(60))
         let id = try store.create()
         #expect(Self.millisecondsLeft(fixture, id) > 55_000)
         let before = fixture.calls()["pexpire"]!
@@ -42,7 +43,7 @@ struct RedisStoreExpiryTests {
 
     @Test func withoutATimeToLiveASessionNeverExpires() throws {
         let fixture = try RedisStoreFixture()
-        let store = try fixture.store(MenuGeneration(try redisTestMenu()), ttl: nil)
+        let store = try fixture.store(MenuGeneration(try storeTestMenu()), ttl: nil)
         let id = try store.create()
         _ = try store.apply(.toggle(groupID: "a"), to: id)
         _ = try store.snapshot(of: id)

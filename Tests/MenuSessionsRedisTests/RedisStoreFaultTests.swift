@@ -25,7 +25,7 @@ struct RedisStoreFaultTests {
     @Test(arguments: [true, false])
     func aPausedRedisAnswersUnavailableAndAResumedOneServesAgain(cache: Bool) throws {
         let fixture = try RedisStoreFixture()
-        let store = try fixture.store(MenuGeneration(try redisTestMenu()), cache: cache, timeout: .milliseconds(200))
+        let store = try fixture.store(MenuGeneration(try storeTestMenu()), cache: cache, timeout: .milliseconds(200))
         let id = try store.create()
         #expect(store.readinessProblem() == nil)
         fixture.server.pause()
@@ -47,7 +47,7 @@ struct RedisStoreFaultTests {
 
     @Test func anAppendOnlyRedisKeepsSessionsOverARestart() throws {
         let fixture = try RedisStoreFixture(appendOnly: true)
-        let menu = try redisTestMenu()
+        let menu = try storeTestMenu()
         let store = try fixture.store(MenuGeneration(menu))
         let id = try store.create()
         _ = try store.apply(.toggle(groupID: "d"), to: id)

@@ -61,19 +61,3 @@ final class RedisStoreFixture: @unchecked Sendable {
         server.stop()
     }
 }
-
-/// a (open) > [a1, b (closed) > [b1]]; c (open) > [c1, c2]; d (closed) > [d1]; e (open) > [e1].
-func redisTestMenu() throws -> Menu {
-    try makeMenu([
-        .group("a", expanded: true, [.row("a1"), .group("b", expanded: false, [.row("b1")])]),
-        .group("c", expanded: true, [.row("c1"), .row("c2")]),
-        .group("d", expanded: false, [.row("d1")]),
-        .group("e", expanded: true, [.row("e1")]),
-    ])
-}
-
-/// The groups of `state` on `menu` that are expanded, by id.
-func expandedGroups(_ state: ExpansionState, on menu: Menu) -> Set<String> {
-    let view = FlattenedView(menu: menu, state: state)
-    return Set(menu.nodes.filter { menu.isGroup($0) && view.isExpanded($0) }.map { menu.id(of: $0) })
-}

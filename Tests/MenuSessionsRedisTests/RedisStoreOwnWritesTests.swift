@@ -2,6 +2,7 @@ import Foundation
 import HTTPTestSupport
 import MenuModel
 import MenuSessions
+import MenuTestSupport
 import RedisClient
 import RedisTestSupport
 import Testing
@@ -15,7 +16,7 @@ import Testing
 struct RedisStoreOwnWritesTests {
     @Test func aReadAfterThisInstancesOwnWriteCostsNoRedisCommand() throws {
         let fixture = try RedisStoreFixture()
-        let store = try fixture.store(MenuGeneration(try redisTestMenu()))
+        let store = try fixture.store(MenuGeneration(try storeTestMenu()))
         let id = try store.create()
         let before = fixture.calls()
         for revision in 1 ... 5 {
@@ -29,7 +30,7 @@ struct RedisStoreOwnWritesTests {
 
     @Test func anotherInstancesWriteAfterAnOwnWriteIsStillReported() throws {
         let fixture = try RedisStoreFixture()
-        let menu = try redisTestMenu()
+        let menu = try storeTestMenu()
         let one = try fixture.store(MenuGeneration(menu))
         let two = try fixture.store(MenuGeneration(menu))
         let id = try one.create()
@@ -48,7 +49,7 @@ struct RedisStoreOwnWritesTests {
 
     @Test func aTTLRefreshLeavesTheSessionTracked() throws {
         let fixture = try RedisStoreFixture()
-        let menu = try redisTestMenu()
+        let menu = try storeTestMenu()
         let one = try fixture.store(MenuGeneration(menu), ttl: .seconds(2))
         let two = try fixture.store(MenuGeneration(menu), ttl: .seconds(2))
         let id = try one.create()
@@ -68,7 +69,7 @@ struct RedisStoreOwnWritesTests {
 
     @Test func aCopyRedisHasNotConfirmedForCacheMaxAgeIsReadAgain() throws {
         let fixture = try RedisStoreFixture()
-        let menu = try redisTestMenu()
+        let menu = try storeTestMenu()
         let store = try fixture.store(MenuGeneration(menu), cacheMaxAge: .milliseconds(200))
         let id = try store.create()
         #expect(try store.snapshot(of: id).revision == 0)
@@ -83,7 +84,7 @@ struct RedisStoreOwnWritesTests {
 
     @Test func aReconnectedConnectionLeavesNothingReadThroughTheLostOne() throws {
         let fixture = try RedisStoreFixture()
-        let menu = try redisTestMenu()
+        let menu = try storeTestMenu()
         let store = try fixture.store(MenuGeneration(menu))
         let cached = try store.create()
         let other = try store.create()
@@ -100,7 +101,7 @@ struct RedisStoreOwnWritesTests {
         let fixture = try RedisStoreFixture()
         // Without the write pipeline each thread has a connection of its own (with it, every
         // command of a caching store goes through the pipeline's one connection).
-        let store = try fixture.store(MenuGeneration(try redisTestMenu()), pipelined: false)
+        let store = try fixture.store(MenuGeneration(try storeTestMenu()), pipelined: false)
         let cached = try store.create()
         let other = try store.create()
         #expect(try store.snapshot(of: cached).revision == 0)

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTestSupport
 import MenuModel
 import MenuSessions
+import MenuTestSupport
 import RedisClient
 import RedisTestSupport
 import Synchronization
@@ -58,7 +59,7 @@ struct RedisStorePipelinedTests {
     @Test(arguments: [true, false])
     func aWriteOfASessionHeldHereLandsAsApplyWouldAndOthersReadIt(cache: Bool) throws {
         let fixture = try RedisStoreFixture()
-        let menu = try redisTestMenu()
+        let menu = try storeTestMenu()
         let one = try fixture.store(MenuGeneration(menu), cache: cache)
         let two = try fixture.store(MenuGeneration(menu), cache: cache)
         let id = try one.create()
@@ -83,7 +84,7 @@ struct RedisStorePipelinedTests {
 
     @Test func writesOfOneSessionStartedTogetherAllGoOutPipelinedOneAfterAnother() throws {
         let fixture = try RedisStoreFixture()
-        let menu = try redisTestMenu()
+        let menu = try storeTestMenu()
         let store = try fixture.store(MenuGeneration(menu))
         let id = try store.create()
         let waiters = (0 ..< 21).map { _ in WriteWaiter() }
@@ -105,7 +106,7 @@ struct RedisStorePipelinedTests {
     /// session's write. Counted with Redis frozen (SIGSTOP) while every write is started.
     @Test func anotherSessionsWriteIsNotQueuedBehindAHotSessionsWrites() throws {
         let fixture = try RedisStoreFixture()
-        let menu = try redisTestMenu()
+        let menu = try storeTestMenu()
         let store = try fixture.store(MenuGeneration(menu), timeout: .seconds(30))  // nothing times out while frozen
         let hot = try store.create()
         var other = try store.create()
@@ -133,7 +134,7 @@ struct RedisStorePipelinedTests {
 
     @Test func aRequestThatTimedOutQueuedBehindOtherSessionsWorkSaysSo() throws {
         let fixture = try RedisStoreFixture()
-        let store = try fixture.store(MenuGeneration(try redisTestMenu()))
+        let store = try fixture.store(MenuGeneration(try storeTestMenu()))
         guard case .unavailable(let reason) = store.unavailable(.queuedTooLong(waited: .milliseconds(300), ahead: 2)) else {
             Issue.record("not an unavailable store"); return
         }
@@ -143,7 +144,7 @@ struct RedisStorePipelinedTests {
 
     @Test func aWriteThatNeedsAReadOrADecisionDoesNotStartAndChangesNothing() throws {
         let fixture = try RedisStoreFixture()
-        let menu = try redisTestMenu()
+        let menu = try storeTestMenu()
         let one = try fixture.store(MenuGeneration(menu))
         let two = try fixture.store(MenuGeneration(menu))
         let id = try one.create()
@@ -161,7 +162,7 @@ struct RedisStorePipelinedTests {
 
     @Test func aWriteAnotherInstanceBeatIsHandedBackAndApplyMakesItOnTheirRecord() throws {
         let fixture = try RedisStoreFixture()
-        let menu = try redisTestMenu()
+        let menu = try storeTestMenu()
         // No cache: nothing tells `one` that `two` wrote, so its copy (the write basis) is behind.
         let one = try fixture.store(MenuGeneration(menu), cache: false)
         let two = try fixture.store(MenuGeneration(menu), cache: false)
@@ -179,7 +180,7 @@ struct RedisStorePipelinedTests {
 
     @Test func concurrentPipelinedAndBlockingWritesOfSharedSessionsLoseNothing() throws {
         let fixture = try RedisStoreFixture()
-        let menu = try redisTestMenu()
+        let menu = try storeTestMenu()
         let stores = try (0 ..< 2).map { _ in try fixture.store(MenuGeneration(menu), timeout: .seconds(5)) }
         let ids = try (0 ..< 3).map { _ in try stores[0].create() }
         let toggles = Mutex([Int](repeating: 0, count: ids.count))  // acknowledged toggles of "d", per session
@@ -212,7 +213,7 @@ struct RedisStorePipelinedTests {
 
     @Test func aFrozenRedisFailsThePipelinedWriteWithinTheTimeoutAndFreesTheSession() throws {
         let fixture = try RedisStoreFixture()
-        let store = try fixture.store(MenuGeneration(try redisTestMenu()))
+        let store = try fixture.store(MenuGeneration(try storeTestMenu()))
         let id = try store.create()
         _ = try store.apply(.toggle(groupID: "a"), to: id)
         fixture.server.pause()

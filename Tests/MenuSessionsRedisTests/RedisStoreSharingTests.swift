@@ -2,6 +2,7 @@ import Foundation
 import HTTPTestSupport
 import MenuModel
 import MenuSessions
+import MenuTestSupport
 import NaiveReference
 import Synchronization
 import Testing
@@ -13,7 +14,7 @@ import Testing
 struct RedisStoreSharingTests {
     @Test func aSessionCreatedOnOneInstanceIsReadAndChangedOnTheOther() throws {
         let fixture = try RedisStoreFixture()
-        let menu = try redisTestMenu()
+        let menu = try storeTestMenu()
         let one = try fixture.store(MenuGeneration(menu))
         let two = try fixture.store(MenuGeneration(menu))
         let id = try one.create()
@@ -33,7 +34,7 @@ struct RedisStoreSharingTests {
 
     @Test func concurrentTogglesFromBothInstancesLoseNothing() throws {
         let fixture = try RedisStoreFixture()
-        let menu = try redisTestMenu()
+        let menu = try storeTestMenu()
         // Three writers of one session on each store queue for its gate, each waiting at most the
         // Redis timeout: 5 s, so a loaded machine (ASan, other builds) makes them slow, not refused.
         let stores = [try fixture.store(MenuGeneration(menu), timeout: .seconds(5)), try fixture.store(MenuGeneration(menu), timeout: .seconds(5))]
@@ -77,7 +78,7 @@ struct RedisStoreSharingTests {
 
     @Test func aReloadToAnotherMenuOnOneInstanceKeepsSessionsWorkingOnBoth() throws {
         let fixture = try RedisStoreFixture()
-        let old = try redisTestMenu()
+        let old = try storeTestMenu()
         // The next version: b gone, d open by default, a new group f.
         let new = try makeMenu([
             .group("a", expanded: true, [.row("a1"), .row("b")]),

@@ -7,8 +7,9 @@ import Testing
 import MenuTestSupport
 
 /// A full session table evicts its least recently used session once that one has been idle long
-/// enough, refuses in bounded work otherwise, and a session's changed groups are capped.
-@Suite("Sessions: eviction at a full table, bounded refusals, the changed-groups cap")
+/// enough, and refuses in bounded work otherwise. (Expired deletes and the changed-groups cap are
+/// SessionStoreConformanceTests', for every store.)
+@Suite("Sessions: eviction at a full table, bounded refusals")
 struct SessionEvictionTests {
     private func store(_ clock: ManualSessionClock, maxSessions: Int, evictionIdle: Duration = .seconds(60),
                        maxChangedGroups: Int = 10_000) throws -> InMemorySessionStore {
@@ -90,30 +91,6 @@ struct SessionEvictionTests {
         clock.advance(milliseconds: 30_000)  // the first has expired, the second is evictable
         _ = try sessions.create()
         #expect(throws: Never.self) { try sessions.state(of: young) }
-    }
-
-    @Test func deletingAnExpiredSessionAnswersUnknownAsReadsDoAndFreesItsSlot() throws {
-        let clock = ManualSessionClock()
-        let sessions = InMemorySessionStore(menu: try sichuanMenu(), maxSessions: 10, timeToLive: .seconds(60), clock: clock.now)
-        let id = try sessions.create()
-        clock.advance(milliseconds: 60_000)
-        #expect(throws: SessionStoreError.unknownSession) { try sessions.delete(id) }
-        #expect(sessions.count == 0)
-        #expect(throws: SessionStoreError.unknownSession) { try sessions.delete(id) }
-    }
-
-    @Test func aSessionMayChangeAtMostItsLimitOfGroups() throws {
-        let clock = ManualSessionClock()
-        let sessions = try store(clock, maxSessions: 10, maxChangedGroups: 2)
-        let id = try sessions.create()
-        _ = try sessions.apply(.toggle(groupID: "drinks"), to: id)
-        _ = try sessions.apply(.set(groupID: "beer", isExpanded: false), to: id)
-        let full = try sessions.state(of: id)
-        #expect(throws: SessionStoreError.tooManyChanges(limit: 2)) { try sessions.apply(.toggle(groupID: "baijiu"), to: id) }
-        #expect(try sessions.state(of: id) == full)  // the refused change left no trace
-        _ = try sessions.apply(.set(groupID: "beer", isExpanded: false), to: id)  // no new change: allowed
-        _ = try sessions.apply(.toggle(groupID: "drinks"), to: id)  // back to the default: allowed
-        #expect(throws: Never.self) { try sessions.apply(.toggle(groupID: "baijiu"), to: id) }
     }
 }
 

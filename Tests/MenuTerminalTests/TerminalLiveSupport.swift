@@ -24,33 +24,6 @@ enum TerminalTestPaths {
     }
 }
 
-/// A `menu-server --port 0 --config PATH` child; its port read from the listening line.
-final class TerminalTestServer {
-    let process: ChildProcess
-    let port: Int
-
-    init(config: String) throws {
-        process = try ChildProcess(
-            executable: try TerminalTestPaths.menuServer().path, arguments: ["--port", "0", "--config", config],
-            environment: ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("MENU_") },
-            workingDirectory: LivePaths.packageRoot.path, standardOutput: .pipe, standardError: .discard)
-        let prefix = "menu-server listening on http://127.0.0.1:"
-        guard let line = ChildProcess.readLine(from: process.standardOutput!, timeout: .seconds(60)), line.hasPrefix(prefix),
-              let port = Int(line.dropFirst(prefix.count))
-        else {
-            process.send(SIGKILL)
-            _ = process.wait(timeout: .seconds(10))
-            throw LiveError("menu-server did not print its listening line")
-        }
-        self.port = port
-    }
-
-    deinit {
-        process.send(SIGKILL)
-        _ = process.wait(timeout: .seconds(10))
-    }
-}
-
 /// A TCP relay on 127.0.0.1 (port 0) to `upstreamPort` that counts the `GET /rows` requests
 /// passing through: what the server saw of a client, without touching the server.
 final class CountingRelay: Sendable {

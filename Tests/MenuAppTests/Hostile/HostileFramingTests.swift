@@ -12,6 +12,7 @@
 import Foundation
 import HTTPTestSupport
 import MenuApp
+import MenuAppTestSupport
 import MenuService
 import Testing
 import MenuServiceTestSupport
@@ -176,19 +177,21 @@ struct FramingCase: Sendable, CustomTestStringConvertible {
     }
 }
 
-@Suite("Hostile framing: Transfer-Encoding, Content-Length and Host as libmicrohttpd reads them")
-struct HostileFramingTests {
-    @Test(.timeLimit(.minutes(5)), arguments: FramingCase.all)
-    func framingIsLibmicrohttpdsOrTheRequestIsRefusedAtOnce(_ framing: FramingCase) async throws {
-        // A 2 s connection timeout ends a request whose body swallowed the pipelined one.
-        let server = try HostileInputTests.server()
-        defer { server.shutdown() }
-        let port = server.port
-        let problems = try await hostileOnThread {
-            let connection = try RawHTTPConnection(port: port, receiveTimeoutSeconds: 8)
-            try connection.sendText(framing.request + FramingCase.pipelined)
-            return framing.problems(on: connection)
+extension AppTests {
+    @Suite("Hostile framing: Transfer-Encoding, Content-Length and Host as libmicrohttpd reads them")
+    struct HostileFramingTests {
+        @Test(arguments: FramingCase.all)
+        func framingIsLibmicrohttpdsOrTheRequestIsRefusedAtOnce(_ framing: FramingCase) async throws {
+            // A 2 s connection timeout ends a request whose body swallowed the pipelined one.
+            let server = try HostileInputTests.server()
+            defer { server.shutdown() }
+            let port = server.port
+            let problems = try await hostileOnThread {
+                let connection = try RawHTTPConnection(port: port, receiveTimeoutSeconds: 8)
+                try connection.sendText(framing.request + FramingCase.pipelined)
+                return framing.problems(on: connection)
+            }
+            #expect(problems.isEmpty, "\(framing.name): \(problems)")
         }
-        #expect(problems.isEmpty, "\(framing.name): \(problems)")
     }
 }

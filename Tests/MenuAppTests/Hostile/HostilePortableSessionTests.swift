@@ -60,10 +60,12 @@ extension HostileCase {
     ]
 }
 
-@Suite("Hostile input: portable session bodies and ids")
-struct HostilePortableSessionTests {
-    @Test(.timeLimit(.minutes(5)), arguments: HostileCase.portable)
-    func aHostilePortableRequestGets4xxCreatesNoSessionAndChangesNone(_ hostile: HostileCase) async throws {
-        try await HostileInputTests.expectRefusedWithoutChange(hostile)
+extension AppTests {
+    @Suite("Hostile input: portable session bodies and ids")
+    struct HostilePortableSessionTests {
+        @Test(arguments: HostileCase.portable)
+        func aHostilePortableRequestGets4xxCreatesNoSessionAndChangesNone(_ hostile: HostileCase) async throws {
+            try await HostileInputTests.expectRefusedWithoutChange(hostile)
+        }
     }
 }

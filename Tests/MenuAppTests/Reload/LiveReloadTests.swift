@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import HTTPTestSupport
+import MenuAppTestSupport
 import MenuModel
 import NaiveReference
 import Synchronization
@@ -32,10 +33,10 @@ private struct ReloadingClient {
 
     mutating func fail(_ message: String) { if failures.count < 20 { failures.append(message) } }
 
-    /// The generation a body's `version` names, or nil (recorded as a failure).
-    mutating func generation(of body: [String: Any], versions: [String: Int], _ context: String) -> Int? {
-        guard let version = body["version"] as? String, let k = versions[version] else {
-            fail("\(context): version \(String(describing: body["version"])) is none of the menus written")
+    /// The generation an answer's `version` names, or nil (recorded as a failure).
+    mutating func generation(of version: String?, versions: [String: Int], _ context: String) -> Int? {
+        guard let version, let k = versions[version] else {
+            fail("\(context): version \(String(describing: version)) is none of the menus written")
             return nil
         }
         generationsSeen.insert(k)
@@ -48,18 +49,18 @@ private struct ReloadingClient {
             let isExpanded = Bool.random(using: &random)
             let answer = try connection.request("PUT", "/groups/\(group)/expansion", headers: [("X-Session-Id", session)],
                                                 body: Array(#"{"isExpanded":\#(isExpanded)}"#.utf8))
-            let body = Self.json(answer.body)
             switch answer.status {
             case 200:
-                guard let k = generation(of: body, versions: versions, "PUT \(group)") else { return }
+                let change = Self.decode(LiveChange.self, answer.body)
+                guard let k = generation(of: change?.version, versions: versions, "PUT \(group)") else { return }
                 expectation.acknowledge(group, isExpanded: isExpanded, generation: k)
                 let view = expectation.view(at: k, menus: menus)
-                if body["count"] as? Int != view.count || body["isExpanded"] as? Bool != isExpanded {
-                    fail("PUT \(group) on generation \(k): count \(String(describing: body["count"])), expected \(view.count)")
+                if change?.count != view.count || change?.isExpanded != isExpanded {
+                    fail("PUT \(group) on generation \(k): count \(String(describing: change?.count)), expected \(view.count)")
                 }
             case 404, 409:
                 // Only a group some generation lacks (or has as a row) may be refused, and nothing changes.
-                let code = (body["error"] as? [String: Any])?["code"] as? String
+                let code = Self.decode(LiveErrorBody.self, answer.body)?.error.code
                 let absentSomewhere = menus.values.contains { menu in menu.node(withID: group).map { !menu.isGroup($0) } ?? true }
                 if !absentSomewhere || (code != "unknown_group" && code != "not_a_group") {
                     fail("PUT \(group): \(answer.status) \(code ?? "?") for a group every menu has")
@@ -73,174 +74,176 @@ private struct ReloadingClient {
         let answer = try connection.request("GET", "/rows?offset=\(offset)&limit=20",
                                             headers: anonymous ? [] : [("X-Session-Id", session)])
         guard answer.status == 200 else { return fail("GET /rows: \(answer.status) \(answer.bodyText.prefix(200))") }
-        let body = Self.json(answer.body)
-        guard let k = generation(of: body, versions: versions, "GET /rows") else { return }
+        let page = Self.decode(LiveRowsPage.self, answer.body)
+        guard let k = generation(of: page?.version, versions: versions, "GET /rows") else { return }
         let view = anonymous ? FlattenedView(menu: menus[k]!) : expectation.view(at: k, menus: menus)
         let expected = view.rows(offset: offset, limit: 20).map { "\($0.id) \($0.title) \($0.isExpanded.map(String.init) ?? "-")" }
-        let rows = (body["rows"] as? [[String: Any]] ?? []).map {
-            "\($0["id"] as? String ?? "?") \($0["title"] as? String ?? "?") \(($0["isExpanded"] as? Bool).map(String.init) ?? "-")"
-        }
-        if rows != expected || body["count"] as? Int != view.count {
-            fail("GET /rows offset \(offset) on generation \(k)\(anonymous ? " (no session)" : ""): \(rows) count \(String(describing: body["count"])), expected \(expected) count \(view.count)")
+        let rows = (page?.rows ?? []).map { "\($0.id) \($0.title) \($0.isExpanded.map(String.init) ?? "-")" }
+        if rows != expected || page?.count != view.count {
+            fail("GET /rows offset \(offset) on generation \(k)\(anonymous ? " (no session)" : ""): \(rows) count \(String(describing: page?.count)), expected \(expected) count \(view.count)")
         }
     }
 
-    static func json(_ bytes: [UInt8]) -> [String: Any] {
-        (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any] ?? [:]
+    /// `bytes` as a `T` of the wire format, nil when they are not one (the caller records the failure).
+    static func decode<T: Decodable>(_ type: T.Type, _ bytes: [UInt8]) -> T? {
+        try? JSONDecoder().decode(T.self, from: Data(bytes))
     }
 }
 
-@Suite("Reload under load: clients paging and writing while the menu is swapped many times")
-struct LiveReloadTests {
-    static let generations = 16
-    static let clients = 4
-    static let stepsPerClient = 120
+extension AppTests {
+    @Suite("Reload under load: clients paging and writing while the menu is swapped many times")
+    struct LiveReloadTests {
+        static let generations = 16
+        static let clients = 4
+        static let stepsPerClient = 120
 
-    @Test("every answer is whole and of one menu; each session is carried over exactly by the rule; with --data-dir it survives a restart",
-          arguments: [false, true])
-    func reloadsUnderConcurrentLoad(durable: Bool) throws {
-        let directory = DurableTemporaryDirectory()
-        defer { directory.remove() }
-        let config = directory.file("menu.json")
-        try ReloadMenus.write(generation: 1, to: config)
-        let data = directory.file("data")
-        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: false)
-        var settings = ServerSettings()
-        settings.port = 0
-        settings.configPath = config
-        settings.threads = 2
-        if durable { settings.dataDirectory = data }
-        let menus = Dictionary(uniqueKeysWithValues: (1 ... Self.generations).map { ($0, ReloadMenus.menu(generation: $0)) })
-        let versions = Dictionary(uniqueKeysWithValues: menus.map { ($0.value.version, $0.key) })
-        #expect(versions.count == Self.generations, "each generation has its own version")
+        @Test("every answer is whole and of one menu; each session is carried over exactly by the rule; with --data-dir it survives a restart",
+              arguments: [false, true])
+        func reloadsUnderConcurrentLoad(durable: Bool) throws {
+            let directory = DurableTemporaryDirectory()
+            defer { directory.remove() }
+            let config = directory.file("menu.json")
+            try ReloadMenus.write(generation: 1, to: config)
+            let data = directory.file("data")
+            try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: false)
+            var settings = ServerSettings()
+            settings.port = 0
+            settings.configPath = config
+            settings.threads = 2
+            if durable { settings.dataDirectory = data }
+            let menus = Dictionary(uniqueKeysWithValues: (1 ... Self.generations).map { ($0, ReloadMenus.menu(generation: $0)) })
+            let versions = Dictionary(uniqueKeysWithValues: menus.map { ($0.value.version, $0.key) })
+            #expect(versions.count == Self.generations, "each generation has its own version")
 
-        let server = try RunningServer(settings: settings)
-        var serverStopped = false
-        defer { if !serverStopped { server.shutdown() } }
-        let requests = Atomic<Int>(0)
-        let reloadsCompleted = Atomic<Int>(0)
-        let reloaderFinished = Atomic<Bool>(false)
-        let finishedClients = Atomic<Int>(0)
-        let reloadFailures = Mutex<[String]>([])
-        // Reload k happens once the clients have made (k - 1) × spacing steps between them (or
-        // they are all done): reloads and requests interleave for any scheduling.
-        let spacing = Self.clients * Self.stepsPerClient / Self.generations
-        let reloadsDone = DispatchSemaphore(value: 0)
-        let reloader = Thread {
-            defer {
-                reloaderFinished.store(true, ordering: .relaxed)
-                reloadsDone.signal()
-            }
-            for k in 2 ... Self.generations {
-                while requests.load(ordering: .relaxed) < (k - 1) * spacing && finishedClients.load(ordering: .relaxed) < Self.clients {
-                    usleep(200)
+            let server = try LiveServer(settings: settings).server
+            var serverStopped = false
+            defer { if !serverStopped { server.shutdown() } }
+            let requests = Atomic<Int>(0)
+            let reloadsCompleted = Atomic<Int>(0)
+            let reloaderFinished = Atomic<Bool>(false)
+            let finishedClients = Atomic<Int>(0)
+            let reloadFailures = Mutex<[String]>([])
+            // Reload k happens once the clients have made (k - 1) × spacing steps between them (or
+            // they are all done): reloads and requests interleave for any scheduling.
+            let spacing = Self.clients * Self.stepsPerClient / Self.generations
+            let reloadsDone = DispatchSemaphore(value: 0)
+            let reloader = Thread {
+                defer {
+                    reloaderFinished.store(true, ordering: .relaxed)
+                    reloadsDone.signal()
                 }
-                do {
-                    try ReloadMenus.write(generation: k, to: config)
-                    let reload = try server.reload()
-                    if reload.to != menus[k]!.version { reloadFailures.withLock { $0.append("reload \(k) served \(reload.to)") } }
-                    reloadsCompleted.add(1, ordering: .relaxed)
-                } catch {
-                    reloadFailures.withLock { $0.append("reload \(k): \(error)") }
-                }
-            }
-        }
-        reloader.start()
-
-        let outcomes = Mutex<[(session: String, expectation: ReloadExpectation, failures: [String], seen: Set<Int>)]>([])
-        // One thread per client (not concurrentPerform, which runs only as many at once as there are cores).
-        let clientsDone = DispatchSemaphore(value: 0)
-        for index in 0 ..< Self.clients {
-            Thread {
-                defer { clientsDone.signal() }
-                defer { finishedClients.add(1, ordering: .relaxed) }
-                do {
-                    var client = try ReloadingClient(port: server.port, seed: UInt64(index + 1) * 7919)
-                    for step in 0 ..< Self.stepsPerClient {
-                        // Nor do the clients run more than a reload or two ahead of the reloads.
-                        let due = step * (Self.generations - 1) / Self.stepsPerClient - 1
-                        while reloadsCompleted.load(ordering: .relaxed) < due && !reloaderFinished.load(ordering: .relaxed) { usleep(200) }
-                        try client.step(menus: menus, versions: versions)
-                        requests.add(1, ordering: .relaxed)
+                for k in 2 ... Self.generations {
+                    while requests.load(ordering: .relaxed) < (k - 1) * spacing && finishedClients.load(ordering: .relaxed) < Self.clients {
+                        usleep(200)
                     }
-                    let outcome = (client.session, client.expectation, client.failures, client.generationsSeen)
-                    outcomes.withLock { $0.append(outcome) }
-                } catch {
-                    outcomes.withLock { $0.append(("", ReloadExpectation(), ["client \(index): \(error)"], [])) }
+                    do {
+                        try ReloadMenus.write(generation: k, to: config)
+                        let reload = try server.reload()
+                        if reload.to != menus[k]!.version { reloadFailures.withLock { $0.append("reload \(k) served \(reload.to)") } }
+                        reloadsCompleted.add(1, ordering: .relaxed)
+                    } catch {
+                        reloadFailures.withLock { $0.append("reload \(k): \(error)") }
+                    }
                 }
-            }.start()
-        }
-        let deadline = DispatchTime.now() + 120
-        for _ in 0 ..< Self.clients {
-            try #require(clientsDone.wait(timeout: deadline) == .success, "a client finished its work")
-        }
-        try #require(reloadsDone.wait(timeout: deadline) == .success, "the reloads finished")
-        #expect(reloadFailures.withLock { $0 } == [])
-        let results = outcomes.withLock { $0 }
-        #expect(results.flatMap(\.failures) == [])
-        let seen = results.reduce(into: Set<Int>()) { $0.formUnion($1.seen) }
-        print("LiveReloadTests (durable: \(durable)): \(Self.generations - 1) reloads; the clients saw \(seen.count) generations")
-        #expect(server.service.menu.version == menus[Self.generations]!.version)
+            }
+            reloader.start()
 
-        // After the last reload every session holds exactly what the rule says, in the store and over HTTP.
-        func expectSessions(on server: RunningServer, _ when: String) throws {
-            let final = Self.generations
-            for result in results where !result.session.isEmpty {
-                let view = result.expectation.view(at: final, menus: menus)
-                let stored = FlattenedView(menu: server.service.menu,
-                                           state: try server.store.state(of: try #require(SessionID(result.session))))
-                let menu = server.service.menu
-                for node in menu.nodes where menu.isGroup(node) {
-                    #expect(stored.isExpanded(node) == view.isExpanded(node), "\(when): \(menu.id(of: node)) of session \(result.session)")
+            let outcomes = Mutex<[(session: String, expectation: ReloadExpectation, failures: [String], seen: Set<Int>)]>([])
+            // One thread per client (not concurrentPerform, which runs only as many at once as there are cores).
+            let clientsDone = DispatchSemaphore(value: 0)
+            for index in 0 ..< Self.clients {
+                Thread {
+                    defer { clientsDone.signal() }
+                    defer { finishedClients.add(1, ordering: .relaxed) }
+                    do {
+                        var client = try ReloadingClient(port: server.port, seed: UInt64(index + 1) * 7919)
+                        for step in 0 ..< Self.stepsPerClient {
+                            // Nor do the clients run more than a reload or two ahead of the reloads.
+                            let due = step * (Self.generations - 1) / Self.stepsPerClient - 1
+                            while reloadsCompleted.load(ordering: .relaxed) < due && !reloaderFinished.load(ordering: .relaxed) { usleep(200) }
+                            try client.step(menus: menus, versions: versions)
+                            requests.add(1, ordering: .relaxed)
+                        }
+                        let outcome = (client.session, client.expectation, client.failures, client.generationsSeen)
+                        outcomes.withLock { $0.append(outcome) }
+                    } catch {
+                        outcomes.withLock { $0.append(("", ReloadExpectation(), ["client \(index): \(error)"], [])) }
+                    }
+                }.start()
+            }
+            let deadline = DispatchTime.now() + 120
+            for _ in 0 ..< Self.clients {
+                try #require(clientsDone.wait(timeout: deadline) == .success, "a client finished its work")
+            }
+            try #require(reloadsDone.wait(timeout: deadline) == .success, "the reloads finished")
+            #expect(reloadFailures.withLock { $0 } == [])
+            let results = outcomes.withLock { $0 }
+            #expect(results.flatMap(\.failures) == [])
+            let seen = results.reduce(into: Set<Int>()) { $0.formUnion($1.seen) }
+            print("LiveReloadTests (durable: \(durable)): \(Self.generations - 1) reloads; the clients saw \(seen.count) generations")
+            #expect(server.service.menu.version == menus[Self.generations]!.version)
+
+            // After the last reload every session holds exactly what the rule says, in the store and over HTTP.
+            func expectSessions(on server: RunningServer, _ when: String) throws {
+                let final = Self.generations
+                for result in results where !result.session.isEmpty {
+                    let view = result.expectation.view(at: final, menus: menus)
+                    let stored = FlattenedView(menu: server.service.menu,
+                                               state: try server.store.state(of: try #require(SessionID(result.session))))
+                    let menu = server.service.menu
+                    for node in menu.nodes where menu.isGroup(node) {
+                        #expect(stored.isExpanded(node) == view.isExpanded(node), "\(when): \(menu.id(of: node)) of session \(result.session)")
+                    }
+                    let connection = try RawHTTPConnection(port: server.port)
+                    let page = ReloadingClient.decode(
+                        LiveRowsPage.self, try connection.request("GET", "/rows?limit=500", headers: [("X-Session-Id", result.session)]).body)
+                    #expect(page?.rows.map(\.id) == view.rows(offset: 0, limit: 500).map(\.id))
                 }
-                let connection = try RawHTTPConnection(port: server.port)
-                let page = ReloadingClient.json(try connection.request("GET", "/rows?limit=500", headers: [("X-Session-Id", result.session)]).body)
-                #expect((page["rows"] as? [[String: Any]])?.map { $0["id"] as? String ?? "" } == view.rows(offset: 0, limit: 500).map(\.id))
+            }
+            try expectSessions(on: server, "after the reloads")
+            if durable {
+                server.shutdown()
+                serverStopped = true
+                let restarted = try LiveServer(settings: settings).server
+                defer { restarted.shutdown() }
+                try expectSessions(on: restarted, "after a restart")
             }
         }
-        try expectSessions(on: server, "after the reloads")
-        if durable {
-            server.shutdown()
-            serverStopped = true
-            let restarted = try RunningServer(settings: settings)
-            defer { restarted.shutdown() }
-            try expectSessions(on: restarted, "after a restart")
-        }
-    }
 
-    @Test("an invalid new file changes nothing: the old menu goes on serving, every session as it was",
-          arguments: [false, true])
-    func anInvalidFileChangesNothing(durable: Bool) throws {
-        let directory = DurableTemporaryDirectory()
-        defer { directory.remove() }
-        let config = directory.file("menu.json")
-        try ReloadMenus.write(generation: 1, to: config)
-        var settings = ServerSettings()
-        settings.port = 0
-        settings.configPath = config
-        if durable {
-            try FileManager.default.createDirectory(atPath: directory.file("data"), withIntermediateDirectories: false)
-            settings.dataDirectory = directory.file("data")
+        @Test("an invalid new file changes nothing: the old menu goes on serving, every session as it was",
+              arguments: [false, true])
+        func anInvalidFileChangesNothing(durable: Bool) throws {
+            let directory = DurableTemporaryDirectory()
+            defer { directory.remove() }
+            let config = directory.file("menu.json")
+            try ReloadMenus.write(generation: 1, to: config)
+            var settings = ServerSettings()
+            settings.port = 0
+            settings.configPath = config
+            if durable {
+                try FileManager.default.createDirectory(atPath: directory.file("data"), withIntermediateDirectories: false)
+                settings.dataDirectory = directory.file("data")
+            }
+            let server = try LiveServer(settings: settings).server
+            defer { server.shutdown() }
+            let connection = try RawHTTPConnection(port: server.port)
+            let session = try #require(try connection.request("POST", "/sessions").header("X-Session-Id"))
+            _ = try connection.request("PUT", "/groups/seasonal/expansion", headers: [("X-Session-Id", session)], body: Array(#"{"isExpanded":true}"#.utf8))
+            let before = try connection.request("GET", "/rows?limit=500", headers: [("X-Session-Id", session)]).bodyText
+            // Two problems: both are reported, nothing is served from the file.
+            try Data(#"{"items":[{"id":"a","title":"A"},{"id":"a","title":"again"},{"title":"no id"}]}"#.utf8).write(to: URL(fileURLWithPath: config))
+            #expect {
+                try server.reload()
+            } throws: { error in
+                let text = "\(error)"
+                return text.contains("\"a\"") && text.contains("items[2]") && text.contains("problems")
+            }
+            #expect(try connection.request("GET", "/rows?limit=500", headers: [("X-Session-Id", session)]).bodyText == before)
+            #expect(server.service.menu.version == ReloadMenus.menu(generation: 1).version)
+            // The same file again is no reload at all.
+            try ReloadMenus.write(generation: 1, to: config)
+            #expect(try server.reload().changed == false)
+            #expect(try connection.request("GET", "/rows?limit=500", headers: [("X-Session-Id", session)]).bodyText == before)
         }
-        let server = try RunningServer(settings: settings)
-        defer { server.shutdown() }
-        let connection = try RawHTTPConnection(port: server.port)
-        let session = try #require(try connection.request("POST", "/sessions").header("X-Session-Id"))
-        _ = try connection.request("PUT", "/groups/seasonal/expansion", headers: [("X-Session-Id", session)], body: Array(#"{"isExpanded":true}"#.utf8))
-        let before = try connection.request("GET", "/rows?limit=500", headers: [("X-Session-Id", session)]).bodyText
-        // Two problems: both are reported, nothing is served from the file.
-        try Data(#"{"items":[{"id":"a","title":"A"},{"id":"a","title":"again"},{"title":"no id"}]}"#.utf8).write(to: URL(fileURLWithPath: config))
-        #expect {
-            try server.reload()
-        } throws: { error in
-            let text = "\(error)"
-            return text.contains("\"a\"") && text.contains("items[2]") && text.contains("problems")
-        }
-        #expect(try connection.request("GET", "/rows?limit=500", headers: [("X-Session-Id", session)]).bodyText == before)
-        #expect(server.service.menu.version == ReloadMenus.menu(generation: 1).version)
-        // The same file again is no reload at all.
-        try ReloadMenus.write(generation: 1, to: config)
-        #expect(try server.reload().changed == false)
-        #expect(try connection.request("GET", "/rows?limit=500", headers: [("X-Session-Id", session)]).bodyText == before)
     }
 }

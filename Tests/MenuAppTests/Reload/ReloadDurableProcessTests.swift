@@ -4,6 +4,7 @@
 
 import Foundation
 import HTTPTestSupport
+import MenuAppTestSupport
 import MenuModel
 import Testing
 import MenuTestSupport
@@ -12,42 +13,44 @@ import MenuTestSupport
 import Glibc
 #endif
 
-@Suite("Live: reloading the menu-server executable with durable sessions")
-struct ReloadDurableProcessTests {
-    @Test(.timeLimit(.minutes(2)))
-    func aSessionCarriedOverByAReloadIsWhatARestartWithALaterConfigCarriesOver() throws {
-        let fixture = try ReloadFixture()
-        let data = fixture.directory.appendingPathComponent("data")
-        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: false)
-        let arguments = fixture.arguments(["--data-dir", data.path, "--fsync", "always"])
-        try fixture.replace(with: reloadMenu(ReloadProcessTests.first))
-        let firstVersion = try fixture.menu().version
+extension AppTests {
+    @Suite("Live: reloading the menu-server executable with durable sessions")
+    struct ReloadDurableProcessTests {
+        @Test(.timeLimit(.minutes(2)))
+        func aSessionCarriedOverByAReloadIsWhatARestartWithALaterConfigCarriesOver() throws {
+            let fixture = try ReloadFixture()
+            let data = fixture.directory.appendingPathComponent("data")
+            try FileManager.default.createDirectory(at: data, withIntermediateDirectories: false)
+            let arguments = fixture.arguments(["--data-dir", data.path, "--fsync", "always"])
+            try fixture.replace(with: reloadMenu(ReloadProcessTests.first))
+            let firstVersion = try fixture.menu().version
 
-        let session: String
-        do {
+            let session: String
+            do {
+                let child = try LiveChildServer(arguments: arguments)
+                defer { child.stop() }
+                session = try child.newSession()
+                for (group, isExpanded) in [("mains", true), ("drinks", true), ("desserts", true), ("sides", true), ("specials", false)] {
+                    #expect(try child.setExpansion(group, isExpanded, session: session).status == 200)
+                }
+                try fixture.replace(with: reloadMenu(ReloadProcessTests.second))
+                let second = try fixture.menu().version
+                child.hangUp(awaiting: "menu-server: SIGHUP: menu reloaded: version \(firstVersion) -> \(second), ")
+                #expect(try child.groupStates(session: session)
+                    == ["starters": false, "mains": true, "sides": true, "specials": false, "wine": true])
+                child.expectCleanStop()
+            }
+
+            // Restarted on the third config: sides and specials follow their defaults back (after the
+            // reload they equalled them, so they were no longer changed), desserts' choice stays
+            // dropped, mains stays changed: what the live reload to the third config shows.
+            try fixture.replace(with: reloadMenu(ReloadProcessTests.third))
             let child = try LiveChildServer(arguments: arguments)
             defer { child.stop() }
-            session = try child.newSession()
-            for (group, isExpanded) in [("mains", true), ("drinks", true), ("desserts", true), ("sides", true), ("specials", false)] {
-                #expect(try child.setExpansion(group, isExpanded, session: session).status == 200)
-            }
-            try fixture.replace(with: reloadMenu(ReloadProcessTests.second))
-            let second = try fixture.menu().version
-            child.hangUp(awaiting: "menu-server: SIGHUP: menu reloaded: version \(firstVersion) -> \(second), ")
+            #expect(try child.count(session: session).version == (try fixture.menu().version))
             #expect(try child.groupStates(session: session)
-                == ["starters": false, "mains": true, "sides": true, "specials": false, "wine": true])
+                == ["starters": false, "mains": true, "desserts": false, "sides": false, "specials": true, "wine": true])
             child.expectCleanStop()
         }
-
-        // Restarted on the third config: sides and specials follow their defaults back (after the
-        // reload they equalled them, so they were no longer changed), desserts' choice stays
-        // dropped, mains stays changed: what the live reload to the third config shows.
-        try fixture.replace(with: reloadMenu(ReloadProcessTests.third))
-        let child = try LiveChildServer(arguments: arguments)
-        defer { child.stop() }
-        #expect(try child.count(session: session).version == (try fixture.menu().version))
-        #expect(try child.groupStates(session: session)
-            == ["starters": false, "mains": true, "desserts": false, "sides": false, "specials": true, "wine": true])
-        child.expectCleanStop()
     }
 }

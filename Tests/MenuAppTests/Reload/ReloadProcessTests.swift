@@ -6,6 +6,7 @@
 import ChildProcess
 import Foundation
 import HTTPTestSupport
+import MenuAppTestSupport
 import MenuModel
 import Testing
 import MenuTestSupport
@@ -146,283 +147,282 @@ extension LiveChildServer {
     }
 }
 
-@Suite("Live: reloading the menu of the menu-server executable")
-struct ReloadProcessTests {
-    /// Six groups, so that each clause of the carry-over rule has one to act on.
-    // Computed, not a stored static: LeakSanitizer cannot see the pointers inside stored static
-    // arrays of enums with payloads and reports them as leaked at exit.
-    static var first: [ReloadNode] { [
-        .group("starters", expanded: true, [.row("soup"), .row("salad")]),
-        .group("mains", expanded: false, [.row("fish"), .row("duck")]),
-        .group("drinks", expanded: false, [.row("tea")]),
-        .group("desserts", expanded: false, [.row("cake")]),
-        .group("sides", expanded: false, [.row("rice")]),
-        .group("specials", expanded: true, [.row("hotpot")]),
-    ] }
-    /// starters' and sides' and specials' defaults flip, drinks becomes a row, desserts leaves,
-    /// wine arrives, mains gains a row.
-    static var second: [ReloadNode] { [
-        .group("starters", expanded: false, [.row("soup"), .row("salad")]),
-        .group("mains", expanded: false, [.row("fish"), .row("duck"), .row("noodles")]),
-        .row("drinks"),
-        .group("sides", expanded: true, [.row("rice")]),
-        .group("specials", expanded: false, [.row("hotpot")]),
-        .group("wine", expanded: true, [.row("red")]),
-    ] }
-    /// sides' and specials' defaults flip back, desserts returns.
-    static var third: [ReloadNode] { [
-        .group("starters", expanded: false, [.row("soup"), .row("salad")]),
-        .group("mains", expanded: false, [.row("fish"), .row("duck"), .row("noodles")]),
-        .row("drinks"),
-        .group("desserts", expanded: false, [.row("cake")]),
-        .group("sides", expanded: false, [.row("rice")]),
-        .group("specials", expanded: true, [.row("hotpot")]),
-        .group("wine", expanded: true, [.row("red")]),
-    ] }
+extension AppTests {
+    @Suite("Live: reloading the menu of the menu-server executable")
+    struct ReloadProcessTests {
+        /// Six groups, so that each clause of the carry-over rule has one to act on.
+        // Computed, not a stored static: LeakSanitizer cannot see the pointers inside stored static
+        // arrays of enums with payloads and reports them as leaked at exit.
+        static var first: [ReloadNode] { [
+            .group("starters", expanded: true, [.row("soup"), .row("salad")]),
+            .group("mains", expanded: false, [.row("fish"), .row("duck")]),
+            .group("drinks", expanded: false, [.row("tea")]),
+            .group("desserts", expanded: false, [.row("cake")]),
+            .group("sides", expanded: false, [.row("rice")]),
+            .group("specials", expanded: true, [.row("hotpot")]),
+        ] }
+        /// starters' and sides' and specials' defaults flip, drinks becomes a row, desserts leaves,
+        /// wine arrives, mains gains a row.
+        static var second: [ReloadNode] { [
+            .group("starters", expanded: false, [.row("soup"), .row("salad")]),
+            .group("mains", expanded: false, [.row("fish"), .row("duck"), .row("noodles")]),
+            .row("drinks"),
+            .group("sides", expanded: true, [.row("rice")]),
+            .group("specials", expanded: false, [.row("hotpot")]),
+            .group("wine", expanded: true, [.row("red")]),
+        ] }
+        /// sides' and specials' defaults flip back, desserts returns.
+        static var third: [ReloadNode] { [
+            .group("starters", expanded: false, [.row("soup"), .row("salad")]),
+            .group("mains", expanded: false, [.row("fish"), .row("duck"), .row("noodles")]),
+            .row("drinks"),
+            .group("desserts", expanded: false, [.row("cake")]),
+            .group("sides", expanded: false, [.row("rice")]),
+            .group("specials", expanded: true, [.row("hotpot")]),
+            .group("wine", expanded: true, [.row("red")]),
+        ] }
 
-    @Test(.timeLimit(.minutes(2)))
-    func sighupServesTheChangedConfigAndCarriesSessionsOverByTheRule() throws {
-        let fixture = try ReloadFixture()
-        let (child, firstVersion) = try fixture.serve(Self.first)
-        defer { child.stop() }
-        #expect(try child.count().version == firstVersion)
+        @Test(.timeLimit(.minutes(2)))
+        func sighupServesTheChangedConfigAndCarriesSessionsOverByTheRule() throws {
+            let fixture = try ReloadFixture()
+            let (child, firstVersion) = try fixture.serve(Self.first)
+            defer { child.stop() }
+            #expect(try child.count().version == firstVersion)
 
-        let changed = try child.newSession()
-        for (group, isExpanded) in [("mains", true), ("drinks", true), ("desserts", true), ("sides", true), ("specials", false)] {
-            #expect(try child.setExpansion(group, isExpanded, session: changed).status == 200)
+            let changed = try child.newSession()
+            for (group, isExpanded) in [("mains", true), ("drinks", true), ("desserts", true), ("sides", true), ("specials", false)] {
+                #expect(try child.setExpansion(group, isExpanded, session: changed).status == 200)
+            }
+            let untouched = try child.newSession()
+            #expect(try child.groupStates(session: changed)
+                == ["starters": true, "mains": true, "drinks": true, "desserts": true, "sides": true, "specials": false])
+
+            try fixture.replace(with: reloadMenu(Self.second))
+            let second = try fixture.menu()
+            #expect(second.version != firstVersion)
+            let log = child.hangUp(awaiting: "menu-server: SIGHUP: menu reloaded: version \(firstVersion) -> \(second.version), \(second.nodeCount) nodes; ")
+            #expect(log.contains("; 2 sessions carried over in "), "\(log)")
+            #expect(try child.count().version == second.version)
+            #expect(try child.count(session: changed).version == second.version)
+            // starters: untouched, follows its new default. mains: changed, kept. drinks (now a row) and
+            // desserts (gone): dropped. sides, specials: their defaults changed; the explicit choice kept.
+            // wine: new, its default.
+            #expect(try child.groupStates(session: changed)
+                == ["starters": false, "mains": true, "sides": true, "specials": false, "wine": true])
+            #expect(try child.groupStates(session: untouched) == ReloadNode.defaults(Self.second).filter { $0.key != "drinks" })
+
+            // sides and specials now equal their defaults, so they follow the next change of default;
+            // desserts' old choice was dropped and does not come back; mains stays changed.
+            try fixture.replace(with: reloadMenu(Self.third))
+            let third = try fixture.menu()
+            child.hangUp(awaiting: "menu-server: SIGHUP: menu reloaded: version \(second.version) -> \(third.version), \(third.nodeCount) nodes; ")
+            #expect(try child.groupStates(session: changed)
+                == ["starters": false, "mains": true, "desserts": false, "sides": false, "specials": true, "wine": true])
+            #expect(try child.groupStates(session: untouched) == ReloadNode.defaults(Self.third).filter { $0.key != "drinks" })
+            // The carried-over session still takes writes, answered from the new menu.
+            let write = try child.setExpansion("wine", false, session: changed)
+            #expect(write.status == 200, "\(write)")
+            #expect(try write.decode(LiveChange.self).version == third.version)
+            child.expectCleanStop()
         }
-        let untouched = try child.newSession()
-        #expect(try child.groupStates(session: changed)
-            == ["starters": true, "mains": true, "drinks": true, "desserts": true, "sides": true, "specials": false])
 
-        try fixture.replace(with: reloadMenu(Self.second))
-        let second = try fixture.menu()
-        #expect(second.version != firstVersion)
-        let log = child.hangUp(awaiting: "menu-server: SIGHUP: menu reloaded: version \(firstVersion) -> \(second.version), \(second.nodeCount) nodes; ")
-        #expect(log.contains("; 2 sessions carried over in "), "\(log)")
-        #expect(try child.count().version == second.version)
-        #expect(try child.count(session: changed).version == second.version)
-        // starters: untouched, follows its new default. mains: changed, kept. drinks (now a row) and
-        // desserts (gone): dropped. sides, specials: their defaults changed; the explicit choice kept.
-        // wine: new, its default.
-        #expect(try child.groupStates(session: changed)
-            == ["starters": false, "mains": true, "sides": true, "specials": false, "wine": true])
-        #expect(try child.groupStates(session: untouched) == ReloadNode.defaults(Self.second).filter { $0.key != "drinks" })
+        @Test(.timeLimit(.minutes(2)))
+        func sighupWithAnInvalidConfigKeepsServingTheOldMenuAndLogsEveryProblem() throws {
+            let fixture = try ReloadFixture()
+            let (child, firstVersion) = try fixture.serve(Self.first)
+            defer { child.stop() }
+            let session = try child.newSession()
+            #expect(try child.setExpansion("mains", true, session: session).status == 200)
+            let before = try child.count(session: session)
 
-        // sides and specials now equal their defaults, so they follow the next change of default;
-        // desserts' old choice was dropped and does not come back; mains stays changed.
-        try fixture.replace(with: reloadMenu(Self.third))
-        let third = try fixture.menu()
-        child.hangUp(awaiting: "menu-server: SIGHUP: menu reloaded: version \(second.version) -> \(third.version), \(third.nodeCount) nodes; ")
-        #expect(try child.groupStates(session: changed)
-            == ["starters": false, "mains": true, "desserts": false, "sides": false, "specials": true, "wine": true])
-        #expect(try child.groupStates(session: untouched) == ReloadNode.defaults(Self.third).filter { $0.key != "drinks" })
-        // The carried-over session still takes writes, answered from the new menu.
-        let write = try child.setExpansion("wine", false, session: changed)
-        #expect(write.status == 200, "\(write)")
-        #expect(try write.decode(LiveChange.self).version == third.version)
-        child.expectCleanStop()
-    }
+            // Two problems in one file: both are named, with their JSON paths.
+            try fixture.replace(with: #"{"title":"x","items":[{"id":"ok","title":"A"},{"id":"bad id!","title":"B"},"#
+                + #"{"id":"g","title":"G","items":[{"id":"r","title":""}]}]}"#)
+            let log = child.hangUp(awaiting: "still serving version \(firstVersion)")
+            #expect(log.contains("menu-server: SIGHUP: still serving version \(firstVersion); cannot reload menu config \(fixture.configPath): invalid menu config (2 problems):"), "\(log)")
+            #expect(log.contains("items[1].id") && log.contains("bad id!"), "\(log)")
+            #expect(log.contains("items[2].items[0].title"), "\(log)")
+            #expect(try child.count(session: session) == before)
+            #expect(try child.count().version == firstVersion)
 
-    @Test(.timeLimit(.minutes(2)))
-    func sighupWithAnInvalidConfigKeepsServingTheOldMenuAndLogsEveryProblem() throws {
-        let fixture = try ReloadFixture()
-        let (child, firstVersion) = try fixture.serve(Self.first)
-        defer { child.stop() }
-        let session = try child.newSession()
-        #expect(try child.setExpansion("mains", true, session: session).status == 200)
-        let before = try child.count(session: session)
+            // Not JSON, then no file at all: each logged, the old menu still served.
+            try fixture.rewriteInPlace(with: #"{"title":"#)
+            let notJSON = child.hangUp(awaiting: "still serving version \(firstVersion)")
+            #expect(notJSON.contains("not valid JSON"), "\(notJSON)")
+            try FileManager.default.removeItem(atPath: fixture.configPath)
+            let missing = child.hangUp(awaiting: "still serving version \(firstVersion)")
+            #expect(missing.contains("cannot read") && missing.contains(fixture.configPath), "\(missing)")
+            #expect(try child.count(session: session) == before)
 
-        // Two problems in one file: both are named, with their JSON paths.
-        try fixture.replace(with: #"{"title":"x","items":[{"id":"ok","title":"A"},{"id":"bad id!","title":"B"},"#
-            + #"{"id":"g","title":"G","items":[{"id":"r","title":""}]}]}"#)
-        let log = child.hangUp(awaiting: "still serving version \(firstVersion)")
-        #expect(log.contains("menu-server: SIGHUP: still serving version \(firstVersion); cannot reload menu config \(fixture.configPath): invalid menu config (2 problems):"), "\(log)")
-        #expect(log.contains("items[1].id") && log.contains("bad id!"), "\(log)")
-        #expect(log.contains("items[2].items[0].title"), "\(log)")
-        #expect(try child.count(session: session) == before)
-        #expect(try child.count().version == firstVersion)
-
-        // Not JSON, then no file at all: each logged, the old menu still served.
-        try fixture.rewriteInPlace(with: #"{"title":"#)
-        let notJSON = child.hangUp(awaiting: "still serving version \(firstVersion)")
-        #expect(notJSON.contains("not valid JSON"), "\(notJSON)")
-        try FileManager.default.removeItem(atPath: fixture.configPath)
-        let missing = child.hangUp(awaiting: "still serving version \(firstVersion)")
-        #expect(missing.contains("cannot read") && missing.contains(fixture.configPath), "\(missing)")
-        #expect(try child.count(session: session) == before)
-
-        // A valid file after the failures: reloaded from the version served all along.
-        try fixture.replace(with: reloadMenu(Self.second))
-        let second = try fixture.menu()
-        child.hangUp(awaiting: "menu-server: SIGHUP: menu reloaded: version \(firstVersion) -> \(second.version), ")
-        #expect(try child.count().version == second.version)
-        #expect(try child.groupStates(session: session)["mains"] == true)
-        child.expectCleanStop()
-    }
-
-    @Test(.timeLimit(.minutes(2)))
-    func sighupWithTheIdenticalFileLogsConfigUnchangedAndKeepsTheVersion() throws {
-        let fixture = try ReloadFixture()
-        let text = reloadMenu(Self.first)
-        try fixture.replace(with: text)
-        let version = try fixture.menu().version
-        let child = try LiveChildServer(arguments: fixture.arguments())
-        defer { child.stop() }
-        let session = try child.newSession()
-        #expect(try child.setExpansion("starters", false, session: session).status == 200)
-        let before = try child.groupStates(session: session)
-
-        let unchanged = "menu-server: SIGHUP: config unchanged (version \(version)); nothing to reload"
-        child.hangUp(awaiting: unchanged)
-        try fixture.replace(with: text)  // the same bytes in a new inode
-        let log = child.hangUp(awaiting: unchanged)
-        #expect(!log.contains("menu reloaded"), "\(log)")
-        #expect(try child.count().version == version)
-        #expect(try child.groupStates(session: session) == before)
-        child.expectCleanStop()
-    }
-
-    @Test(.timeLimit(.minutes(2)))
-    func watchConfigReloadsOnARenameIntoPlaceAndOnAnInPlaceRewrite() throws {
-        let fixture = try ReloadFixture()
-        let (child, firstVersion) = try fixture.serve(Self.first, flags: ["--watch-config", "yes"])
-        defer { child.stop() }
-        let session = try child.newSession()
-        #expect(try child.setExpansion("mains", true, session: session).status == 200)
-
-        var mark = child.logMark
-        try fixture.replace(with: reloadMenu(Self.second))
-        let second = try fixture.menu().version
-        child.awaitLog(after: mark, "menu-server: the config file changed: menu reloaded: version \(firstVersion) -> \(second), ")
-        #expect(try child.count().version == second)
-        #expect(try child.groupStates(session: session)["mains"] == true)
-
-        mark = child.logMark
-        try fixture.rewriteInPlace(with: reloadMenu(Self.third))
-        let third = try fixture.menu().version
-        child.awaitLog(after: mark, "menu-server: the config file changed: menu reloaded: version \(second) -> \(third), ")
-        #expect(try child.count().version == third)
-
-        // An invalid rewrite is logged and changes nothing.
-        mark = child.logMark
-        try fixture.rewriteInPlace(with: #"{"title":"x","items":[{"id":"a","title":"A"},{"id":"a","title":"B"}]}"#)
-        let log = child.awaitLog(after: mark, "still serving version \(third)")
-        #expect(log.contains("menu-server: the config file changed: still serving version \(third); cannot reload menu config \(fixture.configPath)"), "\(log)")
-        #expect(log.contains("items[1].id"), "\(log)")
-        #expect(try child.count().version == third)
-        child.expectCleanStop()
-    }
-
-    /// Kubernetes mounts a ConfigMap as `menu.json -> ..data/menu.json`, `..data -> ..<timestamp>`,
-    /// and updates it by writing a new timestamped directory and renaming a fresh symlink over `..data`.
-    @Test(.timeLimit(.minutes(2)))
-    func watchConfigReloadsWhenADataSymlinkIsSwappedTheWayKubernetesDoes() throws {
-        let fixture = try ReloadFixture()
-        let manager = FileManager.default
-        for (name, nodes) in [("..2026_v1", Self.first), ("..2026_v2", Self.second)] {
-            let version = fixture.directory.appendingPathComponent(name)
-            try manager.createDirectory(at: version, withIntermediateDirectories: false)
-            try Data(reloadMenu(nodes).utf8).write(to: version.appendingPathComponent("menu.json"))
+            // A valid file after the failures: reloaded from the version served all along.
+            try fixture.replace(with: reloadMenu(Self.second))
+            let second = try fixture.menu()
+            child.hangUp(awaiting: "menu-server: SIGHUP: menu reloaded: version \(firstVersion) -> \(second.version), ")
+            #expect(try child.count().version == second.version)
+            #expect(try child.groupStates(session: session)["mains"] == true)
+            child.expectCleanStop()
         }
-        let data = fixture.directory.appendingPathComponent("..data").path
-        try manager.createSymbolicLink(atPath: data, withDestinationPath: "..2026_v1")
-        try manager.createSymbolicLink(atPath: fixture.configPath, withDestinationPath: "..data/menu.json")
-        let firstVersion = try fixture.menu().version
-        let child = try LiveChildServer(arguments: fixture.arguments(["--watch-config", "yes"]))
-        defer { child.stop() }
-        #expect(try child.count().version == firstVersion)
 
-        let mark = child.logMark
-        let temporary = fixture.directory.appendingPathComponent("..data_tmp").path
-        try manager.createSymbolicLink(atPath: temporary, withDestinationPath: "..2026_v2")
-        #expect(rename(temporary, data) == 0, "rename: \(String(cString: strerror(errno)))")
-        let second = try fixture.menu().version
-        #expect(second != firstVersion)
-        child.awaitLog(after: mark, "menu-server: the config file changed: menu reloaded: version \(firstVersion) -> \(second), ")
-        #expect(try child.count().version == second)
-        child.expectCleanStop()
-    }
-
-    /// Clients read throughout a series of reloads, and SIGTERM arrives right behind a last SIGHUP
-    /// and a last file change: every answer comes whole from one of the two menus, and the server
-    /// still exits 0.
-    @Test(.timeLimit(.minutes(3)))
-    func sigtermDuringAndAfterReloadsUnderReadsStopsCleanlyWithExitZero() throws {
-        let fixture = try ReloadFixture()
-        let menus = [reloadMenu(Self.first), reloadMenu(Self.second)]
-        var expected: [String: Int] = [:]  // version -> default row count
-        for text in menus {
+        @Test(.timeLimit(.minutes(2)))
+        func sighupWithTheIdenticalFileLogsConfigUnchangedAndKeepsTheVersion() throws {
+            let fixture = try ReloadFixture()
+            let text = reloadMenu(Self.first)
             try fixture.replace(with: text)
-            let menu = try fixture.menu()
-            expected[menu.version] = FlattenedView(menu: menu).count
-        }
-        try fixture.replace(with: menus[0])
-        let child = try LiveChildServer(arguments: fixture.arguments(["--watch-config", "yes"]))
-        defer { child.stop() }
+            let version = try fixture.menu().version
+            let child = try LiveChildServer(arguments: fixture.arguments())
+            defer { child.stop() }
+            let session = try child.newSession()
+            #expect(try child.setExpansion("starters", false, session: session).status == 200)
+            let before = try child.groupStates(session: session)
 
-        let problems = LiveLocked<[String]>([])
-        let readers = DispatchGroup()
-        let table = expected
-        let port = child.port
-        for _ in 0 ..< 2 {
-            DispatchQueue.global().async(group: readers) {
-                for _ in 0 ..< 150 {
-                    do {
-                        let page = try LiveRawConnection(port: port).request("GET", "/rows?limit=500").decode(LiveRowsPage.self)
-                        if table[page.version] != page.count || page.rows.count != page.count {
-                            problems.update { $0.append("version \(page.version) with \(page.count) rows (\(page.rows.count) listed)") }
+            let unchanged = "menu-server: SIGHUP: config unchanged (version \(version)); nothing to reload"
+            child.hangUp(awaiting: unchanged)
+            try fixture.replace(with: text)  // the same bytes in a new inode
+            let log = child.hangUp(awaiting: unchanged)
+            #expect(!log.contains("menu reloaded"), "\(log)")
+            #expect(try child.count().version == version)
+            #expect(try child.groupStates(session: session) == before)
+            child.expectCleanStop()
+        }
+
+        @Test(.timeLimit(.minutes(2)))
+        func watchConfigReloadsOnARenameIntoPlaceAndOnAnInPlaceRewrite() throws {
+            let fixture = try ReloadFixture()
+            let (child, firstVersion) = try fixture.serve(Self.first, flags: ["--watch-config", "yes"])
+            defer { child.stop() }
+            let session = try child.newSession()
+            #expect(try child.setExpansion("mains", true, session: session).status == 200)
+
+            var mark = child.logMark
+            try fixture.replace(with: reloadMenu(Self.second))
+            let second = try fixture.menu().version
+            child.awaitLog(after: mark, "menu-server: the config file changed: menu reloaded: version \(firstVersion) -> \(second), ")
+            #expect(try child.count().version == second)
+            #expect(try child.groupStates(session: session)["mains"] == true)
+
+            mark = child.logMark
+            try fixture.rewriteInPlace(with: reloadMenu(Self.third))
+            let third = try fixture.menu().version
+            child.awaitLog(after: mark, "menu-server: the config file changed: menu reloaded: version \(second) -> \(third), ")
+            #expect(try child.count().version == third)
+
+            // An invalid rewrite is logged and changes nothing.
+            mark = child.logMark
+            try fixture.rewriteInPlace(with: #"{"title":"x","items":[{"id":"a","title":"A"},{"id":"a","title":"B"}]}"#)
+            let log = child.awaitLog(after: mark, "still serving version \(third)")
+            #expect(log.contains("menu-server: the config file changed: still serving version \(third); cannot reload menu config \(fixture.configPath)"), "\(log)")
+            #expect(log.contains("items[1].id"), "\(log)")
+            #expect(try child.count().version == third)
+            child.expectCleanStop()
+        }
+
+        /// Kubernetes mounts a ConfigMap as `menu.json -> ..data/menu.json`, `..data -> ..<timestamp>`,
+        /// and updates it by writing a new timestamped directory and renaming a fresh symlink over `..data`.
+        @Test(.timeLimit(.minutes(2)))
+        func watchConfigReloadsWhenADataSymlinkIsSwappedTheWayKubernetesDoes() throws {
+            let fixture = try ReloadFixture()
+            let manager = FileManager.default
+            for (name, nodes) in [("..2026_v1", Self.first), ("..2026_v2", Self.second)] {
+                let version = fixture.directory.appendingPathComponent(name)
+                try manager.createDirectory(at: version, withIntermediateDirectories: false)
+                try Data(reloadMenu(nodes).utf8).write(to: version.appendingPathComponent("menu.json"))
+            }
+            let data = fixture.directory.appendingPathComponent("..data").path
+            try manager.createSymbolicLink(atPath: data, withDestinationPath: "..2026_v1")
+            try manager.createSymbolicLink(atPath: fixture.configPath, withDestinationPath: "..data/menu.json")
+            let firstVersion = try fixture.menu().version
+            let child = try LiveChildServer(arguments: fixture.arguments(["--watch-config", "yes"]))
+            defer { child.stop() }
+            #expect(try child.count().version == firstVersion)
+
+            let mark = child.logMark
+            let temporary = fixture.directory.appendingPathComponent("..data_tmp").path
+            try manager.createSymbolicLink(atPath: temporary, withDestinationPath: "..2026_v2")
+            #expect(rename(temporary, data) == 0, "rename: \(String(cString: strerror(errno)))")
+            let second = try fixture.menu().version
+            #expect(second != firstVersion)
+            child.awaitLog(after: mark, "menu-server: the config file changed: menu reloaded: version \(firstVersion) -> \(second), ")
+            #expect(try child.count().version == second)
+            child.expectCleanStop()
+        }
+
+        /// Clients read throughout a series of reloads, and SIGTERM arrives right behind a last SIGHUP
+        /// and a last file change: every answer comes whole from one of the two menus, and the server
+        /// still exits 0.
+        @Test(.timeLimit(.minutes(3)))
+        func sigtermDuringAndAfterReloadsUnderReadsStopsCleanlyWithExitZero() throws {
+            let fixture = try ReloadFixture()
+            let menus = [reloadMenu(Self.first), reloadMenu(Self.second)]
+            var expected: [String: Int] = [:]  // version -> default row count
+            for text in menus {
+                try fixture.replace(with: text)
+                let menu = try fixture.menu()
+                expected[menu.version] = FlattenedView(menu: menu).count
+            }
+            try fixture.replace(with: menus[0])
+            let child = try LiveChildServer(arguments: fixture.arguments(["--watch-config", "yes"]))
+            defer { child.stop() }
+
+            let problems = LiveLocked<[String]>([])
+            let readers = DispatchGroup()
+            let table = expected
+            let port = child.port
+            for _ in 0 ..< 2 {
+                DispatchQueue.global().async(group: readers) {
+                    for _ in 0 ..< 150 {
+                        do {
+                            let page = try LiveRawConnection(port: port).request("GET", "/rows?limit=500").decode(LiveRowsPage.self)
+                            if table[page.version] != page.count || page.rows.count != page.count {
+                                problems.update { $0.append("version \(page.version) with \(page.count) rows (\(page.rows.count) listed)") }
+                            }
+                        } catch {
+                            problems.update { $0.append("\(error)") }
                         }
-                    } catch {
-                        problems.update { $0.append("\(error)") }
                     }
                 }
             }
-        }
-        for round in 1 ... 6 {
-            let text = menus[round % 2]
-            try fixture.replace(with: text)
-            let version = try fixture.menu().version
-            // The watcher and SIGHUP race for the same file: whichever reloads first, the
-            // server ends up on `version`, and the other one finds it unchanged.
+            for round in 1 ... 6 {
+                let text = menus[round % 2]
+                try fixture.replace(with: text)
+                let version = try fixture.menu().version
+                // The watcher and SIGHUP race for the same file: whichever reloads first, the
+                // server ends up on `version`, and the other one finds it unchanged.
+                child.process.send(SIGHUP)
+                #expect(eventually { (try? child.count().version) == version }, "round \(round); log:\n\(child.stderrText.value)")
+            }
+            #expect(readers.wait(timeout: .now() + 120) == .success, "the readers did not finish")
+            #expect(problems.value.isEmpty, "\(problems.value.prefix(5))")
+
+            try fixture.replace(with: menus[1])
             child.process.send(SIGHUP)
-            #expect(eventually { (try? child.count().version) == version }, "round \(round); log:\n\(child.stderrText.value)")
+            child.expectCleanStop()
+            #expect(!child.stderrText.value.contains("Fatal error"), "\(child.stderrText.value)")
         }
-        #expect(readers.wait(timeout: .now() + 120) == .success, "the readers did not finish")
-        #expect(problems.value.isEmpty, "\(problems.value.prefix(5))")
 
-        try fixture.replace(with: menus[1])
-        child.process.send(SIGHUP)
-        child.expectCleanStop()
-        #expect(!child.stderrText.value.contains("Fatal error"), "\(child.stderrText.value)")
-    }
+        struct BadWatch: Sendable, CustomTestStringConvertible {
+            var arguments: [String]
+            var environment: [String: String] = [:]
+            var mentions: [String]
+            var testDescription: String { (environment.map { "\($0.key)=\($0.value)" } + arguments).joined(separator: " ") }
+        }
 
-    struct BadWatch: Sendable, CustomTestStringConvertible {
-        var arguments: [String]
-        var environment: [String: String] = [:]
-        var mentions: [String]
-        var testDescription: String { (environment.map { "\($0.key)=\($0.value)" } + arguments).joined(separator: " ") }
-    }
-
-    @Test(.timeLimit(.minutes(5)), arguments: [
-        BadWatch(arguments: ["--watch-config", "maybe"], mentions: ["--watch-config", "maybe", "yes or no"]),
-        BadWatch(arguments: ["--watch-config=maybe"], mentions: ["--watch-config", "maybe"]),
-        BadWatch(arguments: ["--watch-config", "true"], mentions: ["--watch-config", "true"]),
-        BadWatch(arguments: [], environment: ["MENU_WATCH_CONFIG": "maybe"], mentions: ["MENU_WATCH_CONFIG", "maybe"]),
-    ])
-    func watchConfigOtherThanYesOrNoIsRefusedAtStartUpNamingTheFlag(bad: BadWatch) throws {
-        let fixture = try ReloadFixture()
-        try fixture.replace(with: reloadMenu(Self.first))
-        let outcome = try ChildProcess.run(
-            executable: try LivePaths.executable().path, arguments: fixture.arguments(bad.arguments),
-            environment: liveChildEnvironment().merging(bad.environment) { _, new in new }, timeout: .seconds(30))
-        let stderr = String(decoding: outcome.standardError, as: UTF8.self)
-        #expect(outcome.exitedOnItsOwn)
-        #expect(outcome.termination == .exited(2), "\(stderr)")
-        #expect(outcome.standardOutput.isEmpty, "no listening line expected")
-        #expect(stderr.hasPrefix("menu-server: "), "\(stderr)")
-        for mention in bad.mentions {
-            #expect(stderr.contains(mention), "stderr should name \(mention): \(stderr)")
+        @Test(arguments: [
+            BadWatch(arguments: ["--watch-config", "maybe"], mentions: ["--watch-config", "maybe", "yes or no"]),
+            BadWatch(arguments: ["--watch-config=maybe"], mentions: ["--watch-config", "maybe"]),
+            BadWatch(arguments: ["--watch-config", "true"], mentions: ["--watch-config", "true"]),
+            BadWatch(arguments: [], environment: ["MENU_WATCH_CONFIG": "maybe"], mentions: ["MENU_WATCH_CONFIG", "maybe"]),
+        ])
+        func watchConfigOtherThanYesOrNoIsRefusedAtStartUpNamingTheFlag(bad: BadWatch) throws {
+            let fixture = try ReloadFixture()
+            try fixture.replace(with: reloadMenu(Self.first))
+            let exit = try liveRun(try LivePaths.executable(), fixture.arguments(bad.arguments), environment: bad.environment)
+            let stderr = exit.stderr
+            #expect(exit.termination == .exited(2), "\(stderr)")
+            #expect(exit.stdout.isEmpty, "no listening line expected")
+            #expect(stderr.hasPrefix("menu-server: "), "\(stderr)")
+            for mention in bad.mentions {
+                #expect(stderr.contains(mention), "stderr should name \(mention): \(stderr)")
+            }
         }
     }
 }

@@ -4,6 +4,7 @@
 
 import Foundation
 import HTTPTestSupport
+import MenuAppTestSupport
 import MenuModel
 import Testing
 import MenuTestSupport
@@ -38,72 +39,74 @@ private final class SlowConfigWriter {
     }
 }
 
-@Suite("Live: --watch-config and slow writers")
-struct ReloadWatchWriterTests {
-    @Test(.timeLimit(.minutes(2)))
-    func aSlowInPlaceRewriteIsReadOnceItsWriterClosesTheFile() throws {
-        let fixture = try ReloadFixture()
-        let (child, firstVersion) = try fixture.serve(ReloadProcessTests.first, flags: ["--watch-config", "yes"])
-        defer { child.stop() }
+extension AppTests {
+    @Suite("Live: --watch-config and slow writers")
+    struct ReloadWatchWriterTests {
+        @Test(.timeLimit(.minutes(2)))
+        func aSlowInPlaceRewriteIsReadOnceItsWriterClosesTheFile() throws {
+            let fixture = try ReloadFixture()
+            let (child, firstVersion) = try fixture.serve(ReloadProcessTests.first, flags: ["--watch-config", "yes"])
+            defer { child.stop() }
 
-        let mark = child.logMark
-        let writer = try SlowConfigWriter(path: fixture.configPath, flags: O_WRONLY | O_TRUNC, text: reloadMenu(ReloadProcessTests.second))
-        Thread.sleep(forTimeInterval: 0.6)  // three debounce periods with the file half written
-        try writer.finish()
-        let second = try fixture.menu().version
-        let log = child.awaitLog(after: mark, "menu-server: the config file changed: menu reloaded: version \(firstVersion) -> \(second), ")
-        #expect(!log.contains("cannot reload"), "the half-written file was read:\n\(log)")
-        #expect(try child.count().version == second)
-        child.expectCleanStop()
-    }
+            let mark = child.logMark
+            let writer = try SlowConfigWriter(path: fixture.configPath, flags: O_WRONLY | O_TRUNC, text: reloadMenu(ReloadProcessTests.second))
+            Thread.sleep(forTimeInterval: 0.6)  // three debounce periods with the file half written
+            try writer.finish()
+            let second = try fixture.menu().version
+            let log = child.awaitLog(after: mark, "menu-server: the config file changed: menu reloaded: version \(firstVersion) -> \(second), ")
+            #expect(!log.contains("cannot reload"), "the half-written file was read:\n\(log)")
+            #expect(try child.count().version == second)
+            child.expectCleanStop()
+        }
 
-    /// The watcher once counted the config's IN_CREATE as a change, so a file created anew (after
-    /// a delete, by `open(O_CREAT)` under the watched name) was read 200 ms after its creation
-    /// while its writer was still writing, and the half file logged as invalid.
-    @Test(.timeLimit(.minutes(2)))
-    func aConfigCreatedAnewIsReadOnceItsWriterClosesIt() throws {
-        let fixture = try ReloadFixture()
-        let (child, firstVersion) = try fixture.serve(ReloadProcessTests.first, flags: ["--watch-config", "yes"])
-        defer { child.stop() }
+        /// The watcher once counted the config's IN_CREATE as a change, so a file created anew (after
+        /// a delete, by `open(O_CREAT)` under the watched name) was read 200 ms after its creation
+        /// while its writer was still writing, and the half file logged as invalid.
+        @Test(.timeLimit(.minutes(2)))
+        func aConfigCreatedAnewIsReadOnceItsWriterClosesIt() throws {
+            let fixture = try ReloadFixture()
+            let (child, firstVersion) = try fixture.serve(ReloadProcessTests.first, flags: ["--watch-config", "yes"])
+            defer { child.stop() }
 
-        var mark = child.logMark
-        try FileManager.default.removeItem(atPath: fixture.configPath)
-        child.awaitLog(after: mark, "cannot read \(fixture.configPath)")
-
-        mark = child.logMark
-        let writer = try SlowConfigWriter(path: fixture.configPath, flags: O_WRONLY | O_CREAT | O_EXCL,
-                                          text: reloadMenu(ReloadProcessTests.second))
-        // A correct watcher says nothing until the close: this wait then runs to its bound.
-        let readHalfFile = eventually(within: .seconds(5)) { child.stderrText.value.utf8.count > mark }
-        try writer.finish()
-        let second = try fixture.menu().version
-        let log = child.awaitLog(after: mark, "menu-server: the config file changed: menu reloaded: version \(firstVersion) -> \(second), ")
-        #expect(!readHalfFile && !log.contains("cannot reload"), "the half-written file was read:\n\(log)")
-        #expect(try child.count().version == second)
-        child.expectCleanStop()
-    }
-
-    /// A hard link or a symlink made under the config's name has no writer to wait for: its
-    /// creation is the change.
-    @Test(.timeLimit(.minutes(2)))
-    func aConfigLinkedIntoPlaceIsReadOnItsCreation() throws {
-        let fixture = try ReloadFixture()
-        let (child, firstVersion) = try fixture.serve(ReloadProcessTests.first, flags: ["--watch-config", "yes"])
-        defer { child.stop() }
-        var served = firstVersion
-        for (name, nodes, hard) in [("hard.json", ReloadProcessTests.second, true), ("soft.json", ReloadProcessTests.third, false)] {
-            let staged = fixture.directory.appendingPathComponent(name).path
-            try Data(reloadMenu(nodes).utf8).write(to: URL(fileURLWithPath: staged))
             var mark = child.logMark
             try FileManager.default.removeItem(atPath: fixture.configPath)
             child.awaitLog(after: mark, "cannot read \(fixture.configPath)")
+
             mark = child.logMark
-            #expect((hard ? link(staged, fixture.configPath) : symlink(name, fixture.configPath)) == 0, "\(String(cString: strerror(errno)))")
-            let version = try fixture.menu().version
-            child.awaitLog(after: mark, "menu-server: the config file changed: menu reloaded: version \(served) -> \(version), ")
-            #expect(try child.count().version == version)
-            served = version
+            let writer = try SlowConfigWriter(path: fixture.configPath, flags: O_WRONLY | O_CREAT | O_EXCL,
+                                              text: reloadMenu(ReloadProcessTests.second))
+            // A correct watcher says nothing until the close: this wait then runs to its bound.
+            let readHalfFile = eventually(within: .seconds(5)) { child.stderrText.value.utf8.count > mark }
+            try writer.finish()
+            let second = try fixture.menu().version
+            let log = child.awaitLog(after: mark, "menu-server: the config file changed: menu reloaded: version \(firstVersion) -> \(second), ")
+            #expect(!readHalfFile && !log.contains("cannot reload"), "the half-written file was read:\n\(log)")
+            #expect(try child.count().version == second)
+            child.expectCleanStop()
         }
-        child.expectCleanStop()
+
+        /// A hard link or a symlink made under the config's name has no writer to wait for: its
+        /// creation is the change.
+        @Test(.timeLimit(.minutes(2)))
+        func aConfigLinkedIntoPlaceIsReadOnItsCreation() throws {
+            let fixture = try ReloadFixture()
+            let (child, firstVersion) = try fixture.serve(ReloadProcessTests.first, flags: ["--watch-config", "yes"])
+            defer { child.stop() }
+            var served = firstVersion
+            for (name, nodes, hard) in [("hard.json", ReloadProcessTests.second, true), ("soft.json", ReloadProcessTests.third, false)] {
+                let staged = fixture.directory.appendingPathComponent(name).path
+                try Data(reloadMenu(nodes).utf8).write(to: URL(fileURLWithPath: staged))
+                var mark = child.logMark
+                try FileManager.default.removeItem(atPath: fixture.configPath)
+                child.awaitLog(after: mark, "cannot read \(fixture.configPath)")
+                mark = child.logMark
+                #expect((hard ? link(staged, fixture.configPath) : symlink(name, fixture.configPath)) == 0, "\(String(cString: strerror(errno)))")
+                let version = try fixture.menu().version
+                child.awaitLog(after: mark, "menu-server: the config file changed: menu reloaded: version \(served) -> \(version), ")
+                #expect(try child.count().version == version)
+                served = version
+            }
+            child.expectCleanStop()
+        }
     }
 }

@@ -5,6 +5,7 @@
 
 import Foundation
 import HTTPTestSupport
+import MenuAppTestSupport
 import MenuService
 import NginxTestSupport
 import RedisTestSupport
@@ -107,11 +108,6 @@ extension LiveRawConnection {
         return ScaleOutState(version: page.version, revision: page.revision,
                              groups: Dictionary(uniqueKeysWithValues: page.rows.compactMap { row in row.isExpanded.map { (row.id, $0) } }))
     }
-}
-
-/// The revision any answer of a session states.
-struct ScaleOutRevision: Decodable {
-    var revision: Int
 }
 
 /// The strong tag the server gives revision `revision` of a session on menu `version`.

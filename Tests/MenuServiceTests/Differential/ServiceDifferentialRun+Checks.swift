@@ -1,5 +1,6 @@
 import Foundation
 import HTTPCore
+import MenuAppTestSupport
 import MenuModel
 import MenuService
 import MenuServiceTestSupport
@@ -53,7 +54,7 @@ extension ServiceDifferentialRun {
             return
         }
         try expect(response.status == 200, "the write answered \(response.status) \(response.json)")
-        let answer = try decode(ServedWrite.self, response, "the write's answer")
+        let answer = try decode(LiveWrite.self, response, "the write's answer")
         let naive = clients[client].naive
         if let id = clients[client].id {
             try expect(answer.sessionId == id, "the answer names session \(answer.sessionId), not \(id)")
@@ -95,8 +96,8 @@ extension ServiceDifferentialRun {
         let naive = clients[client].naive
         let response = send("GET", "/rows", query: [("limit", "100000")], client: client)
         try expect(response.status == 200, "GET /rows answered \(response.status) \(response.json)")
-        let page = try decode(ServedPage.self, response, "GET /rows")
-        try expect(page.keys == ServedPage.pageKeys && page.version == version && page.offset == 0 && page.limit == 100_000,
+        let page = try decode(LiveRowsPage.self, response, "GET /rows")
+        try expect(page.keys == LiveRowsPage.pageKeys && page.version == version && page.offset == 0 && page.limit == 100_000,
                    "GET /rows answered keys \(page.keys.sorted()), offset \(page.offset), limit \(page.limit)")
         try expect(page.revision == naive.revision, "GET /rows is at revision \(page.revision), the oracle at \(naive.revision)")
         try expect(page.count == naive.menu.count && page.leafCount == naive.menu.leafCount,
@@ -111,8 +112,8 @@ extension ServiceDifferentialRun {
                 try expect(count.status == 304 && count.body.isEmpty, "GET /count with the current tag answered \(count.status)")
             } else {
                 try expect(count.status == 200, "GET /count with an old tag answered \(count.status)")
-                let counts = try decode(ServedCount.self, count, "GET /count")
-                try expect(counts == ServedCount(version: version, revision: naive.revision, count: naive.menu.count, leafCount: naive.menu.leafCount),
+                let counts = try decode(LiveCount.self, count, "GET /count")
+                try expect(counts == LiveCount(version: version, revision: naive.revision, count: naive.menu.count, leafCount: naive.menu.leafCount),
                            "GET /count answered \(counts)")
             }
         }
@@ -120,10 +121,10 @@ extension ServiceDifferentialRun {
     }
 
     /// `rows` must be the oracle's `expected`, field for field and key for key.
-    func compare(_ rows: [ServedRow], _ expected: ArraySlice<NaiveRow>, _ what: String) throws {
+    func compare(_ rows: [LiveRow], _ expected: ArraySlice<NaiveRow>, _ what: String) throws {
         try expect(rows.count == expected.count, "\(what) has \(rows.count) rows, the oracle \(expected.count)")
-        for (row, naive) in zip(rows, expected) where row != ServedRow(naive) {
-            throw ServiceDifference(description: "\(what): row \(row), the oracle's \(ServedRow(naive))")
+        for (row, naive) in zip(rows, expected) where row != LiveRow(naive) {
+            throw ServiceDifference(description: "\(what): row \(row), the oracle's \(LiveRow(naive))")
         }
     }
 
@@ -132,11 +133,11 @@ extension ServiceDifferentialRun {
         let naive = clients[client].naive.menu
         let response = send("GET", "/nodes/\(id)", client: client)
         try expect(response.status == 200, "GET /nodes/\(id) answered \(response.status)")
-        let node = try decode(ServedNode.self, response, "GET /nodes/\(id)")
+        let node = try decode(LiveNode.self, response, "GET /nodes/\(id)")
         let index = naive.index(of: id)
         try expect(node.id == id && node.index == index && node.path == naive.path(of: id),
                    "GET /nodes/\(id) says index \(node.index.map(String.init) ?? "null") path \(node.path), the oracle \(index.map(String.init) ?? "null") \(naive.path(of: id) ?? [])")
-        try expect(node.row == index.map { ServedRow(clients[client].listing[$0]) },
+        try expect(node.row == index.map { LiveRow(clients[client].listing[$0]) },
                    "GET /nodes/\(id) answered row \(node.row.map(String.init(describing:)) ?? "null")")
     }
 
@@ -156,7 +157,7 @@ extension ServiceDifferentialRun {
             return
         }
         try expect(response.status == 200, "\(target) answered \(response.status) \(response.json)")
-        let page = try decode(ServedPage.self, response, target)
+        let page = try decode(LiveRowsPage.self, response, target)
         let (offset, end) = switch anchor {
         case "after": (index + 1, index + 1 + limit)
         case "before": (max(0, index - limit), index)
@@ -180,7 +181,7 @@ extension ServiceDifferentialRun {
             return
         }
         try expect(response.status == 200, "/changes?since=\(since) answered \(response.status) \(response.json)")
-        let changes = try decode(ServedChanges.self, response, "/changes?since=\(since)")
+        let changes = try decode(LiveChanges.self, response, "/changes?since=\(since)")
         try expect(changes.version == version && changes.revision == naive.revision
             && changes.changes.map(\.revision) == Array(since + 1 ..< naive.revision + 1),
             "/changes?since=\(since) answered revision \(changes.revision) and entries \(changes.changes.map(\.revision))")
@@ -205,12 +206,12 @@ extension ServiceDifferentialRun {
         let response = send("GET", "/session", client: client)
         try expect(response.status == 200 && response.header("ETag") == tag(revision: naive.revision),
                    "GET /session of \(id) answered \(response.status), ETag \(response.header("ETag") ?? "none")")
-        let portable = try decode(ServedPortable.self, response, "GET /session of \(id)")
+        let portable = try decode(LivePortable.self, response, "GET /session of \(id)")
         let groups = naive.menu.preorder().filter(\.isGroup)
         let record = naive.record
-        let expected = ServedPortable.Expansion(
+        let expected = LivePortable.Expansion(
             base: record.base.rawValue,
-            marks: groups.compactMap { group in record.marks[group.id].map { ServedPortable.Mark(id: group.id, mode: $0.rawValue) } },
+            marks: groups.compactMap { group in record.marks[group.id].map { LivePortable.Mark(id: group.id, mode: $0.rawValue) } },
             expanded: groups.filter { record.flips.contains($0.id) && $0.isExpand }.map(\.id),
             collapsed: groups.filter { record.flips.contains($0.id) && !$0.isExpand }.map(\.id))
         try expect(portable.sessionId == id && portable.revision == naive.revision && portable.version == version,
@@ -225,7 +226,7 @@ extension ServiceDifferentialRun {
         guard let copy = created.header("X-Session-Id") else { throw ServiceDifference(description: "POST /sessions sent no X-Session-Id") }
         let rows = service.respond(to: HTTPRequest(method: "GET", path: "/rows", query: [(name: "limit", value: "100000")],
                                                    headers: [("X-Session-Id", copy)]))
-        let page = try decode(ServedPage.self, rows, "GET /rows of the session made from the expansion")
+        let page = try decode(LiveRowsPage.self, rows, "GET /rows of the session made from the expansion")
         try expect(page.revision == 0, "the session made from the expansion is at revision \(page.revision)")
         try compare(page.rows, clients[client].listing[...], "GET /rows of the session made from the expansion")
         try expect(service.respond(to: HTTPRequest(method: "DELETE", path: "/session", headers: [("X-Session-Id", copy)])).status == 204, "DELETE of the copy failed")

@@ -1,4 +1,5 @@
 import Foundation
+import MenuAppTestSupport
 import MenuModel
 import NaiveReference
 import MenuTestSupport

@@ -1,4 +1,5 @@
 import Foundation
+import MenuAppTestSupport
 import MenuModel
 import Synchronization
 import Testing
@@ -21,9 +22,9 @@ import Darwin
 @Suite("DurableFigures", .serialized, .enabled(if: ProcessInfo.processInfo.environment["MENU_DURABLE_FIGURES"] == "1",
                                   "figures are measured only with MENU_DURABLE_FIGURES=1"))
 struct DurableFiguresTests {
-    private func start(_ data: String, _ config: String, _ policy: FsyncPolicy, _ stderr: String) throws -> DurableChild {
-        try DurableChild(arguments: ["--port", "0", "--data-dir", data, "--fsync", policy.rawValue, "--config", config],
-                         stderrPath: stderr, executable: ProcessInfo.processInfo.environment["MENU_DURABLE_EXECUTABLE"])
+    private func start(_ data: String, _ config: String, _ policy: FsyncPolicy) throws -> LiveChildServer {
+        try LiveChildServer(arguments: ["--port", "0", "--data-dir", data, "--fsync", policy.rawValue, "--config", config],
+                            executable: ProcessInfo.processInfo.environment["MENU_DURABLE_EXECUTABLE"])
     }
 
     private func percentile(_ sorted: [Double], _ p: Double) -> Double {
@@ -39,14 +40,14 @@ struct DurableFiguresTests {
         for policy in FsyncPolicy.allCases {
             let data = directory.file("data-\(policy.rawValue)")
             try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: false)
-            let server = try start(data, config, policy, directory.file("stderr-\(policy.rawValue)"))
-            defer { server.kill(SIGTERM) }
-            let connection = try DurableHTTPConnection(port: server.port)
-            let session = try connection.request("POST", "/sessions").headers["x-session-id"]!
+            let server = try start(data, config, policy)
+            defer { _ = server.signalAndWait(SIGTERM, timeoutSeconds: 30) }
+            let connection = try LiveRawConnection(port: server.port)
+            let session = try connection.request("POST", "/sessions").header("X-Session-Id")!
             var latencies: [Double] = []
             for step in 0 ..< 3000 {
                 let start = ContinuousClock.now
-                _ = try connection.request("POST", "/groups/\(DurableFixtures.groups[step % 5])/toggle", session: session)
+                _ = try connection.request("POST", "/groups/\(DurableFixtures.groups[step % 5])/toggle", headers: [("X-Session-Id", session)])
                 latencies.append(Double((ContinuousClock.now - start) / .nanoseconds(1)) / 1000)
             }
             latencies.sort()
@@ -55,10 +56,10 @@ struct DurableFiguresTests {
             let done = Atomic<Int>(0)
             let started = ContinuousClock.now
             DispatchQueue.concurrentPerform(iterations: 4) { worker in
-                guard let connection = try? DurableHTTPConnection(port: port),
-                      let session = try? connection.request("POST", "/sessions").headers["x-session-id"] else { return }
+                guard let connection = try? LiveRawConnection(port: port),
+                      let session = try? connection.request("POST", "/sessions").header("X-Session-Id") else { return }
                 for step in 0 ..< 2000 {
-                    _ = try? connection.request("POST", "/groups/\(DurableFixtures.groups[(step + worker) % 5])/toggle", session: session)
+                    _ = try? connection.request("POST", "/groups/\(DurableFixtures.groups[(step + worker) % 5])/toggle", headers: [("X-Session-Id", session)])
                     done.add(1, ordering: .relaxed)
                 }
             }
@@ -88,9 +89,9 @@ struct DurableFiguresTests {
             store.close()
         }
         let journalBytes = DurableTemporaryDirectory.sizes(in: data).values.reduce(0, +)
-        var server = try start(data, config, .everysec, directory.file("stderr-journal"))
-        print("figures: journal only (\(journalBytes) bytes): \(server.stderr.split(separator: "\n").last ?? "")")
-        server.kill(SIGTERM)
+        var server = try start(data, config, .everysec)
+        print("figures: journal only (\(journalBytes) bytes): \(server.stderrText.value.split(separator: "\n").last ?? "")")
+        _ = server.signalAndWait(SIGTERM, timeoutSeconds: 30)
 
         do {
             let store = try DurableSessionStore(directory: data, menu: DurableFixtures.menu(), fsync: .no)
@@ -100,8 +101,8 @@ struct DurableFiguresTests {
             store.close()
         }
         let snapshotBytes = DurableTemporaryDirectory.sizes(in: data).values.reduce(0, +)
-        server = try start(data, config, .everysec, directory.file("stderr-snapshot"))
-        print("figures: snapshot (\(snapshotBytes) bytes): \(server.stderr.split(separator: "\n").last ?? "")")
-        server.kill(SIGTERM)
+        server = try start(data, config, .everysec)
+        print("figures: snapshot (\(snapshotBytes) bytes): \(server.stderrText.value.split(separator: "\n").last ?? "")")
+        _ = server.signalAndWait(SIGTERM, timeoutSeconds: 30)
     }
 }

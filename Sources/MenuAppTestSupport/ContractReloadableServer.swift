@@ -4,12 +4,12 @@ import MenuTestSupport
 
 /// A contract server serving generation 1 of ``ReloadMenus`` from a config file of its own, which
 /// ``reload(to:)`` rewrites and reloads: for the contract tests of what a reload does.
-struct ContractReloadableServer {
-    let directory = DurableTemporaryDirectory()
-    let server: ContractServer
+package struct ContractReloadableServer {
+    package let directory = DurableTemporaryDirectory()
+    package let server: ContractServer
     private let config: String
 
-    init(over transport: ContractTransport) throws {
+    package init(over transport: ContractTransport) throws {
         config = directory.file("menu.json")
         try ReloadMenus.write(generation: 1, to: config)
         let config = config
@@ -17,12 +17,12 @@ struct ContractReloadableServer {
     }
 
     /// Serves generation `k` from now on; true when the menu changed.
-    func reload(to k: Int) throws -> Bool {
+    package func reload(to k: Int) throws -> Bool {
         try ReloadMenus.write(generation: k, to: config)
         return try server.server.reload().changed
     }
 
-    func shutdown() {
+    package func shutdown() {
         server.shutdown()
         directory.remove()
     }

@@ -11,54 +11,54 @@ import Testing
 
 /// How a contract test reaches the API. Both transports reach the same app, a `RunningServer`
 /// started with the live tests' settings, so one test body states the contract for both.
-enum ContractTransport: String, CaseIterable, Sendable, CustomTestStringConvertible {
+package enum ContractTransport: String, CaseIterable, Sendable, CustomTestStringConvertible {
     /// A request value handed to the started app's `MenuAPI.respond(to:)`: no socket, no HTTP
     /// parsing, so a failure over this transport alone is the service's.
     case inProcess
     /// Real HTTP (URLSession) to the app's libmicrohttpd listener on 127.0.0.1, port 0.
     case live
 
-    var testDescription: String { rawValue }
+    package var testDescription: String { rawValue }
 
     /// Starts a `RunningServer` (settings changed by `configure`) to be reached over this transport.
     /// Stop it with `shutdown()` in a `defer`.
-    func start(configure: (inout ServerSettings) -> Void = { _ in }) throws -> ContractServer {
+    package func start(configure: (inout ServerSettings) -> Void = { _ in }) throws -> ContractServer {
         ContractServer(transport: self, live: try LiveServer(configure: configure))
     }
 
     /// Each transport paired with each of `cases`: the first argument of a contract test that
     /// takes two more (Swift Testing combines at most two argument collections).
-    static func each<Cases: Collection>(_ cases: Cases) -> [(ContractTransport, Cases.Element)]
+    package static func each<Cases: Collection>(_ cases: Cases) -> [(ContractTransport, Cases.Element)]
     where Cases.Element: Sendable {
         allCases.flatMap { transport in cases.map { (transport, $0) } }
     }
 }
 
 /// A started `RunningServer` and the transport its tests reach it over.
-final class ContractServer: Sendable {
-    let transport: ContractTransport
-    let live: LiveServer
+package final class ContractServer: Sendable {
+    package let transport: ContractTransport
+    package let live: LiveServer
     /// The app itself, for what a test checks beside the answers (its store, its settings).
-    var server: RunningServer { live.server }
+    package var server: RunningServer { live.server }
 
-    init(transport: ContractTransport, live: LiveServer) {
+    package init(transport: ContractTransport, live: LiveServer) {
         self.transport = transport
         self.live = live
     }
 
     /// A client over the transport.
-    func client() -> any ContractClient {
+    package func client() -> any ContractClient {
         switch transport {
         case .inProcess: InProcessClient(service: server.service)
         case .live: live.client()
         }
     }
 
-    func shutdown() { live.shutdown() }
+    package func shutdown() { live.shutdown() }
 }
 
 /// One way of sending a request and reading its answer; the contract tests' verbs on top.
-protocol ContractClient: Sendable {
+package protocol ContractClient: Sendable {
     /// Sends `method target` (with `X-Session-Id: sessionID` when given, and `body` as JSON when
     /// given) and returns the answer.
     func exchange(_ method: String, _ target: String, session sessionID: String?,
@@ -66,25 +66,25 @@ protocol ContractClient: Sendable {
 }
 
 extension ContractClient {
-    func send(_ method: String, _ target: String, session sessionID: String? = nil,
+    package func send(_ method: String, _ target: String, session sessionID: String? = nil,
               headers: [(String, String)] = [], body: [UInt8]? = nil) async throws -> LiveResponse {
         try await exchange(method, target, session: sessionID, headers: headers, body: body)
     }
 
-    func get(_ target: String, session: String? = nil) async throws -> LiveResponse {
+    package func get(_ target: String, session: String? = nil) async throws -> LiveResponse {
         try await send("GET", target, session: session)
     }
 
-    func toggle(_ id: String, session: String? = nil) async throws -> LiveResponse {
+    package func toggle(_ id: String, session: String? = nil) async throws -> LiveResponse {
         try await send("POST", "/groups/\(id)/toggle", session: session)
     }
 
-    func setExpansion(_ id: String, _ isExpanded: Bool, session: String? = nil) async throws -> LiveResponse {
+    package func setExpansion(_ id: String, _ isExpanded: Bool, session: String? = nil) async throws -> LiveResponse {
         try await send("PUT", "/groups/\(id)/expansion", session: session, body: Array("{\"isExpanded\":\(isExpanded)}".utf8))
     }
 
     /// POST /sessions, checked, returning the new id.
-    func newSession(sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {
+    package func newSession(sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {
         let response = try await send("POST", "/sessions")
         #expect(response.status == 201, "\(response)", sourceLocation: sourceLocation)
         let id = try response.decode(LiveSessionBody.self, sourceLocation: sourceLocation).sessionId
@@ -96,10 +96,10 @@ extension ContractClient {
 /// Hands each request to a `MenuAPI` as a value. The target is split into path and query
 /// arguments and percent-decoded as the live listener does; the answer gets the one header the
 /// HTTP layer adds to every response, `Content-Length` (the body's size).
-struct InProcessClient: ContractClient {
-    let service: MenuAPI
+package struct InProcessClient: ContractClient {
+    package let service: MenuAPI
 
-    func exchange(_ method: String, _ target: String, session sessionID: String?,
+    package func exchange(_ method: String, _ target: String, session sessionID: String?,
                   headers: [(String, String)], body: [UInt8]?) async throws -> LiveResponse {
         var fields = headers.map { (name: $0.0, value: $0.1) }
         if let sessionID { fields.append((name: "X-Session-Id", value: sessionID)) }
@@ -113,7 +113,7 @@ struct InProcessClient: ContractClient {
     }
 
     /// `/path?a=1&b` as the path and the arguments `a=1` and `b` (no value), percent-decoded.
-    static func split(_ target: String) throws -> (path: String, query: [(name: String, value: String?)]) {
+    package static func split(_ target: String) throws -> (path: String, query: [(name: String, value: String?)]) {
         let parts = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
         let path = try decoded(parts[0])
         guard parts.count == 2, !parts[1].isEmpty else { return (path, []) }

@@ -7,7 +7,7 @@ import DurableTestSupport
 
 /// The durable store evicts as the in-memory one does, journals each eviction as a deletion, and
 /// rebuilds the least-recently-used order from the files.
-@Suite("Durable store: eviction, expired deletes and the changed-groups cap survive restarts")
+@Suite("Durable store: eviction and the changed-groups cap survive restarts")
 struct DurableEvictionTests {
     private func open(_ directory: DurableTemporaryDirectory, _ clock: DurableTestClock, maxSessions: Int = 2,
                       maxChangedGroups: Int = 10_000) throws -> DurableSessionStore {
@@ -53,19 +53,6 @@ struct DurableEvictionTests {
         _ = try second.create()
         #expect(durableError { try second.state(of: idle) } == .unknownSession)
         #expect(durableError { try second.state(of: recent) } == nil)
-    }
-
-    @Test func deletingAnExpiredSessionAnswersUnknownAsReadsDo() throws {
-        let directory = DurableTemporaryDirectory()
-        defer { directory.remove() }
-        let clock = DurableTestClock()
-        let store = try open(directory, clock)
-        defer { store.close() }
-        let id = try store.create()
-        clock.advance(.seconds(3600))
-        #expect(durableError { try store.state(of: id) } == .unknownSession)
-        #expect(durableError { try store.delete(id) } == .unknownSession)
-        #expect(store.count == 0)
     }
 
     @Test func theChangedGroupsCapRefusesWithoutJournalingTheChange() throws {

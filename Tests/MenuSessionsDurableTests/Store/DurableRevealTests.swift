@@ -36,22 +36,4 @@ struct DurableRevealTests {
         #expect(durableExpansion(try second.state(of: id)) == expected)
         #expect(durableExpansion(try second.state(of: made.sessionID)) == expectedMade)
     }
-
-    @Test("a reveal past the changed-groups cap is refused whole and leaves the session as it was")
-    func revealPastTheCapIsRefusedWhole() throws {
-        let directory = DurableTemporaryDirectory()
-        defer { directory.remove() }
-        let store = try DurableSessionStore(directory: directory.path, menu: DurableFixtures.menu(), fsync: .no, maxChangedGroups: 2)
-        defer { store.close() }
-        let id = try store.create()
-        _ = try store.apply(.set(groupID: "a", isExpanded: false), to: id)
-        _ = try store.apply(.set(groupID: "c", isExpanded: true), to: id)
-        // a and c changed; revealing ag1 sets a back to its default and expands ag: still two.
-        let allowed = try store.apply(.reveal(nodeID: "ag1"), to: id)
-        #expect(allowed.change.groupChange?.index == 3)
-        // Revealing bg1 expands b, a third changed group: refused whole.
-        let before = try store.state(of: id)
-        #expect(durableError { try store.apply(.reveal(nodeID: "bg1"), to: id) } == .tooManyChanges(limit: 2))
-        #expect(try store.state(of: id) == before)
-    }
 }

@@ -4,17 +4,6 @@ import Testing
 import DurableTestSupport
 import MenuTestSupport
 
-@Suite("Durable: revisions count the writes that change a session")
-struct DurableRevisionTests {
-    @Test func revisionsFollowTheRulesAndAConditionalWriteIsCheckedWithIt() throws {
-        let directory = DurableTemporaryDirectory()
-        defer { directory.remove() }
-        let store = try durableOpen(directory)
-        defer { store.close() }
-        #expect(RevisionScenario.trail(of: store, parent: "a", child: "ag") == RevisionScenario.expectedTrail)
-    }
-}
-
 @Suite("Durable: revisions survive a restart, from the journal and from the snapshot")
 struct DurableRevisionRestartTests {
     /// Three sessions at revisions 3, 1 and 0 (a no-op write and a read do not count).

@@ -1,5 +1,6 @@
 import ChildProcess
 import Foundation
+import MenuAppTestSupport
 import MenuModel
 import Testing
 
@@ -229,18 +230,18 @@ struct DurableDamageTests {
         defer { directory.remove() }
         let (data, arguments) = try durableServerFiles(in: directory, fsync: .always)
         var expected = durableExpansion(ExpansionState(), menu: Self.menu)
-        let server = try DurableChild(arguments: arguments, stderrPath: directory.file("stderr-1"))
+        let server = try LiveChildServer(arguments: arguments)
         let session: String
         do {
-            let connection = try DurableHTTPConnection(port: server.port)
+            let connection = try LiveRawConnection(port: server.port)
             let created = try connection.request("POST", "/sessions")
-            session = try #require(created.headers["x-session-id"])
+            session = try #require(created.header("X-Session-Id"))
             for group in ["a", "b", "c", "ag", "bg", "a", "c"] {
-                #expect(try connection.request("POST", "/groups/\(group)/toggle", session: session).status == 200)
+                #expect(try connection.request("POST", "/groups/\(group)/toggle", headers: [("X-Session-Id", session)]).status == 200)
                 expected[group]!.toggle()
             }
         }
-        server.kill(SIGKILL)
+        _ = server.signalAndWait(SIGKILL, timeoutSeconds: 30)
         let name = try #require(DurableTemporaryDirectory.sizes(in: data).keys.first { $0.hasPrefix("journal-") })
         let journal = data + "/" + name
         let (offsets, _) = try durableRecordOffsets(journal)
@@ -249,10 +250,10 @@ struct DurableDamageTests {
         bytes[offsets[2] + 2] ^= 0x01  // its length + 65,536: past the end of the file
         try Data(bytes).write(to: URL(fileURLWithPath: journal))
 
-        let restarted = try DurableChild(arguments: arguments, stderrPath: directory.file("stderr-2"))
-        restarted.kill(SIGTERM)
+        let restarted = try LiveChildServer(arguments: arguments)
+        _ = restarted.signalAndWait(SIGTERM, timeoutSeconds: 30)
         #expect(restarted.termination == .exited(0))
-        let stderr = restarted.stderr
+        let stderr = restarted.stderrText.value
         #expect(stderr.contains("\(name): corrupt record at byte \(offsets[2]) (record length") && stderr.contains("repaired 1 record length")
                     && stderr.contains("set aside in \(name).corrupt-"), "\(stderr)")
         let store = try DurableSessionStore(directory: data, menu: Self.menu)

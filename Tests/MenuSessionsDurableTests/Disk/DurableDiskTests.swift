@@ -7,6 +7,7 @@ import Testing
 @testable import MenuSessions
 @testable import MenuSessionsDurable
 import DurableTestSupport
+import MenuAppTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -21,32 +22,44 @@ enum DurableMounts {
     static let mount = "/bin/mount"
     static let umount = "/bin/umount"
 
+    /// Runs `command` with `arguments` (liveRun): its exit code (-1 if it could not start, did not
+    /// end or a signal ended it) and its standard output followed by its standard error.
+    @discardableResult
+    static func run(_ command: String, _ arguments: [String]) -> (status: Int32, output: String) {
+        do {
+            let exit = try liveRun(URL(fileURLWithPath: command), arguments)
+            return (exit.status, exit.stdout + exit.stderr)
+        } catch {
+            return (-1, "\(error)")
+        }
+    }
+
     /// Whether this process may mount a tmpfs (tried once, on a throwaway directory).
     static let canMount: Bool = {
         let directory = DurableTemporaryDirectory()
         defer { directory.remove() }
-        guard durableRun(mount, ["-t", "tmpfs", "-o", "size=64k", "tmpfs", directory.path]).status == 0 else { return false }
-        durableRun(umount, [directory.path])
+        guard run(mount, ["-t", "tmpfs", "-o", "size=64k", "tmpfs", directory.path]).status == 0 else { return false }
+        run(umount, [directory.path])
         return true
     }()
 
     static func tmpfs(at path: String, size: String) throws {
-        let result = durableRun(mount, ["-t", "tmpfs", "-o", "size=\(size)", "tmpfs", path])
+        let result = run(mount, ["-t", "tmpfs", "-o", "size=\(size)", "tmpfs", path])
         guard result.status == 0 else { throw DurableTestError("mount tmpfs: \(result.output)") }
     }
 
     static func readOnlyBind(_ path: String) throws {
-        var result = durableRun(mount, ["--bind", path, path])
+        var result = run(mount, ["--bind", path, path])
         guard result.status == 0 else { throw DurableTestError("mount --bind: \(result.output)") }
-        result = durableRun(mount, ["-o", "remount,bind,ro", path])
+        result = run(mount, ["-o", "remount,bind,ro", path])
         guard result.status == 0 else {
-            durableRun(umount, [path])
+            run(umount, [path])
             throw DurableTestError("remount ro: \(result.output)")
         }
     }
 
     static func unmount(_ path: String) {
-        durableRun(umount, [path])
+        run(umount, [path])
     }
 }
 

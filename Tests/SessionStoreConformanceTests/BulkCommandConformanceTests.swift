@@ -1,13 +1,13 @@
 import MenuModel
+import MenuSessions
 import NaiveReference
 import Testing
-@testable import MenuSessions
 
-/// `ExpansionCommand.setAll` and `.setSubtree` in the in-memory store: one splice each, a
-/// revision only when the state changes, a constant number of entries whatever they affect, and
-/// the change limit counted in entries.
-@Suite("Sessions: expand or collapse all, and recursively")
-struct BulkCommandTests {
+/// `ExpansionCommand.setAll` and `.setSubtree` in every store: one splice each, a revision only
+/// when the state changes, a constant number of entries whatever they affect, and the change
+/// limit counted in entries.
+@Suite("Session stores: expand or collapse all, and recursively", .serialized)
+struct BulkCommandConformanceTests {
     /// a (open) > [a1, b (closed) > [b1, c (closed) > [c1]]]; d (closed) > [d1].
     static func menu() throws -> Menu {
         try makeMenu([
@@ -16,8 +16,11 @@ struct BulkCommandTests {
         ])
     }
 
-    @Test func expandAllIsOneWholeTableSpliceAndOneRevision() throws {
-        let store = InMemorySessionStore(menu: try Self.menu())
+    @Test(arguments: StoreKind.allCases)
+    func expandAllIsOneWholeTableSpliceAndOneRevision(kind: StoreKind) throws {
+        let subject = try StoreUnderTest(kind, menu: try Self.menu())
+        defer { subject.stop() }
+        let store = subject.store
         let id = try store.create()
         let all = try store.apply(.setAll(.expanded), to: id)
         #expect(all.change == .all(ExpansionResetChange(mode: .expanded, change: RowChange(at: 0, inserted: 8, removed: 4))))
@@ -31,8 +34,11 @@ struct BulkCommandTests {
         #expect(changes.entries?.map(\.change) == [RowChange(at: 0, inserted: 8, removed: 4), RowChange(at: 0, inserted: 4, removed: 8)])
     }
 
-    @Test func aRecursiveSetIsOneMarkAndItsSpliceBothRemovesAndInserts() throws {
-        let store = InMemorySessionStore(menu: try Self.menu())
+    @Test(arguments: StoreKind.allCases)
+    func aRecursiveSetIsOneMarkAndItsSpliceBothRemovesAndInserts(kind: StoreKind) throws {
+        let subject = try StoreUnderTest(kind, menu: try Self.menu())
+        defer { subject.stop() }
+        let store = subject.store
         let id = try store.create()
         _ = try store.apply(.toggle(groupID: "b"), to: id)  // a, a1, b, b1, c, d
         let deep = try store.apply(.setSubtree(groupID: "a", isExpanded: true), to: id)
@@ -45,8 +51,11 @@ struct BulkCommandTests {
         #expect(throws: SessionStoreError.expansion(.notAGroup(id: "a1"))) { try store.apply(.setSubtree(groupID: "a1", isExpanded: true), to: id) }
     }
 
-    @Test func aRecursiveSetPastTheLimitIsUndoneWhole() throws {
-        let store = InMemorySessionStore(menu: try Self.menu(), maxChangedGroups: 1)
+    @Test(arguments: StoreKind.allCases)
+    func aRecursiveSetPastTheLimitIsUndoneWhole(kind: StoreKind) throws {
+        let subject = try StoreUnderTest(kind, menu: try Self.menu(), maxChangedGroups: 1)
+        defer { subject.stop() }
+        let store = subject.store
         let id = try store.create()
         _ = try store.apply(.toggle(groupID: "d"), to: id)
         #expect(throws: SessionStoreError.tooManyChanges(limit: 1)) { try store.apply(.setSubtree(groupID: "b", isExpanded: true), to: id) }
@@ -57,9 +66,12 @@ struct BulkCommandTests {
         #expect(try store.apply(.setAll(.collapsed), to: id).state.changedGroupCount == 0)
     }
 
-    @Test func aSessionCreatedFromAStateStartsAtRevisionZeroHoldingIt() throws {
+    @Test(arguments: StoreKind.allCases)
+    func aSessionCreatedFromAStateStartsAtRevisionZeroHoldingIt(kind: StoreKind) throws {
         let menu = try Self.menu()
-        let store = InMemorySessionStore(menu: menu, maxChangedGroups: 2)
+        let subject = try StoreUnderTest(kind, menu: menu, maxChangedGroups: 2)
+        defer { subject.stop() }
+        let store = subject.store
         var ignored: [String] = []
         let state = ExpansionState(portable: PortableExpansion(base: .collapsed, marks: [.init(id: "b", mode: .expanded)],
                                                                flips: [.init(id: "d", isExpanded: true), .init(id: "zz", isExpanded: true)]),
