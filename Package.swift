@@ -2,7 +2,9 @@
 import PackageDescription
 
 /// Every Swift target's settings, applied once at the end of this file.
-let strict: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")
+]
 
 let package = Package(
     name: "menu-server",
@@ -12,7 +14,7 @@ let package = Package(
         .executable(name: "menu-server", targets: ["menu-server"]),
         // The app library: URLSession only, no server target, no C module (scripts/test checks it).
         .library(name: "MenuClient", targets: ["MenuClient"]),
-        .executable(name: "menu-client", targets: ["menu-client"]),
+        .executable(name: "menu-client", targets: ["menu-client"])
     ],
     targets: [
         // Pure model: the immutable menu, its config format, expansion state, the flattened view.
@@ -48,17 +50,22 @@ let package = Package(
         .target(name: "MenuSessionsRedis", dependencies: ["MenuModel", "MenuSessions", "RedisClient"]),
         // The browser page (GET /): its HTML, JS and CSS compiled into the binary as byte arrays.
         .target(
-            name: "WebAssets", path: "Web", resources: [
-                .embedInCode("index.html"), .embedInCode("cells.js"), .embedInCode("session.js"), .embedInCode("search.js"), .embedInCode("app.js"),
-                .embedInCode("app.css"),
+            name: "WebAssets", path: "Web",
+            resources: [
+                .embedInCode("index.html"), .embedInCode("cells.js"), .embedInCode("session.js"),
+                .embedInCode("search.js"), .embedInCode("app.js"),
+                .embedInCode("app.css")
             ]),
         // The API: request value in, response value out (routing, JSON). No C, no concrete store, no files.
         .target(name: "MenuService", dependencies: ["MenuModel", "MenuSessions", "HTTPCore", "WebAssets"]),
         // The composition root as a library: settings, store choice, reload, start and stop.
         .target(
             name: "MenuApp",
-            dependencies: ["MenuModel", "MenuSessions", "MenuSessionsDurable", "MenuService", "HTTPCore", "HTTPServer", "Metrics", "LineLog",
-                           "RedisClient", "MenuSessionsRedis"]),
+            dependencies: [
+                "MenuModel", "MenuSessions", "MenuSessionsDurable", "MenuService", "HTTPCore", "HTTPServer", "Metrics",
+                "LineLog",
+                "RedisClient", "MenuSessionsRedis"
+            ]),
         .executableTarget(name: "menu-server", dependencies: ["MenuApp"]),
         // The client library for apps and tools: Foundation (FoundationNetworking on Linux) and
         // Synchronization only; it must never depend on a server target or a C module.
@@ -72,10 +79,14 @@ let package = Package(
         // `swift run -c release menu-bench`: the model against the naive reference on synthetic menus.
         .executableTarget(
             name: "menu-bench",
-            dependencies: ["MenuModel", "MenuSessions", "MenuService", "MenuApp", "HTTPCore", "HTTPServer", "NaiveReference", "ChildProcess"]),
+            dependencies: [
+                "MenuModel", "MenuSessions", "MenuService", "MenuApp", "HTTPCore", "HTTPServer", "NaiveReference",
+                "ChildProcess"
+            ]),
         // libFuzzer targets for the config loader, routing/query parsing and the PUT body (scripts/fuzz).
         .target(
-            name: "FuzzTargets", dependencies: ["MenuModel", "MenuSessionsDurable", "MenuService", "HTTPCore", "HTTPServer"]),
+            name: "FuzzTargets",
+            dependencies: ["MenuModel", "MenuSessionsDurable", "MenuService", "HTTPCore", "HTTPServer"]),
         .executableTarget(name: "menu-fuzz", dependencies: ["FuzzTargets"]),
         // Child processes over posix_spawn (Foundation's Process crashes with many descriptors open on Linux).
         .target(name: "CSpawn"),
@@ -86,7 +97,8 @@ let package = Package(
         // with request values (MenuServiceTestSupport), the durable store's fixtures (DurableTestSupport).
         .target(name: "MenuTestSupport", dependencies: ["MenuModel", "MenuSessions", "NaiveReference"]),
         .target(
-            name: "MenuServiceTestSupport", dependencies: ["MenuService", "MenuSessions", "HTTPCore", "MenuTestSupport"]),
+            name: "MenuServiceTestSupport", dependencies: ["MenuService", "MenuSessions", "HTTPCore", "MenuTestSupport"]
+        ),
         // Test support only: nginx (Debian's) in front of menu-server instances, round-robin (issue 16).
         .target(name: "NginxTestSupport", dependencies: ["ChildProcess", "HTTPTestSupport"]),
         .target(
@@ -97,54 +109,79 @@ let package = Package(
         // menu-server child-process launcher and the decoder of the wire format.
         .target(
             name: "MenuAppTestSupport",
-            dependencies: ["MenuApp", "MenuService", "MenuModel", "HTTPCore", "MenuTestSupport", "HTTPTestSupport", "DurableTestSupport",
-                           "ChildProcess", "NaiveReference"]),
+            dependencies: [
+                "MenuApp", "MenuService", "MenuModel", "HTTPCore", "MenuTestSupport", "HTTPTestSupport",
+                "DurableTestSupport",
+                "ChildProcess", "NaiveReference"
+            ]),
 
         .testTarget(name: "MenuModelTests", dependencies: ["MenuModel", "NaiveReference"]),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics", "LineLog", "ShardedCounters"]),
         .testTarget(name: "ChildProcessTests", dependencies: ["ChildProcess"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPCore", "HTTPServer", "HTTPTestSupport", "ShardedCounters"]),
+        .testTarget(
+            name: "HTTPServerTests", dependencies: ["HTTPCore", "HTTPServer", "HTTPTestSupport", "ShardedCounters"]),
         .testTarget(
             name: "MenuSessionsTests", dependencies: ["MenuSessions", "MenuModel", "MenuTestSupport", "NaiveReference"]),
         // The Redis store: its record and cache alone, then against a real redis-server.
         .testTarget(
             name: "MenuSessionsRedisTests",
-            dependencies: ["MenuSessionsRedis", "MenuSessions", "MenuModel", "RedisClient", "RedisTestSupport", "MenuTestSupport", "HTTPTestSupport",
-                           "NaiveReference"]),
+            dependencies: [
+                "MenuSessionsRedis", "MenuSessions", "MenuModel", "RedisClient", "RedisTestSupport", "MenuTestSupport",
+                "HTTPTestSupport",
+                "NaiveReference"
+            ]),
         // One body of store-contract tests run against the in-memory, durable and Redis stores.
         .testTarget(
             name: "SessionStoreConformanceTests",
-            dependencies: ["MenuSessions", "MenuSessionsDurable", "MenuSessionsRedis", "MenuModel", "RedisClient", "DurableTestSupport",
-                           "RedisTestSupport", "HTTPTestSupport", "MenuTestSupport", "NaiveReference"]),
+            dependencies: [
+                "MenuSessions", "MenuSessionsDurable", "MenuSessionsRedis", "MenuModel", "RedisClient",
+                "DurableTestSupport",
+                "RedisTestSupport", "HTTPTestSupport", "MenuTestSupport", "NaiveReference"
+            ]),
         // The store directly and the built menu-server over its data directory; MenuService for a full disk's 503.
         .testTarget(
             name: "MenuSessionsDurableTests",
-            dependencies: ["MenuSessionsDurable", "MenuSessions", "MenuModel", "MenuService", "HTTPCore", "DurableTestSupport",
-                           "MenuTestSupport", "MenuServiceTestSupport", "HTTPTestSupport", "ChildProcess", "NaiveReference", "MenuAppTestSupport"]),
+            dependencies: [
+                "MenuSessionsDurable", "MenuSessions", "MenuModel", "MenuService", "HTTPCore", "DurableTestSupport",
+                "MenuTestSupport", "MenuServiceTestSupport", "HTTPTestSupport", "ChildProcess", "NaiveReference",
+                "MenuAppTestSupport"
+            ]),
         // In-process: request values to MenuService, no socket; the fuzz corpus through FuzzTargets.
         .testTarget(
             name: "MenuServiceTests",
-            dependencies: ["MenuService", "MenuModel", "MenuSessions", "HTTPCore", "MenuServiceTestSupport", "MenuTestSupport",
-                           "NaiveReference", "FuzzTargets", "MenuSessionsDurable", "DurableTestSupport", "MenuSessionsRedis", "RedisClient",
-                           "RedisTestSupport", "HTTPTestSupport", "MenuAppTestSupport"]),
+            dependencies: [
+                "MenuService", "MenuModel", "MenuSessions", "HTTPCore", "MenuServiceTestSupport", "MenuTestSupport",
+                "NaiveReference", "FuzzTargets", "MenuSessionsDurable", "DurableTestSupport", "MenuSessionsRedis",
+                "RedisClient",
+                "RedisTestSupport", "HTTPTestSupport", "MenuAppTestSupport"
+            ]),
         // Live: RunningServer started in-process on port 0, the menu-server process, hostile clients, settings.
         .testTarget(
             name: "MenuAppTests",
-            dependencies: ["MenuApp", "MenuService", "MenuModel", "MenuSessions", "MenuSessionsDurable", "HTTPCore", "HTTPServer",
-                           "Metrics", "HTTPTestSupport", "MenuServiceTestSupport", "MenuTestSupport", "DurableTestSupport", "NaiveReference",
-                           "ChildProcess", "NginxTestSupport", "RedisClient", "MenuSessionsRedis", "RedisTestSupport", "MenuAppTestSupport"]),
+            dependencies: [
+                "MenuApp", "MenuService", "MenuModel", "MenuSessions", "MenuSessionsDurable", "HTTPCore", "HTTPServer",
+                "Metrics", "HTTPTestSupport", "MenuServiceTestSupport", "MenuTestSupport", "DurableTestSupport",
+                "NaiveReference",
+                "ChildProcess", "NginxTestSupport", "RedisClient", "MenuSessionsRedis", "RedisTestSupport",
+                "MenuAppTestSupport"
+            ]),
         // MenuClient against the real server started in-process (and the menu-server process).
         .testTarget(
             name: "MenuClientTests",
-            dependencies: ["MenuClient", "MenuApp", "MenuModel", "MenuTestSupport", "HTTPTestSupport", "ChildProcess",
-                           "MenuService", "MenuSessions", "HTTPServer", "HTTPCore", "MenuAppTestSupport"]),
+            dependencies: [
+                "MenuClient", "MenuApp", "MenuModel", "MenuTestSupport", "HTTPTestSupport", "ChildProcess",
+                "MenuService", "MenuSessions", "HTTPServer", "HTTPCore", "MenuAppTestSupport"
+            ]),
         // The terminal app: keys, widths, rows, frame diff in-process; menu-client in tmux against the built menu-server.
         .testTarget(
             name: "MenuTerminalTests",
-            dependencies: ["MenuTerminal", "MenuClient", "MenuTestSupport", "NaiveReference", "ChildProcess", "HTTPTestSupport", "MenuAppTestSupport"]),
+            dependencies: [
+                "MenuTerminal", "MenuClient", "MenuTestSupport", "NaiveReference", "ChildProcess", "HTTPTestSupport",
+                "MenuAppTestSupport"
+            ]),
         // RedisClient against real redis-server processes (RedisTestSupport).
         .testTarget(
-            name: "RedisClientTests", dependencies: ["RedisClient", "RedisTestSupport", "HTTPTestSupport"]),
+            name: "RedisClientTests", dependencies: ["RedisClient", "RedisTestSupport", "HTTPTestSupport"])
     ],
     swiftLanguageModes: [.v6]
 )

@@ -119,7 +119,8 @@ package final class ChildProcess: Sendable {
         #if canImport(Glibc) || canImport(Musl)
         guard cspawn_add_closefrom(&actions, 3) == 0 else {
             parentEnds.forEach { _ = close($0) }
-            throw .cannotStart(executable: executable, reason: "this C library has no posix_spawn_file_actions_addclosefrom_np")
+            throw .cannotStart(
+                executable: executable, reason: "this C library has no posix_spawn_file_actions_addclosefrom_np")
         }
         #elseif canImport(Darwin)
         flags |= Int32(POSIX_SPAWN_CLOEXEC_DEFAULT)

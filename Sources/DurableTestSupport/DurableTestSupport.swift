@@ -57,12 +57,16 @@ package struct DurableTemporaryDirectory {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
         var sizes: [String: Int] = [:]
         for name in names {
-            if let size = (try? FileManager.default.attributesOfItem(atPath: path + "/" + name))?[.size] as? Int { sizes[name] = size }
+            if let size = (try? FileManager.default.attributesOfItem(atPath: path + "/" + name))?[.size] as? Int {
+                sizes[name] = size
+            }
         }
         return sizes
     }
 
-    package var journalNames: [String] { fileSizes.keys.filter { $0.hasPrefix("journal-") && !$0.contains(".") }.sorted() }
+    package var journalNames: [String] {
+        fileSizes.keys.filter { $0.hasPrefix("journal-") && !$0.contains(".") }.sorted()
+    }
 }
 
 /// Collects what a store logs.
@@ -92,16 +96,20 @@ package final class DurableTestClock: Sendable {
 }
 
 /// Opens a store with test-friendly defaults.
-package func durableOpen(_ directory: DurableTemporaryDirectory, menu: Menu = DurableFixtures.menu(), fsync: FsyncPolicy = .no,
-                 timeToLive: Duration = .seconds(3600), compactionMinimumBytes: Int64 = 4 << 20,
-                 log: DurableLogRecorder = DurableLogRecorder(), clock: DurableTestClock? = nil) throws -> DurableSessionStore {
+package func durableOpen(
+    _ directory: DurableTemporaryDirectory, menu: Menu = DurableFixtures.menu(), fsync: FsyncPolicy = .no,
+    timeToLive: Duration = .seconds(3600), compactionMinimumBytes: Int64 = 4 << 20,
+    log: DurableLogRecorder = DurableLogRecorder(), clock: DurableTestClock? = nil
+) throws -> DurableSessionStore {
     if let clock {
-        return try DurableSessionStore(directory: directory.path, menu: menu, fsync: fsync, timeToLive: timeToLive,
-                                       compactionMinimumBytes: compactionMinimumBytes, log: log.log,
-                                       clock: clock.clock, wallClock: clock.wall)
+        return try DurableSessionStore(
+            directory: directory.path, menu: menu, fsync: fsync, timeToLive: timeToLive,
+            compactionMinimumBytes: compactionMinimumBytes, log: log.log,
+            clock: clock.clock, wallClock: clock.wall)
     }
-    return try DurableSessionStore(directory: directory.path, menu: menu, fsync: fsync, timeToLive: timeToLive,
-                                   compactionMinimumBytes: compactionMinimumBytes, log: log.log)
+    return try DurableSessionStore(
+        directory: directory.path, menu: menu, fsync: fsync, timeToLive: timeToLive,
+        compactionMinimumBytes: compactionMinimumBytes, log: log.log)
 }
 
 /// The error a store call threw, nil when it returned.
@@ -132,7 +140,9 @@ package func durableExpansion(_ state: ExpansionState, menu: Menu = DurableFixtu
 
 /// A `data` directory and the fixture menu's config in `directory`, and the `menu-server`
 /// arguments that use them with `policy` on port 0.
-package func durableServerFiles(in directory: DurableTemporaryDirectory, fsync policy: FsyncPolicy) throws -> (data: String, arguments: [String]) {
+package func durableServerFiles(in directory: DurableTemporaryDirectory, fsync policy: FsyncPolicy) throws -> (
+    data: String, arguments: [String]
+) {
     let data = directory.file("data")
     try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: false)
     let config = directory.file("menu.json")

@@ -101,7 +101,9 @@ func fuzzDecimal(_ digits: ArraySlice<UInt8>) -> Int? {
 /// it dropped) and checks the framing decision against both readers; nil when they agree (or the
 /// head is refused), otherwise the disagreement.
 func checkFraming(head bytes: [UInt8]) -> String? {
-    var lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false).map { $0.last == 0x0D ? $0.dropLast() : $0 }
+    var lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false).map {
+        $0.last == 0x0D ? $0.dropLast() : $0
+    }
     guard !lines.isEmpty else { return nil }
     let requestLine = lines.removeFirst()
     let isHTTP10 = requestLine.suffix(8).elementsEqual("HTTP/1.0".utf8)
@@ -110,7 +112,8 @@ func checkFraming(head bytes: [UInt8]) -> String? {
     let collected = FramingHeaders(collecting: fields)
     let decision = Framing.check(collected, isHTTP10: isHTTP10, maxBodyBytes: 1 << 16)
     guard case .accept(let declaredLength) = decision else { return nil }
-    let wrapper: FuzzFraming = declaredLength.map(FuzzFraming.length)
+    let wrapper: FuzzFraming =
+        declaredLength.map(FuzzFraming.length)
         ?? (collected.fields.contains { $0.name == "transfer-encoding" } ? .chunked : .none)
     let text = String(reflecting: String(decoding: bytes, as: UTF8.self))
     // A reader that refuses the head itself cannot be desynchronised by it.

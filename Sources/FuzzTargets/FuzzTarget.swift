@@ -47,7 +47,9 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
 
     /// Built once per process: the targets only read it.
     static let service: MenuAPI = {
-        let json = Data(#"{"items":[{"id":"g","title":"G","expanded":true,"items":[{"id":"r","title":"R"},{"id":"h","title":"H","items":[{"id":"x","title":"X"}]}]}]}"#.utf8)
+        let json = Data(
+            #"{"items":[{"id":"g","title":"G","expanded":true,"items":[{"id":"r","title":"R"},{"id":"h","title":"H","items":[{"id":"x","title":"X"}]}]}]}"#
+                .utf8)
         let menu = try! Menu(jsonData: json)
         return MenuAPI(menu: menu, store: InMemorySessionStore(menu: menu, maxSessions: 64))
     }()
@@ -60,7 +62,8 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         case .request:
             let request = Self.request(from: bytes)
             let response = Self.service.respond(to: request)
-            return Self.checkAnswer(response) ?? Self.checkNoSessionPathEcho(request, response) ?? checkFraming(head: bytes)
+            return Self.checkAnswer(response) ?? Self.checkNoSessionPathEcho(request, response)
+                ?? checkFraming(head: bytes)
         case .body:
             return Self.checkBody(bytes)
         case .portable:
@@ -101,7 +104,8 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
             let rows = view.visibleNodes(offset: 0, limit: view.count + 1)
             let leaves = rows.count { !menu.isGroup($0.node) }
             guard rows.count == view.count, leaves == view.leafCount else {
-                return "walked \(rows.count) rows (\(leaves) leaves), count \(view.count) (\(view.leafCount)) at step \(step)"
+                return
+                    "walked \(rows.count) rows (\(leaves) leaves), count \(view.count) (\(view.leafCount)) at step \(step)"
             }
             guard step < groups.count else { break }
             let group = groups[Int(bytes[(step * 7) % bytes.count]) % groups.count]
@@ -117,21 +121,26 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
             return "\(address) does not parse back to itself"
         }
         let proxy = IPAddress(high: 0, low: 0xFFFF_0A00_0001)  // 10.0.0.1
-        let request = HTTPRequest(method: "POST", path: "/sessions",
-                                  headers: [("X-Forwarded-For", String(decoding: bytes, as: UTF8.self))], peerAddress: proxy)
-        return request.clientAddress(trustedProxy: proxy) == nil ? "no client address for a request from the proxy" : nil
+        let request = HTTPRequest(
+            method: "POST", path: "/sessions",
+            headers: [("X-Forwarded-For", String(decoding: bytes, as: UTF8.self))], peerAddress: proxy)
+        return request.clientAddress(trustedProxy: proxy) == nil
+            ? "no client address for a request from the proxy" : nil
     }
 
     static func checkRequestID(_ bytes: [UInt8]) -> String? {
         let text = String(decoding: bytes, as: UTF8.self)
         let sane = !bytes.isEmpty && bytes.count <= RequestID.maxLength && bytes.allSatisfy { $0 > 0x20 && $0 < 0x7F }
         if let accepted = RequestID(client: text) {
-            guard sane, accepted.value == text else { return "accepted \(String(reflecting: accepted.value)) for \(bytes)" }
+            guard sane, accepted.value == text else {
+                return "accepted \(String(reflecting: accepted.value)) for \(bytes)"
+            }
         } else if sane {
             return "refused the sane id \(String(reflecting: text))"
         }
         let made = RequestID(madeAt: bytes.reduce(0) { $0 &* 31 &+ Int($1) })
-        return RequestID.isMade(made.value) && RequestID.isSane(made.value) ? nil : "made \(String(reflecting: made.value))"
+        return RequestID.isMade(made.value) && RequestID.isSane(made.value)
+            ? nil : "made \(String(reflecting: made.value))"
     }
 
     /// A path under `/sessions/` (where session ids went before `X-Session-Id`) is never served
@@ -140,16 +149,21 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     static func checkNoSessionPathEcho(_ request: HTTPRequest, _ response: HTTPResponse) -> String? {
         let path = request.path
         guard path.hasPrefix("/sessions/"), path.utf8.count > "/sessions/".utf8.count else { return nil }
-        guard response.status == 404 else { return "\(request.method) \(path.prefix(60)) answered \(response.status), not 404 moved" }
+        guard response.status == 404 else {
+            return "\(request.method) \(path.prefix(60)) answered \(response.status), not 404 moved"
+        }
         let rest = Array(path.utf8.dropFirst("/sessions/".utf8.count))
         guard rest.count >= 8 else { return nil }
-        return response.body.indices.contains { response.body[$0...].starts(with: rest) } ? "the answer echoes the id in the path" : nil
+        return response.body.indices.contains { response.body[$0...].starts(with: rest) }
+            ? "the answer echoes the id in the path" : nil
     }
 
     /// Splits the input into request parts on newline bytes: method, path, query pairs, session
     /// header, body.
     static func request(from bytes: [UInt8]) -> HTTPRequest {
-        let parts = bytes.split(separator: 0x0A, maxSplits: 4, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+        let parts = bytes.split(separator: 0x0A, maxSplits: 4, omittingEmptySubsequences: false).map {
+            String(decoding: $0, as: UTF8.self)
+        }
         func part(_ index: Int) -> String { index < parts.count ? parts[index] : "" }
         let methods = ["GET", "POST", "PUT", "DELETE", "HEAD", "PATCH"]
         let method = methods.contains(part(0)) ? part(0) : methods[Int(bytes.first ?? 0) % methods.count]
@@ -166,22 +180,27 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     /// `{"error":{"code","message"}}`, with the current `revision` beside it on a 412.
     static func checkAnswer(_ response: HTTPResponse) -> String? {
         guard response.status < 500 else { return "5xx for client input: \(response.status)" }
-        if response.status == 204 || response.status == 304 { return response.body.isEmpty ? nil : "a \(response.status) with a body" }
+        if response.status == 204 || response.status == 304 {
+            return response.body.isEmpty ? nil : "a \(response.status) with a body"
+        }
         // The browser page's files (GET /, /app.js, /app.css) are the one 200 that is not JSON.
         if response.status == 200, let type = response.headers.first(where: { $0.name == "Content-Type" })?.value,
-           let asset = WebAsset.allCases.first(where: { $0.contentType == type }) {
+            let asset = WebAsset.allCases.first(where: { $0.contentType == type })
+        {
             return response.body == asset.bytes ? nil : "\(asset.path) answered other bytes than the file"
         }
         guard let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any] else {
-            return "\(response.status) body is not a JSON object: \(String(decoding: response.body.prefix(200), as: UTF8.self))"
+            return
+                "\(response.status) body is not a JSON object: \(String(decoding: response.body.prefix(200), as: UTF8.self))"
         }
         guard response.status >= 400 else { return nil }
         // A 412 adds the session's `revision` beside `error`; `not_visible` adds the hidden node's
         // `path`, an array of ids, inside it.
         let extra = response.status == 412 && object["revision"] is Int ? 1 : 0
         guard object.count == 1 + extra, let error = object["error"] as? [String: Any],
-              let code = error["code"] as? String, !code.isEmpty, let message = error["message"] as? String, !message.isEmpty,
-              error.count == (code == "not_visible" ? 3 : 2), code != "not_visible" || error["path"] is [String]
+            let code = error["code"] as? String, !code.isEmpty, let message = error["message"] as? String,
+            !message.isEmpty,
+            error.count == (code == "not_visible" ? 3 : 2), code != "not_visible" || error["path"] is [String]
         else { return "\(response.status) is not {\"error\":{\"code\",\"message\"}}: \(object)" }
         return nil
     }
@@ -199,7 +218,9 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
                 return "read recursive \(ours.recursive), Foundation reads \(theirs)"
             }
         } catch {
-            if error.code != "invalid_body" || error.message.isEmpty { return "refused as \(error.code), not invalid_body" }
+            if error.code != "invalid_body" || error.message.isEmpty {
+                return "refused as \(error.code), not invalid_body"
+            }
         }
         do {
             let ours = try MenuAPI.parseAllExpansionBody(bytes)
@@ -207,7 +228,9 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
                 return "read all \(ours.rawValue), Foundation reads \(theirs)"
             }
         } catch {
-            if error.code != "invalid_body" || error.message.isEmpty { return "refused as \(error.code), not invalid_body" }
+            if error.code != "invalid_body" || error.message.isEmpty {
+                return "refused as \(error.code), not invalid_body"
+            }
         }
         return nil
     }

@@ -12,7 +12,8 @@ import MenuSessions
 extension FuzzTarget {
     /// A menu in three locales, built once per process.
     static let localizedService: MenuAPI = {
-        let json = Data(#"""
+        let json = Data(
+            #"""
             {"defaultLocale":"zh-Hant","locales":["zh-Hant","zh-Hans","en","en-GB-x-a"],
              "items":[{"id":"g","title":{"zh-Hant":"主菜","zh-Hans":"主菜","en":"Mains"},"expanded":true,"items":[{"id":"r","title":{"en":"R","zh-Hant":"宮"}}]}]}
             """#.utf8)
@@ -26,12 +27,18 @@ extension FuzzTarget {
         // A well-formed tag stays well-formed in any case.
         let wellFormed = first.withUnsafeBufferPointer(LanguageTag.isWellFormed)
         let upper = first.map { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") ? $0 - 0x20 : $0 }
-        guard upper.withUnsafeBufferPointer(LanguageTag.isWellFormed) == wellFormed else { return "the tag's case changed whether it is well-formed" }
+        guard upper.withUnsafeBufferPointer(LanguageTag.isWellFormed) == wellFormed else {
+            return "the tag's case changed whether it is well-formed"
+        }
 
         let preference = LanguagePreference(values: lines)
-        guard preference.ranges.count <= LanguagePreference.maxRanges else { return "kept \(preference.ranges.count) ranges" }
+        guard preference.ranges.count <= LanguagePreference.maxRanges else {
+            return "kept \(preference.ranges.count) ranges"
+        }
         for range in preference.ranges {
-            guard (0 ... 1000).contains(range.quality), range.tag == [UInt8(ascii: "*")] || LanguagePreference.isRange(range.tag) else {
+            guard (0 ... 1000).contains(range.quality),
+                range.tag == [UInt8(ascii: "*")] || LanguagePreference.isRange(range.tag)
+            else {
                 return "kept a malformed range \(range)"
             }
         }
@@ -42,21 +49,30 @@ extension FuzzTarget {
             // Lookup only shortens a range: the chosen tag is a range, or a range's prefix ending at a subtag.
             let named = preference.ranges.contains { range in
                 let lowered = LanguageTag.lowercased(String(decoding: range.tag, as: UTF8.self))
-                return range.quality > 0 && (range.tag == [UInt8(ascii: "*")] || lowered == keys[chosen]
-                    || lowered.starts(with: keys[chosen] + [UInt8(ascii: "-")]))
+                return range.quality > 0
+                    && (range.tag == [UInt8(ascii: "*")] || lowered == keys[chosen]
+                        || lowered.starts(with: keys[chosen] + [UInt8(ascii: "-")]))
             }
             guard named else { return "chose \(menu.locales[chosen]), which no range names" }
         }
 
         let text = String(decoding: first, as: UTF8.self)
         let headers = lines.map { (name: "Accept-Language", value: String(decoding: $0, as: UTF8.self)) }
-        for request in [HTTPRequest(method: "GET", path: "/rows", headers: headers),
-                        HTTPRequest(method: "GET", path: "/count", query: [(name: "lang", value: text)], headers: headers)] {
+        for request in [
+            HTTPRequest(method: "GET", path: "/rows", headers: headers),
+            HTTPRequest(method: "GET", path: "/count", query: [(name: "lang", value: text)], headers: headers)
+        ] {
             let response = localizedService.respond(to: request)
             if let problem = checkAnswer(response) { return "GET \(request.path): \(problem)" }
-            guard response.status != 200 || response.headers.contains(where: { $0.name == "Content-Language" && menu.locales.contains($0.value) })
+            guard
+                response.status != 200
+                    || response.headers.contains(where: {
+                        $0.name == "Content-Language" && menu.locales.contains($0.value)
+                    })
             else { return "GET \(request.path) answered 200 without a Content-Language of the menu" }
-            if request.path == "/count", response.status == 200, !wellFormed { return "lang=\(String(reflecting: text)) was taken" }
+            if request.path == "/count", response.status == 200, !wellFormed {
+                return "lang=\(String(reflecting: text)) was taken"
+            }
         }
         return nil
     }

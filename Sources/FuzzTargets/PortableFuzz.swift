@@ -14,7 +14,8 @@ extension FuzzTarget {
         do {
             parsed = try MenuAPI.parsePortableExpansionBody(bytes)
         } catch {
-            return error.code == "invalid_body" && !error.message.isEmpty ? nil : "refused as \(error.code), not invalid_body"
+            return error.code == "invalid_body" && !error.message.isEmpty
+                ? nil : "refused as \(error.code), not invalid_body"
         }
         if let object = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any] {
             for (key, isExpanded) in [("expanded", true), ("collapsed", false)] {
@@ -35,21 +36,33 @@ extension FuzzTarget {
     private static func checkPortableRoundTrip(_ bytes: [UInt8]) -> String? {
         let created = service.respond(to: HTTPRequest(method: "POST", path: "/sessions", body: bytes))
         if let problem = checkAnswer(created) { return "POST /sessions: \(problem)" }
-        guard created.status == 201, let first = created.headers.first(where: { $0.name == "X-Session-Id" })?.value else { return nil }
-        defer { _ = service.respond(to: HTTPRequest(method: "DELETE", path: "/session", headers: [("X-Session-Id", first)])) }
+        guard created.status == 201, let first = created.headers.first(where: { $0.name == "X-Session-Id" })?.value
+        else { return nil }
+        defer {
+            _ = service.respond(to: HTTPRequest(method: "DELETE", path: "/session", headers: [("X-Session-Id", first)]))
+        }
         let read = service.respond(to: HTTPRequest(method: "GET", path: "/session", headers: [("X-Session-Id", first)]))
         if let problem = checkAnswer(read) { return "GET /session: \(problem)" }
         guard let answer = (try? JSONSerialization.jsonObject(with: Data(read.body))) as? [String: Any],
-              let expansion = answer["expansion"], let body = try? JSONSerialization.data(withJSONObject: expansion)
+            let expansion = answer["expansion"], let body = try? JSONSerialization.data(withJSONObject: expansion)
         else { return "GET /session has no expansion object" }
         let copy = service.respond(to: HTTPRequest(method: "POST", path: "/sessions", body: Array(body)))
         guard copy.status == 201, let second = copy.headers.first(where: { $0.name == "X-Session-Id" })?.value else {
-            return "the expansion GET answered is refused: \(copy.status) \(String(decoding: copy.body.prefix(200), as: UTF8.self))"
+            return
+                "the expansion GET answered is refused: \(copy.status) \(String(decoding: copy.body.prefix(200), as: UTF8.self))"
         }
-        defer { _ = service.respond(to: HTTPRequest(method: "DELETE", path: "/session", headers: [("X-Session-Id", second)])) }
-        let reread = service.respond(to: HTTPRequest(method: "GET", path: "/session", headers: [("X-Session-Id", second)]))
-        let expansions = [read, reread].map { ((try? JSONSerialization.jsonObject(with: Data($0.body))) as? [String: Any])?["expansion"] as? NSDictionary }
-        return expansions[0] == expansions[1] ? nil : "a session made from GET's expansion reads \(String(describing: expansions[1])), not \(String(describing: expansions[0]))"
+        defer {
+            _ = service.respond(
+                to: HTTPRequest(method: "DELETE", path: "/session", headers: [("X-Session-Id", second)]))
+        }
+        let reread = service.respond(
+            to: HTTPRequest(method: "GET", path: "/session", headers: [("X-Session-Id", second)]))
+        let expansions = [read, reread].map {
+            ((try? JSONSerialization.jsonObject(with: Data($0.body))) as? [String: Any])?["expansion"] as? NSDictionary
+        }
+        return expansions[0] == expansions[1]
+            ? nil
+            : "a session made from GET's expansion reads \(String(describing: expansions[1])), not \(String(describing: expansions[0]))"
     }
 
     /// `expansion` as a body, with Foundation's writer.
@@ -58,7 +71,7 @@ extension FuzzTarget {
             "base": expansion.base.rawValue,
             "marks": expansion.marks.map { ["id": $0.id, "mode": $0.mode.rawValue] },
             "expanded": expansion.flips.filter(\.isExpanded).map(\.id),
-            "collapsed": expansion.flips.filter { !$0.isExpanded }.map(\.id),
+            "collapsed": expansion.flips.filter { !$0.isExpanded }.map(\.id)
         ]
         return Array((try? JSONSerialization.data(withJSONObject: object)) ?? Data())
     }

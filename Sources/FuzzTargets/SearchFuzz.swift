@@ -14,16 +14,18 @@ extension FuzzTarget {
     /// Café, 麻婆豆腐, Straße, a searchable `en` attribute, booleans and numbers to filter on.
     static let searchService: MenuAPI = {
         let json = #"""
-        {"searchable":["en"],"items":[{"id":"d","title":"Drinks","items":[{"id":"c","title":"Café crème","attributes":{"vegan":false,"price":4.5,"en":"Coffee"}},
-        {"id":"k","title":"Kölsch","attributes":{"vegan":true,"price":6}}]},{"id":"f","title":"Food","expanded":true,"items":[
-        {"id":"m","title":"麻婆豆腐","attributes":{"en":"Mapo Tofu","price":22}},{"id":"s","title":"Straße ＡＢＣ","attributes":{"vegan":true,"note":"x:y"}}]}]}
-        """#
+            {"searchable":["en"],"items":[{"id":"d","title":"Drinks","items":[{"id":"c","title":"Café crème","attributes":{"vegan":false,"price":4.5,"en":"Coffee"}},
+            {"id":"k","title":"Kölsch","attributes":{"vegan":true,"price":6}}]},{"id":"f","title":"Food","expanded":true,"items":[
+            {"id":"m","title":"麻婆豆腐","attributes":{"en":"Mapo Tofu","price":22}},{"id":"s","title":"Straße ＡＢＣ","attributes":{"vegan":true,"note":"x:y"}}]}]}
+            """#
         let menu = try! Menu(jsonData: Data(json.utf8))
         return MenuAPI(menu: menu, store: InMemorySessionStore(menu: menu, maxSessions: 8))
     }()
 
     static func checkSearch(_ bytes: [UInt8]) -> String? {
-        let lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+        let lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false).map {
+            String(decoding: $0, as: UTF8.self)
+        }
         var query: [(name: String, value: String?)] = [(name: "q", value: lines[0])]
         query += lines.dropFirst().map { (name: "filter", value: $0) }
         if lines[0] == "-" { query.removeFirst() }  // filters alone
@@ -36,17 +38,24 @@ extension FuzzTarget {
             let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any] ?? [:]
             if response.status == 400 {
                 let code = (object["error"] as? [String: Any])?["code"] as? String ?? ""
-                guard ["invalid_query", "invalid_filter", "invalid_parameter"].contains(code) else { return "\(path): 400 \(code)" }
+                guard ["invalid_query", "invalid_filter", "invalid_parameter"].contains(code) else {
+                    return "\(path): 400 \(code)"
+                }
                 continue
             }
             guard response.status == 200 else { return "\(path): status \(response.status)" }
             totals.append((object["total"] ?? object["count"]) as? Int ?? -1)
-            if path == "/rows", (object["rows"] as? [Any])?.count != object["count"] as? Int { return "/rows: rows and count differ" }
+            if path == "/rows", (object["rows"] as? [Any])?.count != object["count"] as? Int {
+                return "/rows: rows and count differ"
+            }
         }
-        guard totals.isEmpty || totals.count == 3 else { return "/search, /rows and /count disagree on refusing: \(totals)" }
+        guard totals.isEmpty || totals.count == 3 else {
+            return "/search, /rows and /count disagree on refusing: \(totals)"
+        }
         guard totals.count == 3 else { return nil }
         guard totals[1] == totals[2] else { return "/rows counts \(totals[1]) rows, /count \(totals[2])" }
-        return checkSearchMatches(text: lines[0] == "-" ? nil : lines[0], filters: Array(lines.dropFirst()), total: totals[0])
+        return checkSearchMatches(
+            text: lines[0] == "-" ? nil : lines[0], filters: Array(lines.dropFirst()), total: totals[0])
     }
 
     /// `total` matches exactly the nodes one of whose texts, folded by Foundation, contains the
@@ -54,12 +63,15 @@ extension FuzzTarget {
     static func checkSearchMatches(text: String?, filters: [String], total: Int) -> String? {
         let menu = searchService.menu
         guard let parsed = try? filters.map({ text throws(SearchQueryError) in try AttributeFilter(parsing: text) }),
-              let query = try? SearchQuery(text: text, filters: parsed)
+            let query = try? SearchQuery(text: text, filters: parsed)
         else { return "the service ran a search the model refuses" }
         let needle = text.map { SearchFolding.foundationFold($0) }
         let naive = menu.nodes.count { node in
             let texts = SearchIndex.searchTexts(of: node, in: menu).map(SearchFolding.foundationFold)
-            guard needle.map({ needle in texts.contains { Array($0.utf8).firstRange(of: Array(needle.utf8)) != nil } }) ?? true else { return false }
+            guard
+                needle.map({ needle in texts.contains { Array($0.utf8).firstRange(of: Array(needle.utf8)) != nil } })
+                    ?? true
+            else { return false }
             return query.filters.allSatisfy { $0.holds(for: menu.attributes(of: node)?[$0.name]) }
         }
         return naive == total ? nil : "found \(total) nodes, a naive scan \(naive)"

@@ -49,7 +49,8 @@ public struct HTTPFields: Sendable, RandomAccessCollection, CustomStringConverti
         /// Room for `fields` entries and `bytes` bytes.
         init(fields: Int, bytes: Int) {
             let stride = MemoryLayout<Entry>.stride
-            let made = Block.create(minimumCapacity: Swift.max(1, fields + (bytes + stride - 1) / stride)) { _ in fields }
+            let made = Block.create(minimumCapacity: Swift.max(1, fields + (bytes + stride - 1) / stride)) { _ in fields
+            }
             block = unsafeDowncast(made, to: Block.self)
             _ = UnsafeMutableRawPointer(self.bytes).bindMemory(to: UInt8.self, capacity: bytes)
         }
@@ -83,7 +84,9 @@ public struct HTTPFields: Sendable, RandomAccessCollection, CustomStringConverti
                 var name = pair.name
                 name.withUTF8 { name in
                     if var value = pair.value {
-                        value.withUTF8 { _ = writer.append(name: UnsafeRawBufferPointer(name), value: UnsafeRawBufferPointer($0)) }
+                        value.withUTF8 {
+                            _ = writer.append(name: UnsafeRawBufferPointer(name), value: UnsafeRawBufferPointer($0))
+                        }
                     } else {
                         _ = writer.append(name: UnsafeRawBufferPointer(name), value: nil)
                     }
@@ -114,12 +117,15 @@ public struct HTTPFields: Sendable, RandomAccessCollection, CustomStringConverti
 
         /// Appends a field, ASCII letters of the name lowercased with `lowercasingName`; returns
         /// false, writing nothing, when it does not fit.
-        package mutating func append(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer?, lowercasingName: Bool = false) -> Bool {
+        package mutating func append(
+            name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer?, lowercasingName: Bool = false
+        ) -> Bool {
             let valueCount = value?.count ?? 0
             neededFields += 1
             neededBytes += name.count + valueCount
             guard fieldCount < entries.count, name.count + valueCount <= bytes.count - byteCount,
-                  byteCount + name.count + valueCount <= Int(Int32.max) else { return false }
+                byteCount + name.count + valueCount <= Int(Int32.max)
+            else { return false }
             let nameStart = byteCount
             if lowercasingName, let source = name.baseAddress {
                 copyASCIILowercased(from: source, to: bytes.baseAddress! + nameStart, count: name.count)
@@ -148,9 +154,12 @@ public struct HTTPFields: Sendable, RandomAccessCollection, CustomStringConverti
     /// The fields `fill` writes, in one pass when they fit `expectedFields` fields of
     /// `expectedBytes` bytes, else in a second pass into storage of exactly the size the first
     /// one counted. `fill` must offer the same fields each time it is called.
-    package static func filled(expectingFields expectedFields: Int, bytes expectedBytes: Int, _ fill: (inout Writer) -> Void) -> HTTPFields {
-        let first = write(into: Storage(fields: expectedFields, bytes: expectedBytes), fields: expectedFields,
-                          bytes: expectedBytes, fill)
+    package static func filled(
+        expectingFields expectedFields: Int, bytes expectedBytes: Int, _ fill: (inout Writer) -> Void
+    ) -> HTTPFields {
+        let first = write(
+            into: Storage(fields: expectedFields, bytes: expectedBytes), fields: expectedFields,
+            bytes: expectedBytes, fill)
         guard first.overflowed else { return first.fields }
         return filled(fields: first.neededFields, bytes: first.neededBytes, fill)
     }
@@ -230,7 +239,9 @@ public struct HTTPFields: Sendable, RandomAccessCollection, CustomStringConverti
     @inlinable
     func nameStarts(_ entry: Entry, with prefix: StaticString) -> Bool {
         withExtendedLifetime(storage) {
-            memcmp(bytes(Int(entry.nameStart), prefix.utf8CodeUnitCount).baseAddress!, prefix.utf8Start, prefix.utf8CodeUnitCount) == 0
+            memcmp(
+                bytes(Int(entry.nameStart), prefix.utf8CodeUnitCount).baseAddress!, prefix.utf8Start,
+                prefix.utf8CodeUnitCount) == 0
         }
     }
 
@@ -257,7 +268,9 @@ public struct HTTPFields: Sendable, RandomAccessCollection, CustomStringConverti
     /// Calls `body` with the value bytes of the field at `position` (nil for a field without a
     /// value), valid only during the call.
     @inlinable
-    public func withValue<Result>(at position: Int, _ body: (UnsafeRawBufferPointer?) throws -> Result) rethrows -> Result {
+    public func withValue<Result>(at position: Int, _ body: (UnsafeRawBufferPointer?) throws -> Result) rethrows
+        -> Result
+    {
         let entry = self.entry(at: position)
         guard entry.valueLength >= 0 else { return try body(nil) }
         return try withExtendedLifetime(storage) {

@@ -53,8 +53,10 @@ public struct HTTPRequest: Sendable {
 
     /// Makes a request value from fields already copied, header names already lowercase, and the
     /// path as the value of `pathField`'s one field (the server's path).
-    package init(method: String, pathField: HTTPFields, query: HTTPFields, lowercasedHeaders: HTTPFields, body: [UInt8],
-         peerAddress: IPAddress?) {
+    package init(
+        method: String, pathField: HTTPFields, query: HTTPFields, lowercasedHeaders: HTTPFields, body: [UInt8],
+        peerAddress: IPAddress?
+    ) {
         self.method = method
         self.pathField = pathField
         self.query = query
@@ -68,7 +70,8 @@ public struct HTTPRequest: Sendable {
         pathField.withValue(at: 0) { path in
             guard let path else { return false }
             return text.utf8.withContiguousStorageIfAvailable { text in
-                text.count == path.count && (text.isEmpty || memcmp(text.baseAddress!, path.baseAddress!, text.count) == 0)
+                text.count == path.count
+                    && (text.isEmpty || memcmp(text.baseAddress!, path.baseAddress!, text.count) == 0)
             } ?? path.elementsEqual(text.utf8)
         }
     }
@@ -210,8 +213,9 @@ package func asciiLowercased(_ byte: UInt8) -> UInt8 {
 package func copyASCIILowercased(from source: UnsafeRawPointer, to target: UnsafeMutableRawPointer, count: Int) {
     guard count >= 8 else {
         for offset in 0 ..< count {
-            target.storeBytes(of: asciiLowercased(source.load(fromByteOffset: offset, as: UInt8.self)),
-                              toByteOffset: offset, as: UInt8.self)
+            target.storeBytes(
+                of: asciiLowercased(source.load(fromByteOffset: offset, as: UInt8.self)),
+                toByteOffset: offset, as: UInt8.self)
         }
         return
     }

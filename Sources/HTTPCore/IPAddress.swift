@@ -20,16 +20,20 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Sixteen bytes in network order, inline (no allocation).
-    package typealias Bytes = (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                       UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8)
+    package typealias Bytes = (
+        UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+        UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
+    )
     package static var zeroBytes: Bytes { (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0) }
 
     /// The address of 16 bytes in network order.
     package init(bytes: Bytes) {
         var bytes = bytes
         let (high, low) = withUnsafeBytes(of: &bytes) { raw in
-            (UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),
-             UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+            (
+                UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),
+                UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+            )
         }
         self.init(high: high, low: low)
     }
@@ -49,7 +53,8 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible {
         for byte in text {
             switch byte {
             case UInt8(ascii: "0") ... UInt8(ascii: "9"), UInt8(ascii: "."): break
-            case UInt8(ascii: "a") ... UInt8(ascii: "f"), UInt8(ascii: "A") ... UInt8(ascii: "F"), UInt8(ascii: ":"): isIPv6 = true
+            case UInt8(ascii: "a") ... UInt8(ascii: "f"), UInt8(ascii: "A") ... UInt8(ascii: "F"), UInt8(ascii: ":"):
+                isIPv6 = true
             default: return nil
             }
         }

@@ -62,10 +62,13 @@ public struct RequestID: Sendable, Equatable {
 
     /// Random per process, so ids of two processes (or one restarted) hardly meet.
     private static let processPrefix = UInt64.random(in: 0 ..< 1 << 24)
-    private static let alphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+    private static let alphabet: [UInt8] = Array(
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
     /// The low `digits` × 6 bits of `value`, most significant first, in ``alphabet``.
-    private static func write(_ value: UInt64, digits: Int, into buffer: UnsafeMutableBufferPointer<UInt8>, at start: Int) {
+    private static func write(
+        _ value: UInt64, digits: Int, into buffer: UnsafeMutableBufferPointer<UInt8>, at start: Int
+    ) {
         var rest = value
         for position in stride(from: start + digits - 1, through: start, by: -1) {
             buffer[position] = alphabet[Int(rest & 63)]

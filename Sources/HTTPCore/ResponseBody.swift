@@ -112,7 +112,8 @@ public struct ResponseBodyWriter: ~Copyable {
             target.storeBytes(of: tail, toByteOffset: length - 4, as: UInt32.self)
         } else if length < 4 {
             for offset in 0 ..< length {
-                target.storeBytes(of: source.load(fromByteOffset: offset, as: UInt8.self), toByteOffset: offset, as: UInt8.self)
+                target.storeBytes(
+                    of: source.load(fromByteOffset: offset, as: UInt8.self), toByteOffset: offset, as: UInt8.self)
             }
         } else {
             target.copyMemory(from: source, byteCount: length)

@@ -7,8 +7,8 @@
 // otherwise drop keep-alive), and the handler runs at most once, on the final call, with the
 // whole body. A body byte is either kept (within `maxBodyBytes`) or counted and thrown away.
 
-import HTTPCore
 import CMicroHTTPD
+import HTTPCore
 
 #if canImport(Glibc)
 import Glibc
@@ -174,8 +174,10 @@ func handleAccessCall(
 /// `.waiting` phase and sends the response. The thread serves other connections meanwhile.
 /// Once the server is stopping no connection is suspended: the response goes out now, the
 /// deferred one if it is ready, else ``ServerContext/stoppingResponse``.
-private func suspend(_ connection: OpaquePointer, _ state: RequestState, until deferred: DeferredResponse,
-                     _ context: ServerContext) -> MHD_Result {
+private func suspend(
+    _ connection: OpaquePointer, _ state: RequestState, until deferred: DeferredResponse,
+    _ context: ServerContext
+) -> MHD_Result {
     state.phase = .waiting(deferred)
     if context.suspend(connection, until: deferred) { return MHD_Result.YES }
     state.phase = .answered

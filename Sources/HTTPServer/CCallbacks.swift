@@ -10,8 +10,8 @@
 // are the per-request ones handed to libmicrohttpd on purpose (a ``RequestState``'s, a
 // ``ResponseBody``'s), each exactly once.
 
-import HTTPCore
 import CMicroHTTPD
+import HTTPCore
 
 #if canImport(Glibc)
 import Glibc
@@ -37,8 +37,9 @@ func mhdAccessHandler(
     guard let cls, let connection, let uploadDataSize, let conCls else { return MHD_Result.NO }
     // Guaranteed rather than taken: no retain/release of the context every request threads share.
     return Unmanaged<ServerContext>.fromOpaque(cls)._withUnsafeGuaranteedRef { context in
-        handleAccessCall(context, connection, url: url, method: method, version: version,
-                         uploadData: uploadData, uploadDataSize: uploadDataSize, conCls: conCls)
+        handleAccessCall(
+            context, connection, url: url, method: method, version: version,
+            uploadData: uploadData, uploadDataSize: uploadDataSize, conCls: conCls)
     }
 }
 

@@ -16,6 +16,9 @@
 // starts with NUL it drops unseen. With MHD_OPTION_STRICT_FOR_CLIENT 0 it does not require `Host`:
 // the check below does (RFC 9112 §3.2), and answers in JSON where libmicrohttpd wrote HTML.
 
+import CMicroHTTPD
+import HTTPCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -23,9 +26,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-
-import CMicroHTTPD
-import HTTPCore
 
 /// The request headers framing looks at, collected from libmicrohttpd's header list.
 ///
@@ -55,8 +55,9 @@ package struct FramingHeaders {
             let name = (header.name + [0]).map { CChar(bitPattern: $0) }
             let value = (header.value + [0]).map { CChar(bitPattern: $0) }
             _ = withUnsafeMutablePointer(to: &head) { head in
-                mhdCollectFramingHeader(UnsafeMutableRawPointer(head), .HEADER_KIND, name, header.name.count,
-                                         value, header.value.count)
+                mhdCollectFramingHeader(
+                    UnsafeMutableRawPointer(head), .HEADER_KIND, name, header.name.count,
+                    value, header.value.count)
             }
         }
         self = head
@@ -140,7 +141,7 @@ package enum Framing: Equatable {
         let isOWS: (Character) -> Bool = { $0 == " " || $0 == "\t" }
         guard let start = text.firstIndex(where: { !isOWS($0) }) else { return "" }
         let end = text.lastIndex(where: { !isOWS($0) })!
-        return text[start...end]
+        return text[start ... end]
     }
 }
 
@@ -167,9 +168,13 @@ func mhdCollectFramingHeader(
         return MHD_Result.YES
     }
     if keySize >= 14, nameHasPrefix(bytes, "content-length") || nameHasPrefix(bytes, "transfer-encoding") {
-        head.pointee.fields.append((
-            name: String(decoding: bytes.lazy.map(asciiLowercased), as: UTF8.self),
-            value: value.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: valueSize), as: UTF8.self) } ?? ""))
+        head.pointee.fields.append(
+            (
+                name: String(decoding: bytes.lazy.map(asciiLowercased), as: UTF8.self),
+                value: value.map {
+                    String(decoding: UnsafeRawBufferPointer(start: $0, count: valueSize), as: UTF8.self)
+                } ?? ""
+            ))
         return MHD_Result.YES
     }
     // Not a token (RFC 9110 §5.6.2): whitespace before the colon (RFC 9112 §5.1), a folded line
@@ -203,7 +208,8 @@ private func nameHasPrefix(_ name: UnsafeRawBufferPointer, _ prefix: StaticStrin
 func collectFramingHeaders(of connection: OpaquePointer) -> FramingHeaders {
     var head = FramingHeaders()  // nothing allocated unless a framing header or a bad name is there
     withUnsafeMutablePointer(to: &head) { pointer in
-        _ = MHD_get_connection_values_n(connection, .HEADER_KIND, mhdCollectFramingHeader, UnsafeMutableRawPointer(pointer))
+        _ = MHD_get_connection_values_n(
+            connection, .HEADER_KIND, mhdCollectFramingHeader, UnsafeMutableRawPointer(pointer))
     }
     return head
 }

@@ -1,5 +1,5 @@
-import HTTPCore
 import CMicroHTTPD
+import HTTPCore
 import ShardedCounters
 import Synchronization
 
@@ -94,7 +94,7 @@ package final class HTTPServer: Sendable {
             // 0, not 1: at 1 libmicrohttpd answers a missing Host with its own HTML 400 and closes
             // on whitespace in the target without a word; at 0 both reach us (``Framing``,
             // ``mhdCheckRequestTarget``), which answer JSON.
-            MHD_OptionItem(option: .STRICT_FOR_CLIENT, value: 0, ptr_value: nil),
+            MHD_OptionItem(option: .STRICT_FOR_CLIENT, value: 0, ptr_value: nil)
         ]
         if configuration.threads > 1 {
             options.append(

@@ -67,14 +67,19 @@ package struct HTTPServerConfiguration: Sendable {
 
     /// Throws for the first field out of range.
     func validate() throws(HTTPServerError) {
-        func require(_ range: ClosedRange<Int>, _ value: Int, _ setting: String, _ note: String = "") throws(HTTPServerError) {
+        func require(_ range: ClosedRange<Int>, _ value: Int, _ setting: String, _ note: String = "")
+            throws(HTTPServerError)
+        {
             if !range.contains(value) {
-                throw .invalidConfiguration(setting: setting, value: value, requirement: "\(range.lowerBound)...\(range.upperBound)" + note)
+                throw .invalidConfiguration(
+                    setting: setting, value: value, requirement: "\(range.lowerBound)...\(range.upperBound)" + note)
             }
         }
         try require(ValidRange.port, port, "port", " (0 picks a free port)")
         try require(ValidRange.threads, threads, "threads")
-        if maxBodyBytes < 0 { throw .invalidConfiguration(setting: "maxBodyBytes", value: maxBodyBytes, requirement: "0 or more") }
+        if maxBodyBytes < 0 {
+            throw .invalidConfiguration(setting: "maxBodyBytes", value: maxBodyBytes, requirement: "0 or more")
+        }
         try require(ValidRange.connectionLimit, connectionLimit, "connectionLimit")
         if connectionLimit < threads {
             throw .invalidConfiguration(

@@ -5,8 +5,8 @@
 // only lent for the call): path, query arguments and headers are copied into one ``HTTPFields``
 // block, the body is already a Swift array, the peer address is copied by value.
 
-import HTTPCore
 import CMicroHTTPD
+import HTTPCore
 
 #if canImport(Glibc)
 import Glibc
@@ -27,8 +27,9 @@ func makeRequest(
     let pathLength = url.map { strlen($0) } ?? 0
     var argumentCount = 0
     let fields = HTTPFields.filled(expectingFields: typicalRequestFields, bytes: typicalRequestBytes) { writer in
-        _ = writer.append(name: UnsafeRawBufferPointer(start: nil, count: 0),
-                          value: UnsafeRawBufferPointer(start: url, count: pathLength))
+        _ = writer.append(
+            name: UnsafeRawBufferPointer(start: nil, count: 0),
+            value: UnsafeRawBufferPointer(start: url, count: pathLength))
         withUnsafeMutablePointer(to: &writer) { writer in
             _ = MHD_get_connection_values_n(connection, .GET_ARGUMENT_KIND, mhdCopyField, writer)
             argumentCount = writer.pointee.neededFields - 1

@@ -6,8 +6,8 @@
 // that shuts slow ones down.
 
 import CMicroHTTPD
-import ShardedCounters
 import Dispatch
+import ShardedCounters
 import Synchronization
 
 #if canImport(Glibc)

@@ -6,8 +6,8 @@
 // libmicrohttpd holds it (released once by ``mhdReleaseResponseBody``); a response that cannot be
 // expressed in HTTP/1.1 is never half sent but replaced by a plain-text 500 naming the problem.
 
-import HTTPCore
 import CMicroHTTPD
+import HTTPCore
 
 #if canImport(Glibc)
 import Glibc
@@ -61,7 +61,7 @@ private enum QueueOutcome {
 private func queue(_ response: HTTPResponse, on connection: OpaquePointer, closeConnection: Bool)
     -> QueueOutcome
 {
-    guard (200...999).contains(response.status) else {
+    guard (200 ... 999).contains(response.status) else {
         return .invalid("status \(response.status) is not a final HTTP status (200...999)")
     }
     // libmicrohttpd itself never sends a body for 204, 304 or HEAD; for 304 and HEAD it still

@@ -1,5 +1,5 @@
-import HTTPCore
 import CMicroHTTPD
+import HTTPCore
 import ShardedCounters
 import Synchronization
 

@@ -12,13 +12,16 @@ package let eventuallyBound: Duration = .seconds(30)
 /// Polls `condition` every `interval` until it is true (returns true) or `bound` has passed since
 /// the call (returns false, after one last look). Blocks the calling thread; costs one call of
 /// `condition` per interval.
-package func eventually(within bound: Duration = eventuallyBound, every interval: Duration = .milliseconds(5),
-                       _ condition: () throws -> Bool) rethrows -> Bool {
+package func eventually(
+    within bound: Duration = eventuallyBound, every interval: Duration = .milliseconds(5),
+    _ condition: () throws -> Bool
+) rethrows -> Bool {
     let clock = ContinuousClock()
     let deadline = clock.now.advanced(by: bound)
     while clock.now < deadline {
         if try condition() { return true }
-        Thread.sleep(forTimeInterval: Double(interval.components.attoseconds) / 1e18 + Double(interval.components.seconds))
+        Thread.sleep(
+            forTimeInterval: Double(interval.components.attoseconds) / 1e18 + Double(interval.components.seconds))
     }
     return try condition()
 }

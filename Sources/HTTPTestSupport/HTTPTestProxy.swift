@@ -50,7 +50,9 @@ package final class HTTPTestProxy: Sendable {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) == 0 && getsockname(listener, $0, &length) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(listener, $0, length) == 0 && getsockname(listener, $0, &length) == 0
+            }
         }
         guard bound, listen(listener, 16) == 0 else {
             let code = errno
@@ -97,11 +99,16 @@ package final class HTTPTestProxy: Sendable {
             case let decision:
                 if upstream == nil { upstream = try? RawHTTPConnection(port: upstreamPort) }
                 let forwarded = headers.filter { !["host", "content-length"].contains($0.0.lowercased()) }
-                guard let response = try? upstream?.request(String(parts[0]), String(parts[1]), headers: forwarded, body: body) else { return }
+                guard
+                    let response = try? upstream?.request(
+                        String(parts[0]), String(parts[1]), headers: forwarded, body: body)
+                else { return }
                 if case .forwardAndDropAnswer = decision { return }
                 answer = Array((response.head + "\r\n").utf8) + response.body
             }
-            guard answer.withUnsafeBytes({ send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == answer.count else { return }
+            guard
+                answer.withUnsafeBytes({ send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == answer.count
+            else { return }
         }
     }
 
@@ -121,7 +128,8 @@ package final class HTTPTestProxy: Sendable {
         var headers: [(String, String)] = []
         for line in lines.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers.append((String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+            headers.append(
+                (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
         }
         let length = headers.first { $0.0.lowercased() == "content-length" }.flatMap { Int($0.1) } ?? 0
         while buffer.count < length { guard receive(client, &buffer) else { return nil } }

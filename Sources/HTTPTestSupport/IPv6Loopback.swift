@@ -20,6 +20,8 @@ package func machineCanBindIPv6Loopback() -> Bool {
     address.sin6_family = sa_family_t(AF_INET6)
     address.sin6_addr = in6addr_loopback
     return withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+        }
     } == 0
 }

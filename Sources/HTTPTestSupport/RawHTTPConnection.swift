@@ -77,8 +77,10 @@ package final class RawHTTPConnection {
     /// Connects, with a receive timeout (and optionally a send timeout) so a broken server fails
     /// the test instead of hanging it. `sourceHost` binds the client's own end first (e.g.
     /// `127.0.0.2`, to be another client address on loopback); nil lets the kernel choose.
-    package init(port: Int, host: String = "127.0.0.1", sourceHost: String? = nil, receiveTimeoutSeconds: Int = 10,
-                sendTimeoutSeconds: Int? = nil) throws {
+    package init(
+        port: Int, host: String = "127.0.0.1", sourceHost: String? = nil, receiveTimeoutSeconds: Int = 10,
+        sendTimeoutSeconds: Int? = nil
+    ) throws {
         self.port = port
         self.host = host
         // The socket is `self.fd` only once connected: a throw after every stored property is set
@@ -181,8 +183,10 @@ package final class RawHTTPConnection {
 
     /// Sends one request with `Host` and, when there is a body or the method is PUT or POST,
     /// `Content-Length`.
-    package func sendRequest(_ method: String, _ target: String, headers: [(String, String)] = [],
-                            body: [UInt8] = []) throws {
+    package func sendRequest(
+        _ method: String, _ target: String, headers: [(String, String)] = [],
+        body: [UInt8] = []
+    ) throws {
         var head = "\(method) \(target) HTTP/1.1\r\nHost: \(host):\(port)\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         if !body.isEmpty || method == "PUT" || method == "POST" { head += "Content-Length: \(body.count)\r\n" }
@@ -191,8 +195,10 @@ package final class RawHTTPConnection {
     }
 
     /// Sends one request (see `sendRequest`) and reads its response.
-    package func request(_ method: String, _ target: String, headers: [(String, String)] = [],
-                        body: [UInt8] = []) throws -> RawHTTPResponse {
+    package func request(
+        _ method: String, _ target: String, headers: [(String, String)] = [],
+        body: [UInt8] = []
+    ) throws -> RawHTTPResponse {
         try sendRequest(method, target, headers: headers, body: body)
         return try readResponse(requestWasHEAD: method == "HEAD")
     }
@@ -249,8 +255,11 @@ package final class RawHTTPConnection {
             if line.isEmpty { break }
             response.head += line + "\r\n"
             guard let colon = line.firstIndex(of: ":") else { throw RawHTTPError.malformed(line) }
-            response.headers.append((name: String(line[..<colon]),
-                                     value: line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+            response.headers.append(
+                (
+                    name: String(line[..<colon]),
+                    value: line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                ))
         }
         if requestWasHEAD || status == 204 || status == 304 || status < 200 { return response }
         if let length = response.header("Content-Length").flatMap({ Int($0) }) {

@@ -35,8 +35,10 @@ package final class BoundedLogQueue<Entry: Sendable>: Sendable {
     private let tick: (@Sendable () -> Void)?
 
     /// Starts the writer thread, which writes to `descriptor` (not closed here).
-    package init(capacity: Int, descriptor: Int32, interval: Duration = .milliseconds(20),
-                 tick: (@Sendable () -> Void)? = nil, format: @escaping @Sendable (Entry, inout [UInt8]) -> Void) {
+    package init(
+        capacity: Int, descriptor: Int32, interval: Duration = .milliseconds(20),
+        tick: (@Sendable () -> Void)? = nil, format: @escaping @Sendable (Entry, inout [UInt8]) -> Void
+    ) {
         precondition(capacity > 0)
         self.capacity = capacity
         pending = Mutex([])
@@ -70,7 +72,9 @@ package final class BoundedLogQueue<Entry: Sendable>: Sendable {
     package func flush(timeout: Duration = .seconds(2)) {
         let target = passes.load(ordering: .acquiring) + 2  // the pass under way may have swapped before the submit
         let deadline = ContinuousClock.now + timeout
-        while passes.load(ordering: .acquiring) < target, !stopping.load(ordering: .relaxed), ContinuousClock.now < deadline {
+        while passes.load(ordering: .acquiring) < target, !stopping.load(ordering: .relaxed),
+            ContinuousClock.now < deadline
+        {
             usleep(1_000)
         }
     }

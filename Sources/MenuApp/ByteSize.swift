@@ -12,7 +12,7 @@ package enum ByteSize {
             digits = digits.dropLast()
         }
         guard !digits.isEmpty, digits.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
-              let value = Int(digits), value <= Int.max >> shift
+            let value = Int(digits), value <= Int.max >> shift
         else { return nil }
         return value << shift
     }

@@ -19,7 +19,9 @@ final class ConfigWatcher: Sendable {
     private let finished = DispatchSemaphore(value: 0)
 
     /// Starts watching; throws when inotify cannot watch the directory (the server then refuses to start).
-    init(path: String, quiet: Duration = .milliseconds(200), changed: @escaping @Sendable () -> Void) throws(ConfigWatchError) {
+    init(path: String, quiet: Duration = .milliseconds(200), changed: @escaping @Sendable () -> Void)
+        throws(ConfigWatchError)
+    {
         let url = URL(fileURLWithPath: path)
         let directory = url.deletingLastPathComponent().path
         let name = url.lastPathComponent
@@ -58,7 +60,9 @@ final class ConfigWatcher: Sendable {
         while !stopped.load(ordering: .acquiring) {
             var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
             let ready = poll(&poller, 1, 100)
-            if ready > 0, Self.drain(descriptor, into: &buffer, directory: directory, names: names) { due = .now + quiet }
+            if ready > 0, Self.drain(descriptor, into: &buffer, directory: directory, names: names) {
+                due = .now + quiet
+            }
             if let deadline = due, ContinuousClock.now >= deadline {
                 due = nil
                 changed()
@@ -69,7 +73,9 @@ final class ConfigWatcher: Sendable {
     /// Reads every queued event; true when one names a watched name. Creating a regular file with
     /// one link (`open(O_CREAT)`) does not count: its writer may still be writing, and its close
     /// (IN_CLOSE_WRITE) follows. A symlink or a hard link made under the name counts at once.
-    private static func drain(_ descriptor: Int32, into buffer: inout [UInt8], directory: String, names: Set<String>) -> Bool {
+    private static func drain(_ descriptor: Int32, into buffer: inout [UInt8], directory: String, names: Set<String>)
+        -> Bool
+    {
         var matched = false
         while true {
             let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
@@ -84,7 +90,11 @@ final class ConfigWatcher: Sendable {
                     let mask = bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)
                     // A lost event (the queue overflowed) may have been the config's: count it as a change.
                     if mask & UInt32(IN_Q_OVERFLOW) != 0 { matched = true }
-                    if names.contains(name), !(mask & UInt32(IN_CREATE) != 0 && isNewRegularFile(directory + "/" + name)) { matched = true }
+                    if names.contains(name),
+                        !(mask & UInt32(IN_CREATE) != 0 && isNewRegularFile(directory + "/" + name))
+                    {
+                        matched = true
+                    }
                     offset += header + length
                 }
             }

@@ -11,16 +11,20 @@ package struct DurableSessionBackend: SessionBackend {
     package let description: String
 
     /// Opens (and recovers) the store in `directory`; a directory it cannot use throws ``StartupError/dataDirectory(_:)``.
-    package init(directory: String, settings: ServerSettings, menu: MenuGeneration,
-                 log: @escaping @Sendable (String) -> Void) throws(StartupError) {
+    package init(
+        directory: String, settings: ServerSettings, menu: MenuGeneration,
+        log: @escaping @Sendable (String) -> Void
+    ) throws(StartupError) {
         do {
-            durable = try DurableSessionStore(directory: directory, menu: menu, fsync: settings.fsync, limits: settings.sessionLimits,
-                                              storeTimeout: .seconds(settings.storeTimeoutSeconds), log: log)
+            durable = try DurableSessionStore(
+                directory: directory, menu: menu, fsync: settings.fsync, limits: settings.sessionLimits,
+                storeTimeout: .seconds(settings.storeTimeoutSeconds), log: log)
         } catch {
             throw .dataDirectory(error)
         }
         measured = MeasuredSessionStore(durable)
-        description = "sessions are kept in \(directory) (journal fsync: \(settings.fsync.rawValue)); " + durable.recovery.summary
+        description =
+            "sessions are kept in \(directory) (journal fsync: \(settings.fsync.rawValue)); " + durable.recovery.summary
     }
 
     package var store: any SessionStore { measured }

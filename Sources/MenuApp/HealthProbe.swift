@@ -21,7 +21,10 @@ package struct HealthProbe: Sendable {
         switch settings.host {
         case "0.0.0.0", "": host = "127.0.0.1"
         case "::", "[::]": host = "::1"
-        default: host = settings.host.hasPrefix("[") && settings.host.hasSuffix("]") ? String(settings.host.dropFirst().dropLast()) : settings.host
+        default:
+            host =
+                settings.host.hasPrefix("[") && settings.host.hasSuffix("]")
+                ? String(settings.host.dropFirst().dropLast()) : settings.host
         }
         port = settings.port
         self.timeoutMilliseconds = timeoutMilliseconds
@@ -58,24 +61,34 @@ package struct HealthProbe: Sendable {
     }
 
     private func ask(_ address: addrinfo, deadline: Int64) throws(Failure) -> String {
-        let socket = Glibc.socket(address.ai_family, address.ai_socktype | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), address.ai_protocol)
+        let socket = Glibc.socket(
+            address.ai_family, address.ai_socktype | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue),
+            address.ai_protocol)
         guard socket >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
         defer { close(socket) }
         let where_ = "\(host) port \(port)"
         if connect(socket, address.ai_addr, address.ai_addrlen) != 0 {
-            guard errno == EINPROGRESS else { throw Failure(description: "cannot connect to \(where_): \(String(cString: strerror(errno)))") }
+            guard errno == EINPROGRESS else {
+                throw Failure(description: "cannot connect to \(where_): \(String(cString: strerror(errno)))")
+            }
             try wait(socket, for: Int16(POLLOUT), until: deadline, doing: "connecting to \(where_)")
             var error: Int32 = 0
             var length = socklen_t(MemoryLayout<Int32>.size)
             getsockopt(socket, SOL_SOCKET, SO_ERROR, &error, &length)
-            guard error == 0 else { throw Failure(description: "cannot connect to \(where_): \(String(cString: strerror(error)))") }
+            guard error == 0 else {
+                throw Failure(description: "cannot connect to \(where_): \(String(cString: strerror(error)))")
+            }
         }
         let hostHeader = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
-        let request = Array("GET /healthz HTTP/1.1\r\nHost: \(hostHeader)\r\nConnection: close\r\nUser-Agent: menu-server-healthcheck\r\n\r\n".utf8)
+        let request = Array(
+            "GET /healthz HTTP/1.1\r\nHost: \(hostHeader)\r\nConnection: close\r\nUser-Agent: menu-server-healthcheck\r\n\r\n"
+                .utf8)
         var sent = 0
         while sent < request.count {
             try wait(socket, for: Int16(POLLOUT), until: deadline, doing: "sending to \(where_)")
-            let written = request[sent...].withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let written = request[sent...].withUnsafeBytes {
+                send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             guard written > 0 else {
                 if written < 0 && (errno == EAGAIN || errno == EINTR) { continue }
                 throw Failure(description: "cannot send to \(where_): \(String(cString: strerror(errno)))")
@@ -95,7 +108,8 @@ package struct HealthProbe: Sendable {
         let head = String(decoding: buffer[..<received], as: UTF8.self)
         let statusLine = String(head.prefix { $0 != "\r" && $0 != "\n" })
         guard statusLine.hasPrefix("HTTP/1.1 200 ") || statusLine.hasPrefix("HTTP/1.0 200 ") else {
-            throw Failure(description: statusLine.isEmpty ? "no answer from \(where_)" : "\(where_) answered \(statusLine)")
+            throw Failure(
+                description: statusLine.isEmpty ? "no answer from \(where_)" : "\(where_) answered \(statusLine)")
         }
         return statusLine
     }

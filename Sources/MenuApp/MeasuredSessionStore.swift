@@ -30,8 +30,10 @@ package final class MeasuredSessionStore: PipelinedSessionStore {
     }
 
     package var figures: Figures {
-        Figures(durableWrites: writes.load(ordering: .relaxed), durableWaitNanoseconds: waitNanoseconds.load(ordering: .relaxed),
-                unavailable: unavailable.load(ordering: .relaxed))
+        Figures(
+            durableWrites: writes.load(ordering: .relaxed),
+            durableWaitNanoseconds: waitNanoseconds.load(ordering: .relaxed),
+            unavailable: unavailable.load(ordering: .relaxed))
     }
 
     package var currentMenu: MenuGeneration { base.currentMenu }
@@ -48,25 +50,33 @@ package final class MeasuredSessionStore: PipelinedSessionStore {
         try counted { () throws(SessionStoreError) in try base.snapshot(of: id, in: menu) }
     }
 
-    package func snapshot(of id: SessionID, in menu: MenuGeneration, atLeast revision: Int) throws(SessionStoreError) -> SessionSnapshot {
+    package func snapshot(of id: SessionID, in menu: MenuGeneration, atLeast revision: Int) throws(SessionStoreError)
+        -> SessionSnapshot
+    {
         try counted { () throws(SessionStoreError) in try base.snapshot(of: id, in: menu, atLeast: revision) }
     }
 
     package func readinessProblem() -> String? { base.readinessProblem() }
 
-    package func apply(_ command: ExpansionCommand, to id: SessionID?, in menu: MenuGeneration,
-                       if condition: RevisionCondition?) throws(SessionStoreError) -> AppliedChange {
+    package func apply(
+        _ command: ExpansionCommand, to id: SessionID?, in menu: MenuGeneration,
+        if condition: RevisionCondition?
+    ) throws(SessionStoreError) -> AppliedChange {
         try timedWrite { () throws(SessionStoreError) in try base.apply(command, to: id, in: menu, if: condition) }
     }
 
-    package func changes(of id: SessionID, since: Int, in menu: MenuGeneration) throws(SessionStoreError) -> SessionChanges {
+    package func changes(of id: SessionID, since: Int, in menu: MenuGeneration) throws(SessionStoreError)
+        -> SessionChanges
+    {
         try counted { () throws(SessionStoreError) in try base.changes(of: id, since: since, in: menu) }
     }
 
     /// Forwards to `base` when it pipelines writes (false otherwise), timed and counted as
     /// ``apply(_:to:in:if:)`` is once the completion reports.
-    package func startApply(_ command: ExpansionCommand, to id: SessionID, in menu: MenuGeneration, if condition: RevisionCondition?,
-                            then completion: @escaping @Sendable (PipelinedWrite) -> Void) -> Bool {
+    package func startApply(
+        _ command: ExpansionCommand, to id: SessionID, in menu: MenuGeneration, if condition: RevisionCondition?,
+        then completion: @escaping @Sendable (PipelinedWrite) -> Void
+    ) -> Bool {
         guard let pipelinedBase else { return false }
         let started = monotonicNanoseconds()
         return pipelinedBase.startApply(command, to: id, in: menu, if: condition) { [self] write in
@@ -85,7 +95,8 @@ package final class MeasuredSessionStore: PipelinedSessionStore {
     package func adopt(_ menu: MenuGeneration) -> SessionRebaseReport { base.adopt(menu) }
 
     /// `body`, a write: timed and counted when it reached the journal (accepted, or refused as unavailable).
-    private func timedWrite<Result>(_ body: () throws(SessionStoreError) -> Result) throws(SessionStoreError) -> Result {
+    private func timedWrite<Result>(_ body: () throws(SessionStoreError) -> Result) throws(SessionStoreError) -> Result
+    {
         let started = monotonicNanoseconds()
         do {
             let result = try counted(body)

@@ -39,10 +39,11 @@ package struct ObservedService: Sendable {
             return .response(finish(&response, request.method, clientID, route: route, started: started))
         case .deferred(let deferred):
             let (method, matched) = (request.method, route)
-            return .deferred(deferred.map { [self] response in
-                var response = response
-                return finish(&response, method, clientID, route: matched, started: started)
-            })
+            return .deferred(
+                deferred.map { [self] response in
+                    var response = response
+                    return finish(&response, method, clientID, route: matched, started: started)
+                })
         }
     }
 
@@ -53,15 +54,18 @@ package struct ObservedService: Sendable {
     }
 
     @inline(__always)
-    private func finish(_ response: inout HTTPResponse, _ method: String, _ clientID: String?, route: Int, started: Int) -> HTTPResponse {
+    private func finish(_ response: inout HTTPResponse, _ method: String, _ clientID: String?, route: Int, started: Int)
+        -> HTTPResponse
+    {
         let id = RequestID(client: clientID) ?? RequestID(madeAt: started)
         response.headers.append((name: "X-Request-Id", value: id.value))
         let elapsed = monotonicNanoseconds() - started
         metrics.record(route: route, status: response.status, nanoseconds: elapsed)
         if let log {
-            log.request(ServerLog.RequestRecord(
-                wallNanoseconds: ServerLog.wallNanoseconds(), method: method, route: route, status: response.status,
-                durationNanoseconds: elapsed, bytes: response.bodyCount, requestID: id.value))
+            log.request(
+                ServerLog.RequestRecord(
+                    wallNanoseconds: ServerLog.wallNanoseconds(), method: method, route: route, status: response.status,
+                    durationNanoseconds: elapsed, bytes: response.bodyCount, requestID: id.value))
         }
         return response
     }

@@ -30,10 +30,13 @@ package struct RedisSessionBackend: SessionBackend {
     package func writeMetrics(to out: inout PrometheusText) {
         guard pipelined else { return }
         let figures = redis.pipelineFigures
-        out.single("menu_redis_pipeline_batches_total", .counter,
-                   help: "Batches of session writes sent to Redis through the write pipeline (--redis-pipeline).", figures.batches)
-        out.single("menu_redis_pipeline_writes_total", .counter,
-                   help: "Session writes those batches carried: divided by the batches, the mean batch.", figures.commands)
+        out.single(
+            "menu_redis_pipeline_batches_total", .counter,
+            help: "Batches of session writes sent to Redis through the write pipeline (--redis-pipeline).",
+            figures.batches)
+        out.single(
+            "menu_redis_pipeline_writes_total", .counter,
+            help: "Session writes those batches carried: divided by the batches, the mean batch.", figures.commands)
     }
 
     package func shutdown() { redis.stop() }

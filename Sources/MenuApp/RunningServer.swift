@@ -1,11 +1,11 @@
 import Foundation
 import HTTPCore
 import HTTPServer
+import MenuModel
 import MenuService
 import MenuSessions
 import MenuSessionsDurable
 import Metrics
-import MenuModel
 import Synchronization
 
 /// A running menu-server: the menu loaded from settings, the session store, the routing service
@@ -35,24 +35,32 @@ package final class RunningServer: Sendable {
     /// With `serverLog`, events go to it (storage messages at `warn`, the rest at `info`), and so
     /// does a line per request; otherwise events go to `log` and requests are not logged.
     /// A part that cannot start throws, and what started before it is stopped again.
-    package init(settings: ServerSettings, log plainLog: @escaping @Sendable (String) -> Void = { _ in },
-                 serverLog: ServerLog? = nil) throws(StartupError) {
+    package init(
+        settings: ServerSettings, log plainLog: @escaping @Sendable (String) -> Void = { _ in },
+        serverLog: ServerLog? = nil
+    ) throws(StartupError) {
         let log = Self.logger(serverLog, .info, otherwise: plainLog)
         let menu: Menu
-        do { menu = try Menu(contentsOfFile: settings.configPath) } catch { throw .invalidConfig(path: settings.configPath, error) }
-        let sessions = try settings.sessionBackend(menu: MenuGeneration(menu), log: Self.logger(serverLog, .warn, otherwise: plainLog))
+        do { menu = try Menu(contentsOfFile: settings.configPath) } catch {
+            throw .invalidConfig(path: settings.configPath, error)
+        }
+        let sessions = try settings.sessionBackend(
+            menu: MenuGeneration(menu), log: Self.logger(serverLog, .warn, otherwise: plainLog))
         let metrics = MenuMetrics()
         let service = Self.service(settings, store: sessions.store, metrics: metrics)
         let listeners: (main: HTTPServer, metrics: HTTPServer?)
         do {
-            listeners = try Self.listen(settings, ObservedService(service: service, metrics: metrics, log: serverLog), metrics: metrics.page)
+            listeners = try Self.listen(
+                settings, ObservedService(service: service, metrics: metrics, log: serverLog), metrics: metrics.page)
         } catch {
             sessions.shutdown()
             throw .cannotListen(error)
         }
         (self.service, self.sessions, self.metrics, self.log) = (service, sessions, metrics, log)
         (http, metricsHTTP, configPath, host) = (listeners.main, listeners.metrics, settings.configPath, settings.host)
-        metrics.attach(MenuMetrics.Sources(service: service, sessions: sessions, servers: [http] + (metricsHTTP.map { [$0] } ?? [])))
+        metrics.attach(
+            MenuMetrics.Sources(
+                service: service, sessions: sessions, servers: [http] + (metricsHTTP.map { [$0] } ?? [])))
         metrics.append { sessions.writeMetrics(to: &$0) }
         if let serverLog {
             metrics.append { serverLog.writeMetrics(to: &$0) }
@@ -60,7 +68,9 @@ package final class RunningServer: Sendable {
         }
         guard settings.watchConfig else { return }
         do {
-            let watcher = try ConfigWatcher(path: settings.configPath) { [weak self] in self?.reloadLogged(reason: "the config file changed") }
+            let watcher = try ConfigWatcher(path: settings.configPath) { [weak self] in
+                self?.reloadLogged(reason: "the config file changed")
+            }
             self.watcher.withLock { $0 = watcher }
         } catch {
             shutdown(gracePeriod: .zero)
@@ -73,15 +83,18 @@ package final class RunningServer: Sendable {
     private static func service(_ settings: ServerSettings, store: any SessionStore, metrics: MenuMetrics) -> MenuAPI {
         MenuAPI(
             store: store, maxLimit: settings.maxLimit, searchSlots: SearchBuildSlots(limit: settings.searchBuilds),
-            sessionRateLimiter: settings.sessionRatePerMinute > 0 ? SessionRateLimiter(perMinute: settings.sessionRatePerMinute) : nil,
+            sessionRateLimiter: settings.sessionRatePerMinute > 0
+                ? SessionRateLimiter(perMinute: settings.sessionRatePerMinute) : nil,
             trustedProxy: settings.trustedProxy, metricsPage: settings.metricsListen == nil ? metrics.page : nil,
             crossOriginPolicy: settings.crossOriginPolicy)
     }
 
     /// The main listener answering through `observed`, and the metrics listener when the settings
     /// name one (the main listener stopped again when that one cannot start).
-    private static func listen(_ settings: ServerSettings, _ observed: ObservedService,
-                               metrics page: MetricsPage) throws(HTTPServerError) -> (main: HTTPServer, metrics: HTTPServer?) {
+    private static func listen(
+        _ settings: ServerSettings, _ observed: ObservedService,
+        metrics page: MetricsPage
+    ) throws(HTTPServerError) -> (main: HTTPServer, metrics: HTTPServer?) {
         var configuration = HTTPServerConfiguration()
         configuration.host = settings.host
         configuration.port = settings.port
@@ -94,7 +107,8 @@ package final class RunningServer: Sendable {
         configuration.connectionMemoryLimit = settings.connectionMemoryLimit
         configuration.listenBacklog = settings.listenBacklog
         configuration.stoppingResponse = observed.service.reject(.serverStopping)
-        let http = try HTTPServer(configuration: configuration, replying: { observed.reply(to: $0) }, rejection: { observed.reject($0) })
+        let http = try HTTPServer(
+            configuration: configuration, replying: { observed.reply(to: $0) }, rejection: { observed.reject($0) })
         do {
             let metricsHTTP = try settings.metricsListen.map { address throws(HTTPServerError) in
                 try MenuMetrics.listener(on: address, page: page, like: configuration)
@@ -119,11 +133,14 @@ package final class RunningServer: Sendable {
             let started = ContinuousClock.now
             let old = service.current.generation.menu.version
             let menu: Menu
-            do throws(MenuConfigError) { menu = try Menu(contentsOfFile: configPath) } catch { throw .invalidConfig(path: configPath, error) }
+            do throws(MenuConfigError) { menu = try Menu(contentsOfFile: configPath) } catch {
+                throw .invalidConfig(path: configPath, error)
+            }
             let loaded = ContinuousClock.now
             guard menu.version != old else {
-                return MenuReload(from: old, to: old, nodeCount: menu.nodeCount, load: loaded - started, install: .zero,
-                                  rebase: .zero, sessions: SessionRebaseReport())
+                return MenuReload(
+                    from: old, to: old, nodeCount: menu.nodeCount, load: loaded - started, install: .zero,
+                    rebase: .zero, sessions: SessionRebaseReport())
             }
             var previous: ServedMenu? = service.current
             let generation = service.install(menu)
@@ -132,8 +149,9 @@ package final class RunningServer: Sendable {
             // The old menu is freed here, not on an HTTP thread (about 10 ms for the 1.1M-node menu):
             // this thread keeps it until the requests that started on it have returned.
             Self.release(&previous)
-            return MenuReload(from: old, to: menu.version, nodeCount: menu.nodeCount, load: loaded - started,
-                              install: installed - loaded, rebase: ContinuousClock.now - installed, sessions: report)
+            return MenuReload(
+                from: old, to: menu.version, nodeCount: menu.nodeCount, load: loaded - started,
+                install: installed - loaded, rebase: ContinuousClock.now - installed, sessions: report)
         }
     }
 
@@ -173,22 +191,27 @@ package final class RunningServer: Sendable {
     }
 
     /// Events at `level` to `serverLog`, or to `plain` without one.
-    private static func logger(_ serverLog: ServerLog?, _ level: LogLevel,
-                               otherwise plain: @escaping @Sendable (String) -> Void) -> @Sendable (String) -> Void {
+    private static func logger(
+        _ serverLog: ServerLog?, _ level: LogLevel,
+        otherwise plain: @escaping @Sendable (String) -> Void
+    ) -> @Sendable (String) -> Void {
         guard let serverLog else { return plain }
         return { serverLog.event(level, $0) }
     }
 
     /// A watch that logs, at most every 10 s, how many sessions were evicted since its last line.
-    private static func evictionNotes(of evictions: @escaping @Sendable () -> Int,
-                                      log: @escaping @Sendable (String) -> Void) -> @Sendable () -> Void {
+    private static func evictionNotes(
+        of evictions: @escaping @Sendable () -> Int,
+        log: @escaping @Sendable (String) -> Void
+    ) -> @Sendable () -> Void {
         let noted = Mutex((evicted: evictions(), at: ContinuousClock.now))
         return {
             let evicted = evictions()
             let line: String? = noted.withLock { last in
                 guard evicted > last.evicted, ContinuousClock.now - last.at >= .seconds(10) else { return nil }
                 defer { last = (evicted, ContinuousClock.now) }
-                return "\(evicted - last.evicted) idle session\(evicted - last.evicted == 1 ? "" : "s") evicted for new ones at --max-sessions or --session-memory "
+                return
+                    "\(evicted - last.evicted) idle session\(evicted - last.evicted == 1 ? "" : "s") evicted for new ones at --max-sessions or --session-memory "
                     + "(\(evicted) since start)"
             }
             if let line { log(line) }
@@ -232,7 +255,8 @@ package struct MenuReload: Sendable {
     /// One line for the log.
     package var summary: String {
         guard changed else { return "config unchanged (version \(to)); nothing to reload" }
-        return "menu reloaded: version \(from) -> \(to), \(nodeCount) nodes; read in \(Self.ms(load)), served after \(Self.ms(install)) more; "
+        return
+            "menu reloaded: version \(from) -> \(to), \(nodeCount) nodes; read in \(Self.ms(load)), served after \(Self.ms(install)) more; "
             + "\(sessions.rebased) session\(sessions.rebased == 1 ? "" : "s") carried over in \(Self.ms(rebase))"
             + (sessions.superseded ? " (a newer reload took over)" : "")
     }

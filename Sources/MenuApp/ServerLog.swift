@@ -71,10 +71,13 @@ package final class ServerLog: Sendable {
         logsRequests = !quiet && level <= .info
         let watchers = watchers
         let ticks = Atomic<Int>(0)
-        queue = BoundedLogQueue(capacity: capacity, descriptor: descriptor, tick: {
-            guard ticks.add(1, ordering: .relaxed).newValue % 50 == 0 else { return }  // every 50 × 20 ms
-            for watch in watchers.list.withLock({ $0 }) { watch() }
-        }) { entry, bytes in
+        queue = BoundedLogQueue(
+            capacity: capacity, descriptor: descriptor,
+            tick: {
+                guard ticks.add(1, ordering: .relaxed).newValue % 50 == 0 else { return }  // every 50 × 20 ms
+                for watch in watchers.list.withLock({ $0 }) { watch() }
+            }
+        ) { entry, bytes in
             Self.write(entry, format: format, to: &bytes)
         }
     }
@@ -109,7 +112,9 @@ package final class ServerLog: Sendable {
 
     /// `menu_log_lines_dropped_total` for a scrape.
     package func writeMetrics(to out: inout PrometheusText) {
-        out.single("menu_log_lines_dropped_total", .counter, help: "Log lines dropped because the log queue was full.", dropped)
+        out.single(
+            "menu_log_lines_dropped_total", .counter, help: "Log lines dropped because the log queue was full.", dropped
+        )
     }
 
     package static func wallNanoseconds() -> Int {
@@ -266,7 +271,9 @@ package final class ServerLog: Sendable {
             case UInt8(ascii: "\\"): bytes.append(contentsOf: [0x5C, 0x5C])
             case 0 ..< 0x20:
                 let hex = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+                bytes.append(contentsOf: [
+                    0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]
+                ])
             default: bytes.append(byte)
             }
         }

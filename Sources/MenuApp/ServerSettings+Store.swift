@@ -26,8 +26,9 @@ extension ServerSettings {
     /// prefix, `--session-memory` for what this instance keeps), the cache's
     /// `--redis-cache-max-age` and `--redis-pipeline`.
     package var redisStoreOptions: RedisStoreOptions {
-        var options = RedisStoreOptions(prefix: redisPrefix, sessionTTL: .seconds(sessionTTLSeconds), redis: RedisOptions(timeout: redisTimeout),
-                                        trackingCache: redisCache, maxChangedGroups: maxChangedGroups, historyLimit: changeHistory)
+        var options = RedisStoreOptions(
+            prefix: redisPrefix, sessionTTL: .seconds(sessionTTLSeconds), redis: RedisOptions(timeout: redisTimeout),
+            trackingCache: redisCache, maxChangedGroups: maxChangedGroups, historyLimit: changeHistory)
         options.cacheMaxAge = .seconds(redisCacheMaxAgeSeconds)
         options.pipelinedWrites = redisPipeline
         options.sessionMemory = sessionMemory
@@ -45,7 +46,8 @@ extension ServerSettings {
     /// Refuses a Redis store together with a data directory: sessions live in one place.
     func checkStoreChoice() throws(SettingsError) {
         guard redisEndpoint != nil, dataDirectory != nil else { return }
-        throw .conflicting("--data-dir (MENU_DATA_DIR)", "a Redis --store (MENU_STORE)",
-                           reason: "sessions are kept either on this disk or in Redis; drop one of them")
+        throw .conflicting(
+            "--data-dir (MENU_DATA_DIR)", "a Redis --store (MENU_STORE)",
+            reason: "sessions are kept either on this disk or in Redis; drop one of them")
     }
 }

@@ -91,9 +91,10 @@ package struct ServerSettings: Sendable, Equatable {
 
     /// The session limits these settings name, as both stores take them.
     package var sessionLimits: SessionLimits {
-        SessionLimits(maxSessions: maxSessions, timeToLive: .seconds(sessionTTLSeconds),
-                      evictionIdle: .seconds(sessionEvictIdleSeconds), maxChangedGroups: maxChangedGroups,
-                      changeHistory: changeHistory, sessionMemory: sessionMemory)
+        SessionLimits(
+            maxSessions: maxSessions, timeToLive: .seconds(sessionTTLSeconds),
+            evictionIdle: .seconds(sessionEvictIdleSeconds), maxChangedGroups: maxChangedGroups,
+            changeHistory: changeHistory, sessionMemory: sessionMemory)
     }
 
     /// One settable option: its flag, environment variable, help text (ending in its default) and
@@ -123,121 +124,227 @@ package struct ServerSettings: Sendable, Equatable {
     private typealias Range = HTTPServerConfiguration.ValidRange
 
     static let options: [Option] = [
-        text("--config", "MENU_CONFIG", "PATH", "menu config JSON", shown: defaults.configPath) { s, v throws(SettingsError) in
+        text("--config", "MENU_CONFIG", "PATH", "menu config JSON", shown: defaults.configPath) {
+            s, v throws(SettingsError) in
             guard !v.isEmpty else { throw .invalidValue(source: "--config", value: v, expected: "a file path") }
             s.configPath = v
         },
-        text("--host", "MENU_HOST", "ADDR", "IP address to listen on; 0.0.0.0 or :: for all", shown: defaults.host) { s, v throws(SettingsError) in
-            guard !v.isEmpty else { throw .invalidValue(source: "--host", value: v, expected: "an IPv4 or IPv6 address") }
+        text("--host", "MENU_HOST", "ADDR", "IP address to listen on; 0.0.0.0 or :: for all", shown: defaults.host) {
+            s, v throws(SettingsError) in
+            guard !v.isEmpty else {
+                throw .invalidValue(source: "--host", value: v, expected: "an IPv4 or IPv6 address")
+            }
             s.host = v
         },
         integer("--port", "MENU_PORT", "port to listen on; 0 picks a free one", Range.port, \.port),
         integer("--threads", "MENU_THREADS", "HTTP threads", Range.threads, \.threads),
-        integer("--max-limit", "MENU_MAX_LIMIT", "largest page a client may ask for", MenuAPI.maxLimitRange, \.maxLimit),
-        integer("--search-builds", "MENU_SEARCH_BUILDS", "uncached searches (filtered views) built at once; another is 429 busy with Retry-After", 1 ... 1024, \.searchBuilds),
-        integer("--max-sessions", "MENU_MAX_SESSIONS", "sessions held at most; then eviction or 429", 1 ... 100_000_000, \.maxSessions),
-        integer("--session-ttl", "MENU_SESSION_TTL", "seconds a session may stay idle before it expires", 1 ... 10 * 365 * 86400, \.sessionTTLSeconds),
-        integer("--session-evict-idle", "MENU_SESSION_EVICT_IDLE", "seconds idle after which, at --max-sessions, the least recently used session is evicted for a new one", 0 ... 10 * 365 * 86400, \.sessionEvictIdleSeconds),
-        integer("--max-changed-groups", "MENU_MAX_CHANGED_GROUPS", "groups one session may change from the default; then 409", 1 ... 100_000_000, \.maxChangedGroups),
-        integer("--change-history", "MENU_CHANGE_HISTORY", "splices each session keeps for GET /changes (12 bytes each); an older since is 410", SessionLimits.changeHistoryRange, \.changeHistory),
-        size("--session-memory", "MENU_SESSION_MEMORY",
-             "bytes all sessions may hold (K, M, G, T: binary units); then the least recently used idle ones are evicted, else 429; one session may hold a 64th of it (at most 16M), else 409",
-             SessionLimits.sessionMemoryRange, \.sessionMemory),
-        integer("--session-rate", "MENU_SESSION_RATE", "sessions one client address may create a minute; then 429; 0 = no limit", 0 ... 1_000_000, \.sessionRatePerMinute),
-        text("--trusted-proxy", "MENU_TRUSTED_PROXY", "ADDR", "the proxy whose X-Forwarded-For names the client for --session-rate", shown: "none") { s, v throws(SettingsError) in
-            guard let address = IPAddress(v) else { throw .invalidValue(source: "--trusted-proxy", value: v, expected: "an IPv4 or IPv6 address") }
+        integer(
+            "--max-limit", "MENU_MAX_LIMIT", "largest page a client may ask for", MenuAPI.maxLimitRange, \.maxLimit),
+        integer(
+            "--search-builds", "MENU_SEARCH_BUILDS",
+            "uncached searches (filtered views) built at once; another is 429 busy with Retry-After", 1 ... 1024,
+            \.searchBuilds),
+        integer(
+            "--max-sessions", "MENU_MAX_SESSIONS", "sessions held at most; then eviction or 429", 1 ... 100_000_000,
+            \.maxSessions),
+        integer(
+            "--session-ttl", "MENU_SESSION_TTL", "seconds a session may stay idle before it expires",
+            1 ... 10 * 365 * 86400, \.sessionTTLSeconds),
+        integer(
+            "--session-evict-idle", "MENU_SESSION_EVICT_IDLE",
+            "seconds idle after which, at --max-sessions, the least recently used session is evicted for a new one",
+            0 ... 10 * 365 * 86400, \.sessionEvictIdleSeconds),
+        integer(
+            "--max-changed-groups", "MENU_MAX_CHANGED_GROUPS",
+            "groups one session may change from the default; then 409", 1 ... 100_000_000, \.maxChangedGroups),
+        integer(
+            "--change-history", "MENU_CHANGE_HISTORY",
+            "splices each session keeps for GET /changes (12 bytes each); an older since is 410",
+            SessionLimits.changeHistoryRange, \.changeHistory),
+        size(
+            "--session-memory", "MENU_SESSION_MEMORY",
+            "bytes all sessions may hold (K, M, G, T: binary units); then the least recently used idle ones are evicted, else 429; one session may hold a 64th of it (at most 16M), else 409",
+            SessionLimits.sessionMemoryRange, \.sessionMemory),
+        integer(
+            "--session-rate", "MENU_SESSION_RATE",
+            "sessions one client address may create a minute; then 429; 0 = no limit", 0 ... 1_000_000,
+            \.sessionRatePerMinute),
+        text(
+            "--trusted-proxy", "MENU_TRUSTED_PROXY", "ADDR",
+            "the proxy whose X-Forwarded-For names the client for --session-rate", shown: "none"
+        ) { s, v throws(SettingsError) in
+            guard let address = IPAddress(v) else {
+                throw .invalidValue(source: "--trusted-proxy", value: v, expected: "an IPv4 or IPv6 address")
+            }
             s.trustedProxy = address
         },
-        integer("--max-connections", "MENU_MAX_CONNECTIONS", "open connections at most", Range.connectionLimit, \.maxConnections),
-        integer("--per-ip-connections", "MENU_PER_IP_CONNECTIONS", "open connections per client IP; 0 = no limit", Range.perIPConnectionLimit, \.perIPConnections),
-        integer("--connection-timeout", "MENU_CONNECTION_TIMEOUT", "seconds an idle connection is kept", Range.connectionTimeoutSeconds, \.connectionTimeoutSeconds),
-        integer("--header-timeout", "MENU_HEADER_TIMEOUT", "seconds a request's line and headers may take, and then its body, however slowly they arrive", Range.headerTimeoutSeconds, \.headerTimeoutSeconds),
-        integer("--connection-memory", "MENU_CONNECTION_MEMORY", "bytes per connection for request line and headers; more gets 431/414", Range.connectionMemoryLimit, \.connectionMemoryLimit),
-        integer("--listen-backlog", "MENU_LISTEN_BACKLOG", "pending connections the kernel queues", Range.listenBacklog, \.listenBacklog),
-        text("--data-dir", "MENU_DATA_DIR", "DIR", "keep sessions on disk in DIR, an existing directory; none keeps them in memory only", shown: "none") { s, v throws(SettingsError) in
+        integer(
+            "--max-connections", "MENU_MAX_CONNECTIONS", "open connections at most", Range.connectionLimit,
+            \.maxConnections),
+        integer(
+            "--per-ip-connections", "MENU_PER_IP_CONNECTIONS", "open connections per client IP; 0 = no limit",
+            Range.perIPConnectionLimit, \.perIPConnections),
+        integer(
+            "--connection-timeout", "MENU_CONNECTION_TIMEOUT", "seconds an idle connection is kept",
+            Range.connectionTimeoutSeconds, \.connectionTimeoutSeconds),
+        integer(
+            "--header-timeout", "MENU_HEADER_TIMEOUT",
+            "seconds a request's line and headers may take, and then its body, however slowly they arrive",
+            Range.headerTimeoutSeconds, \.headerTimeoutSeconds),
+        integer(
+            "--connection-memory", "MENU_CONNECTION_MEMORY",
+            "bytes per connection for request line and headers; more gets 431/414", Range.connectionMemoryLimit,
+            \.connectionMemoryLimit),
+        integer(
+            "--listen-backlog", "MENU_LISTEN_BACKLOG", "pending connections the kernel queues", Range.listenBacklog,
+            \.listenBacklog),
+        text(
+            "--data-dir", "MENU_DATA_DIR", "DIR",
+            "keep sessions on disk in DIR, an existing directory; none keeps them in memory only", shown: "none"
+        ) { s, v throws(SettingsError) in
             guard !v.isEmpty else { throw .invalidValue(source: "--data-dir", value: v, expected: "a directory path") }
             s.dataDirectory = v
         },
-        text("--store", "MENU_STORE", "STORE", "memory, or redis://[:PASSWORD@]HOST:PORT[/DB] or redis+unix:///PATH[?db=N]: keep sessions in that Redis, shared by every instance on it (not with --data-dir)",
-             shown: "memory") { s, v throws(SettingsError) in
+        text(
+            "--store", "MENU_STORE", "STORE",
+            "memory, or redis://[:PASSWORD@]HOST:PORT[/DB] or redis+unix:///PATH[?db=N]: keep sessions in that Redis, shared by every instance on it (not with --data-dir)",
+            shown: "memory"
+        ) { s, v throws(SettingsError) in
             guard v != "memory" else { return s.store = .memory }
-            do throws(RedisEndpointError) { s.store = .redis(try RedisEndpoint(parsing: v)) } catch { throw .invalidURL(source: "--store", error.description) }
+            do throws(RedisEndpointError) { s.store = .redis(try RedisEndpoint(parsing: v)) } catch {
+                throw .invalidURL(source: "--store", error.description)
+            }
         },
-        text("--redis-prefix", "MENU_REDIS_PREFIX", "PREFIX", "what every Redis key of the store starts with", shown: defaults.redisPrefix) { s, v throws(SettingsError) in
-            guard !v.isEmpty, !v.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.value < 0x20 || $0.value == 0x7F }) else {
-                throw .invalidValue(source: "--redis-prefix", value: v, expected: "a non-empty key prefix without spaces or control characters, such as menu: or shop1:menu:")
+        text(
+            "--redis-prefix", "MENU_REDIS_PREFIX", "PREFIX", "what every Redis key of the store starts with",
+            shown: defaults.redisPrefix
+        ) { s, v throws(SettingsError) in
+            guard !v.isEmpty,
+                !v.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.value < 0x20 || $0.value == 0x7F })
+            else {
+                throw .invalidValue(
+                    source: "--redis-prefix", value: v,
+                    expected:
+                        "a non-empty key prefix without spaces or control characters, such as menu: or shop1:menu:")
             }
             s.redisPrefix = v
         },
-        integer("--redis-timeout", "MENU_REDIS_TIMEOUT", "milliseconds a Redis connect or command may take; then the request answers 503", 1 ... 60_000, \.redisTimeoutMilliseconds),
-        text("--redis-cache", "MENU_REDIS_CACHE", "on|off", "keep sessions read from Redis in memory, invalidated by Redis when another instance writes them", shown: "on") { s, v throws(SettingsError) in
+        integer(
+            "--redis-timeout", "MENU_REDIS_TIMEOUT",
+            "milliseconds a Redis connect or command may take; then the request answers 503", 1 ... 60_000,
+            \.redisTimeoutMilliseconds),
+        text(
+            "--redis-cache", "MENU_REDIS_CACHE", "on|off",
+            "keep sessions read from Redis in memory, invalidated by Redis when another instance writes them",
+            shown: "on"
+        ) { s, v throws(SettingsError) in
             switch v {
             case "on": s.redisCache = true
             case "off": s.redisCache = false
             default: throw .invalidValue(source: "--redis-cache", value: v, expected: "on or off")
             }
         },
-        text("--redis-pipeline", "MENU_REDIS_PIPELINE", "on|off",
-             "send writes to Redis without holding an HTTP thread for the round trip, batched with the writes of other requests", shown: "on") { s, v throws(SettingsError) in
+        text(
+            "--redis-pipeline", "MENU_REDIS_PIPELINE", "on|off",
+            "send writes to Redis without holding an HTTP thread for the round trip, batched with the writes of other requests",
+            shown: "on"
+        ) { s, v throws(SettingsError) in
             switch v {
             case "on": s.redisPipeline = true
             case "off": s.redisPipeline = false
             default: throw .invalidValue(source: "--redis-pipeline", value: v, expected: "on or off")
             }
         },
-        integer("--redis-cache-max-age", "MENU_REDIS_CACHE_MAX_AGE",
-                "seconds a cached session is served before it is read from Redis again: how long a copy could be stale should Redis drop the connection tracking it unnoticed",
-                1 ... 86_400, \.redisCacheMaxAgeSeconds),
-        text("--fsync", "MENU_FSYNC", "POLICY", "always|everysec|no: when session changes are flushed to disk", shown: defaults.fsync.rawValue) { s, v throws(SettingsError) in
-            guard let policy = FsyncPolicy(rawValue: v) else { throw .invalidValue(source: "--fsync", value: v, expected: "always, everysec or no") }
+        integer(
+            "--redis-cache-max-age", "MENU_REDIS_CACHE_MAX_AGE",
+            "seconds a cached session is served before it is read from Redis again: how long a copy could be stale should Redis drop the connection tracking it unnoticed",
+            1 ... 86_400, \.redisCacheMaxAgeSeconds),
+        text(
+            "--fsync", "MENU_FSYNC", "POLICY", "always|everysec|no: when session changes are flushed to disk",
+            shown: defaults.fsync.rawValue
+        ) { s, v throws(SettingsError) in
+            guard let policy = FsyncPolicy(rawValue: v) else {
+                throw .invalidValue(source: "--fsync", value: v, expected: "always, everysec or no")
+            }
             s.fsync = policy
         },
-        text("--watch-config", "MENU_WATCH_CONFIG", "yes|no", "also reload the menu when the --config file changes, as on SIGHUP", shown: "no") { s, v throws(SettingsError) in
+        text(
+            "--watch-config", "MENU_WATCH_CONFIG", "yes|no",
+            "also reload the menu when the --config file changes, as on SIGHUP", shown: "no"
+        ) { s, v throws(SettingsError) in
             switch v {
             case "yes": s.watchConfig = true
             case "no": s.watchConfig = false
             default: throw .invalidValue(source: "--watch-config", value: v, expected: "yes or no")
             }
         },
-        integer("--store-timeout", "MENU_STORE_TIMEOUT", "seconds a session write may wait for the disk before it answers 503", 1 ... 3600, \.storeTimeoutSeconds),
-        text("--metrics-listen", "MENU_METRICS_LISTEN", "ADDR:PORT", "serve GET /metrics on a listener of its own at this address instead of on the main port", shown: "none") { s, v throws(SettingsError) in
+        integer(
+            "--store-timeout", "MENU_STORE_TIMEOUT",
+            "seconds a session write may wait for the disk before it answers 503", 1 ... 3600, \.storeTimeoutSeconds),
+        text(
+            "--metrics-listen", "MENU_METRICS_LISTEN", "ADDR:PORT",
+            "serve GET /metrics on a listener of its own at this address instead of on the main port", shown: "none"
+        ) { s, v throws(SettingsError) in
             guard let address = ListenAddress(v) else {
-                throw .invalidValue(source: "--metrics-listen", value: v, expected: "ADDR:PORT, an IP address and a port from 0 to 65535 ([::1]:9090 for IPv6)")
+                throw .invalidValue(
+                    source: "--metrics-listen", value: v,
+                    expected: "ADDR:PORT, an IP address and a port from 0 to 65535 ([::1]:9090 for IPv6)")
             }
             s.metricsListen = address
         },
-        text("--log-format", "MENU_LOG_FORMAT", "FORMAT", "text|json: how log lines on standard error look", shown: defaults.logFormat.rawValue) { s, v throws(SettingsError) in
-            guard let format = LogFormat(rawValue: v) else { throw .invalidValue(source: "--log-format", value: v, expected: "text or json") }
+        text(
+            "--log-format", "MENU_LOG_FORMAT", "FORMAT", "text|json: how log lines on standard error look",
+            shown: defaults.logFormat.rawValue
+        ) { s, v throws(SettingsError) in
+            guard let format = LogFormat(rawValue: v) else {
+                throw .invalidValue(source: "--log-format", value: v, expected: "text or json")
+            }
             s.logFormat = format
         },
-        text("--log-level", "MENU_LOG_LEVEL", "LEVEL", "debug|info|warn|error: the least severe lines written (requests are info)", shown: defaults.logLevel.rawValue) { s, v throws(SettingsError) in
-            guard let level = LogLevel(rawValue: v) else { throw .invalidValue(source: "--log-level", value: v, expected: "debug, info, warn or error") }
+        text(
+            "--log-level", "MENU_LOG_LEVEL", "LEVEL",
+            "debug|info|warn|error: the least severe lines written (requests are info)",
+            shown: defaults.logLevel.rawValue
+        ) { s, v throws(SettingsError) in
+            guard let level = LogLevel(rawValue: v) else {
+                throw .invalidValue(source: "--log-level", value: v, expected: "debug, info, warn or error")
+            }
             s.logLevel = level
         },
-        Option(flag: "--quiet", environment: "MENU_QUIET", placeholder: "", help: "no line per request (MENU_QUIET=yes|no) (default no)", integer: nil,
-               isSwitch: true) { s, v throws(SettingsError) in
+        Option(
+            flag: "--quiet", environment: "MENU_QUIET", placeholder: "",
+            help: "no line per request (MENU_QUIET=yes|no) (default no)", integer: nil,
+            isSwitch: true
+        ) { s, v throws(SettingsError) in
             switch v {
             case "yes": s.quiet = true
             case "no": s.quiet = false
             default: throw .invalidValue(source: "--quiet", value: v, expected: "yes or no")
             }
         },
-        corsOrigin,
+        corsOrigin
     ]
 
     /// `--cors-origin`: repeatable, each value one origin or several separated by commas (as the
     /// environment variable takes them); `*` lets any origin read.
     private static let corsOrigin: Option = {
-        var option = text("--cors-origin", "MENU_CORS_ORIGIN", "ORIGIN",
-                          "let a web app on ORIGIN (scheme://host[:port]) call the API from a browser; repeatable or comma-separated; * lets any origin read (GET, HEAD) but not write",
-                          shown: "none") { s, v throws(SettingsError) in
+        var option = text(
+            "--cors-origin", "MENU_CORS_ORIGIN", "ORIGIN",
+            "let a web app on ORIGIN (scheme://host[:port]) call the API from a browser; repeatable or comma-separated; * lets any origin read (GET, HEAD) but not write",
+            shown: "none"
+        ) { s, v throws(SettingsError) in
             let values = v.split(separator: ",").map(CrossOriginPolicy.trimmed).filter { !$0.isEmpty }
-            guard !values.isEmpty else { throw .invalidValue(source: "--cors-origin", value: v, expected: "an origin such as http://localhost:3000, or *") }
+            guard !values.isEmpty else {
+                throw .invalidValue(
+                    source: "--cors-origin", value: v, expected: "an origin such as http://localhost:3000, or *")
+            }
             for value in values {
                 do throws(CrossOriginPolicyError) {
                     if value != "*" { _ = try CrossOriginPolicy.serializedOrigin(value) }
                 } catch {
-                    throw .invalidValue(source: "--cors-origin", value: value, expected: "an origin, scheme://host[:port] (\(error.reason))")
+                    throw .invalidValue(
+                        source: "--cors-origin", value: value,
+                        expected: "an origin, scheme://host[:port] (\(error.reason))")
                 }
                 if !s.corsOrigins.contains(value) { s.corsOrigins.append(value) }
             }
@@ -247,23 +354,31 @@ package struct ServerSettings: Sendable, Equatable {
     }()
 
     /// An option whose value is text; `shown` is its default as `--help` prints it.
-    private static func text(_ flag: String, _ environment: String, _ placeholder: String, _ help: String, shown: String,
-                             _ apply: @escaping @Sendable (inout ServerSettings, String) throws(SettingsError) -> Void) -> Option {
-        Option(flag: flag, environment: environment, placeholder: placeholder, help: help + " (default \(shown))",
-               integer: nil, apply: apply)
+    private static func text(
+        _ flag: String, _ environment: String, _ placeholder: String, _ help: String, shown: String,
+        _ apply: @escaping @Sendable (inout ServerSettings, String) throws(SettingsError) -> Void
+    ) -> Option {
+        Option(
+            flag: flag, environment: environment, placeholder: placeholder, help: help + " (default \(shown))",
+            integer: nil, apply: apply)
     }
 
     /// An integer option: decimal digits only, within `range`; its help ends in the field's default.
-    private static func integer(_ flag: String, _ environment: String, _ help: String, _ range: ClosedRange<Int>,
-                                _ field: any WritableKeyPath<ServerSettings, Int> & Sendable) -> Option {
+    private static func integer(
+        _ flag: String, _ environment: String, _ help: String, _ range: ClosedRange<Int>,
+        _ field: any WritableKeyPath<ServerSettings, Int> & Sendable
+    ) -> Option {
         let value = defaults[keyPath: field]
         let days = value >= 86400 && value % 86400 == 0 ? ", \(value / 86400) days" : ""
-        return Option(flag: flag, environment: environment, placeholder: "N", help: help + " (default \(value)\(days))",
-                      integer: IntegerField(range: range, field: field)) { settings, text throws(SettingsError) in
+        return Option(
+            flag: flag, environment: environment, placeholder: "N", help: help + " (default \(value)\(days))",
+            integer: IntegerField(range: range, field: field)
+        ) { settings, text throws(SettingsError) in
             guard text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
-                  let value = Int(text), range.contains(value)
+                let value = Int(text), range.contains(value)
             else {
-                throw .invalidValue(source: flag, value: text, expected: "an integer from \(range.lowerBound) to \(range.upperBound)")
+                throw .invalidValue(
+                    source: flag, value: text, expected: "an integer from \(range.lowerBound) to \(range.upperBound)")
             }
             settings[keyPath: field] = value
         }
@@ -271,13 +386,21 @@ package struct ServerSettings: Sendable, Equatable {
 
     /// A byte-size option: decimal digits, optionally followed by `K`, `M`, `G` or `T` (powers of
     /// 1024), within `range`; its help ends in the field's default, written the same way.
-    private static func size(_ flag: String, _ environment: String, _ help: String, _ range: ClosedRange<Int>,
-                             _ field: any WritableKeyPath<ServerSettings, Int> & Sendable) -> Option {
-        Option(flag: flag, environment: environment, placeholder: "SIZE", help: help + " (default \(ByteSize.text(of: defaults[keyPath: field])))",
-               integer: nil) { settings, text throws(SettingsError) in
+    private static func size(
+        _ flag: String, _ environment: String, _ help: String, _ range: ClosedRange<Int>,
+        _ field: any WritableKeyPath<ServerSettings, Int> & Sendable
+    ) -> Option {
+        Option(
+            flag: flag, environment: environment, placeholder: "SIZE",
+            help: help + " (default \(ByteSize.text(of: defaults[keyPath: field])))",
+            integer: nil
+        ) { settings, text throws(SettingsError) in
             guard let value = ByteSize.parse(text), range.contains(value) else {
-                throw .invalidValue(source: flag, value: text,
-                                    expected: "a size from \(ByteSize.text(of: range.lowerBound)) to \(ByteSize.text(of: range.upperBound)): digits, optionally followed by K, M, G or T (such as 256M)")
+                throw .invalidValue(
+                    source: flag, value: text,
+                    expected:
+                        "a size from \(ByteSize.text(of: range.lowerBound)) to \(ByteSize.text(of: range.upperBound)): digits, optionally followed by K, M, G or T (such as 256M)"
+                )
             }
             settings[keyPath: field] = value
         }
@@ -346,7 +469,11 @@ package struct ServerSettings: Sendable, Equatable {
     }
 
     package static var usage: String {
-        var lines = ["usage: menu-server [options]", "", "Serves a tree-shaped menu as a flat, expandable table of rows over HTTP.", "", "options (each also an environment variable; the flag wins):"]
+        var lines = [
+            "usage: menu-server [options]", "",
+            "Serves a tree-shaped menu as a flat, expandable table of rows over HTTP.", "",
+            "options (each also an environment variable; the flag wins):"
+        ]
         for option in options {
             let left = "  \(option.flag) \(option.placeholder)"
             lines.append(left.padding(toLength: 30) + option.help + "  [\(option.environment)]")
@@ -354,7 +481,8 @@ package struct ServerSettings: Sendable, Equatable {
         lines.append("  --help".padding(toLength: 30) + "print this help")
         lines.append("  --version".padding(toLength: 30) + "print the version")
         lines.append("")
-        lines.append("menu-server healthcheck [options]: GET /healthz of the server the same options and variables describe")
+        lines.append(
+            "menu-server healthcheck [options]: GET /healthz of the server the same options and variables describe")
         lines.append("(a wildcard --host is asked on loopback); exits 0 when it answers 200 within 2 s, 1 otherwise.")
         return lines.joined(separator: "\n")
     }
@@ -374,8 +502,9 @@ package struct ListenAddress: Sendable, Equatable {
         var host = String(text[..<colon])
         let port = text[text.index(after: colon)...]
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        guard IPAddress(host) != nil, !port.isEmpty, port.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
-              let number = Int(port), HTTPServerConfiguration.ValidRange.port.contains(number)
+        guard IPAddress(host) != nil, !port.isEmpty,
+            port.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+            let number = Int(port), HTTPServerConfiguration.ValidRange.port.contains(number)
         else { return nil }
         self.host = host
         self.port = number
@@ -397,9 +526,11 @@ package enum SettingsError: Error, Sendable, Equatable, CustomStringConvertible 
         switch self {
         case .unknownFlag(let flag): "unknown option \(flag); see --help"
         case .missingValue(let flag): "\(flag) needs a value; see --help"
-        case .invalidValue(let source, let value, let expected): "invalid value \"\(value)\" for \(source): expected \(expected)"
+        case .invalidValue(let source, let value, let expected):
+            "invalid value \"\(value)\" for \(source): expected \(expected)"
         case .invalidURL(let source, let problem): "\(source): \(problem)"
-        case .conflicting(let first, let second, let reason): "\(first) and \(second) cannot be used together: \(reason)"
+        case .conflicting(let first, let second, let reason):
+            "\(first) and \(second) cannot be used together: \(reason)"
         }
     }
 }

@@ -40,7 +40,9 @@ extension SessionBackend {
 extension ServerSettings {
     /// The backend these settings name: a data directory (`--data-dir`), a Redis server
     /// (`--store redis://…`), or this process's memory; its store serves `menu` first.
-    package func sessionBackend(menu: MenuGeneration, log: @escaping @Sendable (String) -> Void) throws(StartupError) -> any SessionBackend {
+    package func sessionBackend(menu: MenuGeneration, log: @escaping @Sendable (String) -> Void) throws(StartupError)
+        -> any SessionBackend
+    {
         if let directory = dataDirectory {
             return try DurableSessionBackend(directory: directory, settings: self, menu: menu, log: log)
         }

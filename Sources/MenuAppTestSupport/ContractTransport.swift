@@ -61,13 +61,17 @@ package final class ContractServer: Sendable {
 package protocol ContractClient: Sendable {
     /// Sends `method target` (with `X-Session-Id: sessionID` when given, and `body` as JSON when
     /// given) and returns the answer.
-    func exchange(_ method: String, _ target: String, session sessionID: String?,
-                  headers: [(String, String)], body: [UInt8]?) async throws -> LiveResponse
+    func exchange(
+        _ method: String, _ target: String, session sessionID: String?,
+        headers: [(String, String)], body: [UInt8]?
+    ) async throws -> LiveResponse
 }
 
 extension ContractClient {
-    package func send(_ method: String, _ target: String, session sessionID: String? = nil,
-              headers: [(String, String)] = [], body: [UInt8]? = nil) async throws -> LiveResponse {
+    package func send(
+        _ method: String, _ target: String, session sessionID: String? = nil,
+        headers: [(String, String)] = [], body: [UInt8]? = nil
+    ) async throws -> LiveResponse {
         try await exchange(method, target, session: sessionID, headers: headers, body: body)
     }
 
@@ -80,7 +84,8 @@ extension ContractClient {
     }
 
     package func setExpansion(_ id: String, _ isExpanded: Bool, session: String? = nil) async throws -> LiveResponse {
-        try await send("PUT", "/groups/\(id)/expansion", session: session, body: Array("{\"isExpanded\":\(isExpanded)}".utf8))
+        try await send(
+            "PUT", "/groups/\(id)/expansion", session: session, body: Array("{\"isExpanded\":\(isExpanded)}".utf8))
     }
 
     /// POST /sessions, checked, returning the new id.
@@ -99,17 +104,22 @@ extension ContractClient {
 package struct InProcessClient: ContractClient {
     package let service: MenuAPI
 
-    package func exchange(_ method: String, _ target: String, session sessionID: String?,
-                  headers: [(String, String)], body: [UInt8]?) async throws -> LiveResponse {
+    package func exchange(
+        _ method: String, _ target: String, session sessionID: String?,
+        headers: [(String, String)], body: [UInt8]?
+    ) async throws -> LiveResponse {
         var fields = headers.map { (name: $0.0, value: $0.1) }
         if let sessionID { fields.append((name: "X-Session-Id", value: sessionID)) }
         if body != nil { fields.append((name: "Content-Type", value: "application/json")) }
         let (path, query) = try Self.split(target)
-        let response = service.respond(to: HTTPRequest(method: method, path: path, query: query, headers: fields,
-                                                       body: body ?? []))
+        let response = service.respond(
+            to: HTTPRequest(
+                method: method, path: path, query: query, headers: fields,
+                body: body ?? []))
         let body = response.body
-        return LiveResponse(status: response.status,
-                            headers: response.headers + [(name: "Content-Length", value: String(body.count))], body: body)
+        return LiveResponse(
+            status: response.status,
+            headers: response.headers + [(name: "Content-Length", value: String(body.count))], body: body)
     }
 
     /// `/path?a=1&b` as the path and the arguments `a=1` and `b` (no value), percent-decoded.
@@ -129,7 +139,10 @@ package struct InProcessClient: ContractClient {
         var bytes: [UInt8] = []
         var rest = Array(text.utf8)[...]
         while let byte = rest.popFirst() {
-            guard byte == UInt8(ascii: "%") else { bytes.append(byte); continue }
+            guard byte == UInt8(ascii: "%") else {
+                bytes.append(byte)
+                continue
+            }
             guard rest.count >= 2, let value = UInt8(String(decoding: rest.prefix(2), as: UTF8.self), radix: 16) else {
                 throw LiveError("bad percent escape in \(text)")
             }

@@ -34,17 +34,21 @@ package func liveChildEnvironment() -> [String: String] {
 
 /// Runs `executable` with `arguments` to completion (at most `timeoutSeconds`) in the package
 /// root, capturing both streams; `environment` is added to ``liveChildEnvironment()``.
-package func liveRun(_ executable: URL, _ arguments: [String], environment: [String: String] = [:],
-                     timeoutSeconds: Double = 30) throws -> LiveExit {
+package func liveRun(
+    _ executable: URL, _ arguments: [String], environment: [String: String] = [:],
+    timeoutSeconds: Double = 30
+) throws -> LiveExit {
     let outcome = try ChildProcess.run(
-        executable: executable.path, arguments: arguments, environment: liveChildEnvironment().merging(environment) { $1 },
+        executable: executable.path, arguments: arguments,
+        environment: liveChildEnvironment().merging(environment) { $1 },
         workingDirectory: LivePaths.packageRoot.path, timeout: .milliseconds(Int(timeoutSeconds * 1000)))
     guard outcome.exitedOnItsOwn else {
         throw LiveError("\(executable.lastPathComponent) \(arguments) did not exit within \(timeoutSeconds) s")
     }
-    return LiveExit(termination: outcome.termination,
-                    stdout: String(decoding: outcome.standardOutput, as: UTF8.self),
-                    stderr: String(decoding: outcome.standardError, as: UTF8.self))
+    return LiveExit(
+        termination: outcome.termination,
+        stdout: String(decoding: outcome.standardOutput, as: UTF8.self),
+        stderr: String(decoding: outcome.standardError, as: UTF8.self))
 }
 
 /// A `menu-server` child process started with `--port 0`, its port read from its first stdout line.
@@ -59,7 +63,9 @@ package final class LiveChildServer {
 
     /// Starts `executable` (the built menu-server when nil) with `arguments`, which must include
     /// `--port 0`, and reads its port from the listening line (waited for at most 60 s).
-    package init(arguments: [String] = ["--port", "0", "--config", LivePaths.menuConfig], executable: String? = nil) throws {
+    package init(arguments: [String] = ["--port", "0", "--config", LivePaths.menuConfig], executable: String? = nil)
+        throws
+    {
         process = try ChildProcess(
             executable: try executable ?? LivePaths.executable().path, arguments: arguments,
             environment: liveChildEnvironment(), workingDirectory: LivePaths.packageRoot.path,

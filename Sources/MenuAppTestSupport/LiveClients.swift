@@ -26,8 +26,10 @@ package final class LiveHTTPClient: ContractClient {
 
     deinit { session.invalidateAndCancel() }
 
-    package func exchange(_ method: String, _ target: String, session sessionID: String?,
-                  headers: [(String, String)], body: [UInt8]?) async throws -> LiveResponse {
+    package func exchange(
+        _ method: String, _ target: String, session sessionID: String?,
+        headers: [(String, String)], body: [UInt8]?
+    ) async throws -> LiveResponse {
         guard let url = URL(string: baseURL + target) else { throw LiveError("bad URL \(baseURL + target)") }
         var request = URLRequest(url: url)
         request.httpMethod = method
@@ -38,7 +40,9 @@ package final class LiveHTTPClient: ContractClient {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
         let (data, response) = try await session.data(for: request)
-        guard let http = response as? HTTPURLResponse else { throw LiveError("not an HTTP response for \(method) \(target)") }
+        guard let http = response as? HTTPURLResponse else {
+            throw LiveError("not an HTTP response for \(method) \(target)")
+        }
         let fields = http.allHeaderFields.compactMap { key, value -> (name: String, value: String)? in
             guard let name = key as? String else { return nil }
             return (name: name, value: "\(value)")
@@ -57,19 +61,24 @@ package final class LiveRawConnection {
     package var port: Int { raw.port }
 
     package init(port: Int, receiveTimeoutSeconds: Int = 15) throws {
-        raw = try RawHTTPConnection(port: port, receiveTimeoutSeconds: receiveTimeoutSeconds,
-                                    sendTimeoutSeconds: receiveTimeoutSeconds)
+        raw = try RawHTTPConnection(
+            port: port, receiveTimeoutSeconds: receiveTimeoutSeconds,
+            sendTimeoutSeconds: receiveTimeoutSeconds)
     }
 
     package func send(_ bytes: [UInt8]) throws { try raw.sendBytes(bytes) }
 
     /// Sends one request with `Host` and, when there is a body, `Content-Length`.
-    package func sendRequest(_ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8] = []) throws {
+    package func sendRequest(_ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8] = [])
+        throws
+    {
         try raw.sendRequest(method, target, headers: headers, body: body)
     }
 
     /// Sends one request and reads its response.
-    package func request(_ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8] = []) throws -> LiveResponse {
+    package func request(_ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8] = [])
+        throws -> LiveResponse
+    {
         try sendRequest(method, target, headers: headers, body: body)
         return try readResponse(requestWasHEAD: method == "HEAD")
     }
@@ -80,7 +89,8 @@ package final class LiveRawConnection {
         guard response.version == "HTTP/1.1" else {
             throw LiveError("bad status line \(response.head.prefix { $0 != "\r" })")
         }
-        return LiveResponse(status: response.status, headers: response.headers, body: response.body, head: response.head)
+        return LiveResponse(
+            status: response.status, headers: response.headers, body: response.body, head: response.head)
     }
 
     /// True when the server has closed the connection (end of stream within `seconds`, a bound on

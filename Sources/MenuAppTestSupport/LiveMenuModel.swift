@@ -34,9 +34,11 @@ package struct LiveMenuModel: Sendable {
     private mutating func add(_ item: LiveJSON, depth: Int) -> Int {
         let index = nodes.count
         let items = item["items"]?.arrayValue
-        nodes.append(Node(id: item["id"]?.stringValue ?? "", title: item["title"]?.stringValue ?? "", depth: depth,
-                          children: items.map { _ in [] }, defaultExpanded: item["expanded"]?.boolValue ?? false,
-                          attributes: item["attributes"]?.objectValue))
+        nodes.append(
+            Node(
+                id: item["id"]?.stringValue ?? "", title: item["title"]?.stringValue ?? "", depth: depth,
+                children: items.map { _ in [] }, defaultExpanded: item["expanded"]?.boolValue ?? false,
+                attributes: item["attributes"]?.objectValue))
         if let items {
             let children = items.map { add($0, depth: depth + 1) }
             nodes[index].children = children
@@ -60,10 +62,12 @@ package struct LiveMenuModel: Sendable {
         func visit(_ node: Int, parent: String?) {
             let n = nodes[node]
             let row = rows.count
-            rows.append(LiveRow(index: row, id: n.id, title: n.title, depth: n.depth, isGroup: n.children != nil,
-                                isExpanded: n.children == nil ? nil : state.expanded[node],
-                                childCount: n.children?.count, attributes: n.attributes, parentId: parent,
-                                visibleDescendantCount: n.children == nil ? nil : 0))
+            rows.append(
+                LiveRow(
+                    index: row, id: n.id, title: n.title, depth: n.depth, isGroup: n.children != nil,
+                    isExpanded: n.children == nil ? nil : state.expanded[node],
+                    childCount: n.children?.count, attributes: n.attributes, parentId: parent,
+                    visibleDescendantCount: n.children == nil ? nil : 0))
             if let children = n.children, state.expanded[node] {
                 for child in children { visit(child, parent: n.id) }
                 rows[row].visibleDescendantCount = rows.count - row - 1

@@ -34,7 +34,8 @@ package struct LiveResponse: Sendable, CustomStringConvertible {
         do {
             return try JSONDecoder().decode(T.self, from: Data(body))
         } catch {
-            Issue.record("cannot decode \(T.self) from \(status) body \(text): \(error)", sourceLocation: sourceLocation)
+            Issue.record(
+                "cannot decode \(T.self) from \(status) body \(text): \(error)", sourceLocation: sourceLocation)
             throw error
         }
     }
@@ -66,7 +67,9 @@ package func liveCachingProblem(_ response: LiveResponse) -> String? {
 package func liveCachingProblem(header: (String) -> String?, head: String) -> String? {
     if header("ETag") != nil {
         // A menu with locales varies by Accept-Language too (ContractLocaleTests).
-        guard header("Cache-Control") == "private, no-cache", ["X-Session-Id", "X-Session-Id, Accept-Language"].contains(header("Vary")) else {
+        guard header("Cache-Control") == "private, no-cache",
+            ["X-Session-Id", "X-Session-Id, Accept-Language"].contains(header("Vary"))
+        else {
             return "a tagged read without Cache-Control: private, no-cache and Vary: X-Session-Id: \(head)"
         }
         return nil
@@ -77,8 +80,9 @@ package func liveCachingProblem(header: (String) -> String?, head: String) -> St
 /// Checks what every JSON response of the service carries: the content type, `no-store` and a
 /// `Content-Length` equal to the body's size.
 package func liveExpectJSONHeaders(_ response: LiveResponse, sourceLocation: SourceLocation = #_sourceLocation) {
-    #expect(response.header("Content-Type") == "application/json; charset=utf-8",
-            "\(response)", sourceLocation: sourceLocation)
+    #expect(
+        response.header("Content-Type") == "application/json; charset=utf-8",
+        "\(response)", sourceLocation: sourceLocation)
     #expect(liveCachingProblem(response) == nil, sourceLocation: sourceLocation)
     #expect(response.header("Content-Length") != nil, "\(response)", sourceLocation: sourceLocation)
     if let length = response.header("Content-Length") {
@@ -88,24 +92,31 @@ package func liveExpectJSONHeaders(_ response: LiveResponse, sourceLocation: Sou
 
 /// Checks an error response field by field: status, JSON headers, `{"error":{"code","message"}}`
 /// with exactly those keys and a non-empty message.
-package func liveExpectError(_ response: LiveResponse, status: Int, code: String, extraKeys: [String] = [],
-                 sourceLocation: SourceLocation = #_sourceLocation) throws {
+package func liveExpectError(
+    _ response: LiveResponse, status: Int, code: String, extraKeys: [String] = [],
+    sourceLocation: SourceLocation = #_sourceLocation
+) throws {
     #expect(response.status == status, "\(response)", sourceLocation: sourceLocation)
     liveExpectJSONHeaders(response, sourceLocation: sourceLocation)
-    #expect(try response.keys(sourceLocation: sourceLocation) == Set(["error"] + extraKeys), sourceLocation: sourceLocation)
+    #expect(
+        try response.keys(sourceLocation: sourceLocation) == Set(["error"] + extraKeys), sourceLocation: sourceLocation)
     let body = try response.decode(LiveErrorBody.self, sourceLocation: sourceLocation)
     #expect(body.error.code == code, "\(response)", sourceLocation: sourceLocation)
     #expect(!body.error.message.isEmpty, sourceLocation: sourceLocation)
     if case .object(let outer) = try response.json(sourceLocation: sourceLocation),
-       case .object(let inner)? = outer["error"] {
+        case .object(let inner)? = outer["error"]
+    {
         #expect(Set(inner.keys) == ["code", "message"], "\(response)", sourceLocation: sourceLocation)
     }
 }
 
 /// True for the 22-character base64url form of a session id.
 package func liveIsSessionID(_ text: String) -> Bool {
-    text.utf8.count == 22 && text.utf8.allSatisfy { byte in
-        (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z")) || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
-            || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
-    }
+    text.utf8.count == 22
+        && text.utf8.allSatisfy { byte in
+            (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+                || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
+                || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "-")
+                || byte == UInt8(ascii: "_")
+        }
 }

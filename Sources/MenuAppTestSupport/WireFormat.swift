@@ -37,8 +37,10 @@ package struct LiveRow: Decodable, Equatable, Sendable, CustomStringConvertible 
 
     /// The row the contract says the server sends with these fields: a group's fields only on a
     /// group, `attributes` only when the node has some, `parentId` always.
-    package init(index: Int, id: String, title: String, depth: Int, isGroup: Bool, isExpanded: Bool?, childCount: Int?,
-                 attributes: [String: LiveJSON]?, parentId: String?, visibleDescendantCount: Int?) {
+    package init(
+        index: Int, id: String, title: String, depth: Int, isGroup: Bool, isExpanded: Bool?, childCount: Int?,
+        attributes: [String: LiveJSON]?, parentId: String?, visibleDescendantCount: Int?
+    ) {
         keys = isGroup ? Self.groupKeys : Self.rowKeys
         if attributes != nil { keys.insert("attributes") }
         self.index = index
@@ -77,18 +79,20 @@ package struct LiveRow: Decodable, Equatable, Sendable, CustomStringConvertible 
 extension LiveRow {
     /// The row as the server should send it for `model`.
     package init(_ model: FlattenedRow) {
-        self.init(index: model.index, id: model.id, title: model.title, depth: model.depth, isGroup: model.isGroup,
-                  isExpanded: model.isExpanded, childCount: model.childCount,
-                  attributes: model.attributes?.mapValues(LiveJSON.init), parentId: model.parentID,
-                  visibleDescendantCount: model.visibleDescendantCount)
+        self.init(
+            index: model.index, id: model.id, title: model.title, depth: model.depth, isGroup: model.isGroup,
+            isExpanded: model.isExpanded, childCount: model.childCount,
+            attributes: model.attributes?.mapValues(LiveJSON.init), parentId: model.parentID,
+            visibleDescendantCount: model.visibleDescendantCount)
     }
 
     /// The row as the server should send it for the naive oracle's `row`.
     package init(_ row: NaiveRow) {
-        self.init(index: row.index, id: row.id, title: row.title, depth: row.depth, isGroup: row.isGroup,
-                  isExpanded: row.isExpanded, childCount: row.childCount,
-                  attributes: row.attributes?.mapValues(LiveJSON.init), parentId: row.parentID,
-                  visibleDescendantCount: row.visibleDescendantCount)
+        self.init(
+            index: row.index, id: row.id, title: row.title, depth: row.depth, isGroup: row.isGroup,
+            isExpanded: row.isExpanded, childCount: row.childCount,
+            attributes: row.attributes?.mapValues(LiveJSON.init), parentId: row.parentID,
+            visibleDescendantCount: row.visibleDescendantCount)
     }
 }
 
@@ -251,4 +255,6 @@ package struct LiveErrorBody: Decodable, Sendable {
 }
 
 /// The keys every CHANGE body has, no more.
-package let liveChangeKeys: Set<String> = ["version", "revision", "sessionId", "id", "isExpanded", "index", "count", "leafCount", "change"]
+package let liveChangeKeys: Set<String> = [
+    "version", "revision", "sessionId", "id", "isExpanded", "index", "count", "leafCount", "change"
+]

@@ -2,7 +2,9 @@
 public enum MenuClientError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The server answered with an error: its status, `code` and `message` as sent, the `revision`
     /// of a 412 and the `path` of a `not_visible`, and `Retry-After` when it gave one.
-    case server(status: Int, code: String, message: String, revision: Int? = nil, path: [String]? = nil, retryAfterSeconds: Int? = nil)
+    case server(
+        status: Int, code: String, message: String, revision: Int? = nil, path: [String]? = nil,
+        retryAfterSeconds: Int? = nil)
     /// No answer: the connection failed or timed out (the description from URLSession). A write
     /// that ends here may or may not have been applied; ``MenuTable`` resolves that before it throws.
     case transport(String)
@@ -23,7 +25,8 @@ public enum MenuClientError: Error, Sendable, Hashable, CustomStringConvertible 
         switch self {
         case .server(let status, let code, let message, _, _, _): "the server answered \(status) \(code): \(message)"
         case .transport(let detail): "no answer from the server: \(detail)"
-        case .unexpectedAnswer(let status, let detail): "an answer outside the menu-server contract (status \(status)): \(detail)"
+        case .unexpectedAnswer(let status, let detail):
+            "an answer outside the menu-server contract (status \(status)): \(detail)"
         case .conflict(let attempts, let detail): "gave up after \(attempts) attempts: \(detail)"
         case .invalidArgument(let detail): detail
         }

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -16,7 +17,10 @@ public struct MenuClientConfiguration: Sendable {
     public var language: String?
     /// How a `503` (the server's session store briefly unreachable) is sent again.
     public var unavailableRetry = MenuRetryPolicy()
-    public init(baseURL: URL, timeout: TimeInterval = 15, language: String? = nil, unavailableRetry: MenuRetryPolicy = MenuRetryPolicy()) {
+    public init(
+        baseURL: URL, timeout: TimeInterval = 15, language: String? = nil,
+        unavailableRetry: MenuRetryPolicy = MenuRetryPolicy()
+    ) {
         self.baseURL = baseURL
         self.timeout = timeout
         self.language = language
@@ -58,17 +62,21 @@ struct MenuHTTPAnswer: Sendable {
         do {
             return try JSONDecoder().decode(T.self, from: body)
         } catch {
-            throw .unexpectedAnswer(status: status, detail: "cannot read \(T.self) from \(String(decoding: body.prefix(300), as: UTF8.self)): \(error)")
+            throw .unexpectedAnswer(
+                status: status,
+                detail: "cannot read \(T.self) from \(String(decoding: body.prefix(300), as: UTF8.self)): \(error)")
         }
     }
 
     /// The server's error as thrown: status, code, message and the extras it carries.
     var error: MenuClientError {
         guard let answer = try? JSONDecoder().decode(MenuErrorAnswer.self, from: body) else {
-            return .unexpectedAnswer(status: status, detail: "no error body: \(String(decoding: body.prefix(300), as: UTF8.self))")
+            return .unexpectedAnswer(
+                status: status, detail: "no error body: \(String(decoding: body.prefix(300), as: UTF8.self))")
         }
-        return .server(status: status, code: answer.error.code, message: answer.error.message, revision: answer.revision,
-                       path: answer.error.path, retryAfterSeconds: headers["retry-after"].flatMap { Int($0) })
+        return .server(
+            status: status, code: answer.error.code, message: answer.error.message, revision: answer.revision,
+            path: answer.error.path, retryAfterSeconds: headers["retry-after"].flatMap { Int($0) })
     }
 }
 
@@ -92,13 +100,16 @@ struct MenuHTTP: Sendable {
 
     /// Sends one request; any status comes back as an answer, only a failed exchange throws. A
     /// `503` is sent again as ``MenuClientConfiguration/unavailableRetry`` says.
-    func send(_ method: String, _ path: String, query: [(String, String)] = [], headers: [(String, String)] = [],
-              json body: Data? = nil) async throws(MenuClientError) -> MenuHTTPAnswer {
+    func send(
+        _ method: String, _ path: String, query: [(String, String)] = [], headers: [(String, String)] = [],
+        json body: Data? = nil
+    ) async throws(MenuClientError) -> MenuHTTPAnswer {
         let policy = configuration.unavailableRetry
         var answer = try await sendOnce(method, path, query: query, headers: headers, json: body)
         var attempt = 1
         while answer.status == 503, attempt <= policy.retries {
-            let delay = policy.delay(beforeRetry: attempt, retryAfter: answer.headers["retry-after"].flatMap { Int($0) })
+            let delay = policy.delay(
+                beforeRetry: attempt, retryAfter: answer.headers["retry-after"].flatMap { Int($0) })
             do { try await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000)) } catch { break }  // cancelled: the last answer
             answer = try await sendOnce(method, path, query: query, headers: headers, json: body)
             attempt += 1
@@ -107,18 +118,26 @@ struct MenuHTTP: Sendable {
     }
 
     /// One exchange.
-    private func sendOnce(_ method: String, _ path: String, query: [(String, String)], headers: [(String, String)],
-                          json body: Data?) async throws(MenuClientError) -> MenuHTTPAnswer {
+    private func sendOnce(
+        _ method: String, _ path: String, query: [(String, String)], headers: [(String, String)],
+        json body: Data?
+    ) async throws(MenuClientError) -> MenuHTTPAnswer {
         // `path` is percent-encoded already (``segment(_:)``): joined as it is, never encoded again.
         guard var components = URLComponents(url: configuration.baseURL, resolvingAgainstBaseURL: false)
         else { throw .invalidArgument("cannot build a URL from \(configuration.baseURL) and \(path)") }
-        let base = components.percentEncodedPath.hasSuffix("/") ? String(components.percentEncodedPath.dropLast()) : components.percentEncodedPath
+        let base =
+            components.percentEncodedPath.hasSuffix("/")
+            ? String(components.percentEncodedPath.dropLast()) : components.percentEncodedPath
         components.percentEncodedPath = base + "/" + path
         // Every byte outside the unreserved set encoded (URLQueryItem leaves `+`, which the server
         // reads as a space, and may leave `&` and `=`): a search for `C++ & co` arrives as typed.
-        if !query.isEmpty { components.percentEncodedQuery = query.map { Self.segment($0.0) + "=" + Self.segment($0.1) }.joined(separator: "&") }
+        if !query.isEmpty {
+            components.percentEncodedQuery = query.map { Self.segment($0.0) + "=" + Self.segment($0.1) }.joined(
+                separator: "&")
+        }
         guard let url = components.url else { throw .invalidArgument("cannot build a URL from \(components)") }
-        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: configuration.timeout)
+        var request = URLRequest(
+            url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: configuration.timeout)
         request.httpMethod = method
         request.setValue(configuration.language ?? "*", forHTTPHeaderField: "Accept-Language")
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
@@ -133,7 +152,9 @@ struct MenuHTTP: Sendable {
         } catch {
             throw .transport("\(method) /\(path): \(error.localizedDescription)")
         }
-        guard let http = response as? HTTPURLResponse else { throw .transport("\(method) /\(path): not an HTTP response") }
+        guard let http = response as? HTTPURLResponse else {
+            throw .transport("\(method) /\(path): not an HTTP response")
+        }
         var fields: [String: String] = [:]
         for (name, value) in http.allHeaderFields {
             if let name = name as? String, let value = value as? String { fields[name.lowercased()] = value }
@@ -149,8 +170,9 @@ struct MenuHTTP: Sendable {
         var text = ""
         for byte in id.utf8 {
             switch byte {
-            case UInt8(ascii: "A") ... UInt8(ascii: "Z"), UInt8(ascii: "a") ... UInt8(ascii: "z"), UInt8(ascii: "0") ... UInt8(ascii: "9"),
-                 UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "-"):
+            case UInt8(ascii: "A") ... UInt8(ascii: "Z"), UInt8(ascii: "a") ... UInt8(ascii: "z"),
+                UInt8(ascii: "0") ... UInt8(ascii: "9"),
+                UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "-"):
                 text.unicodeScalars.append(Unicode.Scalar(byte))
             default:
                 text += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
@@ -166,8 +188,9 @@ struct MenuHTTP: Sendable {
         var text = "\""
         for byte in version.utf8 {
             switch byte {
-            case UInt8(ascii: "A") ... UInt8(ascii: "Z"), UInt8(ascii: "a") ... UInt8(ascii: "z"), UInt8(ascii: "0") ... UInt8(ascii: "9"),
-                 UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+            case UInt8(ascii: "A") ... UInt8(ascii: "Z"), UInt8(ascii: "a") ... UInt8(ascii: "z"),
+                UInt8(ascii: "0") ... UInt8(ascii: "9"),
+                UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
                 text.unicodeScalars.append(Unicode.Scalar(byte))
             default:
                 text += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
@@ -179,5 +202,7 @@ struct MenuHTTP: Sendable {
 }
 
 extension String {
-    fileprivate func leftPadded(to width: Int) -> String { count >= width ? self : String(repeating: "0", count: width - count) + self }
+    fileprivate func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
 }

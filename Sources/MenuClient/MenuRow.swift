@@ -15,8 +15,10 @@ public struct MenuRow: Sendable, Hashable, Codable {
     public var attributes: [String: MenuJSONValue]?
     public var visibleDescendantCount: Int?
 
-    public init(index: Int, id: String, title: String, depth: Int, parentId: String?, isGroup: Bool, isExpanded: Bool? = nil,
-                childCount: Int? = nil, attributes: [String: MenuJSONValue]? = nil, visibleDescendantCount: Int? = nil) {
+    public init(
+        index: Int, id: String, title: String, depth: Int, parentId: String?, isGroup: Bool, isExpanded: Bool? = nil,
+        childCount: Int? = nil, attributes: [String: MenuJSONValue]? = nil, visibleDescendantCount: Int? = nil
+    ) {
         self.index = index
         self.id = id
         self.title = title

@@ -59,7 +59,9 @@ public struct MenuSearchPage: Sendable, Hashable, Codable {
     public var limit: Int
     public var matches: [MenuSearchMatch]
 
-    public init(version: String, revision: Int, query: String?, total: Int, offset: Int, limit: Int, matches: [MenuSearchMatch]) {
+    public init(
+        version: String, revision: Int, query: String?, total: Int, offset: Int, limit: Int, matches: [MenuSearchMatch]
+    ) {
         self.version = version
         self.revision = revision
         self.query = query
@@ -93,7 +95,8 @@ extension MenuSession {
     /// refuses a query over 200 characters or neither a query nor a filter (`invalid_query`) and
     /// an attribute no node has (`invalid_filter`).
     public func search(_ query: String, filters: [String: String] = [:], offset: Int = 0, limit: Int = 20)
-        async throws(MenuClientError) -> MenuSearchPage {
+        async throws(MenuClientError) -> MenuSearchPage
+    {
         var parameters = query.isEmpty ? [] : [("q", query)]
         parameters += filters.sorted { $0.key < $1.key }.map { ("filter", $0.key + ":" + $0.value) }
         parameters += [("offset", String(offset)), ("limit", String(limit))]
@@ -107,7 +110,8 @@ extension MenuTable {
     /// ``MenuSession/search(_:filters:offset:limit:)`` of the table's session: the `index`es are
     /// rows of this table when the page's `version` and `revision` are the table's.
     public func search(_ query: String, filters: [String: String] = [:], offset: Int = 0, limit: Int = 20)
-        async throws(MenuClientError) -> MenuSearchPage {
+        async throws(MenuClientError) -> MenuSearchPage
+    {
         try await session.search(query, filters: filters, offset: offset, limit: limit)
     }
 }

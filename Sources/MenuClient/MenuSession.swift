@@ -43,7 +43,9 @@ public actor MenuSession {
 
     /// `language`, when given, replaces the configuration's ``MenuClientConfiguration/language``
     /// (sent as `Accept-Language` on every request of the session).
-    public init(configuration: MenuClientConfiguration, restoring snapshot: MenuSessionSnapshot? = nil, language: String? = nil) {
+    public init(
+        configuration: MenuClientConfiguration, restoring snapshot: MenuSessionSnapshot? = nil, language: String? = nil
+    ) {
         var configuration = configuration
         if let language { configuration.language = language }
         self.configuration = configuration
@@ -78,7 +80,9 @@ public actor MenuSession {
         return created
     }
 
-    private static func value(of task: Task<MenuSessionCreatedAnswer, any Error>) async throws(MenuClientError) -> MenuSessionCreatedAnswer {
+    private static func value(of task: Task<MenuSessionCreatedAnswer, any Error>) async throws(MenuClientError)
+        -> MenuSessionCreatedAnswer
+    {
         do {
             return try await task.value
         } catch let error as MenuClientError {
@@ -94,8 +98,9 @@ public actor MenuSession {
         guard id == failedID else { return nil }
         id = nil
         let created = try await create(layout: layout)
-        return MenuSessionRecreation(oldID: failedID, newID: created.sessionId, layoutRestored: layout != nil,
-                                     ignored: created.ignored ?? [])
+        return MenuSessionRecreation(
+            oldID: failedID, newID: created.sessionId, layoutRestored: layout != nil,
+            ignored: created.ignored ?? [])
     }
 
     /// Reads the session's portable layout (`GET /session`, the id in `X-Session-Id`, never in the
@@ -126,10 +131,13 @@ public actor MenuSession {
 
     /// One request naming this session (created first when needed); the id sent comes back with
     /// the answer so that a caller seeing `unknown_session` knows which id failed.
-    func send(_ method: String, _ path: String, query: [(String, String)] = [], headers: [(String, String)] = [],
-              json body: Data? = nil) async throws(MenuClientError) -> (answer: MenuHTTPAnswer, sessionID: String) {
+    func send(
+        _ method: String, _ path: String, query: [(String, String)] = [], headers: [(String, String)] = [],
+        json body: Data? = nil
+    ) async throws(MenuClientError) -> (answer: MenuHTTPAnswer, sessionID: String) {
         let id = try await ensureID()
-        let answer = try await http.send(method, path, query: query, headers: headers + [("X-Session-Id", id)], json: body)
+        let answer = try await http.send(
+            method, path, query: query, headers: headers + [("X-Session-Id", id)], json: body)
         if method == "GET", answer.status < 400 { contentLanguage = answer.headers["content-language"] }
         return (answer, id)
     }

@@ -10,13 +10,16 @@ extension MenuTable {
     /// row dropped when the menu changed or the feed no longer reaches that far). Returns what it did.
     @discardableResult
     public func sync() async throws(MenuClientError) -> [MenuTableEvent] {
-        try await writes.withLock { () async throws(MenuClientError) -> [MenuTableEvent] in try await revalidateLocked() }
+        try await writes.withLock { () async throws(MenuClientError) -> [MenuTableEvent] in try await revalidateLocked()
+        }
     }
 
     /// Drops every cached row and reads the count again.
     @discardableResult
     public func reload() async throws(MenuClientError) -> [MenuTableEvent] {
-        try await writes.withLock { () async throws(MenuClientError) -> [MenuTableEvent] in try await resetLocked(reason: .requested) }
+        try await writes.withLock { () async throws(MenuClientError) -> [MenuTableEvent] in
+            try await resetLocked(reason: .requested)
+        }
     }
 
     func revalidateLocked() async throws(MenuClientError) -> [MenuTableEvent] {
@@ -27,7 +30,9 @@ extension MenuTable {
         case 304: return []
         case 200:
             let counted = try answer.decode(MenuCountAnswer.self)
-            if counted.version != version { return reset(to: counted, reason: .menuChanged(from: version, to: counted.version)) }
+            if counted.version != version {
+                return reset(to: counted, reason: .menuChanged(from: version, to: counted.version))
+            }
             return counted.revision == revision ? [] : try await catchUpLocked()
         default:
             if answer.error.code == "unknown_session" { return try await recoverLocked(failedID: sessionID) }
@@ -42,7 +47,9 @@ extension MenuTable {
         switch answer.status {
         case 200:
             let feed = try answer.decode(MenuChangesAnswer.self)
-            if feed.version != version { return try await resetLocked(reason: .menuChanged(from: version, to: feed.version)) }
+            if feed.version != version {
+                return try await resetLocked(reason: .menuChanged(from: version, to: feed.version))
+            }
             var events: [MenuTableEvent] = []
             for entry in feed.changes {
                 guard let applied = apply(entry.change, revision: entry.revision, changedGroup: .unknown) else {
@@ -61,8 +68,10 @@ extension MenuTable {
 
     /// Applies one splice that took the session to `revision`, which must be the table's next one
     /// (nil, applying nothing, otherwise, or when the splice does not fit: the caller reloads).
-    func apply(_ splice: MenuSplice?, revision: Int, changedGroup: RowCache.ChangedGroup,
-               count: Int? = nil, leafCount: Int? = nil) -> [MenuTableEvent]? {
+    func apply(
+        _ splice: MenuSplice?, revision: Int, changedGroup: RowCache.ChangedGroup,
+        count: Int? = nil, leafCount: Int? = nil
+    ) -> [MenuTableEvent]? {
         state.withLock { state -> [MenuTableEvent]? in
             guard revision == state.revision + 1 else { return revision <= state.revision ? [] : nil }
             state.revision = revision
@@ -73,8 +82,12 @@ extension MenuTable {
             state.epoch += 1
             state.loading = [:]
             if let count, count != state.cache.count { return nil }
-            return [.changed(MenuTableChange(splice: splice, count: state.cache.count, revision: revision, section: section,
-                                             reconfiguredRows: touched))]
+            return [
+                .changed(
+                    MenuTableChange(
+                        splice: splice, count: state.cache.count, revision: revision, section: section,
+                        reconfiguredRows: touched))
+            ]
         }
     }
 
@@ -106,7 +119,9 @@ extension MenuTable {
     /// the new session's revisions start again).
     func recoverLocked(failedID: String) async throws(MenuClientError) -> [MenuTableEvent] {
         var events: [MenuTableEvent] = []
-        if let recreation = try await session.recreate(replacing: failedID) { events.append(.sessionRecreated(recreation)) }
+        if let recreation = try await session.recreate(replacing: failedID) {
+            events.append(.sessionRecreated(recreation))
+        }
         let counted = try await Self.readCount(session)
         return events + reset(to: counted, reason: .sessionRecreated)
     }

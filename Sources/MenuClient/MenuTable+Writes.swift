@@ -12,13 +12,16 @@ extension MenuTable {
     public func toggle(_ id: String) async throws(MenuClientError) -> MenuTableUpdate {
         let meant = try await expandedState(of: id).map { !$0 }
         let retry = meant.map { WriteRequest.setGroup(id, isExpanded: $0, recursive: false) }
-        return try await write(WriteRequest("POST", "groups/\(MenuHTTP.segment(id))/toggle", changedGroup: id), retry: retry)
+        return try await write(
+            WriteRequest("POST", "groups/\(MenuHTTP.segment(id))/toggle", changedGroup: id), retry: retry)
     }
 
     /// Expands or collapses group `id` (`PUT /groups/{id}/expansion`); `recursive` also every
     /// group under it (one splice that may remove and insert).
     @discardableResult
-    public func setExpanded(_ id: String, _ isExpanded: Bool, recursive: Bool = false) async throws(MenuClientError) -> MenuTableUpdate {
+    public func setExpanded(_ id: String, _ isExpanded: Bool, recursive: Bool = false) async throws(MenuClientError)
+        -> MenuTableUpdate
+    {
         let request = WriteRequest.setGroup(id, isExpanded: isExpanded, recursive: recursive)
         return try await write(request, retry: request)
     }
@@ -72,8 +75,10 @@ extension MenuTable {
         }
 
         static func setGroup(_ id: String, isExpanded: Bool, recursive: Bool) -> WriteRequest {
-            let body = recursive ? #"{"isExpanded":\#(isExpanded),"recursive":true}"# : #"{"isExpanded":\#(isExpanded)}"#
-            return WriteRequest("PUT", "groups/\(MenuHTTP.segment(id))/expansion", body: Data(body.utf8), changedGroup: id)
+            let body =
+                recursive ? #"{"isExpanded":\#(isExpanded),"recursive":true}"# : #"{"isExpanded":\#(isExpanded)}"#
+            return WriteRequest(
+                "PUT", "groups/\(MenuHTTP.segment(id))/expansion", body: Data(body.utf8), changedGroup: id)
         }
     }
 
@@ -95,7 +100,8 @@ extension MenuTable {
             let answer: MenuHTTPAnswer
             let sessionID: String
             do {
-                (answer, sessionID) = try await session.send(request.method, request.path, headers: [("If-Match", tag)], json: request.body)
+                (answer, sessionID) = try await session.send(
+                    request.method, request.path, headers: [("If-Match", tag)], json: request.body)
             } catch {
                 // Applied or not, the feed says; then only the idempotent form may go again.
                 guard case .transport = error, let retry, attempt < Self.maxWriteAttempts else { throw giveUp(error) }
@@ -108,7 +114,9 @@ extension MenuTable {
                 case (200, _):
                     let (applied, index) = try await applyAnswer(answer, of: request)
                     events += applied
-                    if events.contains(where: { if case .changed = $0 { true } else { false } }) { await refreshLayout() }
+                    if events.contains(where: { if case .changed = $0 { true } else { false } }) {
+                        await refreshLayout()
+                    }
                     return MenuTableUpdate(events: events, index: index)
                 case (412, _):
                     events += try await catchUpLocked()
@@ -121,23 +129,33 @@ extension MenuTable {
                 throw giveUp(error)
             }
             guard let retry else {
-                throw giveUp(.conflict(attempts: attempt, detail: "\(first.method) /\(first.path) found the session moved on (\(answer.error)); "
-                    + "what the toggle meant is unknown (the group is hidden), so nothing was applied; the table is caught up"))
+                throw giveUp(
+                    .conflict(
+                        attempts: attempt,
+                        detail: "\(first.method) /\(first.path) found the session moved on (\(answer.error)); "
+                            + "what the toggle meant is unknown (the group is hidden), so nothing was applied; the table is caught up"
+                    ))
             }
             request = retry
         }
-        throw giveUp(.conflict(attempts: Self.maxWriteAttempts,
-                               detail: "\(first.method) /\(first.path) kept finding the session moved on (other clients writing)"))
+        throw giveUp(
+            .conflict(
+                attempts: Self.maxWriteAttempts,
+                detail: "\(first.method) /\(first.path) kept finding the session moved on (other clients writing)"))
     }
 
     /// Applies a write's 200 answer: a new menu drops every row; the table's next revision is
     /// applied as a splice; the same revision (the write changed nothing) applies nothing.
     private func applyAnswer(_ answer: MenuHTTPAnswer, of request: WriteRequest)
-        async throws(MenuClientError) -> (events: [MenuTableEvent], index: Int?) {
-        let (version, splice, newRevision, count, leafCount, index, changedGroup): (String, MenuSplice?, Int, Int, Int, Int?, RowCache.ChangedGroup)
+        async throws(MenuClientError) -> (events: [MenuTableEvent], index: Int?)
+    {
+        let (version, splice, newRevision, count, leafCount, index, changedGroup):
+            (String, MenuSplice?, Int, Int, Int, Int?, RowCache.ChangedGroup)
         if request.isWholeTable {
             let all = try answer.decode(MenuExpandAllAnswer.self)
-            (version, splice, newRevision, count, leafCount, index, changedGroup) = (all.version, all.change, all.revision, all.count, all.leafCount, nil, .unknown)
+            (version, splice, newRevision, count, leafCount, index, changedGroup) = (
+                all.version, all.change, all.revision, all.count, all.leafCount, nil, .unknown
+            )
         } else {
             let change = try answer.decode(MenuChangeAnswer.self)
             // A toggle or a set names the group before the splice; a reveal expands the topmost
@@ -156,7 +174,9 @@ extension MenuTable {
             let counted = MenuCountAnswer(version: version, revision: newRevision, count: count, leafCount: leafCount)
             return (reset(to: counted, reason: .menuChanged(from: current, to: version)), index)
         }
-        if let applied = apply(splice, revision: newRevision, changedGroup: changedGroup, count: count, leafCount: leafCount) {
+        if let applied = apply(
+            splice, revision: newRevision, changedGroup: changedGroup, count: count, leafCount: leafCount)
+        {
             return (applied, index)
         }
         // The answer does not follow the table's revision: catch up from where the table is.

@@ -48,9 +48,13 @@ public final class MenuTable: Sendable {
     /// Opens the table of `session` (creating the session when it has none yet): reads its count.
     /// A restored session the server no longer has is recreated from its layout first
     /// (``MenuTableEvent/sessionRecreated(_:)`` is then the first of ``events``).
-    public init(session: MenuSession, pageSize: Int = 50, prefetchPages: Int = 1, section: Int = 0) async throws(MenuClientError) {
+    public init(session: MenuSession, pageSize: Int = 50, prefetchPages: Int = 1, section: Int = 0)
+        async throws(MenuClientError)
+    {
         guard pageSize >= 1 else { throw .invalidArgument("pageSize must be at least 1, got \(pageSize)") }
-        guard prefetchPages >= 0 else { throw .invalidArgument("prefetchPages must be 0 or more, got \(prefetchPages)") }
+        guard prefetchPages >= 0 else {
+            throw .invalidArgument("prefetchPages must be 0 or more, got \(prefetchPages)")
+        }
         self.session = session
         self.pageSize = pageSize
         self.prefetchPages = prefetchPages
@@ -65,8 +69,10 @@ public final class MenuTable: Sendable {
             }
             counted = try await Self.readCount(session)
         }
-        state = Mutex(State(cache: RowCache(count: counted.count), version: counted.version, revision: counted.revision,
-                            leafCount: counted.leafCount))
+        state = Mutex(
+            State(
+                cache: RowCache(count: counted.count), version: counted.version, revision: counted.revision,
+                leafCount: counted.leafCount))
     }
 
     deinit { eventSink.finish() }
@@ -89,7 +95,8 @@ public final class MenuTable: Sendable {
         state.withLock { state in
             guard index >= 0, index < state.cache.count else { return nil }
             let page = index / pageSize
-            for neighbour in max(0, page - prefetchPages) ... page + prefetchPages where neighbour * pageSize < state.cache.count {
+            for neighbour in max(0, page - prefetchPages) ... page + prefetchPages
+            where neighbour * pageSize < state.cache.count {
                 _ = startLoad(page: neighbour, in: &state)
             }
             return state.cache.row(at: index)
@@ -145,7 +152,7 @@ public final class MenuTable: Sendable {
             let rows = try answer.decode(MenuRowsAnswer.self)
             let installed = state.withLock { state in
                 guard state.epoch == epoch, rows.version == state.version, rows.revision == state.revision,
-                      rows.count == state.cache.count
+                    rows.count == state.cache.count
                 else { return false }
                 state.cache.install(rows.rows, at: rows.offset)
                 return true

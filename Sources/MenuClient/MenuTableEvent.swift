@@ -54,5 +54,7 @@ public struct MenuTableUpdate: Sendable, Hashable {
     public var index: Int?
 
     /// The splices among ``events``, in order.
-    public var changes: [MenuTableChange] { events.compactMap { if case .changed(let change) = $0 { change } else { nil } } }
+    public var changes: [MenuTableChange] {
+        events.compactMap { if case .changed(let change) = $0 { change } else { nil } }
+    }
 }

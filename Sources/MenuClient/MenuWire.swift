@@ -48,7 +48,9 @@ public struct MenuChangeAnswer: Sendable, Hashable, Codable {
     public var leafCount: Int
     public var change: MenuSplice?
 
-    private enum CodingKeys: String, CodingKey { case version, revision, sessionId, id, isExpanded, index, count, leafCount, change }
+    private enum CodingKeys: String, CodingKey {
+        case version, revision, sessionId, id, isExpanded, index, count, leafCount, change
+    }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
@@ -147,7 +149,8 @@ public struct MenuLayout: Sendable, Hashable, Codable {
     /// The subtrees set to one mode by a recursive change, in menu order.
     public var marks: [(id: String, mode: MenuExpansionMode)] {
         (json["marks"]?.arrayValue ?? []).compactMap { mark in
-            guard let id = mark["id"]?.stringValue, let mode = mark["mode"]?.stringValue.flatMap(MenuExpansionMode.init(rawValue:))
+            guard let id = mark["id"]?.stringValue,
+                let mode = mark["mode"]?.stringValue.flatMap(MenuExpansionMode.init(rawValue:))
             else { return nil }
             return (id, mode)
         }

@@ -65,7 +65,9 @@ struct RowCache: Sendable {
     /// Returns the positions (before `at`, so the same before and after) of the rows touched.
     mutating func apply(_ splice: MenuSplice, changedGroup: ChangedGroup) throws(SpliceOutOfRange) -> [Int] {
         let (at, removed, inserted) = (splice.at, splice.removed, splice.inserted)
-        guard at >= 0, removed >= 0, inserted >= 0, at <= slots.count, removed <= slots.count - at else { throw SpliceOutOfRange() }
+        guard at >= 0, removed >= 0, inserted >= 0, at <= slots.count, removed <= slots.count - at else {
+            throw SpliceOutOfRange()
+        }
         var touched: [Int] = []
         if at > 0 {
             let changedPosition = at - 1
@@ -80,11 +82,12 @@ struct RowCache: Sendable {
                 guard row.isGroup else { continue }
                 let descendants = row.visibleDescendantCount ?? 0
                 if position == changedPosition {
-                    let isExpanded: Bool? = switch changedGroup {
-                    case .group(let id, let isExpanded): id == row.id ? isExpanded : nil
-                    case .revealed: row.isExpanded == false ? true : nil
-                    case .unknown: nil
-                    }
+                    let isExpanded: Bool? =
+                        switch changedGroup {
+                        case .group(let id, let isExpanded): id == row.id ? isExpanded : nil
+                        case .revealed: row.isExpanded == false ? true : nil
+                        case .unknown: nil
+                        }
                     if let isExpanded, descendants >= removed {
                         var updated = row
                         updated.isExpanded = isExpanded

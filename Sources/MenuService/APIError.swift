@@ -1,5 +1,5 @@
-import MenuSessions
 import MenuModel
+import MenuSessions
 
 /// Every error a client can get, rendered as `{"error":{"code","message"}}`.
 package enum APIError: Error, Sendable, Equatable {
@@ -51,7 +51,9 @@ package enum APIError: Error, Sendable, Equatable {
 
     package var status: Int {
         switch self {
-        case .invalidParameter, .invalidBody, .invalidSession, .missingSession, .badRequest, .invalidQuery, .invalidFilter: 400
+        case .invalidParameter, .invalidBody, .invalidSession, .missingSession, .badRequest, .invalidQuery,
+            .invalidFilter:
+            400
         case .unknownSession, .unknownGroup, .unknownNode, .notFound, .sessionInPath: 404
         case .notAGroup, .tooManyChanges, .sessionTooLarge, .notVisible: 409
         case .methodNotAllowed: 405
@@ -97,34 +99,45 @@ package enum APIError: Error, Sendable, Equatable {
 
     package var message: String {
         switch self {
-        case .invalidParameter(let detail), .invalidBody(let detail), .badRequest(let detail), .notImplemented(let detail),
-             .invalidQuery(let detail), .invalidFilter(let detail): detail
-        case .invalidSession: "X-Session-Id is not a session id issued by this server (22 characters of A-Z a-z 0-9 - _); omit it or POST /sessions for a new one"
+        case .invalidParameter(let detail), .invalidBody(let detail), .badRequest(let detail),
+            .notImplemented(let detail),
+            .invalidQuery(let detail), .invalidFilter(let detail):
+            detail
+        case .invalidSession:
+            "X-Session-Id is not a session id issued by this server (22 characters of A-Z a-z 0-9 - _); omit it or POST /sessions for a new one"
         case .unknownSession: "no such session (never issued, expired or deleted); POST /sessions for a new one"
         case .unknownGroup(let id): "no group has id \"\(id)\"; GET /rows lists the ids"
         case .notAGroup(let id): "\"\(id)\" is a row, not a group; only groups expand and collapse"
         case .unknownNode(let id): "no group or row has id \"\(id)\"; GET /rows lists the ids"
-        case .notVisible(let id, _): "\"\(id)\" is not visible: a group in its path is collapsed; POST /nodes/\(id)/reveal shows it, or page by offset"
-        case .missingSession: "this route acts on the session the header X-Session-Id names; send the id POST /sessions returned in it"
+        case .notVisible(let id, _):
+            "\"\(id)\" is not visible: a group in its path is collapsed; POST /nodes/\(id)/reveal shows it, or page by offset"
+        case .missingSession:
+            "this route acts on the session the header X-Session-Id names; send the id POST /sessions returned in it"
         case .sessionInPath:
             "a session id is never taken in a URL (logs, proxies and browser history keep URLs); use GET, HEAD or DELETE /session with the id in the header X-Session-Id"
         case .notFound(let path): "no resource at \(path); the routes are \(Endpoint.routeList)"
-        case .methodNotAllowed(let method, let allowed): "\(method) is not allowed here; use \(allowed.joined(separator: " or "))"
+        case .methodNotAllowed(let method, let allowed):
+            "\(method) is not allowed here; use \(allowed.joined(separator: " or "))"
         case .payloadTooLarge(let limit): "request body over \(limit) bytes"
-        case .tooManySessions(let limit, let retry): "the server holds its limit of \(limit) sessions; retry in \(retry) s or reuse an existing session"
-        case .tooManyChanges(let limit): "this session already has \(limit) groups changed from the menu's default, the most a session may have; reset some groups to their default first, or POST /sessions for a fresh session"
+        case .tooManySessions(let limit, let retry):
+            "the server holds its limit of \(limit) sessions; retry in \(retry) s or reuse an existing session"
+        case .tooManyChanges(let limit):
+            "this session already has \(limit) groups changed from the menu's default, the most a session may have; reset some groups to their default first, or POST /sessions for a fresh session"
         case .sessionTooLarge(let limit):
             "this change would make the session's state take more than \(limit) bytes, the most one session may hold; reset some groups to their default first (PUT /expansion resets them all), or POST /sessions for a fresh session"
         case .sessionMemoryFull(let budget, let retry):
             "the sessions held fill the server's session memory (\(budget) bytes) and none has been idle long enough to evict; retry in \(retry) s"
-        case .rateLimited(let perMinute, let retry): "this client may create \(perMinute) sessions a minute; retry in \(retry) s, or keep using the session you have"
+        case .rateLimited(let perMinute, let retry):
+            "this client may create \(perMinute) sessions a minute; retry in \(retry) s, or keep using the session you have"
         case .unavailable(let reason): "the session store cannot serve requests right now (\(reason)); retry later"
         case .stopping:
             "the server is stopping and did not finish this request; retry in 1 s (another instance, or this one restarted, answers; a write may have been applied, so retry a toggle with If-Match)"
         case .searchBusy(let builds):
             "the server is building \(builds == 1 ? "a search" : "\(builds) searches") not asked for recently, the most it builds at once; retry in 1 s (a query asked recently is answered at once)"
-        case .gone(let since, let revision): "the changes since revision \(since) are no longer kept (the session is at revision \(revision); only its last writes on the current menu are); GET /rows to reload"
-        case .preconditionFailed(let revision): "the session has moved on to revision \(revision) (another client wrote); nothing was changed: GET /changes?since=<your revision> or GET /rows, then retry with the new ETag"
+        case .gone(let since, let revision):
+            "the changes since revision \(since) are no longer kept (the session is at revision \(revision); only its last writes on the current menu are); GET /rows to reload"
+        case .preconditionFailed(let revision):
+            "the session has moved on to revision \(revision) (another client wrote); nothing was changed: GET /changes?since=<your revision> or GET /rows, then retry with the new ETag"
         }
     }
 
@@ -134,7 +147,8 @@ package enum APIError: Error, Sendable, Equatable {
         case .tooManySessions(let limit, let retry): self = .tooManySessions(limit: limit, retryAfterSeconds: retry)
         case .tooManyChanges(let limit): self = .tooManyChanges(limit: limit)
         case .sessionTooLarge(let limit): self = .sessionTooLarge(limit: limit)
-        case .sessionMemoryFull(let budget, let retry): self = .sessionMemoryFull(budget: budget, retryAfterSeconds: retry)
+        case .sessionMemoryFull(let budget, let retry):
+            self = .sessionMemoryFull(budget: budget, retryAfterSeconds: retry)
         case .expansion(.unknownGroup(let id)): self = .unknownGroup(id: id)
         case .expansion(.notAGroup(let id)): self = .notAGroup(id: id)
         case .expansion(.unknownNode(let id)): self = .unknownNode(id: id)

@@ -47,7 +47,9 @@ package enum Endpoint: Hashable, Sendable {
     /// its methods in the order of its `Allow`: the single source of routing, the unknown-parameter
     /// refusal, the 404 hint, and the contract `openapi.yaml` documents (tests keep them in step).
     package static let routes: [Route] = [
-        Route(["GET", "HEAD"], "/rows", query: ["offset", "limit", "after", "before", "around", "lang", "q", "filter"], .rows),
+        Route(
+            ["GET", "HEAD"], "/rows", query: ["offset", "limit", "after", "before", "around", "lang", "q", "filter"],
+            .rows),
         Route(["GET", "HEAD"], "/count", query: ["lang", "q", "filter"], .count),
         Route(["GET", "HEAD"], "/search", query: ["q", "filter", "offset", "limit", "lang"], .search),
         Route(["GET", "HEAD"], "/changes", query: ["since", "lang"], .changes),
@@ -64,7 +66,7 @@ package enum Endpoint: Hashable, Sendable {
         Route(["GET", "HEAD"], "/metrics", .metrics),
         Route(["GET", "HEAD"], WebAsset.page.path, .webPage),
         Route(["GET", "HEAD"], WebAsset.script.path, .webScript),
-        Route(["GET", "HEAD"], WebAsset.style.path, .webStyle),
+        Route(["GET", "HEAD"], WebAsset.style.path, .webStyle)
     ]
 
     /// Every route as a client reads it, built from ``routes`` once: `GET or HEAD /rows, …, PUT
@@ -75,7 +77,8 @@ package enum Endpoint: Hashable, Sendable {
     /// Each template without a parameter with its route (an index into ``routes``) and the
     /// endpoint it is: compared by bytes before the path becomes a `String`. A short string, an
     /// index and a case without payload per entry: the loop over it touches no route.
-    private static let fixedTemplates: [(template: String, route: Int, endpoint: Endpoint)] = routes.indices.compactMap { index in
+    private static let fixedTemplates: [(template: String, route: Int, endpoint: Endpoint)] = routes.indices.compactMap
+    { index in
         guard case .fixed(let endpoint) = routes[index].builds else { return nil }
         return (routes[index].template, index, endpoint)
     }
@@ -141,7 +144,9 @@ package enum Endpoint: Hashable, Sendable {
         if path.hasPrefix("/") {
             let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
             for route in parameterizedRoutes {
-                if let endpoint = routes[route].endpoint(forSegments: segments), takes(request, route) { return (route, endpoint) }
+                if let endpoint = routes[route].endpoint(forSegments: segments), takes(request, route) {
+                    return (route, endpoint)
+                }
             }
         }
         throw .notFound(path: String(path.prefix(200)))
@@ -188,12 +193,16 @@ extension Endpoint {
             self.init(methods, template, query: query, builds: .fixed(endpoint))
         }
 
-        convenience init(_ methods: [String], _ template: String, query: [StaticString] = [], _ build: @escaping @Sendable (String) -> Endpoint) {
+        convenience init(
+            _ methods: [String], _ template: String, query: [StaticString] = [],
+            _ build: @escaping @Sendable (String) -> Endpoint
+        ) {
             self.init(methods, template, query: query, builds: .fromID(build))
         }
 
         private init(_ methods: [String], _ template: String, query: [StaticString], builds: Builder) {
-            precondition(template.hasPrefix("/") && !methods.isEmpty, "route \(template) needs a leading / and a method")
+            precondition(
+                template.hasPrefix("/") && !methods.isEmpty, "route \(template) needs a leading / and a method")
             self.methods = methods
             self.template = template
             self.query = query
@@ -203,8 +212,12 @@ extension Endpoint {
             segments = parts
             idSegment = ids.first
             switch builds {
-            case .fixed: precondition(ids.isEmpty && !template.contains("{"), "route \(template) has a parameter but builds a fixed endpoint")
-            case .fromID: precondition(ids.count == 1, "route \(template) must have exactly one {id} segment to build from")
+            case .fixed:
+                precondition(
+                    ids.isEmpty && !template.contains("{"),
+                    "route \(template) has a parameter but builds a fixed endpoint")
+            case .fromID:
+                precondition(ids.count == 1, "route \(template) must have exactly one {id} segment to build from")
             }
         }
 
@@ -229,9 +242,13 @@ extension Endpoint {
             let given = request.query
             for position in given.indices where !query.contains(where: { given.name(at: position, equals: $0) }) {
                 let names = query.map { "\($0)" }
-                let takes = names.count < 2 ? names.first ?? "no query parameters"
+                let takes =
+                    names.count < 2
+                    ? names.first ?? "no query parameters"
                     : names.dropLast().joined(separator: ", ") + " and " + names[names.count - 1]
-                throw .invalidParameter("unknown query parameter \"\(given.name(at: position).prefix(40))\"; \(request.method) \(template) takes \(takes)")
+                throw .invalidParameter(
+                    "unknown query parameter \"\(given.name(at: position).prefix(40))\"; \(request.method) \(template) takes \(takes)"
+                )
             }
         }
     }

@@ -1,7 +1,7 @@
-import MenuSessions
 import HTTPCore
-import Synchronization
 import MenuModel
+import MenuSessions
+import Synchronization
 
 /// The HTTP contract of menu-server as a pure function: request value in, response value out.
 /// No socket, no C; safe to call from many threads at once (each menu and its encoded rows are
@@ -48,10 +48,12 @@ package final class MenuAPI: Sendable {
     private let installing = Mutex(())
 
     /// A service answering from the store's current menu. `maxLimit` must be in ``maxLimitRange``.
-    package init(store: any SessionStore, maxLimit: Int = MenuAPI.defaultMaxLimit,
-                 searchSlots: SearchBuildSlots = SearchBuildSlots(limit: MenuAPI.defaultSearchBuilds),
-                 sessionRateLimiter: SessionRateLimiter? = nil, trustedProxy: IPAddress? = nil, metricsPage: MetricsPage? = nil,
-                 crossOriginPolicy: CrossOriginPolicy? = nil) {
+    package init(
+        store: any SessionStore, maxLimit: Int = MenuAPI.defaultMaxLimit,
+        searchSlots: SearchBuildSlots = SearchBuildSlots(limit: MenuAPI.defaultSearchBuilds),
+        sessionRateLimiter: SessionRateLimiter? = nil, trustedProxy: IPAddress? = nil, metricsPage: MetricsPage? = nil,
+        crossOriginPolicy: CrossOriginPolicy? = nil
+    ) {
         precondition(Self.maxLimitRange.contains(maxLimit), "maxLimit \(maxLimit) is outside \(Self.maxLimitRange)")
         self.metricsPage = metricsPage
         self.store = store
@@ -65,10 +67,13 @@ package final class MenuAPI: Sendable {
     }
 
     /// A service answering from `menu`, which must be the menu `store` was made with.
-    package convenience init(menu: Menu, store: any SessionStore, maxLimit: Int = MenuAPI.defaultMaxLimit,
-                            sessionRateLimiter: SessionRateLimiter? = nil, trustedProxy: IPAddress? = nil) {
-        precondition(store.currentMenu.menu.version == menu.version && store.currentMenu.menu.nodeCount == menu.nodeCount,
-                     "the store was made with another menu")
+    package convenience init(
+        menu: Menu, store: any SessionStore, maxLimit: Int = MenuAPI.defaultMaxLimit,
+        sessionRateLimiter: SessionRateLimiter? = nil, trustedProxy: IPAddress? = nil
+    ) {
+        precondition(
+            store.currentMenu.menu.version == menu.version && store.currentMenu.menu.nodeCount == menu.nodeCount,
+            "the store was made with another menu")
         self.init(store: store, maxLimit: maxLimit, sessionRateLimiter: sessionRateLimiter, trustedProxy: trustedProxy)
     }
 
@@ -137,18 +142,23 @@ package final class MenuAPI: Sendable {
         switch rejection {
         case .payloadTooLarge(let limit): errorResponse(.payloadTooLarge(limit: limit))
         case .conflictingContentLength: errorResponse(.badRequest("conflicting or invalid Content-Length headers"))
-        case .contentLengthWithChunked: errorResponse(.badRequest("Content-Length together with Transfer-Encoding is not allowed"))
+        case .contentLengthWithChunked:
+            errorResponse(.badRequest("Content-Length together with Transfer-Encoding is not allowed"))
         case .unsupportedTransferEncoding:
-            errorResponse(.notImplemented("only Transfer-Encoding: chunked is supported (one header, exactly that value)"))
-        case .transferEncodingInHTTP10: errorResponse(.badRequest("Transfer-Encoding is not allowed in an HTTP/1.0 request"))
+            errorResponse(
+                .notImplemented("only Transfer-Encoding: chunked is supported (one header, exactly that value)"))
+        case .transferEncodingInHTTP10:
+            errorResponse(.badRequest("Transfer-Encoding is not allowed in an HTTP/1.0 request"))
         case .duplicateHost: errorResponse(.badRequest("more than one Host header"))
         case .missingHost: errorResponse(.badRequest("an HTTP/1.1 request needs a Host header"))
         case .invalidRequestTarget:
             errorResponse(.badRequest("the request target has whitespace or a control byte in it; percent-encode it"))
         case .malformedHeaderName(let name):
-            errorResponse(.badRequest(
-                "header name \(String(reflecting: name)) is not a token: a space, tab, colon, control or non-ASCII "
-                    + "byte in it (whitespace before the colon, or a folded continuation line); send each header as one name: value line"))
+            errorResponse(
+                .badRequest(
+                    "header name \(String(reflecting: name)) is not a token: a space, tab, colon, control or non-ASCII "
+                        + "byte in it (whitespace before the colon, or a folded continuation line); send each header as one name: value line"
+                ))
         case .serverStopping: errorResponse(.stopping)
         }
     }
@@ -169,8 +179,10 @@ package final class MenuAPI: Sendable {
         case .toggleGroup(let id): return try change(.toggle(groupID: id), request)
         case .setGroupExpansion(let id):
             let body = try Self.parseExpansionBody(request.body)
-            return try change(body.recursive ? .setSubtree(groupID: id, isExpanded: body.isExpanded)
-                                             : .set(groupID: id, isExpanded: body.isExpanded), request)
+            return try change(
+                body.recursive
+                    ? .setSubtree(groupID: id, isExpanded: body.isExpanded)
+                    : .set(groupID: id, isExpanded: body.isExpanded), request)
         case .setAllExpansion: return try change(.setAll(try Self.parseAllExpansionBody(request.body)), request)
         case .node(let id): return .response(try node(id, request))
         case .revealNode(let id): return try change(.reveal(nodeID: id), request)
@@ -187,8 +199,11 @@ package final class MenuAPI: Sendable {
 
     private func rows(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         let anchor = try PageAnchor(of: request)
-        let limit = try Self.integerParameter("limit", in: request, default: min(Self.defaultLimit, maxLimit), range: 1 ... maxLimit)
-        if let query = try SearchParameters.query(of: request) { return try filteredRows(request, query, anchor: anchor, limit: limit) }
+        let limit = try Self.integerParameter(
+            "limit", in: request, default: min(Self.defaultLimit, maxLimit), range: 1 ... maxLimit)
+        if let query = try SearchParameters.query(of: request) {
+            return try filteredRows(request, query, anchor: anchor, limit: limit)
+        }
         let context = try readContext(of: request)
         if let unchanged = try notModified(request, context) { return unchanged }
         let view = context.view
@@ -235,7 +250,11 @@ package final class MenuAPI: Sendable {
         writer.raw(",\"path\":")
         Self.writeIDs(view.ancestors(of: node).map(view.menu.id(of:)), to: &writer)
         writer.raw(",\"row\":")
-        if let index { menu.encoded[context.locale].writeRow(of: view, at: index, to: &writer) } else { writer.raw("null") }
+        if let index {
+            menu.encoded[context.locale].writeRow(of: view, at: index, to: &writer)
+        } else {
+            writer.raw("null")
+        }
         writer.raw("}")
         return json(200, writer.finish(), extraHeaders: context.languageHeaders)
     }
@@ -268,7 +287,9 @@ package final class MenuAPI: Sendable {
             case .applied(let applied): return changeResponse(applied, on: menu)
             case .failed(let error): return errorResponse(APIError(error))
             case .notWritten, nil:  // decided again, waiting, on a copy read from the store
-                do throws(APIError) { return try applyNow(command, to: session, if: ifMatch) } catch { return errorResponse(error) }
+                do throws(APIError) { return try applyNow(command, to: session, if: ifMatch) } catch {
+                    return errorResponse(error)
+                }
             }
         }
         let condition = ifMatch?.revisionCondition(prefixes: menu.entityTagPrefixes)
@@ -280,7 +301,9 @@ package final class MenuAPI: Sendable {
     }
 
     /// A write applied on the calling thread (waiting for the store), on the served menu.
-    private func applyNow(_ command: ExpansionCommand, to session: SessionID?, if ifMatch: EntityTagCondition?) throws(APIError) -> HTTPResponse {
+    private func applyNow(_ command: ExpansionCommand, to session: SessionID?, if ifMatch: EntityTagCondition?)
+        throws(APIError) -> HTTPResponse
+    {
         let (menu, applied) = try onServedMenu { menu throws(SessionStoreError) in
             // A conditional write to a target the menu lacks fails as it would without its condition.
             if ifMatch != nil { try command.checkTarget(in: menu.generation.menu) }
@@ -333,8 +356,8 @@ package final class MenuAPI: Sendable {
         for position in headers.indices where headers.name(at: position, hasPrefix: "x-session-id") {
             // Repeated headers must agree, and a mangled name is no session header at all.
             guard headers.name(at: position, equals: "x-session-id"),
-                  let id = headers.withValue(at: position, { $0.flatMap(SessionID.init(utf8:)) }),
-                  found == nil || found == id
+                let id = headers.withValue(at: position, { $0.flatMap(SessionID.init(utf8:)) }),
+                found == nil || found == id
             else { throw .invalidSession }
             found = id
         }
@@ -345,14 +368,20 @@ package final class MenuAPI: Sendable {
     /// `--session-rate` (429 `rate_limited` with `Retry-After`). A request without a peer address
     /// (made in-process) is not limited.
     func admitCreation(_ request: HTTPRequest) throws(APIError) {
-        guard let limiter = sessionRateLimiter, let client = request.clientAddress(trustedProxy: trustedProxy) else { return }
-        if let wait = limiter.admit(client) { throw .rateLimited(perMinute: limiter.perMinute, retryAfterSeconds: wait) }
+        guard let limiter = sessionRateLimiter, let client = request.clientAddress(trustedProxy: trustedProxy) else {
+            return
+        }
+        if let wait = limiter.admit(client) {
+            throw .rateLimited(perMinute: limiter.perMinute, retryAfterSeconds: wait)
+        }
     }
 
     /// The menu a read answers from and the expansion it uses with its revision: the session's,
     /// or the menu's default (revision 0) when none is named.
     func servedState(for request: HTTPRequest) throws(APIError) -> (ServedMenu, SessionSnapshot) {
-        guard let id = try sessionID(in: request) else { return (current, SessionSnapshot(state: ExpansionState(), revision: 0)) }
+        guard let id = try sessionID(in: request) else {
+            return (current, SessionSnapshot(state: ExpansionState(), revision: 0))
+        }
         return try snapshot(of: id, for: request)
     }
 
@@ -375,13 +404,17 @@ package final class MenuAPI: Sendable {
     }
 
     /// A decimal integer query parameter: digits only (no sign, fraction, exponent or spaces).
-    static func integerParameter(_ name: StaticString, in request: HTTPRequest, default fallback: Int,
-                                 range: ClosedRange<Int>) throws(APIError) -> Int {
+    static func integerParameter(
+        _ name: StaticString, in request: HTTPRequest, default fallback: Int,
+        range: ClosedRange<Int>
+    ) throws(APIError) -> Int {
         let query = request.query
         var found: Int?
         for position in query.indices where query.name(at: position, equals: name) {
             guard found == nil else {
-                throw .invalidParameter("\(name) given more than once; \(name) must be an integer from \(range.lowerBound) to \(range.upperBound)")
+                throw .invalidParameter(
+                    "\(name) given more than once; \(name) must be an integer from \(range.lowerBound) to \(range.upperBound)"
+                )
             }
             found = position
         }
@@ -400,7 +433,8 @@ package final class MenuAPI: Sendable {
         }
         guard let value = parsed, range.contains(value) else {
             let given = query.value(at: position).map { String($0.prefix(40)) } ?? ""
-            throw .invalidParameter("\(name) must be an integer from \(range.lowerBound) to \(range.upperBound), got \"\(given)\"")
+            throw .invalidParameter(
+                "\(name) must be an integer from \(range.lowerBound) to \(range.upperBound), got \"\(given)\"")
         }
         return value
     }
@@ -429,17 +463,23 @@ package final class MenuAPI: Sendable {
 
     /// The headers of every JSON response, built once.
     private static let jsonHeaders: [(name: String, value: String)] = [
-        ("Content-Type", "application/json; charset=utf-8"), ("Cache-Control", "no-store"),
+        ("Content-Type", "application/json; charset=utf-8"), ("Cache-Control", "no-store")
     ]
 
     private static let healthBody = Array(#"{"status":"ok"}"#.utf8)
 
-    private func json(_ status: Int, _ body: [UInt8], extraHeaders: [(name: String, value: String)] = []) -> HTTPResponse {
-        HTTPResponse(status: status, headers: extraHeaders.isEmpty ? Self.jsonHeaders : Self.jsonHeaders + extraHeaders, body: body)
+    private func json(_ status: Int, _ body: [UInt8], extraHeaders: [(name: String, value: String)] = [])
+        -> HTTPResponse
+    {
+        HTTPResponse(
+            status: status, headers: extraHeaders.isEmpty ? Self.jsonHeaders : Self.jsonHeaders + extraHeaders,
+            body: body)
     }
 
     func json(_ status: Int, _ body: ResponseBody, extraHeaders: [(name: String, value: String)] = []) -> HTTPResponse {
-        HTTPResponse(status: status, headers: extraHeaders.isEmpty ? Self.jsonHeaders : Self.jsonHeaders + extraHeaders, body: body)
+        HTTPResponse(
+            status: status, headers: extraHeaders.isEmpty ? Self.jsonHeaders : Self.jsonHeaders + extraHeaders,
+            body: body)
     }
 
     func errorResponse(_ error: APIError) -> HTTPResponse {

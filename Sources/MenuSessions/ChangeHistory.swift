@@ -47,10 +47,12 @@ package struct ChangeHistory: Sendable, Equatable {
             return
         }
         if splices.count >= capacity { splices.removeFirst(splices.count - capacity + 1) }
-        splices.append(change.map {
-            Splice(at: UInt32(truncatingIfNeeded: $0.at), inserted: UInt32(truncatingIfNeeded: $0.inserted),
-                   removed: UInt32(truncatingIfNeeded: $0.removed))
-        } ?? .none)
+        splices.append(
+            change.map {
+                Splice(
+                    at: UInt32(truncatingIfNeeded: $0.at), inserted: UInt32(truncatingIfNeeded: $0.inserted),
+                    removed: UInt32(truncatingIfNeeded: $0.removed))
+            } ?? .none)
     }
 
     /// The bytes the splices hold on the heap (``MenuModel/heapBytes(of:)``). O(1).
@@ -74,7 +76,9 @@ package struct ChangeHistory: Sendable, Equatable {
         return splices[first...].enumerated().map { offset, splice in
             let revision = since + offset + 1
             guard splice != .none else { return (revision, nil) }
-            return (revision, RowChange(at: Int(splice.at), inserted: Int(splice.inserted), removed: Int(splice.removed)))
+            return (
+                revision, RowChange(at: Int(splice.at), inserted: Int(splice.inserted), removed: Int(splice.removed))
+            )
         }
     }
 }

@@ -21,14 +21,20 @@ extension ExpansionCommand {
     /// and whether it changed the state is read off the entry count in O(1) (a flip always moves
     /// it; a reveal changed it exactly when it opened a group). A bulk command keeps the state
     /// before it (O(1), copied on write) and compares: O(k) for k entries, which it clears anyway.
-    package func run(on view: inout FlattenedView, maxChangedGroups: Int,
-                     maxStateBytes: Int = .max) throws(SessionStoreError) -> Outcome {
+    package func run(
+        on view: inout FlattenedView, maxChangedGroups: Int,
+        maxStateBytes: Int = .max
+    ) throws(SessionStoreError) -> Outcome {
         let before = view.state.changedGroupCount
         let bytesBefore = maxStateBytes == .max ? 0 : view.state.heapBytes
         /// Whether the state now breaks a cap it kept before the change.
         func overCap(_ state: ExpansionState) -> SessionStoreError? {
-            if state.changedGroupCount > max(before, maxChangedGroups) { return .tooManyChanges(limit: maxChangedGroups) }
-            if maxStateBytes != .max, state.heapBytes > max(bytesBefore, maxStateBytes) { return .sessionTooLarge(limit: maxStateBytes) }
+            if state.changedGroupCount > max(before, maxChangedGroups) {
+                return .tooManyChanges(limit: maxChangedGroups)
+            }
+            if maxStateBytes != .max, state.heapBytes > max(bytesBefore, maxStateBytes) {
+                return .sessionTooLarge(limit: maxStateBytes)
+            }
             return nil
         }
         switch self {
@@ -59,11 +65,12 @@ extension ExpansionCommand {
             } catch {
                 throw .expansion(error)
             }
-            let groupsSet: [(id: String, isExpanded: Bool)] = if case .reveal = self {
-                revealed.map { (view.menu.id(of: $0), true) }
-            } else {
-                [(change.id, change.isExpanded)]
-            }
+            let groupsSet: [(id: String, isExpanded: Bool)] =
+                if case .reveal = self {
+                    revealed.map { (view.menu.id(of: $0), true) }
+                } else {
+                    [(change.id, change.isExpanded)]
+                }
             if let refusal = overCap(view.state) {
                 for group in groupsSet { _ = try? view.setExpanded(group.id, !group.isExpanded) }  // back as it was
                 // Arrays that grew for the refused change keep their capacity: give it back.
@@ -75,7 +82,8 @@ extension ExpansionCommand {
             // A toggle or a set flips one group or none, and a flip always moves the count; a
             // reveal changed the state exactly when it opened a group (its splice), even if its
             // flips added and removed as many entries.
-            let changed = if case .reveal = self { change.change != nil } else { before != view.state.changedGroupCount }
+            let changed =
+                if case .reveal = self { change.change != nil } else { before != view.state.changedGroupCount }
             return Outcome(change: .group(change), changedState: changed, groupsSet: groupsSet)
         }
     }

@@ -4,7 +4,9 @@ extension ExpansionState {
     /// The state a new session keeps, in arrays of exactly its size (``compacted``), after checking
     /// it against the store's caps: `.tooManyChanges` past `maxChangedGroups` entries,
     /// `.sessionTooLarge` past `maxStateBytes`. O(entries).
-    package func checkedForNewSession(maxChangedGroups: Int, maxStateBytes: Int) throws(SessionStoreError) -> ExpansionState {
+    package func checkedForNewSession(maxChangedGroups: Int, maxStateBytes: Int) throws(SessionStoreError)
+        -> ExpansionState
+    {
         guard changedGroupCount <= maxChangedGroups else { throw .tooManyChanges(limit: maxChangedGroups) }
         let state = compacted
         guard state.heapBytes <= maxStateBytes else { throw .sessionTooLarge(limit: maxStateBytes) }

@@ -30,8 +30,10 @@ package final class InMemorySessionStore: SessionStore {
         var lastUsed: SessionTime
     }
 
-    package init(menu: MenuGeneration, limits: SessionLimits = .defaults,
-                clock: @escaping @Sendable () -> SessionTime = SessionClock.now) {
+    package init(
+        menu: MenuGeneration, limits: SessionLimits = .defaults,
+        clock: @escaping @Sendable () -> SessionTime = SessionClock.now
+    ) {
         timeToLive = limits.timeToLive
         evictionIdle = limits.evictionIdle
         maxChangedGroups = limits.maxChangedGroups
@@ -39,20 +41,25 @@ package final class InMemorySessionStore: SessionStore {
         maxStateBytes = limits.maxStateBytes
         self.clock = clock
         latest = LatestMenu(menu)
-        table = SessionTable(maxSessions: limits.maxSessions, timeToLive: SessionClock.milliseconds(of: limits.timeToLive),
-                             evictionIdle: SessionClock.milliseconds(of: limits.evictionIdle), memoryBudget: limits.sessionMemory)
+        table = SessionTable(
+            maxSessions: limits.maxSessions, timeToLive: SessionClock.milliseconds(of: limits.timeToLive),
+            evictionIdle: SessionClock.milliseconds(of: limits.evictionIdle), memoryBudget: limits.sessionMemory)
     }
 
-    package convenience init(menu: Menu, maxSessions: Int = SessionLimits.defaults.maxSessions,
-                            timeToLive: Duration = SessionLimits.defaults.timeToLive,
-                            evictionIdle: Duration = SessionLimits.defaults.evictionIdle,
-                            maxChangedGroups: Int = SessionLimits.defaults.maxChangedGroups,
-                            sessionMemory: Int = SessionLimits.defaults.sessionMemory,
-                            clock: @escaping @Sendable () -> SessionTime = SessionClock.now) {
-        self.init(menu: MenuGeneration(menu),
-                  limits: SessionLimits(maxSessions: maxSessions, timeToLive: timeToLive, evictionIdle: evictionIdle,
-                                        maxChangedGroups: maxChangedGroups, sessionMemory: sessionMemory),
-                  clock: clock)
+    package convenience init(
+        menu: Menu, maxSessions: Int = SessionLimits.defaults.maxSessions,
+        timeToLive: Duration = SessionLimits.defaults.timeToLive,
+        evictionIdle: Duration = SessionLimits.defaults.evictionIdle,
+        maxChangedGroups: Int = SessionLimits.defaults.maxChangedGroups,
+        sessionMemory: Int = SessionLimits.defaults.sessionMemory,
+        clock: @escaping @Sendable () -> SessionTime = SessionClock.now
+    ) {
+        self.init(
+            menu: MenuGeneration(menu),
+            limits: SessionLimits(
+                maxSessions: maxSessions, timeToLive: timeToLive, evictionIdle: evictionIdle,
+                maxChangedGroups: maxChangedGroups, sessionMemory: sessionMemory),
+            clock: clock)
     }
 
     package var maxSessions: Int { table.maxSessions }
@@ -69,7 +76,9 @@ package final class InMemorySessionStore: SessionStore {
 
     /// Inserts a new session holding `state` and `history`, which belong to `menu`, making room
     /// for its bytes first.
-    private func insert(_ state: ExpansionState, history: ChangeHistory, in menu: MenuGeneration) throws(SessionStoreError) -> SessionID {
+    private func insert(_ state: ExpansionState, history: ChangeHistory, in menu: MenuGeneration)
+        throws(SessionStoreError) -> SessionID
+    {
         latest.note(menu)
         let now = clock()
         let entry = Entry(state: state, epoch: menu.epoch, history: history, lastUsed: now)
@@ -96,11 +105,15 @@ package final class InMemorySessionStore: SessionStore {
 
     package func snapshot(of id: SessionID, in menu: MenuGeneration) throws(SessionStoreError) -> SessionSnapshot {
         latest.note(menu)
-        return try table.withEntry(of: id, in: menu, now: clock(), forWrite: false) { shard, position in shard.reading(at: position) { $0.snapshot } }
+        return try table.withEntry(of: id, in: menu, now: clock(), forWrite: false) { shard, position in
+            shard.reading(at: position) { $0.snapshot }
+        }
     }
 
-    package func apply(_ command: ExpansionCommand, to id: SessionID?, in menu: MenuGeneration,
-                       if condition: RevisionCondition?) throws(SessionStoreError) -> AppliedChange {
+    package func apply(
+        _ command: ExpansionCommand, to id: SessionID?, in menu: MenuGeneration,
+        if condition: RevisionCondition?
+    ) throws(SessionStoreError) -> AppliedChange {
         let limit = maxChangedGroups
         let changeHistory = changeHistory
         guard let id else {
@@ -111,8 +124,9 @@ package final class InMemorySessionStore: SessionStore {
             var history = ChangeHistory(revision: 0)
             if outcome.changedState { history.record(outcome.change.splice, capacity: changeHistory) }
             let newID = try insert(view.state, history: history, in: menu)
-            return AppliedChange(sessionID: newID, created: true, change: outcome.change, state: view.state,
-                                 revision: history.endRevision)
+            return AppliedChange(
+                sessionID: newID, created: true, change: outcome.change, state: view.state,
+                revision: history.endRevision)
         }
         latest.note(menu)
         let now = clock()
@@ -120,7 +134,8 @@ package final class InMemorySessionStore: SessionStore {
         if command.mayGrowState { try table.makeRoom(forBytes: 0, now: now, excluding: id) }
         defer { table.settleBudget(now: now, excluding: id) }
         // An expired entry is refused; the write's sweep of the shard's oldest end removes it.
-        return try table.withEntry(of: id, in: menu, now: now, forWrite: true) { shard, position throws(SessionStoreError) in
+        return try table.withEntry(of: id, in: menu, now: now, forWrite: true) {
+            shard, position throws(SessionStoreError) in
             // Out of its slot, the state is uniquely referenced while it changes.
             try shard[position].check(condition)
             var entry = shard.take(at: position)
@@ -130,11 +145,14 @@ package final class InMemorySessionStore: SessionStore {
             defer { entry.state = view.state }
             let outcome = try command.run(on: &view, maxChangedGroups: limit, maxStateBytes: maxStateBytes)
             if outcome.changedState { entry.history.record(outcome.change.splice, capacity: changeHistory) }
-            return AppliedChange(sessionID: id, created: false, change: outcome.change, state: view.state, revision: entry.revision)
+            return AppliedChange(
+                sessionID: id, created: false, change: outcome.change, state: view.state, revision: entry.revision)
         }
     }
 
-    package func changes(of id: SessionID, since: Int, in menu: MenuGeneration) throws(SessionStoreError) -> SessionChanges {
+    package func changes(of id: SessionID, since: Int, in menu: MenuGeneration) throws(SessionStoreError)
+        -> SessionChanges
+    {
         latest.note(menu)
         return try table.changes(of: id, since: since, in: menu, now: clock())
     }

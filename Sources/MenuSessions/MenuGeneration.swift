@@ -52,8 +52,9 @@ package final class MenuEpoch: Sendable {
     }
 
     fileprivate func link(to next: MenuEpoch, translation: MenuTranslation) {
-        precondition(translation.fromNodeCount == nodeCount && translation.toNodeCount == next.nodeCount,
-                     "a translation links the menus of consecutive epochs")
+        precondition(
+            translation.fromNodeCount == nodeCount && translation.toNodeCount == next.nodeCount,
+            "a translation links the menus of consecutive epochs")
         successor.withLock { link in
             precondition(link == nil, "epoch \(number) is already followed by epoch \(link!.epoch.number)")
             link = (translation, next)
@@ -82,7 +83,8 @@ extension ExpansionState {
     package func rebased(from epoch: MenuEpoch, to generation: MenuGeneration) -> ExpansionState {
         guard epoch !== generation.epoch else { return self }
         guard let steps = epoch.translations(to: generation.epoch) else {
-            preconditionFailure("a state of epoch \(epoch.number) cannot be carried back to epoch \(generation.epoch.number)")
+            preconditionFailure(
+                "a state of epoch \(epoch.number) cannot be carried back to epoch \(generation.epoch.number)")
         }
         return carried(through: steps, onto: generation.menu)
     }

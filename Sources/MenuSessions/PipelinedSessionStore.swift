@@ -8,6 +8,8 @@ package protocol PipelinedSessionStore: SessionStore {
     /// refusal or a no-op to decide on a fresh copy): the caller then calls `apply`. Otherwise
     /// `completion` is called exactly once, on another thread or this one (a write queued behind
     /// another write of the session that finds it cannot go out this way reports `.notWritten`).
-    func startApply(_ command: ExpansionCommand, to id: SessionID, in menu: MenuGeneration, if condition: RevisionCondition?,
-                    then completion: @escaping @Sendable (PipelinedWrite) -> Void) -> Bool
+    func startApply(
+        _ command: ExpansionCommand, to id: SessionID, in menu: MenuGeneration, if condition: RevisionCondition?,
+        then completion: @escaping @Sendable (PipelinedWrite) -> Void
+    ) -> Bool
 }

@@ -24,8 +24,10 @@ package struct SessionLimits: Sendable, Equatable {
 
     package init() {}
 
-    package init(maxSessions: Int, timeToLive: Duration, evictionIdle: Duration, maxChangedGroups: Int,
-                 changeHistory: Int = SessionLimits().changeHistory, sessionMemory: Int = SessionLimits().sessionMemory) {
+    package init(
+        maxSessions: Int, timeToLive: Duration, evictionIdle: Duration, maxChangedGroups: Int,
+        changeHistory: Int = SessionLimits().changeHistory, sessionMemory: Int = SessionLimits().sessionMemory
+    ) {
         self.maxSessions = maxSessions
         self.timeToLive = timeToLive
         self.evictionIdle = evictionIdle

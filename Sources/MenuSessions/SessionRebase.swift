@@ -103,7 +103,8 @@ extension SessionTable where Entry: SessionStateEntry {
 
     /// Carries `state` (the session's at `epoch`) over to `generation` outside any lock, then
     /// installs it if the session still holds that state at that epoch. O(k · (depth + log k)).
-    package func rebase(_ id: SessionID, _ state: ExpansionState, from epoch: MenuEpoch, to generation: MenuGeneration) {
+    package func rebase(_ id: SessionID, _ state: ExpansionState, from epoch: MenuEpoch, to generation: MenuGeneration)
+    {
         let rebased = state.rebased(from: epoch, to: generation)
         withShard(of: id) { shard in
             _ = shard.install(rebased, for: id, replacing: state, at: epoch, to: generation.epoch, unlessPinned: false)
@@ -144,7 +145,9 @@ extension SessionTable where Entry: SessionStateEntry {
                 let installed = withShard(at: index) { shard in
                     var installed = 0
                     for ((id, state, epoch), new) in zip(batch, rebased)
-                    where shard.install(new, for: id, replacing: state, at: epoch, to: generation.epoch, unlessPinned: true) {
+                    where shard.install(
+                        new, for: id, replacing: state, at: epoch, to: generation.epoch, unlessPinned: true)
+                    {
                         installed += 1
                     }
                     return installed
@@ -158,8 +161,10 @@ extension SessionTable where Entry: SessionStateEntry {
 
     /// The changes of `id` since revision `since`, read on `generation` (carried over first, which
     /// forgets the splices of the older menu). Under the shard lock: O(entries answered).
-    package func changes(of id: SessionID, since: Int, in generation: MenuGeneration,
-                         now: SessionTime) throws(SessionStoreError) -> SessionChanges {
+    package func changes(
+        of id: SessionID, since: Int, in generation: MenuGeneration,
+        now: SessionTime
+    ) throws(SessionStoreError) -> SessionChanges {
         try withEntry(of: id, in: generation, now: now, forWrite: false) { shard, position in
             let history = shard[position].history
             return SessionChanges(revision: history.endRevision, entries: history.entries(since: since))
@@ -174,8 +179,10 @@ extension SessionShard where Entry: SessionStateEntry {
     /// Installs `rebased` (carried from `epoch` to `next`) in `id`'s entry, in place, when the
     /// session still holds exactly `state` at `epoch` (a write in between wins) and, with
     /// `unlessPinned`, has no write in flight; true when installed. The check both rebases share.
-    mutating func install(_ rebased: ExpansionState, for id: SessionID, replacing state: ExpansionState, at epoch: MenuEpoch,
-                          to next: MenuEpoch, unlessPinned: Bool) -> Bool {
+    mutating func install(
+        _ rebased: ExpansionState, for id: SessionID, replacing state: ExpansionState, at epoch: MenuEpoch,
+        to next: MenuEpoch, unlessPinned: Bool
+    ) -> Bool {
         guard let position = position(of: id) else { return false }
         return withEntry(at: position) { entry in
             guard entry.epoch === epoch, entry.state == state, !(unlessPinned && entry.isPinned) else { return false }

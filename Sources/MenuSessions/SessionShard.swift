@@ -135,7 +135,10 @@ package struct SessionShard<Entry: SessionTableEntry>: Sendable {
     package mutating func reading<Result>(at position: Position, _ body: (inout Entry) -> Result) -> Result {
         #if DEBUG
         let before = nodes.values[position.index].bytes
-        defer { assert(Self.footprint(of: nodes.values[position.index].entry!) == before, "a read changed a session's entry") }
+        defer {
+            assert(
+                Self.footprint(of: nodes.values[position.index].entry!) == before, "a read changed a session's entry")
+        }
         #endif
         return body(&nodes.values[position.index].entry!)
     }
@@ -172,7 +175,8 @@ package struct SessionShard<Entry: SessionTableEntry>: Sendable {
     /// recording a use at `now` (``markUsed(at:now:)``); nil otherwise, and nothing changes.
     package mutating func use(_ id: SessionID, now: SessionTime, timeToLive: Int64) -> Position? {
         guard let index = nodes.index(forKey: id) else { return nil }
-        switch Self.stamp(&nodes.values[index], now: now, timeToLive: timeToLive, promotionInterval: promotionInterval) {
+        switch Self.stamp(&nodes.values[index], now: now, timeToLive: timeToLive, promotionInterval: promotionInterval)
+        {
         case nil: return nil
         case false?: break
         case true?: moveToFront(index)
@@ -183,14 +187,18 @@ package struct SessionShard<Entry: SessionTableEntry>: Sendable {
     /// Records a use of the session at `position` at `now`: its time, and, when its last move
     /// is `promotionInterval` or more ago, a move to the front of the list. O(1).
     package mutating func markUsed(at position: Position, now: SessionTime) {
-        if Self.stamp(&nodes.values[position.index], now: now, timeToLive: .max, promotionInterval: promotionInterval) == true {
+        if Self.stamp(&nodes.values[position.index], now: now, timeToLive: .max, promotionInterval: promotionInterval)
+            == true
+        {
             moveToFront(position.index)
         }
     }
 
     /// Stamps a use at `now` on `node`, in place: nil (and no change) when it is idle for
     /// `timeToLive` or more, else whether it is due to move to the front (then marked moved).
-    private static func stamp(_ node: inout Node, now: SessionTime, timeToLive: Int64, promotionInterval: Int64) -> Bool? {
+    private static func stamp(_ node: inout Node, now: SessionTime, timeToLive: Int64, promotionInterval: Int64)
+        -> Bool?
+    {
         guard now.milliseconds(since: node.entry!.lastUsed) < timeToLive else { return nil }
         node.entry!.lastUsed = now
         guard now.milliseconds(since: node.promoted) >= promotionInterval else { return false }
@@ -246,7 +254,9 @@ package struct SessionShard<Entry: SessionTableEntry>: Sendable {
     /// longer at `now`, looking at `limit` sessions at most; returns how many went and how many
     /// were looked at. (One expired behind a live oldest one waits less than `promotionInterval`;
     /// behind a pinned one, until it is unpinned.)
-    package mutating func removeExpired(now: SessionTime, timeToLive: Int64, limit: Int) -> (removed: Int, examined: Int) {
+    package mutating func removeExpired(now: SessionTime, timeToLive: Int64, limit: Int) -> (
+        removed: Int, examined: Int
+    ) {
         var removed = 0
         var examined = 0
         while let (id, lastUsed, isPinned) = leastRecentlyUsed, examined < limit {

@@ -26,8 +26,10 @@ package protocol SessionStore: Sendable {
     /// (which stands at revision 0 until then), on `menu`. With `condition`, the session's
     /// revision is checked under the same lock as the write: one it does not admit answers
     /// `.revisionMismatch` and changes nothing.
-    func apply(_ command: ExpansionCommand, to id: SessionID?, in menu: MenuGeneration,
-               if condition: RevisionCondition?) throws(SessionStoreError) -> AppliedChange
+    func apply(
+        _ command: ExpansionCommand, to id: SessionID?, in menu: MenuGeneration,
+        if condition: RevisionCondition?
+    ) throws(SessionStoreError) -> AppliedChange
     /// The session's revision and its splices since revision `since`, on `menu` (nil entries when
     /// the history does not reach back to `since`, or `since` is past the revision).
     func changes(of id: SessionID, since: Int, in menu: MenuGeneration) throws(SessionStoreError) -> SessionChanges
@@ -36,7 +38,8 @@ package protocol SessionStore: Sendable {
     /// sessions of a shared backend fetches the session when its cached revision is older, so a
     /// client that wrote through another instance never reads a state older than its own write.
     /// Stores that hold the only copy answer ``snapshot(of:in:)``.
-    func snapshot(of id: SessionID, in menu: MenuGeneration, atLeast revision: Int) throws(SessionStoreError) -> SessionSnapshot
+    func snapshot(of id: SessionID, in menu: MenuGeneration, atLeast revision: Int) throws(SessionStoreError)
+        -> SessionSnapshot
     /// Why the store cannot serve requests now (its backend unreachable), or nil when it can: the
     /// readiness a load balancer asks for (`GET /readyz`). Never blocks longer than the store's
     /// own timeout.
@@ -49,7 +52,9 @@ package protocol SessionStore: Sendable {
 
 extension SessionStore {
     /// A store holding the only copy of its sessions has no older copy to refresh.
-    package func snapshot(of id: SessionID, in menu: MenuGeneration, atLeast revision: Int) throws(SessionStoreError) -> SessionSnapshot {
+    package func snapshot(of id: SessionID, in menu: MenuGeneration, atLeast revision: Int) throws(SessionStoreError)
+        -> SessionSnapshot
+    {
         try snapshot(of: id, in: menu)
     }
 
@@ -82,18 +87,24 @@ extension SessionStore {
     }
 
     /// An unconditional ``apply(_:to:in:if:)``.
-    package func apply(_ command: ExpansionCommand, to id: SessionID?, in menu: MenuGeneration) throws(SessionStoreError) -> AppliedChange {
+    package func apply(_ command: ExpansionCommand, to id: SessionID?, in menu: MenuGeneration)
+        throws(SessionStoreError) -> AppliedChange
+    {
         try apply(command, to: id, in: menu, if: nil)
     }
 
     /// ``apply(_:to:in:if:)`` on the store's newest menu.
-    package func apply(_ command: ExpansionCommand, to id: SessionID?,
-                       if condition: RevisionCondition? = nil) throws(SessionStoreError) -> AppliedChange {
+    package func apply(
+        _ command: ExpansionCommand, to id: SessionID?,
+        if condition: RevisionCondition? = nil
+    ) throws(SessionStoreError) -> AppliedChange {
         try onCurrentMenu { menu throws(SessionStoreError) in try apply(command, to: id, in: menu, if: condition) }
     }
 
     /// Runs `body` on the newest menu, again on the newer one while it answers `.menuChanged`.
-    private func onCurrentMenu<Result>(_ body: (MenuGeneration) throws(SessionStoreError) -> Result) throws(SessionStoreError) -> Result {
+    private func onCurrentMenu<Result>(_ body: (MenuGeneration) throws(SessionStoreError) -> Result)
+        throws(SessionStoreError) -> Result
+    {
         while true {
             do {
                 return try body(currentMenu)

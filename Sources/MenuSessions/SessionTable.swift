@@ -51,8 +51,10 @@ package final class SessionTable<Entry: SessionTableEntry>: Sendable {
     package func countExpiredOnUse() { expiredCount.add(1, ordering: .relaxed) }
 
     /// `contents`, when given, holds ``shardCount`` dictionaries already split by ``shardIndex(of:)``.
-    package init(maxSessions: Int, timeToLive: Int64, evictionIdle: Int64, memoryBudget: Int = .max,
-                 contents: [[SessionID: Entry]]? = nil) {
+    package init(
+        maxSessions: Int, timeToLive: Int64, evictionIdle: Int64, memoryBudget: Int = .max,
+        contents: [[SessionID: Entry]]? = nil
+    ) {
         self.maxSessions = maxSessions
         self.memoryBudget = memoryBudget
         self.timeToLive = timeToLive
@@ -63,7 +65,8 @@ package final class SessionTable<Entry: SessionTableEntry>: Sendable {
         let promotion = min(timeToLive, evictionIdle) / 64
         slots = .allocate(capacity: Self.shardCount * Self.spacing)
         for slot in 0 ..< Self.shardCount * Self.spacing {
-            let shard = slot % Self.spacing == 0
+            let shard =
+                slot % Self.spacing == 0
                 ? SessionShard(initial[slot / Self.spacing], promotionInterval: promotion, meter: meter)
                 : SessionShard(promotionInterval: promotion, meter: meter)
             (slots + slot).initialize(to: Mutex(shard))
@@ -96,7 +99,8 @@ package final class SessionTable<Entry: SessionTableEntry>: Sendable {
         at index: Int, _ body: (inout SessionShard<Entry>) throws(Failure) -> Result
     ) throws(Failure) -> Result {
         precondition(index >= 0 && index < Self.shardCount)
-        return try slots[index * Self.spacing].withLock { (shard: inout SessionShard<Entry>) throws(Failure) -> Result in
+        return try slots[index * Self.spacing].withLock {
+            (shard: inout SessionShard<Entry>) throws(Failure) -> Result in
             try body(&shard)
         }
     }
@@ -115,7 +119,9 @@ package final class SessionTable<Entry: SessionTableEntry>: Sendable {
         }
         let timeToLive = timeToLive
         return try withShard(of: id) { shard throws(Failure) -> Result in
-            defer { removed = shard.removeExpired(now: now, timeToLive: timeToLive, limit: Self.expiredPerWrite).removed }
+            defer {
+                removed = shard.removeExpired(now: now, timeToLive: timeToLive, limit: Self.expiredPerWrite).removed
+            }
             return try body(&shard)
         }
     }
@@ -140,7 +146,9 @@ package final class SessionTable<Entry: SessionTableEntry>: Sendable {
         }
     }
 
-    private func reserveCount(now: SessionTime, beforeEvicting: (SessionID) throws(SessionStoreError) -> Void) throws(SessionStoreError) {
+    private func reserveCount(now: SessionTime, beforeEvicting: (SessionID) throws(SessionStoreError) -> Void)
+        throws(SessionStoreError)
+    {
         if liveCount.add(1, ordering: .relaxed).newValue <= maxSessions { return }
         liveCount.subtract(1, ordering: .relaxed)
         let (freed, oldest) = removeExpiredAtOldestEnds(now: now, excluding: nil)
@@ -151,7 +159,8 @@ package final class SessionTable<Entry: SessionTableEntry>: Sendable {
         if let oldest, try evict(oldest, now: now, sparing: nil, beforeEvicting: beforeEvicting) { return }  // its slot is this reservation's
         if liveCount.add(1, ordering: .relaxed).newValue <= maxSessions { return }  // one was deleted meanwhile
         liveCount.subtract(1, ordering: .relaxed)
-        throw .tooManySessions(limit: maxSessions, retryAfterSeconds: retryAfterSeconds(oldest: oldest?.lastUsed, now: now))
+        throw .tooManySessions(
+            limit: maxSessions, retryAfterSeconds: retryAfterSeconds(oldest: oldest?.lastUsed, now: now))
     }
 
     /// Evictions one ``makeRoom(forBytes:now:excluding:beforeEvicting:)`` makes at most, so one
@@ -166,17 +175,20 @@ package final class SessionTable<Entry: SessionTableEntry>: Sendable {
     /// Nothing when they fit already: one relaxed load. Concurrent callers may each fit their own
     /// `extra` before either inserts, so the budget can be passed by the bytes of the writes in
     /// flight (at most one session's cap per HTTP thread).
-    package func makeRoom(forBytes extra: Int, now: SessionTime, excluding: SessionID?,
-                          beforeEvicting: (SessionID) throws(SessionStoreError) -> Void = { _ in }) throws(SessionStoreError) {
+    package func makeRoom(
+        forBytes extra: Int, now: SessionTime, excluding: SessionID?,
+        beforeEvicting: (SessionID) throws(SessionStoreError) -> Void = { _ in }
+    ) throws(SessionStoreError) {
         guard meter.value + extra > memoryBudget else { return }
         var evictions = 0
         var (freed, oldest) = removeExpiredAtOldestEnds(now: now, excluding: excluding)
         releaseSlots(freed)
         while meter.value + extra > memoryBudget {
             guard let candidate = oldest, evictions < Self.evictionsPerRequest,
-                  try evict(candidate, now: now, sparing: excluding, beforeEvicting: beforeEvicting)
+                try evict(candidate, now: now, sparing: excluding, beforeEvicting: beforeEvicting)
             else {
-                throw .sessionMemoryFull(budget: memoryBudget, retryAfterSeconds: retryAfterSeconds(oldest: oldest?.lastUsed, now: now))
+                throw .sessionMemoryFull(
+                    budget: memoryBudget, retryAfterSeconds: retryAfterSeconds(oldest: oldest?.lastUsed, now: now))
             }
             releaseSlots()
             evictions += 1
@@ -188,8 +200,10 @@ package final class SessionTable<Entry: SessionTableEntry>: Sendable {
     /// After a write that may have taken the sessions past ``memoryBudget`` (writes are admitted
     /// while the bytes fit, and one write grows its session by little): evicts idle sessions until
     /// they fit again, if it can; what it cannot, the next write's ``makeRoom(forBytes:now:excluding:beforeEvicting:)`` refuses.
-    package func settleBudget(now: SessionTime, excluding: SessionID?,
-                              beforeEvicting: (SessionID) throws(SessionStoreError) -> Void = { _ in }) {
+    package func settleBudget(
+        now: SessionTime, excluding: SessionID?,
+        beforeEvicting: (SessionID) throws(SessionStoreError) -> Void = { _ in }
+    ) {
         guard meter.value > memoryBudget else { return }
         try? makeRoom(forBytes: 0, now: now, excluding: excluding, beforeEvicting: beforeEvicting)
     }
@@ -197,14 +211,17 @@ package final class SessionTable<Entry: SessionTableEntry>: Sendable {
     /// Removes expired sessions from each shard's least recently used end (up to
     /// ``examinedPerShardWhenFull`` looked at per shard) and finds the oldest survivor of the whole
     /// table, `excluding` aside: the eviction candidate. The caller gives back the `freed` slots.
-    private func removeExpiredAtOldestEnds(now: SessionTime, excluding: SessionID?) -> (freed: Int, oldest: (shard: Int, lastUsed: SessionTime)?) {
+    private func removeExpiredAtOldestEnds(now: SessionTime, excluding: SessionID?) -> (
+        freed: Int, oldest: (shard: Int, lastUsed: SessionTime)?
+    ) {
         var examined = 0
         var freed = 0
         var oldest: (shard: Int, lastUsed: SessionTime)?
         let timeToLive = timeToLive
         for index in 0 ..< Self.shardCount {
             let (removed, looked, survivor) = withShard(at: index) { shard in
-                let (removed, looked) = shard.removeExpired(now: now, timeToLive: timeToLive, limit: Self.examinedPerShardWhenFull)
+                let (removed, looked) = shard.removeExpired(
+                    now: now, timeToLive: timeToLive, limit: Self.examinedPerShardWhenFull)
                 let survivor = shard.leastRecentlyUsed.flatMap { $0.id == excluding ? nil : $0.lastUsed }
                 return (removed, looked, survivor)
             }
@@ -221,13 +238,15 @@ package final class SessionTable<Entry: SessionTableEntry>: Sendable {
     /// ``evictionIdle`` and not pinned (re-checked under the lock: it may have been used or deleted
     /// since; never `sparing`), after `beforeEvicting` accepted it. True when one went; its slot is
     /// the caller's.
-    private func evict(_ oldest: (shard: Int, lastUsed: SessionTime), now: SessionTime, sparing: SessionID?,
-                       beforeEvicting: (SessionID) throws(SessionStoreError) -> Void) throws(SessionStoreError) -> Bool {
+    private func evict(
+        _ oldest: (shard: Int, lastUsed: SessionTime), now: SessionTime, sparing: SessionID?,
+        beforeEvicting: (SessionID) throws(SessionStoreError) -> Void
+    ) throws(SessionStoreError) -> Bool {
         guard now.milliseconds(since: oldest.lastUsed) >= evictionIdle else { return false }
         let evictionIdle = evictionIdle
         return try withShard(at: oldest.shard) { shard throws(SessionStoreError) -> Bool in
             guard let victim = shard.leastRecentlyUsed, now.milliseconds(since: victim.lastUsed) >= evictionIdle,
-                  !victim.isPinned, victim.id != sparing
+                !victim.isPinned, victim.id != sparing
             else {
                 return false
             }
@@ -269,8 +288,9 @@ package final class SessionTable<Entry: SessionTableEntry>: Sendable {
 
     /// The figures a metrics scrape reads: five relaxed loads.
     package var counts: SessionCounts {
-        SessionCounts(held: count, created: createdCount.load(ordering: .relaxed), expired: expiredCount.load(ordering: .relaxed),
-                      evicted: evictedCount.load(ordering: .relaxed), bytes: bytes, memoryBudget: memoryBudget)
+        SessionCounts(
+            held: count, created: createdCount.load(ordering: .relaxed), expired: expiredCount.load(ordering: .relaxed),
+            evicted: evictedCount.load(ordering: .relaxed), bytes: bytes, memoryBudget: memoryBudget)
     }
 
     /// Inserts a new session into the slot ``reserveSlot(now:beforeEvicting:)`` took for it (a
@@ -294,7 +314,9 @@ package struct SessionCounts: Sendable, Equatable {
     package var bytes: Int
     package var memoryBudget: Int?
 
-    package init(held: Int = 0, created: Int = 0, expired: Int = 0, evicted: Int = 0, bytes: Int = 0, memoryBudget: Int? = nil) {
+    package init(
+        held: Int = 0, created: Int = 0, expired: Int = 0, evicted: Int = 0, bytes: Int = 0, memoryBudget: Int? = nil
+    ) {
         self.held = held
         self.created = created
         self.expired = expired

@@ -1,12 +1,13 @@
+import Dispatch
+import MenuModel
+import MenuSessions
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import MenuSessions
-import Dispatch
-import MenuModel
-import Synchronization
 
 /// Compaction: a snapshot of every live session replaces the journals, so the files stay
 /// bounded by the live state. It runs on one background queue and never holds a lock while it
@@ -21,9 +22,10 @@ import Synchronization
 extension DurableSessionStore {
     func scheduleCompactionIfNeeded(journalBytes: Int64) {
         guard journalBytes > max(compactionMinimumBytes, 2 * snapshotBytes.load(ordering: .relaxed)),
-              !closed.load(ordering: .relaxed),
-              wallClock() >= compactionRetryAfter.load(ordering: .relaxed),
-              compactionScheduled.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
+            !closed.load(ordering: .relaxed),
+            wallClock() >= compactionRetryAfter.load(ordering: .relaxed),
+            compactionScheduled.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing)
+                .exchanged
         else { return }
         compaction.async { [self] in
             if !closed.load(ordering: .acquiring) {
@@ -85,7 +87,8 @@ extension DurableSessionStore {
         defer { if !renamed { try? DurableFile.remove(temporary) } }
         var buffer: [UInt8] = []
         buffer.reserveCapacity(1 << 20)
-        DurableRecord.appendFileHeader(to: &buffer, magic: DurableRecord.snapshotMagic, generation: generation, time: time)
+        DurableRecord.appendFileHeader(
+            to: &buffer, magic: DurableRecord.snapshotMagic, generation: generation, time: time)
         var written: Int64 = 0
         var count = 0
         let now = clock()
@@ -96,8 +99,9 @@ extension DurableSessionStore {
             try sessions.forEach { (id, entry) throws(DurableIOError) in
                 let idle = now.milliseconds(since: entry.lastUsed)
                 guard idle < timeToLiveMilliseconds else { return }
-                DurableRecord.appendSession(id, lastUsed: time - idle, state: entry.portable(latest: menu),
-                                            revision: entry.revision, to: &buffer)
+                DurableRecord.appendSession(
+                    id, lastUsed: time - idle, state: entry.portable(latest: menu),
+                    revision: entry.revision, to: &buffer)
                 count += 1
                 if buffer.count >= 1 << 20 {
                     try file.write(buffer, at: written)

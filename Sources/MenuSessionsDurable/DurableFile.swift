@@ -65,7 +65,9 @@ final class DurableFile: Sendable {
         var done = 0
         while done < bytes.count {
             let written = bytes.withUnsafeBytes { buffer in
-                retryingOnInterrupt { pwrite(descriptor, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done)) }
+                retryingOnInterrupt {
+                    pwrite(descriptor, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
+                }
             }
             guard written > 0 else { throw DurableIOError("write", path, code: written == 0 ? ENOSPC : errno) }
             done += written
@@ -96,7 +98,9 @@ final class DurableFile: Sendable {
     }
 
     func truncate(to length: Int64) throws(DurableIOError) {
-        guard retryingOnInterrupt({ ftruncate(descriptor, off_t(length)) }) == 0 else { throw DurableIOError("truncate", path) }
+        guard retryingOnInterrupt({ ftruncate(descriptor, off_t(length)) }) == 0 else {
+            throw DurableIOError("truncate", path)
+        }
     }
 
     /// fdatasync(2): the data and the size are on disk when it returns.

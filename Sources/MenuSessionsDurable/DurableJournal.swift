@@ -1,6 +1,6 @@
-import MenuSessions
 import Dispatch
 import Foundation
+import MenuSessions
 import Synchronization
 
 #if canImport(Glibc)
@@ -76,13 +76,17 @@ final class DurableJournal: Sendable {
         var journalBytes: Int64
     }
 
-    init(directory: String, file: DurableFile, generation: UInt64, fileBytes: Int64, olderBytes: Int64,
-         policy: FsyncPolicy, log: @escaping @Sendable (String) -> Void) {
+    init(
+        directory: String, file: DurableFile, generation: UInt64, fileBytes: Int64, olderBytes: Int64,
+        policy: FsyncPolicy, log: @escaping @Sendable (String) -> Void
+    ) {
         self.directory = directory
         self.policy = policy
         self.log = log
-        appendLock = Mutex(AppendState(file: file, generation: generation, fileBytes: fileBytes,
-                                             flushedFileBytes: fileBytes, olderBytes: olderBytes))
+        appendLock = Mutex(
+            AppendState(
+                file: file, generation: generation, fileBytes: fileBytes,
+                flushedFileBytes: fileBytes, olderBytes: olderBytes))
         if policy == .everysec { startBackgroundSync() }
     }
 
@@ -98,11 +102,14 @@ final class DurableJournal: Sendable {
     }
 
     /// Creates `journal-<generation>` holding only its header, flushed, with its name on disk.
-    static func createFile(in directory: String, generation: UInt64, time: Int64) throws(DurableIOError) -> (DurableFile, Int64) {
+    static func createFile(in directory: String, generation: UInt64, time: Int64) throws(DurableIOError) -> (
+        DurableFile, Int64
+    ) {
         let path = directory + "/" + fileName(generation: generation)
         let file = try DurableFile.open(path, O_WRONLY | O_CREAT | O_TRUNC)
         var header: [UInt8] = []
-        DurableRecord.appendFileHeader(to: &header, magic: DurableRecord.journalMagic, generation: generation, time: time)
+        DurableRecord.appendFileHeader(
+            to: &header, magic: DurableRecord.journalMagic, generation: generation, time: time)
         try file.write(header, at: 0)
         try file.syncData()
         try DurableFile.syncDirectory(directory)
@@ -119,7 +126,11 @@ final class DurableJournal: Sendable {
     /// Writes `bytes` (whole records) at the end of the current file. Throws `.unavailable` when
     /// the write fails (nothing of it stays in the file) or the journal refuses writes.
     func append(_ bytes: [UInt8]) throws(SessionStoreError) -> Receipt {
-        enum Outcome { case written(Receipt, recovered: Bool), refused(String), failed(DurableIOError, undo: DurableIOError?) }
+        enum Outcome {
+            case written(Receipt, recovered: Bool)
+            case refused(String)
+            case failed(DurableIOError, undo: DurableIOError?)
+        }
         let outcome: Outcome = appendLock.withLock { state in
             if let refusal = state.refusal { return .refused(refusal) }
             do throws(DurableIOError) {
@@ -130,7 +141,8 @@ final class DurableJournal: Sendable {
                 do throws(DurableIOError) {
                     try state.file.truncate(to: state.fileBytes)
                 } catch let undo {
-                    state.refusal = "the journal could not be repaired after a failed write (\(undo.reason)); restart the server"
+                    state.refusal =
+                        "the journal could not be repaired after a failed write (\(undo.reason)); restart the server"
                     return .failed(error, undo: undo)
                 }
                 return .failed(error, undo: nil)
@@ -139,7 +151,9 @@ final class DurableJournal: Sendable {
             state.appended += UInt64(bytes.count)
             let recovered = state.failing
             state.failing = false
-            return .written(Receipt(position: state.appended, journalBytes: state.olderBytes + state.fileBytes), recovered: recovered)
+            return .written(
+                Receipt(position: state.appended, journalBytes: state.olderBytes + state.fileBytes),
+                recovered: recovered)
         }
         switch outcome {
         case .written(let receipt, let recovered):
@@ -165,7 +179,9 @@ final class DurableJournal: Sendable {
         let failure: String? = syncLock.withLock { sync -> String? in
             if sync.durable >= position { return nil }
             if let failure = sync.failure { return failure }
-            let (current, retired, target, currentBytes) = appendLock.withLock { ($0.file, $0.retired, $0.appended, $0.fileBytes) }
+            let (current, retired, target, currentBytes) = appendLock.withLock {
+                ($0.file, $0.retired, $0.appended, $0.fileBytes)
+            }
             do throws(DurableIOError) {
                 // Retired files get no more appends: one flush each is final.
                 for file in retired { try file.syncData() }
@@ -180,7 +196,8 @@ final class DurableJournal: Sendable {
                     guard policy == .always else { return false }
                     return (try? state.file.truncate(to: state.flushedFileBytes)) != nil
                 }
-                let lost = policy == .always
+                let lost =
+                    policy == .always
                     ? (cut ? "the unconfirmed changes were cut off" : "the unconfirmed changes could not be cut off")
                     : "acknowledged changes since the last flush may be lost"
                 log("session journal: \(error): refusing all writes until restart (\(lost))")

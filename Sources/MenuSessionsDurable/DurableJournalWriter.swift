@@ -1,5 +1,5 @@
-import MenuSessions
 import Foundation
+import MenuSessions
 import Synchronization
 
 /// The one thread that writes the session journal, so that no HTTP thread ever waits for the
@@ -132,7 +132,11 @@ final class DurableJournalWriter: @unchecked Sendable {
                 state.stages[ticket] = .abandoned
                 let first = !state.stalled
                 state.stalled = true
-                if first { log("session journal: the disk did not finish a write within \(timeoutText); writes answer 503 until it does") }
+                if first {
+                    log(
+                        "session journal: the disk did not finish a write within \(timeoutText); writes answer 503 until it does"
+                    )
+                }
                 throw .unavailable(reason: "the disk did not confirm the change within \(timeoutText)")
             case .committing?, .abandoned?, nil:
                 condition.wait()
@@ -173,7 +177,9 @@ final class DurableJournalWriter: @unchecked Sendable {
 
     private func refusalLocked() -> SessionStoreError? {
         if state.stopping { return .unavailable(reason: "the server is shutting down") }
-        if state.stalled { return .unavailable(reason: "the disk has not finished an earlier write within \(timeoutText)") }
+        if state.stalled {
+            return .unavailable(reason: "the disk has not finished an earlier write within \(timeoutText)")
+        }
         return nil
     }
 

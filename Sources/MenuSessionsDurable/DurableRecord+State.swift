@@ -32,10 +32,13 @@ extension DurableRecord {
     /// The journal events that set session `id` to `state` at `revision`: one ``Kind/state``
     /// record, then ``Kind/stateMore`` records for the entries that do not fit in it, each
     /// payload within `payloadLimit`.
-    static func stateEvents(of id: SessionID, _ state: PortableExpansion, revision: Int, payloadLimit: Int = maxPayload) -> [Event] {
+    static func stateEvents(of id: SessionID, _ state: PortableExpansion, revision: Int, payloadLimit: Int = maxPayload)
+        -> [Event]
+    {
         let entries = stateEntries(state)
         // kind, time, id, revision, base, total, count; a continuation: kind, time, id, count.
-        let parts = chunked(entries, firstHead: 1 + 8 + 16 + 8 + 1 + 4 + 4, moreHead: 1 + 8 + 16 + 4, payloadLimit: payloadLimit)
+        let parts = chunked(
+            entries, firstHead: 1 + 8 + 16 + 8 + 1 + 4 + 4, moreHead: 1 + 8 + 16 + 4, payloadLimit: payloadLimit)
         return [.state(id, revision: revision, base: state.base, total: entries.count, entries: parts[0])]
             + parts.dropFirst().map { .stateMore(id, entries: $0) }
     }
@@ -76,7 +79,8 @@ extension DurableRecord {
         var entries: [StateEntry] = []
         entries.reserveCapacity(Int(count))
         for _ in 0 ..< count {
-            guard let tag = reader.byte(), tag <= 4, let length = reader.uint32(), let id = reader.string(length: Int(length))
+            guard let tag = reader.byte(), tag <= 4, let length = reader.uint32(),
+                let id = reader.string(length: Int(length))
             else { return nil }
             if tag <= 1 {
                 entries.append(.flip(id, isExpanded: tag == 1))

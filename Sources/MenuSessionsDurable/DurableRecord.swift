@@ -78,8 +78,10 @@ enum DurableRecord {
 
         var session: SessionID {
             switch self {
-            case .created(let id), .deleted(let id), .groupSet(let id, _, _, _), .touched(let id), .state(let id, _, _, _, _),
-                 .stateMore(let id, _): id
+            case .created(let id), .deleted(let id), .groupSet(let id, _, _, _), .touched(let id),
+                .state(let id, _, _, _, _),
+                .stateMore(let id, _):
+                id
             }
         }
     }
@@ -93,7 +95,8 @@ enum DurableRecord {
         build(&bytes)
         let payloadLength = bytes.count - start - frameHeaderSize
         // Recovery refuses longer frames as damage: writing one would lose it at the next start.
-        precondition(payloadLength <= maxPayload, "a \(payloadLength)-byte record is over the \(maxPayload)-byte frame limit")
+        precondition(
+            payloadLength <= maxPayload, "a \(payloadLength)-byte record is over the \(maxPayload)-byte frame limit")
         let length = UInt32(payloadLength)
         bytes.withUnsafeMutableBytes { raw in
             raw.storeBytes(of: length.littleEndian, toByteOffset: start, as: UInt32.self)
@@ -146,13 +149,19 @@ enum DurableRecord {
     /// Appends a session's snapshot records: one ``Kind/session`` record (``Kind/sessionState``
     /// when `state` has a base mode other than `default` or marks), then as many
     /// ``Kind/sessionGroups`` records as it takes to keep every payload within `payloadLimit`.
-    static func appendSession(_ id: SessionID, lastUsed: Int64, state: PortableExpansion, revision: Int = 0,
-                              to bytes: inout [UInt8], payloadLimit: Int = maxPayload) {
+    static func appendSession(
+        _ id: SessionID, lastUsed: Int64, state: PortableExpansion, revision: Int = 0,
+        to bytes: inout [UInt8], payloadLimit: Int = maxPayload
+    ) {
         let entries = stateEntries(state)
-        let kind: Kind = state.base != .default || !state.marks.isEmpty ? .sessionState : revision > 0 ? .sessionAtRevision : .session
+        let kind: Kind =
+            state.base != .default || !state.marks.isEmpty
+            ? .sessionState : revision > 0 ? .sessionAtRevision : .session
         // kind, last used, id, (revision, (base)), count; a continuation: kind, id, count.
         let headSize = 1 + 8 + 16 + (kind == .session ? 0 : 8) + (kind == .sessionState ? 1 : 0) + 4
-        for (index, part) in chunked(entries, firstHead: headSize, moreHead: 1 + 16 + 4, payloadLimit: payloadLimit).enumerated() {
+        for (index, part) in chunked(entries, firstHead: headSize, moreHead: 1 + 16 + 4, payloadLimit: payloadLimit)
+            .enumerated()
+        {
             appendFrame(to: &bytes) { payload in
                 if index == 0 {
                     payload.append(kind.rawValue)
@@ -170,10 +179,14 @@ enum DurableRecord {
     }
 
     /// ``appendSession(_:lastUsed:state:revision:to:payloadLimit:)`` for a state of flipped groups only.
-    static func appendSession(_ id: SessionID, lastUsed: Int64, groups: [(id: String, isExpanded: Bool)], revision: Int = 0,
-                              to bytes: inout [UInt8], payloadLimit: Int = maxPayload) {
-        appendSession(id, lastUsed: lastUsed, state: PortableExpansion(flips: groups.map { .init(id: $0.id, isExpanded: $0.isExpanded) }),
-                      revision: revision, to: &bytes, payloadLimit: payloadLimit)
+    static func appendSession(
+        _ id: SessionID, lastUsed: Int64, groups: [(id: String, isExpanded: Bool)], revision: Int = 0,
+        to bytes: inout [UInt8], payloadLimit: Int = maxPayload
+    ) {
+        appendSession(
+            id, lastUsed: lastUsed,
+            state: PortableExpansion(flips: groups.map { .init(id: $0.id, isExpanded: $0.isExpanded) }),
+            revision: revision, to: &bytes, payloadLimit: payloadLimit)
     }
 
     static func appendSnapshotEnd(sessionCount: Int, to bytes: inout [UInt8]) {
@@ -208,7 +221,8 @@ enum DurableRecord {
     /// Decodes a journal event payload; nil when it is not one (or is malformed).
     static func decodeEvent(_ payload: ArraySlice<UInt8>) -> (event: Event, time: Int64)? {
         var reader = DurablePayloadReader(payload)
-        guard let kind = reader.byte().flatMap(Kind.init(rawValue:)), let time = reader.int64(), let id = reader.sessionID()
+        guard let kind = reader.byte().flatMap(Kind.init(rawValue:)), let time = reader.int64(),
+            let id = reader.sessionID()
         else { return nil }
         switch kind {
         case .created: return reader.isAtEnd ? (.created(id), time) : nil
@@ -220,11 +234,14 @@ enum DurableRecord {
                 guard let stored = reader.uint64(), stored <= UInt64(Int.max) else { return nil }
                 revision = Int(stored)
             }
-            guard let flag = reader.byte(), flag <= 1, let group = reader.string(length: reader.remaining) else { return nil }
+            guard let flag = reader.byte(), flag <= 1, let group = reader.string(length: reader.remaining) else {
+                return nil
+            }
             return (.groupSet(id, group: group, isExpanded: flag == 1, revision: revision), time)
         case .state:
-            guard let revision = reader.uint64(), revision <= UInt64(Int.max), let base = reader.byte().flatMap(ExpansionMode.init(durableByte:)),
-                  let total = reader.uint32(), let entries = decodeEntries(&reader), entries.count <= total
+            guard let revision = reader.uint64(), revision <= UInt64(Int.max),
+                let base = reader.byte().flatMap(ExpansionMode.init(durableByte:)),
+                let total = reader.uint32(), let entries = decodeEntries(&reader), entries.count <= total
             else { return nil }
             return (.state(id, revision: Int(revision), base: base, total: Int(total), entries: entries), time)
         case .stateMore:
@@ -238,7 +255,7 @@ enum DurableRecord {
     static func decodeFileHeader(_ payload: ArraySlice<UInt8>) -> UInt64? {
         var reader = DurablePayloadReader(payload)
         guard reader.byte() == Kind.fileHeader.rawValue, let generation = reader.uint64(), reader.int64() != nil,
-              reader.isAtEnd
+            reader.isAtEnd
         else { return nil }
         return generation
     }
@@ -261,13 +278,13 @@ enum DurableRecord {
             return .session(id, lastUsed: lastUsed, groups: groups)
         case .sessionAtRevision:
             guard let lastUsed = reader.int64(), let id = reader.sessionID(), let revision = reader.uint64(),
-                  revision <= UInt64(Int.max), let groups = decodeGroups(&reader)
+                revision <= UInt64(Int.max), let groups = decodeGroups(&reader)
             else { return nil }
             return .session(id, lastUsed: lastUsed, groups: groups, revision: Int(revision))
         case .sessionState:
             guard let lastUsed = reader.int64(), let id = reader.sessionID(), let revision = reader.uint64(),
-                  revision <= UInt64(Int.max), let base = reader.byte().flatMap(ExpansionMode.init(durableByte:)),
-                  let entries = decodeEntries(&reader)
+                revision <= UInt64(Int.max), let base = reader.byte().flatMap(ExpansionMode.init(durableByte:)),
+                let entries = decodeEntries(&reader)
             else { return nil }
             return .sessionState(id, lastUsed: lastUsed, revision: Int(revision), base: base, entries: entries)
         case .sessionGroups:

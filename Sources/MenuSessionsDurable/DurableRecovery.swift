@@ -1,5 +1,5 @@
-import MenuSessions
 import MenuModel
+import MenuSessions
 
 #if canImport(Glibc)
 import Glibc
@@ -60,7 +60,8 @@ package struct DurableRecoveryReport: Sendable {
         package var outcome: String
 
         package var description: String {
-            "\(file): " + damage.joined(separator: "; ") + "; kept \(keptRecords) records (\(keptBytes) bytes), dropped "
+            "\(file): " + damage.joined(separator: "; ")
+                + "; kept \(keptRecords) records (\(keptBytes) bytes), dropped "
                 + "\(droppedBytes) bytes in \(droppedRanges) damaged range(s), repaired \(repairedLengths) record length(s); "
                 + "bytes \(setAsideFrom)..<\(setAsideFrom + setAsideBytes) (\(setAsideBytes) bytes) set aside in \(savedAs); "
                 + outcome
@@ -102,7 +103,9 @@ enum DurableRecovery {
         /// The session's revision as the files record it.
         var revision = 0
 
-        init(lastUsed: Int64, revision: Int = 0, base: ExpansionMode = .default, entries: [DurableRecord.StateEntry] = []) {
+        init(
+            lastUsed: Int64, revision: Int = 0, base: ExpansionMode = .default, entries: [DurableRecord.StateEntry] = []
+        ) {
             self.lastUsed = lastUsed
             self.revision = revision
             self.base = base
@@ -117,7 +120,8 @@ enum DurableRecovery {
         mutating func add(_ entries: [DurableRecord.StateEntry]) {
             for entry in entries {
                 switch entry {
-                case .flip(let id, let isExpanded): groups.append(PortableExpansion.Flip(id: id, isExpanded: isExpanded))
+                case .flip(let id, let isExpanded):
+                    groups.append(PortableExpansion.Flip(id: id, isExpanded: isExpanded))
                 case .mark(let id, let mode): marks.append(PortableExpansion.Mark(id: id, mode: mode))
                 }
             }
@@ -133,8 +137,10 @@ enum DurableRecovery {
         var portable: PortableExpansion { PortableExpansion(base: base, marks: marks, flips: groups) }
     }
 
-    static func run(directory: String, menu generation: MenuGeneration, timeToLive: Duration, now: (SessionTime, Int64),
-                    log: @escaping @Sendable (String) -> Void) throws(DurableStoreError) -> Result {
+    static func run(
+        directory: String, menu generation: MenuGeneration, timeToLive: Duration, now: (SessionTime, Int64),
+        log: @escaping @Sendable (String) -> Void
+    ) throws(DurableStoreError) -> Result {
         let started = ContinuousClock.now
         func failure(_ reason: String) -> DurableStoreError { DurableStoreError(directory: directory, reason) }
         let kind = DurableFile.kind(of: directory)
@@ -160,7 +166,8 @@ enum DurableRecovery {
         }
 
         // Rebuild each session's state on the current menu, dropping the expired ones.
-        var shards = [[SessionID: DurableSessionStore.Entry]](repeating: [:], count: SessionTable<DurableSessionStore.Entry>.shardCount)
+        var shards = [[SessionID: DurableSessionStore.Entry]](
+            repeating: [:], count: SessionTable<DurableSessionStore.Entry>.shardCount)
         for index in shards.indices { shards[index].reserveCapacity(replay.sessions.count / shards.count * 9 / 8) }
         var sessionCount = 0
         var skippedSamples: [String] = []
@@ -174,10 +181,13 @@ enum DurableRecovery {
             var ignored: [String] = []
             let state = ExpansionState(portable: saved.portable, in: generation.menu, ignoredIDs: &ignored)
             replay.report.skippedGroupChanges += ignored.count
-            for group in ignored where skippedSamples.count < 5 && !skippedSamples.contains(group) { skippedSamples.append(group) }
+            for group in ignored where skippedSamples.count < 5 && !skippedSamples.contains(group) {
+                skippedSamples.append(group)
+            }
             let lastUsed = now.0.advanced(byMilliseconds: -idle)
             shards[SessionTable<DurableSessionStore.Entry>.shardIndex(of: id)][id] = DurableSessionStore.Entry(
-                state: state, epoch: generation.epoch, history: ChangeHistory(revision: saved.revision), lastUsed: lastUsed,
+                state: state, epoch: generation.epoch, history: ChangeHistory(revision: saved.revision),
+                lastUsed: lastUsed,
                 journaledUse: lastUsed)
             sessionCount += 1
         }
@@ -195,12 +205,15 @@ enum DurableRecovery {
 
         var report = replay.report
         if report.skippedGroupChanges > 0 {
-            log("data dir \(directory): \(report.skippedGroupChanges) saved changes name groups the menu no longer has "
-                + "(e.g. \(skippedSamples.map { "\"\($0)\"" }.joined(separator: ", "))); they were skipped")
+            log(
+                "data dir \(directory): \(report.skippedGroupChanges) saved changes name groups the menu no longer has "
+                    + "(e.g. \(skippedSamples.map { "\"\($0)\"" }.joined(separator: ", "))); they were skipped")
         }
         report.journalBytes = replay.journalBytes
-        return Result(lock: lock, shards: shards, sessionCount: sessionCount, snapshotBytes: report.snapshotBytes, journalFile: target.file,
-                      generation: target.generation, journalFileBytes: target.bytes, journalBytes: replay.journalBytes,
-                      needsCompaction: replay.needsFreshSnapshot, report: report)
+        return Result(
+            lock: lock, shards: shards, sessionCount: sessionCount, snapshotBytes: report.snapshotBytes,
+            journalFile: target.file,
+            generation: target.generation, journalFileBytes: target.bytes, journalBytes: replay.journalBytes,
+            needsCompaction: replay.needsFreshSnapshot, report: report)
     }
 }

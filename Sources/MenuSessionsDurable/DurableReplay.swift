@@ -1,10 +1,11 @@
+import MenuModel
+import MenuSessions
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import MenuModel
-import MenuSessions
 
 extension DurableRecovery {
     /// The replay proper: reads the snapshot, then every journal since it, and applies the
@@ -43,7 +44,8 @@ extension DurableRecovery {
 
         mutating func readAll() throws(DurableIOError) {
             try DurableFile.remove(path(temporarySnapshotName))
-            let generations = try DurableFile.names(in: directory).compactMap(DurableJournal.generation(fromFileName:)).sorted()
+            let generations = try DurableFile.names(in: directory).compactMap(DurableJournal.generation(fromFileName:))
+                .sorted()
             try readSnapshot(oldestJournal: generations.first)
             for generation in generations where generation < snapshotGeneration {
                 // Already in the snapshot: left over when a crash came between the snapshot and this removal.
@@ -71,7 +73,8 @@ extension DurableRecovery {
                     case .session(let id, let lastUsed, let groups, let revision):
                         sessions[id] = SavedSession(groups: groups, lastUsed: lastUsed, revision: revision)
                     case .sessionState(let id, let lastUsed, let revision, let base, let entries):
-                        sessions[id] = SavedSession(lastUsed: lastUsed, revision: revision, base: base, entries: entries)
+                        sessions[id] = SavedSession(
+                            lastUsed: lastUsed, revision: revision, base: base, entries: entries)
                     case .moreGroups(let id, let entries):
                         // Nothing when the session's first record was lost.
                         sessions[id]?.add(entries)
@@ -81,7 +84,8 @@ extension DurableRecovery {
                     return true
                 })
             if listed == nil {
-                salvage.damage.append(.init(kind: .tornTail, offset: bytes.count, end: bytes.count, detail: "no end record"))
+                salvage.damage.append(
+                    .init(kind: .tornTail, offset: bytes.count, end: bytes.count, detail: "no end record"))
             }
             guard !salvage.damage.isEmpty else {
                 snapshotGeneration = salvage.generation ?? 0
@@ -96,7 +100,9 @@ extension DurableRecovery {
             // A snapshot is written whole and renamed into place, so damage here is the disk's doing.
             needsFreshSnapshot = true
             var note = "\(sessions.count) sessions kept"
-            if let listed, listed > sessions.count { note += " of the \(listed) it lists (\(listed - sessions.count) lost)" }
+            if let listed, listed > sessions.count {
+                note += " of the \(listed) it lists (\(listed - sessions.count) lost)"
+            }
             if salvage.generation == nil || salvage.generation != snapshotGeneration {
                 note += "; every journal on disk is replayed after it, any older than it included"
             }
@@ -121,7 +127,8 @@ extension DurableRecovery {
                 return
             }
             if salvage.isIntactBeforeATail {
-                try setAside(name, bytes, salvage, from: first, outcome: "the file was cut back to its \(first) intact bytes")
+                try setAside(
+                    name, bytes, salvage, from: first, outcome: "the file was cut back to its \(first) intact bytes")
                 try file.truncate(to: Int64(first))
                 try file.sync()
                 journals.append((generation, Int64(first)))
@@ -130,8 +137,9 @@ extension DurableRecovery {
                 try DurableFile.remove(path(name))
             } else {
                 needsFreshSnapshot = true
-                try setAside(name, bytes, salvage, from: first,
-                             outcome: "the file stays as it is until the fresh snapshot written now replaces it")
+                try setAside(
+                    name, bytes, salvage, from: first,
+                    outcome: "the file stays as it is until the fresh snapshot written now replaces it")
                 journals.append((generation, Int64(bytes.count)))
             }
         }
@@ -157,10 +165,17 @@ extension DurableRecovery {
                 sessions[id]?.use(at: time)
             case .state(let id, let revision, let base, let total, let entries):
                 guard let lastUsed = sessions[id]?.lastUsed else { return }
-                let state = SavedSession(lastUsed: max(lastUsed, time), revision: revision, base: base, entries: entries)
-                if entries.count < total { partialStates[id] = (state, total - entries.count) } else { sessions[id] = state }
+                let state = SavedSession(
+                    lastUsed: max(lastUsed, time), revision: revision, base: base, entries: entries)
+                if entries.count < total {
+                    partialStates[id] = (state, total - entries.count)
+                } else {
+                    sessions[id] = state
+                }
             case .stateMore(let id, let entries):
-                guard var partial = partialStates.removeValue(forKey: id), entries.count <= partial.missing else { return }
+                guard var partial = partialStates.removeValue(forKey: id), entries.count <= partial.missing else {
+                    return
+                }
                 partial.state.add(entries)
                 partial.state.use(at: time)
                 partial.missing -= entries.count
@@ -174,7 +189,9 @@ extension DurableRecovery {
         }
 
         /// The newest journal kept, opened for appends at its end; a new one when none is left.
-        func openJournalForAppending(time: Int64) throws(DurableIOError) -> (file: DurableFile, generation: UInt64, bytes: Int64) {
+        func openJournalForAppending(time: Int64) throws(DurableIOError) -> (
+            file: DurableFile, generation: UInt64, bytes: Int64
+        ) {
             if let last = journals.last {
                 let file = try DurableFile.open(path(DurableJournal.fileName(generation: last.generation)), O_WRONLY)
                 return (file, last.generation, last.bytes)
@@ -185,8 +202,10 @@ extension DurableRecovery {
 
         /// Copies `bytes[from...]` of the damaged file `name` to `<name>.corrupt-<stamp>` (flushed,
         /// and its name), then reports and logs the repair that `outcome` describes.
-        private mutating func setAside(_ name: String, _ bytes: [UInt8], _ salvage: DurableSalvage, from start: Int,
-                                       outcome: String, note: String? = nil) throws(DurableIOError) {
+        private mutating func setAside(
+            _ name: String, _ bytes: [UInt8], _ salvage: DurableSalvage, from start: Int,
+            outcome: String, note: String? = nil
+        ) throws(DurableIOError) {
             var aside = name + ".corrupt-\(stamp)"
             var attempt = 1
             while DurableFile.kind(of: path(aside)).exists {

@@ -71,8 +71,10 @@ package struct DurableSalvage {
     /// record kinds it may hold (a cheap filter while resynchronising); `isRecord` says whether
     /// a payload decodes (pure: used to test candidates), `consume` decodes and applies one in
     /// file order and returns false when it does not fit there (then it counts as damage).
-    init(_ bytes: [UInt8], magic: [UInt8], kinds: [DurableRecord.Kind],
-         isRecord: (ArraySlice<UInt8>) -> Bool, consume: (ArraySlice<UInt8>) -> Bool) {
+    init(
+        _ bytes: [UInt8], magic: [UInt8], kinds: [DurableRecord.Kind],
+        isRecord: (ArraySlice<UInt8>) -> Bool, consume: (ArraySlice<UInt8>) -> Bool
+    ) {
         fileSize = bytes.count
         let headerKind = DurableRecord.Kind.fileHeader.rawValue
         var kindBytes = [Bool](repeating: false, count: 256)
@@ -101,7 +103,8 @@ package struct DurableSalvage {
             while bytes.count - candidate > DurableRecord.frameHeaderSize {
                 let kind = bytes[candidate + DurableRecord.frameHeaderSize]
                 if kindBytes[Int(kind)] || (kind == headerKind && headerExpected()),
-                   let payload = DurableRecord.frame(in: bytes, at: candidate), plausible(payload) {
+                    let payload = DurableRecord.frame(in: bytes, at: candidate), plausible(payload)
+                {
                     return candidate
                 }
                 candidate += 1
@@ -116,8 +119,10 @@ package struct DurableSalvage {
         } else {
             let end = resynchronise(from: 1) ?? bytes.count
             let short = end == bytes.count && bytes.count < magic.count + DurableRecord.frameHeaderSize + 17
-            damage.append(DamagedRange(kind: short ? .tornTail : .corrupt, offset: 0, end: end,
-                                       detail: short ? "\(bytes.count) bytes, not a whole file header" : "not the file's magic bytes"))
+            damage.append(
+                DamagedRange(
+                    kind: short ? .tornTail : .corrupt, offset: 0, end: end,
+                    detail: short ? "\(bytes.count) bytes, not a whole file header" : "not the file's magic bytes"))
             position = end
         }
         while position < bytes.count {
@@ -128,11 +133,16 @@ package struct DurableSalvage {
             let end = resynchronise(from: position + 1) ?? bytes.count
             let storedLength = bytes.count - position >= 4 ? Int(bytes.loadLittleEndianUInt32(at: position)) : 0
             let fittingLength = end - position - DurableRecord.frameHeaderSize
-            if fittingLength != storedLength, let payload = DurableRecord.frame(in: bytes, at: position, length: fittingLength),
-               accept(payload) {
-                damage.append(DamagedRange(kind: .corrupt, offset: position, end: end,
-                                           detail: "record length \(storedLength) damaged; \(fittingLength), which its checksum confirms, restored",
-                                           lengthRepaired: true))
+            if fittingLength != storedLength,
+                let payload = DurableRecord.frame(in: bytes, at: position, length: fittingLength),
+                accept(payload)
+            {
+                damage.append(
+                    DamagedRange(
+                        kind: .corrupt, offset: position, end: end,
+                        detail:
+                            "record length \(storedLength) damaged; \(fittingLength), which its checksum confirms, restored",
+                        lengthRepaired: true))
             } else {
                 damage.append(Self.diagnose(bytes, from: position, to: end))
             }
@@ -157,14 +167,18 @@ package struct DurableSalvage {
             if length == 0 || length > DurableRecord.maxPayload {
                 (kind, detail) = (.corrupt, "impossible record length \(length)")
             } else if length > written {
-                (kind, detail) = (atEnd ? .tornTail : .corrupt, "a \(length)-byte record with only \(written) bytes after it")
+                (kind, detail) = (
+                    atEnd ? .tornTail : .corrupt, "a \(length)-byte record with only \(written) bytes after it"
+                )
             } else if DurableRecord.frame(in: bytes, at: offset) == nil {
                 (kind, detail) = (.corrupt, "checksum mismatch")
             } else {
                 (kind, detail) = (.corrupt, "a record this file cannot hold here")
             }
         }
-        return DamagedRange(kind: kind, offset: offset, end: end, detail: detail + (atEnd ? "" : ", valid records resume at byte \(end)"))
+        return DamagedRange(
+            kind: kind, offset: offset, end: end,
+            detail: detail + (atEnd ? "" : ", valid records resume at byte \(end)"))
     }
 }
 
@@ -174,22 +188,26 @@ extension DurableSalvage {
     func checkInvariants() {
         var previous = 0
         for range in damage {
-            precondition(range.offset >= previous && range.end >= range.offset && range.end <= fileSize, "ranges \(damage)")
+            precondition(
+                range.offset >= previous && range.end >= range.offset && range.end <= fileSize, "ranges \(damage)")
             previous = range.end
         }
-        precondition(keptBytes + droppedBytes == fileSize, "kept \(keptBytes) + dropped \(droppedBytes) != \(fileSize) bytes")
+        precondition(
+            keptBytes + droppedBytes == fileSize, "kept \(keptBytes) + dropped \(droppedBytes) != \(fileSize) bytes")
     }
 
     /// Reads `bytes` as a journal and as a snapshot, as recovery does, and checks the invariant
     /// of each reading: the durable-file fuzz target.
     package static func fuzzRead(_ bytes: [UInt8]) {
-        let journal = DurableSalvage(bytes, magic: DurableRecord.journalMagic, kinds: DurableRecord.journalKinds,
-                                     isRecord: { DurableRecord.decodeEvent($0) != nil },
-                                     consume: { DurableRecord.decodeEvent($0) != nil })
+        let journal = DurableSalvage(
+            bytes, magic: DurableRecord.journalMagic, kinds: DurableRecord.journalKinds,
+            isRecord: { DurableRecord.decodeEvent($0) != nil },
+            consume: { DurableRecord.decodeEvent($0) != nil })
         journal.checkInvariants()
-        let snapshot = DurableSalvage(bytes, magic: DurableRecord.snapshotMagic, kinds: DurableRecord.snapshotKinds,
-                                      isRecord: { DurableRecord.decodeSnapshotItem($0) != nil },
-                                      consume: { DurableRecord.decodeSnapshotItem($0) != nil })
+        let snapshot = DurableSalvage(
+            bytes, magic: DurableRecord.snapshotMagic, kinds: DurableRecord.snapshotKinds,
+            isRecord: { DurableRecord.decodeSnapshotItem($0) != nil },
+            consume: { DurableRecord.decodeSnapshotItem($0) != nil })
         snapshot.checkInvariants()
     }
 }

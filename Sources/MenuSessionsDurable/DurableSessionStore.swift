@@ -1,7 +1,7 @@
-import MenuSessions
 import Dispatch
 import Foundation
 import MenuModel
+import MenuSessions
 import Synchronization
 
 #if canImport(Glibc)
@@ -96,20 +96,25 @@ package final class DurableSessionStore: SessionStore {
     /// directory's lock, replays snapshot and journal, repairs a damaged tail (reported through
     /// `log`), and drops sessions idle longer than `timeToLive`.
     package convenience init(
-        directory: String, menu: Menu, fsync: FsyncPolicy = .everysec, maxSessions: Int = SessionLimits.defaults.maxSessions,
-        timeToLive: Duration = SessionLimits.defaults.timeToLive, evictionIdle: Duration = SessionLimits.defaults.evictionIdle,
-        maxChangedGroups: Int = SessionLimits.defaults.maxChangedGroups, sessionMemory: Int = SessionLimits.defaults.sessionMemory,
+        directory: String, menu: Menu, fsync: FsyncPolicy = .everysec,
+        maxSessions: Int = SessionLimits.defaults.maxSessions,
+        timeToLive: Duration = SessionLimits.defaults.timeToLive,
+        evictionIdle: Duration = SessionLimits.defaults.evictionIdle,
+        maxChangedGroups: Int = SessionLimits.defaults.maxChangedGroups,
+        sessionMemory: Int = SessionLimits.defaults.sessionMemory,
         compactionMinimumBytes: Int64 = 4 << 20,
         storeTimeout: Duration = .seconds(2),
         log: @escaping @Sendable (String) -> Void = { _ in },
         clock: @escaping @Sendable () -> SessionTime = SessionClock.now,
         wallClock: @escaping @Sendable () -> Int64 = DurableSessionStore.milliseconds
     ) throws(DurableStoreError) {
-        try self.init(directory: directory, menu: MenuGeneration(menu), fsync: fsync,
-                      limits: SessionLimits(maxSessions: maxSessions, timeToLive: timeToLive, evictionIdle: evictionIdle,
-                                            maxChangedGroups: maxChangedGroups, sessionMemory: sessionMemory),
-                      compactionMinimumBytes: compactionMinimumBytes, storeTimeout: storeTimeout,
-                      log: log, clock: clock, wallClock: wallClock)
+        try self.init(
+            directory: directory, menu: MenuGeneration(menu), fsync: fsync,
+            limits: SessionLimits(
+                maxSessions: maxSessions, timeToLive: timeToLive, evictionIdle: evictionIdle,
+                maxChangedGroups: maxChangedGroups, sessionMemory: sessionMemory),
+            compactionMinimumBytes: compactionMinimumBytes, storeTimeout: storeTimeout,
+            log: log, clock: clock, wallClock: wallClock)
     }
 
     /// Opens (or starts) the store in `directory` for sessions on `menu` (see the other initialiser).
@@ -121,12 +126,14 @@ package final class DurableSessionStore: SessionStore {
         wallClock: @escaping @Sendable () -> Int64 = DurableSessionStore.milliseconds
     ) throws(DurableStoreError) {
         let timeToLive = limits.timeToLive
-        let recovered = try DurableRecovery.run(directory: directory, menu: menu, timeToLive: timeToLive,
-                                                now: (clock(), wallClock()), log: log)
-        self.init(directory: directory, menu: menu, fsync: fsync, limits: limits,
-                  compactionMinimumBytes: compactionMinimumBytes,
-                  storeTimeout: storeTimeout, recovered: recovered,
-                  log: log, clock: clock, wallClock: wallClock)
+        let recovered = try DurableRecovery.run(
+            directory: directory, menu: menu, timeToLive: timeToLive,
+            now: (clock(), wallClock()), log: log)
+        self.init(
+            directory: directory, menu: menu, fsync: fsync, limits: limits,
+            compactionMinimumBytes: compactionMinimumBytes,
+            storeTimeout: storeTimeout, recovered: recovered,
+            log: log, clock: clock, wallClock: wallClock)
         if recovered.needsCompaction {
             do {
                 try compactNow()
@@ -139,11 +146,14 @@ package final class DurableSessionStore: SessionStore {
         }
     }
 
-    private init(directory: String, menu: MenuGeneration, fsync: FsyncPolicy, limits: SessionLimits, compactionMinimumBytes: Int64,
-                 storeTimeout: Duration,
-                 recovered: DurableRecovery.Result,
-                 log: @escaping @Sendable (String) -> Void, clock: @escaping @Sendable () -> SessionTime,
-                 wallClock: @escaping @Sendable () -> Int64) {
+    private init(
+        directory: String, menu: MenuGeneration, fsync: FsyncPolicy, limits: SessionLimits,
+        compactionMinimumBytes: Int64,
+        storeTimeout: Duration,
+        recovered: DurableRecovery.Result,
+        log: @escaping @Sendable (String) -> Void, clock: @escaping @Sendable () -> SessionTime,
+        wallClock: @escaping @Sendable () -> Int64
+    ) {
         latest = LatestMenu(menu)
         timeToLive = limits.timeToLive
         maxChangedGroups = limits.maxChangedGroups
@@ -159,13 +169,15 @@ package final class DurableSessionStore: SessionStore {
         recovery = recovered.report
         directoryLock = Mutex(recovered.lock)
         snapshotBytes = Atomic(recovered.snapshotBytes)
-        table = SessionTable(maxSessions: limits.maxSessions, timeToLive: SessionClock.milliseconds(of: limits.timeToLive),
-                             evictionIdle: SessionClock.milliseconds(of: limits.evictionIdle), memoryBudget: limits.sessionMemory,
-                             contents: recovered.shards)
-        journal = DurableJournal(directory: directory, file: recovered.journalFile, generation: recovered.generation,
-                                 fileBytes: recovered.journalFileBytes,
-                                 olderBytes: recovered.journalBytes - recovered.journalFileBytes,
-                                 policy: fsync, log: log)
+        table = SessionTable(
+            maxSessions: limits.maxSessions, timeToLive: SessionClock.milliseconds(of: limits.timeToLive),
+            evictionIdle: SessionClock.milliseconds(of: limits.evictionIdle), memoryBudget: limits.sessionMemory,
+            contents: recovered.shards)
+        journal = DurableJournal(
+            directory: directory, file: recovered.journalFile, generation: recovered.generation,
+            fileBytes: recovered.journalFileBytes,
+            olderBytes: recovered.journalBytes - recovered.journalFileBytes,
+            policy: fsync, log: log)
         writer = DurableJournalWriter(journal: journal, timeout: storeTimeout, log: log)
     }
 
@@ -193,19 +205,24 @@ package final class DurableSessionStore: SessionStore {
         let state = try state.checkedForNewSession(maxChangedGroups: maxChangedGroups, maxStateBytes: maxStateBytes)
         // A state other than the default: one state record (base, marks, flips) at revision 0.
         let portable = state == ExpansionState() ? nil : state.portable(in: menu.menu)
-        return try insert(state, history: ChangeHistory(revision: 0), in: menu, events: { id in
-            [.created(id)] + (portable.map { DurableRecord.stateEvents(of: id, $0, revision: 0) } ?? [])
-        })
+        return try insert(
+            state, history: ChangeHistory(revision: 0), in: menu,
+            events: { id in
+                [.created(id)] + (portable.map { DurableRecord.stateEvents(of: id, $0, revision: 0) } ?? [])
+            })
     }
 
     /// Journals `events(id)` for a fresh id, then inserts the session holding `state` and
     /// `history` (on `menu`).
-    private func insert(_ state: ExpansionState, history: ChangeHistory, in menu: MenuGeneration,
-                        events: (SessionID) -> [DurableRecord.Event]) throws(SessionStoreError) -> SessionID {
+    private func insert(
+        _ state: ExpansionState, history: ChangeHistory, in menu: MenuGeneration,
+        events: (SessionID) -> [DurableRecord.Event]
+    ) throws(SessionStoreError) -> SessionID {
         latest.note(menu)
         let now = clock()
         let entry = Entry(state: state, epoch: menu.epoch, history: history, lastUsed: now, journaledUse: now)
-        try table.reserveSlot(now: now, bytes: SessionShard<Entry>.footprint(of: entry), beforeEvicting: journalEviction)
+        try table.reserveSlot(
+            now: now, bytes: SessionShard<Entry>.footprint(of: entry), beforeEvicting: journalEviction)
         let id = SessionID.random()
         let time = wallClock()
         let bytes = Self.records(events(id), time: time)
@@ -238,7 +255,8 @@ package final class DurableSessionStore: SessionStore {
         let deadline = writer.deadline()
         let time = wallClock()
         try markPending(id, in: nil, deadline: deadline) { _ in true }
-        let journalBytes = try writer.commit(Self.records([.deleted(id)], time: time), deadline: deadline) { [table, writer, latest] fate in
+        let journalBytes = try writer.commit(Self.records([.deleted(id)], time: time), deadline: deadline) {
+            [table, writer, latest] fate in
             table.withShard(of: id) { shard in
                 guard let position = shard.position(of: id) else { return }
                 switch fate {
@@ -248,8 +266,9 @@ package final class DurableSessionStore: SessionStore {
                 case .refused: break
                 case .abandoned:
                     // Brings the session back as it was: created, then its whole state at its revision.
-                    let state = DurableRecord.stateEvents(of: id, shard[position].portable(latest: latest.current),
-                                                          revision: shard[position].revision)
+                    let state = DurableRecord.stateEvents(
+                        of: id, shard[position].portable(latest: latest.current),
+                        revision: shard[position].revision)
                     writer.enqueue(Self.records([.created(id)] + state, time: time), essential: true)
                 }
                 shard[position].pending = false
@@ -270,8 +289,10 @@ package final class DurableSessionStore: SessionStore {
         }
     }
 
-    package func apply(_ command: ExpansionCommand, to id: SessionID?, in menu: MenuGeneration,
-                       if condition: RevisionCondition?) throws(SessionStoreError) -> AppliedChange {
+    package func apply(
+        _ command: ExpansionCommand, to id: SessionID?, in menu: MenuGeneration,
+        if condition: RevisionCondition?
+    ) throws(SessionStoreError) -> AppliedChange {
         guard let id else {
             // A write without a session: the default view, revision 0; compute on a fresh state,
             // then journal and store it as a new session.
@@ -282,16 +303,21 @@ package final class DurableSessionStore: SessionStore {
             if outcome.changedState { history.record(outcome.change.splice, capacity: changeHistory) }
             let state = view.state
             let newID = try insert(state, history: history, in: menu) { id in
-                [.created(id)] + (outcome.changedState ? Self.events(of: command, outcome, state, in: menu, of: id, revision: 1) : [])
+                [.created(id)]
+                    + (outcome.changedState
+                        ? Self.events(of: command, outcome, state, in: menu, of: id, revision: 1) : [])
             }
-            return AppliedChange(sessionID: newID, created: true, change: outcome.change, state: state, revision: history.endRevision)
+            return AppliedChange(
+                sessionID: newID, created: true, change: outcome.change, state: state, revision: history.endRevision)
         }
         latest.note(menu)
         let now = clock()
         let deadline = writer.deadline()
         let limit = maxChangedGroups
         let maxStateBytes = maxStateBytes
-        if command.mayGrowState { try table.makeRoom(forBytes: 0, now: now, excluding: id, beforeEvicting: journalEviction) }
+        if command.mayGrowState {
+            try table.makeRoom(forBytes: 0, now: now, excluding: id, beforeEvicting: journalEviction)
+        }
         defer { table.settleBudget(now: now, excluding: id, beforeEvicting: journalEviction) }
         // Works on a copy: the session keeps its old state until the journal has the change.
         var computed: (outcome: ExpansionCommand.Outcome, state: ExpansionState, revision: Int)?
@@ -311,7 +337,8 @@ package final class DurableSessionStore: SessionStore {
         let time = wallClock()
         // One commit for every group the command set (a reveal sets several), or for the whole
         // state a bulk command leaves, at the revision the write leaves the session at.
-        let record = Self.records(Self.events(of: command, outcome, state, in: menu, of: id, revision: revision), time: time)
+        let record = Self.records(
+            Self.events(of: command, outcome, state, in: menu, of: id, revision: revision), time: time)
         let changeHistory = changeHistory
         let journalBytes = try writer.commit(record, deadline: deadline) { [table, writer, latest] fate in
             table.withShard(of: id) { shard in
@@ -328,8 +355,10 @@ package final class DurableSessionStore: SessionStore {
                     // command's whole state; else the command changed exactly these groups, and
                     // their state before is the opposite.
                     let revision = shard[position].revision
-                    let undo = command.isBulk
-                        ? DurableRecord.stateEvents(of: id, shard[position].portable(latest: latest.current), revision: revision)
+                    let undo =
+                        command.isBulk
+                        ? DurableRecord.stateEvents(
+                            of: id, shard[position].portable(latest: latest.current), revision: revision)
                         : Self.groupSets(groups.map { ($0.id, !$0.isExpanded) }, of: id, revision: revision)
                     writer.enqueue(Self.records(undo, time: time), essential: true)
                 }
@@ -412,7 +441,9 @@ package final class DurableSessionStore: SessionStore {
         entry.journaledUse = now
     }
 
-    package func changes(of id: SessionID, since: Int, in menu: MenuGeneration) throws(SessionStoreError) -> SessionChanges {
+    package func changes(of id: SessionID, since: Int, in menu: MenuGeneration) throws(SessionStoreError)
+        -> SessionChanges
+    {
         latest.note(menu)
         return try table.changes(of: id, since: since, in: menu, now: clock())
     }
@@ -434,7 +465,9 @@ package final class DurableSessionStore: SessionStore {
             Thread.sleep(forTimeInterval: 0.05)
         }
         if !total.superseded, !closed.load(ordering: .relaxed) {
-            do { try compactNow() } catch { log("data dir \(directory): the snapshot after the menu reload failed: \(error)") }
+            do { try compactNow() } catch {
+                log("data dir \(directory): the snapshot after the menu reload failed: \(error)")
+            }
         }
         return total
     }
@@ -466,8 +499,9 @@ package final class DurableSessionStore: SessionStore {
         thread.name = "menu-server store close"
         thread.start()
         if finished.wait(timeout: .now() + .milliseconds(Int(wait / .milliseconds(1)))) == .timedOut {
-            log("data dir \(directory): the disk did not finish the final journal write and flush within \(wait); "
-                + "stopping without waiting for it (changes answered 200 under --fsync always are on disk)")
+            log(
+                "data dir \(directory): the disk did not finish the final journal write and flush within \(wait); "
+                    + "stopping without waiting for it (changes answered 200 under --fsync always are on disk)")
         }
     }
 }

@@ -33,7 +33,9 @@ package struct RedisSessionRecord: Sendable, Equatable {
     /// The record from the four fields' values (nil for a field the hash lacks); nil when the
     /// key holds no session (no revision). A malformed field throws, naming `key`.
     package init?(fields: [[UInt8]?], key: String) throws(RedisRecordError) {
-        guard fields.count == 4 else { throw RedisRecordError(key: key, problem: "expected 4 fields, got \(fields.count)") }
+        guard fields.count == 4 else {
+            throw RedisRecordError(key: key, problem: "expected 4 fields, got \(fields.count)")
+        }
         guard let revisionBytes = fields[0] else { return nil }
         guard let revision = Int(String(decoding: revisionBytes, as: UTF8.self)), revision >= 0 else {
             throw RedisRecordError(key: key, problem: "revision is not a number")
@@ -42,8 +44,10 @@ package struct RedisSessionRecord: Sendable, Equatable {
         guard history.count % RedisHistory.entrySize == 0 else {
             throw RedisRecordError(key: key, problem: "history of \(history.count) bytes is not whole entries")
         }
-        self.init(revision: revision, state: fields[1] ?? [], historyVersion: String(decoding: fields[2] ?? [], as: UTF8.self),
-                  history: history)
+        self.init(
+            revision: revision, state: fields[1] ?? [],
+            historyVersion: String(decoding: fields[2] ?? [], as: UTF8.self),
+            history: history)
     }
 
     /// The state on `menu`: ids `menu` lacks (or that name rows there) are dropped, as a reload
@@ -65,10 +69,13 @@ package struct RedisSessionRecord: Sendable, Equatable {
     /// The record after a write that moves it to `revision + 1` with `state`, recording `change`
     /// (computed on `menuVersion`): exactly what the compare-and-set script stores, so the cache
     /// holds what Redis holds without reading it back.
-    package func advanced(to state: [UInt8], change: RowChange?, menuVersion: String, historyLimit: Int) -> RedisSessionRecord {
+    package func advanced(to state: [UInt8], change: RowChange?, menuVersion: String, historyLimit: Int)
+        -> RedisSessionRecord
+    {
         let kept = historyVersion == menuVersion ? history : []
-        return RedisSessionRecord(revision: revision + 1, state: state, historyVersion: menuVersion,
-                                  history: RedisHistory.appending(RedisHistory.entry(change), to: kept, limit: historyLimit))
+        return RedisSessionRecord(
+            revision: revision + 1, state: state, historyVersion: menuVersion,
+            history: RedisHistory.appending(RedisHistory.entry(change), to: kept, limit: historyLimit))
     }
 
     // MARK: The state's bytes
@@ -104,8 +111,11 @@ package struct RedisSessionRecord: Sendable, Equatable {
         var offset = 6
         for _ in 0 ..< count {
             guard offset + 2 <= bytes.count else { throw fail("truncated at byte \(offset)") }
-            let tag = bytes[offset], length = Int(bytes[offset + 1])
-            guard length > 0, offset + 2 + length <= bytes.count else { throw fail("id length \(length) at byte \(offset)") }
+            let tag = bytes[offset]
+            let length = Int(bytes[offset + 1])
+            guard length > 0, offset + 2 + length <= bytes.count else {
+                throw fail("id length \(length) at byte \(offset)")
+            }
             let id = String(decoding: bytes[offset + 2 ..< offset + 2 + length], as: UTF8.self)
             switch tag {
             case 0, 1: portable.flips.append(.init(id: id, isExpanded: tag == 1))
@@ -125,7 +135,9 @@ package struct RedisRecordError: Error, Sendable, Equatable, CustomStringConvert
     package var key: String
     package var problem: String
 
-    package var description: String { "redis key \(key) does not hold a session record this server can read (\(problem)); delete it" }
+    package var description: String {
+        "redis key \(key) does not hold a session record this server can read (\(problem)); delete it"
+    }
 }
 
 /// The `h` field: one 12-byte entry per revision, `u32 at | u32 inserted | u32 removed` little
@@ -138,9 +150,13 @@ package enum RedisHistory {
     package static func entry(_ change: RowChange?) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(entrySize)
-        let words: [UInt32] = change.map {
-            [UInt32(truncatingIfNeeded: $0.at), UInt32(truncatingIfNeeded: $0.inserted), UInt32(truncatingIfNeeded: $0.removed)]
-        } ?? [.max, 0, 0]
+        let words: [UInt32] =
+            change.map {
+                [
+                    UInt32(truncatingIfNeeded: $0.at), UInt32(truncatingIfNeeded: $0.inserted),
+                    UInt32(truncatingIfNeeded: $0.removed)
+                ]
+            } ?? [.max, 0, 0]
         for word in words { withUnsafeBytes(of: word.littleEndian) { bytes.append(contentsOf: $0) } }
         return bytes
     }
@@ -153,16 +169,21 @@ package enum RedisHistory {
 
     /// The entries from revision `since` to `endRevision`, oldest first; nil when `history`
     /// does not reach back to `since` or `since` is past `endRevision`.
-    package static func entries(_ history: [UInt8], endRevision: Int, since: Int) -> [(revision: Int, change: RowChange?)]? {
+    package static func entries(_ history: [UInt8], endRevision: Int, since: Int) -> [(
+        revision: Int, change: RowChange?
+    )]? {
         let count = history.count / entrySize
         guard since >= endRevision - count, since <= endRevision else { return nil }
         func word(_ offset: Int) -> UInt32 {
-            UInt32(history[offset]) | UInt32(history[offset + 1]) << 8 | UInt32(history[offset + 2]) << 16 | UInt32(history[offset + 3]) << 24
+            UInt32(history[offset]) | UInt32(history[offset + 1]) << 8 | UInt32(history[offset + 2]) << 16 | UInt32(
+                history[offset + 3]) << 24
         }
         return (since ..< endRevision).map { revision in
             let offset = (count - (endRevision - revision)) * entrySize
             let at = word(offset)
-            let change = at == .max ? nil : RowChange(at: Int(at), inserted: Int(word(offset + 4)), removed: Int(word(offset + 8)))
+            let change =
+                at == .max
+                ? nil : RowChange(at: Int(at), inserted: Int(word(offset + 4)), removed: Int(word(offset + 8)))
             return (revision + 1, change)
         }
     }

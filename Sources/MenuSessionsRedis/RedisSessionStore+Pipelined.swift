@@ -12,8 +12,10 @@ import Synchronization
 /// caller. Everything else (no copy here, a refusal or a no-op to decide on a fresh copy, another
 /// instance's write first) goes to ``apply(_:to:in:if:)``, which reads and retries as it always has.
 extension RedisSessionStore: PipelinedSessionStore {
-    package func startApply(_ command: ExpansionCommand, to id: SessionID, in menu: MenuGeneration, if condition: RevisionCondition?,
-                            then completion: @escaping @Sendable (PipelinedWrite) -> Void) -> Bool {
+    package func startApply(
+        _ command: ExpansionCommand, to id: SessionID, in menu: MenuGeneration, if condition: RevisionCondition?,
+        then completion: @escaping @Sendable (PipelinedWrite) -> Void
+    ) -> Bool {
         guard let pipeline else { return false }
         latest.note(menu)
         // Writes of one session on this instance go one at a time. A write arriving while one is
@@ -45,27 +47,38 @@ extension RedisSessionStore: PipelinedSessionStore {
 
     /// The write of `command` on this instance's copy of the session, or nil when it is not one
     /// to pipeline (no copy, a refusal, a no-op, the menu's own refusal: `apply` decides those).
-    private func pendingWrite(_ command: ExpansionCommand, to id: SessionID, in menu: MenuGeneration,
-                              if condition: RevisionCondition?) -> PendingWrite? {
+    private func pendingWrite(
+        _ command: ExpansionCommand, to id: SessionID, in menu: MenuGeneration,
+        if condition: RevisionCondition?
+    ) -> PendingWrite? {
         guard let session = cache?.value(of: id) ?? writeBasis.value(of: id) else { return nil }
         let revision = session.record.revision
         if let condition, !condition.admits(revision) { return nil }
         guard let state = try? state(of: session, id: id, in: menu) else { return nil }
         var view = FlattenedView(menu: menu.menu, state: state)
-        guard let outcome = try? command.run(on: &view, maxChangedGroups: options.maxChangedGroups, maxStateBytes: options.maxStateBytes), outcome.changedState else {
+        guard
+            let outcome = try? command.run(
+                on: &view, maxChangedGroups: options.maxChangedGroups, maxStateBytes: options.maxStateBytes),
+            outcome.changedState
+        else {
             return nil
         }
         let encoded = RedisSessionRecord.encodeState(view.state.portable(in: menu.menu))
-        let record = session.record.advanced(to: encoded, change: outcome.change.splice, menuVersion: menu.menu.version,
-                                             historyLimit: options.historyLimit)
-        return PendingWrite(id: id, menu: menu, record: record, state: view.state, change: outcome.change,
-                            arguments: writeArguments(record, entry: RedisHistory.entry(outcome.change.splice), over: revision, in: menu))
+        let record = session.record.advanced(
+            to: encoded, change: outcome.change.splice, menuVersion: menu.menu.version,
+            historyLimit: options.historyLimit)
+        return PendingWrite(
+            id: id, menu: menu, record: record, state: view.state, change: outcome.change,
+            arguments: writeArguments(
+                record, entry: RedisHistory.entry(outcome.change.splice), over: revision, in: menu))
     }
 
     /// Hands `write`'s script to the pipeline; its reply updates the cache and the write basis,
     /// gives the gate back (to the next write of the session, if one waits) and calls `completion`.
-    private func send(_ write: PendingWrite, through pipeline: RedisPipeline, releasing gate: WriteGate,
-                      then completion: @escaping @Sendable (PipelinedWrite) -> Void) {
+    private func send(
+        _ write: PendingWrite, through pipeline: RedisPipeline, releasing gate: WriteGate,
+        then completion: @escaping @Sendable (PipelinedWrite) -> Void
+    ) {
         // The cache placeholder is put in on the pipeline's thread right before the batch goes out,
         // so in the order the commands reach Redis (see `beginFill(of:in:on:)`).
         let placeholder = FillBox()
@@ -78,7 +91,9 @@ extension RedisSessionStore: PipelinedSessionStore {
                 return tracked
             }
         }
-        pipeline.submit(.script(Self.writeScript, keys: scriptKeys(key(of: write.id)), arguments: write.arguments), prepare: prepare) { [self] result in
+        pipeline.submit(
+            .script(Self.writeScript, keys: scriptKeys(key(of: write.id)), arguments: write.arguments), prepare: prepare
+        ) { [self] result in
             let fill = placeholder.fill
             let outcome: PipelinedWrite
             switch result {
@@ -91,11 +106,15 @@ extension RedisSessionStore: PipelinedSessionStore {
                     outcome = .notWritten  // `apply` loads the script again
                 } else {
                     do throws(SessionStoreError) {
-                        switch try finishWrite(answer.reply, tracked: answer.prepared, fill: fill, write.record, of: write.id,
-                                               over: write.record.revision - 1, state: write.state, in: write.menu) {
+                        switch try finishWrite(
+                            answer.reply, tracked: answer.prepared, fill: fill, write.record, of: write.id,
+                            over: write.record.revision - 1, state: write.state, in: write.menu)
+                        {
                         case .written:
-                            outcome = .applied(AppliedChange(sessionID: write.id, created: false, change: write.change, state: write.state,
-                                                             revision: write.record.revision))
+                            outcome = .applied(
+                                AppliedChange(
+                                    sessionID: write.id, created: false, change: write.change, state: write.state,
+                                    revision: write.record.revision))
                         case .missing: outcome = .failed(.unknownSession)
                         case .moved: outcome = .notWritten  // another instance wrote first: `apply` computes it again on its record
                         }

@@ -35,7 +35,8 @@ extension RedisSessionStore {
     /// It reads the key again after writing it: tracking is `NOLOOP` (Redis does not report a
     /// connection's own writes to it), and a write ends every client's tracking of the key, so
     /// without that read the next write of another client would not be reported here either.
-    static let writeScript = RedisScript("""
+    static let writeScript = RedisScript(
+        """
         local key = KEYS[1]
         local revision = redis.call('HGET', key, 'r')
         local history = ''
@@ -93,7 +94,8 @@ extension RedisSessionStore {
     /// idle TTL in milliseconds, ARGV[2] the session's id: sets the TTL and the last use and answers
     /// the revision (-1: no session), reading the key after the PEXPIRE so that it stays tracked
     /// (see ``writeScript``).
-    static let refreshScript = RedisScript("""
+    static let refreshScript = RedisScript(
+        """
         local revision = redis.call('HGET', KEYS[1], 'r')
         if not revision then return -1 end
         redis.call('PEXPIRE', KEYS[1], ARGV[1])
@@ -105,39 +107,53 @@ extension RedisSessionStore {
 
     /// Creates a session holding `state` under a fresh id: at revision 0, or at 1 with `splice`
     /// recorded when `recording` (a write without a session that changed the default view).
-    func insert(_ state: ExpansionState, recording splice: RowChange??, in menu: MenuGeneration) throws(SessionStoreError) -> (SessionID, Int) {
+    func insert(_ state: ExpansionState, recording splice: RowChange??, in menu: MenuGeneration)
+        throws(SessionStoreError) -> (SessionID, Int)
+    {
         let version = menu.menu.version
         let encoded = RedisSessionRecord.encodeState(state.portable(in: menu.menu))
         var record = RedisSessionRecord(revision: 0, state: encoded, historyVersion: version, history: [])
-        if let splice { record = record.advanced(to: encoded, change: splice, menuVersion: version, historyLimit: options.historyLimit) }
+        if let splice {
+            record = record.advanced(
+                to: encoded, change: splice, menuVersion: version, historyLimit: options.historyLimit)
+        }
         let entry = splice.map { RedisHistory.entry($0) } ?? []
         // 128 random bits: a taken id is all but impossible, but SET-if-absent makes it harmless.
         for _ in 0 ..< 4 {
             let id = SessionID.random()
-            if case .written = try write(record, entry: entry, of: id, over: nil, state: state, in: menu) { return (id, record.revision) }
+            if case .written = try write(record, entry: entry, of: id, over: nil, state: state, in: menu) {
+                return (id, record.revision)
+            }
         }
-        throw .unavailable(reason: "\(endpointName) had every fresh session id taken 4 times in a row under prefix \(options.prefix)")
+        throw .unavailable(
+            reason: "\(endpointName) had every fresh session id taken 4 times in a row under prefix \(options.prefix)")
     }
 
     /// `entry` is the history entry of the write (empty for a session created at revision 0).
-    func write(_ record: RedisSessionRecord, entry: [UInt8], of id: SessionID, over expected: Int?, state: ExpansionState,
-               in menu: MenuGeneration) throws(SessionStoreError) -> WriteOutcome {
+    func write(
+        _ record: RedisSessionRecord, entry: [UInt8], of id: SessionID, over expected: Int?, state: ExpansionState,
+        in menu: MenuGeneration
+    ) throws(SessionStoreError) -> WriteOutcome {
         let key = key(of: id)
         let arguments = writeArguments(record, entry: entry, over: expected, in: menu)
         let keys = scriptKeys(key)
         let (reply, fill, tracked) = try filling(id) { connection throws(RedisError) in
             try connection.evaluate(Self.writeScript, keys: keys, arguments: arguments)
         }
-        return try finishWrite(reply, tracked: tracked, fill: fill, record, of: id, over: expected, state: state, in: menu)
+        return try finishWrite(
+            reply, tracked: tracked, fill: fill, record, of: id, over: expected, state: state, in: menu)
     }
 
     /// ``writeScript``'s ARGV for `record` (see there).
-    func writeArguments(_ record: RedisSessionRecord, entry: [UInt8], over expected: Int?, in menu: MenuGeneration) -> [[UInt8]] {
+    func writeArguments(_ record: RedisSessionRecord, entry: [UInt8], over expected: Int?, in menu: MenuGeneration)
+        -> [[UInt8]]
+    {
         [
             Array((expected.map(String.init) ?? "").utf8), record.state, Array(menu.menu.version.utf8), entry,
             Array(String(max(0, options.historyLimit) * RedisHistory.entrySize).utf8),
             Array((ttlMilliseconds.map { String($0) } ?? "").utf8),
-            Array(String(options.maxSessions).utf8), Array(String(SessionClock.milliseconds(of: options.evictionIdle)).utf8), keyPrefix,
+            Array(String(options.maxSessions).utf8),
+            Array(String(SessionClock.milliseconds(of: options.evictionIdle)).utf8), keyPrefix
         ]
     }
 
@@ -147,9 +163,11 @@ extension RedisSessionStore {
     /// What ``writeScript``'s `reply` means for the write of `record`, with the cache and the write
     /// basis brought up to date (`fill` finished when the write landed on a tracked connection,
     /// given back otherwise).
-    func finishWrite(_ reply: RedisReply, tracked: Bool, fill: SessionCache<CachedSession>.Fill?, _ record: RedisSessionRecord,
-                     of id: SessionID, over expected: Int?, state: ExpansionState,
-                     in menu: MenuGeneration) throws(SessionStoreError) -> WriteOutcome {
+    func finishWrite(
+        _ reply: RedisReply, tracked: Bool, fill: SessionCache<CachedSession>.Fill?, _ record: RedisSessionRecord,
+        of id: SessionID, over expected: Int?, state: ExpansionState,
+        in menu: MenuGeneration
+    ) throws(SessionStoreError) -> WriteOutcome {
         var reply = reply
         if expected == nil, case .array(let items) = reply, case .integer(let revision)? = items.first {
             // A create that evicted these sessions: Redis reports their deletion to every instance but this one.
@@ -163,8 +181,9 @@ extension RedisSessionStore {
         }
         switch reply {
         case .integer(let revision) where revision == record.revision:
-            let written = CachedSession(record: record, state: state, epoch: menu.epoch, expiresAt: expiry(afterMilliseconds: ttlMilliseconds),
-                                        confirmedAt: SessionClock.now())
+            let written = CachedSession(
+                record: record, state: state, epoch: menu.epoch, expiresAt: expiry(afterMilliseconds: ttlMilliseconds),
+                confirmedAt: SessionClock.now())
             if let fill { if tracked { cache?.finishFill(fill, written) } else { cache?.cancelFill(fill) } }
             writeBasis.keep(written, of: id)
             return .written
@@ -182,10 +201,12 @@ extension RedisSessionStore {
             return .moved(current)
         case .status(let text) where text.hasPrefix("FULL "):
             fill.map { cache?.cancelFill($0) }
-            throw .tooManySessions(limit: options.maxSessions, retryAfterSeconds: min(max(1, Int(text.dropFirst(5)) ?? 1), 86_400))
+            throw .tooManySessions(
+                limit: options.maxSessions, retryAfterSeconds: min(max(1, Int(text.dropFirst(5)) ?? 1), 86_400))
         case .error(let message):
             fill.map { cache?.cancelFill($0) }
-            throw .unavailable(reason: "\(endpointName) refused the write of session \(id): \(message); nothing was changed")
+            throw .unavailable(
+                reason: "\(endpointName) refused the write of session \(id): \(message); nothing was changed")
         default:
             fill.map { cache?.cancelFill($0) }
             throw unexpected(reply, to: "the session write script")
@@ -196,14 +217,21 @@ extension RedisSessionStore {
     /// (no Redis call, but a TTL refresh when due), else read from Redis (one round trip) and
     /// cached. `.unknownSession` when Redis holds none.
     /// `fromRedis` skips the cached copy (the read still fills the cache).
-    func session(_ id: SessionID, in menu: MenuGeneration, atLeast revision: Int, fromRedis: Bool = false) throws(SessionStoreError) -> CachedSession {
-        if !fromRedis, let cached = cache?.value(of: id), cached.record.revision >= revision, isConfirmedRecently(cached) {
+    func session(_ id: SessionID, in menu: MenuGeneration, atLeast revision: Int, fromRedis: Bool = false)
+        throws(SessionStoreError) -> CachedSession
+    {
+        if !fromRedis, let cached = cache?.value(of: id), cached.record.revision >= revision,
+            isConfirmedRecently(cached)
+        {
             try refreshIfDue(id, cached)
             return cached
         }
         let key = key(of: id)
         let (replies, fill, tracked) = try filling(id) { connection throws(RedisError) in
-            let read = [[Array("HMGET".utf8), key] + RedisSessionRecord.fieldNames.map { Array($0.utf8) }, [Array("PTTL".utf8), key]]
+            let read = [
+                [Array("HMGET".utf8), key] + RedisSessionRecord.fieldNames.map { Array($0.utf8) },
+                [Array("PTTL".utf8), key]
+            ]
             return try connection.pipeline(read)
         }
         guard replies.count == 2, case .array(let fields) = replies[0], case .integer(let remaining) = replies[1] else {
@@ -221,8 +249,10 @@ extension RedisSessionStore {
 
     /// The session a record's fields describe, decoded on `menu`; nil when the key holds none.
     /// `remaining` is the key's PTTL (nil: just written, the full TTL).
-    private func session(fromFields fields: [RedisReply], of id: SessionID, in menu: MenuGeneration,
-                         remaining: Int?) throws(SessionStoreError) -> CachedSession? {
+    private func session(
+        fromFields fields: [RedisReply], of id: SessionID, in menu: MenuGeneration,
+        remaining: Int?
+    ) throws(SessionStoreError) -> CachedSession? {
         var values: [[UInt8]?] = []
         for field in fields {
             switch field {
@@ -233,13 +263,15 @@ extension RedisSessionStore {
         }
         do {
             guard let record = try RedisSessionRecord(fields: values, key: keyText(of: id)) else { return nil }
-            let expiresAt: SessionTime? = switch remaining {
-            case nil: expiry(afterMilliseconds: ttlMilliseconds)
-            case let milliseconds? where milliseconds >= 0: expiry(afterMilliseconds: Int64(milliseconds))
-            default: nil  // -1: no TTL
-            }
-            return CachedSession(record: record, state: try record.state(on: menu.menu, key: keyText(of: id)), epoch: menu.epoch,
-                                 expiresAt: expiresAt, confirmedAt: SessionClock.now())
+            let expiresAt: SessionTime? =
+                switch remaining {
+                case nil: expiry(afterMilliseconds: ttlMilliseconds)
+                case let milliseconds? where milliseconds >= 0: expiry(afterMilliseconds: Int64(milliseconds))
+                default: nil  // -1: no TTL
+                }
+            return CachedSession(
+                record: record, state: try record.state(on: menu.menu, key: keyText(of: id)), epoch: menu.epoch,
+                expiresAt: expiresAt, confirmedAt: SessionClock.now())
         } catch {
             throw .unavailable(reason: error.description)
         }
@@ -272,7 +304,8 @@ extension RedisSessionStore {
         guard isRefreshDue(session), let ttl = ttlMilliseconds else { return }
         let keys = [key(of: id), indexKey]
         let reply = try redis { connection throws(RedisError) in
-            try connection.evaluate(Self.refreshScript, keys: keys, arguments: [Array(String(ttl).utf8), Array(id.text.utf8)])
+            try connection.evaluate(
+                Self.refreshScript, keys: keys, arguments: [Array(String(ttl).utf8), Array(id.text.utf8)])
         }
         switch reply {
         case .integer(let revision) where revision >= 0:
@@ -296,7 +329,9 @@ extension RedisSessionStore {
     /// (the listener's connection is gone): then nothing read through it may be cached.
     /// `NOLOOP`: Redis does not report this connection's own writes to it; the store updates its
     /// cache with them itself, and its scripts read the key last so that it stays tracked.
-    static func track(_ connection: RedisConnection, for tracking: SessionCache<CachedSession>.Tracking) throws(RedisError) -> Bool {
+    static func track(_ connection: RedisConnection, for tracking: SessionCache<CachedSession>.Tracking)
+        throws(RedisError) -> Bool
+    {
         if connection.mark == tracking.generation + 1 { return true }
         let reply = try connection.command("CLIENT", "TRACKING", "on", "REDIRECT", String(tracking.clientID), "NOLOOP")
         guard reply == .status("OK") else { return false }
@@ -321,7 +356,9 @@ extension RedisSessionStore {
     /// so that every key this instance reads and writes is tracked on the one connection whose
     /// own writes `NOLOOP` keeps from invalidating the copies they leave; otherwise the calling
     /// thread's own connection.
-    func redis<Result: Sendable>(_ body: @escaping @Sendable (RedisConnection) throws(RedisError) -> Result) throws(SessionStoreError) -> Result {
+    func redis<Result: Sendable>(_ body: @escaping @Sendable (RedisConnection) throws(RedisError) -> Result)
+        throws(SessionStoreError) -> Result
+    {
         do {
             if cache != nil, let pipeline { return try pipeline.perform(body) }
             return try pool.withConnection(body)
@@ -357,8 +394,10 @@ extension RedisSessionStore {
     /// before this instance's write of the session cannot install its older copy after the
     /// write's (`NOLOOP`: no invalidation would come), since the later placeholder replaces the
     /// earlier one.
-    static func beginFill(of id: SessionID, in cache: SessionCache<CachedSession>?,
-                          on connection: RedisConnection) throws(RedisError) -> (fill: SessionCache<CachedSession>.Fill?, tracked: Bool) {
+    static func beginFill(
+        of id: SessionID, in cache: SessionCache<CachedSession>?,
+        on connection: RedisConnection
+    ) throws(RedisError) -> (fill: SessionCache<CachedSession>.Fill?, tracked: Bool) {
         guard let fill = cache?.beginFill(id) else { return (nil, false) }
         do {
             return (fill, try track(connection, for: fill.tracking))
@@ -371,33 +410,38 @@ extension RedisSessionStore {
     /// The endpoint as messages name it: `redis 127.0.0.1:6379`, `redis /run/redis.sock`, plus
     /// ` db N` for a database other than 0 (never the password).
     var endpointName: String {
-        let place = switch endpoint.address {
-        case .tcp(let host, let port): host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
-        case .unix(let path): path
-        }
+        let place =
+            switch endpoint.address {
+            case .tcp(let host, let port): host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+            case .unix(let path): path
+            }
         return "redis \(place)" + (endpoint.database == 0 ? "" : " db \(endpoint.database)")
     }
 
     /// What an operator reads: the endpoint (password redacted) and what failed.
     func unavailable(_ error: RedisError) -> SessionStoreError {
-        let reason = switch error {
-        case .connectFailed(let detail): "\(endpointName) unreachable: \(detail)"
-        case .connectionLost(let detail):
-            "\(endpointName) did not answer within \(milliseconds(options.redis.timeout)) or dropped the connection (\(detail)); "
-                + "a write in flight may or may not have been applied"
-        case .backingOff(let retryAfter): "\(endpointName) unreachable (it failed just now; next attempt in \(milliseconds(retryAfter)))"
-        case .protocolViolation(let detail): "\(endpointName) answered something unexpected: \(detail)"
-        case .queuedTooLong(let waited, let ahead):
-            "this request waited \(milliseconds(waited)) (--redis-timeout) queued behind \(ahead) other command\(ahead == 1 ? "" : "s") "
-                + "(other sessions' writes and reads) on this instance's connection to \(endpointName); it was not sent, nothing was changed"
-        }
+        let reason =
+            switch error {
+            case .connectFailed(let detail): "\(endpointName) unreachable: \(detail)"
+            case .connectionLost(let detail):
+                "\(endpointName) did not answer within \(milliseconds(options.redis.timeout)) or dropped the connection (\(detail)); "
+                    + "a write in flight may or may not have been applied"
+            case .backingOff(let retryAfter):
+                "\(endpointName) unreachable (it failed just now; next attempt in \(milliseconds(retryAfter)))"
+            case .protocolViolation(let detail): "\(endpointName) answered something unexpected: \(detail)"
+            case .queuedTooLong(let waited, let ahead):
+                "this request waited \(milliseconds(waited)) (--redis-timeout) queued behind \(ahead) other command\(ahead == 1 ? "" : "s") "
+                    + "(other sessions' writes and reads) on this instance's connection to \(endpointName); it was not sent, nothing was changed"
+            }
         return .unavailable(reason: reason)
     }
 
     private func milliseconds(_ duration: Duration) -> String { "\(SessionClock.milliseconds(of: duration)) ms" }
 
     func unexpected(_ reply: RedisReply, to command: String) -> SessionStoreError {
-        if case .error(let message) = reply { return .unavailable(reason: "\(endpointName) refused \(command): \(message)") }
+        if case .error(let message) = reply {
+            return .unavailable(reason: "\(endpointName) refused \(command): \(message)")
+        }
         return .unavailable(reason: "\(endpointName) answered \(command) with \(reply)")
     }
 }

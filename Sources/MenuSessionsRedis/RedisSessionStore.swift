@@ -1,6 +1,6 @@
+import Dispatch
 import MenuModel
 import MenuSessions
-import Dispatch
 import RedisClient
 import Synchronization
 
@@ -104,8 +104,10 @@ package final class RedisSessionStore: SessionStore {
             return
         }
         let reference = ListenerReference()
-        let cache = SessionCache<CachedSession>(capacity: options.cacheCapacity, byteCapacity: options.sessionMemory / 4 * 3,
-                                                weigh: { $0.heapBytes }) { reference.generation }
+        let cache = SessionCache<CachedSession>(
+            capacity: options.cacheCapacity, byteCapacity: options.sessionMemory / 4 * 3,
+            weigh: { $0.heapBytes }
+        ) { reference.generation }
         let prefix = keyPrefix
         let listener = RedisInvalidationListener(endpoint: endpoint, options: options.redis) { event in
             switch event {
@@ -153,8 +155,11 @@ package final class RedisSessionStore: SessionStore {
         var counts = SessionCounts(bytes: heldBytes, memoryBudget: options.sessionMemory)
         let (indexKey, countsKey) = (indexKey, countsKey)
         let replies = try? redis { connection throws(RedisError) in
-            (try connection.command([Array("ZCARD".utf8), indexKey]),
-             try connection.command([Array("HMGET".utf8), countsKey] + ["created", "expired", "evicted"].map { Array($0.utf8) }))
+            (
+                try connection.command([Array("ZCARD".utf8), indexKey]),
+                try connection.command(
+                    [Array("HMGET".utf8), countsKey] + ["created", "expired", "evicted"].map { Array($0.utf8) })
+            )
         }
         guard let (held, figures) = replies else { return counts }
         if case .integer(let value) = held { counts.held = value }
@@ -162,7 +167,9 @@ package final class RedisSessionStore: SessionStore {
             let numbers = values.map { value -> Int in
                 if case .bulk(let bytes) = value { Int(String(decoding: bytes, as: UTF8.self)) ?? 0 } else { 0 }
             }
-            if numbers.count == 3 { (counts.created, counts.expired, counts.evicted) = (numbers[0], numbers[1], numbers[2]) }
+            if numbers.count == 3 {
+                (counts.created, counts.expired, counts.evicted) = (numbers[0], numbers[1], numbers[2])
+            }
         }
         return counts
     }
@@ -171,7 +178,8 @@ package final class RedisSessionStore: SessionStore {
 
     package func create(in menu: MenuGeneration, state: ExpansionState) throws(SessionStoreError) -> SessionID {
         latest.note(menu)
-        let state = try state.checkedForNewSession(maxChangedGroups: options.maxChangedGroups, maxStateBytes: options.maxStateBytes)
+        let state = try state.checkedForNewSession(
+            maxChangedGroups: options.maxChangedGroups, maxStateBytes: options.maxStateBytes)
         return try insert(state, recording: nil, in: menu).0
     }
 
@@ -195,27 +203,35 @@ package final class RedisSessionStore: SessionStore {
         try snapshot(of: id, in: menu, atLeast: 0)
     }
 
-    package func snapshot(of id: SessionID, in menu: MenuGeneration, atLeast revision: Int) throws(SessionStoreError) -> SessionSnapshot {
+    package func snapshot(of id: SessionID, in menu: MenuGeneration, atLeast revision: Int) throws(SessionStoreError)
+        -> SessionSnapshot
+    {
         latest.note(menu)
         let session = try session(id, in: menu, atLeast: revision)
         return SessionSnapshot(state: try state(of: session, id: id, in: menu), revision: session.record.revision)
     }
 
-    package func apply(_ command: ExpansionCommand, to id: SessionID?, in menu: MenuGeneration,
-                       if condition: RevisionCondition?) throws(SessionStoreError) -> AppliedChange {
+    package func apply(
+        _ command: ExpansionCommand, to id: SessionID?, in menu: MenuGeneration,
+        if condition: RevisionCondition?
+    ) throws(SessionStoreError) -> AppliedChange {
         latest.note(menu)
         guard let id else {
             // A write without a session: the default view at revision 0, then a new session holding the result.
             if let condition, !condition.admits(0) { throw .revisionMismatch(current: 0) }
             var view = FlattenedView(menu: menu.menu)
-            let outcome = try command.run(on: &view, maxChangedGroups: options.maxChangedGroups, maxStateBytes: options.maxStateBytes)
-            let (newID, revision) = try insert(view.state, recording: outcome.changedState ? .some(outcome.change.splice) : nil, in: menu)
-            return AppliedChange(sessionID: newID, created: true, change: outcome.change, state: view.state, revision: revision)
+            let outcome = try command.run(
+                on: &view, maxChangedGroups: options.maxChangedGroups, maxStateBytes: options.maxStateBytes)
+            let (newID, revision) = try insert(
+                view.state, recording: outcome.changedState ? .some(outcome.change.splice) : nil, in: menu)
+            return AppliedChange(
+                sessionID: newID, created: true, change: outcome.change, state: view.state, revision: revision)
         }
         let gate = writeGate(of: id)
         guard gate.wait(timeout: options.redis.timeout) else {
-            throw .unavailable(reason: "another write of session \(id) on this instance has waited on \(endpointName) for longer "
-                + "than \(options.redis.timeout); nothing was changed, retry")
+            throw .unavailable(
+                reason: "another write of session \(id) on this instance has waited on \(endpointName) for longer "
+                    + "than \(options.redis.timeout); nothing was changed, retry")
         }
         defer { gate.release() }
         // A refusal or a no-op decided on a cached copy may be out of date (a write of another
@@ -232,7 +248,8 @@ package final class RedisSessionStore: SessionStore {
             do throws(SessionStoreError) {
                 if let condition, !condition.admits(revision) { throw .revisionMismatch(current: revision) }
                 view = FlattenedView(menu: menu.menu, state: try state(of: session, id: id, in: menu))
-                outcome = try command.run(on: &view, maxChangedGroups: options.maxChangedGroups, maxStateBytes: options.maxStateBytes)
+                outcome = try command.run(
+                    on: &view, maxChangedGroups: options.maxChangedGroups, maxStateBytes: options.maxStateBytes)
             } catch {
                 if case .expansion = error { throw error }  // the menu's answer, whatever the state
                 guard fresh else {
@@ -246,27 +263,38 @@ package final class RedisSessionStore: SessionStore {
                     (session, fresh) = (try self.session(id, in: menu, atLeast: 0, fromRedis: true), true)
                     continue
                 }
-                return AppliedChange(sessionID: id, created: false, change: outcome.change, state: view.state, revision: revision)
+                return AppliedChange(
+                    sessionID: id, created: false, change: outcome.change, state: view.state, revision: revision)
             }
             let encoded = RedisSessionRecord.encodeState(view.state.portable(in: menu.menu))
-            let written = session.record.advanced(to: encoded, change: outcome.change.splice, menuVersion: menu.menu.version,
-                                                  historyLimit: options.historyLimit)
-            switch try write(written, entry: RedisHistory.entry(outcome.change.splice), of: id, over: revision, state: view.state, in: menu) {
+            let written = session.record.advanced(
+                to: encoded, change: outcome.change.splice, menuVersion: menu.menu.version,
+                historyLimit: options.historyLimit)
+            switch try write(
+                written, entry: RedisHistory.entry(outcome.change.splice), of: id, over: revision, state: view.state,
+                in: menu)
+            {
             case .written:
-                return AppliedChange(sessionID: id, created: false, change: outcome.change, state: view.state, revision: written.revision)
+                return AppliedChange(
+                    sessionID: id, created: false, change: outcome.change, state: view.state, revision: written.revision
+                )
             case .missing: throw .unknownSession
             case .moved(let current): (session, fresh) = (current, true)  // another instance won this round: again, on its record
             }
         }
-        throw .unavailable(reason: "session \(id) was changed by other writers \(options.writeAttempts) times while this write "
-            + "was computed; nothing was changed, retry")
+        throw .unavailable(
+            reason: "session \(id) was changed by other writers \(options.writeAttempts) times while this write "
+                + "was computed; nothing was changed, retry")
     }
 
-    package func changes(of id: SessionID, since: Int, in menu: MenuGeneration) throws(SessionStoreError) -> SessionChanges {
+    package func changes(of id: SessionID, since: Int, in menu: MenuGeneration) throws(SessionStoreError)
+        -> SessionChanges
+    {
         latest.note(menu)
         // `since` is a revision the client holds: a cached copy older than it is fetched.
         let record = try session(id, in: menu, atLeast: since).record
-        return SessionChanges(revision: record.revision, entries: record.entries(since: since, menuVersion: menu.menu.version))
+        return SessionChanges(
+            revision: record.revision, entries: record.entries(since: since, menuVersion: menu.menu.version))
     }
 
     package func readinessProblem() -> String? {
@@ -289,7 +317,8 @@ package final class RedisSessionStore: SessionStore {
         guard let cache else { return report }
         for id in cache.cachedIDs {
             guard let old = cache.value(of: id), old.epoch !== menu.epoch,
-                  let state = try? old.record.state(on: menu.menu, key: keyText(of: id)) else { continue }
+                let state = try? old.record.state(on: menu.menu, key: keyText(of: id))
+            else { continue }
             var installed = false
             cache.update(id) { current in
                 guard current.record == old.record, current.epoch === old.epoch else { return current }
@@ -303,10 +332,14 @@ package final class RedisSessionStore: SessionStore {
 
     /// The session's state on `menu`: the cached one when it belongs to `menu`, else decoded
     /// from the record by id (and cached so when `menu` is the newest).
-    func state(of session: CachedSession, id: SessionID, in menu: MenuGeneration) throws(SessionStoreError) -> ExpansionState {
+    func state(of session: CachedSession, id: SessionID, in menu: MenuGeneration) throws(SessionStoreError)
+        -> ExpansionState
+    {
         if session.epoch === menu.epoch { return session.state }
         let state: ExpansionState
-        do { state = try session.record.state(on: menu.menu, key: keyText(of: id)) } catch { throw .unavailable(reason: error.description) }
+        do { state = try session.record.state(on: menu.menu, key: keyText(of: id)) } catch {
+            throw .unavailable(reason: error.description)
+        }
         if menu.epoch === latest.current.epoch {
             cache?.update(id) { current in
                 guard current.record == session.record else { return current }

@@ -40,12 +40,15 @@ package struct RedisStoreOptions: Sendable {
 
     /// Bytes one session's state may hold (``SessionLimits/maxStateBytes``).
     package var maxStateBytes: Int {
-        SessionLimits.maxStateBytes(sessionBytes: min(sessionMemory / 64, SessionLimits.maxSessionBytesCeiling), changeHistory: historyLimit)
+        SessionLimits.maxStateBytes(
+            sessionBytes: min(sessionMemory / 64, SessionLimits.maxSessionBytesCeiling), changeHistory: historyLimit)
     }
 
-    package init(prefix: String = "menu:", sessionTTL: Duration? = .seconds(86_400), redis: RedisOptions = RedisOptions(),
-                 trackingCache: Bool = true, maxChangedGroups: Int = SessionLimits.defaults.maxChangedGroups,
-                 historyLimit: Int = SessionLimits.defaults.changeHistory) {
+    package init(
+        prefix: String = "menu:", sessionTTL: Duration? = .seconds(86_400), redis: RedisOptions = RedisOptions(),
+        trackingCache: Bool = true, maxChangedGroups: Int = SessionLimits.defaults.maxChangedGroups,
+        historyLimit: Int = SessionLimits.defaults.changeHistory
+    ) {
         self.prefix = prefix
         self.sessionTTL = sessionTTL
         self.redis = redis

@@ -55,8 +55,10 @@ package final class SessionCache<Value: Sendable>: Sendable {
 
     /// `currentGeneration` answers the listener's subscription generation now (nil while it is down);
     /// `weigh` the bytes a value holds.
-    package init(capacity: Int, byteCapacity: Int = .max, weigh: @escaping @Sendable (Value) -> Int = { _ in 0 },
-                 currentGeneration: @escaping @Sendable () -> Int?) {
+    package init(
+        capacity: Int, byteCapacity: Int = .max, weigh: @escaping @Sendable (Value) -> Int = { _ in 0 },
+        currentGeneration: @escaping @Sendable () -> Int?
+    ) {
         self.capacity = max(capacity, Self.shardCount)
         perShard = self.capacity / Self.shardCount
         self.byteCapacity = byteCapacity
@@ -68,7 +70,9 @@ package final class SessionCache<Value: Sendable>: Sendable {
 
     /// The subscription in force, when the cache may be used: set, and the listener's current one.
     package var tracking: Tracking? {
-        guard let tracking = state.withLock({ $0.tracking }), currentGeneration() == tracking.generation else { return nil }
+        guard let tracking = state.withLock({ $0.tracking }), currentGeneration() == tracking.generation else {
+            return nil
+        }
         return tracking
     }
 
@@ -136,7 +140,11 @@ package final class SessionCache<Value: Sendable>: Sendable {
     package func update(_ id: SessionID, _ transform: (Value) -> Value?) {
         shard(of: id).slots.withLock { slots in
             guard let value = slots.value(of: id) else { return }
-            if let new = transform(value) { slots.put(id, new, bytes: weigh(new), limits: (perShard, bytesPerShard)) } else { slots.remove(id) }
+            if let new = transform(value) {
+                slots.put(id, new, bytes: weigh(new), limits: (perShard, bytesPerShard))
+            } else {
+                slots.remove(id)
+            }
         }
     }
 

@@ -53,7 +53,9 @@ final class WriteGate: Sendable {
             return number
         }
         guard let number else { return true }
-        if granted.wait(timeout: .now() + .milliseconds(Int(SessionClock.milliseconds(of: timeout)))) == .success { return true }
+        if granted.wait(timeout: .now() + .milliseconds(Int(SessionClock.milliseconds(of: timeout)))) == .success {
+            return true
+        }
         let stillQueued = state.withLock { state in
             guard let index = state.waiters.firstIndex(where: { $0.number == number }) else { return false }
             state.waiters.remove(at: index)

@@ -79,7 +79,9 @@ public enum ANSI {
     /// The cursor to `line`, `column` (both from 0).
     public static func moveTo(line: Int, column: Int = 0) -> String { csi + "\(line + 1);\(column + 1)H" }
     /// Sets the scrolling region to `lines` (from 0); `CSI r` resets it to the whole screen.
-    public static func scrollRegion(_ lines: Range<Int>) -> String { csi + "\(lines.lowerBound + 1);\(lines.upperBound)r" }
+    public static func scrollRegion(_ lines: Range<Int>) -> String {
+        csi + "\(lines.lowerBound + 1);\(lines.upperBound)r"
+    }
     public static let resetScrollRegion = csi + "r"
     /// Deletes `count` lines at the cursor, pulling the region below up (blank lines at its bottom).
     public static func deleteLines(_ count: Int) -> String { csi + "\(count)M" }

@@ -36,7 +36,9 @@ public struct FramePainter: Sendable {
             // full line is written there, and a clear then would erase that column.
             output += ANSI.moveTo(line: number) + ANSI.clearToEndOfLine
             for span in line.spans {
-                output += span.style == .plain ? span.text.string : span.style.selectGraphicRendition + span.text.string + ANSI.reset
+                output +=
+                    span.style == .plain
+                    ? span.text.string : span.style.selectGraphicRendition + span.text.string + ANSI.reset
             }
             current[number] = line
             linesWritten += 1
@@ -54,13 +56,15 @@ public struct FramePainter: Sendable {
         for number in region { if let identity = lines[number].identity { oldPosition[identity] = number } }
         var moves: [Int: (count: Int, top: Int)] = [:]
         for number in region {
-            guard let identity = frame.lines[number].identity, let old = oldPosition[identity], old != number else { continue }
+            guard let identity = frame.lines[number].identity, let old = oldPosition[identity], old != number else {
+                continue
+            }
             let delta = number - old
             let top = min(old, number)
             moves[delta] = (moves[delta, default: (0, top)].count + 1, min(moves[delta]?.top ?? top, top))
         }
         guard let (delta, move) = moves.max(by: { ($0.value.count, -abs($0.key)) < ($1.value.count, -abs($1.key)) }),
-              move.count >= 2, abs(delta) < region.upperBound - move.top
+            move.count >= 2, abs(delta) < region.upperBound - move.top
         else { return "" }
         let moved = move.top ..< region.upperBound
         let blank = repeatElement(ScreenLine([]), count: abs(delta))

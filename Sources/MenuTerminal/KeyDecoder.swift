@@ -62,7 +62,7 @@ public struct KeyDecoder: Sendable {
         guard bytes.count >= length else { return nil }
         let encoded = bytes.prefix(length)
         guard encoded.dropFirst().allSatisfy({ $0 & 0xC0 == 0x80 }),
-              let text = String(validating: encoded, as: UTF8.self), let character = text.first
+            let text = String(validating: encoded, as: UTF8.self), let character = text.first
         else { return (nil, 1) }
         return (.character(character), length)
     }

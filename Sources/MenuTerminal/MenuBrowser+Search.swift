@@ -58,7 +58,9 @@ extension MenuBrowser {
         }
     }
 
-    private static func search(_ text: String, in source: any MenuRowSource) async -> Result<MenuSearchPage, MenuClientError> {
+    private static func search(_ text: String, in source: any MenuRowSource) async -> Result<
+        MenuSearchPage, MenuClientError
+    > {
         do throws(MenuClientError) {
             return .success(try await source.search(text, filters: [:], offset: 0, limit: searchLimit))
         } catch {
@@ -73,7 +75,8 @@ extension MenuBrowser {
         guard var panel = search, !panel.text.isEmpty else { return leaveSearch() }
         if !panel.isCurrent || panel.problem != nil {
             pendingSearch?.cancel()
-            _ = panel.accept(SearchResult(generation: panel.generation, outcome: await Self.search(panel.text, in: source)))
+            _ = panel.accept(
+                SearchResult(generation: panel.generation, outcome: await Self.search(panel.text, in: source)))
         }
         leaveSearch()
         if let match = panel.selectedMatch {
@@ -94,7 +97,7 @@ extension MenuBrowser {
         do throws(MenuClientError) {
             follow(try await source.reveal(panel.text))
             message = ("found " + panel.text, false)
-        } catch where error.code == "unknown_node" || error.code == "not_found" {
+        } catch  where error.code == "unknown_node" || error.code == "not_found" {
             message = ("nothing matches \"\(panel.text)\"", true)
         } catch {
             message = (error.description, true)

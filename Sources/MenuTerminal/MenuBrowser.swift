@@ -127,7 +127,9 @@ public final class MenuBrowser {
         // The enclosing group is the nearest row above at a smaller depth.
         var position = viewport.cursor - 1
         while position >= 0 {
-            if let above = source.row(at: position), above.depth < row.depth, above.id == parent { return viewport.go(to: position) }
+            if let above = source.row(at: position), above.depth < row.depth, above.id == parent {
+                return viewport.go(to: position)
+            }
             position -= 1
             if viewport.cursor - position > viewport.height * 4 { break }
         }
@@ -143,14 +145,16 @@ public final class MenuBrowser {
             follow(update)
             message = ("found \(text)", false)
             return
-        } catch where error.code == "unknown_node" || error.code == "not_found" {
+        } catch  where error.code == "unknown_node" || error.code == "not_found" {
             // Not an id (not_found: text with a "/" is no node path at all): match titles below.
         } catch {
             message = (error.description, true)
             return
         }
         let needle = text.lowercased()
-        let rows = source.count <= Self.titleScanLimit ? source.cachedRows
+        let rows =
+            source.count <= Self.titleScanLimit
+            ? source.cachedRows
             : viewport.visible.map { source.row(at: $0) }
         let base = source.count <= Self.titleScanLimit ? 0 : viewport.top
         let start = viewport.cursor - base + 1
@@ -168,7 +172,9 @@ public final class MenuBrowser {
     }
 
     private enum Write {
-        case toggle(String), reveal(String), setAll(MenuExpansionMode)
+        case toggle(String)
+        case reveal(String)
+        case setAll(MenuExpansionMode)
     }
 
     /// Runs one write, follows its splices, and reports `done` or the error.
@@ -204,12 +210,16 @@ public final class MenuBrowser {
             viewport.reset(count: count)
             switch reason {
             case .menuChanged: message = ("the server serves a new menu: its rows are read again", false)
-            case .historyGone: message = ("the session changed too much elsewhere to follow: its rows are read again", false)
+            case .historyGone:
+                message = ("the session changed too much elsewhere to follow: its rows are read again", false)
             case .sessionRecreated, .requested: break
             }
         case .rowsLoaded: break
         case .sessionRecreated(let recreation):
-            message = ("the server had lost the session; a new one \(recreation.layoutRestored ? "with the same groups open" : "from the menu's defaults")", true)
+            message = (
+                "the server had lost the session; a new one \(recreation.layoutRestored ? "with the same groups open" : "from the menu's defaults")",
+                true
+            )
         case .loadFailed(let error):
             if message?.text == error.description { return false }
             message = (error.description, true)
@@ -242,15 +252,17 @@ public final class MenuBrowser {
 
     private func headerLine() -> ScreenLine {
         let counts = "\(viewport.count) rows, \(source.leafCount) dishes shown"
-        return RowFormatter.assemble([Span(" menu-client  " + title, .reversedBold)],
-                                     right: [Span(counts + " ", .reversed)], width: width, filler: .reversed)
+        return RowFormatter.assemble(
+            [Span(" menu-client  " + title, .reversedBold)],
+            right: [Span(counts + " ", .reversed)], width: width, filler: .reversed)
     }
 
     private func statusLine() -> ScreenLine {
         let position = viewport.count == 0 ? "empty" : "row \(viewport.cursor + 1)/\(viewport.count)"
         switch typing {
         case .rowNumber(let digits):
-            return RowFormatter.assemble([Span("go to row: " + digits + "▏", .bold)], right: [Span(position)], width: width, filler: .plain)
+            return RowFormatter.assemble(
+                [Span("go to row: " + digits + "▏", .bold)], right: [Span(position)], width: width, filler: .plain)
         case .search:
             return (search ?? SearchPanel()).statusLine(width: width)
         case .none:

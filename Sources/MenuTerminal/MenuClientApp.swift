@@ -30,9 +30,12 @@ public struct MenuClientApp {
         let browser = MenuBrowser(source: table, title: title, width: size.width, height: size.height)
         let (inputs, sink) = AsyncStream.makeStream(of: Input.self)
         let forwarders = [
-            Task { [terminal] in for await input in terminal.inputs { sink.yield(.terminal(input)) }; sink.finish() },
+            Task { [terminal] in
+                for await input in terminal.inputs { sink.yield(.terminal(input)) }
+                sink.finish()
+            },
             Task { [table] in for await event in table.events { sink.yield(.table(event)) } },
-            Task { [results = browser.searchResults] in for await result in results { sink.yield(.searched(result)) } },
+            Task { [results = browser.searchResults] in for await result in results { sink.yield(.searched(result)) } }
         ]
         defer { for forwarder in forwarders { forwarder.cancel() } }
         terminal.write(browser.paint())

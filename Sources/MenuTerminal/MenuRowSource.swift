@@ -15,7 +15,8 @@ public protocol MenuRowSource: AnyObject, Sendable {
     func reveal(_ id: String) async throws(MenuClientError) -> MenuTableUpdate
     func setAll(_ mode: MenuExpansionMode) async throws(MenuClientError) -> MenuTableUpdate
     /// The server's matches for `query` (`GET /search`), their `index`es rows of this table.
-    func search(_ query: String, filters: [String: String], offset: Int, limit: Int) async throws(MenuClientError) -> MenuSearchPage
+    func search(_ query: String, filters: [String: String], offset: Int, limit: Int) async throws(MenuClientError)
+        -> MenuSearchPage
 }
 
 extension MenuTable: MenuRowSource {}

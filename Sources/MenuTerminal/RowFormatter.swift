@@ -41,10 +41,13 @@ public struct RowFormatter: Sendable {
             left.append(Span(row.title, plain))
         }
         // The English name beside the title, unless the title is in English already (`--lang en`).
-        if let english = row.attributes?["en"]?.stringValue, english != row.title { left.append(Span("  " + english, faint)) }
+        if let english = row.attributes?["en"]?.stringValue, english != row.title {
+            left.append(Span("  " + english, faint))
+        }
         var right: [Span] = []
         if !row.isGroup, width >= 40 {
-            let columns = Self.leftPadded(Self.marks(row.attributes), to: Self.marksWidth) + " "
+            let columns =
+                Self.leftPadded(Self.marks(row.attributes), to: Self.marksWidth) + " "
                 + Self.leftPadded(Self.volume(row.attributes) ?? "", to: Self.volumeWidth) + " "
                 + Self.leftPadded(Self.price(row.attributes) ?? "", to: Self.priceWidth)
             right = [Span(" " + columns, plain)]
@@ -91,7 +94,9 @@ public struct RowFormatter: Sendable {
         let whole = Int(cents) / 100
         let fraction = Int(cents) % 100
         var text = (amount < 0 && cents > 0 ? "-" : "") + String(whole)
-        if fraction != 0 { text += "." + (fraction % 10 == 0 ? String(fraction / 10) : leftPadded(String(fraction), to: 2, with: "0")) }
+        if fraction != 0 {
+            text += "." + (fraction % 10 == 0 ? String(fraction / 10) : leftPadded(String(fraction), to: 2, with: "0"))
+        }
         return text
     }
 
@@ -105,7 +110,9 @@ public struct RowFormatter: Sendable {
     }
 
     static func volume(_ attributes: [String: MenuJSONValue]?) -> String? {
-        guard let millilitres = attributes?["volumeMl"]?.numberValue, millilitres.isFinite, millilitres > 0 else { return nil }
+        guard let millilitres = attributes?["volumeMl"]?.numberValue, millilitres.isFinite, millilitres > 0 else {
+            return nil
+        }
         return amountText(millilitres) + "ml"
     }
 

@@ -78,7 +78,10 @@ public struct SearchPanel: Sendable {
         let shown = listHeight(in: height) - 1
         guard shown > 0 else { return [] }
         let first = min(max(0, selected - shown + 1), matches.count - shown)
-        var lines = [RowFormatter.assemble([Span(String(repeating: "─", count: width), .dim)], right: [], width: width, filler: .dim)]
+        var lines = [
+            RowFormatter.assemble(
+                [Span(String(repeating: "─", count: width), .dim)], right: [], width: width, filler: .dim)
+        ]
         for position in first ..< first + shown {
             let match = matches[position]
             let isSelected = position == selected
@@ -86,8 +89,10 @@ public struct SearchPanel: Sendable {
             for ancestor in match.path { left.append(Span(ancestor.title + " › ", isSelected ? .reversed : .dim)) }
             left.append(Span(match.title, isSelected ? .reversedBold : .bold))
             let place = match.index.map { "row \($0 + 1)" } ?? "hidden"
-            lines.append(RowFormatter.assemble(left, right: [Span("  " + place + " ", isSelected ? .reversed : .dim)], width: width,
-                                               filler: isSelected ? .reversed : .plain))
+            lines.append(
+                RowFormatter.assemble(
+                    left, right: [Span("  " + place + " ", isSelected ? .reversed : .dim)], width: width,
+                    filler: isSelected ? .reversed : .plain))
         }
         return lines
     }
@@ -106,9 +111,12 @@ public struct SearchPanel: Sendable {
         } else if matches.isEmpty {
             state = Span("no match", .plain)
         } else {
-            state = Span(matches.count < total ? "\(matches.count) of \(total) matches" : total == 1 ? "1 match" : "\(total) matches")
+            state = Span(
+                matches.count < total
+                    ? "\(matches.count) of \(total) matches" : total == 1 ? "1 match" : "\(total) matches")
         }
-        return RowFormatter.assemble([Span("search: " + text + "▏", .bold)], right: [Span("  "), state],
-                                     width: width, filler: .plain)
+        return RowFormatter.assemble(
+            [Span("search: " + text + "▏", .bold)], right: [Span("  "), state],
+            width: width, filler: .plain)
     }
 }

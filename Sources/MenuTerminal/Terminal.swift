@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -50,8 +51,10 @@ public final class Terminal: @unchecked Sendable {
         write(ANSI.enterAlternateScreen + ANSI.hideCursor + ANSI.autowrapOff + ANSI.clearScreen)
         // Ctrl-Z would stop the app with the terminal raw and on the alternate screen: ignored.
         signal(SIGTSTP, SIG_IGN)
-        for (number, event) in [(SIGINT, TerminalInput.quit(signal: SIGINT)), (SIGTERM, .quit(signal: SIGTERM)),
-                                (SIGHUP, .quit(signal: SIGHUP)), (SIGWINCH, .resized)] {
+        for (number, event) in [
+            (SIGINT, TerminalInput.quit(signal: SIGINT)), (SIGTERM, .quit(signal: SIGTERM)),
+            (SIGHUP, .quit(signal: SIGHUP)), (SIGWINCH, .resized)
+        ] {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { [sink] in sink.yield(event) }
@@ -64,7 +67,9 @@ public final class Terminal: @unchecked Sendable {
     /// Columns and lines of the window (80 × 24 when the terminal does not say).
     public var size: (width: Int, height: Int) {
         var window = winsize()
-        guard ioctl(output, UInt(TIOCGWINSZ), &window) == 0, window.ws_col > 0, window.ws_row > 0 else { return (80, 24) }
+        guard ioctl(output, UInt(TIOCGWINSZ), &window) == 0, window.ws_col > 0, window.ws_row > 0 else {
+            return (80, 24)
+        }
         return (Int(window.ws_col), Int(window.ws_row))
     }
 

@@ -67,7 +67,10 @@ public struct Viewport: Sendable, Hashable {
 
     /// Sets the cursor (clamped) and brings the window to it and inside the table.
     private mutating func place(cursor newCursor: Int) {
-        guard count > 0 else { (top, cursor) = (0, 0); return }
+        guard count > 0 else {
+            (top, cursor) = (0, 0)
+            return
+        }
         cursor = min(max(0, newCursor), count - 1)
         if cursor < top { top = cursor }
         if cursor >= top + height { top = cursor - height + 1 }

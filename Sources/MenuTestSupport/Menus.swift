@@ -10,7 +10,9 @@ package func sichuanMenu() throws -> Menu {
 /// A menu of `groups` collapsed top-level groups `g0`, `g1`, … each holding one row: a session
 /// that expands k of them holds k flips and k overlay entries, so its bytes grow with k.
 package func wideMenu(groups: Int) throws -> Menu {
-    let items = (0 ..< groups).map { #"{"id":"g\#($0)","title":"G\#($0)","items":[{"id":"r\#($0)","title":"R\#($0)"}]}"# }
+    let items = (0 ..< groups).map {
+        #"{"id":"g\#($0)","title":"G\#($0)","items":[{"id":"r\#($0)","title":"R\#($0)"}]}"#
+    }
     return try Menu(jsonData: Data((#"{"title":"Wide","items":["# + items.joined(separator: ",") + "]}").utf8))
 }
 
@@ -28,7 +30,7 @@ package func storeTestMenu() throws -> Menu {
         .group("a", expanded: true, [.row("a1"), .group("b", expanded: false, [.row("b1")])]),
         .group("c", expanded: true, [.row("c1"), .row("c2")]),
         .group("d", expanded: false, [.row("d1")]),
-        .group("e", expanded: true, [.row("e1")]),
+        .group("e", expanded: true, [.row("e1")])
     ])
 }
 

@@ -74,7 +74,8 @@ package struct NaiveSession {
     /// found by walking every group.
     package func mismatch() -> String? {
         for item in menu.preorder() where item.isGroup && item.isExpand != record.isExpanded(item) {
-            return "group \(item.id) is \(item.isExpand ? "expanded" : "collapsed") in the tree, not as the record \(record) says"
+            return
+                "group \(item.id) is \(item.isExpand ? "expanded" : "collapsed") in the tree, not as the record \(record) says"
         }
         return nil
     }
@@ -114,11 +115,12 @@ package struct NaiveExpansionRecord: Sendable, Equatable, CustomStringConvertibl
 
     /// Whether the record expands `group`: its mode's choice, unless it is flipped.
     package func isExpanded(_ group: NaiveMenuItem) -> Bool {
-        let byMode = switch mode(at: group) {
-        case .default: group.isExpandedByDefault
-        case .expanded: true
-        case .collapsed: false
-        }
+        let byMode =
+            switch mode(at: group) {
+            case .default: group.isExpandedByDefault
+            case .expanded: true
+            case .collapsed: false
+            }
         return byMode != flips.contains(group.id)
     }
 

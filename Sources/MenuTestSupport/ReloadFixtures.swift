@@ -11,7 +11,9 @@ import MenuModel
 ///   generation it came from.
 package enum ReloadMenus {
     /// Every id that is a group in some generation.
-    package static let groupIDs = ["mains", "mains-noodles", "specials", "seasonal", "drinks", "desserts", "desserts-cakes", "sides"]
+    package static let groupIDs = [
+        "mains", "mains-noodles", "specials", "seasonal", "drinks", "desserts", "desserts-cakes", "sides"
+    ]
 
     package static func json(generation k: Int) -> String {
         func leaf(_ id: String) -> [String: Any] { ["id": id, "title": "\(id)@\(k)"] }
@@ -19,7 +21,9 @@ package enum ReloadMenus {
             ["id": id, "title": "\(id)@\(k)", "expanded": expanded, "items": items]
         }
         let specials = group("specials", [leaf("special-1"), leaf("special-2")])
-        var mainsItems: [[String: Any]] = [group("mains-noodles", [leaf("dan-dan"), leaf("zhajiang")]), leaf("mapo-tofu")]
+        var mainsItems: [[String: Any]] = [
+            group("mains-noodles", [leaf("dan-dan"), leaf("zhajiang")]), leaf("mapo-tofu")
+        ]
         if k % 2 == 0 { mainsItems.append(specials) }
         var items: [[String: Any]] = [group("mains", expanded: k % 2 == 1, mainsItems)]
         if k % 2 == 1 {
@@ -27,9 +31,11 @@ package enum ReloadMenus {
             items.append(group("seasonal", [leaf("hotpot"), leaf("lotus-root")]))
         }
         items.append(k % 3 == 0 ? leaf("drinks") : group("drinks", [leaf("tea"), leaf("beer")]))
-        items.append(group("desserts", expanded: true, [group("desserts-cakes", [leaf("sesame-cake")]), leaf("grass-jelly")]))
+        items.append(
+            group("desserts", expanded: true, [group("desserts-cakes", [leaf("sesame-cake")]), leaf("grass-jelly")]))
         items.append(group("sides", [leaf("rice"), leaf("cucumber")]))
-        let data = try! JSONSerialization.data(withJSONObject: ["title": "reload@\(k)", "items": items], options: [.sortedKeys])
+        let data = try! JSONSerialization.data(
+            withJSONObject: ["title": "reload@\(k)", "items": items], options: [.sortedKeys])
         return String(decoding: data, as: UTF8.self)
     }
 
@@ -63,7 +69,7 @@ package struct ReloadExpectation: Sendable {
             var alive = true
             for j in choice.generation ... k {
                 guard let menu = menus[j], let node = menu.node(withID: id), menu.isGroup(node),
-                      menu.isExpandedByDefault(node) != choice.isExpanded
+                    menu.isExpandedByDefault(node) != choice.isExpanded
                 else {
                     alive = false
                     break

@@ -17,11 +17,15 @@ package enum RevisionScenario {
         }
         guard let id = try? store.create() else { return ["create failed"] }
         step("created") { () throws(SessionStoreError) in try store.snapshot(of: id).revision }
-        step("collapse parent") { () throws(SessionStoreError) in try store.apply(.toggle(groupID: parent), to: id).revision }
+        step("collapse parent") { () throws(SessionStoreError) in
+            try store.apply(.toggle(groupID: parent), to: id).revision
+        }
         step("collapse parent again (no-op)") { () throws(SessionStoreError) in
             try store.apply(.set(groupID: parent, isExpanded: false), to: id).revision
         }
-        step("toggle hidden child") { () throws(SessionStoreError) in try store.apply(.toggle(groupID: child), to: id).revision }
+        step("toggle hidden child") { () throws(SessionStoreError) in
+            try store.apply(.toggle(groupID: child), to: id).revision
+        }
         step("write if at 1") { () throws(SessionStoreError) in
             try store.apply(.toggle(groupID: parent), to: id, if: RevisionCondition(accepting: [1])).revision
         }
@@ -32,10 +36,14 @@ package enum RevisionScenario {
         step("write if at 1 or 2") { () throws(SessionStoreError) in
             try store.apply(.toggle(groupID: parent), to: id, if: RevisionCondition(accepting: [1, 2])).revision
         }
-        step("unknown group") { () throws(SessionStoreError) in try store.apply(.toggle(groupID: "no-such-group"), to: id).revision }
+        step("unknown group") { () throws(SessionStoreError) in
+            try store.apply(.toggle(groupID: "no-such-group"), to: id).revision
+        }
         store.adopt(store.currentMenu.succeeded(by: store.currentMenu.menu))
         step("read after a reload") { () throws(SessionStoreError) in try store.snapshot(of: id).revision }
-        step("new session by a toggle") { () throws(SessionStoreError) in try store.apply(.toggle(groupID: parent), to: nil).revision }
+        step("new session by a toggle") { () throws(SessionStoreError) in
+            try store.apply(.toggle(groupID: parent), to: nil).revision
+        }
         step("new session by a no-op") { () throws(SessionStoreError) in
             try store.apply(.set(groupID: parent, isExpanded: true), to: nil).revision
         }
@@ -52,8 +60,9 @@ package enum RevisionScenario {
     package static let expectedTrail = [
         "created 0", "collapse parent 1", "collapse parent again (no-op) 1", "toggle hidden child 2",
         "write if at 1 \(SessionStoreError.revisionMismatch(current: 2))", "read after the refused write 2",
-        "parent still collapsed 2", "write if at 1 or 2 3", "unknown group \(SessionStoreError.expansion(.unknownGroup(id: "no-such-group")))",
+        "parent still collapsed 2", "write if at 1 or 2 3",
+        "unknown group \(SessionStoreError.expansion(.unknownGroup(id: "no-such-group")))",
         "read after a reload 3", "new session by a toggle 1", "new session by a no-op 0", "new session if at 0 1",
-        "new session if at 4 \(SessionStoreError.revisionMismatch(current: 0))",
+        "new session if at 4 \(SessionStoreError.revisionMismatch(current: 0))"
     ]
 }

@@ -16,7 +16,9 @@ package enum LivePaths {
 
     /// The same menu with its titles in zh-Hant (the default), zh-Hans and en
     /// (Tests/Fixtures/sichuan-menu-localized.json): the same ids, groups and counts.
-    package static let localizedMenuConfig: String = packageRoot.appendingPathComponent("Tests/Fixtures/sichuan-menu-localized.json").path
+    package static let localizedMenuConfig: String = packageRoot.appendingPathComponent(
+        "Tests/Fixtures/sichuan-menu-localized.json"
+    ).path
 
     /// The `menu-server` executable that `swift build` / `swift test` put next to the test bundle.
     /// Looks in the directory of the running test binary (and a few parents, for macOS bundles),
@@ -41,13 +43,16 @@ package enum LivePaths {
         candidates.append(packageRoot.appendingPathComponent(".build/debug/menu-server"))
         for candidate in candidates {
             var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue,
-               FileManager.default.isExecutableFile(atPath: candidate.path) {
+            if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory),
+                !isDirectory.boolValue,
+                FileManager.default.isExecutableFile(atPath: candidate.path)
+            {
                 return candidate
             }
         }
-        throw LiveError("menu-server executable not found (run `swift build` first); looked at "
-            + candidates.map(\.path).joined(separator: ", "))
+        throw LiveError(
+            "menu-server executable not found (run `swift build` first); looked at "
+                + candidates.map(\.path).joined(separator: ", "))
     }
 }
 

@@ -20,7 +20,8 @@ package struct ProcessFigures: Sendable {
         var usage = rusage()
         _ = getrusage(RUSAGE_SELF.rawValue, &usage)
         let seconds = { (time: timeval) in Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
-        return ProcessFigures(cpuSeconds: seconds(usage.ru_utime) + seconds(usage.ru_stime), residentBytes: residentBytesFromProc())
+        return ProcessFigures(
+            cpuSeconds: seconds(usage.ru_utime) + seconds(usage.ru_stime), residentBytes: residentBytesFromProc())
     }
 
     /// The second field of `/proc/self/statm` (resident pages) times the page size.

@@ -45,8 +45,10 @@ package struct PrometheusText: Sendable {
 
     /// The `_bucket`, `_sum` and `_count` lines of one histogram series (the family already
     /// started with kind `.histogram`); `bounds` in seconds, `cumulative` one longer (`+Inf`).
-    package mutating func histogramSeries(_ name: String, _ labels: [(String, String)], bounds: [Double],
-                                          cumulative: [Int], sum: Double) {
+    package mutating func histogramSeries(
+        _ name: String, _ labels: [(String, String)], bounds: [Double],
+        cumulative: [Int], sum: Double
+    ) {
         precondition(cumulative.count == bounds.count + 1)
         for (bound, count) in zip(bounds.map(Self.number) + ["+Inf"], cumulative) {
             sample(name + "_bucket", labels + [("le", bound)], count)
@@ -82,10 +84,14 @@ package struct PrometheusText: Sendable {
     }
 
     static func isValidName(_ name: String) -> Bool {
-        guard let first = name.utf8.first, !(UInt8(ascii: "0") ... UInt8(ascii: "9")).contains(first) else { return false }
+        guard let first = name.utf8.first, !(UInt8(ascii: "0") ... UInt8(ascii: "9")).contains(first) else {
+            return false
+        }
         return name.utf8.allSatisfy { byte in
-            (UInt8(ascii: "a") ... UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A") ... UInt8(ascii: "Z")).contains(byte)
-                || (UInt8(ascii: "0") ... UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ":")
+            (UInt8(ascii: "a") ... UInt8(ascii: "z")).contains(byte)
+                || (UInt8(ascii: "A") ... UInt8(ascii: "Z")).contains(byte)
+                || (UInt8(ascii: "0") ... UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_")
+                || byte == UInt8(ascii: ":")
         }
     }
 }

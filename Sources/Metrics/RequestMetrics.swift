@@ -22,7 +22,7 @@ package final class RequestMetrics: Sendable {
     /// The default buckets: 1 µs to 1 s, for handlers that take a few microseconds.
     package static let microsecondBuckets: [Int] = [
         1_000, 2_500, 5_000, 10_000, 25_000, 50_000, 100_000, 250_000, 500_000,
-        1_000_000, 10_000_000, 100_000_000, 1_000_000_000,
+        1_000_000, 10_000_000, 100_000_000, 1_000_000_000
     ]
     /// Status classes 1xx ... 5xx; anything outside 100...599 counts as 5xx.
     package static let statusClasses = ["1xx", "2xx", "3xx", "4xx", "5xx"]
@@ -91,10 +91,12 @@ package final class RequestMetrics: Sendable {
                 running += totals[base + classes + bucket]
                 return running
             }
-            return RouteFigures(classes: Array(totals[base ..< base + classes]), cumulativeBuckets: buckets,
-                                sumNanoseconds: totals[base + classes + bucketBounds.count + 1])
+            return RouteFigures(
+                classes: Array(totals[base ..< base + classes]), cumulativeBuckets: buckets,
+                sumNanoseconds: totals[base + classes + bucketBounds.count + 1])
         }
         let statusBase = routes.count * routeStride
-        return Snapshot(routes: routeFigures, statuses: Array(totals[statusBase ..< statusBase + countedStatuses.count]))
+        return Snapshot(
+            routes: routeFigures, statuses: Array(totals[statusBase ..< statusBase + countedStatuses.count]))
     }
 }

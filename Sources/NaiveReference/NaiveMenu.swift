@@ -19,9 +19,15 @@ package final class NaiveMenuItem {
     /// The enclosing group; the root for a top-level item, nil for the root.
     package internal(set) weak var parent: NaiveMenuItem?
 
-    package init(id: String, title: String, isGroup: Bool, depth: Int, isExpand: Bool, attributes: [String: JSONValue]?) {
-        self.id = id; self.title = title; self.isGroup = isGroup; self.depth = depth
-        self.isExpand = isExpand; self.isExpandedByDefault = isExpand; self.attributes = attributes
+    package init(id: String, title: String, isGroup: Bool, depth: Int, isExpand: Bool, attributes: [String: JSONValue]?)
+    {
+        self.id = id
+        self.title = title
+        self.isGroup = isGroup
+        self.depth = depth
+        self.isExpand = isExpand
+        self.isExpandedByDefault = isExpand
+        self.attributes = attributes
     }
 
     /// Sets this item and every group under it, recursively, the obvious way.
@@ -79,8 +85,9 @@ package struct NaiveMenu {
         var ordinal = 0
         func build(_ specs: [TreeSpec], into parent: NaiveMenuItem) {
             for spec in specs {
-                let item = NaiveMenuItem(id: spec.id, title: spec.title, isGroup: spec.children != nil,
-                                         depth: parent.depth + 1, isExpand: spec.expanded, attributes: spec.attributes)
+                let item = NaiveMenuItem(
+                    id: spec.id, title: spec.title, isGroup: spec.children != nil,
+                    depth: parent.depth + 1, isExpand: spec.expanded, attributes: spec.attributes)
                 parent.children.append(item)
                 item.parent = parent
                 ordinal += 1
@@ -163,7 +170,8 @@ package struct NaiveMenu {
             for group in collapsed { group.isExpand = true }
             change = RowChange(at: at + 1, inserted: count - before, removed: 0)
         }
-        return ExpansionChange(id: id, isExpanded: found.item.isGroup && found.item.isExpand, index: index(of: id), change: change)
+        return ExpansionChange(
+            id: id, isExpanded: found.item.isGroup && found.item.isExpand, index: index(of: id), change: change)
     }
 
     /// Sets a group's state the seed's way (flip `isExpand`), returning what a table view needs.
@@ -173,8 +181,11 @@ package struct NaiveMenu {
         let before = count
         found.item.isExpand = expanded
         let after = count
-        return ExpansionChange(id: id, isExpanded: expanded, index: index,
-                               change: index.map { RowChange(at: $0 + 1, inserted: max(after - before, 0), removed: max(before - after, 0)) })
+        return ExpansionChange(
+            id: id, isExpanded: expanded, index: index,
+            change: index.map {
+                RowChange(at: $0 + 1, inserted: max(after - before, 0), removed: max(before - after, 0))
+            })
     }
 
     /// Sets every group to `mode` (`.default`: what the config says) by visiting every item, and
@@ -195,7 +206,8 @@ package struct NaiveMenu {
         let before = found.item.count() - 1
         found.item.setAll { _ in expanded }
         let after = found.item.count() - 1
-        return ExpansionChange(id: id, isExpanded: expanded, index: index,
-                               change: index.map { RowChange(at: $0 + 1, inserted: after, removed: before) })
+        return ExpansionChange(
+            id: id, isExpanded: expanded, index: index,
+            change: index.map { RowChange(at: $0 + 1, inserted: after, removed: before) })
     }
 }

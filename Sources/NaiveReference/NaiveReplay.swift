@@ -26,10 +26,12 @@ package func replayProblem(_ splices: [RowChange?], onto old: [NaiveRow], reachi
     var slots = old.map { Slot(kept: $0) }
     for (number, splice) in splices.enumerated() {
         guard let splice else { continue }
-        guard splice.at >= 0, splice.inserted >= 0, splice.removed >= 0, splice.at + splice.removed <= slots.count else {
+        guard splice.at >= 0, splice.inserted >= 0, splice.removed >= 0, splice.at + splice.removed <= slots.count
+        else {
             return "splice \(number) \(splice) does not fit a table of \(slots.count) rows"
         }
-        slots.replaceSubrange(splice.at ..< splice.at + splice.removed, with: repeatElement(Slot(kept: nil), count: splice.inserted))
+        slots.replaceSubrange(
+            splice.at ..< splice.at + splice.removed, with: repeatElement(Slot(kept: nil), count: splice.inserted))
         if splice.at > 0 { slots[splice.at - 1].isAnchor = true }
     }
     guard slots.count == new.count else { return "the replay leaves \(slots.count) rows, the table has \(new.count)" }
@@ -46,7 +48,9 @@ package func replayProblem(_ splices: [RowChange?], onto old: [NaiveRow], reachi
         let now = new[position]
         kept.index = position
         if kept.isExpanded != now.isExpanded {
-            guard anchors.contains(now.id) else { return "row \(position) \(now.id) changed its isExpanded outside every splice" }
+            guard anchors.contains(now.id) else {
+                return "row \(position) \(now.id) changed its isExpanded outside every splice"
+            }
             kept.isExpanded = now.isExpanded
         }
         if kept.visibleDescendantCount != now.visibleDescendantCount {

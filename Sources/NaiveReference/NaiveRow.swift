@@ -21,10 +21,11 @@ extension NaiveMenu {
     /// Every visible row with every field, by one preorder walk (``flattened()``). O(n).
     package func listing() -> [NaiveRow] {
         flattened().map { index, item in
-            NaiveRow(index: index, id: item.id, title: item.title, depth: item.depth,
-                     parentID: item.parent?.parent == nil ? nil : item.parent?.id, isGroup: item.isGroup,
-                     isExpanded: item.isGroup ? item.isExpand : nil, childCount: item.isGroup ? item.children.count : nil,
-                     attributes: item.attributes, visibleDescendantCount: item.visibleDescendantCount())
+            NaiveRow(
+                index: index, id: item.id, title: item.title, depth: item.depth,
+                parentID: item.parent?.parent == nil ? nil : item.parent?.id, isGroup: item.isGroup,
+                isExpanded: item.isGroup ? item.isExpand : nil, childCount: item.isGroup ? item.children.count : nil,
+                attributes: item.attributes, visibleDescendantCount: item.visibleDescendantCount())
         }
     }
 }

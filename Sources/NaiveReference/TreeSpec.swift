@@ -10,21 +10,34 @@ package struct TreeSpec: Sendable {
     package var children: [TreeSpec]?
     package var attributes: [String: JSONValue]?
 
-    package init(id: String, title: String, expanded: Bool = false, children: [TreeSpec]? = nil, attributes: [String: JSONValue]? = nil) {
-        self.id = id; self.title = title; self.expanded = expanded; self.children = children; self.attributes = attributes
+    package init(
+        id: String, title: String, expanded: Bool = false, children: [TreeSpec]? = nil,
+        attributes: [String: JSONValue]? = nil
+    ) {
+        self.id = id
+        self.title = title
+        self.expanded = expanded
+        self.children = children
+        self.attributes = attributes
     }
 
     package static func row(_ id: String, _ title: String? = nil, attributes: [String: JSONValue]? = nil) -> TreeSpec {
         TreeSpec(id: id, title: title ?? id, children: nil, attributes: attributes)
     }
-    package static func group(_ id: String, _ title: String? = nil, expanded: Bool = false, _ children: [TreeSpec]) -> TreeSpec {
+    package static func group(_ id: String, _ title: String? = nil, expanded: Bool = false, _ children: [TreeSpec])
+        -> TreeSpec
+    {
         TreeSpec(id: id, title: title ?? id, expanded: expanded, children: children)
     }
 
     /// Appends this node as config JSON (keys sorted) to `out`.
     func appendJSON(to out: inout String) {
         out += "{"
-        if let attributes { out += "\"attributes\":"; appendJSONValue(.object(attributes), to: &out); out += "," }
+        if let attributes {
+            out += "\"attributes\":"
+            appendJSONValue(.object(attributes), to: &out)
+            out += ","
+        }
         if children != nil { out += "\"expanded\":\(expanded)," }
         out += "\"id\":"
         appendJSONString(id, to: &out)
@@ -99,8 +112,10 @@ package func makeMenu(_ items: [TreeSpec]) throws -> Menu {
 /// A random tree of about `nodes` nodes, at most `maxDepth + 1` levels, each list of children
 /// `width` long (fewer when the budget runs out), ids `idPrefix` + "n1", "n2"…, reproducible from
 /// the generator's seed.
-package func randomTree(nodes: Int, maxDepth: Int, width widths: ClosedRange<Int> = 0 ... 6, idPrefix: String = "",
-                       using rng: inout SplitMix64) -> [TreeSpec] {
+package func randomTree(
+    nodes: Int, maxDepth: Int, width widths: ClosedRange<Int> = 0 ... 6, idPrefix: String = "",
+    using rng: inout SplitMix64
+) -> [TreeSpec] {
     var counter = 0
     func make(depth: Int, budget: inout Int) -> [TreeSpec] {
         var items: [TreeSpec] = []
@@ -113,7 +128,8 @@ package func randomTree(nodes: Int, maxDepth: Int, width widths: ClosedRange<Int
                 let children = make(depth: depth + 1, budget: &budget)
                 items.append(.group(id, "Group \(counter)", expanded: Bool.random(using: &rng), children))
             } else {
-                items.append(.row(id, "Row \(counter)", attributes: counter % 5 == 0 ? ["n": .integer(Int64(counter))] : nil))
+                items.append(
+                    .row(id, "Row \(counter)", attributes: counter % 5 == 0 ? ["n": .integer(Int64(counter))] : nil))
             }
         }
         return items

@@ -51,7 +51,9 @@ package final class NginxProcess: Sendable {
     /// config's own format.
     package convenience init(deploymentConfig path: String, upstreams: [Int]) throws(NginxError) {
         let text: String
-        do { text = try String(contentsOfFile: path, encoding: .utf8) } catch { throw NginxError("cannot read \(path): \(error)") }
+        do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
+            throw NginxError("cannot read \(path): \(error)")
+        }
         try self.init(accessLogName: "menu-access.log") { directory, port in
             Self.deploymentConfig(text, directory: directory, port: port, upstreams: upstreams)
         }
@@ -74,8 +76,10 @@ package final class NginxProcess: Sendable {
             }
             let child: ChildProcess
             do {
-                child = try ChildProcess(executable: Self.executable, arguments: ["-p", directory, "-e", directory + "/error.log", "-c", configPath],
-                                         standardOutput: .discard, standardError: .file(directory + "/stderr.log"))
+                child = try ChildProcess(
+                    executable: Self.executable,
+                    arguments: ["-p", directory, "-e", directory + "/error.log", "-c", configPath],
+                    standardOutput: .discard, standardError: .file(directory + "/stderr.log"))
             } catch {
                 throw NginxError("cannot start \(Self.executable): \(error)")
             }
@@ -110,7 +114,12 @@ package final class NginxProcess: Sendable {
 
     /// Stops nginx (SIGTERM: its worker ends too; SIGKILL after 10 s) and removes its directory.
     package func stop() {
-        guard !stopped.withLock({ was in defer { was = true }; return was }) else { return }
+        guard
+            !stopped.withLock({ was in
+                defer { was = true }
+                return was
+            })
+        else { return }
         process.send(SIGTERM)
         process.waitOrKill(timeout: .seconds(10))
         try? FileManager.default.removeItem(atPath: directory)
@@ -167,7 +176,9 @@ package final class NginxProcess: Sendable {
                 if !upstreamWritten { lines += upstreams.map { "        server 127.0.0.1:\($0);" } }
                 upstreamWritten = true
             } else if directive.hasPrefix("listen ") {
-                if !lines.contains("        listen 127.0.0.1:\(port);") { lines.append("        listen 127.0.0.1:\(port);") }
+                if !lines.contains("        listen 127.0.0.1:\(port);") {
+                    lines.append("        listen 127.0.0.1:\(port);")
+                }
             } else if directive.hasPrefix("user ") {
                 if geteuid() == 0 { lines.append("user root;") }
             } else {
@@ -201,7 +212,9 @@ package final class NginxProcess: Sendable {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = UInt16(port).bigEndian
         return withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
         }
     }
 

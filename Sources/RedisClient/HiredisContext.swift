@@ -18,7 +18,9 @@ struct HiredisContext {
 
     /// Connects, sets the read/write timeout, sends AUTH when a password is given and SELECT when
     /// `selectDatabase` and the database is not 0. Throws `.connectFailed` with what hiredis or Redis said.
-    static func open(_ endpoint: RedisEndpoint, _ options: RedisOptions, selectDatabase: Bool = true) throws(RedisError) -> HiredisContext {
+    static func open(_ endpoint: RedisEndpoint, _ options: RedisOptions, selectDatabase: Bool = true) throws(RedisError)
+        -> HiredisContext
+    {
         _ = sigpipeIgnored
         let milliseconds = options.timeoutMilliseconds
         let opened: UnsafeMutablePointer<redisContext>? =
@@ -41,7 +43,8 @@ struct HiredisContext {
         var handshake: [(what: String, arguments: [[UInt8]])] = []
         if let password = endpoint.password { handshake.append(("AUTH", [Array("AUTH".utf8), Array(password.utf8)])) }
         if selectDatabase, endpoint.database != 0 {
-            handshake.append(("SELECT \(endpoint.database)", [Array("SELECT".utf8), Array(String(endpoint.database).utf8)]))
+            handshake.append(
+                ("SELECT \(endpoint.database)", [Array("SELECT".utf8), Array(String(endpoint.database).utf8)]))
         }
         for (what, arguments) in handshake {
             let reply: RedisReply
@@ -85,7 +88,9 @@ struct HiredisContext {
 
     /// Queues one command in the output buffer (sent by the next ``reply()``).
     func append(_ arguments: [[UInt8]]) throws(RedisError) {
-        let status = Self.withArgv(arguments) { count, argv, lengths in redisAppendCommandArgv(pointer, count, argv, lengths) }
+        let status = Self.withArgv(arguments) { count, argv, lengths in
+            redisAppendCommandArgv(pointer, count, argv, lengths)
+        }
         guard status == REDIS_OK else { throw .connectionLost(errorText) }
     }
 

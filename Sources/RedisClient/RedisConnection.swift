@@ -39,7 +39,9 @@ package final class RedisConnection {
 
     /// `onConnect` runs after each successful connect (after AUTH and SELECT), on the calling
     /// thread, and may send commands on the connection; if it throws, the connect counts as failed.
-    package init(endpoint: RedisEndpoint, options: RedisOptions, onConnect: ((RedisConnection) throws(RedisError) -> Void)? = nil) {
+    package init(
+        endpoint: RedisEndpoint, options: RedisOptions, onConnect: ((RedisConnection) throws(RedisError) -> Void)? = nil
+    ) {
         self.endpoint = endpoint
         self.options = options
         self.onConnect = onConnect
@@ -65,7 +67,9 @@ package final class RedisConnection {
 
     /// Sends all `commands` in one write and reads their replies, in order.
     package func pipeline(_ commands: [[[UInt8]]]) throws(RedisError) -> [RedisReply] {
-        guard !commands.contains(where: \.isEmpty) else { throw .protocolViolation("a command needs at least its name") }
+        guard !commands.contains(where: \.isEmpty) else {
+            throw .protocolViolation("a command needs at least its name")
+        }
         guard !commands.isEmpty else { return [] }
         let live = try connected()
         do {
@@ -81,7 +85,8 @@ package final class RedisConnection {
 
     /// Runs `script` with EVALSHA (its SHA1 from SCRIPT LOAD, cached here); on NOSCRIPT (Redis
     /// restarted or SCRIPT FLUSH) loads it again and retries once.
-    package func evaluate(_ script: RedisScript, keys: [[UInt8]], arguments: [[UInt8]]) throws(RedisError) -> RedisReply {
+    package func evaluate(_ script: RedisScript, keys: [[UInt8]], arguments: [[UInt8]]) throws(RedisError) -> RedisReply
+    {
         func run(_ hash: [UInt8]) throws(RedisError) -> RedisReply {
             try command(Self.evalsha(hash, keys: keys, arguments: arguments))
         }
@@ -94,7 +99,9 @@ package final class RedisConnection {
 
     /// The `EVALSHA` command that runs `script` (loading it first, one round trip, when this
     /// connection has no hash for it yet), for a caller that sends it itself, in a pipeline.
-    package func scriptCommand(_ script: RedisScript, keys: [[UInt8]], arguments: [[UInt8]]) throws(RedisError) -> [[UInt8]] {
+    package func scriptCommand(_ script: RedisScript, keys: [[UInt8]], arguments: [[UInt8]]) throws(RedisError)
+        -> [[UInt8]]
+    {
         let hash: [UInt8]
         if let known = scriptHashes[script.source] { hash = known } else { hash = try load(script) }
         return Self.evalsha(hash, keys: keys, arguments: arguments)

@@ -27,7 +27,10 @@ package final class RedisConnectionPool: Sendable {
     private let onConnect: (@Sendable (RedisConnection) throws(RedisError) -> Void)?
     private let byThread = Mutex<[UInt: PoolSlot]>([:])
 
-    package init(endpoint: RedisEndpoint, options: RedisOptions, onConnect: (@Sendable (RedisConnection) throws(RedisError) -> Void)? = nil) {
+    package init(
+        endpoint: RedisEndpoint, options: RedisOptions,
+        onConnect: (@Sendable (RedisConnection) throws(RedisError) -> Void)? = nil
+    ) {
         self.endpoint = endpoint
         self.options = options
         self.onConnect = onConnect

@@ -29,7 +29,8 @@ package struct RedisEndpoint: Sendable, Equatable, CustomStringConvertible {
     /// Parses `url`; the error says what is wrong with it and what is accepted.
     package init(parsing url: String) throws(RedisEndpointError) {
         func fail(_ problem: String) -> RedisEndpointError { RedisEndpointError(url: url, problem: problem) }
-        let tcpScheme = "redis://", unixScheme = "redis+unix://"
+        let tcpScheme = "redis://"
+        let unixScheme = "redis+unix://"
         let isUnix: Bool
         var rest: Substring
         if url.lowercased().hasPrefix(tcpScheme) {
@@ -48,10 +49,14 @@ package struct RedisEndpoint: Sendable, Equatable, CustomStringConvertible {
         }
         var parameters: [String: String] = [:]
         for pair in query.split(separator: "&") {
-            guard pair.hasPrefix("db=") else { throw fail("the query item '\(pair.prefix(while: { $0 != "=" }))' is not known (only db=N)") }
+            guard pair.hasPrefix("db=") else {
+                throw fail("the query item '\(pair.prefix(while: { $0 != "=" }))' is not known (only db=N)")
+            }
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard parts.count == 2 else { throw fail("the query item '\(pair)' is not name=value") }
-            guard let value = Self.percentDecoded(parts[1]) else { throw fail("the query item '\(parts[0])' has a bad percent escape") }
+            guard let value = Self.percentDecoded(parts[1]) else {
+                throw fail("the query item '\(parts[0])' has a bad percent escape")
+            }
             parameters[String(parts[0])] = value
         }
         // userinfo: everything before the last '@' before the first '/' (a unix URL may carry one too).
@@ -79,8 +84,12 @@ package struct RedisEndpoint: Sendable, Equatable, CustomStringConvertible {
 
         if isUnix {
             guard !rest.isEmpty else { throw fail("the unix socket path is empty (redis+unix:///path/to/redis.sock)") }
-            guard rest.hasPrefix("/") else { throw fail("the unix socket path must be absolute (redis+unix:///path/to/redis.sock)") }
-            guard let path = Self.percentDecoded(rest) else { throw fail("the unix socket path has a bad percent escape") }
+            guard rest.hasPrefix("/") else {
+                throw fail("the unix socket path must be absolute (redis+unix:///path/to/redis.sock)")
+            }
+            guard let path = Self.percentDecoded(rest) else {
+                throw fail("the unix socket path has a bad percent escape")
+            }
             self.init(address: .unix(path: path), password: password, database: database)
             return
         }
@@ -98,7 +107,7 @@ package struct RedisEndpoint: Sendable, Equatable, CustomStringConvertible {
         var portText: Substring? = nil
         if authority.hasPrefix("[") {
             guard let close = authority.firstIndex(of: "]") else { throw fail("the IPv6 host has no closing ']'") }
-            host = authority[authority.index(after: authority.startIndex)..<close]
+            host = authority[authority.index(after: authority.startIndex) ..< close]
             let after = authority[authority.index(after: close)...]
             if !after.isEmpty {
                 guard after.hasPrefix(":") else { throw fail("expected ':port' after the IPv6 host") }
@@ -113,7 +122,7 @@ package struct RedisEndpoint: Sendable, Equatable, CustomStringConvertible {
         guard !host.isEmpty else { throw fail("the host is empty (redis://host:port)") }
         var port = 6379
         if let portText {
-            guard let number = Int(portText), (1...65_535).contains(number) else {
+            guard let number = Int(portText), (1 ... 65_535).contains(number) else {
                 throw fail("the port '\(portText)' is not a number in 1...65535")
             }
             port = number
@@ -142,7 +151,9 @@ package struct RedisEndpoint: Sendable, Equatable, CustomStringConvertible {
                 bytes.append(byte)
                 continue
             }
-            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else { return nil }
+            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
+                return nil
+            }
             bytes.append(high << 4 | low)
         }
         return String(validating: bytes, as: UTF8.self)
@@ -150,9 +161,9 @@ package struct RedisEndpoint: Sendable, Equatable, CustomStringConvertible {
 
     private static func hexValue(_ digit: UInt8) -> UInt8? {
         switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+        case UInt8(ascii: "0") ... UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+        case UInt8(ascii: "a") ... UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A") ... UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
         default: nil
         }
     }
@@ -174,11 +185,14 @@ package struct RedisEndpointError: Error, Sendable, Equatable, CustomStringConve
 
     private static func redacted(_ url: String) -> String {
         let characters = Array(url)
-        guard let schemeEnd = (0..<max(0, characters.count - 2)).first(where: { characters[$0..<$0 + 3] == [":", "/", "/"] })
+        guard
+            let schemeEnd = (0 ..< max(0, characters.count - 2)).first(where: {
+                characters[$0 ..< $0 + 3] == [":", "/", "/"]
+            })
         else { return url }
         let start = schemeEnd + 3
         let authorityEnd = characters[start...].firstIndex(of: "/") ?? characters.endIndex
-        guard let at = characters[start..<authorityEnd].lastIndex(of: "@") else { return url }
+        guard let at = characters[start ..< authorityEnd].lastIndex(of: "@") else { return url }
         return String(characters[..<start]) + "***" + String(characters[at...])
     }
 }

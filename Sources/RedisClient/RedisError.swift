@@ -44,8 +44,11 @@ package struct RedisOptions: Sendable {
     /// `CLIENT KILL`), so that the command is not lost on it.
     package var idleCheckAfter: Duration = .seconds(1)
 
-    package init(timeout: Duration = .milliseconds(500), initialBackoff: Duration = .milliseconds(50), maxBackoff: Duration = .seconds(1),
-                 idleCheckAfter: Duration = .seconds(1)) {
+    package init(
+        timeout: Duration = .milliseconds(500), initialBackoff: Duration = .milliseconds(50),
+        maxBackoff: Duration = .seconds(1),
+        idleCheckAfter: Duration = .seconds(1)
+    ) {
         self.timeout = timeout
         self.initialBackoff = initialBackoff
         self.maxBackoff = maxBackoff

@@ -58,7 +58,8 @@ package final class RedisInvalidationListener: Sendable {
     /// expecting to wait (from there `stop()` only asks the thread to end).
     /// `idlePing` nil: four times the timeout, at least 2 s.
     package init(
-        endpoint: RedisEndpoint, options: RedisOptions, idlePing: Duration? = nil, onEvent: @escaping @Sendable (Event) -> Void
+        endpoint: RedisEndpoint, options: RedisOptions, idlePing: Duration? = nil,
+        onEvent: @escaping @Sendable (Event) -> Void
     ) {
         self.endpoint = endpoint
         self.options = options
@@ -160,7 +161,9 @@ package final class RedisInvalidationListener: Sendable {
             }
             if ready < 0, errno != EINTR { throw .connectionLost("poll: \(String(cString: strerror(errno)))") }
             if let pingSent {
-                if clock.now - pingSent > options.timeout { throw .connectionLost("no answer to PING within \(options.timeout)") }
+                if clock.now - pingSent > options.timeout {
+                    throw .connectionLost("no answer to PING within \(options.timeout)")
+                }
             } else if clock.now - lastHeard > idlePing {
                 try context.append(Self.arguments("PING"))
                 try context.flush()

@@ -95,8 +95,10 @@ package final class RedisPipeline: Sendable {
     /// Queues `command`. `prepare`, when given, runs on the pipeline's connection right before the
     /// command's batch is written (to put the connection in a state the command needs, such as a
     /// tracking subscription); it must not read replies of its own that are still in flight.
-    package func submit(_ command: Command, prepare: (@Sendable (RedisConnection) throws(RedisError) -> Bool)? = nil,
-                        then completion: @escaping @Sendable (Outcome) -> Void) {
+    package func submit(
+        _ command: Command, prepare: (@Sendable (RedisConnection) throws(RedisError) -> Bool)? = nil,
+        then completion: @escaping @Sendable (Outcome) -> Void
+    ) {
         let job = Job(prepare: prepare, command: command, completion: completion, queuedAt: .now)
         if enqueue(.command(job)) == nil { completion(.failure(Self.stopped)) }
     }
@@ -107,7 +109,9 @@ package final class RedisPipeline: Sendable {
     /// never runs and it throws ``RedisError/queuedTooLong(waited:ahead:)``. For a caller that needs all its
     /// commands on one connection (tracking with `NOLOOP` reports a connection's writes to every
     /// other connection that read the key) and sends some of them blocking.
-    package func perform<Result: Sendable>(_ body: @escaping @Sendable (RedisConnection) throws(RedisError) -> Result) throws(RedisError) -> Result {
+    package func perform<Result: Sendable>(_ body: @escaping @Sendable (RedisConnection) throws(RedisError) -> Result)
+        throws(RedisError) -> Result
+    {
         // From the pipeline's own thread (a completion): at once, between its batches.
         if state.withLock({ $0.thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }) {
             return try pool.withConnection(body)
@@ -127,7 +131,8 @@ package final class RedisPipeline: Sendable {
             done.signal()
         }
         guard let ahead = enqueue(.work(work)) else { throw Self.stopped }
-        if let queueTimeout, done.wait(timeout: .now() + .nanoseconds(Self.nanoseconds(of: queueTimeout))) == .timedOut {
+        if let queueTimeout, done.wait(timeout: .now() + .nanoseconds(Self.nanoseconds(of: queueTimeout))) == .timedOut
+        {
             if turn.giveUp() { throw .queuedTooLong(waited: queueTimeout, ahead: ahead) }
             done.wait()  // its turn came just now: `body` runs, bounded by the connection's own timeout
         } else if queueTimeout == nil {
@@ -183,7 +188,10 @@ package final class RedisPipeline: Sendable {
     package func stop() {
         let (thread, signal) = state.withLock { state -> (pthread_t?, Bool) in
             state.stopping = true
-            defer { state.thread = nil; state.sleeping = false }
+            defer {
+                state.thread = nil
+                state.sleeping = false
+            }
             return (state.thread, state.sleeping)
         }
         if signal { wake.signal() }

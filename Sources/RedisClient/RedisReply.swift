@@ -32,8 +32,10 @@ package enum RedisReply: Sendable, Equatable {
         case REDIS_REPLY_ARRAY:
             var elements: [RedisReply] = []
             elements.reserveCapacity(value.elements)
-            for index in 0..<value.elements {
-                guard let element = chiredis_reply_element(reply, index) else { throw .protocolViolation("a null array element") }
+            for index in 0 ..< value.elements {
+                guard let element = chiredis_reply_element(reply, index) else {
+                    throw .protocolViolation("a null array element")
+                }
                 elements.append(try RedisReply(copying: element))
             }
             self = .array(elements)

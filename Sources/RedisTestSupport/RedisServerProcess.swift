@@ -45,11 +45,14 @@ package final class RedisServerProcess: Sendable {
 
     package init(unixSocket: Bool = false, appendOnly: Bool = false, password: String? = nil) throws {
         var template = Array("/tmp/redis-test-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else { throw RedisServerProcessError("mkdtemp: \(String(cString: strerror(errno)))") }
+        guard let made = mkdtemp(&template) else {
+            throw RedisServerProcessError("mkdtemp: \(String(cString: strerror(errno)))")
+        }
         let directory = String(cString: made)
         var common = [
-            "--bind", "127.0.0.1", "--save", "", "--appendonly", appendOnly ? "yes" : "no", "--appendfsync", "always", "--dir", directory,
-            "--logfile", directory + "/redis.log", "--daemonize", "no",
+            "--bind", "127.0.0.1", "--save", "", "--appendonly", appendOnly ? "yes" : "no", "--appendfsync", "always",
+            "--dir", directory,
+            "--logfile", directory + "/redis.log", "--daemonize", "no"
         ]
         if let password { common += ["--requirepass", password] }
         var attempt = 0
@@ -59,7 +62,8 @@ package final class RedisServerProcess: Sendable {
             let arguments: [String]
             if unixSocket {
                 address = .unix(path: directory + "/redis.sock")
-                arguments = ["--port", "0", "--unixsocket", directory + "/redis.sock", "--unixsocketperm", "700"] + common
+                arguments =
+                    ["--port", "0", "--unixsocket", directory + "/redis.sock", "--unixsocketperm", "700"] + common
             } else {
                 let port = try Self.freeLoopbackPort()
                 address = .tcp(host: "127.0.0.1", port: port)
@@ -84,7 +88,10 @@ package final class RedisServerProcess: Sendable {
 
     deinit {
         state.withLock { state in
-            if let child = state.child { child.send(SIGKILL); _ = child.wait() }
+            if let child = state.child {
+                child.send(SIGKILL)
+                _ = child.wait()
+            }
             state.connection.disconnect()
         }
         try? FileManager.default.removeItem(atPath: directory)
@@ -108,7 +115,7 @@ package final class RedisServerProcess: Sendable {
         var calls: [String: Int] = [:]
         for line in text.split(whereSeparator: \.isNewline) where line.hasPrefix("cmdstat_") {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            let name = String(line[line.index(line.startIndex, offsetBy: 8)..<colon])
+            let name = String(line[line.index(line.startIndex, offsetBy: 8) ..< colon])
             for field in line[line.index(after: colon)...].split(separator: ",") where field.hasPrefix("calls=") {
                 calls[name] = Int(field.dropFirst(6))
             }
@@ -124,7 +131,10 @@ package final class RedisServerProcess: Sendable {
     /// SIGKILL, waiting until it has ended (the AOF keeps what was fsynced; `restart()` brings it back).
     package func kill() {
         state.withLock { state in
-            if let child = state.child { child.send(SIGKILL); _ = child.wait() }
+            if let child = state.child {
+                child.send(SIGKILL)
+                _ = child.wait()
+            }
             state.child = nil
             state.connection.disconnect()
         }
@@ -162,14 +172,18 @@ package final class RedisServerProcess: Sendable {
     }
 
     private static func helperConnection(_ endpoint: RedisEndpoint) -> RedisConnection {
-        RedisConnection(endpoint: endpoint, options: RedisOptions(timeout: .seconds(5), initialBackoff: .zero, maxBackoff: .zero))
+        RedisConnection(
+            endpoint: endpoint, options: RedisOptions(timeout: .seconds(5), initialBackoff: .zero, maxBackoff: .zero))
     }
 
     /// Starts the server and waits (at most 10 s) until PING answers on a connection of its own.
     private static func launch(arguments: [String], endpoint: RedisEndpoint, directory: String) throws -> ChildProcess {
-        let child = try ChildProcess(executable: executable, arguments: arguments, standardOutput: .discard, standardError: .discard)
+        let child = try ChildProcess(
+            executable: executable, arguments: arguments, standardOutput: .discard, standardError: .discard)
         let probe = RedisConnection(
-            endpoint: endpoint, options: RedisOptions(timeout: .seconds(1), initialBackoff: .milliseconds(2), maxBackoff: .milliseconds(20)))
+            endpoint: endpoint,
+            options: RedisOptions(timeout: .seconds(1), initialBackoff: .milliseconds(2), maxBackoff: .milliseconds(20))
+        )
         var answered = false
         _ = eventually(within: .seconds(10), every: .milliseconds(2)) {
             if case .status("PONG")? = try? probe.command("PING") { answered = true }
@@ -178,7 +192,8 @@ package final class RedisServerProcess: Sendable {
         if answered { return child }
         if !child.isRunning {
             let log = (try? String(contentsOfFile: directory + "/redis.log", encoding: .utf8)) ?? ""
-            throw RedisServerProcessError("redis-server exited: \(log.suffix(600))", addressInUse: log.contains("Address already in use"))
+            throw RedisServerProcessError(
+                "redis-server exited: \(log.suffix(600))", addressInUse: log.contains("Address already in use"))
         }
         child.send(SIGKILL)
         _ = child.wait()

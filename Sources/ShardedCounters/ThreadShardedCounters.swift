@@ -108,7 +108,9 @@ package final class ThreadShardedCounters: Sendable {
     /// Slot `slot`'s total over every thread's block, without an array.
     package func total(of slot: Int) -> Int {
         blocks.withLock { blocks in
-            blocks.reduce((shared.pointer + slot).pointee.load(ordering: .acquiring)) { $0 &+ ($1.pointer + slot).pointee.load(ordering: .acquiring) }
+            blocks.reduce((shared.pointer + slot).pointee.load(ordering: .acquiring)) {
+                $0 &+ ($1.pointer + slot).pointee.load(ordering: .acquiring)
+            }
         }
     }
 

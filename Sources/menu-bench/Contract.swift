@@ -29,7 +29,8 @@ enum ContractFigures {
             let menu = try Menu(jsonData: Data(json))
             let bench = try ContractBench(menu: menu)
             for figure in try bench.figures(plan: plan) {
-                table += "| \(size.label) | \(figure.request) | \(figure.answer) | \(Report.time(figure.nanoseconds)) |\n"
+                table +=
+                    "| \(size.label) | \(figure.request) | \(figure.answer) | \(Report.time(figure.nanoseconds)) |\n"
             }
             if size == sizes.last(where: { $0 != .medium }) {
                 memory = try StoreMemory.report(menu: menu, path: path, sessions: sessions, label: size.label)
@@ -64,7 +65,8 @@ struct ContractBench {
     }
 
     static func setAll(_ mode: ExpansionMode, _ headers: [(name: String, value: String)]) -> HTTPRequest {
-        HTTPRequest(method: "PUT", path: "/expansion", headers: headers, body: Array("{\"all\":\"\(mode.rawValue)\"}".utf8))
+        HTTPRequest(
+            method: "PUT", path: "/expansion", headers: headers, body: Array("{\"all\":\"\(mode.rawValue)\"}".utf8))
     }
 
     static func page(_ query: [(String, String)], _ headers: [(name: String, value: String)]) -> HTTPRequest {
@@ -74,7 +76,8 @@ struct ContractBench {
     /// `response` when it has `status`; the body's size as the table shows it.
     static func expect(_ status: Int, _ response: HTTPResponse, _ what: String) throws -> String {
         guard response.status == status else {
-            throw BenchError.childFailed("\(what) answered \(response.status): \(String(decoding: response.body, as: UTF8.self).prefix(300))")
+            throw BenchError.childFailed(
+                "\(what) answered \(response.status): \(String(decoding: response.body, as: UTF8.self).prefix(300))")
         }
         return status == 304 ? "304, no body" : "\(status), \(response.body.count) B"
     }
@@ -97,7 +100,9 @@ struct ContractBench {
                     if position == 0 { answer = shown }
                 }
             }
-            let timed = plan.nanosecondsPerOp { i in groups[i % groups.count].reduce(0) { $0 &+ service.respond(to: $1).status } }
+            let timed = plan.nanosecondsPerOp { i in
+                groups[i % groups.count].reduce(0) { $0 &+ service.respond(to: $1).status }
+            }
             figures.append(Figure(request: label, answer: answer, nanoseconds: timed))
         }
         func time(_ label: String, _ requests: [HTTPRequest], status: Int = 200) throws {
@@ -109,30 +114,48 @@ struct ContractBench {
         let page = service.respond(to: Self.page(half, defaultSession))
         let tag = page.headers.first { $0.name == "ETag" }?.value ?? ""
         try time("GET /rows?offset=\(defaultView.count / 2)&limit=50, default view", [Self.page(half, defaultSession)])
-        try time("the same with its If-None-Match", [Self.page(half, defaultSession + [(name: "If-None-Match", value: tag)])], status: 304)
+        try time(
+            "the same with its If-None-Match",
+            [Self.page(half, defaultSession + [(name: "If-None-Match", value: tag)])], status: 304)
         func deep(_ view: FlattenedView) -> [[(String, String)]] {
-            (0 ..< 64).map { [("offset", String(view.count - 100 - $0 * min(97, (view.count - 100) / 64))), ("limit", "50")] }
+            (0 ..< 64).map {
+                [("offset", String(view.count - 100 - $0 * min(97, (view.count - 100) / 64))), ("limit", "50")]
+            }
         }
-        try time("GET /rows?offset=count-100…&limit=50 (64 offsets), default view (\(defaultView.count) rows)",
-                 deep(defaultView).map { Self.page($0, defaultSession) })
-        try time("the same after PUT /expansion all expanded (\(expandedView.count) rows)", deep(expandedView).map { Self.page($0, expandedSession) })
+        try time(
+            "GET /rows?offset=count-100…&limit=50 (64 offsets), default view (\(defaultView.count) rows)",
+            deep(defaultView).map { Self.page($0, defaultSession) })
+        try time(
+            "the same after PUT /expansion all expanded (\(expandedView.count) rows)",
+            deep(expandedView).map { Self.page($0, expandedSession) })
         let writer = try Self.newSession(on: service)
-        try time("PUT /expansion expanded, then collapsed", groups: [[Self.setAll(.expanded, writer), Self.setAll(.collapsed, writer)]])
+        try time(
+            "PUT /expansion expanded, then collapsed",
+            groups: [[Self.setAll(.expanded, writer), Self.setAll(.collapsed, writer)]])
         var rng = SplitMix64(state: 0x13)
         let hidden = menu.nodes.filter { !menu.isGroup($0) && defaultView.index(ofNode: $0) == nil }
         let revealed = (0 ..< 64).map { _ in menu.id(of: hidden.randomElement(using: &rng)!) }
         let depth = defaultView.ancestors(of: menu.node(withID: revealed[0])!).count
         let resets = (0 ..< 64).map { _ in Self.setAll(.default, writer) }
         try time("PUT /expansion default (the reset alone)", resets)
-        try time("POST /nodes/{id}/reveal of a hidden row at depth \(depth), then the reset (64 rows)",
-                 groups: zip(revealed, resets).map { [HTTPRequest(method: "POST", path: "/nodes/\($0)/reveal", headers: writer), $1] })
+        try time(
+            "POST /nodes/{id}/reveal of a hidden row at depth \(depth), then the reset (64 rows)",
+            groups: zip(revealed, resets).map {
+                [HTTPRequest(method: "POST", path: "/nodes/\($0)/reveal", headers: writer), $1]
+            })
         let visible = (0 ..< 64).map { _ in
             var id = ""
-            defaultView.forEachVisibleNode(offset: Int.random(in: 0 ..< defaultView.count, using: &rng), limit: 1) { id = menu.id(of: $0.node) }
+            defaultView.forEachVisibleNode(offset: Int.random(in: 0 ..< defaultView.count, using: &rng), limit: 1) {
+                id = menu.id(of: $0.node)
+            }
             return id
         }
-        try time("GET /rows?around={id}&limit=50 (64 visible nodes), default view", visible.map { Self.page([("around", $0), ("limit", "50")], defaultSession) })
-        try time("GET /rows?after={id}&limit=50 (the same nodes)", visible.map { Self.page([("after", $0), ("limit", "50")], defaultSession) })
+        try time(
+            "GET /rows?around={id}&limit=50 (64 visible nodes), default view",
+            visible.map { Self.page([("around", $0), ("limit", "50")], defaultSession) })
+        try time(
+            "GET /rows?after={id}&limit=50 (the same nodes)",
+            visible.map { Self.page([("after", $0), ("limit", "50")], defaultSession) })
         return figures
     }
 }
@@ -191,7 +214,8 @@ enum StoreMemory {
             }
             let fields = try BenchChild.run(["--store-memory", path, String(sessions), kind.rawValue], fields: 1)
             guard let bytes = Int(fields[0]) else { throw BenchError.childFailed(fields[0]) }
-            text += "| \(kind.label) | \(view.state.changedGroupCount) | \(view.state.overlayEntryCount) | \(bytes / sessions) |\n"
+            text +=
+                "| \(kind.label) | \(view.state.changedGroupCount) | \(view.state.overlayEntryCount) | \(bytes / sessions) |\n"
         }
         return text
     }
@@ -211,7 +235,8 @@ enum StoreMemory {
         Thread.detachNewThread {
             var rng = SplitMix64(state: 7)
             let groups = menu.nodes.filter(menu.isGroup).map(menu.id(of:))
-            let store = InMemorySessionStore(menu: menu, maxSessions: sessions + 1, sessionMemory: SessionLimits.sessionMemoryRange.upperBound)
+            let store = InMemorySessionStore(
+                menu: menu, maxSessions: sessions + 1, sessionMemory: SessionLimits.sessionMemoryRange.upperBound)
             let before = ResidentMemory.trimmedRSS()
             do {
                 for _ in 0 ..< sessions {

@@ -10,10 +10,12 @@ enum FullTableFigures {
     /// One line per size: the cost of a refused create and of a read, at a full table of `size`.
     static func measure(sizes: [Int], plan: TimingPlan) -> String {
         var lines = ["| sessions held | refused create (429) | read of a held session |", "|---:|---:|---:|"]
-        let menu = try! Menu(jsonData: Data(#"{"items":[{"id":"g","title":"G","items":[{"id":"r","title":"R"}]}]}"#.utf8))
+        let menu = try! Menu(
+            jsonData: Data(#"{"items":[{"id":"g","title":"G","items":[{"id":"r","title":"R"}]}]}"#.utf8))
         for size in sizes {
             // The count is the bound measured here: no byte budget in the way of a million sessions.
-            let store = InMemorySessionStore(menu: menu, maxSessions: size, sessionMemory: SessionLimits.sessionMemoryRange.upperBound)
+            let store = InMemorySessionStore(
+                menu: menu, maxSessions: size, sessionMemory: SessionLimits.sessionMemoryRange.upperBound)
             var ids: [SessionID] = []
             ids.reserveCapacity(size)
             for _ in 0 ..< size { ids.append(try! store.create()) }

@@ -59,21 +59,30 @@ enum SyntheticMenu {
         var out: [UInt8] = []
         func text(_ value: String) { out.append(contentsOf: value.utf8) }
         func quoted(_ value: String) {
-            precondition(value.utf8.allSatisfy { (0x20 ..< 0x7F).contains($0) && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") })
-            text("\""); text(value); text("\"")
+            precondition(
+                value.utf8.allSatisfy {
+                    (0x20 ..< 0x7F).contains($0) && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\")
+                })
+            text("\"")
+            text(value)
+            text("\"")
         }
         func node(_ spec: TreeSpec) {
-            text("{\"id\":"); quoted(spec.id)
-            text(",\"title\":"); quoted(spec.title)
+            text("{\"id\":")
+            quoted(spec.id)
+            text(",\"title\":")
+            quoted(spec.title)
             if let children = spec.children {
                 text(spec.expanded ? ",\"expanded\":true" : ",\"expanded\":false")
-                text(",\"items\":"); list(children)
+                text(",\"items\":")
+                list(children)
             }
             if let attributes = spec.attributes {
                 text(",\"attributes\":{")
                 for (index, key) in attributes.keys.sorted().enumerated() {
                     if index > 0 { text(",") }
-                    quoted(key); text(":")
+                    quoted(key)
+                    text(":")
                     switch attributes[key]! {
                     case .number(let number): text(number.text)
                     case .bool(let flag): text(flag ? "true" : "false")
@@ -92,8 +101,10 @@ enum SyntheticMenu {
             }
             text("]")
         }
-        text("{\"title\":"); quoted(title)
-        text(",\"items\":"); list(items)
+        text("{\"title\":")
+        quoted(title)
+        text(",\"items\":")
+        list(items)
         text("}\n")
         return out
     }

@@ -23,7 +23,8 @@ enum HandlerFigures {
         let menu = try Menu(contentsOfFile: path)
         let service = MenuAPI(menu: menu, store: InMemorySessionStore(menu: menu))
         let created = service.respond(to: HTTPRequest(method: "POST", path: "/sessions"))
-        let session = String(decoding: created.body, as: UTF8.self)
+        let session =
+            String(decoding: created.body, as: UTF8.self)
             .split(separator: "\"").dropFirst(3).first.map(String.init) ?? ""
         let headers = [(name: "Host", value: "127.0.0.1:8080"), (name: "X-Session-Id", value: session)]
         for group in ["g1", "g3", "g14", "g25", "g1112", "g2223"] where menu.node(withID: group) != nil {
@@ -35,9 +36,12 @@ enum HandlerFigures {
         let page = service.respond(to: rows)
         guard page.status == 200 else { throw BenchError.childFailed("GET /rows answered \(page.status)") }
         let tag = page.headers.first { $0.name == "ETag" }?.value ?? ""
-        let revalidation = HTTPRequest(method: "GET", path: "/rows", query: [("offset", String(count / 2)), ("limit", "50")],
-                                       headers: headers + [(name: "If-None-Match", value: tag)])
-        guard service.respond(to: revalidation).status == 304 else { throw BenchError.childFailed("the revalidation did not answer 304") }
+        let revalidation = HTTPRequest(
+            method: "GET", path: "/rows", query: [("offset", String(count / 2)), ("limit", "50")],
+            headers: headers + [(name: "If-None-Match", value: tag)])
+        guard service.respond(to: revalidation).status == 304 else {
+            throw BenchError.childFailed("the revalidation did not answer 304")
+        }
         let toggle = HTTPRequest(method: "POST", path: "/groups/g14/toggle", headers: headers)
         let rowsTime = plan.nanosecondsPerOp { _ in service.respond(to: rows).status }
         // The same through the server's request path: route, status and time counted (GET /metrics)

@@ -1,10 +1,10 @@
 import Foundation
 import Glibc
-import Synchronization
 import MenuModel
 import MenuService
 import MenuSessions
 import NaiveReference
+import Synchronization
 
 /// Resident memory of this process, from /proc/self/status.
 enum ResidentMemory {

@@ -36,7 +36,8 @@ struct Session {
     let anyIDs: [String]
 
     /// Toggles `changes` distinct random groups (fewer when the menu has fewer) in `view`.
-    init(menu: Menu, view: inout FlattenedView, changes: Int, seed: UInt64, inputCount: Int = Session.defaultInputCount) {
+    init(menu: Menu, view: inout FlattenedView, changes: Int, seed: UInt64, inputCount: Int = Session.defaultInputCount)
+    {
         precondition(inputCount > 0 && inputCount & (inputCount - 1) == 0, "inputCount must be a power of two")
         self.inputCount = inputCount
         var rng = SplitMix64(state: seed)
@@ -52,7 +53,8 @@ struct Session {
 
 /// The model's side: the calls the server makes, on one ``FlattenedView``.
 enum ModelRunner {
-    static func measure(_ operation: Operation, view start: FlattenedView, session: Session, plan: TimingPlan) -> Double {
+    static func measure(_ operation: Operation, view start: FlattenedView, session: Session, plan: TimingPlan) -> Double
+    {
         let mask = session.mask
         // Read-only calls capture a constant: a captured variable would add an exclusivity check per call.
         let view = start

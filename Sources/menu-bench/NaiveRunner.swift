@@ -31,7 +31,8 @@ struct NaiveRunner {
         precondition(menu.count == view.count, "naive count \(menu.count) != model count \(view.count)")
         let offset = session.offsets[0]
         let expected = menu.rows(offset: offset, limit: Session.pageSize).map(\.item.id)
-        precondition(view.rows(offset: offset, limit: Session.pageSize).map(\.id) == expected, "pages differ at \(offset)")
+        precondition(
+            view.rows(offset: offset, limit: Session.pageSize).map(\.id) == expected, "pages differ at \(offset)")
         for id in session.anyIDs.prefix(8) {
             precondition(menu.index(of: id) == view.index(of: id), "index(of: \(id)) differs")
         }

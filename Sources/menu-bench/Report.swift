@@ -44,42 +44,56 @@ struct Report {
 
     mutating func markdown() -> String {
         var lines = [header, ""]
-        lines += ["## Operations (ns/op, median of rounds)", "",
-                  "| menu | changed groups | operation | model | naive (seed) | speed-up | target |",
-                  "|---|---:|---|---:|---:|---:|---|"]
+        lines += [
+            "## Operations (ns/op, median of rounds)", "",
+            "| menu | changed groups | operation | model | naive (seed) | speed-up | target |",
+            "|---|---:|---|---:|---:|---:|---|"
+        ]
         for figure in operations {
-            lines.append("| \(figure.size.label) | \(figure.changes) | \(figure.operation.label) | \(Self.time(figure.model)) | "
-                + "\(figure.naive.map(Self.time) ?? "–") | \(figure.naive.map { Self.ratio($0 / figure.model) } ?? "–") | "
-                + "\(operationTargets(figure)) |")
+            lines.append(
+                "| \(figure.size.label) | \(figure.changes) | \(figure.operation.label) | \(Self.time(figure.model)) | "
+                    + "\(figure.naive.map(Self.time) ?? "–") | \(figure.naive.map { Self.ratio($0 / figure.model) } ?? "–") | "
+                    + "\(operationTargets(figure)) |")
         }
-        lines += ["", "The naive tree has one page call, `rows(offset:limit:)`; its figure stands against both of the model's."]
-        lines += ["", "## Config load + validation (child process per run)", "",
-                  "| menu | nodes | file | load, median of \(loads.first?.runs.count ?? 0) | peak RSS (VmHWM) | target |",
-                  "|---|---:|---:|---:|---:|---|"]
+        lines += [
+            "",
+            "The naive tree has one page call, `rows(offset:limit:)`; its figure stands against both of the model's."
+        ]
+        lines += [
+            "", "## Config load + validation (child process per run)", "",
+            "| menu | nodes | file | load, median of \(loads.first?.runs.count ?? 0) | peak RSS (VmHWM) | target |",
+            "|---|---:|---:|---:|---:|---|"
+        ]
         for load in loads {
             let seconds = median(load.runs.map(\.seconds))
             let peak = load.runs.map(\.peakBytes).max() ?? 0
             var target = ""
             if load.size == .large {
-                target = "≤ \(Self.loadSecondsLimit) s \(verdict(seconds <= Self.loadSecondsLimit)); "
+                target =
+                    "≤ \(Self.loadSecondsLimit) s \(verdict(seconds <= Self.loadSecondsLimit)); "
                     + "≤ 1 GB \(verdict(peak <= Self.loadPeakLimit))"
             }
-            lines.append("| \(load.size.label) | \(load.runs.first?.nodes ?? 0) | \(Self.megabytes(load.fileBytes)) | "
-                + "\(String(format: "%.3f s", seconds)) | \(Self.megabytes(peak)) | \(target) |")
+            lines.append(
+                "| \(load.size.label) | \(load.runs.first?.nodes ?? 0) | \(Self.megabytes(load.fileBytes)) | "
+                    + "\(String(format: "%.3f s", seconds)) | \(Self.megabytes(peak)) | \(target) |")
         }
-        lines += ["", "## Session memory (RSS added, after malloc_trim)", "",
-                  "| menu | sessions | changed groups each | RSS added | per session | target |",
-                  "|---|---:|---:|---:|---:|---|"]
+        lines += [
+            "", "## Session memory (RSS added, after malloc_trim)", "",
+            "| menu | sessions | changed groups each | RSS added | per session | target |",
+            "|---|---:|---:|---:|---:|---|"
+        ]
         for figure in sessions {
             let perSession = Double(figure.bytes) / Double(figure.sessions)
             var target = ""
             if figure.size == .large {
                 let scaled = perSession * Double(Self.sessionsForTarget)
-                let note = figure.sessions == Self.sessionsForTarget ? "" : " (scaled to 100k: \(Self.megabytes(Int(scaled))))"
+                let note =
+                    figure.sessions == Self.sessionsForTarget ? "" : " (scaled to 100k: \(Self.megabytes(Int(scaled))))"
                 target = "100k ≤ 150 MB\(note) \(verdict(scaled <= Double(Self.sessionsLimit)))"
             }
-            lines.append("| \(figure.size.label) | \(figure.sessions) | \(figure.changes) | \(Self.megabytes(figure.bytes)) | "
-                + "\(String(format: "%.0f B", perSession)) | \(target) |")
+            lines.append(
+                "| \(figure.size.label) | \(figure.sessions) | \(figure.changes) | \(Self.megabytes(figure.bytes)) | "
+                    + "\(String(format: "%.0f B", perSession)) | \(target) |")
         }
         lines += ["", "Targets: \(passes) PASS, \(misses) MISS."]
         return lines.joined(separator: "\n")
@@ -90,9 +104,12 @@ struct Report {
     private mutating func operationTargets(_ figure: OperationFigure) -> String {
         guard figure.size == .large, figure.operation != .count else { return "" }
         var targets: [String] = []
-        if let small = operations.first(where: { $0.size == .small && $0.operation == figure.operation && $0.requested == figure.requested }) {
+        if let small = operations.first(where: {
+            $0.size == .small && $0.operation == figure.operation && $0.requested == figure.requested
+        }) {
             let ratio = figure.model / small.model
-            targets.append("\(String(format: "%.2f", ratio))× 1.1k ≤ \(Self.scalingLimit)× \(verdict(ratio <= Self.scalingLimit))")
+            targets.append(
+                "\(String(format: "%.2f", ratio))× 1.1k ≤ \(Self.scalingLimit)× \(verdict(ratio <= Self.scalingLimit))")
         }
         if figure.operation == .rows, let naive = figure.naive {
             targets.append("≥ 1000× naive \(verdict(naive / figure.model >= Self.naiveSpeedUpFloor))")
@@ -119,6 +136,7 @@ struct Report {
     }
 
     static func megabytes(_ bytes: Int) -> String {
-        bytes < 1_000_000 ? String(format: "%.1f kB", Double(bytes) / 1e3) : String(format: "%.1f MB", Double(bytes) / 1e6)
+        bytes < 1_000_000
+            ? String(format: "%.1f kB", Double(bytes) / 1e3) : String(format: "%.1f MB", Double(bytes) / 1e6)
     }
 }

@@ -40,13 +40,16 @@ enum SearchFigures {
             progress("search: \(size.label): index built in \(String(format: "%.0f ms", build * 1000))")
             let rare = menu.nodes.filter { !menu.isGroup($0) }[menu.nodeCount * 2 / 3 / 10 * 9]
             let rareLatin = menu.title(of: rare).uppercased().replacingOccurrences(of: "I", with: "Í")
-            out += "\(size.label) (\(menu.nodeCount) nodes): index built in \(String(format: "%.0f ms", build * 1000)), "
+            out +=
+                "\(size.label) (\(menu.nodeCount) nodes): index built in \(String(format: "%.0f ms", build * 1000)), "
                 + "\(Report.megabytes(index.memoryBytes)) (folded texts and a start per node).\n\n"
                 + "| query | matches | shown rows | scan | filtered view, uncached | /search first 20, cached | /rows?q= page of 50, cached | /rows page of 50, unfiltered |\n"
                 + "|---|---:|---:|---:|---:|---:|---:|---:|\n"
             let service = MenuAPI(menu: menu, store: InMemorySessionStore(menu: menu))
-            for (label, text) in [("Latin, common", "dish"), ("Latin, groups", "group"), ("Latin, rare (accent, case)", rareLatin),
-                                  ("CJK, common", "豆腐"), ("CJK, rare", "麻婆"), ("none", "zzz")] {
+            for (label, text) in [
+                ("Latin, common", "dish"), ("Latin, groups", "group"), ("Latin, rare (accent, case)", rareLatin),
+                ("CJK, common", "豆腐"), ("CJK, rare", "麻婆"), ("none", "zzz")
+            ] {
                 progress("search: \(size.label): \(label)")
                 let query = try SearchQuery(text: text)
                 let view = try index.view(for: query, in: menu)
@@ -54,13 +57,19 @@ enum SearchFigures {
                 let uncached = plan.nanosecondsPerOp { _ in (try? index.view(for: query, in: menu))?.count ?? 0 }
                 let middle = String(max(0, view.count / 2 - 25))
                 let search = HTTPRequest(method: "GET", path: "/search", query: [(name: "q", value: text)])
-                let filtered = HTTPRequest(method: "GET", path: "/rows", query: [(name: "q", value: text), (name: "offset", value: middle)])
-                let plain = HTTPRequest(method: "GET", path: "/rows", query: [(name: "offset", value: String(FlattenedView(menu: menu).count / 2))])
+                let filtered = HTTPRequest(
+                    method: "GET", path: "/rows", query: [(name: "q", value: text), (name: "offset", value: middle)])
+                let plain = HTTPRequest(
+                    method: "GET", path: "/rows",
+                    query: [(name: "offset", value: String(FlattenedView(menu: menu).count / 2))])
                 for request in [search, filtered, plain] where service.respond(to: request).status != 200 {
                     throw BenchError.childFailed("\(request.path) answered \(service.respond(to: request).status)")
                 }
-                let times = [search, filtered, plain].map { request in plan.nanosecondsPerOp { _ in service.respond(to: request).body.count } }
-                out += "| \(label): `\(text)` | \(view.matches.count) | \(view.count) | \(Report.time(scan)) | \(Report.time(uncached)) | "
+                let times = [search, filtered, plain].map { request in
+                    plan.nanosecondsPerOp { _ in service.respond(to: request).body.count }
+                }
+                out +=
+                    "| \(label): `\(text)` | \(view.matches.count) | \(view.count) | \(Report.time(scan)) | \(Report.time(uncached)) | "
                     + times.map(Report.time).joined(separator: " | ") + " |\n"
             }
             out += "\n"

@@ -33,7 +33,7 @@ enum TranslationFigures {
                 + "(`followed(by:)`) in \(Report.time(median(compositions))).",
             "",
             "| changed groups | carried (still changed) | carried(through:onto:) | by id on a fresh view |",
-            "|---:|---:|---:|---:|",
+            "|---:|---:|---:|---:|"
         ]
         let groups = old.nodes.filter(old.isGroup).map(old.id(of:))
         for changes in changeCounts {
@@ -50,9 +50,12 @@ enum TranslationFigures {
             let carried = state.carried(through: [translation], onto: new)
             precondition(carried == reference(), "the carried state differs from the reference")
             progress("translation: carrying \(changes) changed groups")
-            let carry = plan.nanosecondsPerOp { _ in state.carried(through: [translation], onto: new).changedGroupCount }
+            let carry = plan.nanosecondsPerOp { _ in state.carried(through: [translation], onto: new).changedGroupCount
+            }
             let fromScratch = plan.nanosecondsPerOp { _ in reference().changedGroupCount }
-            lines.append("| \(state.changedGroupCount) | \(carried.changedGroupCount) | \(Report.time(carry)) | \(Report.time(fromScratch)) |")
+            lines.append(
+                "| \(state.changedGroupCount) | \(carried.changedGroupCount) | \(Report.time(carry)) | \(Report.time(fromScratch)) |"
+            )
         }
         return lines.joined(separator: "\n")
     }

@@ -66,7 +66,9 @@ struct Options {
         }
         func number(_ flag: String) throws(BenchError) -> Int {
             let text = try value(flag)
-            guard let number = Int(text), number > 0 else { throw .usage("\(flag): expected a positive number, found \"\(text)\"") }
+            guard let number = Int(text), number > 0 else {
+                throw .usage("\(flag): expected a positive number, found \"\(text)\"")
+            }
             return number
         }
         while let flag = rest.popFirst() {
@@ -85,7 +87,9 @@ struct Options {
             case "--sessions": sessions = try number(flag)
             case "--inputs":
                 inputs = try number(flag)
-                guard inputs & (inputs - 1) == 0 else { throw .usage("--inputs: expected a power of two, found \(inputs)") }
+                guard inputs & (inputs - 1) == 0 else {
+                    throw .usage("--inputs: expected a power of two, found \(inputs)")
+                }
             case "--data": dataDirectory = try value(flag)
             case "--model-only": naive = false
             case "--smoke":
@@ -98,7 +102,9 @@ struct Options {
             case "--full-table":
                 let text = try value(flag)
                 let sizes = text.split(separator: ",").compactMap { Int($0) }.filter { $0 > 0 }
-                guard !sizes.isEmpty else { throw .usage("--full-table: expected session counts like 100000,1000000, found \"\(text)\"") }
+                guard !sizes.isEmpty else {
+                    throw .usage("--full-table: expected session counts like 100000,1000000, found \"\(text)\"")
+                }
                 fullTable = sizes
             case "--translation": translation = true
             case "--bulk": bulk = true
@@ -107,7 +113,9 @@ struct Options {
             case "--store-memory": storeMemory = (try value(flag), try number(flag), try value(flag))
             case "--write-menu":
                 let name = try value(flag)
-                guard let size = MenuSize(rawValue: name) else { throw .usage("--write-menu: unknown size \"\(name)\"; use small, medium, large") }
+                guard let size = MenuSize(rawValue: name) else {
+                    throw .usage("--write-menu: unknown size \"\(name)\"; use small, medium, large")
+                }
                 writeMenu = (size, try value(flag))
             case "--session-memory": sessionMemory = (try value(flag), try number(flag), try number(flag))
             case "--help", "-h": help = true
@@ -135,15 +143,17 @@ func progress(_ message: String) {
 
 func run(_ options: Options) throws {
     try FileManager.default.createDirectory(atPath: options.dataDirectory, withIntermediateDirectories: true)
-    let cpu = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
+    let cpu =
+        (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
         .split(separator: "\n").first { $0.hasPrefix("model name") }?
         .split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "unknown CPU"
     let load = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").first ?? "?"
     let overhead = options.plan.nanosecondsPerOp { $0 }
-    var report = Report(header: "# menu-bench\n\n\(cpu), \(ProcessInfo.processInfo.activeProcessorCount) cores, "
-        + "load average \(load) at start. Each figure: median of \(options.plan.rounds) round(s) of "
-        + "~\(Int(options.plan.roundSeconds * 1000)) ms of thread CPU time, calls cycling through \(options.inputs) "
-        + "random arguments; the harness adds \(Report.time(overhead)) per call (included). Loads: wall clock.")
+    var report = Report(
+        header: "# menu-bench\n\n\(cpu), \(ProcessInfo.processInfo.activeProcessorCount) cores, "
+            + "load average \(load) at start. Each figure: median of \(options.plan.rounds) round(s) of "
+            + "~\(Int(options.plan.roundSeconds * 1000)) ms of thread CPU time, calls cycling through \(options.inputs) "
+            + "random arguments; the harness adds \(Report.time(overhead)) per call (included). Loads: wall clock.")
 
     for size in options.sizes {
         progress("\(size.label): generating \(size.nodeCount) nodes")
@@ -160,24 +170,30 @@ func run(_ options: Options) throws {
         precondition(menu.nodeCount == size.nodeCount)
         progress("\(size.label): \(options.sessions) sessions × \(options.sessionChanges) changes")
         let bytes = try SessionMemory.inChildProcess(path, sessions: options.sessions, changes: options.sessionChanges)
-        report.sessions.append(.init(size: size, sessions: options.sessions, changes: options.sessionChanges, bytes: bytes))
+        report.sessions.append(
+            .init(size: size, sessions: options.sessions, changes: options.sessionChanges, bytes: bytes))
 
         let naive = options.naive ? NaiveRunner(spec: spec) : nil
         for requested in options.changeCounts {
             var view = FlattenedView(menu: menu)
-            let session = Session(menu: menu, view: &view, changes: requested, seed: UInt64(1_000 + requested), inputCount: options.inputs)
+            let session = Session(
+                menu: menu, view: &view, changes: requested, seed: UInt64(1_000 + requested), inputCount: options.inputs
+            )
             naive?.flip(session)
             naive?.check(against: view, session: session)
             var naivePage: Double?
             for operation in Operation.allCases {
                 progress("\(size.label): \(session.changedGroups.count) changes: \(operation.label)")
                 // The naive tree has one page call: measured once, it stands against both of the model's.
-                let naiveFigure = operation == .visibleNodes ? naivePage : naive?.measure(operation, session: session, plan: options.plan)
+                let naiveFigure =
+                    operation == .visibleNodes
+                    ? naivePage : naive?.measure(operation, session: session, plan: options.plan)
                 if operation == .rows { naivePage = naiveFigure }
-                report.operations.append(.init(
-                    size: size, requested: requested, changes: session.changedGroups.count, operation: operation,
-                    model: ModelRunner.measure(operation, view: view, session: session, plan: options.plan),
-                    naive: naiveFigure))
+                report.operations.append(
+                    .init(
+                        size: size, requested: requested, changes: session.changedGroups.count, operation: operation,
+                        model: ModelRunner.measure(operation, view: view, session: session, plan: options.plan),
+                        naive: naiveFigure))
             }
             naive?.flip(session)
         }
@@ -190,7 +206,8 @@ do {
     if options.help {
         print(Options.usage)
     } else if let (size, path) = options.writeMenu {
-        try Data(SyntheticMenu.json(SyntheticMenu.spec(size), title: "Synthetic \(size.label)")).write(to: URL(fileURLWithPath: path))
+        try Data(SyntheticMenu.json(SyntheticMenu.spec(size), title: "Synthetic \(size.label)")).write(
+            to: URL(fileURLWithPath: path))
     } else if let file = options.loadOnly {
         print(LoadFigures.loadHere(file))
     } else if let sizes = options.fullTable {
@@ -200,7 +217,9 @@ do {
     } else if options.search {
         print(try SearchFigures.measure(sizes: options.sizes, plan: options.plan))
     } else if options.contract {
-        print(try ContractFigures.measure(sizes: options.sizes, sessions: options.sessions, data: options.dataDirectory, plan: options.plan))
+        print(
+            try ContractFigures.measure(
+                sizes: options.sizes, sessions: options.sessions, data: options.dataDirectory, plan: options.plan))
     } else if options.bulk {
         print(try BulkFigures.measure(plan: options.plan))
     } else if options.translation {

@@ -34,7 +34,7 @@ if let flag = arguments.firstIndex(of: "--lang") {
     arguments.removeSubrange(flag ... flag + 1)
 }
 guard arguments.count <= 1, let address = URL(string: arguments.first ?? "http://127.0.0.1:8080"),
-      ["http", "https"].contains(address.scheme ?? ""), address.host != nil
+    ["http", "https"].contains(address.scheme ?? ""), address.host != nil
 else {
     StandardError.write(lines: ["menu-client: \(arguments.first ?? "") is not an http:// or https:// URL"] + usageLines)
     exit(2)
@@ -42,7 +42,8 @@ else {
 
 let table: MenuTable
 do {
-    table = try await MenuTable(session: MenuSession(configuration: MenuClientConfiguration(baseURL: address, language: language)))
+    table = try await MenuTable(
+        session: MenuSession(configuration: MenuClientConfiguration(baseURL: address, language: language)))
 } catch {
     StandardError.write("menu-client: cannot open the menu at \(address.absoluteString): \(error)")
     exit(1)

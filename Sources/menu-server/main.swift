@@ -10,8 +10,9 @@ func fail(_ message: String) -> Never {
 
 let command: ServerSettings.Command
 do {
-    command = try ServerSettings.parse(arguments: Array(CommandLine.arguments.dropFirst()),
-                                       environment: ProcessInfo.processInfo.environment)
+    command = try ServerSettings.parse(
+        arguments: Array(CommandLine.arguments.dropFirst()),
+        environment: ProcessInfo.processInfo.environment)
 } catch {
     fail(error.description)
 }

@@ -59,7 +59,10 @@ struct ChildProcessTests {
         let previous = signal(SIGPIPE, SIG_IGN)
         defer { signal(SIGPIPE, previous) }
         let outcome = try ChildProcess.run(executable: "/bin/grep", arguments: ["^SigIgn:", "/proc/self/status"])
-        let mask = text(outcome.standardOutput).split(separator: "\t").last.map { UInt64($0.trimmingPrefix(" ").prefix(16), radix: 16) } ?? nil
+        let mask =
+            text(outcome.standardOutput).split(separator: "\t").last.map {
+                UInt64($0.trimmingPrefix(" ").prefix(16), radix: 16)
+            } ?? nil
         let ignored = try #require(mask)
         #expect(ignored & (1 << (UInt64(SIGPIPE) - 1)) == 0)
     }

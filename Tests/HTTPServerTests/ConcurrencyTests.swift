@@ -20,13 +20,13 @@ struct ConcurrencyTests {
         let answered = Mutex(0)
         let failures = Mutex<[String]>([])
         let group = DispatchGroup()
-        for thread in 0..<threadCount {
+        for thread in 0 ..< threadCount {
             group.enter()
             Thread {
                 defer { group.leave() }
                 do {
                     let connection = try RawHTTPConnection(port: port)
-                    for index in 0..<requestsPerThread {
+                    for index in 0 ..< requestsPerThread {
                         let path = "/t\(thread)/r\(index)"
                         try connection.sendText("GET \(path) HTTP/1.1\r\nHost: localhost\r\n\r\n")
                         let response = try connection.readResponse()
@@ -49,10 +49,12 @@ struct ConcurrencyTests {
     @Test func threeHundredSimultaneousConnectionsAreAllAnswered() throws {
         // More than 128 connections ready at once: the load that stalls 0.9.75's epoll mode. All
         // come from 127.0.0.1, so the per-IP limit is lifted.
-        let server = try startServer(perIPConnectionLimit: 0) { request in HTTPResponse(status: 200, body: Array(request.path.utf8)) }
+        let server = try startServer(perIPConnectionLimit: 0) { request in
+            HTTPResponse(status: 200, body: Array(request.path.utf8))
+        }
         defer { server.shutdown() }
 
-        let connections = try (0..<300).map { _ in try RawHTTPConnection(port: server.port) }
+        let connections = try (0 ..< 300).map { _ in try RawHTTPConnection(port: server.port) }
         for (index, connection) in connections.enumerated() {
             try connection.sendText("GET /c\(index) HTTP/1.1\r\nHost: localhost\r\n\r\n")
         }
@@ -68,7 +70,7 @@ struct ConcurrencyTests {
         let server = try startServer()
         defer { server.shutdown() }
 
-        for _ in 0..<5 {
+        for _ in 0 ..< 5 {
             let connection = try RawHTTPConnection(port: server.port)
             try connection.sendText("GET / HTTP/1.1\r\nHost: localhost\r\n\r\n")
             _ = try connection.readResponse()

@@ -18,7 +18,10 @@ private final class Completer: Sendable {
     /// Makes every held response ready from another thread; returns how many.
     @discardableResult
     func completeAll() -> Int {
-        let all = pending.withLock { held in defer { held = [] }; return held }
+        let all = pending.withLock { held in
+            defer { held = [] }
+            return held
+        }
         let done = DispatchSemaphore(value: 0)
         Thread {
             for deferred in all { deferred.ready() }
@@ -29,7 +32,9 @@ private final class Completer: Sendable {
     }
 }
 
-private func startReplyingServer(threads: Int = 2, _ handler: @escaping @Sendable (HTTPRequest) -> HTTPReply) throws -> HTTPServer {
+private func startReplyingServer(threads: Int = 2, _ handler: @escaping @Sendable (HTTPRequest) -> HTTPReply) throws
+    -> HTTPServer
+{
     var configuration = HTTPServerConfiguration()
     configuration.host = "127.0.0.1"
     configuration.port = 0
@@ -105,7 +110,8 @@ struct DeferredResponseTests {
         let connection = try RawHTTPConnection(port: server.port)
         for index in 0 ..< 20 {
             let body = "b\(index)"
-            try connection.sendText("POST /x HTTP/1.1\r\nHost: localhost\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+            try connection.sendText(
+                "POST /x HTTP/1.1\r\nHost: localhost\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
             let response = try connection.readResponse()
             #expect(response.status == 201)
             #expect(response.bodyText == body)
@@ -114,11 +120,23 @@ struct DeferredResponseTests {
 
     @Test func transformsApplyInOrderToTheMadeResponse() throws {
         let deferred = DeferredResponse { HTTPResponse(status: 200, body: Array("a".utf8)) }
-        deferred.map { var r = $0; r.body += Array("b".utf8); return r }.map { var r = $0; r.body += Array("c".utf8); return r }
+        deferred.map {
+            var r = $0
+            r.body += Array("b".utf8)
+            return r
+        }.map {
+            var r = $0
+            r.body += Array("c".utf8)
+            return r
+        }
         deferred.ready()
         #expect(String(decoding: deferred.waitForResponse().body, as: UTF8.self) == "abc")
         let abandoned = DeferredResponse { HTTPResponse(status: 200) }
-        abandoned.map { var r = $0; r.headers.append((name: "X-T", value: "1")); return r }
+        abandoned.map {
+            var r = $0
+            r.headers.append((name: "X-T", value: "1"))
+            return r
+        }
         abandoned.abandon(with: HTTPResponse(status: 503))
         abandoned.ready()  // too late: ignored
         let response = abandoned.response()
@@ -142,7 +160,8 @@ struct DeferredResponseTests {
         #expect(eventually { completer.count == 200 })
         completer.completeAll()
         var answered = 0
-        for (index, connection) in connections.enumerated() where try connection.readResponse().bodyText == "/c\(index)" {
+        for (index, connection) in connections.enumerated() where try connection.readResponse().bodyText == "/c\(index)"
+        {
             answered += 1
         }
         #expect(answered == 200)

@@ -1,12 +1,13 @@
+import Testing
+
 @testable import HTTPCore
 @testable import HTTPServer
-import Testing
 
 @Suite("HTTPFields: request headers and query arguments in one byte block")
 struct HTTPFieldsTests {
     let fields = HTTPFields([
         (name: "x-session-id", value: "abc"), (name: "x-session-id-extra", value: "def"),
-        (name: "flag", value: nil), (name: "x-session-id", value: "ghi"), (name: "empty", value: ""),
+        (name: "flag", value: nil), (name: "x-session-id", value: "ghi"), (name: "empty", value: "")
     ])
 
     @Test func iterationKeepsWireOrderDuplicatesAndMissingValues() {
@@ -38,7 +39,8 @@ struct HTTPFieldsTests {
     }
 
     @Test func requestHeadersAreLowercasedAndFoundCaseInsensitively() {
-        let request = HTTPRequest(method: "GET", path: "/", headers: [(name: "X-Thing", value: "1"), (name: "HOST", value: "h")])
+        let request = HTTPRequest(
+            method: "GET", path: "/", headers: [(name: "X-Thing", value: "1"), (name: "HOST", value: "h")])
         #expect(request.headers.map(\.name) == ["x-thing", "host"])
         #expect(request.header("x-THING") == "1")
         #expect(request.header("missing") == nil)
@@ -75,7 +77,9 @@ struct HTTPFieldsWriterTests {
     /// Offers `pairs` to `writer`.
     private func offer(_ pairs: [(String, String)], to writer: inout HTTPFields.Writer) {
         for (name, value) in pairs {
-            _ = Array(name.utf8).withUnsafeBytes { name in Array(value.utf8).withUnsafeBytes { writer.append(name: name, value: $0) } }
+            _ = Array(name.utf8).withUnsafeBytes { name in
+                Array(value.utf8).withUnsafeBytes { writer.append(name: name, value: $0) }
+            }
         }
     }
 
@@ -106,7 +110,9 @@ struct HTTPFieldsWriterTests {
 
     @Test func lowercasingCopiesNamesWithASCIILettersLowered() {
         let fields = HTTPFields.filled(fields: 1, bytes: 32) { writer in
-            _ = Array("X-Session-ID_9ü".utf8).withUnsafeBytes { writer.append(name: $0, value: nil, lowercasingName: true) }
+            _ = Array("X-Session-ID_9ü".utf8).withUnsafeBytes {
+                writer.append(name: $0, value: nil, lowercasingName: true)
+            }
         }
         #expect(fields.map(\.name) == ["x-session-id_9ü"])
     }
@@ -135,7 +141,9 @@ struct ASCIILowercasingTests {
         var target = [UInt8](repeating: 0xEE, count: length + 8)
         source.withUnsafeBytes { source in
             target.withUnsafeMutableBytes { target in
-                copyASCIILowercased(from: source.baseAddress ?? UnsafeRawPointer(bitPattern: 8)!, to: target.baseAddress!, count: length)
+                copyASCIILowercased(
+                    from: source.baseAddress ?? UnsafeRawPointer(bitPattern: 8)!, to: target.baseAddress!, count: length
+                )
             }
         }
         #expect(Array(target[..<length]) == source.map(asciiLowercased))
@@ -152,8 +160,10 @@ struct HTTPRequestPathTests {
         #expect(request.path == "/rows")
     }
 
-    @Test(arguments: [("/rows", "/rows", true), ("/rows", "/rowsx", false), ("/rowsx", "/rows", false),
-                      ("/", "", false), ("", "", true), ("/Rows", "/rows", false)])
+    @Test(arguments: [
+        ("/rows", "/rows", true), ("/rows", "/rowsx", false), ("/rowsx", "/rows", false),
+        ("/", "", false), ("", "", true), ("/Rows", "/rows", false)
+    ])
     func pathIsComparesBytesExactly(path: String, text: String, equal: Bool) {
         #expect(HTTPRequest(method: "GET", path: path).path(is: text) == equal)
     }

@@ -53,13 +53,13 @@ struct KeepAliveAndBodyTests {
         }
         defer { server.shutdown() }
 
-        let body = (0..<(40 * 1024)).map { UInt8(truncatingIfNeeded: $0 % 251) }
+        let body = (0 ..< (40 * 1024)).map { UInt8(truncatingIfNeeded: $0 % 251) }
         let connection = try RawHTTPConnection(port: server.port)
         try connection.sendText(
             "POST /upload HTTP/1.1\r\nHost: localhost\r\nContent-Length: \(body.count)\r\n\r\n")
         // Several writes with pauses, so the server really gets the body in pieces.
         for start in stride(from: 0, to: body.count, by: 10_000) {
-            try connection.sendBytes(Array(body[start..<min(start + 10_000, body.count)]))
+            try connection.sendBytes(Array(body[start ..< min(start + 10_000, body.count)]))
             usleep(20_000)
         }
         let response = try connection.readResponse()
@@ -73,10 +73,10 @@ struct KeepAliveAndBodyTests {
         let server = try startServer(log: log)
         defer { server.shutdown() }
 
-        let body = (0..<(40 * 1024)).map { UInt8(truncatingIfNeeded: $0 * 7) }
+        let body = (0 ..< (40 * 1024)).map { UInt8(truncatingIfNeeded: $0 * 7) }
         var wire = Array("POST /chunked HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n".utf8)
         for start in stride(from: 0, to: body.count, by: 9_000) {
-            let piece = body[start..<min(start + 9_000, body.count)]
+            let piece = body[start ..< min(start + 9_000, body.count)]
             wire += Array(String(piece.count, radix: 16).utf8) + [13, 10] + piece + [13, 10]
         }
         wire += Array("0\r\n\r\n".utf8)

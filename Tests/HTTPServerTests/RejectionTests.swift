@@ -30,7 +30,7 @@ struct RejectionTests {
 
         let piece = [UInt8](repeating: 0x61, count: 800)
         var wire = Array("POST /big HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n".utf8)
-        for _ in 0..<3 {
+        for _ in 0 ..< 3 {
             wire += Array("320\r\n".utf8) + piece + [13, 10]
         }
         wire += Array("0\r\n\r\n".utf8)

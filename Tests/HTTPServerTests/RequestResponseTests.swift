@@ -55,8 +55,9 @@ struct RequestResponseTests {
         let arguments = (0 ..< 30).map { "q\($0)=\(String(repeating: "v", count: $0))" }
         let headers = (0 ..< 40).map { "X-Field-\($0): \(String(repeating: "h", count: 20 + $0))" }
         let connection = try RawHTTPConnection(port: server.port)
-        try connection.sendText("GET /big/path?\(arguments.joined(separator: "&")) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-            + headers.map { $0 + "\r\n" }.joined() + "\r\n")
+        try connection.sendText(
+            "GET /big/path?\(arguments.joined(separator: "&")) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                + headers.map { $0 + "\r\n" }.joined() + "\r\n")
         #expect(try connection.readResponse().status == 200)
 
         let requests = log.requests
@@ -84,7 +85,7 @@ struct RequestResponseTests {
                     (name: "X-Reply", value: "yes"),
                     (name: "Content-Type", value: "application/octet-stream"),
                     (name: "Content-Length", value: "999"),  // ignored: the server computes it
-                    (name: "X-Empty", value: ""),  // cannot be sent by libmicrohttpd 0.9.75: left out
+                    (name: "X-Empty", value: "")  // cannot be sent by libmicrohttpd 0.9.75: left out
                 ],
                 body: [1, 2, 3, 4, 5])
         }
@@ -166,7 +167,8 @@ struct RequestResponseTests {
 
     @Test(arguments: [(name: "X-Cut", value: "before\u{0}after"), (name: "X-Cut\u{0}Name", value: "v")])
     func aResponseHeaderWithANulBecomesPlainText500RatherThanBeingCutShort(name: String, value: String) throws {
-        let server = try startServer { _ in HTTPResponse(status: 200, headers: [(name: name, value: value)], body: [1]) }
+        let server = try startServer { _ in HTTPResponse(status: 200, headers: [(name: name, value: value)], body: [1])
+        }
         defer { server.shutdown() }
 
         let connection = try RawHTTPConnection(port: server.port)

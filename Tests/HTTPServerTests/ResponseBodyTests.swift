@@ -1,6 +1,7 @@
+import Testing
+
 @testable import HTTPCore
 @testable import HTTPServer
-import Testing
 
 @Suite("ResponseBodyWriter and ResponseBody: building a body without copies")
 struct ResponseBodyTests {
@@ -34,13 +35,17 @@ struct ResponseBodyTests {
             return 3  // scratch past the reported length is not kept
         }
         writer.append(atMost: 100) { target in
-            for offset in 0 ..< 100 { target.storeBytes(of: UInt8(truncatingIfNeeded: offset), toByteOffset: offset, as: UInt8.self) }
+            for offset in 0 ..< 100 {
+                target.storeBytes(of: UInt8(truncatingIfNeeded: offset), toByteOffset: offset, as: UInt8.self)
+            }
             return 100
         }
         #expect(writer.bytes == Array("xxx".utf8) + (0 ..< 100).map { UInt8($0) })
     }
 
-    @Test(arguments: [0, 1, 9, 10, 99, 100, 12_345_678, 99_999_999, 100_000_000, -1, -10, 1_234_567_890, Int.max, Int.min, Int.min + 1])
+    @Test(arguments: [
+        0, 1, 9, 10, 99, 100, 12_345_678, 99_999_999, 100_000_000, -1, -10, 1_234_567_890, Int.max, Int.min, Int.min + 1
+    ])
     func decimalsMatchTheirDescription(value: Int) {
         var writer = ResponseBodyWriter()
         writer.append("[")

@@ -48,8 +48,9 @@ struct ShutdownTests {
         }.start()
         // Shutdown has begun (the port refuses) while the handler still holds its request, and
         // it cannot have returned: the request is in flight until the handler is let go.
-        #expect(eventually { RawHTTPConnection.connectErrno(port: port) == ECONNREFUSED },
-                "the port still accepts connections during the grace period")
+        #expect(
+            eventually { RawHTTPConnection.connectErrno(port: port) == ECONNREFUSED },
+            "the port still accepts connections during the grace period")
         #expect(result.value == nil, "the client got an answer before the handler finished")
         handlerMayFinish.fire()
 
@@ -84,7 +85,7 @@ struct ShutdownTests {
         let server = try startServer()
         let port = server.port
         let group = DispatchGroup()
-        for _ in 0..<4 {
+        for _ in 0 ..< 4 {
             group.enter()
             Thread {
                 server.shutdown(gracePeriod: .milliseconds(100))

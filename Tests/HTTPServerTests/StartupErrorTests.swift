@@ -12,7 +12,8 @@ struct StartupErrorTests {
         configuration.host = "localhost"
         configuration.port = 0
         #expect(throws: HTTPServerError.invalidHost("localhost")) {
-            try HTTPServer(configuration: configuration, handler: { _ in HTTPResponse(status: 200) },
+            try HTTPServer(
+                configuration: configuration, handler: { _ in HTTPResponse(status: 200) },
                 rejection: standardRejection)
         }
         #expect(HTTPServerError.invalidHost("localhost").description.contains("127.0.0.1"))
@@ -21,7 +22,7 @@ struct StartupErrorTests {
     @Test(arguments: [
         ("port", 70_000), ("threads", 0), ("maxBodyBytes", -1), ("connectionLimit", 0),
         ("perIPConnectionLimit", -1), ("connectionTimeoutSeconds", -5), ("connectionMemoryLimit", 100),
-        ("listenBacklog", 0), ("headerTimeoutSeconds", -1), ("headerTimeoutSeconds", 86_401),
+        ("listenBacklog", 0), ("headerTimeoutSeconds", -1), ("headerTimeoutSeconds", 86_401)
     ])
     func outOfRangeSettingIsRefusedByName(setting: String, value: Int) {
         var configuration = HTTPServerConfiguration()

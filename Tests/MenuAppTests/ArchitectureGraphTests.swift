@@ -11,9 +11,12 @@ import Testing
     @Test func theDocumentedTargetGraphIsThePackages() throws {
         let script = LivePaths.packageRoot.appendingPathComponent("scripts/architecture-graph").path
         let outcome = try ChildProcess.run(
-            executable: script, arguments: ["--check"], workingDirectory: LivePaths.packageRoot.path, timeout: .seconds(280))
+            executable: script, arguments: ["--check"], workingDirectory: LivePaths.packageRoot.path,
+            timeout: .seconds(280))
         let messages = String(decoding: outcome.standardError, as: UTF8.self)
-        #expect(outcome.exitedOnItsOwn, "scripts/architecture-graph --check did not finish within 280 s (it compiles the manifest)")
+        #expect(
+            outcome.exitedOnItsOwn,
+            "scripts/architecture-graph --check did not finish within 280 s (it compiles the manifest)")
         #expect(outcome.termination == .exited(0), "\(messages)")
     }
 }

@@ -16,9 +16,11 @@ import Testing
         // An id a person typed with a query's or an escape's characters in it reaches the server as
         // that id (percent-encoded), not as another request: the answer names it. (The server
         // decodes the path before routing, so an encoded slash is a path no route has.)
-        for (id, status, code) in [("r0-0-0", 409, "not_a_group"), ("nothing-here", 404, "unknown_group"),
-                                   ("g0?x=1", 404, "unknown_group"), ("50% off", 404, "unknown_group"),
-                                   ("g0/toggle", 404, "not_found")] {
+        for (id, status, code) in [
+            ("r0-0-0", 409, "not_a_group"), ("nothing-here", 404, "unknown_group"),
+            ("g0?x=1", 404, "unknown_group"), ("50% off", 404, "unknown_group"),
+            ("g0/toggle", 404, "not_found")
+        ] {
             do {
                 try await table.setExpanded(id, false)
                 Issue.record("setExpanded(\(id)) succeeded")

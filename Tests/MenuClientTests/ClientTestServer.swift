@@ -18,11 +18,15 @@ final class ClientTestServer: Sendable {
     let server: RunningServer
     let configPath: String
     var port: Int { server.port }
-    var configuration: MenuClientConfiguration { MenuClientConfiguration(baseURL: URL(string: "http://127.0.0.1:\(port)")!) }
+    var configuration: MenuClientConfiguration {
+        MenuClientConfiguration(baseURL: URL(string: "http://127.0.0.1:\(port)")!)
+    }
 
     /// Starts a server for `config` (JSON text) on `port` (0: any free port).
     init(config: String, port: Int = 0, configPath: String? = nil) throws {
-        let path = configPath ?? FileManager.default.temporaryDirectory
+        let path =
+            configPath
+            ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("menu-client-\(UUID().uuidString).json").path
         if configPath == nil { try Data(config.utf8).write(to: URL(fileURLWithPath: path)) }
         self.configPath = path
@@ -62,7 +66,9 @@ final class ClientTestServer: Sendable {
                 throw LiveError("GET /rows for the fresh table: \(String(decoding: data, as: UTF8.self))")
             }
             let page = try JSONDecoder().decode(MenuRowsAnswer.self, from: data)
-            if let state, state != (page.version, page.revision) { throw LiveError("the table moved while it was read") }
+            if let state, state != (page.version, page.revision) {
+                throw LiveError("the table moved while it was read")
+            }
             state = (page.version, page.revision)
             rows += page.rows
             if page.rows.isEmpty || rows.count >= page.count { return (page.version, page.revision, rows) }
@@ -83,10 +89,15 @@ enum ClientTestMenus {
                     let attributes = l % 4 == 0 ? #","attributes":{"price":\#(l),"tags":["a",\#(l % 8 == 0)]}"# : ""
                     return #"{"id":"r\#(g)-\#(s)-\#(l)","title":"Row \#(g).\#(s).\#(l)\#(tag)"\#(attributes)}"#
                 }
-                items.append(#"{"id":"n\#(g)-\#(s)","title":"Nested \#(g).\#(s)","items":[{"id":"m\#(g)-\#(s)","title":"Deep"}]}"#)
-                subs.append(#"{"id":"s\#(g)-\#(s)","title":"Sub \#(g).\#(s)","expanded":\#(s % 3 == 0),"items":[\#(items.joined(separator: ","))]}"#)
+                items.append(
+                    #"{"id":"n\#(g)-\#(s)","title":"Nested \#(g).\#(s)","items":[{"id":"m\#(g)-\#(s)","title":"Deep"}]}"#
+                )
+                subs.append(
+                    #"{"id":"s\#(g)-\#(s)","title":"Sub \#(g).\#(s)","expanded":\#(s % 3 == 0),"items":[\#(items.joined(separator: ","))]}"#
+                )
             }
-            top.append(#"{"id":"g\#(g)","title":"Group \#(g)","expanded":true,"items":[\#(subs.joined(separator: ","))]}"#)
+            top.append(
+                #"{"id":"g\#(g)","title":"Group \#(g)","expanded":true,"items":[\#(subs.joined(separator: ","))]}"#)
         }
         return #"{"title":"large","items":[\#(top.joined(separator: ","))]}"#
     }
@@ -109,21 +120,26 @@ enum ClientTestMenus {
 /// Checks that every row `table` holds is the row a fresh read of the whole table has there,
 /// at the same version, revision and count. Returns how many rows were cached.
 @discardableResult
-func expectCacheMatchesServer(_ table: MenuTable, server: ClientTestServer, _ context: @autoclosure () -> String,
-                              sourceLocation: SourceLocation = #_sourceLocation) async throws -> Int {
+func expectCacheMatchesServer(
+    _ table: MenuTable, server: ClientTestServer, _ context: @autoclosure () -> String,
+    sourceLocation: SourceLocation = #_sourceLocation
+) async throws -> Int {
     let sessionID = try #require(await table.session.id, sourceLocation: sourceLocation)
     let fresh = try await server.freshTable(sessionID: sessionID)
     let cached = table.cachedRows
-    #expect(table.version == fresh.version && table.revision == fresh.revision && cached.count == fresh.rows.count,
-            "\(context()): table at \(table.version)/\(table.revision) with \(cached.count) rows, server at \(fresh.version)/\(fresh.revision) with \(fresh.rows.count)",
-            sourceLocation: sourceLocation)
+    #expect(
+        table.version == fresh.version && table.revision == fresh.revision && cached.count == fresh.rows.count,
+        "\(context()): table at \(table.version)/\(table.revision) with \(cached.count) rows, server at \(fresh.version)/\(fresh.revision) with \(fresh.rows.count)",
+        sourceLocation: sourceLocation)
     guard cached.count == fresh.rows.count else { return 0 }
     var held = 0
     var mismatches: [String] = []
     for (index, row) in cached.enumerated() {
         guard let row else { continue }
         held += 1
-        if row != fresh.rows[index], mismatches.count < 5 { mismatches.append("row \(index): cached \(row), server \(fresh.rows[index])") }
+        if row != fresh.rows[index], mismatches.count < 5 {
+            mismatches.append("row \(index): cached \(row), server \(fresh.rows[index])")
+        }
     }
     #expect(mismatches.isEmpty, "\(context()): \(mismatches.joined(separator: "; "))", sourceLocation: sourceLocation)
     return held

@@ -23,13 +23,16 @@ func showMenu(server: URL, saved: MenuSessionSnapshot?) async throws -> MenuSess
 
 @Suite(.timeLimit(.minutes(2))) struct ClientsDocExampleTests {
     @Test func theClientsDocExampleIsThisFileVerbatim() throws {
-        let document = try String(contentsOf: LivePaths.packageRoot.appendingPathComponent("docs/clients.md"), encoding: .utf8)
-        let section = try #require(document.range(of: "## MenuClient: the Swift library").map { document[$0.upperBound...] })
+        let document = try String(
+            contentsOf: LivePaths.packageRoot.appendingPathComponent("docs/clients.md"), encoding: .utf8)
+        let section = try #require(
+            document.range(of: "## MenuClient: the Swift library").map { document[$0.upperBound...] })
         let start = try #require(section.range(of: "```swift\nimport MenuClient\n\n"))
         let end = try #require(section[start.upperBound...].range(of: "```"))
         let example = String(section[start.upperBound ..< end.lowerBound])
         let source = try String(contentsOfFile: #filePath, encoding: .utf8)
-        #expect(source.contains(example), "docs/clients.md's example and ClientsDocExampleTests.swift differ; change both")
+        #expect(
+            source.contains(example), "docs/clients.md's example and ClientsDocExampleTests.swift differ; change both")
     }
 
     @Test func theClientsDocExampleRunsAgainstTheServerAndItsSnapshotBringsTheSessionBack() async throws {

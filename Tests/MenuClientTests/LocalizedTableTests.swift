@@ -5,6 +5,7 @@ import Foundation
 import MenuClient
 import MenuTestSupport
 import Testing
+
 @testable import MenuClient
 
 @Suite(.timeLimit(.minutes(2))) struct LocalizedTableTests {
@@ -29,8 +30,10 @@ import Testing
         #expect(toggled.changes.count == 1 && table.revision == 1)
         let revealed = try await table.reveal("beer")
         #expect(revealed.index == 3 && table.revision == 2)
-        #expect(try await table.rows(in: 0 ..< 4).map(\.title) == (language == "en"
-            ? ["Main Courses", "Mapo Tofu", "Drinks", "Beer"] : ["主菜", "麻婆豆腐", "酒水", "啤酒"]))
+        #expect(
+            try await table.rows(in: 0 ..< 4).map(\.title)
+                == (language == "en"
+                    ? ["Main Courses", "Mapo Tofu", "Drinks", "Beer"] : ["主菜", "麻婆豆腐", "酒水", "啤酒"]))
         #expect(try await table.sync().isEmpty && table.revision == 2)  // revalidated in its locale: nothing moved
         #expect(MenuHTTP.entityTag(version: "v 1", locale: "zh-Hant", revision: 3) == #""v%201-zh-Hant-3""#)
     }

@@ -11,7 +11,8 @@ import Testing
         defer { server.shutdown() }
         let proxy = try LossyProxy(upstreamPort: server.port, dropAnswersTo: "POST /groups/", times: 1)
         defer { proxy.stop() }
-        let session = MenuSession(configuration: MenuClientConfiguration(baseURL: URL(string: "http://127.0.0.1:\(proxy.port)")!))
+        let session = MenuSession(
+            configuration: MenuClientConfiguration(baseURL: URL(string: "http://127.0.0.1:\(proxy.port)")!))
         let table = try await MenuTable(session: session)
         _ = try await table.rows(in: 0 ..< table.count)
         // The toggle reaches the server and is applied; its answer never comes back. The table
@@ -23,7 +24,9 @@ import Testing
         // gets 412, so the server applied one toggle (revision 1) and the table's retry is the PUT.
         let writes = proxy.requests.filter { $0.hasPrefix("POST /groups/") || $0.hasPrefix("PUT /groups/") }
         #expect((1 ... 2).contains(writes.count { $0 == "POST /groups/g1/toggle HTTP/1.1" }), "\(writes)")
-        #expect(writes.last == "PUT /groups/g1/expansion HTTP/1.1" && writes.count { $0.hasPrefix("PUT") } == 1, "\(writes)")
+        #expect(
+            writes.last == "PUT /groups/g1/expansion HTTP/1.1" && writes.count { $0.hasPrefix("PUT") } == 1, "\(writes)"
+        )
         #expect(update.changes.map(\.splice.removed) == [8] && table.revision == 1)
         let fresh = try await server.freshTable(sessionID: try #require(await session.id))
         #expect(fresh.revision == 1 && fresh.rows.first { $0.id == "g1" }?.isExpanded == false)

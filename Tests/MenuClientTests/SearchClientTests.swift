@@ -14,16 +14,16 @@ import FoundationNetworking
 @Suite(.timeLimit(.minutes(2))) struct SearchClientTests {
     /// Two groups of dishes, one collapsed, with a searchable `en` attribute and a nested group.
     static let menu = #"""
-    {"title":"search","searchable":["en"],"items":[
-      {"id":"mains","title":"主菜","attributes":{"en":"Mains"},"items":[
-        {"id":"mapo","title":"麻婆豆腐","attributes":{"en":"Mapo Tofu"}},
-        {"id":"home-tofu","title":"家常豆腐","attributes":{"en":"Home-Style Tofu"}},
-        {"id":"pork","title":"回鍋肉","attributes":{"en":"Twice-Cooked Pork"}}]},
-      {"id":"drinks","title":"酒水","expanded":false,"attributes":{"en":"Drinks"},"items":[
-        {"id":"beer","title":"啤酒","expanded":false,"attributes":{"en":"Beer"},"items":[
-          {"id":"tsingtao","title":"青島啤酒","attributes":{"en":"Tsingtao"}},
-          {"id":"plus","title":"C++ & Co 豆腐","attributes":{"en":"Plus"}}]}]}]}
-    """#
+        {"title":"search","searchable":["en"],"items":[
+          {"id":"mains","title":"主菜","attributes":{"en":"Mains"},"items":[
+            {"id":"mapo","title":"麻婆豆腐","attributes":{"en":"Mapo Tofu"}},
+            {"id":"home-tofu","title":"家常豆腐","attributes":{"en":"Home-Style Tofu"}},
+            {"id":"pork","title":"回鍋肉","attributes":{"en":"Twice-Cooked Pork"}}]},
+          {"id":"drinks","title":"酒水","expanded":false,"attributes":{"en":"Drinks"},"items":[
+            {"id":"beer","title":"啤酒","expanded":false,"attributes":{"en":"Beer"},"items":[
+              {"id":"tsingtao","title":"青島啤酒","attributes":{"en":"Tsingtao"}},
+              {"id":"plus","title":"C++ & Co 豆腐","attributes":{"en":"Plus"}}]}]}]}
+        """#
 
     @Test func matchesAreTheServersNodesAtTheRowsOfTheSessionsTable() async throws {
         let server = try ClientTestServer(config: Self.menu)
@@ -68,11 +68,14 @@ import FoundationNetworking
         let searchable = try await session.search("tofu")  // the `en` attribute, case aside
         #expect(searchable.matches.map(\.id) == ["mapo", "home-tofu"])
         let second = try await session.search("豆腐", offset: 1, limit: 1)
-        #expect(second.offset == 1 && second.limit == 1 && second.total == 3 && second.matches.map(\.id) == ["home-tofu"])
+        #expect(
+            second.offset == 1 && second.limit == 1 && second.total == 3 && second.matches.map(\.id) == ["home-tofu"])
         let filtered = try await session.search("豆腐", filters: ["en": "Mapo Tofu"])
         #expect(filtered.matches.map(\.id) == ["mapo"])
         let byFilterAlone = try await session.search("", filters: ["en": "Beer"])
-        #expect(byFilterAlone.query == nil && byFilterAlone.matches.map(\.id) == ["beer"] && byFilterAlone.matches[0].isGroup)
+        #expect(
+            byFilterAlone.query == nil && byFilterAlone.matches.map(\.id) == ["beer"]
+                && byFilterAlone.matches[0].isGroup)
 
         await #expect(throws: MenuClientError.self) { try await session.search("") }  // neither text nor filter
         await #expect(throws: MenuClientError.self) { try await session.search(String(repeating: "x", count: 201)) }
@@ -88,11 +91,14 @@ import FoundationNetworking
         let server = try ClientTestServer(config: Self.menu)
         defer { server.shutdown() }
         for target in ["/search?q=%E8%B1%86%E8%85%90", "/search?filter=en:Beer", "/search?q=zzz"] {
-            let (body, _) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(server.port)\(target)")!)
+            let (body, _) = try await URLSession.shared.data(
+                from: URL(string: "http://127.0.0.1:\(server.port)\(target)")!)
             let decoded = try JSONDecoder().decode(MenuSearchPage.self, from: body)
             let sent = try JSONDecoder().decode(LiveJSON.self, from: body)
             let read = try JSONDecoder().decode(LiveJSON.self, from: JSONEncoder().encode(decoded))
-            #expect(read == sent, "\(target): the server sent \(String(decoding: body, as: UTF8.self)), the client reads \(read)")
+            #expect(
+                read == sent,
+                "\(target): the server sent \(String(decoding: body, as: UTF8.self)), the client reads \(read)")
         }
     }
 }

@@ -23,7 +23,8 @@ struct ClientTestRandom: RandomNumberGenerator {
         let server = try ClientTestServer(config: ClientTestMenus.large())
         defer { server.shutdown() }
         let ids = ClientTestMenus.ids()
-        let table = try await MenuTable(session: MenuSession(configuration: server.configuration), pageSize: 40, prefetchPages: 1)
+        let table = try await MenuTable(
+            session: MenuSession(configuration: server.configuration), pageSize: 40, prefetchPages: 1)
         var random = ClientTestRandom(state: 14)
         var keptAcrossWrites = 0
         var splices = 0
@@ -31,7 +32,8 @@ struct ClientTestRandom: RandomNumberGenerator {
         for step in 0 ..< 160 {
             if table.count > 0 {
                 let start = Int.random(in: 0 ..< table.count, using: &random)
-                _ = try await table.rows(in: start ..< min(table.count, start + Int.random(in: 1 ... 90, using: &random)))
+                _ = try await table.rows(
+                    in: start ..< min(table.count, start + Int.random(in: 1 ... 90, using: &random)))
                 _ = table.row(at: Int.random(in: 0 ..< table.count, using: &random))  // a background prefetch, racing the write
             }
             let before = table.cachedRows.compactMap { $0 }.count
@@ -51,7 +53,9 @@ struct ClientTestRandom: RandomNumberGenerator {
                 let row = ids.rows.randomElement(using: &random)!
                 operation = "reveal \(row)"
                 update = try await table.reveal(row)
-                if let index = update.index { #expect(table.row(at: index)?.id ?? row == row, "step \(step): \(operation)") }
+                if let index = update.index {
+                    #expect(table.row(at: index)?.id ?? row == row, "step \(step): \(operation)")
+                }
             default:
                 let mode = [MenuExpansionMode.expanded, .collapsed, .default].randomElement(using: &random)!
                 operation = "all \(mode)"
@@ -59,9 +63,13 @@ struct ClientTestRandom: RandomNumberGenerator {
             }
             splices += update.changes.count
             replacements += update.changes.count { $0.splice.removed > 0 && $0.splice.inserted > 0 }
-            if !update.changes.isEmpty, before > 0 { keptAcrossWrites += table.cachedRows.compactMap { $0 }.count > 0 ? 1 : 0 }
+            if !update.changes.isEmpty, before > 0 {
+                keptAcrossWrites += table.cachedRows.compactMap { $0 }.count > 0 ? 1 : 0
+            }
             for change in update.changes {
-                #expect(change.deletedIndexPaths.count == change.splice.removed && change.insertedIndexPaths.count == change.splice.inserted)
+                #expect(
+                    change.deletedIndexPaths.count == change.splice.removed
+                        && change.insertedIndexPaths.count == change.splice.inserted)
             }
             try await expectCacheMatchesServer(table, server: server, "step \(step): \(operation)")
         }
@@ -81,7 +89,8 @@ struct ClientTestRandom: RandomNumberGenerator {
         let proxy = try LossyProxy(upstreamPort: server.port, dropAnswersTo: "", times: 0)
         defer { proxy.stop() }
         let configuration = MenuClientConfiguration(baseURL: URL(string: "http://127.0.0.1:\(proxy.port)")!)
-        let table = try await MenuTable(session: MenuSession(configuration: configuration), pageSize: 25, prefetchPages: 0)
+        let table = try await MenuTable(
+            session: MenuSession(configuration: configuration), pageSize: 25, prefetchPages: 0)
         let results = try await withThrowingTaskGroup(of: [MenuRow].self) { group in
             for start in 0 ..< 8 { group.addTask { try await table.rows(in: start ..< start + 10) } }
             var all: [[MenuRow]] = []
@@ -99,7 +108,8 @@ struct ClientTestRandom: RandomNumberGenerator {
     @Test func rowAtAnswersNilThenFetchesItsPageAndTheNeighbouringOnes() async throws {
         let server = try ClientTestServer(config: ClientTestMenus.large(groups: 6, subgroups: 4, leaves: 6))
         defer { server.shutdown() }
-        let table = try await MenuTable(session: MenuSession(configuration: server.configuration), pageSize: 10, prefetchPages: 2)
+        let table = try await MenuTable(
+            session: MenuSession(configuration: server.configuration), pageSize: 10, prefetchPages: 2)
         var loaded = table.events.makeAsyncIterator()
         #expect(table.row(at: 55) == nil)
         var rowsLoaded: [Range<Int>] = []

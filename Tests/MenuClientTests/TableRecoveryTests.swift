@@ -55,7 +55,8 @@ import FoundationNetworking
         let server = try ClientTestServer(config: menu)
         defer { server.shutdown() }
         let unknown = "AAAAAAAAAAAAAAAAAAAAAA"
-        let session = MenuSession(configuration: server.configuration, restoring: MenuSessionSnapshot(sessionID: unknown, layout: nil))
+        let session = MenuSession(
+            configuration: server.configuration, restoring: MenuSessionSnapshot(sessionID: unknown, layout: nil))
         let table = try await MenuTable(session: session)
         var events = table.events.makeAsyncIterator()
         guard case .sessionRecreated(let recreation)? = await events.next() else {
@@ -90,8 +91,12 @@ import FoundationNetworking
             Issue.record("expected the session to be recreated first, got \(update.events)")
             return
         }
-        #expect(recreation.oldID == oldID && recreation.newID == newID && recreation.layoutRestored && recreation.ignored.isEmpty)
-        #expect(update.events.dropFirst().first == .reloaded(version: table.version, count: layoutBefore.count, reason: .sessionRecreated))
+        #expect(
+            recreation.oldID == oldID && recreation.newID == newID && recreation.layoutRestored
+                && recreation.ignored.isEmpty)
+        #expect(
+            update.events.dropFirst().first
+                == .reloaded(version: table.version, count: layoutBefore.count, reason: .sessionRecreated))
         #expect(update.changes.count == 1)
         let rows = try await table.rows(in: 0 ..< table.count)
         #expect(rows.first { $0.id == "g0" }?.isExpanded == false && rows.first { $0.id == "s1-1" }?.isExpanded == true)

@@ -5,6 +5,7 @@ import Foundation
 import MenuClient
 import MenuTestSupport
 import Testing
+
 @testable import MenuClient
 
 @Suite(.timeLimit(.minutes(2))) struct TableSharingTests {
@@ -12,9 +13,11 @@ import Testing
     private func twoDevices(_ server: ClientTestServer, pageSize: Int = 50) async throws -> (MenuTable, MenuTable) {
         let phone = try await MenuTable(session: MenuSession(configuration: server.configuration), pageSize: pageSize)
         let id = try #require(await phone.session.id)
-        let tablet = try await MenuTable(session: MenuSession(configuration: server.configuration,
-                                                              restoring: MenuSessionSnapshot(sessionID: id, layout: nil)),
-                                         pageSize: pageSize)
+        let tablet = try await MenuTable(
+            session: MenuSession(
+                configuration: server.configuration,
+                restoring: MenuSessionSnapshot(sessionID: id, layout: nil)),
+            pageSize: pageSize)
         return (phone, tablet)
     }
 
@@ -65,12 +68,14 @@ import Testing
                     refusedToggles += 1
                 }
             } else {
-                try await writer.setExpanded(group, Bool.random(using: &random), recursive: Int.random(in: 0 ..< 3, using: &random) == 0)
+                try await writer.setExpanded(
+                    group, Bool.random(using: &random), recursive: Int.random(in: 0 ..< 3, using: &random) == 0)
             }
             try await expectCacheMatchesServer(writer, server: server, "step \(step): the writer")
             if Int.random(in: 0 ..< 3, using: &random) == 0 {
                 remoteSplices += try await other.sync().count { if case .changed = $0 { true } else { false } }
-                try await expectCacheMatchesServer(other, server: server, "step \(step): the other device after its sync")
+                try await expectCacheMatchesServer(
+                    other, server: server, "step \(step): the other device after its sync")
                 #expect(phone.cachedRows.count == tablet.cachedRows.count)
             }
         }

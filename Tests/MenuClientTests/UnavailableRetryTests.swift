@@ -51,8 +51,10 @@ final class OutageSessionStore: SessionStore {
         try gate()
         return try base.snapshot(of: id, in: menu)
     }
-    func apply(_ command: ExpansionCommand, to id: SessionID?, in menu: MenuGeneration,
-               if condition: RevisionCondition?) throws(SessionStoreError) -> AppliedChange {
+    func apply(
+        _ command: ExpansionCommand, to id: SessionID?, in menu: MenuGeneration,
+        if condition: RevisionCondition?
+    ) throws(SessionStoreError) -> AppliedChange {
         try gate()
         return try base.apply(command, to: id, in: menu, if: condition)
     }
@@ -73,7 +75,8 @@ final class OutageServer: Sendable {
         let service = MenuAPI(store: store)
         var configuration = HTTPServerConfiguration()
         configuration.port = 0
-        http = try HTTPServer(configuration: configuration, handler: { service.respond(to: $0) }, rejection: { service.reject($0) })
+        http = try HTTPServer(
+            configuration: configuration, handler: { service.respond(to: $0) }, rejection: { service.reject($0) })
     }
 
     func configuration(_ retry: MenuRetryPolicy) -> MenuClientConfiguration {
@@ -121,7 +124,8 @@ final class OutageServer: Sendable {
     @Test func afterItsRetriesTheClientThrowsTheServers503AndNothingWasApplied() async throws {
         let server = try OutageServer(config: ClientTestMenus.large(groups: 3, subgroups: 3, leaves: 4))
         defer { server.shutdown() }
-        let session = MenuSession(configuration: server.configuration(MenuRetryPolicy(retries: 2, initialBackoff: 0.01, maxBackoff: 0.05)))
+        let session = MenuSession(
+            configuration: server.configuration(MenuRetryPolicy(retries: 2, initialBackoff: 0.01, maxBackoff: 0.05)))
         let table = try await MenuTable(session: session)
         _ = try await table.rows(in: 0 ..< table.count)
         server.store.refuseNext(100)
@@ -130,7 +134,9 @@ final class OutageServer: Sendable {
             Issue.record("the toggle succeeded while the store refused every call")
         } catch {
             #expect(error.code == "unavailable")
-            if case .server(let status, _, _, _, _, let retryAfter) = error { #expect(status == 503 && retryAfter == 1) }
+            if case .server(let status, _, _, _, _, let retryAfter) = error {
+                #expect(status == 503 && retryAfter == 1)
+            }
         }
         #expect(server.store.refusedCalls == 3, "one send and two retries")
         server.store.refuseNext(0)
@@ -140,7 +146,8 @@ final class OutageServer: Sendable {
     @Test func aRetryWaitsAtLeastWhatRetryAfterSaysUpToTheCap() async throws {
         let server = try OutageServer(config: ClientTestMenus.large(groups: 2, subgroups: 2, leaves: 2))
         defer { server.shutdown() }
-        let session = MenuSession(configuration: server.configuration(MenuRetryPolicy(retries: 1, initialBackoff: 0.01, maxBackoff: 2)))
+        let session = MenuSession(
+            configuration: server.configuration(MenuRetryPolicy(retries: 1, initialBackoff: 0.01, maxBackoff: 2)))
         _ = try await session.ensureID()
         server.store.refuseNext(1)
         let started = ContinuousClock.now

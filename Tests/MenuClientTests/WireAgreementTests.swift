@@ -6,6 +6,7 @@ import Foundation
 import MenuClient
 import MenuTestSupport
 import Testing
+
 @testable import MenuClient
 
 #if canImport(FoundationNetworking)
@@ -14,8 +15,10 @@ import FoundationNetworking
 
 @Suite(.timeLimit(.minutes(2))) struct WireAgreementTests {
     /// One raw exchange with the server.
-    private func exchange(_ server: ClientTestServer, _ method: String, _ target: String, session: String? = nil,
-                          headers: [(String, String)] = [], body: String? = nil) async throws -> (status: Int, etag: String?, body: Data) {
+    private func exchange(
+        _ server: ClientTestServer, _ method: String, _ target: String, session: String? = nil,
+        headers: [(String, String)] = [], body: String? = nil
+    ) async throws -> (status: Int, etag: String?, body: Data) {
         var request = URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)\(target)")!)
         request.httpMethod = method
         if let session { request.setValue(session, forHTTPHeaderField: "X-Session-Id") }
@@ -27,12 +30,16 @@ import FoundationNetworking
     }
 
     /// Decodes `body` as `T`, encodes it again and expects the same JSON as the server sent.
-    private func expectRoundTrip<T: Codable>(_ type: T.Type, _ body: Data, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    private func expectRoundTrip<T: Codable>(
+        _ type: T.Type, _ body: Data, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let decoded = try JSONDecoder().decode(T.self, from: body)
         let server = try JSONDecoder().decode(LiveJSON.self, from: body)
         let client = try JSONDecoder().decode(LiveJSON.self, from: JSONEncoder().encode(decoded))
-        #expect(client == server, "\(T.self): the server sent \(String(decoding: body, as: UTF8.self)), the client reads \(client)",
-                sourceLocation: sourceLocation)
+        #expect(
+            client == server,
+            "\(T.self): the server sent \(String(decoding: body, as: UTF8.self)), the client reads \(client)",
+            sourceLocation: sourceLocation)
     }
 
     @Test func everyAnswerOfTheContractDecodesToTheClientTypesAndBackWithoutLosingAField() async throws {
@@ -49,14 +56,17 @@ import FoundationNetworking
         let rows = try await exchange(server, "GET", "/rows?limit=500", session: id)
         try expectRoundTrip(MenuRowsAnswer.self, rows.body)
         let page = try JSONDecoder().decode(MenuRowsAnswer.self, from: rows.body)
-        #expect(page.rows.contains { $0.isGroup && $0.isExpanded == true } && page.rows.contains { $0.isGroup && $0.isExpanded == false })
+        #expect(
+            page.rows.contains { $0.isGroup && $0.isExpanded == true }
+                && page.rows.contains { $0.isGroup && $0.isExpanded == false })
         #expect(page.rows.contains { $0.attributes != nil } && page.rows.contains { $0.parentId == nil })
 
         let toggled = try await exchange(server, "POST", "/groups/s0-0/toggle", session: id)
         try expectRoundTrip(MenuChangeAnswer.self, toggled.body)
         #expect(try JSONDecoder().decode(MenuChangeAnswer.self, from: toggled.body).change != nil)
         // A hidden group: index and change are null.
-        let hidden = try await exchange(server, "PUT", "/groups/n0-0/expansion", session: id, body: #"{"isExpanded":true}"#)
+        let hidden = try await exchange(
+            server, "PUT", "/groups/n0-0/expansion", session: id, body: #"{"isExpanded":true}"#)
         try expectRoundTrip(MenuChangeAnswer.self, hidden.body)
         #expect(try JSONDecoder().decode(MenuChangeAnswer.self, from: hidden.body).index == nil)
         // The portable layout, and a session created from it (with an id the menu has not).
@@ -69,22 +79,27 @@ import FoundationNetworking
             object["collapsed"] = .array([.string("s0-0"), .string("gone")])
             posted = .object(object)
         }
-        let recreated = try await exchange(server, "POST", "/sessions", body: String(decoding: try JSONEncoder().encode(posted), as: UTF8.self))
+        let recreated = try await exchange(
+            server, "POST", "/sessions", body: String(decoding: try JSONEncoder().encode(posted), as: UTF8.self))
         #expect(recreated.status == 201)
         try expectRoundTrip(MenuSessionCreatedAnswer.self, recreated.body)
         #expect(try JSONDecoder().decode(MenuSessionCreatedAnswer.self, from: recreated.body).ignored == ["gone"])
 
         // A recursive set and an expand-all: splices that remove and insert.
-        let recursive = try await exchange(server, "PUT", "/groups/g1/expansion", session: id, body: #"{"isExpanded":true,"recursive":true}"#)
+        let recursive = try await exchange(
+            server, "PUT", "/groups/g1/expansion", session: id, body: #"{"isExpanded":true,"recursive":true}"#)
         try expectRoundTrip(MenuChangeAnswer.self, recursive.body)
         let all = try await exchange(server, "PUT", "/expansion", session: id, body: #"{"all":"collapsed"}"#)
         try expectRoundTrip(MenuExpandAllAnswer.self, all.body)
         let collapsed = try JSONDecoder().decode(MenuExpandAllAnswer.self, from: all.body)
-        #expect(collapsed.all == .collapsed && collapsed.change.at == 0 && collapsed.change.removed > 0 && collapsed.change.inserted == 2)
+        #expect(
+            collapsed.all == .collapsed && collapsed.change.at == 0 && collapsed.change.removed > 0
+                && collapsed.change.inserted == 2)
         _ = try await exchange(server, "PUT", "/expansion", session: id, body: #"{"all":"default"}"#)
         let changes = try await exchange(server, "GET", "/changes?since=0", session: id)
         try expectRoundTrip(MenuChangesAnswer.self, changes.body)
-        #expect(try JSONDecoder().decode(MenuChangesAnswer.self, from: changes.body).changes.map(\.change).contains(nil))
+        #expect(
+            try JSONDecoder().decode(MenuChangesAnswer.self, from: changes.body).changes.map(\.change).contains(nil))
 
         let visibleNode = try await exchange(server, "GET", "/nodes/s0-1", session: id)
         try expectRoundTrip(MenuNodeAnswer.self, visibleNode.body)
@@ -93,13 +108,15 @@ import FoundationNetworking
         #expect(try JSONDecoder().decode(MenuNodeAnswer.self, from: hiddenNode.body).row == nil)
 
         // Errors: a 412 with its revision, a not_visible with its path.
-        let stale = try await exchange(server, "POST", "/groups/g0/toggle", session: id, headers: [("If-Match", #""x-0""#)])
+        let stale = try await exchange(
+            server, "POST", "/groups/g0/toggle", session: id, headers: [("If-Match", #""x-0""#)])
         #expect(stale.status == 412)
         try expectRoundTrip(MenuErrorAnswer.self, stale.body)
         #expect(try JSONDecoder().decode(MenuErrorAnswer.self, from: stale.body).revision == 5)
         let notVisible = try await exchange(server, "GET", "/rows?after=m0-0", session: id)
         try expectRoundTrip(MenuErrorAnswer.self, notVisible.body)
-        #expect(try JSONDecoder().decode(MenuErrorAnswer.self, from: notVisible.body).error.path == ["g0", "s0-0", "n0-0"])
+        #expect(
+            try JSONDecoder().decode(MenuErrorAnswer.self, from: notVisible.body).error.path == ["g0", "s0-0", "n0-0"])
     }
 
     @Test func theIfMatchTagTheClientBuildsIsTheETagTheServerSends() async throws {

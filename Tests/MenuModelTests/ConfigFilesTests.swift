@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MenuModel
 
 /// Every menu shipped in `Config/` loads and is a working table. Nothing here depends on what
@@ -11,15 +12,18 @@ import Testing
         .appendingPathComponent("Config")
 
     static var shippedConfigs: [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: configDirectory.path)) ?? []).filter { $0.hasSuffix(".json") }.sorted()
+        ((try? FileManager.default.contentsOfDirectory(atPath: configDirectory.path)) ?? []).filter {
+            $0.hasSuffix(".json")
+        }.sorted()
     }
 
     @Test func theShippedConfigsIncludeTheRestaurantMenuAndTheSettingsSidebar() {
         #expect(Set(Self.shippedConfigs).isSuperset(of: ["menu.json", "settings.json"]))
     }
 
-    @Test("a shipped config loads, has groups, and each (empty ones too) group's toggle and back changes the table as its subtree says",
-          arguments: shippedConfigs)
+    @Test(
+        "a shipped config loads, has groups, and each (empty ones too) group's toggle and back changes the table as its subtree says",
+        arguments: shippedConfigs)
     func aShippedConfigIsAWorkingTable(name: String) throws {
         let menu = try Menu(contentsOfFile: Self.configDirectory.appendingPathComponent(name).path)
         #expect(menu.nodeCount > 0)

@@ -1,24 +1,30 @@
 import Foundation
-import Testing
 import MenuModel
 import NaiveReference
+import Testing
 
 /// The RFC 5646 shape check and RFC 4647 lookup that config loading and the service's
 /// negotiation share.
 @Suite struct LanguageTagTests {
-    @Test("well-formed tags", arguments: [
-        "en", "EN", "zh-Hant", "zh-Hant-TW", "zh-TW", "de-CH-1996", "es-419", "sr-Latn-RS", "zh-yue-HK", "sgn-ase-abc-def",
-        "en-US-x-twain", "x-whatever", "en-u-ca-u-nu", "null", "de-u-co-phonebk", "en-a-bbb-x-a-ccc", "hy-Latn-IT-arevela", "tlh", "abcdefgh",
-    ])
+    @Test(
+        "well-formed tags",
+        arguments: [
+            "en", "EN", "zh-Hant", "zh-Hant-TW", "zh-TW", "de-CH-1996", "es-419", "sr-Latn-RS", "zh-yue-HK",
+            "sgn-ase-abc-def",
+            "en-US-x-twain", "x-whatever", "en-u-ca-u-nu", "null", "de-u-co-phonebk", "en-a-bbb-x-a-ccc",
+            "hy-Latn-IT-arevela", "tlh", "abcdefgh"
+        ])
     func aWellFormedTagIsAccepted(tag: String) {
         #expect(LanguageTag.isWellFormed(tag))
     }
 
-    @Test("malformed tags", arguments: [
-        "", "e", "e-US", "en_US", "en-", "-en", "en--US", "zh-Hant-abc", "en-US-u", "en-a-b", "x", "x-",
-        "abcdefghi", "中文", "en-US!", "en US", "i-klingon", "zh-a-b-c-d-e-f-g", "en-x-abcdefghi",
-        String(repeating: "ab-", count: 30) + "ab",
-    ])
+    @Test(
+        "malformed tags",
+        arguments: [
+            "", "e", "e-US", "en_US", "en-", "-en", "en--US", "zh-Hant-abc", "en-US-u", "en-a-b", "x", "x-",
+            "abcdefghi", "中文", "en-US!", "en US", "i-klingon", "zh-a-b-c-d-e-f-g", "en-x-abcdefghi",
+            String(repeating: "ab-", count: 30) + "ab"
+        ])
     func aMalformedTagIsRefused(tag: String) {
         #expect(!LanguageTag.isWellFormed(tag))
     }
@@ -46,7 +52,8 @@ import NaiveReference
     /// openapi.yaml's `lang` pattern, a regular expression of RFC 5646's grammar, and the hand
     /// check agree on random strings of tag-like characters (and on the lists above).
     @Test func theHandCheckIsTheGrammarOpenAPIStates() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         let yaml = try String(contentsOf: root.appendingPathComponent("openapi.yaml"), encoding: .utf8)
         let lang = try #require(yaml.range(of: "    Lang:\n"))
         let line = try #require(yaml[lang.upperBound...].split(separator: "\n").first { $0.contains("pattern: '") })
@@ -63,7 +70,10 @@ import NaiveReference
             let text = String((0 ..< length).map { _ in alphabet[Int(rng.next() % UInt64(alphabet.count))] })
             #expect(LanguageTag.isWellFormed(text) == matches(text), "\(text)")
         }
-        for text in ["zh-Hant-TW", "sgn-ase-abc-def", "en-a-bbb-x-a-ccc", "x-whatever", "zh-Hant-abc", "en-US-u", "i-klingon", "abcdefghi"] {
+        for text in [
+            "zh-Hant-TW", "sgn-ase-abc-def", "en-a-bbb-x-a-ccc", "x-whatever", "zh-Hant-abc", "en-US-u", "i-klingon",
+            "abcdefghi"
+        ] {
             #expect(LanguageTag.isWellFormed(text) == matches(text), "\(text)")
         }
     }

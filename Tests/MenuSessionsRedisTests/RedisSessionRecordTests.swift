@@ -2,6 +2,7 @@ import MenuModel
 import MenuSessions
 import NaiveReference
 import Testing
+
 @testable import MenuSessionsRedis
 
 /// The record Redis holds per session: the state by id decodes on any menu version, the history
@@ -10,13 +11,16 @@ import Testing
 struct RedisSessionRecordTests {
     /// a (open) > [a1, b (closed) > [b1]]; d (closed) > [d1].
     static func menu() throws -> Menu {
-        try makeMenu([.group("a", expanded: true, [.row("a1"), .group("b", expanded: false, [.row("b1")])]),
-                      .group("d", expanded: false, [.row("d1")])])
+        try makeMenu([
+            .group("a", expanded: true, [.row("a1"), .group("b", expanded: false, [.row("b1")])]),
+            .group("d", expanded: false, [.row("d1")])
+        ])
     }
 
     @Test func aStateByIDRoundTripsByteForByteAndDropsIDsAnotherMenuLacks() throws {
-        let portable = PortableExpansion(base: .collapsed, marks: [.init(id: "a", mode: .expanded)],
-                                         flips: [.init(id: "b", isExpanded: false), .init(id: "gone", isExpanded: true)])
+        let portable = PortableExpansion(
+            base: .collapsed, marks: [.init(id: "a", mode: .expanded)],
+            flips: [.init(id: "b", isExpanded: false), .init(id: "gone", isExpanded: true)])
         let bytes = RedisSessionRecord.encodeState(portable)
         #expect(bytes.count == 6 + (2 + 1) * 2 + (2 + 4))
         #expect(Array(bytes.prefix(2)) == [1, 2])  // format 1, base collapsed
@@ -31,24 +35,38 @@ struct RedisSessionRecordTests {
 
     @Test func aDamagedRecordIsRefusedNamingItsKey() throws {
         let good = RedisSessionRecord.encodeState(PortableExpansion(flips: [.init(id: "b", isExpanded: true)]))
-        let damages: [[UInt8]] = [[9] + good.dropFirst(), Array(good.dropLast()), good + [0], [1, 7, 0, 0, 0, 0], [1, 0, 1, 0, 0, 0, 5, 1, 98]]
+        let damages: [[UInt8]] = [
+            [9] + good.dropFirst(), Array(good.dropLast()), good + [0], [1, 7, 0, 0, 0, 0], [1, 0, 1, 0, 0, 0, 5, 1, 98]
+        ]
         for damaged in damages {
             #expect(throws: RedisRecordError.self) { try RedisSessionRecord.decodeState(damaged, key: "menu:s:x") }
         }
-        #expect(throws: RedisRecordError.self) { try RedisSessionRecord(fields: [Array("x".utf8), nil, nil, nil], key: "k") }
-        #expect(throws: RedisRecordError.self) { try RedisSessionRecord(fields: [Array("1".utf8), nil, nil, [1, 2]], key: "k") }
+        #expect(throws: RedisRecordError.self) {
+            try RedisSessionRecord(fields: [Array("x".utf8), nil, nil, nil], key: "k")
+        }
+        #expect(throws: RedisRecordError.self) {
+            try RedisSessionRecord(fields: [Array("1".utf8), nil, nil, [1, 2]], key: "k")
+        }
         #expect(try RedisSessionRecord(fields: [nil, nil, nil, nil], key: "k") == nil)
         let error = RedisRecordError(key: "menu:s:x", problem: "state: truncated at byte 6")
-        #expect(error.description == "redis key menu:s:x does not hold a session record this server can read (state: truncated at byte 6); delete it")
+        #expect(
+            error.description
+                == "redis key menu:s:x does not hold a session record this server can read (state: truncated at byte 6); delete it"
+        )
     }
 
     @Test func theHistoryKeepsTheNewestEntriesAndAnswersOnlyItsOwnMenuVersion() {
         var record = RedisSessionRecord(revision: 0, state: [], historyVersion: "", history: [])
-        let splices: [RowChange?] = [RowChange(at: 1, inserted: 0, removed: 9), nil, RowChange(at: 0, inserted: 4, removed: 0)]
+        let splices: [RowChange?] = [
+            RowChange(at: 1, inserted: 0, removed: 9), nil, RowChange(at: 0, inserted: 4, removed: 0)
+        ]
         for splice in splices { record = record.advanced(to: [], change: splice, menuVersion: "v1", historyLimit: 2) }
         #expect(record.revision == 3 && record.history.count == 24)
         #expect(record.entries(since: 1, menuVersion: "v1")?.map(\.revision) == [2, 3])
-        #expect(record.entries(since: 1, menuVersion: "v1")?.map(\.change) == [nil, RowChange(at: 0, inserted: 4, removed: 0)])
+        #expect(
+            record.entries(since: 1, menuVersion: "v1")?.map(\.change) == [
+                nil, RowChange(at: 0, inserted: 4, removed: 0)
+            ])
         #expect(record.entries(since: 0, menuVersion: "v1") == nil)  // older than the history
         #expect(record.entries(since: 4, menuVersion: "v1") == nil)  // past the revision
         #expect(record.entries(since: 2, menuVersion: "v2") == nil)  // splices of another menu's rows

@@ -4,6 +4,7 @@ import MenuModel
 import MenuSessions
 import MenuTestSupport
 import Testing
+
 @testable import MenuSessionsRedis
 
 /// The session bound in Redis itself: instances sharing a prefix hold `--max-sessions` between
@@ -67,7 +68,8 @@ struct RedisStoreBoundTests {
     @Test func sessionsWhoseTimeToLiveRanOutLeaveTheirPlaceToNewOnes() throws {
         let fixture = try RedisStoreFixture()
         let menu = try storeTestMenu()
-        let store = try fixture.store(MenuGeneration(menu), ttl: .milliseconds(200), maxSessions: 2, evictionIdle: .seconds(3600))
+        let store = try fixture.store(
+            MenuGeneration(menu), ttl: .milliseconds(200), maxSessions: 2, evictionIdle: .seconds(3600))
         _ = try store.create()
         _ = try store.create()
         #expect(throws: SessionStoreError.self) { try store.create() }

@@ -5,6 +5,7 @@ import MenuTestSupport
 import RedisClient
 import RedisTestSupport
 import Testing
+
 @testable import MenuSessionsRedis
 
 /// The tracking cache against a real redis-server: a repeated read costs no Redis command, a
@@ -83,7 +84,11 @@ struct RedisStoreCacheTests {
         // again while an invalidation still on its way drops it).
         func stale() throws {
             let cache = try #require(one.cache)
-            #expect(eventually { cache.beginFill(id).map { cache.finishFill($0, old) } == true && cache.value(of: id)?.record.revision == 1 })
+            #expect(
+                eventually {
+                    cache.beginFill(id).map { cache.finishFill($0, old) } == true
+                        && cache.value(of: id)?.record.revision == 1
+                })
         }
         try stale()
         // On the stale copy d is expanded already: the write is done again on Redis's copy.
@@ -122,10 +127,16 @@ struct RedisStoreCacheTests {
         #expect(fixture.readsFromCache(cached, id))
         let clock = ContinuousClock()
         var revisions = 0
-        let cachedTime = try clock.measure { for _ in 0 ..< 10_000 { revisions += try cached.snapshot(of: id).revision } }
-        let uncachedTime = try clock.measure { for _ in 0 ..< 10_000 { revisions += try uncached.snapshot(of: id).revision } }
+        let cachedTime = try clock.measure {
+            for _ in 0 ..< 10_000 { revisions += try cached.snapshot(of: id).revision }
+        }
+        let uncachedTime = try clock.measure {
+            for _ in 0 ..< 10_000 { revisions += try uncached.snapshot(of: id).revision }
+        }
         #expect(revisions == 20_000)
-        print("Redis store figure: 10k cached reads \(cachedTime), 10k uncached reads (HMGET + PTTL each) \(uncachedTime)")
+        print(
+            "Redis store figure: 10k cached reads \(cachedTime), 10k uncached reads (HMGET + PTTL each) \(uncachedTime)"
+        )
         // Commands per write and read: 100 × (a toggle, then two reads), on the instance that wrote.
         let before = fixture.calls(["evalsha", "hmget"])
         for _ in 0 ..< 100 {
@@ -134,7 +145,8 @@ struct RedisStoreCacheTests {
         }
         let after = fixture.calls(["evalsha", "hmget"])
         #expect(after["evalsha"]! - before["evalsha"]! == 100)
-        print("Redis store figure: 100 × (toggle + 2 reads): EVALSHA \(after["evalsha"]! - before["evalsha"]!), "
-            + "HMGET \(after["hmget"]! - before["hmget"]!)")
+        print(
+            "Redis store figure: 100 × (toggle + 2 reads): EVALSHA \(after["evalsha"]! - before["evalsha"]!), "
+                + "HMGET \(after["hmget"]! - before["hmget"]!)")
     }
 }

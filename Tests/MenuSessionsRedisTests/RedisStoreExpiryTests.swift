@@ -5,6 +5,7 @@ import MenuTestSupport
 import RedisClient
 import RedisTestSupport
 import Testing
+
 @testable import MenuSessionsRedis
 
 /// The idle time to live in Redis: set by every write, refreshed by reads only once a quarter
@@ -28,10 +29,11 @@ struct RedisStoreExpiryTests {
         // As if 50 s had passed: 10 s left, under 3/4 of the TTL, so the next read from Redis
         // refreshes it (the PEXPIRE here invalidates the cached copy).
         #expect(fixture.server.command("PEXPIRE", "test:s:\(id)", "10000") == .integer(1))
-        #expect(eventually {
-            _ = try? store.snapshot(of: id)
-            return Self.millisecondsLeft(fixture, id) > 50_000
-        })
+        #expect(
+            eventually {
+                _ = try? store.snapshot(of: id)
+                return Self.millisecondsLeft(fixture, id) > 50_000
+            })
         #expect(try store.apply(.toggle(groupID: "a"), to: id).revision == 1)
         #expect(Self.millisecondsLeft(fixture, id) > 55_000)
         // Idle past its TTL: gone, for reads and writes.

@@ -1,10 +1,11 @@
 import HTTPTestSupport
 import MenuModel
-import MenuTestSupport
 import MenuSessions
+import MenuTestSupport
 import RedisClient
 import RedisTestSupport
 import Testing
+
 @testable import MenuSessionsRedis
 
 /// Redis stopped, resumed and restarted under a store: calls fail with `.unavailable` naming the
@@ -31,13 +32,18 @@ struct RedisStoreFaultTests {
         fixture.server.pause()
         defer { fixture.server.resume() }
         // A write always reaches Redis; a read too once the listener has given up (or with no cache).
-        let reason = Self.isUnavailable { () throws(SessionStoreError) in _ = try store.apply(.toggle(groupID: "a"), to: id) }
-        #expect(reason?.hasPrefix(store.endpointName) == true && store.endpointName.hasPrefix("redis 127.0.0.1:"), "\(reason ?? "no error")")
+        let reason = Self.isUnavailable { () throws(SessionStoreError) in
+            _ = try store.apply(.toggle(groupID: "a"), to: id)
+        }
+        #expect(
+            reason?.hasPrefix(store.endpointName) == true && store.endpointName.hasPrefix("redis 127.0.0.1:"),
+            "\(reason ?? "no error")")
         #expect(Self.isUnavailable { () throws(SessionStoreError) in _ = try store.create() } != nil)
         let problem = store.readinessProblem()
         #expect(problem?.hasPrefix(store.endpointName) == true)
         print("Redis store: with Redis paused, a write answered \"\(reason ?? "")\"; /readyz: \"\(problem ?? "")\"")
-        #expect(eventually { Self.isUnavailable { () throws(SessionStoreError) in _ = try store.snapshot(of: id) } != nil })
+        #expect(
+            eventually { Self.isUnavailable { () throws(SessionStoreError) in _ = try store.snapshot(of: id) } != nil })
         fixture.server.resume()
         #expect(eventually { (try? store.apply(.toggle(groupID: "c"), to: id)) != nil })
         #expect(store.readinessProblem() == nil)
@@ -64,12 +70,16 @@ struct RedisStoreFaultTests {
         let key = "test:s:\(id)"
         var figures: [String] = []
         func measure(_ label: String) {
-            if case .integer(let bytes) = fixture.server.command("MEMORY", "USAGE", key, "SAMPLES", "0") { figures.append("\(label) \(bytes)") }
+            if case .integer(let bytes) = fixture.server.command("MEMORY", "USAGE", key, "SAMPLES", "0") {
+                figures.append("\(label) \(bytes)")
+            }
         }
         measure("new")
         for group in ["main-courses", "drinks", "beer"] { _ = try store.apply(.toggle(groupID: group), to: id) }
         measure("3 changed groups, 3 history entries")
-        for step in 0 ..< 61 { _ = try store.apply(.toggle(groupID: step % 2 == 0 ? "breakfast" : "main-courses"), to: id) }
+        for step in 0 ..< 61 {
+            _ = try store.apply(.toggle(groupID: step % 2 == 0 ? "breakfast" : "main-courses"), to: id)
+        }
         measure("\(try store.state(of: id).changedGroupCount) changed groups, 64 history entries")
         #expect(figures.count == 3)
         print("Redis store figure: bytes per session (MEMORY USAGE): " + figures.joined(separator: ", "))

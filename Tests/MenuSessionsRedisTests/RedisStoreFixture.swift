@@ -1,10 +1,11 @@
 import HTTPTestSupport
 import MenuModel
 import MenuSessions
+import NaiveReference
 import RedisClient
 import RedisTestSupport
-import NaiveReference
 import Testing
+
 @testable import MenuSessionsRedis
 
 /// A redis-server of the test's own and the stores made on it, each stopped with the fixture.
@@ -20,14 +21,17 @@ final class RedisStoreFixture: @unchecked Sendable {
     /// cache, returns once its listener is subscribed, so reads are cached from the first.
     /// `cacheMaxAge` is an hour unless given: what reaches the cache in a test comes through
     /// tracking, not through the copy's age running out.
-    func store(_ menu: MenuGeneration, cache: Bool = true, maxChangedGroups: Int = 100, historyLimit: Int = 64,
-               timeout: Duration = .milliseconds(300), ttl: Duration? = .seconds(86_400),
-               cacheMaxAge: Duration = .seconds(3600), pipelined: Bool = true,
-               maxSessions: Int = SessionLimits.defaults.maxSessions,
-               evictionIdle: Duration = SessionLimits.defaults.evictionIdle,
-               cacheCapacity: Int = RedisStoreOptions().cacheCapacity) throws -> RedisSessionStore {
-        var options = RedisStoreOptions(redis: RedisOptions(timeout: timeout, initialBackoff: .milliseconds(10), maxBackoff: .milliseconds(100)),
-                                        trackingCache: cache, maxChangedGroups: maxChangedGroups, historyLimit: historyLimit)
+    func store(
+        _ menu: MenuGeneration, cache: Bool = true, maxChangedGroups: Int = 100, historyLimit: Int = 64,
+        timeout: Duration = .milliseconds(300), ttl: Duration? = .seconds(86_400),
+        cacheMaxAge: Duration = .seconds(3600), pipelined: Bool = true,
+        maxSessions: Int = SessionLimits.defaults.maxSessions,
+        evictionIdle: Duration = SessionLimits.defaults.evictionIdle,
+        cacheCapacity: Int = RedisStoreOptions().cacheCapacity
+    ) throws -> RedisSessionStore {
+        var options = RedisStoreOptions(
+            redis: RedisOptions(timeout: timeout, initialBackoff: .milliseconds(10), maxBackoff: .milliseconds(100)),
+            trackingCache: cache, maxChangedGroups: maxChangedGroups, historyLimit: historyLimit)
         options.prefix = "test:"
         options.sessionTTL = ttl
         options.cacheMaxAge = cacheMaxAge
@@ -37,7 +41,9 @@ final class RedisStoreFixture: @unchecked Sendable {
         options.evictionIdle = evictionIdle
         let store = RedisSessionStore(endpoint: server.endpoint, options: options, menu: menu)
         stores.append(store)
-        if cache { try #require(eventually { store.cache?.tracking != nil }, "the invalidation listener did not subscribe") }
+        if cache {
+            try #require(eventually { store.cache?.tracking != nil }, "the invalidation listener did not subscribe")
+        }
         return store
     }
 

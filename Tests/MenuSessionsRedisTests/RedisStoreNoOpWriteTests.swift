@@ -2,6 +2,7 @@ import MenuModel
 import MenuSessions
 import MenuTestSupport
 import Testing
+
 @testable import MenuSessionsRedis
 
 /// What only the Redis store promises beside the contract every store keeps

@@ -6,6 +6,7 @@ import MenuTestSupport
 import RedisClient
 import RedisTestSupport
 import Testing
+
 @testable import MenuSessionsRedis
 
 /// The cache and this instance's own writes: tracking is `NOLOOP`, so Redis does not report a
@@ -56,10 +57,16 @@ struct RedisStoreOwnWritesTests {
         #expect(try one.snapshot(of: id).revision == 0)
         #expect(fixture.readsFromCache(one, id))
         // A refresh is due once less than 3/4 of the TTL is left: the next read sends it.
-        #expect(eventually { one.cache?.value(of: id)?.expiresAt.map { $0.milliseconds(since: SessionClock.now()) < 1_400 } == true })
+        #expect(
+            eventually {
+                one.cache?.value(of: id)?.expiresAt.map { $0.milliseconds(since: SessionClock.now()) < 1_400 } == true
+            })
         let before = fixture.calls(["evalsha", "pexpire"])
         #expect(try one.snapshot(of: id).revision == 0)
-        #expect(fixture.calls(["evalsha", "pexpire"]) == ["evalsha": before["evalsha"]! + 1, "pexpire": before["pexpire"]! + 1])
+        #expect(
+            fixture.calls(["evalsha", "pexpire"]) == [
+                "evalsha": before["evalsha"]! + 1, "pexpire": before["pexpire"]! + 1
+            ])
         #expect(fixture.readsFromCache(one, id))  // the refresh confirmed the copy: it still serves
         _ = try two.apply(.toggle(groupID: "a"), to: id)
         // Only the invalidation takes the copy out (looking into the cache sends no refresh).

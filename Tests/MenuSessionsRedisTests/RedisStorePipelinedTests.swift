@@ -7,6 +7,7 @@ import RedisClient
 import RedisTestSupport
 import Synchronization
 import Testing
+
 @testable import MenuSessionsRedis
 
 /// Waits (30 s at most) for the outcome of one pipelined write.
@@ -45,7 +46,9 @@ private final class CompletionOrder: Sendable {
 
 extension RedisSessionStore {
     /// `startApply` on the current menu, waited for; nil when it did not start.
-    fileprivate func pipelinedApply(_ command: ExpansionCommand, to id: SessionID, if condition: RevisionCondition? = nil) -> PipelinedWrite? {
+    fileprivate func pipelinedApply(
+        _ command: ExpansionCommand, to id: SessionID, if condition: RevisionCondition? = nil
+    ) -> PipelinedWrite? {
         let waiter = WriteWaiter()
         guard startApply(command, to: id, in: currentMenu, if: condition, then: waiter.completion) else { return nil }
         return waiter.wait()
@@ -66,14 +69,18 @@ struct RedisStorePipelinedTests {
         let before = fixture.calls(["evalsha", "hmget"])
         for revision in 1 ... 4 {
             guard case .applied(let applied) = one.pipelinedApply(.toggle(groupID: "d"), to: id) else {
-                Issue.record("write \(revision) was not applied"); return
+                Issue.record("write \(revision) was not applied")
+                return
             }
             #expect(applied.revision == revision)
             #expect(expandedGroups(applied.state, on: menu).contains("d") == (revision % 2 == 1))
             #expect(try one.snapshot(of: id).revision == revision)  // read-your-writes on the writer
         }
         // One EVALSHA per write, none to read first; with the cache the reads after them cost nothing.
-        #expect(fixture.calls(["evalsha", "hmget"]) == ["evalsha": before["evalsha"]! + 4, "hmget": before["hmget"]! + (cache ? 0 : 4)])
+        #expect(
+            fixture.calls(["evalsha", "hmget"]) == [
+                "evalsha": before["evalsha"]! + 4, "hmget": before["hmget"]! + (cache ? 0 : 4)
+            ])
         let seen = try two.snapshot(of: id)
         #expect(seen.revision == 4)
         #expect(!expandedGroups(seen.state, on: menu).contains("d"))
@@ -89,7 +96,9 @@ struct RedisStorePipelinedTests {
         let id = try store.create()
         let waiters = (0 ..< 21).map { _ in WriteWaiter() }
         for waiter in waiters {  // none waits for the one before: each queues behind it
-            #expect(store.startApply(.toggle(groupID: "d"), to: id, in: store.currentMenu, if: nil, then: waiter.completion))
+            #expect(
+                store.startApply(.toggle(groupID: "d"), to: id, in: store.currentMenu, if: nil, then: waiter.completion)
+            )
         }
         let revisions = waiters.map { waiter -> Int? in
             guard case .applied(let applied)? = waiter.wait() else { return nil }
@@ -113,32 +122,48 @@ struct RedisStorePipelinedTests {
         // Gates are shared by id (1 in 1,024 pairs): another session, one of its own.
         for _ in 0 ..< 8 where store.writeGate(of: other) === store.writeGate(of: hot) { other = try store.create() }
         for id in [hot, other] {  // a copy of each here (a write is pipelined only on one), the pipeline connected
-            guard case .applied = store.pipelinedApply(.toggle(groupID: "d"), to: id) else { Issue.record("warm-up write failed"); return }
+            guard case .applied = store.pipelinedApply(.toggle(groupID: "d"), to: id) else {
+                Issue.record("warm-up write failed")
+                return
+            }
         }
         let order = CompletionOrder()
         fixture.server.pause()
         let hotWrites = 20
         let waiters = (0 ... hotWrites).map { _ in WriteWaiter() }
         for index in 0 ..< hotWrites {
-            #expect(store.startApply(.toggle(groupID: "d"), to: hot, in: store.currentMenu, if: nil, then: order.noting("hot", waiters[index])))
+            #expect(
+                store.startApply(
+                    .toggle(groupID: "d"), to: hot, in: store.currentMenu, if: nil,
+                    then: order.noting("hot", waiters[index])))
         }
-        #expect(store.startApply(.toggle(groupID: "d"), to: other, in: store.currentMenu, if: nil, then: order.noting("other", waiters[hotWrites])))
+        #expect(
+            store.startApply(
+                .toggle(groupID: "d"), to: other, in: store.currentMenu, if: nil,
+                then: order.noting("other", waiters[hotWrites])))
         fixture.server.resume()
         let applied = waiters.filter { if case .applied? = $0.wait() { true } else { false } }.count
         #expect(applied == hotWrites + 1)
         let names = order.names
         let hotFirst = names.prefix { $0 != "other" }.count
-        #expect(hotFirst <= 1, "\(hotFirst) of the hot session's \(hotWrites) writes were answered before the other session's: \(names)")
+        #expect(
+            hotFirst <= 1,
+            "\(hotFirst) of the hot session's \(hotWrites) writes were answered before the other session's: \(names)")
         #expect(names.count == hotWrites + 1)
     }
 
     @Test func aRequestThatTimedOutQueuedBehindOtherSessionsWorkSaysSo() throws {
         let fixture = try RedisStoreFixture()
         let store = try fixture.store(MenuGeneration(try storeTestMenu()))
-        guard case .unavailable(let reason) = store.unavailable(.queuedTooLong(waited: .milliseconds(300), ahead: 2)) else {
-            Issue.record("not an unavailable store"); return
+        guard case .unavailable(let reason) = store.unavailable(.queuedTooLong(waited: .milliseconds(300), ahead: 2))
+        else {
+            Issue.record("not an unavailable store")
+            return
         }
-        #expect(reason.contains("waited 300 ms (--redis-timeout) queued behind 2 other commands (other sessions' writes and reads)"), "\(reason)")
+        #expect(
+            reason.contains(
+                "waited 300 ms (--redis-timeout) queued behind 2 other commands (other sessions' writes and reads)"),
+            "\(reason)")
         #expect(reason.contains("it was not sent, nothing was changed"), "\(reason)")
     }
 
@@ -170,7 +195,8 @@ struct RedisStorePipelinedTests {
         _ = try one.apply(.toggle(groupID: "a"), to: id)
         _ = try two.apply(.toggle(groupID: "c"), to: id)
         guard case .notWritten = one.pipelinedApply(.toggle(groupID: "e"), to: id) else {
-            Issue.record("a write over a revision Redis no longer holds was not handed back"); return
+            Issue.record("a write over a revision Redis no longer holds was not handed back")
+            return
         }
         #expect(try two.snapshot(of: id).revision == 2)  // nothing written
         let applied = try one.apply(.toggle(groupID: "e"), to: id)
@@ -196,7 +222,10 @@ struct RedisStorePipelinedTests {
                 case .applied?: written = true
                 case .failed(let error)?: failures.withLock { $0.append("\(error)") }
                 case .notWritten?, nil:
-                    do { _ = try store.apply(.toggle(groupID: "d"), to: id); written = true } catch { failures.withLock { $0.append("\(error)") } }
+                    do {
+                        _ = try store.apply(.toggle(groupID: "d"), to: id)
+                        written = true
+                    } catch { failures.withLock { $0.append("\(error)") } }
                 }
                 if written { toggles.withLock { $0[session] += 1 } }
             }
@@ -221,7 +250,10 @@ struct RedisStorePipelinedTests {
         let outcome = store.pipelinedApply(.toggle(groupID: "c"), to: id)
         let waited = ContinuousClock.now - started
         fixture.server.resume()
-        guard case .failed(.unavailable(let reason))? = outcome else { Issue.record("answered \(String(describing: outcome))"); return }
+        guard case .failed(.unavailable(let reason))? = outcome else {
+            Issue.record("answered \(String(describing: outcome))")
+            return
+        }
         #expect(reason.contains("may or may not have been applied"))
         #expect(waited < .seconds(5))  // the 300 ms timeout, on a loaded machine
         // The session's gate was given back: the next write goes through once Redis is back.

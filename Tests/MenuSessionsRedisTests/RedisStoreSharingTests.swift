@@ -6,6 +6,7 @@ import MenuTestSupport
 import NaiveReference
 import Synchronization
 import Testing
+
 @testable import MenuSessionsRedis
 
 /// Two stores on one Redis, as two server instances: sessions move between them, concurrent
@@ -37,10 +38,14 @@ struct RedisStoreSharingTests {
         let menu = try storeTestMenu()
         // Three writers of one session on each store queue for its gate, each waiting at most the
         // Redis timeout: 5 s, so a loaded machine (ASan, other builds) makes them slow, not refused.
-        let stores = [try fixture.store(MenuGeneration(menu), timeout: .seconds(5)), try fixture.store(MenuGeneration(menu), timeout: .seconds(5))]
+        let stores = [
+            try fixture.store(MenuGeneration(menu), timeout: .seconds(5)),
+            try fixture.store(MenuGeneration(menu), timeout: .seconds(5))
+        ]
         let id = try stores[0].create()
         let groups = ["a", "c", "d", "e"]
-        let threadsPerStore = 3, togglesPerThread = 40
+        let threadsPerStore = 3
+        let togglesPerThread = 40
         // Acknowledged toggles per group, and refusals (any error fails the test below).
         let acknowledged = Mutex<[String: Int]>([:])
         let failures = Mutex<[String]>([])
@@ -84,7 +89,7 @@ struct RedisStoreSharingTests {
             .group("a", expanded: true, [.row("a1"), .row("b")]),
             .group("c", expanded: true, [.row("c1"), .row("c2")]),
             .group("d", expanded: true, [.row("d1")]),
-            .group("f", expanded: false, [.row("f1")]),
+            .group("f", expanded: false, [.row("f1")])
         ])
         let first = MenuGeneration(old)
         let reloading = try fixture.store(first)

@@ -1,6 +1,7 @@
 import MenuSessions
 import Synchronization
 import Testing
+
 @testable import MenuSessionsRedis
 
 /// The cache alone, with the listener's generation as a value the test sets: a fill races
@@ -53,14 +54,18 @@ struct SessionCacheTests {
         cache.subscribed(clientID: 9, generation: 2)
         #expect(cache.value(of: id) == nil && cache.count == 0)
         let fill = try #require(cache.beginFill(stale))
-        #expect(fill.tracking == .init(clientID: 9, generation: 2) && cache.finishFill(fill, 3) && cache.value(of: stale) == 3)
+        #expect(
+            fill.tracking == .init(clientID: 9, generation: 2) && cache.finishFill(fill, 3)
+                && cache.value(of: stale) == 3)
     }
 
     @Test func theBoundHoldsAndAnEntryReadSinceTheHandPassedSurvivesAnEviction() throws {
         let (cache, _) = Self.make(capacity: 16 * 4)
         // Ids of one shard (shards by the low bits), so the per-shard bound of 4 is reached.
         let ids = (0 ..< 12).map { SessionID(high: UInt64($0), low: 16 * UInt64($0)) }
-        for (value, id) in ids.prefix(4).enumerated() { #expect(cache.finishFill(try #require(cache.beginFill(id)), value)) }
+        for (value, id) in ids.prefix(4).enumerated() {
+            #expect(cache.finishFill(try #require(cache.beginFill(id)), value))
+        }
         #expect(cache.value(of: ids[0]) == 0)  // read: gets a second chance
         #expect(cache.finishFill(try #require(cache.beginFill(ids[4])), 4))
         #expect(cache.count == 4 && cache.value(of: ids[0]) == 0 && cache.value(of: ids[1]) == nil)
@@ -99,7 +104,9 @@ struct SessionCacheTests {
         let (cache, _) = Self.make(capacity: 16 * 4)
         let real = SessionID(high: 1, low: 0)
         #expect(cache.finishFill(try #require(cache.beginFill(real)), 1))
-        let inFlight = (0 ..< SessionCache<Int>.pendingPerShard).map { SessionID(high: UInt64(2 + $0), low: 16 * UInt64(1 + $0)) }
+        let inFlight = (0 ..< SessionCache<Int>.pendingPerShard).map {
+            SessionID(high: UInt64(2 + $0), low: 16 * UInt64(1 + $0))
+        }
         let fills = inFlight.compactMap { cache.beginFill($0) }
         #expect(fills.count == SessionCache<Int>.pendingPerShard)
         #expect(cache.beginFill(SessionID(high: 99_999, low: 16 * 99_999)) == nil)  // read from Redis, not cached
@@ -110,7 +117,9 @@ struct SessionCacheTests {
 
     @Test func theBytesOfTheValuesStayWithinTheByteBound() throws {
         let listener = Listener()
-        let cache = SessionCache<Int>(capacity: 1_000, byteCapacity: 16 * 100, weigh: { $0 }) { listener.generation.withLock { $0 } }
+        let cache = SessionCache<Int>(capacity: 1_000, byteCapacity: 16 * 100, weigh: { $0 }) {
+            listener.generation.withLock { $0 }
+        }
         cache.subscribed(clientID: 7, generation: 1)
         let ids = (0 ..< 10).map { SessionID(high: UInt64($0), low: 16 * UInt64($0)) }  // one shard: 100 bytes
         for id in ids { #expect(cache.finishFill(try #require(cache.beginFill(id)), 30)) }

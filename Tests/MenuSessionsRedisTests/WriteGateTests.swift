@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+
 @testable import MenuSessionsRedis
 
 @Suite("WriteGate: one write of a session at a time, in arrival order, waiting or not")
@@ -50,7 +51,9 @@ struct WriteGateTests {
         DispatchQueue.concurrentPerform(iterations: 8) { worker in
             for round in 0 ..< 200 {
                 let body: @Sendable () -> Void = {
-                    if inside.add(1, ordering: .acquiringAndReleasing).newValue != 1 { overlaps.add(1, ordering: .relaxed) }
+                    if inside.add(1, ordering: .acquiringAndReleasing).newValue != 1 {
+                        overlaps.add(1, ordering: .relaxed)
+                    }
                     inside.subtract(1, ordering: .acquiringAndReleasing)
                     finished.add(1, ordering: .relaxed)
                     gate.release()

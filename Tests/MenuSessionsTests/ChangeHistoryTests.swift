@@ -1,13 +1,15 @@
 import MenuModel
-import Testing
 import MenuSessions
+import Testing
 
 @Suite("ChangeHistory: the last splices of a session, bounded")
 struct ChangeHistoryTests {
     @Test func keepsTheNewestEntriesInOrderWithTheirRevisionsAndNullSplices() {
         var history = ChangeHistory(revision: 5)
-        let splices: [RowChange?] = [RowChange(at: 1, inserted: 0, removed: 9), nil, RowChange(at: 2_000_000_000, inserted: 7, removed: 0),
-                                     RowChange(at: 3, inserted: 0, removed: 0), RowChange(at: 4, inserted: 0, removed: 1_500_000_000)]
+        let splices: [RowChange?] = [
+            RowChange(at: 1, inserted: 0, removed: 9), nil, RowChange(at: 2_000_000_000, inserted: 7, removed: 0),
+            RowChange(at: 3, inserted: 0, removed: 0), RowChange(at: 4, inserted: 0, removed: 1_500_000_000)
+        ]
         for splice in splices { history.record(splice, capacity: 3) }
         #expect(history.endRevision == 10)
         #expect(history.startRevision == 7)

@@ -1,13 +1,15 @@
 import MenuModel
+import MenuTestSupport
 import Synchronization
 import Testing
+
 @testable import MenuSessions
-import MenuTestSupport
 
 @Suite("In-memory store: sessions expire after their idle time")
 struct InMemoryExpiryTests {
     private func store(_ clock: ManualSessionClock, maxSessions: Int = 100) throws -> InMemorySessionStore {
-        InMemorySessionStore(menu: try sichuanMenu(), maxSessions: maxSessions, timeToLive: .seconds(60), clock: clock.now)
+        InMemorySessionStore(
+            menu: try sichuanMenu(), maxSessions: maxSessions, timeToLive: .seconds(60), clock: clock.now)
     }
 
     @Test func aSessionIdleJustUnderItsTimeToLiveIsStillThere() throws {
@@ -32,7 +34,9 @@ struct InMemoryExpiryTests {
         let sessions = try store(clock, maxSessions: 1)
         let id = try sessions.create()
         clock.advance(milliseconds: 60_000)
-        #expect(throws: SessionStoreError.unknownSession) { try sessions.apply(.toggle(groupID: "main-courses"), to: id) }
+        #expect(throws: SessionStoreError.unknownSession) {
+            try sessions.apply(.toggle(groupID: "main-courses"), to: id)
+        }
         #expect(sessions.count == 0)  // the write's sweep of its shard's oldest end took it
         #expect(sessions.sweepExpired() == 0)
         #expect(throws: Never.self) { try sessions.create() }  // its slot is free again

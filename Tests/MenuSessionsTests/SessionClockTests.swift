@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MenuSessions
 
 @Suite("SessionClock: the coarse clock sessions age by")
@@ -38,8 +39,9 @@ struct SessionClockTests {
             let before = Self.monotonicMilliseconds()
             let session = SessionClock.now().milliseconds
             let after = Self.monotonicMilliseconds()
-            #expect(session <= after && session >= before - Self.coarseLag,
-                    "session clock \(session) ms outside the monotonic clock's [\(before), \(after)] ms")
+            #expect(
+                session <= after && session >= before - Self.coarseLag,
+                "session clock \(session) ms outside the monotonic clock's [\(before), \(after)] ms")
             readings.append(session)
         }
         #expect(readings[1] - readings[0] >= 200 - Self.coarseLag, "\(readings)")
@@ -47,7 +49,7 @@ struct SessionClockTests {
 
     @Test(arguments: [
         (Duration.seconds(3), Int64(3000)), (.milliseconds(1500), 1500), (.microseconds(2999), 2),
-        (.seconds(-5), 0), (.zero, 0), (.seconds(Int64.max), Int64.max),
+        (.seconds(-5), 0), (.zero, 0), (.seconds(Int64.max), Int64.max)
     ])
     func durationsBecomeWholeMilliseconds(duration: Duration, milliseconds: Int64) {
         #expect(SessionClock.milliseconds(of: duration) == milliseconds)

@@ -8,8 +8,9 @@ import Testing
 struct SessionCountsTests {
     @Test func createdExpiredAndEvictedSessionsAreCountedOnceEach() throws {
         let clock = ManualSessionClock()
-        let sessions = InMemorySessionStore(menu: try sichuanMenu(), maxSessions: 3, timeToLive: .seconds(100),
-                                            evictionIdle: .seconds(10), clock: clock.now)
+        let sessions = InMemorySessionStore(
+            menu: try sichuanMenu(), maxSessions: 3, timeToLive: .seconds(100),
+            evictionIdle: .seconds(10), clock: clock.now)
         let first = try sessions.create()
         _ = try sessions.create()
         _ = try sessions.apply(.toggle(groupID: "drinks"), to: nil)  // a write without a session creates one
@@ -28,7 +29,8 @@ struct SessionCountsTests {
 
     @Test func aWriteThatSweepsExpiredSessionsCountsThem() throws {
         let clock = ManualSessionClock()
-        let sessions = InMemorySessionStore(menu: try sichuanMenu(), maxSessions: 10, timeToLive: .seconds(5), clock: clock.now)
+        let sessions = InMemorySessionStore(
+            menu: try sichuanMenu(), maxSessions: 10, timeToLive: .seconds(5), clock: clock.now)
         for _ in 0 ..< 4 { _ = try sessions.create() }
         clock.advance(milliseconds: 6_000)
         // Each write removes a few expired sessions from its own shard's oldest end: write on
@@ -44,7 +46,8 @@ struct SessionCountsTests {
 
     @Test func anExpiredSessionRemovedWhenItIsNextUsedCountsAsExpired() throws {
         let clock = ManualSessionClock()
-        let sessions = InMemorySessionStore(menu: try sichuanMenu(), maxSessions: 10, timeToLive: .seconds(5), clock: clock.now)
+        let sessions = InMemorySessionStore(
+            menu: try sichuanMenu(), maxSessions: 10, timeToLive: .seconds(5), clock: clock.now)
         let id = try sessions.create()
         clock.advance(milliseconds: 6_000)
         #expect(throws: SessionStoreError.unknownSession) { try sessions.delete(id) }
@@ -56,5 +59,7 @@ struct SessionCountsTests {
 
 extension SessionCounts {
     /// The four counts alone (the bytes have tests of their own: SessionMemoryTests).
-    fileprivate var tally: SessionCounts { SessionCounts(held: held, created: created, expired: expired, evicted: evicted) }
+    fileprivate var tally: SessionCounts {
+        SessionCounts(held: held, created: created, expired: expired, evicted: evicted)
+    }
 }

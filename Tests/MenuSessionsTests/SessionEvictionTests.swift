@@ -1,20 +1,24 @@
-import Synchronization
 import Foundation
 import MenuModel
-import NaiveReference
-import Testing
-@testable import MenuSessions
 import MenuTestSupport
+import NaiveReference
+import Synchronization
+import Testing
+
+@testable import MenuSessions
 
 /// A full session table evicts its least recently used session once that one has been idle long
 /// enough, and refuses in bounded work otherwise. (Expired deletes and the changed-groups cap are
 /// SessionStoreConformanceTests', for every store.)
 @Suite("Sessions: eviction at a full table, bounded refusals")
 struct SessionEvictionTests {
-    private func store(_ clock: ManualSessionClock, maxSessions: Int, evictionIdle: Duration = .seconds(60),
-                       maxChangedGroups: Int = 10_000) throws -> InMemorySessionStore {
-        InMemorySessionStore(menu: try sichuanMenu(), maxSessions: maxSessions, timeToLive: .seconds(86_400),
-                             evictionIdle: evictionIdle, maxChangedGroups: maxChangedGroups, clock: clock.now)
+    private func store(
+        _ clock: ManualSessionClock, maxSessions: Int, evictionIdle: Duration = .seconds(60),
+        maxChangedGroups: Int = 10_000
+    ) throws -> InMemorySessionStore {
+        InMemorySessionStore(
+            menu: try sichuanMenu(), maxSessions: maxSessions, timeToLive: .seconds(86_400),
+            evictionIdle: evictionIdle, maxChangedGroups: maxChangedGroups, clock: clock.now)
     }
 
     @Test func aFullTableEvictsTheLeastRecentlyUsedSessionIdleForTheEvictionTime() throws {
@@ -48,10 +52,13 @@ struct SessionEvictionTests {
 
     @Test func idleLimitsOfForeverNeitherEvictNorOverflowTheRetryAfter() throws {
         let clock = ManualSessionClock()
-        let sessions = InMemorySessionStore(menu: try sichuanMenu(), maxSessions: 1, timeToLive: .seconds(Int64.max),
-                                            evictionIdle: .seconds(Int64.max), clock: clock.now)
+        let sessions = InMemorySessionStore(
+            menu: try sichuanMenu(), maxSessions: 1, timeToLive: .seconds(Int64.max),
+            evictionIdle: .seconds(Int64.max), clock: clock.now)
         _ = try sessions.create()
-        #expect(throws: SessionStoreError.tooManySessions(limit: 1, retryAfterSeconds: 86_400)) { try sessions.create() }
+        #expect(throws: SessionStoreError.tooManySessions(limit: 1, retryAfterSeconds: 86_400)) {
+            try sessions.create()
+        }
     }
 
     @Test func aRefusalAtAFullTableLooksAtABoundedNumberOfSessions() throws {
@@ -64,7 +71,9 @@ struct SessionEvictionTests {
         let perRefusal = (sessions.table.sessionsExaminedWhenFull.load(ordering: .relaxed) - before) / 10
         // One per shard here (each shard's oldest is live); the bound holds whatever the table's size.
         #expect(perRefusal >= 1)
-        #expect(perRefusal <= SessionTable<InMemorySessionStore.Entry>.shardCount * SessionTable<InMemorySessionStore.Entry>.examinedPerShardWhenFull + 1)
+        #expect(
+            perRefusal <= SessionTable<InMemorySessionStore.Entry>.shardCount
+                * SessionTable<InMemorySessionStore.Entry>.examinedPerShardWhenFull + 1)
         #expect(perRefusal < held / 10)
     }
 
@@ -77,14 +86,17 @@ struct SessionEvictionTests {
         let before = sessions.table.sessionsExaminedWhenFull.load(ordering: .relaxed)
         for _ in 0 ..< 10 { _ = try sessions.create() }
         let perEviction = (sessions.table.sessionsExaminedWhenFull.load(ordering: .relaxed) - before) / 10
-        #expect(perEviction <= SessionTable<InMemorySessionStore.Entry>.shardCount * SessionTable<InMemorySessionStore.Entry>.examinedPerShardWhenFull + 1)
+        #expect(
+            perEviction <= SessionTable<InMemorySessionStore.Entry>.shardCount
+                * SessionTable<InMemorySessionStore.Entry>.examinedPerShardWhenFull + 1)
         #expect(sessions.count == held)
     }
 
     @Test func expiredSessionsAreRemovedBeforeAnyLiveOneIsEvicted() throws {
         let clock = ManualSessionClock()
-        let sessions = InMemorySessionStore(menu: try sichuanMenu(), maxSessions: 2, timeToLive: .seconds(60),
-                                            evictionIdle: .seconds(30), clock: clock.now)
+        let sessions = InMemorySessionStore(
+            menu: try sichuanMenu(), maxSessions: 2, timeToLive: .seconds(60),
+            evictionIdle: .seconds(30), clock: clock.now)
         _ = try sessions.create()
         clock.advance(milliseconds: 30_000)
         let young = try sessions.create()
@@ -154,7 +166,10 @@ struct SessionShardOrderTests {
                 _ = shard.use(id, now: now, timeToLive: .max)
                 if shard.leastRecentlyUsed?.id != oldest { reordered += 1 }
                 lastUse[id] = time
-                if lastUse.count > 50, let victim = shard.leastRecentlyUsed?.id { shard.remove(victim); lastUse[victim] = nil }
+                if lastUse.count > 50, let victim = shard.leastRecentlyUsed?.id {
+                    shard.remove(victim)
+                    lastUse[victim] = nil
+                }
             }
             let oldestUse = shard.leastRecentlyUsed!.lastUsed.milliseconds
             #expect(oldestUse - lastUse.values.min()! < interval)

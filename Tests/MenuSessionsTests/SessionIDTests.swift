@@ -1,4 +1,5 @@
 import Testing
+
 @testable import MenuSessions
 
 @Suite struct SessionIDTests {
@@ -46,7 +47,10 @@ import Testing
         #expect(SessionID.random().text.allSatisfy(allowed.contains))
     }
 
-    @Test(arguments: ["", "AAAAAAAAAAAAAAAAAAAAA", "AAAAAAAAAAAAAAAAAAAAAAA", "AAAAAAAAAAAAAAAAAAAAA+", "AAAAAAAAAAAAAAAAAAAAAB", "ÄAAAAAAAAAAAAAAAAAAAA"])
+    @Test(arguments: [
+        "", "AAAAAAAAAAAAAAAAAAAAA", "AAAAAAAAAAAAAAAAAAAAAAA", "AAAAAAAAAAAAAAAAAAAAA+", "AAAAAAAAAAAAAAAAAAAAAB",
+        "ÄAAAAAAAAAAAAAAAAAAAA"
+    ])
     func nonCanonicalTextIsRefused(text: String) {
         #expect(SessionID(text) == nil)
     }

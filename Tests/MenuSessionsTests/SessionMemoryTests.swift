@@ -1,7 +1,8 @@
 import MenuModel
-import Testing
-@testable import MenuSessions
 import MenuTestSupport
+import Testing
+
+@testable import MenuSessions
 
 /// The sessions' bytes are counted as they change, held under `--session-memory` by evicting the
 /// least recently used idle sessions, and one session is capped at a 64th of it.
@@ -9,11 +10,14 @@ import MenuTestSupport
 struct SessionMemoryTests {
     private typealias Table = SessionTable<InMemorySessionStore.Entry>
 
-    private func store(_ clock: ManualSessionClock, menu: Menu, sessionMemory: Int,
-                       evictionIdle: Duration = .seconds(60),
-                       maxChangedGroups: Int = SessionLimits.defaults.maxChangedGroups) -> InMemorySessionStore {
-        InMemorySessionStore(menu: menu, timeToLive: .seconds(86_400), evictionIdle: evictionIdle,
-                             maxChangedGroups: maxChangedGroups, sessionMemory: sessionMemory, clock: clock.now)
+    private func store(
+        _ clock: ManualSessionClock, menu: Menu, sessionMemory: Int,
+        evictionIdle: Duration = .seconds(60),
+        maxChangedGroups: Int = SessionLimits.defaults.maxChangedGroups
+    ) -> InMemorySessionStore {
+        InMemorySessionStore(
+            menu: menu, timeToLive: .seconds(86_400), evictionIdle: evictionIdle,
+            maxChangedGroups: maxChangedGroups, sessionMemory: sessionMemory, clock: clock.now)
     }
 
     /// The running total against a count of every shard's sessions, which must agree.
@@ -48,7 +52,9 @@ struct SessionMemoryTests {
         let clock = ManualSessionClock()
         let state = expandedState(0 ..< 1_000, in: menu)
         let one = SessionShard<InMemorySessionStore.Entry>.footprint(
-            of: .init(state: state.compacted, epoch: MenuGeneration(menu).epoch, history: ChangeHistory(revision: 0), lastUsed: clock.now()))
+            of: .init(
+                state: state.compacted, epoch: MenuGeneration(menu).epoch, history: ChangeHistory(revision: 0),
+                lastUsed: clock.now()))
         let sessions = store(clock, menu: menu, sessionMemory: 200 * one + one / 2)  // 200 such sessions fit, not 201
         var ids: [SessionID] = []
         for _ in 0 ..< 200 {
@@ -91,8 +97,12 @@ struct SessionMemoryTests {
         }
         #expect(refusal == full)
         // Past it by one toggle's growth at most (an array doubling its capacity: a session's cap at most).
-        #expect(sessions.table.bytes <= sessions.table.memoryBudget + SessionLimits(
-            maxSessions: 1, timeToLive: .seconds(1), evictionIdle: .seconds(1), maxChangedGroups: 1, sessionMemory: 4 << 20).maxSessionBytes)
+        #expect(
+            sessions.table.bytes <= sessions.table.memoryBudget
+                + SessionLimits(
+                    maxSessions: 1, timeToLive: .seconds(1), evictionIdle: .seconds(1), maxChangedGroups: 1,
+                    sessionMemory: 4 << 20
+                ).maxSessionBytes)
         #expect(throws: Never.self) { try sessions.apply(.setAll(.default), to: last) }
         #expect(sessions.count == ids.count)
         #expect(sessions.sessionCounts.evicted == 0)
@@ -102,8 +112,10 @@ struct SessionMemoryTests {
         let menu = try wideMenu(groups: 40_000)
         // A session may hold 256 KiB; the count limit is set past it, so the bytes are what refuse.
         let sessions = store(ManualSessionClock(), menu: menu, sessionMemory: 16 << 20, maxChangedGroups: 100_000)
-        let cap = SessionLimits(maxSessions: 10, timeToLive: .seconds(60), evictionIdle: .seconds(60), maxChangedGroups: 100_000,
-                                sessionMemory: 16 << 20).maxStateBytes
+        let cap = SessionLimits(
+            maxSessions: 10, timeToLive: .seconds(60), evictionIdle: .seconds(60), maxChangedGroups: 100_000,
+            sessionMemory: 16 << 20
+        ).maxStateBytes
         #expect(sessions.maxStateBytes == cap)
         let id = try sessions.create()
         var refused: SessionStoreError?
@@ -135,10 +147,16 @@ struct SessionMemoryTests {
     }
 
     @Test func theCapIsA64thOfTheBudgetAndAt16MiBAtMost() {
-        #expect(SessionLimits(maxSessions: 1, timeToLive: .seconds(1), evictionIdle: .seconds(1), maxChangedGroups: 1,
-                              sessionMemory: 64 << 20).maxSessionBytes == 1 << 20)
-        #expect(SessionLimits(maxSessions: 1, timeToLive: .seconds(1), evictionIdle: .seconds(1), maxChangedGroups: 1,
-                              sessionMemory: 1 << 40).maxSessionBytes == 16 << 20)
+        #expect(
+            SessionLimits(
+                maxSessions: 1, timeToLive: .seconds(1), evictionIdle: .seconds(1), maxChangedGroups: 1,
+                sessionMemory: 64 << 20
+            ).maxSessionBytes == 1 << 20)
+        #expect(
+            SessionLimits(
+                maxSessions: 1, timeToLive: .seconds(1), evictionIdle: .seconds(1), maxChangedGroups: 1,
+                sessionMemory: 1 << 40
+            ).maxSessionBytes == 16 << 20)
         #expect(SessionLimits.defaults.maxStateBytes > 0)
         #expect(SessionLimits.defaults.maxStateBytes < SessionLimits.defaults.maxSessionBytes)
     }

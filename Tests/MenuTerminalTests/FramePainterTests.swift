@@ -16,7 +16,9 @@ extension TerminalTests {
             var lines = [ScreenLine([Span(DisplayWidth.fitted("header", to: width), .reversed)])]
             for line in 0 ..< height {
                 if line < rows.count {
-                    lines.append(ScreenLine([Span(DisplayWidth.fitted("row \(rows[line]) 宮保", to: width))], identity: rows[line]))
+                    lines.append(
+                        ScreenLine([Span(DisplayWidth.fitted("row \(rows[line]) 宮保", to: width))], identity: rows[line])
+                    )
                 } else {
                     lines.append(ScreenLine([Span(String(repeating: " ", count: width))]))
                 }
@@ -110,7 +112,8 @@ extension TerminalTests {
                 }
                 if table.count < 20 { table += (0 ..< 30).map { "m\(status)-\($0)" } }
                 top = min(max(0, top), max(0, table.count - 12))
-                let frame = Self.frame(rows: Array(table[top ..< min(table.count, top + 12)]), height: 12, status: "status \(status)")
+                let frame = Self.frame(
+                    rows: Array(table[top ..< min(table.count, top + 12)]), height: 12, status: "status \(status)")
                 screen.play(painter.paint(frame))
                 #expect(screen.lines == frame.lines.map(\.description))
             }
@@ -141,11 +144,17 @@ struct TerminalModel {
     mutating func play(_ output: String) {
         var characters = Array(output)[...]
         while let character = characters.popFirst() {
-            guard character == "\u{1B}" else { put(character); continue }
+            guard character == "\u{1B}" else {
+                put(character)
+                continue
+            }
             guard characters.popFirst() == "[" else { continue }
             var parameters = ""
             while let next = characters.popFirst() {
-                if next.isLetter || next == "@" || next == "~" { perform(next, parameters); break }
+                if next.isLetter || next == "@" || next == "~" {
+                    perform(next, parameters)
+                    break
+                }
                 parameters.append(next)
             }
         }
@@ -163,7 +172,9 @@ struct TerminalModel {
     private mutating func perform(_ command: Character, _ parameters: String) {
         guard !parameters.hasPrefix("?") else { return }
         let numbers = parameters.split(separator: ";", omittingEmptySubsequences: false).map { Int($0) }
-        func number(_ index: Int, _ fallback: Int) -> Int { index < numbers.count ? numbers[index] ?? fallback : fallback }
+        func number(_ index: Int, _ fallback: Int) -> Int {
+            index < numbers.count ? numbers[index] ?? fallback : fallback
+        }
         switch command {
         case "H": (line, column) = (number(0, 1) - 1, number(1, 1) - 1)
         case "K": for index in column ..< width { cells[line][index] = " " }

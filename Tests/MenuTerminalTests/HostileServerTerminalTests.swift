@@ -34,14 +34,21 @@ extension TerminalTests {
                 "title": "hostile",
                 "items": [
                     [
-                        "id": "group", "title": "G" + payload("title"), "expanded": true, "attributes": ["en": "E" + payload("english")],
+                        "id": "group", "title": "G" + payload("title"), "expanded": true,
+                        "attributes": ["en": "E" + payload("english")],
                         "items": [
-                            ["id": "dish", "title": "Dish" + payload("dish"), "attributes": ["price": 5, "currency": payload("currency")]],
-                            ["id": "plain", "title": "Plain dish", "attributes": ["price": 3, "currency": "CNY"]],
-                        ],
+                            [
+                                "id": "dish", "title": "Dish" + payload("dish"),
+                                "attributes": ["price": 5, "currency": payload("currency")]
+                            ],
+                            ["id": "plain", "title": "Plain dish", "attributes": ["price": 3, "currency": "CNY"]]
+                        ]
                     ] as [String: Any],
-                    ["id": "other", "title": "Other", "expanded": true, "items": [["id": "tea", "title": "Tea\u{2066}\u{200F}\u{61C}", "attributes": ["price": 2]]]],
-                ],
+                    [
+                        "id": "other", "title": "Other", "expanded": true,
+                        "items": [["id": "tea", "title": "Tea\u{2066}\u{200F}\u{61C}", "attributes": ["price": 2]]]
+                    ]
+                ]
             ]
             return try JSONSerialization.data(withJSONObject: menu)
         }
@@ -50,17 +57,23 @@ extension TerminalTests {
         /// hostile too, though the client shows neither), body.
         static func answer(_ status: String, type: String, body: [UInt8]) -> [UInt8] {
             Array("HTTP/1.1 \(status)\r\nContent-Type: \(type)\r\nContent-Length: \(body.count)\r\n".utf8)
-                + Array("Retry-After: \(payload("retry-after"))\r\nContent-Language: \(payload("language"))\r\n\r\n".utf8) + body
+                + Array(
+                    "Retry-After: \(payload("retry-after"))\r\nContent-Language: \(payload("language"))\r\n\r\n".utf8)
+                + body
         }
 
         /// A JSON error whose code and message are hostile.
         static func errorAnswer(_ status: String, field: String) throws -> [UInt8] {
-            let body = try JSONSerialization.data(withJSONObject: ["error": ["code": "bad" + payload("code"), "message": payload(field)]])
+            let body = try JSONSerialization.data(withJSONObject: [
+                "error": ["code": "bad" + payload("code"), "message": payload(field)]
+            ])
             return answer(status, type: "application/json", body: Array(body))
         }
 
         /// A non-JSON error body: escapes, a raw 8-bit CSI byte, bytes that are not UTF-8, CR LF.
-        static let rawBody = Array("\u{1B}]0;pwned-body\u{7}\u{1B}[41m".utf8) + [0x9B] + Array("41m".utf8) + [0xFF, 0xC3] + Array("\r\nplain".utf8)
+        static let rawBody =
+            Array("\u{1B}]0;pwned-body\u{7}\u{1B}[41m".utf8) + [0x9B] + Array("41m".utf8) + [0xFF, 0xC3]
+            + Array("\r\nplain".utf8)
         static let rawBodyShown = "␛]0;pwned-body␇␛[41m\u{FFFD}41m\u{FFFD}\u{FFFD}␍␊plain"
 
         /// The proxy's rule: a start-up under /broken/, a toggle, an expand-all and a search for `zz`
@@ -83,7 +96,8 @@ extension TerminalTests {
 
         /// The real server on the hostile menu and the proxy in front of it; `keeping` holds both for the pane.
         static func hostileServer() throws -> (proxy: HTTPTestProxy, keeping: [AnyObject]) {
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("menu-client-hostile-\(UUID().uuidString)")
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "menu-client-hostile-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let config = directory.appendingPathComponent("hostile.json")
             try hostileMenu().write(to: config)
@@ -95,7 +109,8 @@ extension TerminalTests {
 
         /// Sets the pane's title, then runs menu-client on `url` and, once it exits, says how.
         static func command(url: String) throws -> String {
-            "printf '\\033]2;\(paneTitle)\\033\\\\'; " + TerminalLiveTests.quoted(try TerminalTestPaths.menuClient().path) + " " + url
+            "printf '\\033]2;\(paneTitle)\\033\\\\'; "
+                + TerminalLiveTests.quoted(try TerminalTestPaths.menuClient().path) + " " + url
                 + "; echo \"menu-client exited $?\"; exec sleep 120"
         }
 
@@ -104,10 +119,17 @@ extension TerminalTests {
             var found: [String] = []
             for sequence in capture.components(separatedBy: "\u{1B}[").dropFirst() {
                 guard let end = sequence.firstIndex(of: "m") else { continue }
-                var parameters = sequence[..<end].split(separator: ";", omittingEmptySubsequences: false).map { Int($0) ?? 0 }[...]
+                var parameters = sequence[..<end].split(separator: ";", omittingEmptySubsequences: false).map {
+                    Int($0) ?? 0
+                }[...]
                 while let parameter = parameters.popFirst() {
-                    if parameter == 38 { parameters = parameters.dropFirst(parameters.first == 5 ? 2 : 4); continue }  // a foreground colour
-                    if (40 ... 48).contains(parameter) || (100 ... 107).contains(parameter) { found.append(String(sequence[..<end])) }
+                    if parameter == 38 {
+                        parameters = parameters.dropFirst(parameters.first == 5 ? 2 : 4)
+                        continue
+                    }  // a foreground colour
+                    if (40 ... 48).contains(parameter) || (100 ... 107).contains(parameter) {
+                        found.append(String(sequence[..<end]))
+                    }
                 }
             }
             return found
@@ -128,7 +150,9 @@ extension TerminalTests {
         /// Waits until the status line is `shown`, or the terminal was driven (its title changed, the
         /// alternate screen left), in which case the checks that follow say how.
         @discardableResult
-        static func waitForStatus(_ pane: TmuxPane, _ what: String, _ shown: @escaping (String) -> Bool) throws -> [String] {
+        static func waitForStatus(_ pane: TmuxPane, _ what: String, _ shown: @escaping (String) -> Bool) throws
+            -> [String]
+        {
             try pane.waitForScreen(what) { screen in
                 shown(status(screen)) || (try? pane.format("#{pane_title} #{alternate_on}")) != "\(paneTitle) 1"
             }
@@ -138,7 +162,9 @@ extension TerminalTests {
         func hostileTitlesErrorsBodiesAndSearchPathsAreShownAsTextAndNeverObeyed() throws {
             let (proxy, keeping) = try Self.hostileServer()
             defer { proxy.stop() }
-            let pane = try TmuxPane(command: try Self.command(url: "http://127.0.0.1:\(proxy.port)"), width: 220, height: 12, keeping: keeping)
+            let pane = try TmuxPane(
+                command: try Self.command(url: "http://127.0.0.1:\(proxy.port)"), width: 220, height: 12,
+                keeping: keeping)
             var screen = try pane.waitForScreen("the hostile menu") { $0.count > 5 && $0[5].contains("Tea") }
             #expect(screen[0].hasPrefix(" menu-client  http://127.0.0.1:\(proxy.port) "))
             #expect(screen[1].hasPrefix("1 ▾ G" + Self.shown("title") + " (2)  E" + Self.shown("english")))
@@ -150,27 +176,37 @@ extension TerminalTests {
 
             try pane.send("Enter")  // a toggle: 400 with a hostile code and message
             screen = try Self.waitForStatus(pane, "the toggle's error") { $0.hasPrefix("the server answered 400") }
-            #expect(Self.status(screen).hasPrefix("the server answered 400 bad" + Self.shown("code") + ": " + Self.shown("message")))
+            #expect(
+                Self.status(screen).hasPrefix(
+                    "the server answered 400 bad" + Self.shown("code") + ": " + Self.shown("message")))
             #expect(screen[0].hasPrefix(" menu-client  http://127.0.0.1:\(proxy.port) "))  // not cleared
             try #expect(pane.format("#{alternate_on} #{cursor_flag}") == "1 0")
             try Self.expectTerminalUntouched(pane, "the toggle's error")
 
             try pane.send("e")  // expand all: 502 with a body that is not JSON, nor UTF-8
             screen = try Self.waitForStatus(pane, "the expand-all's error") { $0.contains("status 502") }
-            #expect(Self.status(screen).hasPrefix("an answer outside the menu-server contract (status 502): no error body: " + Self.rawBodyShown))
+            #expect(
+                Self.status(screen).hasPrefix(
+                    "an answer outside the menu-server contract (status 502): no error body: " + Self.rawBodyShown))
             try Self.expectTerminalUntouched(pane, "the expand-all's error")
 
             try pane.send("/")
             try pane.send("Dish", literal: true)  // the real server's matches: paths of hostile titles
-            screen = try Self.waitForStatus(pane, "the matches of Dish") { $0.hasSuffix("matches") || $0.hasSuffix("1 match") }
-            #expect(screen.contains { $0.hasPrefix(" ▸ G" + Self.shown("title") + " › Dish" + Self.shown("dish")) }, "\(screen.joined(separator: "\n"))")
+            screen = try Self.waitForStatus(pane, "the matches of Dish") {
+                $0.hasSuffix("matches") || $0.hasSuffix("1 match")
+            }
+            #expect(
+                screen.contains { $0.hasPrefix(" ▸ G" + Self.shown("title") + " › Dish" + Self.shown("dish")) },
+                "\(screen.joined(separator: "\n"))")
             try Self.expectTerminalUntouched(pane, "the search's paths")
 
             try pane.send("Escape", "/")
             try pane.send("zz", literal: true)  // a search answered 400 with a hostile message
             screen = try Self.waitForStatus(pane, "the search's error") { $0.contains("the server answered 400") }
             #expect(Self.status(screen).hasPrefix("search: zz▏"))
-            #expect(Self.status(screen).hasSuffix("  the server answered 400 bad" + Self.shown("code") + ": " + Self.shown("search")))
+            #expect(
+                Self.status(screen).hasSuffix(
+                    "  the server answered 400 bad" + Self.shown("code") + ": " + Self.shown("search")))
             try #expect(pane.format("#{alternate_on} #{cursor_flag}") == "1 0")
             try Self.expectTerminalUntouched(pane, "the search's error")
 
@@ -184,11 +220,15 @@ extension TerminalTests {
         func aHostileErrorAtStartUpIsShownOnStandardErrorAsText() throws {
             let (proxy, keeping) = try Self.hostileServer()
             defer { proxy.stop() }
-            let pane = try TmuxPane(command: try Self.command(url: "http://127.0.0.1:\(proxy.port)/broken"), width: 100, height: 12, keeping: keeping)
+            let pane = try TmuxPane(
+                command: try Self.command(url: "http://127.0.0.1:\(proxy.port)/broken"), width: 100, height: 12,
+                keeping: keeping)
             try pane.waitForScreen("the client gone") { $0.contains("menu-client exited 1") }
             let shown = try pane.capture("-J")
-            #expect(shown.contains("menu-client: cannot open the menu at http://127.0.0.1:\(proxy.port)/broken: the server answered 500 bad"
-                + Self.shown("code") + ": " + Self.shown("start")), "\(shown)")
+            #expect(
+                shown.contains(
+                    "menu-client: cannot open the menu at http://127.0.0.1:\(proxy.port)/broken: the server answered 500 bad"
+                        + Self.shown("code") + ": " + Self.shown("start")), "\(shown)")
             #expect(proxy.requests.allSatisfy { $0.contains(" /broken/") })
             try Self.expectTerminalUntouched(pane, "the start-up's error")
         }

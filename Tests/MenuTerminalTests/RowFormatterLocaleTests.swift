@@ -11,9 +11,12 @@ extension TerminalTests {
             let formatter = RowFormatter(width: 80, rowCount: 30)
             var group = RowFormatterTests.group
             group.title = "Main Courses"
-            #expect(formatter.line(for: group, at: 0, isCursor: false).description.hasPrefix(" 1 ▾ Main Courses (9)   "))
+            #expect(
+                formatter.line(for: group, at: 0, isCursor: false).description.hasPrefix(" 1 ▾ Main Courses (9)   "))
             let chinese = RowFormatterTests.dish("宫保鸡丁", "Kung Pao Chicken", price: 38)
-            #expect(formatter.line(for: chinese, at: 1, isCursor: false).description.hasPrefix(" 2     宫保鸡丁  Kung Pao Chicken"))
+            #expect(
+                formatter.line(for: chinese, at: 1, isCursor: false).description.hasPrefix(
+                    " 2     宫保鸡丁  Kung Pao Chicken"))
         }
     }
 }

@@ -8,16 +8,23 @@ import Testing
 extension TerminalTests {
     @Suite("Row lines")
     struct RowFormatterTests {
-        static let group = MenuRow(index: 0, id: "main-courses", title: "主菜", depth: 0, parentId: nil, isGroup: true,
-                                   isExpanded: true, childCount: 9, attributes: ["en": .string("Main Courses")],
-                                   visibleDescendantCount: 9)
-        static func dish(_ title: String, _ english: String, price: Double, spicy: Double = 0, vegetarian: Bool = false,
-                         depth: Int = 1, volume: Double? = nil) -> MenuRow {
-            var attributes: [String: MenuJSONValue] = ["en": .string(english), "price": .number(price), "currency": .string("CNY"),
-                                                        "spicy": .number(spicy), "vegetarian": .bool(vegetarian)]
+        static let group = MenuRow(
+            index: 0, id: "main-courses", title: "主菜", depth: 0, parentId: nil, isGroup: true,
+            isExpanded: true, childCount: 9, attributes: ["en": .string("Main Courses")],
+            visibleDescendantCount: 9)
+        static func dish(
+            _ title: String, _ english: String, price: Double, spicy: Double = 0, vegetarian: Bool = false,
+            depth: Int = 1, volume: Double? = nil
+        ) -> MenuRow {
+            var attributes: [String: MenuJSONValue] = [
+                "en": .string(english), "price": .number(price), "currency": .string("CNY"),
+                "spicy": .number(spicy), "vegetarian": .bool(vegetarian)
+            ]
             if let volume { attributes["volumeMl"] = .number(volume) }
-            return MenuRow(index: 1, id: english.lowercased(), title: title, depth: depth, parentId: "main-courses", isGroup: false,
-                           attributes: attributes)
+            return MenuRow(
+                index: 1, id: english.lowercased(), title: title, depth: depth, parentId: "main-courses",
+                isGroup: false,
+                attributes: attributes)
         }
 
         static let dishes = [
@@ -25,17 +32,22 @@ extension TerminalTests {
             dish("鍋巴肉片", "Sizzling Rice Crust with Pork Slices", price: 39.5),
             dish("麻辣小面", "Chongqing Spicy Noodles", price: 9.5, spicy: 3, vegetarian: true),
             dish("瀘州老窖特曲", "Luzhou Laojiao Tequ", price: 298, depth: 2, volume: 500),
-            dish("Plain", "Plain", price: 1280),
+            dish("Plain", "Plain", price: 1280)
         ]
 
         @Test func groupsAreFlushLeftWithTheirDisclosureAndRowsIndentedUnderThem() {
             let formatter = RowFormatter(width: 80, rowCount: 30)
-            #expect(formatter.line(for: Self.group, at: 0, isCursor: false).description.hasPrefix(" 1 ▾ 主菜 (9)  Main Courses"))
+            #expect(
+                formatter.line(for: Self.group, at: 0, isCursor: false).description.hasPrefix(
+                    " 1 ▾ 主菜 (9)  Main Courses"))
             var closed = Self.group
             closed.isExpanded = false
             #expect(formatter.line(for: closed, at: 0, isCursor: false).description.hasPrefix(" 1 ▸ 主菜"))
-            #expect(formatter.line(for: Self.dishes[0], at: 1, isCursor: false).description.hasPrefix(" 2     宮保雞丁  Kung Pao Chicken"))
-            #expect(formatter.line(for: Self.dishes[3], at: 22, isCursor: false).description.hasPrefix("23       瀘州老窖特曲"))
+            #expect(
+                formatter.line(for: Self.dishes[0], at: 1, isCursor: false).description.hasPrefix(
+                    " 2     宮保雞丁  Kung Pao Chicken"))
+            #expect(
+                formatter.line(for: Self.dishes[3], at: 22, isCursor: false).description.hasPrefix("23       瀘州老窖特曲"))
         }
 
         @Test func everyLineIsExactlyTheWidthSoPricesAlignAtTheRightEdge() {
@@ -43,7 +55,9 @@ extension TerminalTests {
                 let formatter = RowFormatter(width: width, rowCount: 1_111_110)
                 for row in Self.dishes + [Self.group] {
                     for isCursor in [false, true] {
-                        #expect(DisplayWidth.of(formatter.line(for: row, at: 1_111_109, isCursor: isCursor).description) == width)
+                        #expect(
+                            DisplayWidth.of(formatter.line(for: row, at: 1_111_109, isCursor: isCursor).description)
+                                == width)
                     }
                 }
                 #expect(DisplayWidth.of(formatter.line(for: nil, at: 3, isCursor: false).description) == width)

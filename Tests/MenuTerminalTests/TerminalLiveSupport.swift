@@ -19,7 +19,9 @@ enum TerminalTestPaths {
     static func menuServer() throws -> URL { try LivePaths.executable() }
     static func menuClient() throws -> URL {
         let client = try LivePaths.executable().deletingLastPathComponent().appendingPathComponent("menu-client")
-        guard FileManager.default.isExecutableFile(atPath: client.path) else { throw LiveError("\(client.path) not built (swift build)") }
+        guard FileManager.default.isExecutableFile(atPath: client.path) else {
+            throw LiveError("\(client.path) not built (swift build)")
+        }
         return client
     }
 }
@@ -36,9 +38,13 @@ final class CountingRelay: Sendable {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = Self.loopback(port: 0)
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
-        guard listener >= 0, bound == 0, listen(listener, 16) == 0 else { throw LiveError("relay: cannot listen: errno \(errno)") }
+        guard listener >= 0, bound == 0, listen(listener, 16) == 0 else {
+            throw LiveError("relay: cannot listen: errno \(errno)")
+        }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
@@ -52,9 +58,15 @@ final class CountingRelay: Sendable {
                 let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
                 var upstream = Self.loopback(port: upstreamPort)
                 let connected = withUnsafePointer(to: &upstream) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(server, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        connect(server, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                    }
                 }
-                guard connected == 0 else { _ = close(client); _ = close(server); continue }
+                guard connected == 0 else {
+                    _ = close(client)
+                    _ = close(server)
+                    continue
+                }
                 Thread.detachNewThread { self.pump(from: client, to: server, counting: true) }
                 Thread.detachNewThread { self.pump(from: server, to: client, counting: false) }
             }
@@ -64,7 +76,10 @@ final class CountingRelay: Sendable {
     /// `GET /rows` requests relayed so far, and every request.
     var counts: (rows: Int, all: Int) { (rowsRequests.withLock { $0 }, requests.withLock { $0 }) }
 
-    func stop() { _ = shutdown(listener, Int32(SHUT_RDWR)); _ = close(listener) }
+    func stop() {
+        _ = shutdown(listener, Int32(SHUT_RDWR))
+        _ = close(listener)
+    }
 
     private func pump(from source: Int32, to target: Int32, counting: Bool) {
         var buffer = [UInt8](repeating: 0, count: 65_536)
@@ -83,7 +98,9 @@ final class CountingRelay: Sendable {
             }
             var sent = 0
             while sent < count {
-                let written = buffer[sent ..< count].withUnsafeBytes { send(target, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                let written = buffer[sent ..< count].withUnsafeBytes {
+                    send(target, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+                }
                 guard written > 0 else { break }
                 sent += written
             }
@@ -117,7 +134,10 @@ final class TmuxPane {
 
     init(command: String, width: Int = 100, height: Int = 30, keeping kept: [AnyObject] = []) throws {
         self.kept = kept
-        socketPath = FileManager.default.temporaryDirectory.appendingPathComponent("menu-client-test-\(UUID().uuidString.prefix(8)).tmux").path
+        socketPath =
+            FileManager.default.temporaryDirectory.appendingPathComponent(
+                "menu-client-test-\(UUID().uuidString.prefix(8)).tmux"
+            ).path
         try run(["new-session", "-d", "-x", String(width), "-y", String(height), "-s", "test", command])
     }
 
@@ -155,22 +175,28 @@ final class TmuxPane {
 
     /// Polls the screen (every 50 ms, at most `timeoutSeconds`) until `condition` holds; returns that screen.
     @discardableResult
-    func waitForScreen(_ what: String, timeoutSeconds: Double = 15, _ condition: ([String]) -> Bool) throws -> [String] {
+    func waitForScreen(_ what: String, timeoutSeconds: Double = 15, _ condition: ([String]) -> Bool) throws -> [String]
+    {
         var lines: [String] = []
         let held = try eventually(within: .milliseconds(Int(timeoutSeconds * 1000)), every: .milliseconds(50)) {
             lines = try screen()
             return condition(lines)
         }
-        guard held else { throw LiveError("waited \(timeoutSeconds) s for \(what); the screen:\n" + lines.joined(separator: "\n")) }
+        guard held else {
+            throw LiveError("waited \(timeoutSeconds) s for \(what); the screen:\n" + lines.joined(separator: "\n"))
+        }
         return lines
     }
 
     @discardableResult
     private func run(_ arguments: [String]) throws -> String {
-        let outcome = try ChildProcess.run(executable: Self.tmux, arguments: ["-S", socketPath, "-f", "/dev/null"] + arguments,
-                                           timeout: .seconds(20))
+        let outcome = try ChildProcess.run(
+            executable: Self.tmux, arguments: ["-S", socketPath, "-f", "/dev/null"] + arguments,
+            timeout: .seconds(20))
         guard outcome.termination == .exited(0) else {
-            throw LiveError("tmux \(arguments.joined(separator: " ")) failed: \(String(decoding: outcome.standardError, as: UTF8.self))")
+            throw LiveError(
+                "tmux \(arguments.joined(separator: " ")) failed: \(String(decoding: outcome.standardError, as: UTF8.self))"
+            )
         }
         return String(decoding: outcome.standardOutput, as: UTF8.self)
     }

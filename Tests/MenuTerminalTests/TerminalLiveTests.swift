@@ -35,10 +35,14 @@ extension TerminalTests {
         /// The built menu-server on the tests' Sichuan menu, and menu-client on it in a pane, once its
         /// first screen is drawn (every row of the window fetched, the last one 唯怡豆奶 at ¥7.5).
         /// The pane keeps the server: both live while the test uses the pane.
-        static func sichuanClient(command: ((Int) throws -> String)? = nil) throws -> (pane: TmuxPane, port: Int, screen: [String]) {
+        static func sichuanClient(command: ((Int) throws -> String)? = nil) throws -> (
+            pane: TmuxPane, port: Int, screen: [String]
+        ) {
             let server = try LiveChildServer(arguments: ["--port", "0", "--config", LivePaths.menuConfig])
             let pane = try TmuxPane(command: try (command ?? clientCommand(port:))(server.port), keeping: [server])
-            let screen = try pane.waitForScreen("the first screen") { Self.fetched($0, 1 ... 28) && $0[28].hasSuffix("¥7.5") }
+            let screen = try pane.waitForScreen("the first screen") {
+                Self.fetched($0, 1 ... 28) && $0[28].hasSuffix("¥7.5")
+            }
             return (pane, server.port, screen)
         }
 
@@ -61,8 +65,11 @@ extension TerminalTests {
             #expect(Self.status(screen).hasSuffix("row 1/30"))
 
             // docs/menu-client.txt is this screen (docs/clients.md shows it), with the default port.
-            let documented = try String(contentsOf: LivePaths.packageRoot.appendingPathComponent("docs/menu-client.txt"), encoding: .utf8)
-            let shown = screen.joined(separator: "\n").replacingOccurrences(of: "127.0.0.1:\(port) ", with: "127.0.0.1:8080" + String(repeating: " ", count: String(port).count - 3))
+            let documented = try String(
+                contentsOf: LivePaths.packageRoot.appendingPathComponent("docs/menu-client.txt"), encoding: .utf8)
+            let shown = screen.joined(separator: "\n").replacingOccurrences(
+                of: "127.0.0.1:\(port) ", with: "127.0.0.1:8080" + String(repeating: " ", count: String(port).count - 3)
+            )
             #expect(documented.trimmingCharacters(in: .newlines) == shown.trimmingCharacters(in: .newlines))
         }
 
@@ -79,7 +86,9 @@ extension TerminalTests {
             #expect(screen[3].hasPrefix(" 3     擔擔面  Dan Dan Noodles"))
 
             try pane.send("Down", "Enter")
-            screen = try pane.waitForScreen("早餐 closed, the rows below moved up") { Self.status($0).hasPrefix("closed 早餐") }
+            screen = try pane.waitForScreen("早餐 closed, the rows below moved up") {
+                Self.status($0).hasPrefix("closed 早餐")
+            }
             #expect(screen[2] == " 2 ▸ 早餐 (5)  Breakfast")
             #expect(screen[3] == " 3 ▾ 酒水 (3)  Drinks")
             #expect(screen[4] == " 4   ▾ 啤酒 (3)  Beer")
@@ -101,7 +110,9 @@ extension TerminalTests {
             #expect(screen[12] == "12   ▸ 飲料 (4)  Soft Drinks")
             #expect(screen[0].hasSuffix(" 12 rows, 6 dishes shown"))
             try pane.send("Right")
-            screen = try pane.waitForScreen("飲料 open") { Self.status($0).hasPrefix("opened 飲料") && Self.fetched($0, 1 ... 16) }
+            screen = try pane.waitForScreen("飲料 open") {
+                Self.status($0).hasPrefix("opened 飲料") && Self.fetched($0, 1 ... 16)
+            }
             #expect(screen[13].hasPrefix("13       王老吉"))
             try pane.send("9", "9", "Enter")
             try pane.waitForScreen("no row 99") { Self.status($0).hasPrefix("no row 99: rows are 1 to 16") }
@@ -113,7 +124,9 @@ extension TerminalTests {
             try pane.send("/")
             try pane.send("snow-beer", literal: true)
             try pane.send("Enter")
-            screen = try pane.waitForScreen("snow-beer revealed") { Self.status($0).hasPrefix("found snow-beer") && Self.fetched($0, 1 ... 16) }
+            screen = try pane.waitForScreen("snow-beer revealed") {
+                Self.status($0).hasPrefix("found snow-beer") && Self.fetched($0, 1 ... 16)
+            }
             #expect(screen[3] == " 3 ▾ 酒水 (3)  Drinks")
             #expect(screen[5].hasPrefix(" 5       雪花啤酒  Snow Beer"))
             #expect(Self.status(screen).hasSuffix("row 5/16"))
@@ -136,15 +149,23 @@ extension TerminalTests {
         func cCollapsesEveryGroupAndEExpandsThemAll() throws {
             let (pane, _, _) = try Self.sichuanClient()
             try pane.send("c")
-            var screen = try pane.waitForScreen("every group collapsed") { Self.status($0).hasPrefix("every group collapsed") && Self.fetched($0, 1 ... 3) }
+            var screen = try pane.waitForScreen("every group collapsed") {
+                Self.status($0).hasPrefix("every group collapsed") && Self.fetched($0, 1 ... 3)
+            }
             #expect(screen[0].hasSuffix(" 3 rows, 0 dishes shown"))
-            #expect(Array(screen[1 ... 3]) == ["1 ▸ 主菜 (9)  Main Courses", "2 ▸ 早餐 (5)  Breakfast", "3 ▸ 酒水 (3)  Drinks"])
+            #expect(
+                Array(screen[1 ... 3]) == ["1 ▸ 主菜 (9)  Main Courses", "2 ▸ 早餐 (5)  Breakfast", "3 ▸ 酒水 (3)  Drinks"])
             #expect(screen[4 ..< 29].allSatisfy { $0.isEmpty })
             try pane.send("End", "Enter")
-            screen = try pane.waitForScreen("酒水 opened, its groups closed") { Self.status($0).hasPrefix("opened 酒水") && Self.fetched($0, 1 ... 6) }
-            #expect(Array(screen[4 ... 6]) == ["4   ▸ 啤酒 (3)  Beer", "5   ▸ 白酒 (3)  Baijiu", "6   ▸ 飲料 (4)  Soft Drinks"])
+            screen = try pane.waitForScreen("酒水 opened, its groups closed") {
+                Self.status($0).hasPrefix("opened 酒水") && Self.fetched($0, 1 ... 6)
+            }
+            #expect(
+                Array(screen[4 ... 6]) == ["4   ▸ 啤酒 (3)  Beer", "5   ▸ 白酒 (3)  Baijiu", "6   ▸ 飲料 (4)  Soft Drinks"])
             try pane.send("e")
-            screen = try pane.waitForScreen("every group expanded") { Self.status($0).hasPrefix("every group expanded") && Self.fetched($0, 1 ... 28) }
+            screen = try pane.waitForScreen("every group expanded") {
+                Self.status($0).hasPrefix("every group expanded") && Self.fetched($0, 1 ... 28)
+            }
             #expect(screen[0].hasSuffix(" 30 rows, 24 dishes shown"))
             #expect(screen[28].hasSuffix("¥7.5"))
         }
@@ -154,15 +175,18 @@ extension TerminalTests {
         static func wrappedClient(port: Int, directory: URL) throws -> String {
             let before = quoted(directory.appendingPathComponent("before").path)
             let after = quoted(directory.appendingPathComponent("after").path)
-            return "trap '' INT; stty -g > \(before); \(try clientCommand(port: port)); status=$?; stty -g > \(after); echo \"menu-client exited $status\"; exec sleep 120"
+            return
+                "trap '' INT; stty -g > \(before); \(try clientCommand(port: port)); status=$?; stty -g > \(after); echo \"menu-client exited $status\"; exec sleep 120"
         }
 
         @Test(arguments: ["q", "C-c", "SIGTERM"])
         func quittingRestoresTheTerminal(by way: String) throws {
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("menu-client-\(UUID().uuidString)")
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "menu-client-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory) }
-            let (pane, _, _) = try Self.sichuanClient { port in try Self.wrappedClient(port: port, directory: directory) }
+            let (pane, _, _) = try Self.sichuanClient { port in try Self.wrappedClient(port: port, directory: directory)
+            }
             try #expect(pane.format("#{alternate_on} #{cursor_flag}") == "1 0")  // alternate screen, cursor hidden
 
             if way != "SIGTERM" {
@@ -170,7 +194,9 @@ extension TerminalTests {
             } else {
                 let shell = try pane.format("#{pane_pid}")
                 let children = try ChildProcess.run(executable: "/usr/bin/pgrep", arguments: ["-P", shell])
-                let pids = String(decoding: children.standardOutput, as: UTF8.self).split(separator: "\n").compactMap { pid_t($0) }
+                let pids = String(decoding: children.standardOutput, as: UTF8.self).split(separator: "\n").compactMap {
+                    pid_t($0)
+                }
                 try #require(pids.count == 1)
                 #expect(kill(pids[0], SIGTERM) == 0)
             }
@@ -189,37 +215,54 @@ extension TerminalTests {
         func aResizedWindowIsDrawnAgainAtItsNewSize() throws {
             let (pane, _, _) = try Self.sichuanClient()
             try pane.resize(width: 60, height: 12)
-            let screen = try pane.waitForScreen("the menu at 60 × 12") { $0.count >= 12 && $0[11].hasSuffix("row 1/30") }
+            let screen = try pane.waitForScreen("the menu at 60 × 12") {
+                $0.count >= 12 && $0[11].hasSuffix("row 1/30")
+            }
             #expect(DisplayWidth.of(screen[2]) == 60)
             #expect(screen[2].hasSuffix("¥38"))
             #expect(screen[10].hasPrefix("10     鍋巴肉片"))
             #expect(Self.status(screen).hasSuffix("row 1/30"))
             try pane.send("PageDown")
-            try pane.waitForScreen("a page of 10 rows") { Self.status($0).hasSuffix("row 11/30") && $0[1].hasPrefix("11 ▾ 早餐") }
+            try pane.waitForScreen("a page of 10 rows") {
+                Self.status($0).hasSuffix("row 11/30") && $0[1].hasPrefix("11 ▾ 早餐")
+            }
         }
 
         @Test(.timeLimit(.minutes(2)))
         func aLargeMenuPagesDownAndJumpsToItsEndFetchingOnlyThePagesShown() throws {
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("menu-client-\(UUID().uuidString)")
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "menu-client-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory) }
             let menu = directory.appendingPathComponent("medium.json").path
-            let bench = try TerminalTestPaths.menuServer().deletingLastPathComponent().appendingPathComponent("menu-bench").path
+            let bench = try TerminalTestPaths.menuServer().deletingLastPathComponent().appendingPathComponent(
+                "menu-bench"
+            ).path
             let written = try ChildProcess.run(executable: bench, arguments: ["--write-menu", "medium", menu])
             try #require(written.termination == .exited(0))
             let server = try LiveChildServer(arguments: ["--port", "0", "--config", menu])
             let relay = try CountingRelay(upstreamPort: server.port)
             defer { relay.stop() }
             let pane = try TmuxPane(command: try Self.clientCommand(port: relay.port), keeping: [server, relay])
-            func allRowsShown(_ screen: [String]) -> Bool { screen.count > 28 && screen[1 ..< 29].allSatisfy { !$0.contains("…") } }
-            var screen = try pane.waitForScreen("the first page") { $0.count > 1 && $0[1].hasPrefix("    1 ▾ Group 1 ") && allRowsShown($0) }
+            func allRowsShown(_ screen: [String]) -> Bool {
+                screen.count > 28 && screen[1 ..< 29].allSatisfy { !$0.contains("…") }
+            }
+            var screen = try pane.waitForScreen("the first page") {
+                $0.count > 1 && $0[1].hasPrefix("    1 ▾ Group 1 ") && allRowsShown($0)
+            }
             #expect(screen[0].hasSuffix("18850 rows, 16190 dishes shown"))
 
-            try pane.send("PageDown", "PageDown", "PageDown", "PageDown", "PageDown", "PageDown", "PageDown", "PageDown", "PageDown", "PageDown")
-            screen = try pane.waitForScreen("ten pages down") { Self.status($0).hasSuffix("row 281/18850") && allRowsShown($0) }
+            try pane.send(
+                "PageDown", "PageDown", "PageDown", "PageDown", "PageDown", "PageDown", "PageDown", "PageDown",
+                "PageDown", "PageDown")
+            screen = try pane.waitForScreen("ten pages down") {
+                Self.status($0).hasSuffix("row 281/18850") && allRowsShown($0)
+            }
             #expect(screen[28].hasPrefix("  308 "))
             try pane.send("End")
-            screen = try pane.waitForScreen("the last row") { Self.status($0).hasSuffix("row 18850/18850") && allRowsShown($0) }
+            screen = try pane.waitForScreen("the last row") {
+                Self.status($0).hasSuffix("row 18850/18850") && allRowsShown($0)
+            }
             #expect(screen[28].hasPrefix("18850 ▸ Group 100000 (10)"))
 
             // 50 rows a page, one page fetched on each side of a row looked at: rows 1-308 are pages

@@ -80,8 +80,12 @@ extension TerminalTests {
         /// English query are English paths, and revealing one (a write, its If-Match in that locale) works.
         @Test
         func onTheLocalizedMenuAnEnglishClientFindsAndRevealsInEnglish() throws {
-            let server = try LiveChildServer(arguments: ["--port", "0", "--config", LivePaths.packageRoot.appendingPathComponent("Config/menu.json").path])
-            let command = TerminalLiveTests.quoted(try TerminalTestPaths.menuClient().path) + " --lang en http://127.0.0.1:\(server.port)"
+            let server = try LiveChildServer(arguments: [
+                "--port", "0", "--config", LivePaths.packageRoot.appendingPathComponent("Config/menu.json").path
+            ])
+            let command =
+                TerminalLiveTests.quoted(try TerminalTestPaths.menuClient().path)
+                + " --lang en http://127.0.0.1:\(server.port)"
             let pane = try TmuxPane(command: command, keeping: [server])
             try pane.waitForScreen("the first screen in English") { $0.count > 2 && $0[1] == " 1 ▾ Main Courses (9)" }
             try pane.send("c")
@@ -94,14 +98,16 @@ extension TerminalTests {
             try pane.send("Down", "Enter")
             // The rows the reveal brought in arrive a page load after the status line.
             let screen = try pane.waitForScreen("Home-Style Tofu revealed") {
-                Self.status($0).hasPrefix("found Main Courses › Home-Style Tofu") && TerminalLiveTests.fetched($0, 1 ... 12)
+                Self.status($0).hasPrefix("found Main Courses › Home-Style Tofu")
+                    && TerminalLiveTests.fetched($0, 1 ... 12)
             }
             #expect(Self.status(screen).hasSuffix("row 6/12") && screen[6].hasPrefix(" 6     Home-Style Tofu "))
         }
 
         private static func page(_ ids: [String], total: Int? = nil) -> MenuSearchPage {
             let matches = ids.map { MenuSearchMatch(id: $0, title: $0, isGroup: false, index: nil, path: []) }
-            return MenuSearchPage(version: "v", revision: 0, query: "", total: total ?? ids.count, offset: 0, limit: 50, matches: matches)
+            return MenuSearchPage(
+                version: "v", revision: 0, query: "", total: total ?? ids.count, offset: 0, limit: 50, matches: matches)
         }
 
         @Test func anAnswerForAnOlderTextIsDroppedAndTheSelectionStaysInTheMatches() {
@@ -109,10 +115,12 @@ extension TerminalTests {
             panel.edit("啤")
             let older = panel.generation
             panel.edit("啤酒")
-            let stale = panel.accept(SearchResult(generation: older, outcome: .success(Self.page(["beer", "snow-beer", "tsingtao"]))))
+            let stale = panel.accept(
+                SearchResult(generation: older, outcome: .success(Self.page(["beer", "snow-beer", "tsingtao"]))))
             #expect(!stale)
             #expect(panel.matches.isEmpty && !panel.isCurrent)
-            let current = panel.accept(SearchResult(generation: panel.generation, outcome: .success(Self.page(["beer", "snow-beer"]))))
+            let current = panel.accept(
+                SearchResult(generation: panel.generation, outcome: .success(Self.page(["beer", "snow-beer"]))))
             #expect(current)
             #expect(panel.isCurrent && panel.matches.map(\.id) == ["beer", "snow-beer"])
             panel.move(by: 5)
@@ -126,7 +134,8 @@ extension TerminalTests {
             #expect(panel.problem == .transport("down") && panel.matches.count == 2)
             panel.edit("")
             #expect(panel.matches.isEmpty && panel.selectedMatch == nil)
-            let emptied = panel.accept(SearchResult(generation: panel.generation, outcome: .success(Self.page(["beer"]))))
+            let emptied = panel.accept(
+                SearchResult(generation: panel.generation, outcome: .success(Self.page(["beer"]))))
             #expect(!emptied)
         }
     }

@@ -37,10 +37,15 @@ extension TerminalTests {
 
         @Test func bidirectionalControlsShowAsTheirCodePoints() {
             #expect(TerminalText("txt.\u{202E}exe").string == "txt.<U+202E>exe")
-            let controls: [UInt32] = [0x061C, 0x200E, 0x200F, 0x2028, 0x2029, 0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069]
+            let controls: [UInt32] = [
+                0x061C, 0x200E, 0x200F, 0x2028, 0x2029, 0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068,
+                0x2069
+            ]
             for value in controls {
                 let hex = String(value, radix: 16, uppercase: true)
-                #expect(TerminalText("a" + String(Unicode.Scalar(value)!) + "b").string == "a<U+\(hex.count < 4 ? "0" : "")\(hex)>b")
+                #expect(
+                    TerminalText("a" + String(Unicode.Scalar(value)!) + "b").string
+                        == "a<U+\(hex.count < 4 ? "0" : "")\(hex)>b")
             }
         }
 
@@ -68,7 +73,10 @@ extension TerminalTests {
         @Test func aSpanIsMadeOfSanitizedTextSoThePainterWritesNoEscapeButItsOwn() {
             #expect(Span("\u{1B}]0;pwned\u{7}", .error).text.string == "␛]0;pwned␇")
             var painter = FramePainter()
-            let output = painter.paint(Frame(lines: [ScreenLine([Span("\u{1B}]0;pwned\u{7}\u{1B}[41m\u{9B}2J\u{202E}", .error)])], scrolling: 0 ..< 0))
+            let output = painter.paint(
+                Frame(
+                    lines: [ScreenLine([Span("\u{1B}]0;pwned\u{7}\u{1B}[41m\u{9B}2J\u{202E}", .error)])],
+                    scrolling: 0 ..< 0))
             #expect(!output.contains("\u{1B}]"))
             #expect(!output.contains("\u{1B}[41m"))
             #expect(!output.unicodeScalars.contains { $0.value == 0x07 || $0.value == 0x9B || $0.value == 0x202E })

@@ -7,7 +7,10 @@ import Testing
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("queue-\(UUID().uuidString)").path
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         try #require(descriptor >= 0)
-        defer { close(descriptor); unlink(path) }
+        defer {
+            close(descriptor)
+            unlink(path)
+        }
         let entered = DispatchSemaphore(value: 0)
         let gate = DispatchSemaphore(value: 0)
         let queue = BoundedLogQueue<Int>(capacity: 4, descriptor: descriptor) { entry, bytes in

@@ -10,7 +10,9 @@ struct RedisConnectionPoolTests {
     /// CLIENT ID of the calling thread's pooled connection.
     private func clientID(_ pool: RedisConnectionPool) throws -> Int {
         try pool.withConnection { connection throws(RedisError) in
-            guard case .integer(let id) = try connection.command("CLIENT", "ID") else { throw .protocolViolation("CLIENT ID") }
+            guard case .integer(let id) = try connection.command("CLIENT", "ID") else {
+                throw .protocolViolation("CLIENT ID")
+            }
             return id
         }
     }
@@ -38,8 +40,8 @@ struct RedisConnectionPoolTests {
         let ids = Mutex<[[Int]]>([])
         let ready = DispatchGroup()
         let allAlive = DispatchGroup()  // every thread lives until all have asked: none takes over an exited one's id
-        for _ in 0..<threads { allAlive.enter() }
-        for _ in 0..<threads {
+        for _ in 0 ..< threads { allAlive.enter() }
+        for _ in 0 ..< threads {
             ready.enter()
             Thread {
                 defer { ready.leave() }
@@ -61,7 +63,8 @@ struct RedisConnectionPoolTests {
         let used = DispatchSemaphore(value: 0)
         let finish = DispatchSemaphore(value: 0)
         let id = Mutex<Int?>(nil)
-        let handOver = Mutex<RedisConnectionPool?>(RedisConnectionPool(endpoint: server.endpoint, options: RedisOptions()))
+        let handOver = Mutex<RedisConnectionPool?>(
+            RedisConnectionPool(endpoint: server.endpoint, options: RedisOptions()))
         Thread {
             do {
                 let pool = handOver.withLock { $0.take() }!  // the last reference, dropped at the end of this scope
@@ -72,16 +75,21 @@ struct RedisConnectionPoolTests {
         }.start()
         used.wait()
         defer { finish.signal() }
-        guard let id = id.withLock({ $0 }) else { Issue.record("the thread got no connection"); return }
-        #expect(eventually {
-            guard case .bulk(let list) = server.command("CLIENT", "LIST") else { return false }
-            return !String(decoding: list, as: UTF8.self).contains("id=\(id) ")
-        })
+        guard let id = id.withLock({ $0 }) else {
+            Issue.record("the thread got no connection")
+            return
+        }
+        #expect(
+            eventually {
+                guard case .bulk(let list) = server.command("CLIENT", "LIST") else { return false }
+                return !String(decoding: list, as: UTF8.self).contains("id=\(id) ")
+            })
     }
 
     @Test func onConnectRunsOnEachThreadsConnection() throws {
         let server = try RedisServerProcess()
-        let pool = RedisConnectionPool(endpoint: server.endpoint, options: RedisOptions()) { connection throws(RedisError) in
+        let pool = RedisConnectionPool(endpoint: server.endpoint, options: RedisOptions()) {
+            connection throws(RedisError) in
             _ = try connection.command("INCR", "connects")
         }
         _ = try clientID(pool)

@@ -7,7 +7,8 @@ import Testing
 
 @Suite("RedisConnection against a real redis-server")
 struct RedisConnectionTests {
-    private let fast = RedisOptions(timeout: .milliseconds(300), initialBackoff: .milliseconds(200), maxBackoff: .milliseconds(400))
+    private let fast = RedisOptions(
+        timeout: .milliseconds(300), initialBackoff: .milliseconds(200), maxBackoff: .milliseconds(400))
 
     private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
 
@@ -22,7 +23,10 @@ struct RedisConnectionTests {
         #expect(try connection.command("GET", "missing") == .null)
         #expect(try connection.command([bytes("SET"), bytes("empty"), []]) == .status("OK"))
         #expect(try connection.command("GET", "empty") == .bulk([]))
-        guard case .error(let message) = try connection.command("INCR", "empty") else { Issue.record("INCR of '' did not fail"); return }
+        guard case .error(let message) = try connection.command("INCR", "empty") else {
+            Issue.record("INCR of '' did not fail")
+            return
+        }
         #expect(message.hasPrefix("ERR"))
     }
 
@@ -30,17 +34,25 @@ struct RedisConnectionTests {
         let server = try RedisServerProcess()
         let connection = RedisConnection(endpoint: server.endpoint, options: fast)
         let reply = try connection.command("EVAL", "return {1, {'a', {2, false}}, 'b'}", "0")
-        #expect(reply == .array([.integer(1), .array([.bulk(bytes("a")), .array([.integer(2), .null])]), .bulk(bytes("b"))]))
+        #expect(
+            reply == .array([.integer(1), .array([.bulk(bytes("a")), .array([.integer(2), .null])]), .bulk(bytes("b"))])
+        )
     }
 
     @Test func aPipelineAnswersInOrder() throws {
         let server = try RedisServerProcess()
         let connection = RedisConnection(endpoint: server.endpoint, options: fast)
-        let commands = (0..<50).map { [bytes("INCRBY"), bytes("counter"), bytes(String($0))] } + [[bytes("NOSUCHCOMMAND")], [bytes("GET"), bytes("counter")]]
+        let commands =
+            (0 ..< 50).map { [bytes("INCRBY"), bytes("counter"), bytes(String($0))] } + [
+                [bytes("NOSUCHCOMMAND")], [bytes("GET"), bytes("counter")]
+            ]
         let replies = try connection.pipeline(commands)
         #expect(replies.count == 52)
-        #expect(Array(replies.prefix(50)) == (0..<50).map { .integer($0 * ($0 + 1) / 2) })
-        guard case .error = replies[50] else { Issue.record("an unknown command answered \(replies[50])"); return }
+        #expect(Array(replies.prefix(50)) == (0 ..< 50).map { .integer($0 * ($0 + 1) / 2) })
+        guard case .error = replies[50] else {
+            Issue.record("an unknown command answered \(replies[50])")
+            return
+        }
         #expect(replies[51] == .bulk(bytes("1225")))
     }
 
@@ -75,7 +87,10 @@ struct RedisConnectionTests {
 
     @Test func aUnixSocketWorks() throws {
         let server = try RedisServerProcess(unixSocket: true)
-        guard case .unix(let path) = server.endpoint.address else { Issue.record("not a unix endpoint"); return }
+        guard case .unix(let path) = server.endpoint.address else {
+            Issue.record("not a unix endpoint")
+            return
+        }
         let connection = RedisConnection(endpoint: try RedisEndpoint(parsing: server.url), options: fast)
         #expect(try connection.command("SET", "k", "v") == .status("OK"))
         #expect(try connection.command("GET", "k") == .bulk(bytes("v")))
@@ -98,7 +113,9 @@ struct RedisConnectionTests {
 
     @Test func evaluateSurvivesScriptFlushAndARestart() throws {
         let server = try RedisServerProcess()
-        let connection = RedisConnection(endpoint: server.endpoint, options: RedisOptions(initialBackoff: .milliseconds(1), maxBackoff: .milliseconds(1)))
+        let connection = RedisConnection(
+            endpoint: server.endpoint,
+            options: RedisOptions(initialBackoff: .milliseconds(1), maxBackoff: .milliseconds(1)))
         let script = RedisScript("return redis.call('INCRBY', KEYS[1], ARGV[1])")
         #expect(try connection.evaluate(script, keys: [bytes("n")], arguments: [bytes("2")]) == .integer(2))
         #expect(try connection.evaluate(script, keys: [bytes("n")], arguments: [bytes("3")]) == .integer(5))
@@ -112,8 +129,13 @@ struct RedisConnectionTests {
         #expect(afterFlush["evalsha"] == 4)  // the one answered NOSCRIPT and its retry
 
         try server.restart()  // no AOF: the counter starts over, and the script cache is empty
-        #expect(throws: RedisError.self) { try connection.evaluate(script, keys: [bytes("n")], arguments: [bytes("1")]) }
-        #expect(eventually(within: .seconds(5)) { (try? connection.evaluate(script, keys: [bytes("n")], arguments: [bytes("4")])) == .integer(4) })
+        #expect(throws: RedisError.self) {
+            try connection.evaluate(script, keys: [bytes("n")], arguments: [bytes("1")])
+        }
+        #expect(
+            eventually(within: .seconds(5)) {
+                (try? connection.evaluate(script, keys: [bytes("n")], arguments: [bytes("4")])) == .integer(4)
+            })
         let afterRestart = server.commandCalls()
         #expect(afterRestart["script|load"] == 1)
         #expect(afterRestart["evalsha"] == 2)
@@ -143,10 +165,15 @@ struct RedisConnectionTests {
     @Test func writingToAConnectionTheServerClosedThrowsInsteadOfRaisingSIGPIPE() throws {
         let server = try RedisServerProcess()
         let connection = RedisConnection(endpoint: server.endpoint, options: fast)
-        guard case .integer(let id) = try connection.command("CLIENT", "ID") else { Issue.record("CLIENT ID"); return }
+        guard case .integer(let id) = try connection.command("CLIENT", "ID") else {
+            Issue.record("CLIENT ID")
+            return
+        }
         #expect(server.command("CLIENT", "KILL", "ID", String(id)) == .integer(1))
         let large = [UInt8](repeating: 0x61, count: 8 << 20)  // far more than a socket buffer: several writes after the reset
-        #expect { try connection.pipeline([[bytes("SET"), bytes("a"), large], [bytes("SET"), bytes("b"), large]]) } throws: { error in
+        #expect {
+            try connection.pipeline([[bytes("SET"), bytes("a"), large], [bytes("SET"), bytes("b"), large]])
+        } throws: { error in
             guard case .connectionLost = error as? RedisError else { return false }
             return true
         }
@@ -171,7 +198,9 @@ struct RedisConnectionTests {
         var options = fast
         options.idleCheckAfter = .milliseconds(20)
         let connects = Mutex(0)
-        let connection = RedisConnection(endpoint: server.endpoint, options: options) { _ throws(RedisError) in connects.withLock { $0 += 1 } }
+        let connection = RedisConnection(endpoint: server.endpoint, options: options) { _ throws(RedisError) in
+            connects.withLock { $0 += 1 }
+        }
         #expect(try connection.command("SET", "k", "1") == .status("OK"))
         #expect(server.command("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes") == .integer(1))
         Thread.sleep(forTimeInterval: 0.05)

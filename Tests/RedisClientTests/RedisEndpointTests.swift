@@ -11,8 +11,12 @@ struct RedisEndpointTests {
     }
 
     @Test func theDefaultsArePort6379DatabaseZeroAndNoPassword() throws {
-        #expect(try RedisEndpoint(parsing: "redis://localhost") == RedisEndpoint(address: .tcp(host: "localhost", port: 6379)))
-        #expect(try RedisEndpoint(parsing: "redis://127.0.0.1:7000/") == RedisEndpoint(address: .tcp(host: "127.0.0.1", port: 7000)))
+        #expect(
+            try RedisEndpoint(parsing: "redis://localhost")
+                == RedisEndpoint(address: .tcp(host: "localhost", port: 6379)))
+        #expect(
+            try RedisEndpoint(parsing: "redis://127.0.0.1:7000/")
+                == RedisEndpoint(address: .tcp(host: "127.0.0.1", port: 7000)))
         #expect(try RedisEndpoint(parsing: "redis://[::1]:7001").address == .tcp(host: "::1", port: 7001))
     }
 
@@ -44,7 +48,7 @@ struct RedisEndpointTests {
         ("redis+unix:///s.sock?timeout=1", "the query item 'timeout' is not known"),
         ("redis://:bad%zz@host", "the password has a bad percent escape"),
         ("redis://admin:pw@host", "a user name is not supported"),
-        ("redis://pw@host", "a user name is not supported"),
+        ("redis://pw@host", "a user name is not supported")
     ])
     func aBadURLSaysWhatIsWrong(url: String, problem: String) {
         #expect {
@@ -55,7 +59,9 @@ struct RedisEndpointTests {
         }
     }
 
-    @Test(arguments: ["redis://cache:6380", "redis://10.0.0.7:6379/4", "redis://[::1]:7000", "redis+unix:///run/r.sock?db=9"])
+    @Test(arguments: [
+        "redis://cache:6380", "redis://10.0.0.7:6379/4", "redis://[::1]:7000", "redis+unix:///run/r.sock?db=9"
+    ])
     func theDescriptionOfAnEndpointWithoutPasswordParsesBackToIt(url: String) throws {
         let endpoint = try RedisEndpoint(parsing: url)
         #expect(endpoint.description == url)

@@ -6,7 +6,8 @@ import Testing
 
 @Suite("RedisInvalidationListener: tracking invalidations over RESP2 pub/sub")
 struct RedisInvalidationListenerTests {
-    private let options = RedisOptions(timeout: .milliseconds(500), initialBackoff: .milliseconds(20), maxBackoff: .milliseconds(100))
+    private let options = RedisOptions(
+        timeout: .milliseconds(500), initialBackoff: .milliseconds(20), maxBackoff: .milliseconds(100))
 
     /// A started listener and the events it delivered so far.
     private final class Recorder: Sendable {
@@ -23,9 +24,13 @@ struct RedisInvalidationListenerTests {
     }
 
     /// A connection whose reads are tracked, redirecting invalidations to the listener's current subscription.
-    private func trackedConnection(_ server: RedisServerProcess, _ listener: RedisInvalidationListener) -> RedisConnection {
+    private func trackedConnection(_ server: RedisServerProcess, _ listener: RedisInvalidationListener)
+        -> RedisConnection
+    {
         RedisConnection(endpoint: server.endpoint, options: options) { connection throws(RedisError) in
-            guard let subscription = listener.subscription else { throw .connectFailed("the listener is not subscribed") }
+            guard let subscription = listener.subscription else {
+                throw .connectFailed("the listener is not subscribed")
+            }
             let reply = try connection.command("CLIENT", "TRACKING", "on", "REDIRECT", String(subscription.clientID))
             guard reply == .status("OK") else { throw .connectFailed("CLIENT TRACKING answered \(reply)") }
             connection.mark = subscription.generation
@@ -65,7 +70,11 @@ struct RedisInvalidationListenerTests {
         guard let second = listener.subscription else { return }
         #expect(second.clientID != first.clientID)
         #expect(second.generation == first.generation + 1)
-        #expect(recorder.all == [.subscribed(clientID: first.clientID, generation: 1), .flushAll, .subscribed(clientID: second.clientID, generation: 2)])
+        #expect(
+            recorder.all == [
+                .subscribed(clientID: first.clientID, generation: 1), .flushAll,
+                .subscribed(clientID: second.clientID, generation: 2)
+            ])
 
         // The new subscription delivers: a connection that redirects to it sees its key invalidated.
         let tracked = trackedConnection(server, listener)
@@ -90,8 +99,11 @@ struct RedisInvalidationListenerTests {
     @Test func aStalledServerIsNoticedByAnUnansweredPingAndResubscribedAfterItResumes() throws {
         let server = try RedisServerProcess()
         let recorder = Recorder()
-        let quick = RedisOptions(timeout: .milliseconds(200), initialBackoff: .milliseconds(20), maxBackoff: .milliseconds(100))
-        let listener = RedisInvalidationListener(endpoint: server.endpoint, options: quick, idlePing: .milliseconds(100)) { recorder.record($0) }
+        let quick = RedisOptions(
+            timeout: .milliseconds(200), initialBackoff: .milliseconds(20), maxBackoff: .milliseconds(100))
+        let listener = RedisInvalidationListener(
+            endpoint: server.endpoint, options: quick, idlePing: .milliseconds(100)
+        ) { recorder.record($0) }
         listener.start()
         defer { listener.stop() }
         #expect(eventually { listener.subscription != nil })

@@ -27,18 +27,21 @@ private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
 
 @Suite("RedisPipeline against a real redis-server: batches without holding the submitters")
 struct RedisPipelineTests {
-    private let fast = RedisOptions(timeout: .milliseconds(300), initialBackoff: .milliseconds(200), maxBackoff: .milliseconds(400))
+    private let fast = RedisOptions(
+        timeout: .milliseconds(300), initialBackoff: .milliseconds(200), maxBackoff: .milliseconds(400))
 
     @Test func commandsFromManyThreadsAreEachAnsweredOnceInSubmissionOrderPerThread() throws {
         let server = try RedisServerProcess()
         let pipeline = RedisPipeline(pool: RedisConnectionPool(endpoint: server.endpoint, options: fast))
         defer { pipeline.stop() }
         let outcomes = Outcomes()
-        let threads = 8, perThread = 200
+        let threads = 8
+        let perThread = 200
         DispatchQueue.concurrentPerform(iterations: threads) { thread in
             for index in 0 ..< perThread {
-                pipeline.submit(.arguments([bytes("RPUSH"), bytes("list:\(thread)"), bytes(String(index))]),
-                                then: outcomes.completion(thread * perThread + index))
+                pipeline.submit(
+                    .arguments([bytes("RPUSH"), bytes("list:\(thread)"), bytes(String(index))]),
+                    then: outcomes.completion(thread * perThread + index))
             }
         }
         let received = outcomes.wait(for: threads * perThread)
@@ -46,7 +49,9 @@ struct RedisPipelineTests {
         for thread in 0 ..< threads {
             // RPUSH answers the list's length: each thread's commands ran once each, in its order.
             let lengths = (0 ..< perThread).map { index -> Int? in
-                guard case .success(let answer) = received[thread * perThread + index], case .integer(let length) = answer.reply else { return nil }
+                guard case .success(let answer) = received[thread * perThread + index],
+                    case .integer(let length) = answer.reply
+                else { return nil }
                 return length
             }
             #expect(lengths == (1 ... perThread).map { $0 })
@@ -63,20 +68,30 @@ struct RedisPipelineTests {
         let firstIsBeingSent = DispatchSemaphore(value: 0)
         let letItGo = DispatchSemaphore(value: 0)
         // The first command's prepare step holds the pipeline's thread, as a slow round trip would.
-        pipeline.submit(.arguments([bytes("INCR"), bytes("n")]), prepare: { _ in
-            firstIsBeingSent.signal()
-            letItGo.wait()
-            return true
-        }, then: outcomes.completion(0))
+        pipeline.submit(
+            .arguments([bytes("INCR"), bytes("n")]),
+            prepare: { _ in
+                firstIsBeingSent.signal()
+                letItGo.wait()
+                return true
+            }, then: outcomes.completion(0))
         firstIsBeingSent.wait()
-        for index in 1 ... 50 { pipeline.submit(.arguments([bytes("INCR"), bytes("n")]), then: outcomes.completion(index)) }
+        for index in 1 ... 50 {
+            pipeline.submit(.arguments([bytes("INCR"), bytes("n")]), then: outcomes.completion(index))
+        }
         letItGo.signal()
         let received = outcomes.wait(for: 51)
-        guard case .success(let first) = received[0] else { Issue.record("first: \(String(describing: received[0]))"); return }
+        guard case .success(let first) = received[0] else {
+            Issue.record("first: \(String(describing: received[0]))")
+            return
+        }
         #expect(first.reply == .integer(1))
         #expect(first.prepared)
         for index in 1 ... 50 {
-            guard case .success(let answer) = received[index] else { Issue.record("\(index): \(String(describing: received[index]))"); continue }
+            guard case .success(let answer) = received[index] else {
+                Issue.record("\(index): \(String(describing: received[index]))")
+                continue
+            }
             #expect(answer.reply == .integer(index + 1))
             #expect(!answer.prepared)
         }
@@ -91,12 +106,16 @@ struct RedisPipelineTests {
         let script = RedisScript("return redis.call('INCRBY', KEYS[1], ARGV[1])")
         let outcomes = Outcomes()
         pipeline.submit(.script(script, keys: [bytes("s")], arguments: [bytes("5")]), then: outcomes.completion(0))
-        guard case .success(let first) = outcomes.wait(for: 1)[0] else { Issue.record("the script failed"); return }
+        guard case .success(let first) = outcomes.wait(for: 1)[0] else {
+            Issue.record("the script failed")
+            return
+        }
         #expect(first.reply == .integer(5))
         #expect(server.command("SCRIPT", "FLUSH") == .status("OK"))
         pipeline.submit(.script(script, keys: [bytes("s")], arguments: [bytes("5")]), then: outcomes.completion(1))
         guard case .success(let second) = outcomes.wait(for: 1)[1], case .error(let message) = second.reply else {
-            Issue.record("EVALSHA after SCRIPT FLUSH did not answer an error"); return
+            Issue.record("EVALSHA after SCRIPT FLUSH did not answer an error")
+            return
         }
         #expect(message.hasPrefix("NOSCRIPT"))
         #expect(server.command("GET", "s") == .bulk(bytes("5")))  // not run twice, not run blind
@@ -116,7 +135,10 @@ struct RedisPipelineTests {
         let waited = ContinuousClock.now - started
         server.resume()
         for index in 1 ... 3 {
-            guard case .failure = failed[index] else { Issue.record("\(index) answered while Redis was stopped"); continue }
+            guard case .failure = failed[index] else {
+                Issue.record("\(index) answered while Redis was stopped")
+                continue
+            }
         }
         #expect(waited < .seconds(5))  // bounded by the timeout, not a hang (generous for a loaded machine)
         // After the backoff the pipeline connects again by itself.
@@ -124,7 +146,11 @@ struct RedisPipelineTests {
         for attempt in 0 ..< 100 where !answered {
             let again = Outcomes()
             pipeline.submit(.arguments([bytes("PING")]), then: again.completion(attempt))
-            if case .success(let answer) = again.wait(for: 1)[attempt], answer.reply == .status("PONG") { answered = true } else { usleep(50_000) }
+            if case .success(let answer) = again.wait(for: 1)[attempt], answer.reply == .status("PONG") {
+                answered = true
+            } else {
+                usleep(50_000)
+            }
         }
         #expect(answered)
     }
@@ -135,7 +161,13 @@ struct RedisPipelineTests {
         let outcomes = Outcomes()
         let holding = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
-        pipeline.submit(.arguments([bytes("PING")]), prepare: { _ in holding.signal(); release.wait(); return false }, then: outcomes.completion(0))
+        pipeline.submit(
+            .arguments([bytes("PING")]),
+            prepare: { _ in
+                holding.signal()
+                release.wait()
+                return false
+            }, then: outcomes.completion(0))
         holding.wait()
         pipeline.submit(.arguments([bytes("SET"), bytes("queued"), bytes("1")]), then: outcomes.completion(1))
         let stopper = Thread { pipeline.stop() }
@@ -143,11 +175,17 @@ struct RedisPipelineTests {
         usleep(50_000)  // let stop mark the pipeline stopping while the first batch is held
         release.signal()
         let received = outcomes.wait(for: 2)
-        guard case .success(let first) = received[0] else { Issue.record("the batch on the wire was not answered"); return }
+        guard case .success(let first) = received[0] else {
+            Issue.record("the batch on the wire was not answered")
+            return
+        }
         #expect(first.reply == .status("PONG"))
         pipeline.submit(.arguments([bytes("PING")]), then: outcomes.completion(2))
         let all = outcomes.wait(for: 1)
-        guard case .failure = all[2] else { Issue.record("a command after stop was answered"); return }
+        guard case .failure = all[2] else {
+            Issue.record("a command after stop was answered")
+            return
+        }
         // The queued SET was failed or sent, never lost without an answer; if failed, it did not run.
         if case .failure = all[1] { #expect(server.command("GET", "queued") == .null) }
     }
@@ -155,20 +193,25 @@ struct RedisPipelineTests {
     @Test func aCallStillQueuedWhenTheQueueTimeoutEndsIsNeverSentAndSaysWhatWasAheadOfIt() throws {
         let server = try RedisServerProcess()
         let timeout = Duration.milliseconds(20)
-        let pipeline = RedisPipeline(pool: RedisConnectionPool(endpoint: server.endpoint, options: fast), queueTimeout: timeout)
+        let pipeline = RedisPipeline(
+            pool: RedisConnectionPool(endpoint: server.endpoint, options: fast), queueTimeout: timeout)
         defer { pipeline.stop() }
         let outcomes = Outcomes()
         let holding = DispatchSemaphore(value: 0)
         let letItGo = DispatchSemaphore(value: 0)
         // The first command's prepare step holds the pipeline's thread, as a stalled round trip would.
-        pipeline.submit(.arguments([bytes("INCR"), bytes("held")]), prepare: { _ in
-            holding.signal()
-            letItGo.wait()
-            return true
-        }, then: outcomes.completion(0))
+        pipeline.submit(
+            .arguments([bytes("INCR"), bytes("held")]),
+            prepare: { _ in
+                holding.signal()
+                letItGo.wait()
+                return true
+            }, then: outcomes.completion(0))
         #expect(holding.wait(timeout: .now() + 30) == .success)
         // Other callers' commands queue behind it, then a call that waits for its turn.
-        for index in 1 ... 3 { pipeline.submit(.arguments([bytes("INCR"), bytes("queued")]), then: outcomes.completion(index)) }
+        for index in 1 ... 3 {
+            pipeline.submit(.arguments([bytes("INCR"), bytes("queued")]), then: outcomes.completion(index))
+        }
         let ran = Ran()
         var refusal: RedisError?
         do {
@@ -177,18 +220,26 @@ struct RedisPipelineTests {
             refusal = error
         }
         #expect(refusal == .queuedTooLong(waited: timeout, ahead: 4))  // the held command and the three
-        #expect(refusal?.description.contains("queued behind 4 other commands") == true, "\(String(describing: refusal))")
+        #expect(
+            refusal?.description.contains("queued behind 4 other commands") == true, "\(String(describing: refusal))")
         letItGo.signal()
         // The held command is answered; the three behind it had waited past the timeout too: they
         // fail unsent, each naming the commands ahead of it.
         let received = outcomes.wait(for: 4)
-        guard case .success(let held) = received[0] else { Issue.record("the held command failed: \(String(describing: received[0]))"); return }
+        guard case .success(let held) = received[0] else {
+            Issue.record("the held command failed: \(String(describing: received[0]))")
+            return
+        }
         #expect(held.reply == .integer(1))
         for index in 1 ... 3 {
-            guard case .failure(let error) = received[index] else { Issue.record("command \(index) was sent"); continue }
+            guard case .failure(let error) = received[index] else {
+                Issue.record("command \(index) was sent")
+                continue
+            }
             #expect(error == .queuedTooLong(waited: timeout, ahead: index))
         }
-        #expect(server.command("EXISTS", "queued") == .integer(0), "a command that timed out in the queue reached Redis")
+        #expect(
+            server.command("EXISTS", "queued") == .integer(0), "a command that timed out in the queue reached Redis")
         // The pipeline goes on, and the call that gave up never ran.
         #expect(try pipeline.perform { _ throws(RedisError) in 7 } == 7)
         let callRan = ran.flag.load(ordering: .relaxed)

@@ -24,7 +24,7 @@ struct RedisServerProcessTests {
 
     @Test func commandCallsCountsPerCommandFromCommandStats() throws {
         let server = try RedisServerProcess()
-        for _ in 0..<3 { server.command("GET", "x") }
+        for _ in 0 ..< 3 { server.command("GET", "x") }
         server.command("SET", "x", "1")
         let calls = server.commandCalls()
         #expect(calls["get"] == 3)
@@ -37,7 +37,9 @@ struct RedisServerProcessTests {
         #expect(server.command("PING") == .status("PONG"))
         var anonymous = server.endpoint
         anonymous.password = nil
-        guard case .error(let message) = try RedisConnection(endpoint: anonymous, options: RedisOptions()).command("PING") else {
+        guard
+            case .error(let message) = try RedisConnection(endpoint: anonymous, options: RedisOptions()).command("PING")
+        else {
             Issue.record("PING without a password was answered")
             return
         }

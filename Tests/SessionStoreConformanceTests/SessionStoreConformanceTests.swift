@@ -60,12 +60,17 @@ struct SessionStoreConformanceTests {
         #expect(try store.apply(.toggle(groupID: "d"), to: id).revision == 2)
         #expect(try store.apply(.setAll(.collapsed), to: id).revision == 3)
         var ignored: [String] = []
-        let big = ExpansionState(portable: PortableExpansion(flips: [.init(id: "a", isExpanded: false), .init(id: "d", isExpanded: true)]),
-                                 in: menu, ignoredIDs: &ignored)
-        #expect(throws: SessionStoreError.tooManyChanges(limit: 1)) { try store.create(in: store.currentMenu, state: big) }
+        let big = ExpansionState(
+            portable: PortableExpansion(flips: [.init(id: "a", isExpanded: false), .init(id: "d", isExpanded: true)]),
+            in: menu, ignoredIDs: &ignored)
+        #expect(throws: SessionStoreError.tooManyChanges(limit: 1)) {
+            try store.create(in: store.currentMenu, state: big)
+        }
     }
 
-    @Test("the history keeps its limit, and a session created by a write starts at revision 1", arguments: StoreKind.allCases)
+    @Test(
+        "the history keeps its limit, and a session created by a write starts at revision 1",
+        arguments: StoreKind.allCases)
     func theHistoryKeepsItsLimitAndASessionCreatedByAWriteStartsAtOne(kind: StoreKind) throws {
         let subject = try StoreUnderTest(kind, menu: try storeTestMenu(), historyLimit: 2)
         defer { subject.stop() }
@@ -83,7 +88,9 @@ struct SessionStoreConformanceTests {
         #expect(try store.snapshot(of: unchanged.sessionID).revision == 0)
     }
 
-    @Test("a reveal past the changed-groups cap is refused whole and leaves the session as it was", arguments: StoreKind.allCases)
+    @Test(
+        "a reveal past the changed-groups cap is refused whole and leaves the session as it was",
+        arguments: StoreKind.allCases)
     func aRevealPastTheCapIsRefusedWhole(kind: StoreKind) throws {
         let subject = try StoreUnderTest(kind, menu: try storeTestMenu(), maxChangedGroups: 1)
         defer { subject.stop() }
@@ -99,7 +106,9 @@ struct SessionStoreConformanceTests {
         let shown = try store.apply(.reveal(nodeID: "b1"), to: other)
         #expect(shown.revision == 1 && shown.change.groupChange?.index == 3 && shown.state.changedGroupCount == 1)
         #expect(shown.change.splice == RowChange(at: 3, inserted: 1, removed: 0))
-        #expect(throws: SessionStoreError.expansion(.unknownNode(id: "nope"))) { try store.apply(.reveal(nodeID: "nope"), to: other) }
+        #expect(throws: SessionStoreError.expansion(.unknownNode(id: "nope"))) {
+            try store.apply(.reveal(nodeID: "nope"), to: other)
+        }
     }
 
     /// The stores that tell time by a clock the test moves; Redis expires keys on its own clock

@@ -6,10 +6,11 @@ import HTTPTestSupport
 import MenuModel
 import MenuSessions
 import MenuSessionsDurable
-@testable import MenuSessionsRedis
 import RedisClient
 import RedisTestSupport
 import Testing
+
+@testable import MenuSessionsRedis
 
 /// One kind of ``SessionStore``: the argument of every conformance test.
 enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
@@ -36,8 +37,10 @@ final class StoreUnderTest {
     /// A store of `kind` on `menu` refusing a state with more than `maxChangedGroups` changed
     /// groups and keeping the last `historyLimit` splices of each session. With `clock`, the
     /// memory and durable stores tell time by it, and a session idle for `timeToLive` expires.
-    init(_ kind: StoreKind, menu: Menu, maxChangedGroups: Int = 100, historyLimit: Int = 64,
-         timeToLive: Duration = SessionLimits.defaults.timeToLive, clock: DurableTestClock? = nil) throws {
+    init(
+        _ kind: StoreKind, menu: Menu, maxChangedGroups: Int = 100, historyLimit: Int = 64,
+        timeToLive: Duration = SessionLimits.defaults.timeToLive, clock: DurableTestClock? = nil
+    ) throws {
         let generation = MenuGeneration(menu)
         var limits = SessionLimits.defaults
         limits.maxChangedGroups = maxChangedGroups
@@ -51,9 +54,10 @@ final class StoreUnderTest {
             stopping = {}
         case .durable:
             let directory = DurableTemporaryDirectory()
-            let durable = try DurableSessionStore(directory: directory.path, menu: generation, fsync: .no, limits: limits,
-                                                  clock: clock?.clock ?? SessionClock.now,
-                                                  wallClock: clock?.wall ?? DurableSessionStore.milliseconds)
+            let durable = try DurableSessionStore(
+                directory: directory.path, menu: generation, fsync: .no, limits: limits,
+                clock: clock?.clock ?? SessionClock.now,
+                wallClock: clock?.wall ?? DurableSessionStore.milliseconds)
             store = durable
             heldCount = { durable.count }
             stopping = {
@@ -64,7 +68,8 @@ final class StoreUnderTest {
             let server = try RedisServerProcess()
             let cache = kind == .redis
             var options = RedisStoreOptions(
-                redis: RedisOptions(timeout: .milliseconds(300), initialBackoff: .milliseconds(10), maxBackoff: .milliseconds(100)),
+                redis: RedisOptions(
+                    timeout: .milliseconds(300), initialBackoff: .milliseconds(10), maxBackoff: .milliseconds(100)),
                 trackingCache: cache, maxChangedGroups: maxChangedGroups, historyLimit: historyLimit)
             options.prefix = "test:"
             options.cacheMaxAge = .seconds(3600)
@@ -75,7 +80,9 @@ final class StoreUnderTest {
                 redis.stop()
                 server.stop()
             }
-            if cache { try #require(eventually { redis.cache?.tracking != nil }, "the invalidation listener did not subscribe") }
+            if cache {
+                try #require(eventually { redis.cache?.tracking != nil }, "the invalidation listener did not subscribe")
+            }
         }
     }
 

@@ -68,20 +68,27 @@ struct ConfigParser {
         builder.endRoot(children: topLevel)
         builder.resolveLocales()
         skipWhitespace()
-        guard index == bytes.count else { throw SyntaxError(offset: index, message: "unexpected text after the JSON document") }
+        guard index == bytes.count else {
+            throw SyntaxError(offset: index, message: "unexpected text after the JSON document")
+        }
     }
 
     /// `"searchable": ["attr", ...]`: the string attributes search reads beside titles.
     private mutating func parseSearchable(key: String) throws(SyntaxError) {
         let value = try parseValue(depth: 0)
         if case .array(let items) = value {
-            let names = items.compactMap { item -> String? in if case .string(let name) = item, !name.isEmpty { name } else { nil } }
+            let names = items.compactMap { item -> String? in
+                if case .string(let name) = item, !name.isEmpty { name } else { nil }
+            }
             if names.count == items.count {
                 builder.searchable = names
                 return
             }
         }
-        builder.report(.init(key: key, kind: .wrongType(expected: "an array of attribute names (non-empty strings)"), value: value.excerpt()))
+        builder.report(
+            .init(
+                key: key, kind: .wrongType(expected: "an array of attribute names (non-empty strings)"),
+                value: value.excerpt()))
     }
 
     /// `[ NODE, ... ]`: returns the positions of the nodes added.
@@ -156,8 +163,12 @@ struct ConfigParser {
     /// `true` or `false`; any other value is reported as a wrong type and skipped.
     private mutating func parseBoolField(key: String) throws(SyntaxError) -> Bool? {
         switch peek() {
-        case UInt8(ascii: "t"): try literal("true"); return true
-        case UInt8(ascii: "f"): try literal("false"); return false
+        case UInt8(ascii: "t"):
+            try literal("true")
+            return true
+        case UInt8(ascii: "f"):
+            try literal("false")
+            return false
         default:
             try reportWrongType(key: key, expected: "true or false")
             return nil
@@ -245,7 +256,9 @@ struct ConfigParser {
     /// Any JSON value.
     mutating func parseValue(depth: Int) throws(SyntaxError) -> JSONValue {
         skipWhitespace()
-        guard depth < Self.valueDepthLimit else { throw SyntaxError(offset: index, message: "nesting deeper than \(Self.valueDepthLimit)") }
+        guard depth < Self.valueDepthLimit else {
+            throw SyntaxError(offset: index, message: "nesting deeper than \(Self.valueDepthLimit)")
+        }
         guard let byte = peek() else { throw SyntaxError(offset: index, message: "unexpected end of the document") }
         switch byte {
         case UInt8(ascii: "{"):
@@ -270,9 +283,15 @@ struct ConfigParser {
             }
             return .array(elements)
         case UInt8(ascii: "\""): return .string(try parseString())
-        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
-        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
-        case UInt8(ascii: "n"): try literal("null"); return .null
+        case UInt8(ascii: "t"):
+            try literal("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try literal("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try literal("null")
+            return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0") ... UInt8(ascii: "9"): return try parseNumber()
         default: throw SyntaxError(offset: index, message: "unexpected character '\(Unicode.Scalar(byte))'")
         }
@@ -302,19 +321,25 @@ struct ConfigParser {
         if peek() == UInt8(ascii: ".") {
             isInteger = false
             index += 1
-            guard let byte = peek(), isDigit(byte) else { throw SyntaxError(offset: index, message: "invalid number: digits must follow '.'") }
+            guard let byte = peek(), isDigit(byte) else {
+                throw SyntaxError(offset: index, message: "invalid number: digits must follow '.'")
+            }
             while let byte = peek(), isDigit(byte) { index += 1 }
         }
         if peek() == UInt8(ascii: "e") || peek() == UInt8(ascii: "E") {
             isInteger = false
             index += 1
             if peek() == UInt8(ascii: "+") || peek() == UInt8(ascii: "-") { index += 1 }
-            guard let byte = peek(), isDigit(byte) else { throw SyntaxError(offset: index, message: "invalid number: digits must follow the exponent") }
+            guard let byte = peek(), isDigit(byte) else {
+                throw SyntaxError(offset: index, message: "invalid number: digits must follow the exponent")
+            }
             while let byte = peek(), isDigit(byte) { index += 1 }
         }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start ..< index]), as: UTF8.self)
         if isInteger, let value = Int64(text), value != 0 || text == "0" { return .integer(value) }
-        guard JSONNumber.doubleInRange(text) != nil else { throw SyntaxError(offset: start, message: "number out of range") }
+        guard JSONNumber.doubleInRange(text) != nil else {
+            throw SyntaxError(offset: start, message: "number out of range")
+        }
         return .number(JSONNumber(checkedText: text))
     }
 
@@ -342,7 +367,9 @@ struct ConfigParser {
             index += 1
             switch byte {
             case UInt8(ascii: "\""):
-                return try buffer.withUnsafeBufferPointer { (utf8) throws(SyntaxError) in try makeString(utf8, at: start) }
+                return try buffer.withUnsafeBufferPointer { (utf8) throws(SyntaxError) in
+                    try makeString(utf8, at: start)
+                }
             case UInt8(ascii: "\\"):
                 guard let escape = peek() else { throw SyntaxError(offset: index, message: "unterminated string") }
                 index += 1
@@ -354,7 +381,9 @@ struct ConfigParser {
                     throw SyntaxError(offset: index - 2, message: "invalid escape in a string")
                 }
             default:
-                guard byte >= 0x20 else { throw SyntaxError(offset: index - 1, message: "control character in a string") }
+                guard byte >= 0x20 else {
+                    throw SyntaxError(offset: index - 1, message: "control character in a string")
+                }
                 buffer.append(byte)
             }
         }
@@ -370,7 +399,9 @@ struct ConfigParser {
             }
             index += 2
             let low = try hex4()
-            guard (0xDC00 ..< 0xE000).contains(low) else { throw SyntaxError(offset: start, message: "unpaired surrogate in a \\u escape") }
+            guard (0xDC00 ..< 0xE000).contains(low) else {
+                throw SyntaxError(offset: start, message: "unpaired surrogate in a \\u escape")
+            }
             scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
         } else if (0xDC00 ..< 0xE000).contains(scalar) {
             throw SyntaxError(offset: start, message: "unpaired surrogate in a \\u escape")
@@ -381,7 +412,9 @@ struct ConfigParser {
     private mutating func hex4() throws(SyntaxError) -> UInt32 {
         var value: UInt32 = 0
         for _ in 0 ..< 4 {
-            guard let byte = peek(), let digit = hexValue(byte) else { throw SyntaxError(offset: index, message: "invalid \\u escape") }
+            guard let byte = peek(), let digit = hexValue(byte) else {
+                throw SyntaxError(offset: index, message: "invalid \\u escape")
+            }
             value = value << 4 | UInt32(digit)
             index += 1
         }
@@ -389,7 +422,9 @@ struct ConfigParser {
     }
 
     private func makeString(_ utf8: UnsafeBufferPointer<UInt8>, at offset: Int) throws(SyntaxError) -> String {
-        guard let text = String(validating: utf8, as: UTF8.self) else { throw SyntaxError(offset: offset, message: "invalid UTF-8 in a string") }
+        guard let text = String(validating: utf8, as: UTF8.self) else {
+            throw SyntaxError(offset: offset, message: "invalid UTF-8 in a string")
+        }
         return text
     }
 
@@ -411,7 +446,9 @@ struct ConfigParser {
         index += 1
     }
 
-    @inline(__always) private func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+    @inline(__always) private func isDigit(_ byte: UInt8) -> Bool {
+        byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
+    }
 
     private func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {

@@ -14,7 +14,9 @@ extension Menu {
     init(jsonData data: Data, maxNodes: Int) throws(MenuConfigError) {
         // About 50 bytes of JSON per node in typical menus: reserve once instead of regrowing.
         let outcome: Result<MenuBuilder, ConfigParser.SyntaxError> = data.withUnsafeBytes { raw in
-            var parser = ConfigParser(bytes: raw.bindMemory(to: UInt8.self), builder: MenuBuilder(expectedNodes: data.count / 50, maxNodes: maxNodes))
+            var parser = ConfigParser(
+                bytes: raw.bindMemory(to: UInt8.self),
+                builder: MenuBuilder(expectedNodes: data.count / 50, maxNodes: maxNodes))
             do throws(ConfigParser.SyntaxError) {
                 try parser.parseDocument()
                 return .success(parser.builder)
@@ -27,7 +29,9 @@ extension Menu {
         case .success(let built): builder = built
         case .failure(let error):
             let (line, column) = Self.lineAndColumn(of: error.offset, in: data)
-            throw MenuConfigError(problems: [ConfigProblem(path: "$", kind: .invalidJSON(line: line, column: column), value: error.message)])
+            throw MenuConfigError(problems: [
+                ConfigProblem(path: "$", kind: .invalidJSON(line: line, column: column), value: error.message)
+            ])
         }
         guard builder.problems.isEmpty else {
             throw MenuConfigError(problems: builder.problemsWithNodeIDs, omittedCount: builder.omittedProblems)
@@ -38,7 +42,10 @@ extension Menu {
             try builder.verifyStructure()
         } catch {
             let id = MenuBuilder.isValidID(builder.ids[error.node]) ? " (id \"\(builder.ids[error.node])\")" : ""
-            throw MenuConfigError(problems: [ConfigProblem(path: "$", kind: .inconsistentStructure(detail: error.detail), value: "node \(error.node)\(id)")])
+            throw MenuConfigError(problems: [
+                ConfigProblem(
+                    path: "$", kind: .inconsistentStructure(detail: error.detail), value: "node \(error.node)\(id)")
+            ])
         }
         self.init(storage: Storage(builder: builder, version: ContentHash.hex(of: data)))
     }
@@ -50,7 +57,9 @@ extension Menu {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw MenuConfigError(problems: [ConfigProblem(path: "$", kind: .unreadable(reason: Self.reason(error)), value: path)])
+            throw MenuConfigError(problems: [
+                ConfigProblem(path: "$", kind: .unreadable(reason: Self.reason(error)), value: path)
+            ])
         }
         try self.init(jsonData: data)
     }

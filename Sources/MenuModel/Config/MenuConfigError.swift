@@ -25,7 +25,8 @@ public struct MenuConfigError: Error, Sendable, Equatable, CustomStringConvertib
         var lines = problems.map(\.description)
         if omittedCount > 0 { lines.append("… and \(omittedCount) more problems") }
         let noun = problems.count + omittedCount == 1 ? "problem" : "problems"
-        return "invalid menu config (\(problems.count + omittedCount) \(noun)):\n" + lines.map { "  " + $0 }.joined(separator: "\n")
+        return "invalid menu config (\(problems.count + omittedCount) \(noun)):\n"
+            + lines.map { "  " + $0 }.joined(separator: "\n")
     }
 }
 
@@ -86,7 +87,9 @@ public struct ConfigProblem: Sendable, Equatable, CustomStringConvertible {
         case .invalidJSON(let line, let column):
             let place = line.map { l in "at line \(l)" + (column.map { ", column \($0)" } ?? "") } ?? ""
             return "not valid JSON \(place)".trimmingTrailingSpace() + (value.isEmpty ? "" : ": \(value)")
-        case .unknownKey: what = "unknown key \(value); allowed keys are id, title, items, expanded, attributes (and title, items, defaultLocale, locales, searchable at the top)"
+        case .unknownKey:
+            what =
+                "unknown key \(value); allowed keys are id, title, items, expanded, attributes (and title, items, defaultLocale, locales, searchable at the top)"
         case .missingKey: what = "missing required key \(value)"
         case .wrongType(let expected): what = "must be \(expected), found \(value)"
         case .emptyTitle: what = "title must be a non-empty string, found \(value)"
@@ -96,16 +99,22 @@ public struct ConfigProblem: Sendable, Equatable, CustomStringConvertible {
         case .duplicateKey: what = "duplicate key \(value); give each key once per object"
         case .tooDeep(let limit): what = "nesting deeper than \(limit) levels"
         case .tooManyNodes(let limit): what = "more than \(limit) nodes"
-        case .malformedLocaleTag: what = "a locale must be a BCP 47 language tag such as en, zh-Hant or pt-BR, found \(value)"
+        case .malformedLocaleTag:
+            what = "a locale must be a BCP 47 language tag such as en, zh-Hant or pt-BR, found \(value)"
         case .missingDefaultLocaleTitle(let tag):
-            what = "title has no text in the default locale \(tag.jsonQuoted) (defaultLocale), found \(value); every title needs one"
-        case .localeNotListed(let locales): what = "locale \(value) is not in \"locales\" \(locales); list it there or remove this title"
-        case .defaultLocaleNotListed(let tag): what = "\"locales\" must include the defaultLocale \(tag.jsonQuoted), found \(value)"
+            what =
+                "title has no text in the default locale \(tag.jsonQuoted) (defaultLocale), found \(value); every title needs one"
+        case .localeNotListed(let locales):
+            what = "locale \(value) is not in \"locales\" \(locales); list it there or remove this title"
+        case .defaultLocaleNotListed(let tag):
+            what = "\"locales\" must include the defaultLocale \(tag.jsonQuoted), found \(value)"
         case .localizedTitleWithoutDefaultLocale:
-            what = "titles per locale need a top-level \"defaultLocale\" naming the locale every title has, found \(value)"
+            what =
+                "titles per locale need a top-level \"defaultLocale\" naming the locale every title has, found \(value)"
         case .unreadable(let reason): return "cannot read \(value): \(reason)"
         case .inconsistentStructure(let detail):
-            return "the menu built from this config is inconsistent at \(value): \(detail); this is a menu-server bug, please report it with the config"
+            return
+                "the menu built from this config is inconsistent at \(value): \(detail); this is a menu-server bug, please report it with the config"
         }
         return path + (nodeID.map { " (node \"\($0)\")" } ?? "") + ": " + what
     }

@@ -17,7 +17,10 @@ extension ExpansionState {
     ///
     /// Cost: O(k · d) for k groups at depth up to d: each node on their paths is pushed and
     /// finished once.
-    init(base: ExpansionMode, marks: [(node: Int32, mode: ExpansionMode)], explicit: [(node: Int32, isExpanded: Bool)], in menu: Menu) {
+    init(
+        base: ExpansionMode, marks: [(node: Int32, mode: ExpansionMode)], explicit: [(node: Int32, isExpanded: Bool)],
+        in menu: Menu
+    ) {
         self.init(base: base)
         let storage = menu.storage
         struct PathNode {
@@ -47,7 +50,9 @@ extension ExpansionState {
             if levels.count <= depth { levels.append(contentsOf: repeatElement([], count: depth + 1 - levels.count)) }
             // Running sums restart at each parent: an earlier entry after the parent is a sibling.
             let sibling = levels[depth].last.flatMap { $0.node > record.parent ? $0 : nil }
-            levels[depth].append(OverlayEntry(node: last.node, rows: rows + (sibling?.rows ?? 0), leaves: leaves + (sibling?.leaves ?? 0)))
+            levels[depth].append(
+                OverlayEntry(
+                    node: last.node, rows: rows + (sibling?.rows ?? 0), leaves: leaves + (sibling?.leaves ?? 0)))
             if !path.isEmpty {
                 path[path.count - 1].rows += rows
                 path[path.count - 1].leaves += leaves
@@ -56,11 +61,19 @@ extension ExpansionState {
         var nextMark = 0
         var nextExplicit = 0
         while nextMark < marks.count || nextExplicit < explicit.count {
-            let group = min(nextMark < marks.count ? marks[nextMark].node : .max, nextExplicit < explicit.count ? explicit[nextExplicit].node : .max)
+            let group = min(
+                nextMark < marks.count ? marks[nextMark].node : .max,
+                nextExplicit < explicit.count ? explicit[nextExplicit].node : .max)
             var markMode: ExpansionMode?
-            if nextMark < marks.count && marks[nextMark].node == group { markMode = marks[nextMark].mode; nextMark += 1 }
+            if nextMark < marks.count && marks[nextMark].node == group {
+                markMode = marks[nextMark].mode
+                nextMark += 1
+            }
             var given: Bool?
-            if nextExplicit < explicit.count && explicit[nextExplicit].node == group { given = explicit[nextExplicit].isExpanded; nextExplicit += 1 }
+            if nextExplicit < explicit.count && explicit[nextExplicit].node == group {
+                given = explicit[nextExplicit].isExpanded
+                nextExplicit += 1
+            }
             while let last = path.last, storage.records[Int(last.node)].subtreeEnd <= group { finishLast() }
             // The group's ancestors below the path's end are new to the path; none of them is marked
             // or given (such an ancestor comes earlier in preorder, so it is on the path already).
@@ -73,8 +86,10 @@ extension ExpansionState {
                 ancestor = storage.records[Int(ancestor)].parent
             }
             for node in chain.reversed() {
-                path.append(PathNode(node: node, mode: inherited, context: inherited,
-                                     isExpanded: inherited.expands(flags: storage.records[Int(node)].flags)))
+                path.append(
+                    PathNode(
+                        node: node, mode: inherited, context: inherited,
+                        isExpanded: inherited.expands(flags: storage.records[Int(node)].flags)))
             }
             var mode = inherited
             if let markMode, markMode != inherited {

@@ -6,14 +6,20 @@ public struct PortableExpansion: Sendable, Hashable {
     public struct Mark: Sendable, Hashable {
         public var id: String
         public var mode: ExpansionMode
-        public init(id: String, mode: ExpansionMode) { self.id = id; self.mode = mode }
+        public init(id: String, mode: ExpansionMode) {
+            self.id = id
+            self.mode = mode
+        }
     }
 
     /// A group whose state differs from the one its mode gives it, with its state in the session.
     public struct Flip: Sendable, Hashable {
         public var id: String
         public var isExpanded: Bool
-        public init(id: String, isExpanded: Bool) { self.id = id; self.isExpanded = isExpanded }
+        public init(id: String, isExpanded: Bool) {
+            self.id = id
+            self.isExpanded = isExpanded
+        }
     }
 
     public var base: ExpansionMode
@@ -21,7 +27,9 @@ public struct PortableExpansion: Sendable, Hashable {
     public var flips: [Flip]
 
     public init(base: ExpansionMode = .default, marks: [Mark] = [], flips: [Flip] = []) {
-        self.base = base; self.marks = marks; self.flips = flips
+        self.base = base
+        self.marks = marks
+        self.flips = flips
     }
 }
 
@@ -54,8 +62,9 @@ extension ExpansionState {
         for mark in portable.marks { if let node = group(mark.id) { marks[node] = mark.mode } }
         var flips: [Int32: Bool] = [:]
         for flip in portable.flips { if let node = group(flip.id) { flips[node] = flip.isExpanded } }
-        self.init(base: portable.base,
-                  marks: marks.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
-                  explicit: flips.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, in: menu)
+        self.init(
+            base: portable.base,
+            marks: marks.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
+            explicit: flips.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, in: menu)
     }
 }

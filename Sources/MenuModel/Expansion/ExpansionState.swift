@@ -69,11 +69,12 @@ public struct ExpansionState: Sendable {
             }
             while let last = enclosing.last, last.end <= node { enclosing.removeLast() }
             let mode = enclosing.last?.mode ?? base
-            let byMode = switch mode {
-            case .default: defaultOf(node)
-            case .expanded: true
-            case .collapsed: false
-            }
+            let byMode =
+                switch mode {
+                case .default: defaultOf(node)
+                case .expanded: true
+                case .collapsed: false
+                }
             return (node, !byMode)
         }
     }
@@ -109,7 +110,8 @@ public struct ExpansionState: Sendable {
 
     /// Adds a mark; none may be on `node` already. O(marks) for the insert.
     mutating func insertMark(_ node: Int, end: Int, mode: ExpansionMode) {
-        marks.insert(SubtreeMark(node: Int32(node), end: Int32(end), mode: mode), at: marks.lowerBound(mark: Int32(node)).index)
+        marks.insert(
+            SubtreeMark(node: Int32(node), end: Int32(end), mode: mode), at: marks.lowerBound(mark: Int32(node)).index)
     }
 
     /// Adds a visible-size difference to `node` (at depth `depth`, child of `parent`, whose subtree
@@ -118,8 +120,9 @@ public struct ExpansionState: Sendable {
     mutating func addDifference(node: Int, depth: Int, rows: Int32, leaves: Int32, parent: Int, parentEnd: Int) {
         guard rows != 0 || leaves != 0 else { return }
         if levels.count <= depth { levels.append(contentsOf: repeatElement([], count: depth + 1 - levels.count)) }
-        levels[depth].addDifference(node: Int32(node), rows: rows, leaves: leaves,
-                                    parent: Int32(parent), parentEnd: Int32(parentEnd))
+        levels[depth].addDifference(
+            node: Int32(node), rows: rows, leaves: leaves,
+            parent: Int32(parent), parentEnd: Int32(parentEnd))
         while levels.last?.isEmpty == true { levels.removeLast() }
     }
 }
@@ -150,7 +153,9 @@ struct SubtreeMark: Sendable, Hashable {
     @usableFromInline var mode: ExpansionMode
 
     @usableFromInline init(node: Int32, end: Int32, mode: ExpansionMode) {
-        self.node = node; self.end = end; self.mode = mode
+        self.node = node
+        self.end = end
+        self.mode = mode
     }
 }
 
@@ -164,7 +169,9 @@ extension RandomAccessCollection where Element == SubtreeMark, Index == Int {
 extension RandomAccessCollection where Index == Int {
     /// First index whose element's `key` is >= `value`, and whether it equals `value`. Elements
     /// ascend by `key`.
-    @inlinable @inline(__always) func lowerBound(_ value: Int32, by key: (Element) -> Int32) -> (index: Int, found: Bool) {
+    @inlinable @inline(__always) func lowerBound(_ value: Int32, by key: (Element) -> Int32) -> (
+        index: Int, found: Bool
+    ) {
         var low = startIndex
         var high = endIndex
         while low < high {
@@ -195,7 +202,8 @@ extension RandomAccessCollection where Element == Int32, Index == Int {
 /// it alike (the page path reads levels without copying their arrays).
 extension RandomAccessCollection where Element == OverlayEntry, Index == Int {
     /// First index whose node is >= `node`, and whether it is `node`.
-    @inline(__always) func lowerBound(node: Int32, from start: Int = 0, to end: Int? = nil) -> (index: Int, found: Bool) {
+    @inline(__always) func lowerBound(node: Int32, from start: Int = 0, to end: Int? = nil) -> (index: Int, found: Bool)
+    {
         var low = start
         var high = end ?? count
         let limit = high
@@ -220,7 +228,8 @@ extension Array where Element == OverlayEntry {
     mutating func addDifference(node: Int32, rows: Int32, leaves: Int32, parent: Int32, parentEnd: Int32) {
         let (index, found) = lowerBound(node: node)
         // The running sums of `node`'s earlier changed siblings (entries after `parent`).
-        let before = index > 0 && self[index - 1].node > parent ? self[index - 1] : OverlayEntry(node: 0, rows: 0, leaves: 0)
+        let before =
+            index > 0 && self[index - 1].node > parent ? self[index - 1] : OverlayEntry(node: 0, rows: 0, leaves: 0)
         if found {
             let own = (self[index].rows - before.rows, self[index].leaves - before.leaves)
             if own.0 + rows == 0 && own.1 + leaves == 0 { remove(at: index) }

@@ -61,9 +61,10 @@ public struct MenuTranslation: Sendable {
     ///
     /// - Precondition: `next` starts at the menu this translation ends at.
     public func followed(by next: MenuTranslation) -> MenuTranslation {
-        precondition(toVersion == next.fromVersion && toNodeCount == next.fromNodeCount,
-                     "translations do not link up: one ends at menu \(toVersion) (\(toNodeCount) nodes), "
-                         + "the next starts at \(next.fromVersion) (\(next.fromNodeCount) nodes)")
+        precondition(
+            toVersion == next.fromVersion && toNodeCount == next.fromNodeCount,
+            "translations do not link up: one ends at menu \(toVersion) (\(toNodeCount) nodes), "
+                + "the next starts at \(next.fromVersion) (\(next.fromNodeCount) nodes)")
         let composed = targets.map { slot -> UInt32 in
             let expanded = slot & Self.expandedBit
             let middle = slot & Self.nodeMask
@@ -74,7 +75,8 @@ public struct MenuTranslation: Sendable {
             guard (expanded != 0) == wasExpandedInMiddle, let target else { return expanded }
             return expanded | UInt32(target)
         }
-        return MenuTranslation(targets: composed, fromVersion: fromVersion, toVersion: next.toVersion, toNodeCount: next.toNodeCount)
+        return MenuTranslation(
+            targets: composed, fromVersion: fromVersion, toVersion: next.toVersion, toNodeCount: next.toNodeCount)
     }
 
     /// Old group `node`'s default expansion in the old menu and its node in the new one (nil: dropped).
@@ -120,36 +122,45 @@ extension ExpansionState {
         var previous: MenuTranslation?
         for translation in translations {
             if let previous {
-                precondition(previous.toVersion == translation.fromVersion && previous.toNodeCount == translation.fromNodeCount,
-                             "translations do not link up: one ends at menu \(previous.toVersion) (\(previous.toNodeCount) nodes), "
-                                 + "the next starts at \(translation.fromVersion) (\(translation.fromNodeCount) nodes)")
+                precondition(
+                    previous.toVersion == translation.fromVersion && previous.toNodeCount == translation.fromNodeCount,
+                    "translations do not link up: one ends at menu \(previous.toVersion) (\(previous.toNodeCount) nodes), "
+                        + "the next starts at \(translation.fromVersion) (\(translation.fromNodeCount) nodes)")
                 let comparesWithBase = carriedMarks.isEmpty
                 carried = carried.compactMap { group in
                     let (wasExpanded, target) = translation.target(of: group.node)
                     // Equal to that menu's base mode: not flipped there, so not carried further.
-                    guard let target, !comparesWithBase || group.isExpanded != base.expands(expandedByDefault: wasExpanded) else { return nil }
+                    guard let target,
+                        !comparesWithBase || group.isExpanded != base.expands(expandedByDefault: wasExpanded)
+                    else { return nil }
                     return (target, group.isExpanded)
                 }
-                carriedMarks = carriedMarks.compactMap { mark in translation.target(of: mark.node).node.map { ($0, mark.mode) } }
+                carriedMarks = carriedMarks.compactMap { mark in
+                    translation.target(of: mark.node).node.map { ($0, mark.mode) }
+                }
             } else {
                 let last = max(flipped.last ?? 0, marks.last?.node ?? 0)
-                precondition(Int(last) <= translation.fromNodeCount,
-                             "the state has group \(last); the translation's old menu has \(translation.fromNodeCount) nodes")
+                precondition(
+                    Int(last) <= translation.fromNodeCount,
+                    "the state has group \(last); the translation's old menu has \(translation.fromNodeCount) nodes")
                 carried = explicitStates { translation.target(of: $0).wasExpandedByDefault }.compactMap { group in
                     translation.target(of: group.node).node.map { ($0, group.isExpanded) }
                 }
-                carriedMarks = marks.compactMap { mark in translation.target(of: mark.node).node.map { ($0, mark.mode) } }
+                carriedMarks = marks.compactMap { mark in translation.target(of: mark.node).node.map { ($0, mark.mode) }
+                }
             }
             previous = translation
         }
         guard let previous else {
             let last = max(flipped.last ?? 0, marks.last?.node ?? 0)
-            precondition(Int(last) <= menu.nodeCount, "the state has group \(last); the menu has \(menu.nodeCount) nodes")
+            precondition(
+                Int(last) <= menu.nodeCount, "the state has group \(last); the menu has \(menu.nodeCount) nodes")
             return self
         }
-        precondition(previous.toVersion == menu.version && previous.toNodeCount == menu.nodeCount,
-                     "the translations end at menu \(previous.toVersion) (\(previous.toNodeCount) nodes), "
-                         + "not at this menu \(menu.version) (\(menu.nodeCount) nodes)")
+        precondition(
+            previous.toVersion == menu.version && previous.toNodeCount == menu.nodeCount,
+            "the translations end at menu \(previous.toVersion) (\(previous.toNodeCount) nodes), "
+                + "not at this menu \(menu.version) (\(menu.nodeCount) nodes)")
         carried.sort { $0.node < $1.node }
         carriedMarks.sort { $0.node < $1.node }
         return ExpansionState(base: base, marks: carriedMarks, explicit: carried, in: menu)

@@ -41,7 +41,10 @@ extension JSONValue {
         case .string(let value): text = "\"" + value + "\""
         case .array(let values): text = "[" + values.map { $0.excerpt(limit: limit) }.joined(separator: ",") + "]"
         case .object(let values):
-            text = "{" + values.keys.sorted().map { "\"\($0)\":" + values[$0]!.excerpt(limit: limit) }.joined(separator: ",") + "}"
+            text =
+                "{"
+                + values.keys.sorted().map { "\"\($0)\":" + values[$0]!.excerpt(limit: limit) }.joined(separator: ",")
+                + "}"
         }
         return text.count > limit ? String(text.prefix(limit)) + "…" : text
     }

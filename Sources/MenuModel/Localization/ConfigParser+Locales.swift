@@ -67,7 +67,10 @@ extension ConfigParser {
                 listed.append(tag)
             }
         }
-        if ordinal == 0 { builder.report(.init(key: "locales", kind: .wrongType(expected: "a non-empty array of language tags"), value: "[]")) }
+        if ordinal == 0 {
+            builder.report(
+                .init(key: "locales", kind: .wrongType(expected: "a non-empty array of language tags"), value: "[]"))
+        }
         builder.listedLocales = listed
     }
 }

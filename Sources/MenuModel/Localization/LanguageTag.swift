@@ -88,7 +88,9 @@ public enum LanguageTag {
         var length = range.count
         while length > 0 {
             let prefix = UnsafeBufferPointer(rebasing: range[0 ..< length])
-            if let found = tags.firstIndex(where: { $0.count == length && zip($0, prefix).allSatisfy { $0 == $1 | lowerBit(of: $1) } }) {
+            if let found = tags.firstIndex(where: {
+                $0.count == length && zip($0, prefix).allSatisfy { $0 == $1 | lowerBit(of: $1) }
+            }) {
                 return found
             }
             // Cut the last subtag, then a singleton the cut leaves at the end.
@@ -110,7 +112,11 @@ public enum LanguageTag {
         byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? 0x20 : 0
     }
 
-    @inline(__always) public static func isAlpha(_ byte: UInt8) -> Bool { (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z") }
-    @inline(__always) public static func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+    @inline(__always) public static func isAlpha(_ byte: UInt8) -> Bool {
+        (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z")
+    }
+    @inline(__always) public static func isDigit(_ byte: UInt8) -> Bool {
+        byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
+    }
     @inline(__always) public static func isAlphanumeric(_ byte: UInt8) -> Bool { isAlpha(byte) || isDigit(byte) }
 }

@@ -22,7 +22,8 @@ extension MenuBuilder {
         }
         let p = Int(position)
         if localeTables[table].titles.count <= p {
-            localeTables[table].titles.append(contentsOf: repeatElement("", count: p + 1 - localeTables[table].titles.count))
+            localeTables[table].titles.append(
+                contentsOf: repeatElement("", count: p + 1 - localeTables[table].titles.count))
         }
         localeTables[table].titles[p] = title
     }
@@ -37,7 +38,9 @@ extension MenuBuilder {
         guard let defaultTag = defaultLocaleTag else {
             if let table = localeTables.first {
                 let node = table.titles.firstIndex { !$0.isEmpty } ?? 0
-                report(node: node, key: "title", kind: .localizedTitleWithoutDefaultLocale, value: "{\(table.tag.jsonQuoted): …}")
+                report(
+                    node: node, key: "title", kind: .localizedTitleWithoutDefaultLocale,
+                    value: "{\(table.tag.jsonQuoted): …}")
             } else if let listed = listedLocales {
                 report(node: 0, key: "locales", kind: .localizedTitleWithoutDefaultLocale, value: Self.list(listed))
             }
@@ -47,13 +50,18 @@ extension MenuBuilder {
         var order = [defaultTag]
         if let listed = listedLocales {
             if !listed.contains(where: { LanguageTag.lowercased($0) == defaultKey }) {
-                report(node: 0, key: "locales", kind: .defaultLocaleNotListed(defaultLocale: defaultTag), value: Self.list(listed))
+                report(
+                    node: 0, key: "locales", kind: .defaultLocaleNotListed(defaultLocale: defaultTag),
+                    value: Self.list(listed))
             }
             order += listed.filter { LanguageTag.lowercased($0) != defaultKey }
-            for table in localeTables where !listed.contains(where: { LanguageTag.lowercased($0) == table.lowercased }) {
+            for table in localeTables where !listed.contains(where: { LanguageTag.lowercased($0) == table.lowercased })
+            {
                 let node = table.titles.firstIndex { !$0.isEmpty } ?? 0
-                report(node: node, key: JSONPathStep.path([.key("title"), .key(table.tag)]), kind: .localeNotListed(locales: Self.list(listed)),
-                       value: table.tag.jsonQuoted)
+                report(
+                    node: node, key: JSONPathStep.path([.key("title"), .key(table.tag)]),
+                    kind: .localeNotListed(locales: Self.list(listed)),
+                    value: table.tag.jsonQuoted)
             }
         } else {
             order += localeTables.map(\.tag).filter { LanguageTag.lowercased($0) != defaultKey }
@@ -62,14 +70,19 @@ extension MenuBuilder {
         localeTables = []
         if let defaultTable = tables.first(where: { $0.lowercased == defaultKey })?.titles {
             if title == nil, defaultTable.first.map({ !$0.isEmpty }) == true { title = defaultTable[0] }
-            for node in 1 ..< min(defaultTable.count, titles.count) where titles[node].isEmpty { titles[node] = defaultTable[node] }
+            for node in 1 ..< min(defaultTable.count, titles.count) where titles[node].isEmpty {
+                titles[node] = defaultTable[node]
+            }
         }
         // Every title object must have the default locale; a string title is in it already.
         var reported = Set<Int>()
         for table in tables {
-            for node in table.titles.indices where !table.titles[node].isEmpty && (node == 0 ? title == nil : titles[node].isEmpty) {
+            for node in table.titles.indices
+            where !table.titles[node].isEmpty && (node == 0 ? title == nil : titles[node].isEmpty) {
                 guard reported.insert(node).inserted else { continue }
-                report(node: node, key: "title", kind: .missingDefaultLocaleTitle(defaultLocale: defaultTag), value: "{\(table.tag.jsonQuoted): …}")
+                report(
+                    node: node, key: "title", kind: .missingDefaultLocaleTitle(defaultLocale: defaultTag),
+                    value: "{\(table.tag.jsonQuoted): …}")
             }
         }
         locales = order
@@ -81,7 +94,9 @@ extension MenuBuilder {
             }
             otherRootTitles.append(table.first.flatMap { $0.isEmpty ? nil : $0 } ?? title)
             var localized = titles
-            for node in 1 ..< min(table.count, titles.count) where !table[node].isEmpty { localized[node] = table[node] }
+            for node in 1 ..< min(table.count, titles.count) where !table[node].isEmpty {
+                localized[node] = table[node]
+            }
             otherTitles.append(localized)
         }
     }

@@ -82,7 +82,9 @@ public struct SearchIndex: Sendable {
             for locale in locales.dropFirst() {
                 let other = menu.title(of: node, locale: locale)
                 // A title repeated in another locale is read once (the default's, or an earlier locale's).
-                if other != title && !(1 ..< locale).contains(where: { menu.title(of: node, locale: $0) == other }) { body(other) }
+                if other != title && !(1 ..< locale).contains(where: { menu.title(of: node, locale: $0) == other }) {
+                    body(other)
+                }
             }
         }
         if !searchable.isEmpty, let attributes = menu.attributes(of: node) {
@@ -111,7 +113,8 @@ public struct SearchIndex: Sendable {
                     // holding it (starts[nextNode] == from after a match).
                     var from = 0
                     var nextNode = 1
-                    while from <= lastStart, let start = anchors.nextCandidate(in: base, from: from, through: lastStart) {
+                    while from <= lastStart, let start = anchors.nextCandidate(in: base, from: from, through: lastStart)
+                    {
                         guard memcmp(base + start, needle.baseAddress!, needle.count) == 0 else {
                             from = start + 1
                             continue
@@ -142,7 +145,8 @@ public struct SearchIndex: Sendable {
         init(_ folded: [UInt8], byteCounts: [Int], blobCount: Int) {
             let order = folded.indices.sorted { byteCounts[Int(folded[$0])] < byteCounts[Int(folded[$1])] }
             rarest = (order[0], folded[order[0]])
-            second = order.count > 1 && byteCounts[Int(rarest.byte)] * 64 >= blobCount ? (order[1], folded[order[1]]) : nil
+            second =
+                order.count > 1 && byteCounts[Int(rarest.byte)] * 64 >= blobCount ? (order[1], folded[order[1]]) : nil
         }
 
         /// The first start in `from ... last` whose anchor bytes agree with the query, nil when none.
@@ -150,10 +154,14 @@ public struct SearchIndex: Sendable {
         @inline(__always)
         func nextCandidate(in base: UnsafeRawPointer, from: Int, through last: Int) -> Int? {
             guard let second else {
-                guard let hit = memchr(base + from + rarest.offset, Int32(rarest.byte), last - from + 1) else { return nil }
+                guard let hit = memchr(base + from + rarest.offset, Int32(rarest.byte), last - from + 1) else {
+                    return nil
+                }
                 return UnsafeRawPointer(hit) - base - rarest.offset
             }
-            let (firstBytes, secondBytes) = (SIMD16<UInt8>(repeating: rarest.byte), SIMD16<UInt8>(repeating: second.byte))
+            let (firstBytes, secondBytes) = (
+                SIMD16<UInt8>(repeating: rarest.byte), SIMD16<UInt8>(repeating: second.byte)
+            )
             var start = from
             while start + 15 <= last {
                 let atFirst = (base + start + rarest.offset).loadUnaligned(as: SIMD16<UInt8>.self)
@@ -166,7 +174,8 @@ public struct SearchIndex: Sendable {
             }
             while start <= last {
                 if base.load(fromByteOffset: start + rarest.offset, as: UInt8.self) == rarest.byte
-                    && base.load(fromByteOffset: start + second.offset, as: UInt8.self) == second.byte {
+                    && base.load(fromByteOffset: start + second.offset, as: UInt8.self) == second.byte
+                {
                     return start
                 }
                 start += 1

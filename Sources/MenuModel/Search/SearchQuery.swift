@@ -42,7 +42,9 @@ public struct AttributeFilter: Sendable, Hashable {
 
     /// Parses `ATTR:VALUE`; refuses a text with no `:` or nothing before it.
     public init(parsing text: String) throws(SearchQueryError) {
-        guard let colon = text.firstIndex(of: ":"), colon != text.startIndex else { throw .malformedFilter(String(text.prefix(80))) }
+        guard let colon = text.firstIndex(of: ":"), colon != text.startIndex else {
+            throw .malformedFilter(String(text.prefix(80)))
+        }
         name = String(text[..<colon])
         value = String(text[text.index(after: colon)...])
     }
@@ -90,12 +92,14 @@ public enum SearchQueryError: Error, Sendable, Equatable, CustomStringConvertibl
 
     public var description: String {
         switch self {
-        case .emptyText: "q is empty; give the text to look for (1 to \(SearchQuery.maxLength) characters), or leave q out for the whole tree"
+        case .emptyText:
+            "q is empty; give the text to look for (1 to \(SearchQuery.maxLength) characters), or leave q out for the whole tree"
         case .textTooLong(let count): "q has \(count) characters; a query may have at most \(SearchQuery.maxLength)"
         case .nothingAsked: "give q=TEXT, filter=ATTR:VALUE or both"
         case .tooManyFilters(let count): "\(count) filters given; at most \(SearchQuery.maxFilters) may be combined"
         case .malformedFilter(let text): "filter \"\(text)\" is not ATTR:VALUE (an attribute name, a colon, the value)"
-        case .unknownAttribute(let name): "filter names attribute \"\(name.prefix(80))\", which no node of this menu has"
+        case .unknownAttribute(let name):
+            "filter names attribute \"\(name.prefix(80))\", which no node of this menu has"
         }
     }
 }

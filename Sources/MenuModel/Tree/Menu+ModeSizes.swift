@@ -25,7 +25,9 @@ extension Menu.Storage {
 
     /// Rows the left siblings of `group`'s child `entry` (its `ordinal`-th) show when each follows
     /// `mode` throughout.
-    @inline(__always) func siblingPrefix(of entry: Menu.ChildEntry, ordinal: Int, in group: Int, mode: ExpansionMode) -> Int32 {
+    @inline(__always) func siblingPrefix(of entry: Menu.ChildEntry, ordinal: Int, in group: Int, mode: ExpansionMode)
+        -> Int32
+    {
         switch mode {
         case .default: entry.siblingPrefix
         case .expanded: entry.node - Int32(group) - 1

@@ -96,7 +96,10 @@ extension Menu {
         @usableFromInline var flags: UInt8
 
         @usableFromInline
-        init(parent: Int32, siblingPrefix: Int32, subtreeEnd: Int32, firstChildSlot: Int32, childCount: Int32, depth: Int16, flags: UInt8) {
+        init(
+            parent: Int32, siblingPrefix: Int32, subtreeEnd: Int32, firstChildSlot: Int32, childCount: Int32,
+            depth: Int16, flags: UInt8
+        ) {
             self.parent = parent
             self.siblingPrefix = siblingPrefix
             self.subtreeEnd = subtreeEnd

@@ -13,11 +13,17 @@ extension MenuBuilder {
     /// is indexed once. One O(n) pass over the arrays, no allocation.
     func verifyStructure() throws(StructureViolation) {
         let n = ids.count
-        guard records.count == n, titles.count == n, openRows.count == n, openLeaves.count == n, attributeSlot.count == n else {
+        guard records.count == n, titles.count == n, openRows.count == n, openLeaves.count == n,
+            attributeSlot.count == n
+        else {
             throw StructureViolation(node: 0, detail: "per-node arrays of different lengths")
         }
-        guard idIndex.count == n - 1 else { throw StructureViolation(node: 0, detail: "\(idIndex.count) ids indexed for \(n - 1) nodes") }
-        guard records[0].subtreeEnd == n, records[0].depth == -1, records[0].flags == Menu.Storage.groupFlag | Menu.Storage.expandedFlag else {
+        guard idIndex.count == n - 1 else {
+            throw StructureViolation(node: 0, detail: "\(idIndex.count) ids indexed for \(n - 1) nodes")
+        }
+        guard records[0].subtreeEnd == n, records[0].depth == -1,
+            records[0].flags == Menu.Storage.groupFlag | Menu.Storage.expandedFlag
+        else {
             throw StructureViolation(node: 0, detail: "the root does not span the menu as an open group")
         }
         for node in 0 ..< n {
@@ -50,18 +56,28 @@ extension MenuBuilder {
                 let child = Int(entry.node)
                 guard child == next, records[child].parent == Int32(node),
                     Int64(entry.siblingPrefix) == rows - 1, records[child].siblingPrefix == entry.siblingPrefix
-                else { throw StructureViolation(node: node, detail: "child list does not tile its subtree in preorder") }
+                else {
+                    throw StructureViolation(node: node, detail: "child list does not tile its subtree in preorder")
+                }
                 let collapsedGroup = records[child].flags == Menu.Storage.groupFlag
                 rows += collapsedGroup ? 1 : Int64(openRows[child])
                 leaves += collapsedGroup ? 0 : Int64(openLeaves[child])
                 next = Int(records[child].subtreeEnd)
             }
-            guard next == end else { throw StructureViolation(node: node, detail: "nodes \(next) ..< \(end) are in no child list") }
+            guard next == end else {
+                throw StructureViolation(node: node, detail: "nodes \(next) ..< \(end) are in no child list")
+            }
             guard Int64(openRows[node]) == rows, Int64(openLeaves[node]) == leaves else {
-                throw StructureViolation(node: node, detail: "open sizes \(openRows[node]) rows, \(openLeaves[node]) leaves; children give \(rows), \(leaves)")
+                throw StructureViolation(
+                    node: node,
+                    detail:
+                        "open sizes \(openRows[node]) rows, \(openLeaves[node]) leaves; children give \(rows), \(leaves)"
+                )
             }
         }
         // Each node is in its parent's list (the tiling above); none in a second one.
-        guard children.count == n - 1 else { throw StructureViolation(node: 0, detail: "\(children.count) child entries for \(n - 1) nodes") }
+        guard children.count == n - 1 else {
+            throw StructureViolation(node: 0, detail: "\(children.count) child entries for \(n - 1) nodes")
+        }
     }
 }

@@ -23,9 +23,11 @@ struct MenuBuilder {
     var listedLocales: [String]?
     var localeTables: [(tag: String, lowercased: [UInt8], titles: [String])] = []
     /// Position 0 is the implicit root: an always-expanded group at depth -1.
-    var records: [Menu.NodeRecord] = [Menu.NodeRecord(
-        parent: -1, siblingPrefix: 0, subtreeEnd: 0, firstChildSlot: 0, childCount: 0, depth: -1,
-        flags: Menu.Storage.groupFlag | Menu.Storage.expandedFlag)]
+    var records: [Menu.NodeRecord] = [
+        Menu.NodeRecord(
+            parent: -1, siblingPrefix: 0, subtreeEnd: 0, firstChildSlot: 0, childCount: 0, depth: -1,
+            flags: Menu.Storage.groupFlag | Menu.Storage.expandedFlag)
+    ]
     var children: [Menu.ChildEntry] = []
     var openRows: [Int32] = [1]
     var openLeaves: [Int32] = [0]
@@ -54,8 +56,12 @@ struct MenuBuilder {
     }
 
     private mutating func reserve(_ count: Int) {
-        ids.reserveCapacity(count); titles.reserveCapacity(count); records.reserveCapacity(count)
-        children.reserveCapacity(count); openRows.reserveCapacity(count); openLeaves.reserveCapacity(count)
+        ids.reserveCapacity(count)
+        titles.reserveCapacity(count)
+        records.reserveCapacity(count)
+        children.reserveCapacity(count)
+        openRows.reserveCapacity(count)
+        openLeaves.reserveCapacity(count)
         attributeSlot.reserveCapacity(count)
     }
 
@@ -79,8 +85,10 @@ struct MenuBuilder {
         height = max(height, level + 1)
         ids.append("")
         titles.append("")
-        records.append(Menu.NodeRecord(parent: parentPosition, siblingPrefix: 0, subtreeEnd: 0, firstChildSlot: 0,
-                                       childCount: 0, depth: Int16(level), flags: 0))
+        records.append(
+            Menu.NodeRecord(
+                parent: parentPosition, siblingPrefix: 0, subtreeEnd: 0, firstChildSlot: 0,
+                childCount: 0, depth: Int16(level), flags: 0))
         openRows.append(1)
         openLeaves.append(1)
         attributeSlot.append(-1)
@@ -150,7 +158,6 @@ struct MenuBuilder {
         openLeaves[group] = leaves
     }
 
-
     /// Empty or only whitespace. Any visible ASCII byte answers at once, without Unicode tables.
     static func isBlank(_ text: String) -> Bool {
         if text.utf8.contains(where: { $0 > 0x20 && $0 < 0x80 }) { return false }
@@ -162,8 +169,8 @@ struct MenuBuilder {
         for byte in id.utf8 {
             length += 1
             switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"),
+            case UInt8(ascii: "A") ... UInt8(ascii: "Z"), UInt8(ascii: "a") ... UInt8(ascii: "z"),
+                UInt8(ascii: "0") ... UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"),
                 UInt8(ascii: "~"), UInt8(ascii: "-"):
                 continue
             default:

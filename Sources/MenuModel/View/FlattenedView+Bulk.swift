@@ -19,7 +19,9 @@ extension FlattenedView {
         }
     }
 
-    private mutating func setSubtree(node: Menu.Node, _ expanded: Bool, path: UnsafeMutableBufferPointer<PathStep>) -> ExpansionChange {
+    private mutating func setSubtree(node: Menu.Node, _ expanded: Bool, path: UnsafeMutableBufferPointer<PathStep>)
+        -> ExpansionChange
+    {
         let index = index(along: path)
         let old = isExpanded(node, mode: path[0].mode) ? openSize(of: node, mode: path[0].mode) : (rows: 1, leaves: 0)
         let context = path.count > 1 ? path[1].mode : state.base
@@ -30,8 +32,9 @@ extension FlattenedView {
         path[0].mode = mode  // the ancestors' modes stay; carrying reads only theirs
         let new = storage.size(of: node, mode: mode)
         carryDifference(rows: new.rows - old.rows, leaves: new.leaves - old.leaves, along: path)
-        return ExpansionChange(id: menu.id(of: node), isExpanded: expanded, index: index,
-                               change: index.map { RowChange(at: $0 + 1, inserted: Int(new.rows) - 1, removed: Int(old.rows) - 1) })
+        return ExpansionChange(
+            id: menu.id(of: node), isExpanded: expanded, index: index,
+            change: index.map { RowChange(at: $0 + 1, inserted: Int(new.rows) - 1, removed: Int(old.rows) - 1) })
     }
 }
 

@@ -26,7 +26,9 @@ extension FlattenedView {
     /// long), nearest first, each with the mode in force at it, and returns that part of the
     /// buffer. O(d · log k); the caller lends a buffer on its stack frame, so a toggle allocates
     /// no path.
-    func fillAncestry(of node: Menu.Node, into buffer: UnsafeMutableBufferPointer<PathStep>) -> UnsafeMutableBufferPointer<PathStep> {
+    func fillAncestry(of node: Menu.Node, into buffer: UnsafeMutableBufferPointer<PathStep>)
+        -> UnsafeMutableBufferPointer<PathStep>
+    {
         var count = 0
         var current = node
         while current != 0 {
@@ -46,12 +48,16 @@ extension FlattenedView {
 
     /// Calls `body` with ``fillAncestry(of:into:)``'s path of `node` in a buffer on the stack.
     func withAncestry<Result>(of node: Menu.Node, _ body: (UnsafeMutableBufferPointer<PathStep>) -> Result) -> Result {
-        withUnsafeTemporaryAllocation(of: PathStep.self, capacity: max(menu.height, 1)) { body(fillAncestry(of: node, into: $0)) }
+        withUnsafeTemporaryAllocation(of: PathStep.self, capacity: max(menu.height, 1)) {
+            body(fillAncestry(of: node, into: $0))
+        }
     }
 
     /// Writes the marks on `node`'s strict ancestors to `stack`, outermost first, as (subtree end,
     /// mode); returns how many. O(d · log k).
-    @usableFromInline func enclosingMarks(of node: Menu.Node, into stack: UnsafeMutableBufferPointer<(end: Int32, mode: ExpansionMode)>) -> Int {
+    @usableFromInline func enclosingMarks(
+        of node: Menu.Node, into stack: UnsafeMutableBufferPointer<(end: Int32, mode: ExpansionMode)>
+    ) -> Int {
         var count = 0
         var current = Int(storage.records[node].parent)
         while current != 0 {

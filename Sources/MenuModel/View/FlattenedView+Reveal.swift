@@ -53,7 +53,8 @@ extension FlattenedView {
         // O(d · (log m + s)) in all), and the top one's is what the table gains.
         var inserted: Int32 = 0
         for group in collapsed.reversed() { inserted = flip(group) }
-        return ExpansionChange(id: id, isExpanded: isExpanded(node), index: index(ofNode: node),
-                               change: RowChange(at: at, inserted: Int(inserted), removed: 0))
+        return ExpansionChange(
+            id: id, isExpanded: isExpanded(node), index: index(ofNode: node),
+            change: RowChange(at: at, inserted: Int(inserted), removed: 0))
     }
 }

@@ -31,12 +31,14 @@ public struct FlattenedView: Sendable {
 
     /// Visible rows, groups and rows alike.
     public var count: Int {
-        Int(storage.childrenSize(of: 0, mode: state.base).rows) + Int(withOverlay(level: 0) { $0.total(0 ..< $0.count).rows })
+        Int(storage.childrenSize(of: 0, mode: state.base).rows)
+            + Int(withOverlay(level: 0) { $0.total(0 ..< $0.count).rows })
     }
 
     /// Visible rows that are not groups.
     public var leafCount: Int {
-        Int(storage.childrenSize(of: 0, mode: state.base).leaves) + Int(withOverlay(level: 0) { $0.total(0 ..< $0.count).leaves })
+        Int(storage.childrenSize(of: 0, mode: state.base).leaves)
+            + Int(withOverlay(level: 0) { $0.total(0 ..< $0.count).leaves })
     }
 
     /// Whether `node` is an expanded group in this view (false for rows). O(log flips) without
@@ -90,7 +92,9 @@ public struct FlattenedView: Sendable {
         menu.storage.records.withUnsafeBufferPointer { records in
             state.flipped.withUnsafeBufferPointer { flipped in
                 state.marks.withUnsafeBufferPointer { marks in
-                    withUnsafeTemporaryAllocation(of: (end: Int32, mode: ExpansionMode).self, capacity: marks.isEmpty ? 1 : menu.height + 1) { enclosing in
+                    withUnsafeTemporaryAllocation(
+                        of: (end: Int32, mode: ExpansionMode).self, capacity: marks.isEmpty ? 1 : menu.height + 1
+                    ) { enclosing in
                         let end = Int(records[0].subtreeEnd)  // one past the last node
                         var node = first
                         var index = offset
@@ -104,7 +108,9 @@ public struct FlattenedView: Sendable {
                                 var byMode = expandsAll || record.flags & expandMask != 0
                                 if !marks.isEmpty {
                                     while depth > 0, enclosing[depth &- 1].end <= Int32(node) { depth &-= 1 }
-                                    while markPosition < marks.count, marks[markPosition].node < Int32(node) { markPosition &+= 1 }
+                                    while markPosition < marks.count, marks[markPosition].node < Int32(node) {
+                                        markPosition &+= 1
+                                    }
                                     if markPosition < marks.count, marks[markPosition].node == Int32(node) {
                                         enclosing[depth] = (marks[markPosition].end, marks[markPosition].mode)
                                         depth &+= 1
@@ -151,20 +157,30 @@ public struct FlattenedView: Sendable {
             let (child, consumed) = withOverlay(level: level) { overlay -> (Int32, Int32) in
                 // Overlay entries at this level inside the group are exactly its changed children.
                 let lowEntry = overlay.isEmpty ? 0 : overlay.lowerBound(node: Int32(group + 1)).index
-                let highEntry = overlay.isEmpty ? 0 : overlay.lowerBound(node: storage.records[group].subtreeEnd, from: lowEntry).index
+                let highEntry =
+                    overlay.isEmpty
+                    ? 0 : overlay.lowerBound(node: storage.records[group].subtreeEnd, from: lowEntry).index
                 // Largest child ordinal whose session prefix is <= target.
                 var low = 0
                 var high = childCount - 1
                 while low < high {
                     let mid = (low + high + 1) / 2
-                    if prefix(of: storage.children[first + mid], ordinal: mid, in: group, mode: mode, overlay: overlay, entries: lowEntry ..< highEntry) <= target {
+                    if prefix(
+                        of: storage.children[first + mid], ordinal: mid, in: group, mode: mode, overlay: overlay,
+                        entries: lowEntry ..< highEntry) <= target
+                    {
                         low = mid
                     } else {
                         high = mid - 1
                     }
                 }
                 let entry = storage.children[first + low]
-                return (entry.node, prefix(of: entry, ordinal: low, in: group, mode: mode, overlay: overlay, entries: lowEntry ..< highEntry))
+                return (
+                    entry.node,
+                    prefix(
+                        of: entry, ordinal: low, in: group, mode: mode, overlay: overlay,
+                        entries: lowEntry ..< highEntry)
+                )
             }
             target -= consumed
             if target == 0 { return Int(child) }
@@ -181,15 +197,18 @@ public struct FlattenedView: Sendable {
     @inline(__always)
     private func withOverlay<Result>(level: Int, _ body: (UnsafeBufferPointer<OverlayEntry>) -> Result) -> Result {
         state.levels.withUnsafeBufferPointer { levels in
-            level < levels.count ? levels[level].withUnsafeBufferPointer(body) : body(UnsafeBufferPointer(start: nil, count: 0))
+            level < levels.count
+                ? levels[level].withUnsafeBufferPointer(body) : body(UnsafeBufferPointer(start: nil, count: 0))
         }
     }
 
     /// Visible rows of `child`'s left siblings in this view (`child` is `group`'s `ordinal`-th,
     /// `mode` is in force at `group`).
     @inline(__always)
-    private func prefix(of child: Menu.ChildEntry, ordinal: Int, in group: Int, mode: ExpansionMode,
-                        overlay: UnsafeBufferPointer<OverlayEntry>, entries: Range<Int>) -> Int32 {
+    private func prefix(
+        of child: Menu.ChildEntry, ordinal: Int, in group: Int, mode: ExpansionMode,
+        overlay: UnsafeBufferPointer<OverlayEntry>, entries: Range<Int>
+    ) -> Int32 {
         let base = storage.siblingPrefix(of: child, ordinal: ordinal, in: group, mode: mode)
         guard !entries.isEmpty else { return base }
         let before = overlay.lowerBound(node: child.node, from: entries.lowerBound, to: entries.upperBound).index
@@ -227,11 +246,12 @@ public struct FlattenedView: Sendable {
             let high = overlay.lowerBound(node: Int32(child), from: low).index
             return overlay.total(low ..< high).rows
         }
-        let siblings: Int32 = switch mode {
-        case .default: storage.records[child].siblingPrefix
-        case .expanded: Int32(child - parent - 1)
-        case .collapsed: Int32(storage.ordinal(of: child, in: parent))
-        }
+        let siblings: Int32 =
+            switch mode {
+            case .default: storage.records[child].siblingPrefix
+            case .expanded: Int32(child - parent - 1)
+            case .collapsed: Int32(storage.ordinal(of: child, in: parent))
+            }
         return changed + siblings
     }
 
@@ -269,7 +289,9 @@ public struct FlattenedView: Sendable {
     /// no visible row changes (its new state shows when it appears). Cost: as a toggle, plus the
     /// flips, marks and overlay entries it removes (each added by an earlier change); the state
     /// afterwards holds one mark and at most d entries more than outside the subtree.
-    public mutating func setExpanded(_ id: String, _ expanded: Bool, recursive: Bool = false) throws(ExpansionError) -> ExpansionChange {
+    public mutating func setExpanded(_ id: String, _ expanded: Bool, recursive: Bool = false) throws(ExpansionError)
+        -> ExpansionChange
+    {
         let node = try group(withID: id)
         return recursive ? setExpanded(node: node, expanded, recursive: true) : setExpanded(node: node, expanded)
     }
@@ -285,12 +307,15 @@ public struct FlattenedView: Sendable {
         }
     }
 
-    private mutating func setExpanded(node: Menu.Node, _ expanded: Bool, path: UnsafeMutableBufferPointer<PathStep>) -> ExpansionChange {
+    private mutating func setExpanded(node: Menu.Node, _ expanded: Bool, path: UnsafeMutableBufferPointer<PathStep>)
+        -> ExpansionChange
+    {
         let index = index(along: path)
         let current = isExpanded(node, mode: path[0].mode)
         guard current != expanded else {
-            return ExpansionChange(id: menu.id(of: node), isExpanded: current, index: index,
-                                   change: index.map { RowChange(at: $0 + 1, inserted: 0, removed: 0) })
+            return ExpansionChange(
+                id: menu.id(of: node), isExpanded: current, index: index,
+                change: index.map { RowChange(at: $0 + 1, inserted: 0, removed: 0) })
         }
         let open = openSize(of: node, mode: path[0].mode)
         let rows = expanded ? open.rows - 1 : 1 - open.rows
@@ -331,8 +356,9 @@ public struct FlattenedView: Sendable {
         guard rows != 0 || leaves != 0 else { return }
         for (step, (ancestor, _)) in path.enumerated() {
             let parent = Int(storage.records[ancestor].parent)
-            state.addDifference(node: ancestor, depth: Int(storage.records[ancestor].depth), rows: rows, leaves: leaves,
-                                parent: parent, parentEnd: Int(storage.records[parent].subtreeEnd))
+            state.addDifference(
+                node: ancestor, depth: Int(storage.records[ancestor].depth), rows: rows, leaves: leaves,
+                parent: parent, parentEnd: Int(storage.records[parent].subtreeEnd))
             if parent == 0 || !isExpanded(parent, mode: path[step + 1].mode) { break }
         }
     }
@@ -381,12 +407,22 @@ public struct FlattenedRow: Sendable, Equatable {
     /// The rows a collapse of this group would remove now (0 when it is collapsed).
     public var visibleDescendantCount: Int?
 
-    public init(index: Int, node: Menu.Node, id: String, title: String, depth: Int, isGroup: Bool,
-                isExpanded: Bool?, childCount: Int?, attributes: [String: JSONValue]?,
-                parentID: String? = nil, visibleDescendantCount: Int? = nil) {
-        self.index = index; self.node = node; self.id = id; self.title = title; self.depth = depth
-        self.isGroup = isGroup; self.isExpanded = isExpanded; self.childCount = childCount; self.attributes = attributes
-        self.parentID = parentID; self.visibleDescendantCount = visibleDescendantCount
+    public init(
+        index: Int, node: Menu.Node, id: String, title: String, depth: Int, isGroup: Bool,
+        isExpanded: Bool?, childCount: Int?, attributes: [String: JSONValue]?,
+        parentID: String? = nil, visibleDescendantCount: Int? = nil
+    ) {
+        self.index = index
+        self.node = node
+        self.id = id
+        self.title = title
+        self.depth = depth
+        self.isGroup = isGroup
+        self.isExpanded = isExpanded
+        self.childCount = childCount
+        self.attributes = attributes
+        self.parentID = parentID
+        self.visibleDescendantCount = visibleDescendantCount
     }
 }
 
@@ -399,7 +435,10 @@ public struct ExpansionChange: Sendable, Equatable {
     public var change: RowChange?
 
     public init(id: String, isExpanded: Bool, index: Int?, change: RowChange?) {
-        self.id = id; self.isExpanded = isExpanded; self.index = index; self.change = change
+        self.id = id
+        self.isExpanded = isExpanded
+        self.index = index
+        self.change = change
     }
 }
 
@@ -414,7 +453,9 @@ public struct RowChange: Sendable, Equatable {
     public var removed: Int
 
     public init(at: Int, inserted: Int, removed: Int) {
-        self.at = at; self.inserted = inserted; self.removed = removed
+        self.at = at
+        self.inserted = inserted
+        self.removed = removed
     }
 }
 

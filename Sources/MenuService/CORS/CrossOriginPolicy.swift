@@ -27,7 +27,9 @@ package struct CrossOriginPolicy: Sendable, Equatable {
     /// The policy allowing `origins`: each a serialized origin or `*`. Throws, naming the value,
     /// for one that is not (a path or trailing `/`, user info, a port out of range, `null`).
     package init(origins given: [String]) throws(CrossOriginPolicyError) {
-        guard !given.isEmpty else { throw .invalid(value: "", reason: "give at least one origin, or * for reads from any origin") }
+        guard !given.isEmpty else {
+            throw .invalid(value: "", reason: "give at least one origin, or * for reads from any origin")
+        }
         var origins: [String] = []
         var anyOriginReads = false
         for value in given {
@@ -46,19 +48,22 @@ package struct CrossOriginPolicy: Sendable, Equatable {
     package static func serializedOrigin(_ value: String) throws(CrossOriginPolicyError) -> String {
         let lower = value.lowercased()
         func refuse(_ reason: String) -> CrossOriginPolicyError { .invalid(value: value, reason: reason) }
-        guard let separator = lower.firstRange(of: "://") else { throw refuse("an origin is scheme://host[:port], e.g. http://localhost:3000") }
+        guard let separator = lower.firstRange(of: "://") else {
+            throw refuse("an origin is scheme://host[:port], e.g. http://localhost:3000")
+        }
         let scheme = lower[..<separator.lowerBound]
         let authority = lower[separator.upperBound...]
         guard let first = scheme.utf8.first, first >= UInt8(ascii: "a"), first <= UInt8(ascii: "z"),
-              scheme.utf8.allSatisfy({ isSchemeByte($0) })
+            scheme.utf8.allSatisfy({ isSchemeByte($0) })
         else { throw refuse("the scheme must be letters, digits, + - or . starting with a letter") }
         guard !authority.contains("/") else { throw refuse("an origin has no path, not even a trailing /") }
         guard !authority.contains("@") else { throw refuse("an origin has no user info (user@)") }
         var host = authority
         if let colon = authority.lastIndex(of: ":"), !authority[colon...].contains("]") {
             let port = authority[authority.index(after: colon)...]
-            guard !port.isEmpty, port.count <= 5, port.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
-                  let number = Int(port), (1 ... 65535).contains(number)
+            guard !port.isEmpty, port.count <= 5,
+                port.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+                let number = Int(port), (1 ... 65535).contains(number)
             else { throw refuse("the port must be a number from 1 to 65535") }
             host = authority[..<colon]
         }
@@ -74,7 +79,8 @@ package struct CrossOriginPolicy: Sendable, Equatable {
     }
 
     private static func isSchemeByte(_ byte: UInt8) -> Bool {
-        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
+            || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
             || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
     }
 

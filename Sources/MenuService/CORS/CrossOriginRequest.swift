@@ -58,7 +58,8 @@ package struct CrossOriginRequest: Sendable, Equatable {
     package static func headerNames(in value: [UInt8]) -> [String]? {
         var names: [String] = []
         for element in value.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false) {
-            let trimmed = element.drop { $0 == 0x20 || $0 == 0x09 }.reversed().drop { $0 == 0x20 || $0 == 0x09 }.reversed()
+            let trimmed = element.drop { $0 == 0x20 || $0 == 0x09 }.reversed().drop { $0 == 0x20 || $0 == 0x09 }
+                .reversed()
             if trimmed.isEmpty { continue }
             guard trimmed.allSatisfy(isTokenByte), names.count < 64 else { return nil }
             names.append(String(decoding: trimmed.map(asciiLowercased), as: UTF8.self))
@@ -69,7 +70,8 @@ package struct CrossOriginRequest: Sendable, Equatable {
     /// A `tchar` of RFC 9110 §5.6.2.
     static func isTokenByte(_ byte: UInt8) -> Bool {
         switch byte {
-        case UInt8(ascii: "a") ... UInt8(ascii: "z"), UInt8(ascii: "A") ... UInt8(ascii: "Z"), UInt8(ascii: "0") ... UInt8(ascii: "9"):
+        case UInt8(ascii: "a") ... UInt8(ascii: "z"), UInt8(ascii: "A") ... UInt8(ascii: "Z"),
+            UInt8(ascii: "0") ... UInt8(ascii: "9"):
             true
         default:
             Array("!#$%&'*+-.^_`|~".utf8).contains(byte)

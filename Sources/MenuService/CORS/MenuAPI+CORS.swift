@@ -13,8 +13,10 @@ import HTTPCore
 /// `OPTIONS` is `405` as any other method a route does not take.
 extension MenuAPI {
     /// The request headers a preflight may ask for, lowercase (the safelisted ones included).
-    private static let allowedRequestHeaders: Set<String> = Set(CrossOriginPolicy.allowedHeaders.map { $0.lowercased() })
-        .union(["accept", "accept-language", "content-language"])
+    private static let allowedRequestHeaders: Set<String> = Set(
+        CrossOriginPolicy.allowedHeaders.map { $0.lowercased() }
+    )
+    .union(["accept", "accept-language", "content-language"])
     private static let allowHeadersValue = CrossOriginPolicy.allowedHeaders.joined(separator: ", ")
     private static let exposeHeadersValue = CrossOriginPolicy.exposedHeaders.joined(separator: ", ")
 
@@ -23,7 +25,7 @@ extension MenuAPI {
         let pathMethods = try Endpoint.methods(forPathOf: request)
         var headers: [(name: String, value: String)] = [
             ("Allow", pathMethods.joined(separator: ", ")), ("Cache-Control", "no-store"),
-            ("Vary", "Origin, Access-Control-Request-Method, Access-Control-Request-Headers"),
+            ("Vary", "Origin, Access-Control-Request-Method, Access-Control-Request-Headers")
         ]
         let asked = CrossOriginRequest(headers: request.headers)
         guard !asked.isMalformedPreflight, let origin = asked.origin, let method = asked.requestedMethod else {
@@ -32,12 +34,13 @@ extension MenuAPI {
         let grant = policy.grant(for: origin)
         let methods = grant.allowedMethods(of: pathMethods)
         guard let allowOrigin = grant.allowOrigin, methods.contains(method),
-              asked.requestedHeaders.allSatisfy(Self.allowedRequestHeaders.contains)
+            asked.requestedHeaders.allSatisfy(Self.allowedRequestHeaders.contains)
         else { return HTTPResponse(status: 204, headers: headers) }
         headers += [
-            ("Access-Control-Allow-Origin", allowOrigin), ("Access-Control-Allow-Methods", methods.joined(separator: ", ")),
+            ("Access-Control-Allow-Origin", allowOrigin),
+            ("Access-Control-Allow-Methods", methods.joined(separator: ", ")),
             ("Access-Control-Allow-Headers", Self.allowHeadersValue),
-            ("Access-Control-Max-Age", String(CrossOriginPolicy.preflightMaxAgeSeconds)),
+            ("Access-Control-Max-Age", String(CrossOriginPolicy.preflightMaxAgeSeconds))
         ]
         return HTTPResponse(status: 204, headers: headers)
     }
@@ -50,10 +53,13 @@ extension MenuAPI {
         } else {
             response.headers.append(("Vary", "Origin"))
         }
-        guard request.headers.firstIndex(named: "origin") != nil, let origin = CrossOriginRequest(headers: request.headers).origin
+        guard request.headers.firstIndex(named: "origin") != nil,
+            let origin = CrossOriginRequest(headers: request.headers).origin
         else { return }
         let grant = policy.grant(for: origin)
-        guard let allowOrigin = grant.allowOrigin, grant.allowedMethods(of: [request.method]) == [request.method] else { return }
+        guard let allowOrigin = grant.allowOrigin, grant.allowedMethods(of: [request.method]) == [request.method] else {
+            return
+        }
         response.headers.append(("Access-Control-Allow-Origin", allowOrigin))
         response.headers.append(("Access-Control-Expose-Headers", Self.exposeHeadersValue))
     }

@@ -20,7 +20,9 @@ extension EncodedMenu {
                     let title = titles.defaultTitles[row.node]
                     writer.raw(UnsafeRawBufferPointer(rebasing: blob[head ..< title.start]))
                     titles.bytes.withUnsafeBytes { bytes in
-                        writer.raw(UnsafeRawBufferPointer(rebasing: bytes[titles.offsets[row.node] ..< titles.offsets[row.node + 1]]))
+                        writer.raw(
+                            UnsafeRawBufferPointer(
+                                rebasing: bytes[titles.offsets[row.node] ..< titles.offsets[row.node + 1]]))
                     }
                     writer.raw(UnsafeRawBufferPointer(rebasing: blob[title.split ..< tail]))
                 } else {

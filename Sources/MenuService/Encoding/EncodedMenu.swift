@@ -92,7 +92,9 @@ struct EncodedMenu: Sendable {
         self.spans = spans
         self.titleSpans = titleSpans
         localeTitles = nil
-        rowBound = RowOpening.maxLength + Self.groupValuesMaxLength + zip(spans, spans.dropFirst()).reduce(0) { max($0, $1.1.start - $1.0.start) }
+        rowBound =
+            RowOpening.maxLength + Self.groupValuesMaxLength
+            + zip(spans, spans.dropFirst()).reduce(0) { max($0, $1.1.start - $1.0.start) }
     }
 
     /// The rows in `locale` of `menu`, sharing `base`'s bytes (``init(menu:)`` of the same menu)
@@ -100,8 +102,9 @@ struct EncodedMenu: Sendable {
     ///
     /// - Precondition: `locale` is one of `menu.localeIndices` after the first.
     init(localizing base: EncodedMenu, menu: Menu, locale: Int) {
-        precondition(locale > 0 && menu.localeIndices.contains(locale) && base.titleSpans.count == menu.nodeCount + 1,
-                     "locale \(locale) of a menu with \(menu.localeIndices.count) locales, or a base of another menu")
+        precondition(
+            locale > 0 && menu.localeIndices.contains(locale) && base.titleSpans.count == menu.nodeCount + 1,
+            "locale \(locale) of a menu with \(menu.localeIndices.count) locales, or a base of another menu")
         var writer = JSONWriter(capacity: menu.nodeCount * 24)
         var offsets = [Int]()
         offsets.reserveCapacity(menu.nodeCount + 2)
@@ -111,7 +114,9 @@ struct EncodedMenu: Sendable {
             offsets.append(writer.count)
             writer.string(menu.title(of: node, locale: locale))
             let row = base.spans[node + 1].start - base.spans[node].start
-            longest = max(longest, row - (base.titleSpans[node].split - base.titleSpans[node].start) + writer.count - offsets[node])
+            longest = max(
+                longest,
+                row - (base.titleSpans[node].split - base.titleSpans[node].start) + writer.count - offsets[node])
         }
         offsets.append(writer.count)
         blob = base.blob
@@ -136,7 +141,10 @@ struct EncodedMenu: Sendable {
     /// rows are written after one reservation. O(limit) after the walk finds the first row.
     func writeRows(of view: FlattenedView, offset: Int, limit: Int, to writer: inout JSONWriter) {
         let rowCount = offset >= 0 ? max(0, min(limit, view.count - offset)) : 0
-        guard rowCount > 0 else { writer.raw("[]"); return }
+        guard rowCount > 0 else {
+            writer.raw("[]")
+            return
+        }
         let (worstCase, overflow) = rowCount.multipliedReportingOverflow(by: rowBound)
         if !overflow, worstCase < writer.spareCapacity {
             writeRowsAsFound(of: view, offset: offset, rowCount: rowCount, maxBytes: worstCase &+ 1, to: &writer)
@@ -154,7 +162,9 @@ struct EncodedMenu: Sendable {
     }
 
     /// One pass: each row written as the walk reaches it, into `maxBytes` reserved at once.
-    private func writeRowsAsFound(of view: FlattenedView, offset: Int, rowCount: Int, maxBytes: Int, to writer: inout JSONWriter) {
+    private func writeRowsAsFound(
+        of view: FlattenedView, offset: Int, rowCount: Int, maxBytes: Int, to writer: inout JSONWriter
+    ) {
         writer.raw(atMost: maxBytes) { target in
             spans.withUnsafeBufferPointer { spans in
                 blob.withUnsafeBytes { blob in
@@ -162,8 +172,9 @@ struct EncodedMenu: Sendable {
                         var opening = RowOpening(index: offset)
                         var out = target
                         view.forEachVisibleNode(offset: offset, limit: rowCount) { row in
-                            out = Self.writeRow(row.node, isExpanded: row.isExpanded, of: view, opening: opening, spans: spans,
-                                                blob: blob.baseAddress!, titles: titles, at: out)
+                            out = Self.writeRow(
+                                row.node, isExpanded: row.isExpanded, of: view, opening: opening, spans: spans,
+                                blob: blob.baseAddress!, titles: titles, at: out)
                             opening.advance()
                         }
                         out.storeBytes(of: UInt8(ascii: "]"), as: UInt8.self)
@@ -194,7 +205,9 @@ struct EncodedMenu: Sendable {
                 titles.bytes.withUnsafeBytes { bytes in
                     // A menu with rows has titles of two bytes at least; without rows nothing is written.
                     guard let bytes = bytes.baseAddress else { return body(nil) }
-                    return body(TitlePointers(defaultTitles: defaults.baseAddress!, offsets: offsets.baseAddress!, bytes: bytes))
+                    return body(
+                        TitlePointers(defaultTitles: defaults.baseAddress!, offsets: offsets.baseAddress!, bytes: bytes)
+                    )
                 }
             }
         }
@@ -211,7 +224,9 @@ struct EncodedMenu: Sendable {
                     view.forEachVisibleNode(offset: offset, limit: rowCount) { row in
                         rows[filled] = row.isExpanded ? row.node : ~row.node
                         filled &+= 1
-                        bytes &+= spans[row.node &+ 1].start &- spans[row.node].start &+ (titles?.extraBytes(of: row.node) ?? 0)
+                        bytes &+=
+                            spans[row.node &+ 1].start &- spans[row.node].start
+                            &+ (titles?.extraBytes(of: row.node) ?? 0)
                     }
                     bytes &+= filled &* (RowOpening.maxLength &+ Self.groupValuesMaxLength)
                     writer.raw(atMost: bytes) { target in
@@ -220,8 +235,9 @@ struct EncodedMenu: Sendable {
                             var out = target
                             for position in 0 ..< filled {
                                 let entry = rows[position]
-                                out = Self.writeRow(entry < 0 ? ~entry : entry, isExpanded: entry >= 0, of: view, opening: opening,
-                                                    spans: spans, blob: blob.baseAddress!, titles: titles, at: out)
+                                out = Self.writeRow(
+                                    entry < 0 ? ~entry : entry, isExpanded: entry >= 0, of: view, opening: opening,
+                                    spans: spans, blob: blob.baseAddress!, titles: titles, at: out)
                                 opening.advance()
                             }
                             out.storeBytes(of: UInt8(ascii: "]"), as: UInt8.self)
@@ -239,9 +255,11 @@ struct EncodedMenu: Sendable {
     /// only for an expanded group). With `titles`, the row's title is that locale's: three
     /// copies (up to the title, the title, after it) where the default locale's row takes one.
     @inline(__always)
-    private static func writeRow(_ node: Int, isExpanded: Bool, of view: FlattenedView, opening: RowOpening,
-                                 spans: UnsafeBufferPointer<Span>, blob: UnsafeRawPointer, titles: TitlePointers?,
-                                 at target: UnsafeMutableRawPointer) -> UnsafeMutableRawPointer {
+    private static func writeRow(
+        _ node: Int, isExpanded: Bool, of view: FlattenedView, opening: RowOpening,
+        spans: UnsafeBufferPointer<Span>, blob: UnsafeRawPointer, titles: TitlePointers?,
+        at target: UnsafeMutableRawPointer
+    ) -> UnsafeMutableRawPointer {
         var out = target
         let (head, tail, end) = (spans[node].start, spans[node].split, spans[node &+ 1].start)
         out += opening.store(at: out)
@@ -287,7 +305,10 @@ struct EncodedMenu: Sendable {
     static func storeDecimal(_ value: Int, at target: UnsafeMutableRawPointer) -> Int {
         var length = 1
         var bound = 10
-        while value >= bound && length < 10 { length &+= 1; bound &*= 10 }
+        while value >= bound && length < 10 {
+            length &+= 1
+            bound &*= 10
+        }
         var rest = value
         var position = length
         repeat {
@@ -327,7 +348,10 @@ struct RowOpening {
     }
 
     private mutating func encode() {
-        guard index < 100_000_000 else { digitCount = 0; return }
+        guard index < 100_000_000 else {
+            digitCount = 0
+            return
+        }
         var rest = index
         var word: UInt64 = 0
         var count = 0
@@ -368,7 +392,10 @@ struct RowOpening {
         }
         var count = 0
         var rest = index
-        repeat { count += 1; rest /= 10 } while rest > 0
+        repeat {
+            count += 1
+            rest /= 10
+        } while rest > 0
         rest = index
         for position in stride(from: 10 + count - 1, through: 10, by: -1) {
             target.storeBytes(of: UInt8(ascii: "0") + UInt8(rest % 10), toByteOffset: position, as: UInt8.self)

@@ -58,7 +58,8 @@ struct JSONWriter: ~Copyable {
         var value = value
         value.withUTF8 { utf8 in
             var start = 0
-            for (offset, byte) in utf8.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+            for (offset, byte) in utf8.enumerated()
+            where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
                 raw(UnsafeBufferPointer(rebasing: utf8[start ..< offset]))
                 start = offset + 1
                 switch byte {

@@ -43,9 +43,13 @@ package final class ServedMenu: Sendable {
         self.generation = generation
         let menu = generation.menu
         let versionPrefix = SessionEntityTag.prefix(version: menu.version)
-        entityTagPrefixes = menu.locales.isEmpty ? [versionPrefix] : menu.locales.map { versionPrefix + Array($0.utf8) + [UInt8(ascii: "-")] }
+        entityTagPrefixes =
+            menu.locales.isEmpty
+            ? [versionPrefix] : menu.locales.map { versionPrefix + Array($0.utf8) + [UInt8(ascii: "-")] }
         localeKeys = menu.locales.map(LanguageTag.lowercased)
-        localeHeaders = menu.locales.isEmpty ? [[("Vary", "X-Session-Id")]]
+        localeHeaders =
+            menu.locales.isEmpty
+            ? [[("Vary", "X-Session-Id")]]
             : menu.locales.map { [("Content-Language", $0), ("Vary", "X-Session-Id, Accept-Language")] }
         notModifiedHeaders = localeHeaders.map { headers in
             [("ETag", ""), ("Cache-Control", "private, no-cache")] + headers.filter { $0.name == "Vary" }

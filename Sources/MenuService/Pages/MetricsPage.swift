@@ -17,7 +17,9 @@ package struct MetricsPage: Sendable {
     /// The 200 of a scrape, on the API's listener or one of its own: the page rendered now, with
     /// `Cache-Control: no-store` (a cached scrape would show counters that no longer hold).
     package func response() -> HTTPResponse {
-        HTTPResponse(status: 200, headers: [(name: "Content-Type", value: contentType), (name: "Cache-Control", value: "no-store")],
-                     body: Array(render().utf8))
+        HTTPResponse(
+            status: 200,
+            headers: [(name: "Content-Type", value: contentType), (name: "Cache-Control", value: "no-store")],
+            body: Array(render().utf8))
     }
 }

@@ -51,12 +51,16 @@ package enum WebAsset: String, CaseIterable, Hashable, Sendable {
     /// the opaque tag `If-None-Match` is compared with (``EntityTagCondition``), sessions or not.
     package var entityTag: SessionEntityTag { Self.tags[self]! }
 
-    private static let tags: [WebAsset: SessionEntityTag] = Dictionary(uniqueKeysWithValues: allCases.map { asset in
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in asset.bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
-        let hex = String(hash, radix: 16)
-        return (asset, SessionEntityTag(opaque: Array(("asset-" + String(repeating: "0", count: 16 - hex.count) + hex).utf8)))
-    })
+    private static let tags: [WebAsset: SessionEntityTag] = Dictionary(
+        uniqueKeysWithValues: allCases.map { asset in
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            for byte in asset.bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+            let hex = String(hash, radix: 16)
+            return (
+                asset,
+                SessionEntityTag(opaque: Array(("asset-" + String(repeating: "0", count: 16 - hex.count) + hex).utf8))
+            )
+        })
 }
 
 extension MenuAPI {
@@ -72,7 +76,8 @@ extension MenuAPI {
         }
         headers += [("Content-Type", asset.contentType), ("X-Content-Type-Options", "nosniff")]
         if asset == .page {
-            headers.append(("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'"))
+            headers.append(
+                ("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'"))
         }
         return HTTPResponse(status: 200, headers: headers, body: asset.bytes)
     }

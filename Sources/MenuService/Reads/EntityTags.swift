@@ -42,7 +42,11 @@ package struct EntityTagCondition: Sendable, Equatable {
             value.withUnsafeBytes { bytes in
                 do throws(Malformed) {
                     try scan.next(bytes) { isWeak, opaque in
-                        if let opaque { tags.append(Tag(isWeak: isWeak, opaque: Array(opaque))) } else { matchesAny = true }
+                        if let opaque {
+                            tags.append(Tag(isWeak: isWeak, opaque: Array(opaque)))
+                        } else {
+                            matchesAny = true
+                        }
                     }
                 } catch {
                     failure = error
@@ -62,8 +66,10 @@ package struct EntityTagCondition: Sendable, Equatable {
         private var elements = 0
         private var sawStar = false
 
-        mutating func next(_ bytes: UnsafeRawBufferPointer,
-                           _ element: (Bool, Slice<UnsafeRawBufferPointer>?) throws(Malformed) -> Void) throws(Malformed) {
+        mutating func next(
+            _ bytes: UnsafeRawBufferPointer,
+            _ element: (Bool, Slice<UnsafeRawBufferPointer>?) throws(Malformed) -> Void
+        ) throws(Malformed) {
             var index = 0
             func skipSpace() { while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x09 { index += 1 } }
             while true {
@@ -80,7 +86,9 @@ package struct EntityTagCondition: Sendable, Equatable {
                     try element(false, nil)
                 } else {
                     var isWeak = false
-                    if bytes.count - index >= 2, bytes[index] == UInt8(ascii: "W"), bytes[index + 1] == UInt8(ascii: "/") {
+                    if bytes.count - index >= 2, bytes[index] == UInt8(ascii: "W"),
+                        bytes[index + 1] == UInt8(ascii: "/")
+                    {
                         isWeak = true
                         index += 2
                     }
@@ -91,9 +99,12 @@ package struct EntityTagCondition: Sendable, Equatable {
                     let start = index
                     while index < bytes.count, EntityTagCondition.isTagByte(bytes[index]) { index += 1 }
                     guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
-                        throw Malformed(reason: "an entity tag has no closing quote or holds a space, quote or control byte")
+                        throw Malformed(
+                            reason: "an entity tag has no closing quote or holds a space, quote or control byte")
                     }
-                    if elements > EntityTagCondition.maxTags { throw Malformed(reason: "more than \(EntityTagCondition.maxTags) entity tags") }
+                    if elements > EntityTagCondition.maxTags {
+                        throw Malformed(reason: "more than \(EntityTagCondition.maxTags) entity tags")
+                    }
                     try element(isWeak, bytes[start ..< index])
                     index += 1
                 }
@@ -139,7 +150,9 @@ package struct EntityTagCondition: Sendable, Equatable {
     }
 
     static func invalid(_ malformed: Malformed, _ displayName: String) -> APIError {
-        .invalidParameter("\(displayName): \(malformed.reason); send the ETag of a GET /rows or /count as it came, e.g. \(displayName): \"v-3\"")
+        .invalidParameter(
+            "\(displayName): \(malformed.reason); send the ETag of a GET /rows or /count as it came, e.g. \(displayName): \"v-3\""
+        )
     }
 
     /// `etagc` (RFC 9110 §8.8.3): `!`, `#` to `~`, obs-text.
@@ -147,11 +160,15 @@ package struct EntityTagCondition: Sendable, Equatable {
 
     /// The `If-Match` (`field` "if-match") or `If-None-Match` condition of `request`; nil when it
     /// sends none. `.invalidParameter` naming the header for a malformed one.
-    static func parse(_ field: StaticString, of request: HTTPRequest, named displayName: String) throws(APIError) -> EntityTagCondition? {
+    static func parse(_ field: StaticString, of request: HTTPRequest, named displayName: String) throws(APIError)
+        -> EntityTagCondition?
+    {
         let headers = request.headers
         let positions = headers.indices.filter { headers.name(at: $0, equals: field) }
         guard !positions.isEmpty else { return nil }
-        let values = positions.map { position in headers.withValue(at: position) { Array($0 ?? UnsafeRawBufferPointer(start: nil, count: 0)) } }
+        let values = positions.map { position in
+            headers.withValue(at: position) { Array($0 ?? UnsafeRawBufferPointer(start: nil, count: 0)) }
+        }
         do {
             return try EntityTagCondition(values: values)
         } catch let malformed {
@@ -177,9 +194,11 @@ package struct EntityTagCondition: Sendable, Equatable {
     /// of the session's state in any locale names its revision).
     package func revisionCondition(prefixes: [[UInt8]]) -> RevisionCondition? {
         if matchesAny { return nil }
-        return RevisionCondition(accepting: tags.compactMap { tag in
-            tag.isWeak ? nil : prefixes.lazy.compactMap { SessionEntityTag.revision(in: tag.opaque, prefix: $0) }.first
-        })
+        return RevisionCondition(
+            accepting: tags.compactMap { tag in
+                tag.isWeak
+                    ? nil : prefixes.lazy.compactMap { SessionEntityTag.revision(in: tag.opaque, prefix: $0) }.first
+            })
     }
 }
 
@@ -232,8 +251,9 @@ package struct SessionEntityTag: Sendable, Equatable {
         let hex = Array("0123456789ABCDEF".utf8)
         for byte in version.utf8 {
             switch byte {
-            case UInt8(ascii: "A") ... UInt8(ascii: "Z"), UInt8(ascii: "a") ... UInt8(ascii: "z"), UInt8(ascii: "0") ... UInt8(ascii: "9"),
-                 UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+            case UInt8(ascii: "A") ... UInt8(ascii: "Z"), UInt8(ascii: "a") ... UInt8(ascii: "z"),
+                UInt8(ascii: "0") ... UInt8(ascii: "9"),
+                UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
                 bytes.append(byte)
             default:
                 bytes += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 15)]]
@@ -248,14 +268,17 @@ package struct SessionEntityTag: Sendable, Equatable {
         guard opaque.count > prefix.count, opaque.starts(with: prefix) else { return nil }
         // A filtered page's tag has its query's part (`s`, 16 hex digits, `-`) before the revision.
         let query = MenuAPI.queryTagPartLength
-        let skip = opaque.count - prefix.count > query && opaque[prefix.count] == UInt8(ascii: "s")
-            && opaque[prefix.count + query - 1] == UInt8(ascii: "-") ? query : 0
+        let skip =
+            opaque.count - prefix.count > query && opaque[prefix.count] == UInt8(ascii: "s")
+                && opaque[prefix.count + query - 1] == UInt8(ascii: "-") ? query : 0
         return canonicalRevision(opaque[(prefix.count + skip)...])
     }
 
     /// The revision `digits` spell: canonical decimal (no leading zero), 1 to 18 digits, else nil.
     static func canonicalRevision<Digits: Collection<UInt8>>(_ digits: Digits) -> Int? {
-        guard !digits.isEmpty, digits.count <= 18, digits.first != UInt8(ascii: "0") || digits.count == 1 else { return nil }
+        guard !digits.isEmpty, digits.count <= 18, digits.first != UInt8(ascii: "0") || digits.count == 1 else {
+            return nil
+        }
         var value = 0
         for byte in digits {
             guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }

@@ -41,9 +41,10 @@ package struct LanguagePreference: Sendable, Equatable {
 
     /// The `Accept-Language` lines of a request's `headers`; no ranges without the header.
     package init(headers: HTTPFields) {
-        self.init(values: headers.indices.filter { headers.name(at: $0, equals: "accept-language") }.map { position in
-            headers.withValue(at: position) { Array($0 ?? UnsafeRawBufferPointer(start: nil, count: 0)) }
-        })
+        self.init(
+            values: headers.indices.filter { headers.name(at: $0, equals: "accept-language") }.map { position in
+                headers.withValue(at: position) { Array($0 ?? UnsafeRawBufferPointer(start: nil, count: 0)) }
+            })
     }
 
     /// One list element, or nil when it is empty or malformed.
@@ -56,7 +57,8 @@ package struct LanguagePreference: Sendable, Equatable {
         guard parts.count == 2 else { return Range(tag: tag, quality: 1000) }
         let weight = Array(parts[1].drop { $0 == 0x20 || $0 == 0x09 })
         guard weight.count >= 3, weight[0] | 0x20 == UInt8(ascii: "q"), weight[1] == UInt8(ascii: "="),
-              let quality = qvalue(weight[2...]) else { return nil }
+            let quality = qvalue(weight[2...])
+        else { return nil }
         return Range(tag: tag, quality: quality)
     }
 
@@ -65,7 +67,8 @@ package struct LanguagePreference: Sendable, Equatable {
         if tag == [UInt8(ascii: "*")] { return true }
         let subtags = tag.split(separator: UInt8(ascii: "-"), omittingEmptySubsequences: false)
         guard let first = subtags.first, tag.count <= LanguageTag.maxLength else { return false }
-        return first.allSatisfy(LanguageTag.isAlpha) && subtags.allSatisfy { (1 ... 8).contains($0.count) && $0.allSatisfy(LanguageTag.isAlphanumeric) }
+        return first.allSatisfy(LanguageTag.isAlpha)
+            && subtags.allSatisfy { (1 ... 8).contains($0.count) && $0.allSatisfy(LanguageTag.isAlphanumeric) }
     }
 
     /// `0[.ddd]` or `1[.000]` in thousandths.
@@ -91,9 +94,13 @@ package struct LanguagePreference: Sendable, Equatable {
     /// answers in the default locale).
     package func locale(among tags: [[UInt8]]) -> Int? {
         guard !ranges.isEmpty, !tags.isEmpty else { return nil }
-        let refused = ranges.filter { $0.quality == 0 && $0.tag != [UInt8(ascii: "*")] }.map { LanguageTag.lowercased(String(decoding: $0.tag, as: UTF8.self)) }
+        let refused = ranges.filter { $0.quality == 0 && $0.tag != [UInt8(ascii: "*")] }.map {
+            LanguageTag.lowercased(String(decoding: $0.tag, as: UTF8.self))
+        }
         func isRefused(_ tag: [UInt8]) -> Bool {
-            refused.contains { $0 == tag || (tag.count > $0.count && tag.starts(with: $0) && tag[$0.count] == UInt8(ascii: "-")) }
+            refused.contains {
+                $0 == tag || (tag.count > $0.count && tag.starts(with: $0) && tag[$0.count] == UInt8(ascii: "-"))
+            }
         }
         let ordered = ranges.enumerated().filter { $0.element.quality > 0 }
             .sorted { ($0.element.quality, -$0.offset) > ($1.element.quality, -$1.offset) }

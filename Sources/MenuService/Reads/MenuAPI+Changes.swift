@@ -12,7 +12,9 @@ extension MenuAPI {
     /// another version reloads them (a reload forgets the splices, so a `since` before it is 410).
     func changes(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         let since = try Self.integerParameter("since", in: request, default: -1, range: 0 ... Int.max)
-        guard since >= 0 else { throw .invalidParameter("since is required: the revision the client holds (GET /rows answers it)") }
+        guard since >= 0 else {
+            throw .invalidParameter("since is required: the revision the client holds (GET /rows answers it)")
+        }
         let (menu, changes): (ServedMenu, SessionChanges)
         if let id = try sessionID(in: request) {
             (menu, changes) = try self.changes(of: id, since: since, for: request)

@@ -12,7 +12,7 @@ import MenuSessions
 extension MenuAPI {
     /// The headers of a 200 session read, after its `ETag` and before its locale's headers.
     private static let readHeaders: [(name: String, value: String)] = [
-        ("Content-Type", "application/json; charset=utf-8"), ("Cache-Control", "private, no-cache"),
+        ("Content-Type", "application/json; charset=utf-8"), ("Cache-Control", "private, no-cache")
     ]
 
     /// A 200 session read of `context` with its tag and caching headers (`Vary`, and

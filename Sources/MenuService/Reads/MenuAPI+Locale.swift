@@ -14,7 +14,9 @@ extension MenuAPI {
     func negotiatedLocale(for request: HTTPRequest, on menu: ServedMenu) throws(APIError) -> Int {
         let parameter = try Self.languageParameter(in: request)
         guard !menu.localeKeys.isEmpty else { return 0 }
-        if let parameter { return parameter.withUnsafeBufferPointer { LanguageTag.lookup($0, in: menu.localeKeys) } ?? 0 }
+        if let parameter {
+            return parameter.withUnsafeBufferPointer { LanguageTag.lookup($0, in: menu.localeKeys) } ?? 0
+        }
         return LanguagePreference(headers: request.headers).locale(among: menu.localeKeys) ?? 0
     }
 
@@ -24,14 +26,17 @@ extension MenuAPI {
         let query = request.query
         var found: Int?
         for position in query.indices where query.name(at: position, equals: "lang") {
-            guard found == nil else { throw .invalidParameter("lang given more than once; give one language tag such as en or zh-Hant") }
+            guard found == nil else {
+                throw .invalidParameter("lang given more than once; give one language tag such as en or zh-Hant")
+            }
             found = position
         }
         guard let position = found else { return nil }
         let bytes = query.withValue(at: position) { Array($0 ?? UnsafeRawBufferPointer(start: nil, count: 0)) }
         guard bytes.withUnsafeBufferPointer(LanguageTag.isWellFormed) else {
             let given = query.value(at: position).map { String($0.prefix(40)) } ?? ""
-            throw .invalidParameter("lang must be a BCP 47 language tag such as en, zh-Hant or pt-BR, got \(given.jsonQuoted)")
+            throw .invalidParameter(
+                "lang must be a BCP 47 language tag such as en, zh-Hant or pt-BR, got \(given.jsonQuoted)")
         }
         return bytes
     }

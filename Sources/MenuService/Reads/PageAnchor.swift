@@ -31,12 +31,15 @@ enum PageAnchor: Equatable {
             guard let kind = Self.kind(of: query, at: position), kind != found else { continue }
             if let first = found {
                 let (a, b) = (min(first, kind), max(first, kind))
-                throw .invalidParameter("\(Self.names[a]) and \(Self.names[b]) cannot be used together; give at most one of offset, after, before and around")
+                throw .invalidParameter(
+                    "\(Self.names[a]) and \(Self.names[b]) cannot be used together; give at most one of offset, after, before and around"
+                )
             }
             found = kind
         }
         switch found {
-        case nil, 0: self = .offset(try MenuAPI.integerParameter("offset", in: request, default: 0, range: 0 ... Int.max))
+        case nil, 0:
+            self = .offset(try MenuAPI.integerParameter("offset", in: request, default: 0, range: 0 ... Int.max))
         case 1: self = .after(id: try Self.anchorID("after", in: query))
         case 2: self = .before(id: try Self.anchorID("before", in: query))
         default: self = .around(id: try Self.anchorID("around", in: query))
@@ -57,7 +60,9 @@ enum PageAnchor: Equatable {
     /// no node id is longer than 128, so a longer one is unknown, and echoing it whole is not useful).
     private static func anchorID(_ name: StaticString, in query: HTTPFields) throws(APIError) -> String {
         let positions = query.indices.filter { query.name(at: $0, equals: name) }
-        guard positions.count == 1 else { throw .invalidParameter("\(name) given more than once; \(name) must be one node id") }
+        guard positions.count == 1 else {
+            throw .invalidParameter("\(name) given more than once; \(name) must be one node id")
+        }
         guard let value = query.value(at: positions[0]), !value.isEmpty else {
             throw .invalidParameter("\(name) must be a node id, got an empty value")
         }
@@ -80,14 +85,18 @@ enum PageAnchor: Equatable {
     func page(in view: FilteredView, limit: Int) throws(APIError) -> (offset: Int, rows: Int) {
         try page(menu: view.menu, count: view.count, limit: limit) { node throws(APIError) in
             guard let index = view.index(ofNode: node) else {
-                throw .invalidParameter("\"\(view.menu.id(of: node))\" is not in this search's filtered tree; anchor on a row it shows, or page by offset")
+                throw .invalidParameter(
+                    "\"\(view.menu.id(of: node))\" is not in this search's filtered tree; anchor on a row it shows, or page by offset"
+                )
             }
             return index
         }
     }
 
     /// The page in a view of `count` rows where `index` finds an anchor node's row (or throws).
-    private func page(menu: Menu, count: Int, limit: Int, index: (Menu.Node) throws(APIError) -> Int) throws(APIError) -> (offset: Int, rows: Int) {
+    private func page(menu: Menu, count: Int, limit: Int, index: (Menu.Node) throws(APIError) -> Int) throws(APIError)
+        -> (offset: Int, rows: Int)
+    {
         let id: String
         switch self {
         case .offset(let offset): return (offset, limit)

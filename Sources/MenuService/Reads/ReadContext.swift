@@ -30,7 +30,8 @@ struct ReadContext {
         self.locale = locale
         self.query = query
         let prefix = menu.entityTagPrefixes[locale]
-        tag = SessionEntityTag(prefix: query.map { prefix + MenuAPI.queryTagPart($0) } ?? prefix, revision: session.revision)
+        tag = SessionEntityTag(
+            prefix: query.map { prefix + MenuAPI.queryTagPart($0) } ?? prefix, revision: session.revision)
     }
 
     /// The session's tree as rows (the unfiltered view).
@@ -51,13 +52,15 @@ extension MenuAPI {
     /// locale `?lang=` or `Accept-Language` asks for, and `query` when the read is filtered.
     func readContext(of request: HTTPRequest, query: SearchQuery? = nil) throws(APIError) -> ReadContext {
         let (menu, session) = try servedState(for: request)
-        return ReadContext(menu: menu, session: session, locale: try negotiatedLocale(for: request, on: menu), query: query)
+        return ReadContext(
+            menu: menu, session: session, locale: try negotiatedLocale(for: request, on: menu), query: query)
     }
 
     /// The read context of the session `id` (which must exist: `unknown_session` otherwise).
     func readContext(ofSession id: SessionID, _ request: HTTPRequest) throws(APIError) -> ReadContext {
         let (menu, session) = try snapshot(of: id, for: request)
-        return ReadContext(menu: menu, session: session, locale: try negotiatedLocale(for: request, on: menu), query: nil)
+        return ReadContext(
+            menu: menu, session: session, locale: try negotiatedLocale(for: request, on: menu), query: nil)
     }
 
     /// `304 Not Modified` (`ETag`, `Cache-Control` and `Vary`; no `Content-Language`, no body)

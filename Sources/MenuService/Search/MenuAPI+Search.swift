@@ -26,7 +26,8 @@ extension MenuAPI {
             throw .invalidQuery(SearchQueryError.nothingAsked.description)
         }
         let offset = try Self.integerParameter("offset", in: request, default: 0, range: 0 ... Int.max)
-        let limit = try Self.integerParameter("limit", in: request, default: min(Self.defaultSearchLimit, maxLimit), range: 1 ... maxLimit)
+        let limit = try Self.integerParameter(
+            "limit", in: request, default: min(Self.defaultSearchLimit, maxLimit), range: 1 ... maxLimit)
         let context = try readContext(of: request, query: query)
         let filtered = try context.filteredView(slots: searchSlots)
         let (view, locale) = (context.view, context.locale)
@@ -62,7 +63,9 @@ extension MenuAPI {
     /// `/rows` with `q` or `filter`: a page of the filtered tree, the usual answer plus `query`
     /// and `"filtered":true`. Offsets only (`after`, `before` and `around` name rows of the
     /// filtered view too).
-    func filteredRows(_ request: HTTPRequest, _ query: SearchQuery, anchor: PageAnchor, limit: Int) throws(APIError) -> HTTPResponse {
+    func filteredRows(_ request: HTTPRequest, _ query: SearchQuery, anchor: PageAnchor, limit: Int) throws(APIError)
+        -> HTTPResponse
+    {
         let context = try readContext(of: request, query: query)
         let filtered = try context.filteredView(slots: searchSlots)
         if let unchanged = try notModified(request, context) { return unchanged }
@@ -89,7 +92,9 @@ extension MenuAPI {
     }
 
     /// `{"version","revision","count","leafCount","query","filtered":true` (object left open).
-    private func writeFilteredCounts(_ view: FilteredView, query: SearchQuery, revision: Int, of menu: ServedMenu, to writer: inout JSONWriter) {
+    private func writeFilteredCounts(
+        _ view: FilteredView, query: SearchQuery, revision: Int, of menu: ServedMenu, to writer: inout JSONWriter
+    ) {
         writeCounts(count: view.count, leafCount: view.leafCount, revision: revision, of: menu, to: &writer)
         writeQuery(query, to: &writer)
         writer.raw(",\"filtered\":true")

@@ -28,7 +28,8 @@ package final class SearchBuildSlots: Sendable {
                 refusals.add(1, ordering: .relaxed)
                 return nil
             }
-            let (exchanged, original) = running.compareExchange(expected: taken, desired: taken + 1, ordering: .acquiring)
+            let (exchanged, original) = running.compareExchange(
+                expected: taken, desired: taken + 1, ordering: .acquiring)
             if exchanged { break }
             taken = original
         }

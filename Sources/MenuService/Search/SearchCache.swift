@@ -31,7 +31,9 @@ package final class SearchCache: Sendable {
     /// The cached view of `query`, or the one `build` makes (then kept, evicting the least
     /// recently used views until it fits). `build` runs without the lock; two requests missing
     /// at once may both build, and the second keeps its own.
-    package func view<Failure: Error>(for query: SearchQuery, build: () throws(Failure) -> FilteredView) throws(Failure) -> FilteredView {
+    package func view<Failure: Error>(for query: SearchQuery, build: () throws(Failure) -> FilteredView) throws(Failure)
+        -> FilteredView
+    {
         if let hit = state.withLock({ state -> FilteredView? in
             guard let view = state.views[query] else { return nil }
             state.order.removeAll { $0 == query }
@@ -47,7 +49,9 @@ package final class SearchCache: Sendable {
                 state.positions -= old.positionsHeld
                 state.order.removeAll { $0 == query }
             }
-            while !state.order.isEmpty && (state.order.count >= maxEntries || state.positions + built.positionsHeld > maxPositions) {
+            while !state.order.isEmpty
+                && (state.order.count >= maxEntries || state.positions + built.positionsHeld > maxPositions)
+            {
                 let evicted = state.order.removeFirst()
                 state.positions -= state.views.removeValue(forKey: evicted)?.positionsHeld ?? 0
             }

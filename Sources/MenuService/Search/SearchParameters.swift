@@ -1,6 +1,6 @@
 import HTTPCore
-import MenuSessions
 import MenuModel
+import MenuSessions
 
 /// The search a request asks for through its `q` and `filter` query parameters (both as
 /// libmicrohttpd percent-decoded them; invalid UTF-8 becomes U+FFFD and simply matches nothing).
@@ -28,7 +28,9 @@ enum SearchParameters {
                 text = query.value(at: position) ?? ""
             } else if query.name(at: position, equals: "filter") {
                 filterCount += 1
-                guard filterCount <= SearchQuery.maxFilters else { throw invalid(.tooManyFilters(count: query.count(named: "filter"))) }
+                guard filterCount <= SearchQuery.maxFilters else {
+                    throw invalid(.tooManyFilters(count: query.count(named: "filter")))
+                }
                 do {
                     filters.append(try AttributeFilter(parsing: query.value(at: position) ?? ""))
                 } catch {

@@ -26,7 +26,9 @@ extension MenuAPI {
     /// highest revision the request's `If-None-Match` names or later
     /// (``SessionStore/snapshot(of:in:atLeast:)``), so a client that wrote through another
     /// instance never reads a state older than its own write; without such a tag, as the store has it.
-    func snapshot(of id: SessionID, for request: HTTPRequest) throws(APIError) -> (menu: ServedMenu, result: SessionSnapshot) {
+    func snapshot(of id: SessionID, for request: HTTPRequest) throws(APIError) -> (
+        menu: ServedMenu, result: SessionSnapshot
+    ) {
         let known = KnownRevision.inNoneMatch(of: request)
         return try onServedMenu { menu throws(SessionStoreError) in
             if let known { return try store.snapshot(of: id, in: menu.generation, atLeast: known) }
@@ -38,14 +40,16 @@ extension MenuAPI {
     /// at a revision older than the highest the client's tags name, its copy is behind a write
     /// made through another instance: the session is fetched at that revision or later and the
     /// write tried once more, so that write is not refused as a conflict it is not.
-    func apply(_ command: ExpansionCommand, to id: SessionID?, in menu: ServedMenu,
-               if ifMatch: EntityTagCondition?) throws(SessionStoreError) -> AppliedChange {
+    func apply(
+        _ command: ExpansionCommand, to id: SessionID?, in menu: ServedMenu,
+        if ifMatch: EntityTagCondition?
+    ) throws(SessionStoreError) -> AppliedChange {
         let condition = ifMatch?.revisionCondition(prefixes: menu.entityTagPrefixes)
         do {
             return try store.apply(command, to: id, in: menu.generation, if: condition)
         } catch .revisionMismatch(let current) {
             guard let id, let known = ifMatch.flatMap(KnownRevision.highest(in:)), known > current,
-                  try store.snapshot(of: id, in: menu.generation, atLeast: known).revision != current
+                try store.snapshot(of: id, in: menu.generation, atLeast: known).revision != current
             else { throw .revisionMismatch(current: current) }
             return try store.apply(command, to: id, in: menu.generation, if: condition)
         }
@@ -54,11 +58,14 @@ extension MenuAPI {
     /// ``SessionStore/changes(of:since:in:)`` of a client that holds revision `since` (and any its
     /// `If-None-Match` names): when the store's answer is older than that, its copy is behind, and
     /// the session is fetched at that revision or later before the changes are asked again.
-    func changes(of id: SessionID, since: Int, for request: HTTPRequest) throws(APIError) -> (menu: ServedMenu, result: SessionChanges) {
+    func changes(of id: SessionID, since: Int, for request: HTTPRequest) throws(APIError) -> (
+        menu: ServedMenu, result: SessionChanges
+    ) {
         let known = max(since, KnownRevision.inNoneMatch(of: request) ?? 0)
         return try onServedMenu { menu throws(SessionStoreError) in
             let changes = try store.changes(of: id, since: since, in: menu.generation)
-            guard changes.revision < known, try store.snapshot(of: id, in: menu.generation, atLeast: known).revision > changes.revision
+            guard changes.revision < known,
+                try store.snapshot(of: id, in: menu.generation, atLeast: known).revision > changes.revision
             else { return changes }
             return try store.changes(of: id, since: since, in: menu.generation)
         }

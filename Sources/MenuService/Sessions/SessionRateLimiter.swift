@@ -1,5 +1,5 @@
-import MenuSessions
 import HTTPCore
+import MenuSessions
 import Synchronization
 
 /// How often one client may create sessions: a token bucket per client address (an IPv6

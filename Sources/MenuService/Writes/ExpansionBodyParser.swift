@@ -56,9 +56,11 @@ struct ExpansionBodyParser {
             switch self {
             case .empty: "the body must be JSON like \(body.example); it is empty"
             case .notJSON: "the body is not valid JSON; send \(body.example)"
-            case .tooDeep: "the body nests arrays or objects deeper than \(ExpansionBodyParser.depthLimit) levels; send \(body.example)"
+            case .tooDeep:
+                "the body nests arrays or objects deeper than \(ExpansionBodyParser.depthLimit) levels; send \(body.example)"
             case .notAnObject: "the body must be a JSON object like \(body.example)"
-            case .duplicateKey(let key): "the body has the key \"\(key.prefix(40))\" more than once in one object (parsers disagree on which one counts); send each key once"
+            case .duplicateKey(let key):
+                "the body has the key \"\(key.prefix(40))\" more than once in one object (parsers disagree on which one counts); send each key once"
             case .missingKey(let key): "the body must have \"\(key)\"; send \(body.example)"
             case .wrongValue(let key):
                 switch key {
@@ -150,7 +152,10 @@ struct ExpansionBodyParser {
         skipWhitespace()
         if first {
             first = false
-            if peek() == UInt8(ascii: "}") { index += 1; return nil }
+            if peek() == UInt8(ascii: "}") {
+                index += 1
+                return nil
+            }
         } else if peek() == UInt8(ascii: ",") {
             index += 1
             skipWhitespace()
@@ -178,7 +183,10 @@ struct ExpansionBodyParser {
             let isObject = byte == UInt8(ascii: "{")
             let close = isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")
             skipWhitespace()
-            if peek() == close { index += 1; return }
+            if peek() == close {
+                index += 1
+                return
+            }
             var keys = Set<String>()
             while true {
                 if isObject {
@@ -190,7 +198,11 @@ struct ExpansionBodyParser {
                 }
                 try value(depth: depth + 1)
                 skipWhitespace()
-                if peek() == UInt8(ascii: ",") { index += 1; skipWhitespace(); continue }
+                if peek() == UInt8(ascii: ",") {
+                    index += 1
+                    skipWhitespace()
+                    continue
+                }
                 guard peek() == close else { throw .notJSON }
                 index += 1
                 return

@@ -35,13 +35,17 @@ struct PortableExpansionBodyParser {
 
         /// What the client is told (the `invalid_body` message).
         var message: String {
-            let shape = #"send {"base": "default", "marks": [{"id": "soups", "mode": "collapsed"}], "expanded": ["noodles"], "collapsed": []} (every key optional)"#
+            let shape =
+                #"send {"base": "default", "marks": [{"id": "soups", "mode": "collapsed"}], "expanded": ["noodles"], "collapsed": []} (every key optional)"#
             return switch self {
             case .notJSON(let offset): "the body is not valid JSON (at byte \(offset)); \(shape)"
-            case .tooDeep: "the body nests arrays or objects deeper than \(ExpansionBodyParser.depthLimit) levels; \(shape)"
+            case .tooDeep:
+                "the body nests arrays or objects deeper than \(ExpansionBodyParser.depthLimit) levels; \(shape)"
             case .notAnObject(let path): "\(path) must be a JSON object; \(shape)"
-            case .duplicateKey(let key, let path): "\(path) has the key \"\(key.prefix(40))\" more than once (parsers disagree on which one counts); send each key once"
-            case .wrapped: "the body has the key \"expansion\": send the value of \"expansion\" from GET /session (the object with base, marks, expanded and collapsed), not the whole answer"
+            case .duplicateKey(let key, let path):
+                "\(path) has the key \"\(key.prefix(40))\" more than once (parsers disagree on which one counts); send each key once"
+            case .wrapped:
+                "the body has the key \"expansion\": send the value of \"expansion\" from GET /session (the object with base, marks, expanded and collapsed), not the whole answer"
             case .notAString(let path): "\(path) must be a string; \(shape)"
             case .notAnArray(let path): "\(path) must be an array; \(shape)"
             case .invalidMode(let path, let allowed):
@@ -131,16 +135,24 @@ struct PortableExpansionBodyParser {
             }
         }
         guard complete else { return nil }
-        guard let id else { note(.missingKey("id", path: path)); return nil }
-        guard let mode else { note(.missingKey("mode", path: path)); return nil }
+        guard let id else {
+            note(.missingKey("id", path: path))
+            return nil
+        }
+        guard let mode else {
+            note(.missingKey("mode", path: path))
+            return nil
+        }
         if let first = markPaths.updateValue(path, forKey: id) { note(.duplicateID(id, first: first, second: path)) }
         return PortableExpansion.Mark(id: id, mode: mode)
     }
 
     /// The members of the object at the scanner (`{` next), each key handed to `member` with the
     /// scanner at its value, which `member` must consume. A key twice is refused at once.
-    private mutating func object(path: String, depth: Int,
-                                 _ member: (inout Self, String) throws(Problem) -> Void) throws(Problem) {
+    private mutating func object(
+        path: String, depth: Int,
+        _ member: (inout Self, String) throws(Problem) -> Void
+    ) throws(Problem) {
         scanner.skipWhitespace()
         guard scanner.peek() == UInt8(ascii: "{") else {
             try skip(path, depth: depth)  // a grammar error is reported as such, before "not an object"
@@ -159,8 +171,10 @@ struct PortableExpansionBodyParser {
 
     /// The elements of the array at the scanner, each handed to `element` with its path
     /// (`name[i]`) and the scanner at it; anything but an array is noted and skipped.
-    private mutating func array(path name: String, depth: Int,
-                                _ element: (inout Self, String) throws(Problem) -> Void) throws(Problem) {
+    private mutating func array(
+        path name: String, depth: Int,
+        _ element: (inout Self, String) throws(Problem) -> Void
+    ) throws(Problem) {
         guard scanner.literal("[") else {
             note(.notAnArray(path: name))
             try skip(name, depth: depth)
@@ -194,7 +208,10 @@ struct PortableExpansionBodyParser {
     /// A group id: a string of the form of a config id; nil (noted) otherwise.
     private mutating func id(path: String) throws(Problem) -> String? {
         guard let id = try text(path: path, depth: 3) else { return nil }
-        guard Menu.isWellFormedID(id) else { note(.invalidID(path: path, found: id)); return nil }
+        guard Menu.isWellFormedID(id) else {
+            note(.invalidID(path: path, found: id))
+            return nil
+        }
         return id
     }
 

@@ -4,9 +4,9 @@
 
 import Foundation
 import MenuAppTestSupport
-import Testing
 import MenuServiceTestSupport
 import MenuTestSupport
+import Testing
 
 extension AppTests {
     @Suite("Contract: pages anchored to a node, in-process and over real HTTP")
@@ -14,12 +14,19 @@ extension AppTests {
         let model = LiveMenuModel.menu
 
         /// The page the contract defines for `anchor` at `index` in `rows`: its offset and its rows.
-        static func expectedPage(_ anchor: String, index: Int, limit: Int, rows: [LiveRow]) -> (offset: Int, rows: [LiveRow]) {
-            let (offset, end): (Int, Int) = switch anchor {
-            case "after": (index + 1, index + 1 + limit)
-            case "before": (max(0, index - limit), index)
-            default: (max(0, min(index - limit / 2, rows.count - limit)), max(0, min(index - limit / 2, rows.count - limit)) + limit)
-            }
+        static func expectedPage(_ anchor: String, index: Int, limit: Int, rows: [LiveRow]) -> (
+            offset: Int, rows: [LiveRow]
+        ) {
+            let (offset, end): (Int, Int) =
+                switch anchor {
+                case "after": (index + 1, index + 1 + limit)
+                case "before": (max(0, index - limit), index)
+                default:
+                    (
+                        max(0, min(index - limit / 2, rows.count - limit)),
+                        max(0, min(index - limit / 2, rows.count - limit)) + limit
+                    )
+                }
             return (offset, Array(rows[min(offset, rows.count) ..< min(end, rows.count)]))
         }
 
@@ -34,7 +41,9 @@ extension AppTests {
                 #expect(try await client.setExpansion(group, false, session: session).status == 200)
                 _ = model.apply(group, expanded: false, to: &collapsed)
             }
-            for (sessionID, state) in [(nil, model.defaultState), (session, collapsed)] as [(String?, LiveMenuModel.State)] {
+            for (sessionID, state) in [(nil, model.defaultState), (session, collapsed)]
+                as [(String?, LiveMenuModel.State)]
+            {
                 let rows = model.rows(state)
                 for (index, row) in rows.enumerated() {
                     for anchor in ["after", "before", "around"] {
@@ -42,10 +51,15 @@ extension AppTests {
                             let target = "/rows?\(anchor)=\(row.id)&limit=\(limit)"
                             let response = try await client.get(target, session: sessionID)
                             #expect(response.status == 200, "\(target): \(response)")
-                            #expect(try response.keys() == ["version", "revision", "count", "leafCount", "offset", "limit", "rows"])
+                            #expect(
+                                try response.keys() == [
+                                    "version", "revision", "count", "leafCount", "offset", "limit", "rows"
+                                ])
                             let page = try response.decode(LiveRowsPage.self)
                             let expected = Self.expectedPage(anchor, index: index, limit: limit, rows: rows)
-                            #expect(page.offset == expected.offset && page.limit == limit && page.count == rows.count, "\(target)")
+                            #expect(
+                                page.offset == expected.offset && page.limit == limit && page.count == rows.count,
+                                "\(target)")
                             #expect(page.rows == expected.rows, "\(target)")
                             if anchor == "around" { #expect(page.rows.contains(row), "\(target)") }
                         }
@@ -107,7 +121,10 @@ extension AppTests {
                     let error = try response.decode(LiveErrorBody.self).error
                     let names = [a, b].map { String($0.prefix { $0 != "=" }) }
                     #expect(error.code == "invalid_parameter")
-                    #expect(error.message == "\(names[0]) and \(names[1]) cannot be used together; give at most one of offset, after, before and around")
+                    #expect(
+                        error.message
+                            == "\(names[0]) and \(names[1]) cannot be used together; give at most one of offset, after, before and around"
+                    )
                 }
             }
             let unknown = try await client.get("/rows?before=desserts")

@@ -17,8 +17,10 @@ extension AppTests {
             try transport.start { $0.corsOrigins = origins }
         }
 
-        static func preflight(_ client: any ContractClient, _ path: String, origin: String, method: String,
-                              headers: String? = nil) async throws -> LiveResponse {
+        static func preflight(
+            _ client: any ContractClient, _ path: String, origin: String, method: String,
+            headers: String? = nil
+        ) async throws -> LiveResponse {
             var fields = [("Origin", origin), ("Access-Control-Request-Method", method)]
             if let headers { fields.append(("Access-Control-Request-Headers", headers)) }
             return try await client.send("OPTIONS", path, headers: fields)
@@ -31,21 +33,26 @@ extension AppTests {
         }
 
         @Test(arguments: ContractTransport.allCases)
-        func aListedOriginsPreflightIsAnsweredWithTheRoutesMethodsAndTheHeadersTheAPIReads(over transport: ContractTransport) async throws {
+        func aListedOriginsPreflightIsAnsweredWithTheRoutesMethodsAndTheHeadersTheAPIReads(
+            over transport: ContractTransport
+        ) async throws {
             let server = try Self.start(transport, origins: [Self.other, Self.app])
             defer { server.shutdown() }
             let client = server.client()
-            let toggle = try await Self.preflight(client, "/groups/drinks/toggle", origin: Self.app, method: "POST",
-                                                  headers: "x-session-id, content-type,If-Match")
+            let toggle = try await Self.preflight(
+                client, "/groups/drinks/toggle", origin: Self.app, method: "POST",
+                headers: "x-session-id, content-type,If-Match")
             #expect(toggle.status == 204)
             #expect(toggle.body.isEmpty)
             #expect(toggle.header("Access-Control-Allow-Origin") == Self.app)
             #expect(toggle.header("Access-Control-Allow-Methods") == "POST")
-            #expect(toggle.header("Access-Control-Allow-Headers") == "X-Session-Id, If-Match, If-None-Match, Content-Type")
+            #expect(
+                toggle.header("Access-Control-Allow-Headers") == "X-Session-Id, If-Match, If-None-Match, Content-Type")
             #expect(toggle.header("Access-Control-Max-Age") == "600")
             #expect(toggle.header("Allow") == "POST")
             #expect(toggle.header("Vary")?.contains("Origin") == true)
-            let rows = try await Self.preflight(client, "/rows", origin: Self.other, method: "GET", headers: "X-Session-Id, If-None-Match")
+            let rows = try await Self.preflight(
+                client, "/rows", origin: Self.other, method: "GET", headers: "X-Session-Id, If-None-Match")
             #expect(rows.status == 204)
             #expect(rows.header("Access-Control-Allow-Origin") == Self.other)
             #expect(rows.header("Access-Control-Allow-Methods") == "GET, HEAD")
@@ -57,19 +64,23 @@ extension AppTests {
         /// its methods lists all three and grants the one asked, with `X-Session-Id`, the only place
         /// a session id goes. The old path form is `404 moved` to a preflight too.
         @Test(arguments: ContractTransport.allCases)
-        func aPreflightOnTheSessionPathListsEveryMethodOfThePathAndAllowsTheSessionHeader(over transport: ContractTransport) async throws {
+        func aPreflightOnTheSessionPathListsEveryMethodOfThePathAndAllowsTheSessionHeader(
+            over transport: ContractTransport
+        ) async throws {
             let server = try Self.start(transport, origins: [Self.app])
             defer { server.shutdown() }
             let client = server.client()
             for method in ["GET", "HEAD", "DELETE"] {
-                let response = try await Self.preflight(client, "/session", origin: Self.app, method: method, headers: "x-session-id, if-none-match")
+                let response = try await Self.preflight(
+                    client, "/session", origin: Self.app, method: method, headers: "x-session-id, if-none-match")
                 #expect(response.status == 204, "\(method)")
                 #expect(response.header("Allow") == "GET, HEAD, DELETE", "\(method)")
                 #expect(response.header("Access-Control-Allow-Origin") == Self.app, "\(method)")
                 #expect(response.header("Access-Control-Allow-Methods") == "GET, HEAD, DELETE", "\(method)")
                 #expect(response.header("Access-Control-Allow-Headers")?.contains("X-Session-Id") == true, "\(method)")
             }
-            let old = try await Self.preflight(client, "/sessions/AAAAAAAAAAAAAAAAAAAAAA", origin: Self.app, method: "DELETE")
+            let old = try await Self.preflight(
+                client, "/sessions/AAAAAAAAAAAAAAAAAAAAAA", origin: Self.app, method: "DELETE")
             try liveExpectError(old, status: 404, code: "moved")
             Self.expectNoGrant(old)
         }
@@ -100,7 +111,9 @@ extension AppTests {
             let server = try Self.start(transport, origins: [Self.app])
             defer { server.shutdown() }
             let client = server.client()
-            for origin in ["http://evil.test", "HTTP://APP.TEST:3000", "http://app.test:3001", "http://app.test", "null", ""] {
+            for origin in [
+                "http://evil.test", "HTTP://APP.TEST:3000", "http://app.test:3001", "http://app.test", "null", ""
+            ] {
                 let rows = try await client.send("GET", "/count", headers: [("Origin", origin)])
                 #expect(rows.status == 200, "\(origin)")
                 Self.expectNoGrant(rows)
@@ -108,7 +121,8 @@ extension AppTests {
                 let write = try await client.send("POST", "/groups/drinks/toggle", headers: [("Origin", origin)])
                 #expect(write.status == 200, "a plain request is answered as without CORS: \(origin)")
                 Self.expectNoGrant(write)
-                let preflight = try await Self.preflight(client, "/groups/drinks/toggle", origin: origin, method: "POST")
+                let preflight = try await Self.preflight(
+                    client, "/groups/drinks/toggle", origin: origin, method: "POST")
                 #expect(preflight.status == 204, "\(origin)")
                 Self.expectNoGrant(preflight)
             }
@@ -119,32 +133,43 @@ extension AppTests {
         }
 
         @Test(arguments: ContractTransport.allCases)
-        func aListedOriginIsRefusedAMethodTheRouteDoesNotTakeOrAHeaderTheAPIDoesNotRead(over transport: ContractTransport) async throws {
+        func aListedOriginIsRefusedAMethodTheRouteDoesNotTakeOrAHeaderTheAPIDoesNotRead(
+            over transport: ContractTransport
+        ) async throws {
             let server = try Self.start(transport, origins: [Self.app])
             defer { server.shutdown() }
             let client = server.client()
-            for (path, method, headers) in [("/rows", "DELETE", nil), ("/groups/drinks/toggle", "PUT", nil), ("/rows", "GET", "x-custom"),
-                                            ("/rows", "GET", "x-session-id, authorization"), ("/rows", "GET", "a b"), ("/rows", "get", nil),
-                                            ("/rows", "", nil), ("/rows", "G T", nil)] as [(String, String, String?)] {
-                let response = try await Self.preflight(client, path, origin: Self.app, method: method, headers: headers)
+            for (path, method, headers) in [
+                ("/rows", "DELETE", nil), ("/groups/drinks/toggle", "PUT", nil), ("/rows", "GET", "x-custom"),
+                ("/rows", "GET", "x-session-id, authorization"), ("/rows", "GET", "a b"), ("/rows", "get", nil),
+                ("/rows", "", nil), ("/rows", "G T", nil)
+            ] as [(String, String, String?)] {
+                let response = try await Self.preflight(
+                    client, path, origin: Self.app, method: method, headers: headers)
                 #expect(response.status == 204, "\(method) \(path) \(headers ?? "")")
                 Self.expectNoGrant(response)
             }
         }
 
         @Test(arguments: ContractTransport.allCases)
-        func starLetsAnyOriginReadButNotWriteWhileAListedOriginMayWrite(over transport: ContractTransport) async throws {
+        func starLetsAnyOriginReadButNotWriteWhileAListedOriginMayWrite(over transport: ContractTransport) async throws
+        {
             let server = try Self.start(transport, origins: ["*", Self.app])
             defer { server.shutdown() }
             let client = server.client()
-            let read = try await Self.preflight(client, "/rows", origin: Self.other, method: "GET", headers: "X-Session-Id")
+            let read = try await Self.preflight(
+                client, "/rows", origin: Self.other, method: "GET", headers: "X-Session-Id")
             #expect(read.header("Access-Control-Allow-Origin") == "*")
             #expect(read.header("Access-Control-Allow-Methods") == "GET, HEAD")
-            for (path, method) in [("/groups/drinks/toggle", "POST"), ("/groups/drinks/expansion", "PUT"), ("/sessions", "POST")] {
-                let refused = try await Self.preflight(client, path, origin: Self.other, method: method, headers: "content-type")
+            for (path, method) in [
+                ("/groups/drinks/toggle", "POST"), ("/groups/drinks/expansion", "PUT"), ("/sessions", "POST")
+            ] {
+                let refused = try await Self.preflight(
+                    client, path, origin: Self.other, method: method, headers: "content-type")
                 #expect(refused.status == 204)
                 Self.expectNoGrant(refused)
-                let listed = try await Self.preflight(client, path, origin: Self.app, method: method, headers: "content-type")
+                let listed = try await Self.preflight(
+                    client, path, origin: Self.app, method: method, headers: "content-type")
                 #expect(listed.header("Access-Control-Allow-Origin") == Self.app, "\(method) \(path)")
             }
             let rows = try await client.send("GET", "/count", headers: [("Origin", Self.other)])

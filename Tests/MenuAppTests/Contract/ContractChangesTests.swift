@@ -2,11 +2,11 @@
 // now, in order, bounded by --change-history; older, or from before a reload, is 410 gone.
 
 import Foundation
-import MenuAppTestSupport
-import Testing
 import MenuApp
+import MenuAppTestSupport
 import MenuServiceTestSupport
 import MenuTestSupport
+import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -22,12 +22,16 @@ extension AppTests {
         }
 
         private func entries(_ response: LiveResponse) throws -> [LiveJSON] {
-            guard case .object(let members) = try response.json(), case .array(let entries)? = members["changes"] else { return [] }
+            guard case .object(let members) = try response.json(), case .array(let entries)? = members["changes"] else {
+                return []
+            }
             return entries
         }
 
         @Test(arguments: ContractTransport.allCases)
-        func aSecondDeviceGetsEveryWritesSpliceInOrderAndCatchesUpItsCount(over transport: ContractTransport) async throws {
+        func aSecondDeviceGetsEveryWritesSpliceInOrderAndCatchesUpItsCount(over transport: ContractTransport)
+            async throws
+        {
             let server = try transport.start()
             defer { server.shutdown() }
             let laptop = server.client()
@@ -46,27 +50,35 @@ extension AppTests {
             #expect(try response.decode(LiveRevision.self).revision == 4)
             let got = try entries(response)
             #expect(got.map { change(of: $0) } == written)
-            #expect(got.map { entry -> LiveJSON? in if case .object(let m) = entry { m["revision"] } else { nil } }
-                == [1, 2, 3, 4].map { .number(Double($0)) })
+            #expect(
+                got.map { entry -> LiveJSON? in if case .object(let m) = entry { m["revision"] } else { nil } }
+                    == [1, 2, 3, 4].map { .number(Double($0)) })
             #expect(written[2] == .null)
             // The phone applies the splices to its row count and gets the laptop's.
             var count = phoneRows.count
             for entry in got {
                 if case .object(let splice)? = change(of: entry), case .number(let inserted)? = splice["inserted"],
-                   case .number(let removed)? = splice["removed"] { count += Int(inserted) - Int(removed) }
+                    case .number(let removed)? = splice["removed"]
+                {
+                    count += Int(inserted) - Int(removed)
+                }
             }
             #expect(count == (try await phone.get("/count", session: session).decode(LiveCount.self).count))
             // Up to date: no changes. Past the revision, or no since: 400.
             #expect(try entries(try await phone.get("/changes?since=4", session: session)).isEmpty)
-            try liveExpectError(try await phone.get("/changes?since=5", session: session), status: 400, code: "invalid_parameter")
-            try liveExpectError(try await phone.get("/changes", session: session), status: 400, code: "invalid_parameter")
+            try liveExpectError(
+                try await phone.get("/changes?since=5", session: session), status: 400, code: "invalid_parameter")
+            try liveExpectError(
+                try await phone.get("/changes", session: session), status: 400, code: "invalid_parameter")
             // Without a session: the default view, revision 0.
             #expect(try await phone.get("/changes?since=0").status == 200)
             try liveExpectError(try await phone.get("/changes?since=1"), status: 400, code: "invalid_parameter")
         }
 
         @Test(arguments: ContractTransport.allCases)
-        func theHistoryKeepsTheLastChangeHistoryEntriesAndAnOlderSinceIsGone(over transport: ContractTransport) async throws {
+        func theHistoryKeepsTheLastChangeHistoryEntriesAndAnOlderSinceIsGone(over transport: ContractTransport)
+            async throws
+        {
             let server = try transport.start { $0.changeHistory = 2 }
             defer { server.shutdown() }
             let client = server.client()
@@ -99,4 +111,3 @@ extension AppTests {
         }
     }
 }
-

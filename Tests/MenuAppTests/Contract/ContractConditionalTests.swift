@@ -3,9 +3,9 @@
 
 import Foundation
 import MenuAppTestSupport
-import Testing
 import MenuServiceTestSupport
 import MenuTestSupport
+import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -20,7 +20,9 @@ extension AppTests {
         }
 
         @Test(arguments: ContractTransport.allCases)
-        func rowsAndCountOfOneStateShareAStrongTagThatMovesWithEachChangingWrite(over transport: ContractTransport) async throws {
+        func rowsAndCountOfOneStateShareAStrongTagThatMovesWithEachChangingWrite(over transport: ContractTransport)
+            async throws
+        {
             let server = try transport.start()
             defer { server.shutdown() }
             let client = server.client()
@@ -59,10 +61,13 @@ extension AppTests {
             _ = try await client.toggle("drinks", session: session)
             let tag = try #require(try await client.get("/count", session: session).header("ETag"))
             let weak = "W/" + tag
-            for (target, condition) in [("/rows", tag), ("/count", tag), ("/rows?limit=2", "\"other\", \(weak)"), ("/count", "*"),
-                                        ("/rows", " ,\t\(tag) , ")] {
+            for (target, condition) in [
+                ("/rows", tag), ("/count", tag), ("/rows?limit=2", "\"other\", \(weak)"), ("/count", "*"),
+                ("/rows", " ,\t\(tag) , ")
+            ] {
                 for method in ["GET", "HEAD"] {
-                    let response = try await client.send(method, target, session: session, headers: [("If-None-Match", condition)])
+                    let response = try await client.send(
+                        method, target, session: session, headers: [("If-None-Match", condition)])
                     #expect(response.status == 304, "\(method) \(target) If-None-Match: \(condition): \(response)")
                     #expect(response.body.isEmpty)
                     #expect(response.header("ETag") == tag)
@@ -87,12 +92,15 @@ extension AppTests {
             defer { server.shutdown() }
             let client = server.client()
             let session = try await client.newSession()
-            for value in ["", "abc", "\"unterminated", "W/abc", "\"a\" \"b\"", "*, \"a\"", "\"a b\"", "w/\"a\"",
-                          String(repeating: "\"t\",", count: 65)] {
+            for value in [
+                "", "abc", "\"unterminated", "W/abc", "\"a\" \"b\"", "*, \"a\"", "\"a b\"", "w/\"a\"",
+                String(repeating: "\"t\",", count: 65)
+            ] {
                 let read = try await client.send("GET", "/rows", session: session, headers: [("If-None-Match", value)])
                 try liveExpectError(read, status: 400, code: "invalid_parameter")
                 #expect(read.text.contains("If-None-Match"), "\(read)")
-                let write = try await client.send("POST", "/groups/drinks/toggle", session: session, headers: [("If-Match", value)])
+                let write = try await client.send(
+                    "POST", "/groups/drinks/toggle", session: session, headers: [("If-Match", value)])
                 try liveExpectError(write, status: 400, code: "invalid_parameter")
                 #expect(write.text.contains("If-Match"), "\(write)")
             }
@@ -100,4 +108,3 @@ extension AppTests {
         }
     }
 }
-

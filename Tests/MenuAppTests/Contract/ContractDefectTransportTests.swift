@@ -7,7 +7,9 @@ extension AppTests {
     /// process and over a real server, written once and run over both transports.
     @Suite struct ContractDefectTransportTests {
         @Test(arguments: ContractTransport.allCases, [1, 5, 49, 50, 51, 500])
-        func aPageWithoutLimitIsFiftyRowsOrMaxLimitWhenThatIsSmaller(over transport: ContractTransport, maxLimit: Int) async throws {
+        func aPageWithoutLimitIsFiftyRowsOrMaxLimitWhenThatIsSmaller(over transport: ContractTransport, maxLimit: Int)
+            async throws
+        {
             let server = try transport.start { $0.maxLimit = maxLimit }
             defer { server.shutdown() }
             let page = try await server.client().get("/rows").decode(LiveRowsPage.self)
@@ -22,8 +24,10 @@ extension AppTests {
             defer { server.shutdown() }
             let response = try await server.client().get("/rows?limt=7")
             try liveExpectError(response, status: 400, code: "invalid_parameter")
-            #expect(try response.decode(LiveErrorBody.self).error.message
-                == #"unknown query parameter "limt"; GET /rows takes offset, limit, after, before, around, lang, q and filter"#)
+            #expect(
+                try response.decode(LiveErrorBody.self).error.message
+                    == #"unknown query parameter "limt"; GET /rows takes offset, limit, after, before, around, lang, q and filter"#
+            )
         }
     }
 }

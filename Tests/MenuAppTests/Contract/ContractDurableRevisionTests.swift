@@ -1,13 +1,13 @@
 // With --data-dir, a session's revision, and so its ETag, survive a restart, over both transports;
 // its splice history does not (a since before the restart is 410).
 
-import Foundation
-import MenuAppTestSupport
-import Testing
 import DurableTestSupport
+import Foundation
 import MenuApp
+import MenuAppTestSupport
 import MenuServiceTestSupport
 import MenuTestSupport
+import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -34,8 +34,11 @@ extension AppTests {
             #expect(try after.decode(LiveRevision.self).revision == 3)
             #expect(after.header("ETag") == before.header("ETag"))
             let tag = try #require(before.header("ETag"))
-            #expect(try await again.send("GET", "/rows", session: session, headers: [("If-None-Match", tag)]).status == 304)
-            #expect(try await again.send("POST", "/groups/beer/toggle", session: session, headers: [("If-Match", tag)]).status == 200)
+            #expect(
+                try await again.send("GET", "/rows", session: session, headers: [("If-None-Match", tag)]).status == 304)
+            #expect(
+                try await again.send("POST", "/groups/beer/toggle", session: session, headers: [("If-Match", tag)])
+                    .status == 200)
             // The history starts again at the restart: the write after it is there, one before it is gone.
             try liveExpectError(try await again.get("/changes?since=2", session: session), status: 410, code: "gone")
             let since3 = try await again.get("/changes?since=3", session: session)

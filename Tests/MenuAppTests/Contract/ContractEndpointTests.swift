@@ -4,9 +4,9 @@
 
 import Foundation
 import MenuAppTestSupport
-import Testing
 import MenuServiceTestSupport
 import MenuTestSupport
+import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -50,7 +50,9 @@ extension AppTests {
         // MARK: GET /rows
 
         @Test(arguments: ContractTransport.allCases)
-        func rowsWithoutParametersIsTheWholeDefaultTableWithOffset0Limit50(over transport: ContractTransport) async throws {
+        func rowsWithoutParametersIsTheWholeDefaultTableWithOffset0Limit50(over transport: ContractTransport)
+            async throws
+        {
             let server = try transport.start()
             defer { server.shutdown() }
             let client = server.client()
@@ -68,7 +70,10 @@ extension AppTests {
             for (row, want) in zip(page.rows, expected) {
                 #expect(row == want)
             }
-            #expect(page.rows.map(\.id).prefix(4) == ["main-courses", "kung-pao-chicken", "dry-braised-fish", "twice-cooked-pork"])
+            #expect(
+                page.rows.map(\.id).prefix(4) == [
+                    "main-courses", "kung-pao-chicken", "dry-braised-fish", "twice-cooked-pork"
+                ])
             #expect(page.rows.filter(\.isGroup).map(\.index) == [0, 10, 16, 17, 21, 25])
             let version = try await client.get("/count").decode(LiveCount.self).version
             #expect(page.version == version)
@@ -85,8 +90,12 @@ extension AppTests {
             for row in rows {
                 let keys = Set(try #require(row.objectValue).keys)
                 if row["isGroup"] == .bool(true) {
-                    #expect(keys == ["index", "id", "title", "depth", "parentId", "isGroup", "isExpanded", "visibleDescendantCount",
-                                     "childCount", "attributes"], "\(row)")
+                    #expect(
+                        keys == [
+                            "index", "id", "title", "depth", "parentId", "isGroup", "isExpanded",
+                            "visibleDescendantCount",
+                            "childCount", "attributes"
+                        ], "\(row)")
                 } else {
                     #expect(keys == ["index", "id", "title", "depth", "parentId", "isGroup", "attributes"], "\(row)")
                 }
@@ -99,8 +108,11 @@ extension AppTests {
             defer { server.shutdown() }
             let page = try await server.client().get("/rows?limit=500").decode(LiveRowsPage.self)
             let kungPao = try #require(page.rows.first { $0.id == "kung-pao-chicken" })
-            #expect(kungPao.attributes == ["price": .number(38), "currency": .string("CNY"), "spicy": .number(2),
-                                           "vegetarian": .bool(false), "en": .string("Kung Pao Chicken")])
+            #expect(
+                kungPao.attributes == [
+                    "price": .number(38), "currency": .string("CNY"), "spicy": .number(2),
+                    "vegetarian": .bool(false), "en": .string("Kung Pao Chicken")
+                ])
             let danDan = try #require(page.rows.first { $0.id == "dan-dan-noodles" })
             #expect(danDan.attributes?["price"] == .number(12.5))
             for row in page.rows {
@@ -264,7 +276,9 @@ extension AppTests {
         }
 
         @Test(arguments: ContractTransport.allCases)
-        func togglingBeerWhileDrinksIsCollapsedGivesNullIndexAndNullChange(over transport: ContractTransport) async throws {
+        func togglingBeerWhileDrinksIsCollapsedGivesNullIndexAndNullChange(over transport: ContractTransport)
+            async throws
+        {
             let server = try transport.start()
             defer { server.shutdown() }
             let client = server.client()
@@ -343,14 +357,17 @@ extension AppTests {
         enum Write: String, CaseIterable, Sendable { case toggle, put }
 
         @Test(arguments: ContractTransport.allCases, Write.allCases)
-        func writeWithoutSessionCreatesOneAndReturnsItInHeaderAndBody(over transport: ContractTransport, write: Write) async throws {
+        func writeWithoutSessionCreatesOneAndReturnsItInHeaderAndBody(over transport: ContractTransport, write: Write)
+            async throws
+        {
             let server = try transport.start()
             defer { server.shutdown() }
             let client = server.client()
-            let response = switch write {
-            case .toggle: try await client.toggle("beer")
-            case .put: try await client.setExpansion("beer", false)
-            }
+            let response =
+                switch write {
+                case .toggle: try await client.toggle("beer")
+                case .put: try await client.setExpansion("beer", false)
+                }
             #expect(response.status == 200)
             liveExpectJSONHeaders(response)
             let change = try response.decode(LiveChange.self)
@@ -422,9 +439,12 @@ extension AppTests {
             try liveExpectError(try await client.get("/count", session: session), status: 404, code: "unknown_session")
             try liveExpectError(try await client.get("/rows", session: session), status: 404, code: "unknown_session")
             try liveExpectError(try await client.toggle("beer", session: session), status: 404, code: "unknown_session")
-            try liveExpectError(try await client.setExpansion("beer", true, session: session), status: 404, code: "unknown_session")
-            try liveExpectError(try await client.send("DELETE", "/session", session: session), status: 404, code: "unknown_session")
-            try liveExpectError(try await client.get("/session", session: session), status: 404, code: "unknown_session")
+            try liveExpectError(
+                try await client.setExpansion("beer", true, session: session), status: 404, code: "unknown_session")
+            try liveExpectError(
+                try await client.send("DELETE", "/session", session: session), status: 404, code: "unknown_session")
+            try liveExpectError(
+                try await client.get("/session", session: session), status: 404, code: "unknown_session")
         }
     }
 }

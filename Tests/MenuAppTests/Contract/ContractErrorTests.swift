@@ -6,9 +6,9 @@ import Foundation
 import MenuApp
 import MenuAppTestSupport
 import MenuService
+import MenuServiceTestSupport
 import MenuSessions
 import Testing
-import MenuServiceTestSupport
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -26,7 +26,7 @@ extension AppTests {
             "offset=1&offset=2", "offset=", "offset",
             "limit=0", "limit=501", "limit=-5", "limit=1.0", "limit=5e1", "limit=abc", "limit=10&limit=10",
             "limit=", "limit", "limit=99999999999999999999", "limit=%EF%BC%91", "offset=%22%5C%0A", "limit=%FF",
-            "limit=0x10",
+            "limit=0x10"
         ]
 
         @Test(arguments: ContractTransport.allCases, badRowQueries)
@@ -68,11 +68,13 @@ extension AppTests {
 
         static let malformedSessionIDs = [
             "abc", "AAAAAAAAAAAAAAAAAAAAA", "AAAAAAAAAAAAAAAAAAAAAAA", "AAAAAAAAAAAAAAAAAAAAA!",
-            "AAAAAAAAAAAAAAAAAAAA==", "AAAAAAAAAAAAAAAAAAAA+/", "AAAAAAAAAA AAAAAAAAAAA",
+            "AAAAAAAAAAAAAAAAAAAA==", "AAAAAAAAAAAAAAAAAAAA+/", "AAAAAAAAAA AAAAAAAAAAA"
         ]
 
         @Test(arguments: ContractTransport.each(SessionUse.allCases), malformedSessionIDs)
-        func malformedSessionHeaderIs400InvalidSession(over pair: (ContractTransport, SessionUse), session: String) async throws {
+        func malformedSessionHeaderIs400InvalidSession(over pair: (ContractTransport, SessionUse), session: String)
+            async throws
+        {
             let (transport, use) = pair
             let server = try transport.start()
             defer { server.shutdown() }
@@ -82,7 +84,9 @@ extension AppTests {
         }
 
         @Test(arguments: ContractTransport.allCases, ["GET", "HEAD", "DELETE"])
-        func aSessionRouteWithoutTheHeaderIs400MissingSession(over transport: ContractTransport, method: String) async throws {
+        func aSessionRouteWithoutTheHeaderIs400MissingSession(over transport: ContractTransport, method: String)
+            async throws
+        {
             let server = try transport.start()
             defer { server.shutdown() }
             let response = try await server.client().send(method, "/session")
@@ -92,7 +96,9 @@ extension AppTests {
         }
 
         @Test(arguments: ContractTransport.allCases, SessionUse.allCases)
-        func wellFormedUnknownSessionIs404UnknownSession(over transport: ContractTransport, use: SessionUse) async throws {
+        func wellFormedUnknownSessionIs404UnknownSession(over transport: ContractTransport, use: SessionUse)
+            async throws
+        {
             let server = try transport.start()
             defer { server.shutdown() }
             let client = server.client()
@@ -103,7 +109,9 @@ extension AppTests {
         }
 
         @Test(arguments: ContractTransport.allCases)
-        func sessionIdWhoseLastCharacterCarriesMoreThan128BitsIsMalformed(over transport: ContractTransport) async throws {
+        func sessionIdWhoseLastCharacterCarriesMoreThan128BitsIsMalformed(over transport: ContractTransport)
+            async throws
+        {
             // openapi.yaml: SessionId is `^[A-Za-z0-9_-]{21}[AQgw]$` (128 bits; no aliases).
             let server = try transport.start()
             defer { server.shutdown() }
@@ -140,8 +148,9 @@ extension AppTests {
             try liveExpectError(try await client.toggle("desserts"), status: 404, code: "unknown_group")
             try liveExpectError(try await client.toggle("mapo-tofu"), status: 409, code: "not_a_group")
             try liveExpectError(try await client.setExpansion("desserts", true), status: 404, code: "unknown_group")
-            try liveExpectError(try await client.send("PUT", "/groups/beer/expansion", body: Array("{}".utf8)),
-                                status: 400, code: "invalid_body")
+            try liveExpectError(
+                try await client.send("PUT", "/groups/beer/expansion", body: Array("{}".utf8)),
+                status: 400, code: "invalid_body")
             let created = try await client.toggle("beer")
             #expect(created.status == 200, "\(created)")
             // The store is now full, which proves the limit really was one session.
@@ -155,17 +164,19 @@ extension AppTests {
 
         // MARK: 404 unknown_group, 409 not_a_group
 
-        @Test(arguments: ContractTransport.each(SessionUse.allCases.filter { $0 == .toggle || $0 == .put }),
-              ["desserts", "nope", "Main-Courses", "main-courses-x", "%E4%B8%BB%E8%8F%9C", "a%22b%5Cc"])
+        @Test(
+            arguments: ContractTransport.each(SessionUse.allCases.filter { $0 == .toggle || $0 == .put }),
+            ["desserts", "nope", "Main-Courses", "main-courses-x", "%E4%B8%BB%E8%8F%9C", "a%22b%5Cc"])
         func unknownGroupIs404UnknownGroup(over pair: (ContractTransport, SessionUse), group: String) async throws {
             let (transport, use) = pair
             let server = try transport.start()
             defer { server.shutdown() }
             let client = server.client()
-            let response = switch use {
-            case .toggle: try await client.toggle(group)
-            default: try await client.setExpansion(group, true)
-            }
+            let response =
+                switch use {
+                case .toggle: try await client.toggle(group)
+                default: try await client.setExpansion(group, true)
+                }
             try liveExpectError(response, status: 404, code: "unknown_group")
             #expect(response.header("X-Session-Id") == nil)
         }
@@ -177,7 +188,8 @@ extension AppTests {
             let client = server.client()
             let session = try await client.newSession()
             try liveExpectError(try await client.toggle(row, session: session), status: 409, code: "not_a_group")
-            try liveExpectError(try await client.setExpansion(row, false, session: session), status: 409, code: "not_a_group")
+            try liveExpectError(
+                try await client.setExpansion(row, false, session: session), status: 409, code: "not_a_group")
             // Nothing changed in the session.
             let count = try await client.get("/count", session: session).decode(LiveCount.self)
             #expect(count.count == 30)
@@ -188,7 +200,7 @@ extension AppTests {
         static let badBodies = [
             "", "not json", "{}", #"{"expanded":true}"#, #"{"isExpanded":"true"}"#, #"{"isExpanded":1}"#,
             #"{"isExpanded":null}"#, #"{"isExpanded":[true]}"#, "[true]", "true", #"{"isExpanded":true"#,
-            #"{"isExpanded":tru}"#, String(repeating: "[", count: 10_000),
+            #"{"isExpanded":tru}"#, String(repeating: "[", count: 10_000)
         ]
 
         @Test(arguments: ContractTransport.allCases, badBodies)
@@ -197,7 +209,8 @@ extension AppTests {
             defer { server.shutdown() }
             let client = server.client()
             let session = try await client.newSession()
-            let response = try await client.send("PUT", "/groups/beer/expansion", session: session, body: Array(body.utf8))
+            let response = try await client.send(
+                "PUT", "/groups/beer/expansion", session: session, body: Array(body.utf8))
             try liveExpectError(response, status: 400, code: "invalid_body")
             let count = try await client.get("/count", session: session).decode(LiveCount.self)
             #expect(count.count == 30)
@@ -216,9 +229,10 @@ extension AppTests {
 
         static let unknownPaths = [
             "//", "/nope", "/rows/", "/rows/extra", "/ROWS", "/count.json", "/healthz/", "/groups", "/groups/beer",
-            "/groups/beer/toggle/extra", "/groups//toggle", "/groups/beer/expand", "/sessions/", "/session/", "/Session",
+            "/groups/beer/toggle/extra", "/groups//toggle", "/groups/beer/expand", "/sessions/", "/session/",
+            "/Session",
             "/menu?offset=1", "/%22quote%5Cbackslash%0Anewline%01", "/%FF%FE", "/%E4%B8%BB%E8%8F%9C",
-            "/groups/x/open", "//rows",
+            "/groups/x/open", "//rows"
         ]
 
         @Test(arguments: ContractTransport.allCases, unknownPaths)
@@ -255,7 +269,7 @@ extension AppTests {
             WrongMethod(method: "GET", path: "/groups/beer/expansion", allowed: ["PUT"]),
             WrongMethod(method: "POST", path: "/groups/beer/expansion", allowed: ["PUT"]),
             WrongMethod(method: "OPTIONS", path: "/rows", allowed: ["GET", "HEAD"]),
-            WrongMethod(method: "PUT", path: "/session", allowed: ["GET", "HEAD", "DELETE"]),
+            WrongMethod(method: "PUT", path: "/session", allowed: ["GET", "HEAD", "DELETE"])
         ]
 
         @Test(arguments: ContractTransport.allCases, wrongMethods)
@@ -265,7 +279,9 @@ extension AppTests {
             let response = try await server.client().send(wrong.method, wrong.path)
             try liveExpectError(response, status: 405, code: "method_not_allowed")
             let allow = try #require(response.header("Allow"), "\(response)")
-            #expect(allow.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } == wrong.allowed, "\(allow)")
+            #expect(
+                allow.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } == wrong.allowed, "\(allow)"
+            )
             #expect(allow == wrong.allowed.joined(separator: ", "))
         }
     }

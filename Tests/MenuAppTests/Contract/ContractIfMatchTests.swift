@@ -4,9 +4,9 @@
 
 import Foundation
 import MenuAppTestSupport
-import Testing
 import MenuServiceTestSupport
 import MenuTestSupport
+import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -16,7 +16,9 @@ extension AppTests {
     @Suite("Contract: If-Match writes apply only on the state they name")
     struct ContractIfMatchTests {
         @Test(arguments: ContractTransport.allCases)
-        func aWriteOnAStaleTagIs412WithTheCurrentRevisionAndChangesNothing(over transport: ContractTransport) async throws {
+        func aWriteOnAStaleTagIs412WithTheCurrentRevisionAndChangesNothing(over transport: ContractTransport)
+            async throws
+        {
             let server = try transport.start()
             defer { server.shutdown() }
             let phone = server.client()
@@ -24,12 +26,14 @@ extension AppTests {
             let session = try await phone.newSession()
             let tag0 = try #require(try await phone.get("/count", session: session).header("ETag"))
             // The laptop writes on the tag it read: accepted, the session moves to revision 1.
-            let first = try await laptop.send("POST", "/groups/drinks/toggle", session: session, headers: [("If-Match", tag0)])
+            let first = try await laptop.send(
+                "POST", "/groups/drinks/toggle", session: session, headers: [("If-Match", tag0)])
             #expect(first.status == 200)
             #expect(try first.decode(LiveRevision.self).revision == 1)
             // The phone still holds revision 0: refused, with the revision it must catch up to.
-            let refused = try await phone.send("PUT", "/groups/main-courses/expansion", session: session,
-                                               headers: [("If-Match", tag0)], body: Array(#"{"isExpanded":false}"#.utf8))
+            let refused = try await phone.send(
+                "PUT", "/groups/main-courses/expansion", session: session,
+                headers: [("If-Match", tag0)], body: Array(#"{"isExpanded":false}"#.utf8))
             try liveExpectError(refused, status: 412, code: "precondition_failed", extraKeys: ["revision"])
             #expect(try refused.decode(LiveRevision.self).revision == 1)
             let after = try await phone.get("/count", session: session)
@@ -37,15 +41,21 @@ extension AppTests {
             let tag1 = try #require(after.header("ETag"))
             #expect(tag1 != tag0)
             // With the current tag, in a list, or *, the write goes through; a weak tag never matches.
-            #expect(try await phone.send("POST", "/groups/beer/toggle", session: session,
-                                         headers: [("If-Match", "\"nope\", \(tag1)")]).status == 200)
-            let weak = try await phone.send("POST", "/groups/beer/toggle", session: session, headers: [("If-Match", "W/" + tag1)])
+            #expect(
+                try await phone.send(
+                    "POST", "/groups/beer/toggle", session: session,
+                    headers: [("If-Match", "\"nope\", \(tag1)")]
+                ).status == 200)
+            let weak = try await phone.send(
+                "POST", "/groups/beer/toggle", session: session, headers: [("If-Match", "W/" + tag1)])
             try liveExpectError(weak, status: 412, code: "precondition_failed", extraKeys: ["revision"])
-            let star = try await phone.send("POST", "/groups/beer/toggle", session: session, headers: [("If-Match", "*")])
+            let star = try await phone.send(
+                "POST", "/groups/beer/toggle", session: session, headers: [("If-Match", "*")])
             #expect(try star.decode(LiveRevision.self).revision == 3)
             // A no-op write on a stale tag is refused too: the precondition comes first.
-            let noop = try await phone.send("PUT", "/groups/drinks/expansion", session: session,
-                                            headers: [("If-Match", tag1)], body: Array(#"{"isExpanded":false}"#.utf8))
+            let noop = try await phone.send(
+                "PUT", "/groups/drinks/expansion", session: session,
+                headers: [("If-Match", tag1)], body: Array(#"{"isExpanded":false}"#.utf8))
             #expect(noop.status == 412)
         }
 
@@ -73,12 +83,15 @@ extension AppTests {
             let session = try await client.newSession()
             let before = try #require(try await client.get("/count", session: session).header("ETag"))
             #expect(try reloadable.reload(to: 2))
-            let refused = try await client.send("POST", "/groups/mains/toggle", session: session, headers: [("If-Match", before)])
+            let refused = try await client.send(
+                "POST", "/groups/mains/toggle", session: session, headers: [("If-Match", before)])
             try liveExpectError(refused, status: 412, code: "precondition_failed", extraKeys: ["revision"])
             #expect(try refused.decode(LiveRevision.self).revision == 0)  // a reload keeps the revision
             let after = try await client.get("/count", session: session)
             #expect(after.header("ETag") != before)
-            #expect(try await client.send("GET", "/count", session: session, headers: [("If-None-Match", before)]).status == 200)
+            #expect(
+                try await client.send("GET", "/count", session: session, headers: [("If-None-Match", before)]).status
+                    == 200)
         }
     }
 }

@@ -2,10 +2,10 @@
 // locale a read is answered in, its headers and its entity tags.
 
 import Foundation
-import MenuAppTestSupport
-import Testing
 import MenuApp
+import MenuAppTestSupport
 import MenuTestSupport
+import Testing
 
 extension AppTests {
     @Suite("Contract: localized titles, Accept-Language and ?lang=")
@@ -15,24 +15,33 @@ extension AppTests {
         }
 
         /// The titles of the first `limit` rows answered for `target` with `Accept-Language: language`.
-        static func titles(_ client: any ContractClient, _ target: String, language: String? = nil, session: String? = nil) async throws -> [String] {
-            let response = try await client.send("GET", target, session: session, headers: language.map { [("Accept-Language", $0)] } ?? [])
+        static func titles(
+            _ client: any ContractClient, _ target: String, language: String? = nil, session: String? = nil
+        ) async throws -> [String] {
+            let response = try await client.send(
+                "GET", target, session: session, headers: language.map { [("Accept-Language", $0)] } ?? [])
             #expect(response.status == 200, "\(target) Accept-Language: \(language ?? "-"): \(response)")
             return try response.decode(LiveRowsPage.self).rows.map(\.title)
         }
 
         @Test(arguments: ContractTransport.allCases)
-        func oneSessionReadInTwoLocalesHasOneStructureTheirTitlesAndTwoTags(over transport: ContractTransport) async throws {
+        func oneSessionReadInTwoLocalesHasOneStructureTheirTitlesAndTwoTags(over transport: ContractTransport)
+            async throws
+        {
             let server = try Self.start(transport)
             defer { server.shutdown() }
             let client = server.client()
             let session = try await client.newSession()
             _ = try await client.toggle("drinks", session: session)
-            let chinese = try await client.send("GET", "/rows?limit=100", session: session, headers: [("Accept-Language", "zh-Hant")])
-            let english = try await client.send("GET", "/rows?limit=100", session: session, headers: [("Accept-Language", "en")])
+            let chinese = try await client.send(
+                "GET", "/rows?limit=100", session: session, headers: [("Accept-Language", "zh-Hant")])
+            let english = try await client.send(
+                "GET", "/rows?limit=100", session: session, headers: [("Accept-Language", "en")])
             let (zhPage, enPage) = (try chinese.decode(LiveRowsPage.self), try english.decode(LiveRowsPage.self))
             #expect(zhPage.count == enPage.count && zhPage.revision == 1 && enPage.revision == 1)
-            func structure(_ rows: [LiveRow]) -> [String] { rows.map { "\($0.index) \($0.id) \($0.depth) \($0.isExpanded.map(String.init) ?? "row")" } }
+            func structure(_ rows: [LiveRow]) -> [String] {
+                rows.map { "\($0.index) \($0.id) \($0.depth) \($0.isExpanded.map(String.init) ?? "row")" }
+            }
             #expect(structure(zhPage.rows) == structure(enPage.rows))
             #expect(zhPage.rows.first { $0.id == "kung-pao-chicken" }?.title == "宮保雞丁")
             #expect(enPage.rows.first { $0.id == "kung-pao-chicken" }?.title == "Kung Pao Chicken")
@@ -45,13 +54,15 @@ extension AppTests {
                 #expect(response.header("Vary") == "X-Session-Id, Accept-Language")
             }
             // A tag matches in its own locale only; /count shares it.
-            let revalidated = try await client.send("GET", "/count", session: session,
-                                                    headers: [("Accept-Language", "en"), ("If-None-Match", english.header("ETag") ?? "")])
+            let revalidated = try await client.send(
+                "GET", "/count", session: session,
+                headers: [("Accept-Language", "en"), ("If-None-Match", english.header("ETag") ?? "")])
             // A 304 keeps Vary but no representation metadata (RFC 9110 §15.4.5).
             #expect(revalidated.status == 304 && revalidated.header("Vary") == "X-Session-Id, Accept-Language")
             #expect(revalidated.header("Content-Language") == nil)
-            let otherLocale = try await client.send("GET", "/count", session: session,
-                                                    headers: [("Accept-Language", "zh-Hant"), ("If-None-Match", english.header("ETag") ?? "")])
+            let otherLocale = try await client.send(
+                "GET", "/count", session: session,
+                headers: [("Accept-Language", "zh-Hant"), ("If-None-Match", english.header("ETag") ?? "")])
             #expect(otherLocale.status == 200)
         }
 
@@ -71,7 +82,7 @@ extension AppTests {
                 ("*", "主菜"),
                 ("zh-Hant;q=0, *;q=0.5", "主菜"),
                 ("en-GB;q=1.000, zh;q=0.999", "Main Courses"),
-                ("en;q=2, ,,garbage!!, en;q=x", "主菜"),
+                ("en;q=2, ,,garbage!!, en;q=x", "主菜")
             ]
             // URLSession sends an Accept-Language of its own (the process's locale) when a request sets none.
             for (header, first) in cases where header != nil || transport == .inProcess {
@@ -79,7 +90,8 @@ extension AppTests {
                 #expect(title == first, "Accept-Language: \(header ?? "-")")
             }
             let languages: [(header: String, contentLanguage: String)] = [
-                ("zh-Hans-CN", "zh-Hans"), ("zh-Hant;q=0, *;q=0.5", "zh-Hans"), ("en;q=0, zh-Hant;q=0", "zh-Hant"), ("zh-TW", "zh-Hant"),
+                ("zh-Hans-CN", "zh-Hans"), ("zh-Hant;q=0, *;q=0.5", "zh-Hans"), ("en;q=0, zh-Hant;q=0", "zh-Hant"),
+                ("zh-TW", "zh-Hant")
             ]
             for (header, language) in languages {
                 let response = try await client.send("GET", "/count", headers: [("Accept-Language", header)])
@@ -112,9 +124,11 @@ extension AppTests {
             let client = server.client()
             let session = try await client.newSession()
             let english = try #require(try await client.send("GET", "/count?lang=en", session: session).header("ETag"))
-            let written = try await client.send("POST", "/groups/drinks/toggle", session: session, headers: [("If-Match", english)])
+            let written = try await client.send(
+                "POST", "/groups/drinks/toggle", session: session, headers: [("If-Match", english)])
             #expect(written.status == 200)
-            let stale = try await client.send("POST", "/groups/drinks/toggle", session: session, headers: [("If-Match", english)])
+            let stale = try await client.send(
+                "POST", "/groups/drinks/toggle", session: session, headers: [("If-Match", english)])
             #expect(stale.status == 412)
         }
 

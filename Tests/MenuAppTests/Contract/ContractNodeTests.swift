@@ -3,9 +3,9 @@
 
 import Foundation
 import MenuAppTestSupport
-import Testing
 import MenuServiceTestSupport
 import MenuTestSupport
+import Testing
 
 extension AppTests {
     @Suite("Contract: locating and revealing nodes, in-process and over real HTTP")
@@ -15,7 +15,9 @@ extension AppTests {
         /// The ids of the groups enclosing `id`, from the top, read from the model's child lists.
         func path(of id: String) -> [String] {
             var parents: [Int: Int] = [:]
-            for (index, node) in model.nodes.enumerated() { for child in node.children ?? [] { parents[child] = index } }
+            for (index, node) in model.nodes.enumerated() {
+                for child in node.children ?? [] { parents[child] = index }
+            }
             var path: [String] = []
             var current = model.node(id)
             while let node = current, let parent = parents[node] {
@@ -42,7 +44,9 @@ extension AppTests {
             defer { server.shutdown() }
             let client = server.client()
             let (session, collapsed) = try await allCollapsed(client)
-            for (sessionID, state) in [(nil, model.defaultState), (session, collapsed)] as [(String?, LiveMenuModel.State)] {
+            for (sessionID, state) in [(nil, model.defaultState), (session, collapsed)]
+                as [(String?, LiveMenuModel.State)]
+            {
                 let rows = model.rows(state)
                 for node in model.nodes {
                     let response = try await client.get("/nodes/\(node.id)", session: sessionID)
@@ -60,7 +64,9 @@ extension AppTests {
         }
 
         @Test(arguments: ContractTransport.allCases)
-        func revealOfEveryNodeUnderCollapsedGroupsIsOneSpliceTheModelAgreesWith(over transport: ContractTransport) async throws {
+        func revealOfEveryNodeUnderCollapsedGroupsIsOneSpliceTheModelAgreesWith(over transport: ContractTransport)
+            async throws
+        {
             let server = try transport.start()
             defer { server.shutdown() }
             let client = server.client()
@@ -85,12 +91,15 @@ extension AppTests {
                     #expect(splice.removed == 0 && splice.inserted == after.count - before.count)
                     #expect(before[splice.at - 1].id == path(of: node.id)[0])
                     #expect(Array(after[..<splice.at]).map(\.id) == Array(before[..<splice.at]).map(\.id))
-                    #expect(Array(after[(splice.at + splice.inserted)...]).map(\.id) == Array(before[splice.at...]).map(\.id))
+                    #expect(
+                        Array(after[(splice.at + splice.inserted)...]).map(\.id)
+                            == Array(before[splice.at...]).map(\.id))
                 }
                 // The server's table is the model's, and a second reveal changes nothing.
                 let page = try await client.get("/rows?limit=500", session: session).decode(LiveRowsPage.self)
                 #expect(page.rows == after, "\(node.id)")
-                let again = try await client.send("POST", "/nodes/\(node.id)/reveal", session: session).decode(LiveChange.self)
+                let again = try await client.send("POST", "/nodes/\(node.id)/reveal", session: session).decode(
+                    LiveChange.self)
                 #expect(again.change == nil && again.index == index && again.count == after.count)
             }
         }
@@ -113,7 +122,10 @@ extension AppTests {
             defer { server.shutdown() }
             let client = server.client()
             let session = try await client.newSession()
-            for response in [try await client.get("/nodes/desserts"), try await client.send("POST", "/nodes/desserts/reveal", session: session)] {
+            for response in [
+                try await client.get("/nodes/desserts"),
+                try await client.send("POST", "/nodes/desserts/reveal", session: session)
+            ] {
                 #expect(response.status == 404)
                 liveExpectJSONHeaders(response)
                 let error = try response.decode(LiveErrorBody.self).error

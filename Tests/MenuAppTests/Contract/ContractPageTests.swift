@@ -13,7 +13,7 @@ extension AppTests {
         static let files: [(path: String, files: [String], type: String)] = [
             ("/", ["Web/index.html"], "text/html; charset=utf-8"),
             ("/app.js", WebAsset.script.files, "text/javascript; charset=utf-8"),
-            ("/app.css", ["Web/app.css"], "text/css; charset=utf-8"),
+            ("/app.css", ["Web/app.css"], "text/css; charset=utf-8")
         ]
 
         /// The checked-in files' bytes one after another, each ending in a newline.
@@ -25,7 +25,9 @@ extension AppTests {
         }
 
         @Test(arguments: ContractTransport.allCases)
-        func eachFileIsServedAsCheckedInWithItsTypeAndAStrongTagThatRevalidates(over transport: ContractTransport) async throws {
+        func eachFileIsServedAsCheckedInWithItsTypeAndAStrongTagThatRevalidates(over transport: ContractTransport)
+            async throws
+        {
             let server = try transport.start()
             defer { server.shutdown() }
             let client = server.client()
@@ -43,14 +45,18 @@ extension AppTests {
                 tags.insert(tag)
                 let head = try await client.send("HEAD", path)
                 // The HTTP layer drops a HEAD's body; in-process the service's answer still has it.
-                #expect(head.status == 200 && head.header("ETag") == tag && (transport == .inProcess || head.body.isEmpty))
+                #expect(
+                    head.status == 200 && head.header("ETag") == tag && (transport == .inProcess || head.body.isEmpty))
                 #expect(head.header("Content-Length") == String(onDisk.count))
                 for condition in [tag, "W/\(tag)", "\"other\", \(tag)", "*"] {
                     let revalidated = try await client.send("GET", path, headers: [("If-None-Match", condition)])
                     #expect(revalidated.status == 304, "\(path) If-None-Match: \(condition)")
-                    #expect(revalidated.body.isEmpty && revalidated.header("ETag") == tag && revalidated.header("Cache-Control") == "no-cache")
+                    #expect(
+                        revalidated.body.isEmpty && revalidated.header("ETag") == tag
+                            && revalidated.header("Cache-Control") == "no-cache")
                 }
-                let stale = try await client.send("GET", path, headers: [("If-None-Match", "\"asset-0000000000000000\"")])
+                let stale = try await client.send(
+                    "GET", path, headers: [("If-None-Match", "\"asset-0000000000000000\"")])
                 #expect(stale.status == 200 && stale.body == onDisk)
                 let malformed = try await client.send("GET", path, headers: [("If-None-Match", "asset")])
                 try liveExpectError(malformed, status: 400, code: "invalid_parameter")
@@ -65,11 +71,16 @@ extension AppTests {
             let server = try transport.start()
             defer { server.shutdown() }
             let page = try await server.client().get("/")
-            #expect(page.header("Content-Security-Policy") == "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'")
-            #expect(page.text.contains(#"<script src="app.js" defer></script>"#) && page.text.contains(#"href="app.css""#))
+            #expect(
+                page.header("Content-Security-Policy")
+                    == "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'")
+            #expect(
+                page.text.contains(#"<script src="app.js" defer></script>"#) && page.text.contains(#"href="app.css""#))
             for file in Self.files.flatMap(\.files) {
                 let text = try String(contentsOf: repositoryRoot.appendingPathComponent(file), encoding: .utf8)
-                #expect(!text.contains("http://") && !text.contains("https://") && !text.contains("//cdn"), "\(file) names another origin")
+                #expect(
+                    !text.contains("http://") && !text.contains("https://") && !text.contains("//cdn"),
+                    "\(file) names another origin")
             }
         }
     }

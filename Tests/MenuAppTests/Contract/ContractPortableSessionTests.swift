@@ -2,13 +2,13 @@
 // id, of the session X-Session-Id names, and POST /sessions with it makes a session showing the same table, on the same menu, on a
 // reloaded one, and on a new server (a memory-only restart).
 
-import Foundation
-import MenuAppTestSupport
-import Testing
 import DurableTestSupport
+import Foundation
 import MenuApp
+import MenuAppTestSupport
 import MenuServiceTestSupport
 import MenuTestSupport
+import Testing
 
 /// A portable expansion as the contract writes it.
 struct LivePortableExpansion: Codable, Equatable, Sendable {
@@ -43,23 +43,30 @@ struct LiveCreatedSession: Decodable, Sendable {
 
 extension ContractClient {
     /// `GET /session` with `X-Session-Id: session`, checked to be a 200 session read of `session`.
-    func portable(of session: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> LiveSessionExpansion {
+    func portable(of session: String, sourceLocation: SourceLocation = #_sourceLocation) async throws
+        -> LiveSessionExpansion
+    {
         let response = try await get("/session", session: session)
         #expect(response.status == 200, "\(response)", sourceLocation: sourceLocation)
         liveExpectJSONHeaders(response, sourceLocation: sourceLocation)
-        #expect(try response.keys() == ["version", "sessionId", "revision", "expansion"], sourceLocation: sourceLocation)
+        #expect(
+            try response.keys() == ["version", "sessionId", "revision", "expansion"], sourceLocation: sourceLocation)
         let answer = try response.decode(LiveSessionExpansion.self, sourceLocation: sourceLocation)
         #expect(answer.sessionId == session, sourceLocation: sourceLocation)
         return answer
     }
 
     /// `POST /sessions` with `expansion` as its body, checked to be a 201 at revision 0.
-    func create(from expansion: LivePortableExpansion, sourceLocation: SourceLocation = #_sourceLocation) async throws -> LiveCreatedSession {
+    func create(from expansion: LivePortableExpansion, sourceLocation: SourceLocation = #_sourceLocation) async throws
+        -> LiveCreatedSession
+    {
         let response = try await send("POST", "/sessions", body: expansion.body)
         #expect(response.status == 201, "\(response)", sourceLocation: sourceLocation)
         liveExpectJSONHeaders(response, sourceLocation: sourceLocation)
         let created = try response.decode(LiveCreatedSession.self, sourceLocation: sourceLocation)
-        #expect(created.revision == 0 && response.header("X-Session-Id") == created.sessionId, sourceLocation: sourceLocation)
+        #expect(
+            created.revision == 0 && response.header("X-Session-Id") == created.sessionId,
+            sourceLocation: sourceLocation)
         return created
     }
 
@@ -68,8 +75,10 @@ extension ContractClient {
         let response = try await get("/rows?limit=500", session: session)
         #expect(response.status == 200, "\(response)", sourceLocation: sourceLocation)
         let page = try response.json(sourceLocation: sourceLocation)
-        return .object(["version": page["version"] ?? .null, "count": page["count"] ?? .null,
-                        "leafCount": page["leafCount"] ?? .null, "rows": page["rows"] ?? .null])
+        return .object([
+            "version": page["version"] ?? .null, "count": page["count"] ?? .null,
+            "leafCount": page["leafCount"] ?? .null, "rows": page["rows"] ?? .null
+        ])
     }
 }
 
@@ -82,14 +91,18 @@ extension AppTests {
         /// wuliangye (opening drinks and baijiu again), main-courses collapsed.
         func changedSession(_ client: any ContractClient) async throws -> String {
             let session = try await client.newSession()
-            for group in ["beer", "baijiu", "drinks"] { #expect(try await client.setExpansion(group, false, session: session).status == 200) }
+            for group in ["beer", "baijiu", "drinks"] {
+                #expect(try await client.setExpansion(group, false, session: session).status == 200)
+            }
             #expect(try await client.send("POST", "/nodes/wuliangye/reveal", session: session).status == 200)
             #expect(try await client.setExpansion("main-courses", false, session: session).status == 200)
             return session
         }
 
         @Test(arguments: ContractTransport.allCases)
-        func theExpansionAfterSetsAndARevealIsTheChangedGroupsByIDAndRecreatesTheSameTable(over transport: ContractTransport) async throws {
+        func theExpansionAfterSetsAndARevealIsTheChangedGroupsByIDAndRecreatesTheSameTable(
+            over transport: ContractTransport
+        ) async throws {
             let server = try transport.start()
             defer { server.shutdown() }
             let client = server.client()
@@ -109,7 +122,9 @@ extension AppTests {
         }
 
         @Test(arguments: ContractTransport.allCases)
-        func theReadIsTaggedByVersionAndRevisionAndAnswers304UntilTheSessionChanges(over transport: ContractTransport) async throws {
+        func theReadIsTaggedByVersionAndRevisionAndAnswers304UntilTheSessionChanges(over transport: ContractTransport)
+            async throws
+        {
             let server = try transport.start()
             defer { server.shutdown() }
             let client = server.client()
@@ -118,14 +133,18 @@ extension AppTests {
             let tag = try #require(first.header("ETag"))
             #expect(first.header("Cache-Control") == "private, no-cache")
             #expect(tag == (try await client.get("/count", session: session)).header("ETag"))  // the same state, the same tag
-            let unchanged = try await client.send("GET", "/session", session: session, headers: [("If-None-Match", tag)])
+            let unchanged = try await client.send(
+                "GET", "/session", session: session, headers: [("If-None-Match", tag)])
             #expect(unchanged.status == 304 && unchanged.body.isEmpty && unchanged.header("ETag") == tag)
             let head = try await client.send("HEAD", "/session", session: session)
-            #expect(head.status == 200 && head.header("ETag") == tag && head.header("Content-Length") == String(first.body.count))
+            #expect(
+                head.status == 200 && head.header("ETag") == tag
+                    && head.header("Content-Length") == String(first.body.count))
             _ = try await client.toggle("drinks", session: session)
             let changed = try await client.send("GET", "/session", session: session, headers: [("If-None-Match", tag)])
             #expect(changed.status == 200 && changed.header("ETag") != tag)
-            #expect(try changed.decode(LiveSessionExpansion.self).expansion == LivePortableExpansion(collapsed: ["drinks"]))
+            #expect(
+                try changed.decode(LiveSessionExpansion.self).expansion == LivePortableExpansion(collapsed: ["drinks"]))
         }
 
         @Test(arguments: ContractTransport.allCases)
@@ -134,10 +153,13 @@ extension AppTests {
             defer { server.shutdown() }
             let client = server.client()
             try liveExpectError(try await client.get("/session", session: "abc"), status: 400, code: "invalid_session")
-            try liveExpectError(try await client.get("/session", session: "AAAAAAAAAAAAAAAAAAAAAA"), status: 404, code: "unknown_session")
+            try liveExpectError(
+                try await client.get("/session", session: "AAAAAAAAAAAAAAAAAAAAAA"), status: 404,
+                code: "unknown_session")
             let session = try await client.newSession()
             #expect(try await client.send("DELETE", "/session", session: session).status == 204)
-            try liveExpectError(try await client.get("/session", session: session), status: 404, code: "unknown_session")
+            try liveExpectError(
+                try await client.get("/session", session: session), status: 404, code: "unknown_session")
             let refused = try await client.send("PUT", "/session", session: session)
             try liveExpectError(refused, status: 405, code: "method_not_allowed")
             #expect(refused.header("Allow") == "GET, HEAD, DELETE")
@@ -147,23 +169,31 @@ extension AppTests {
         /// gets 404 `moved` naming the new route, the id is not echoed, and the session is untouched
         /// (the id went through a URL once, so no answer may reward it).
         @Test(arguments: ContractTransport.allCases)
-        func theOldPathFormIs404MovedNamingTheHeaderRouteWithoutEchoingTheID(over transport: ContractTransport) async throws {
+        func theOldPathFormIs404MovedNamingTheHeaderRouteWithoutEchoingTheID(over transport: ContractTransport)
+            async throws
+        {
             let server = try transport.start()
             defer { server.shutdown() }
             let client = server.client()
             let session = try await client.newSession()
             _ = try await client.toggle("drinks", session: session)
             for method in ["GET", "DELETE", "PUT", "POST"] {
-                for target in ["/sessions/\(session)", "/sessions/\(session)?lang=en", "/sessions/abc", "/sessions/\(session)/x"] {
+                for target in [
+                    "/sessions/\(session)", "/sessions/\(session)?lang=en", "/sessions/abc", "/sessions/\(session)/x"
+                ] {
                     let response = try await client.send(method, target, session: session)
                     try liveExpectError(response, status: 404, code: "moved")
-                    #expect(response.text.contains("GET, HEAD or DELETE /session") && response.text.contains("X-Session-Id"), "\(response)")
+                    #expect(
+                        response.text.contains("GET, HEAD or DELETE /session")
+                            && response.text.contains("X-Session-Id"), "\(response)")
                     #expect(!response.text.contains(session) && !response.text.contains("abc"), "\(response)")
                     #expect(response.header("Allow") == nil && response.header("X-Session-Id") == nil)
                 }
             }
             #expect(try await client.send("HEAD", "/sessions/\(session)").status == 404)
-            #expect(try await client.portable(of: session).expansion == LivePortableExpansion(collapsed: ["drinks"]), "not deleted")
+            #expect(
+                try await client.portable(of: session).expansion == LivePortableExpansion(collapsed: ["drinks"]),
+                "not deleted")
         }
 
         /// The test's own reading of a portable expansion on its menu: base, then marks (outermost
@@ -177,7 +207,9 @@ extension AppTests {
             }
             for node in model.nodes.indices {
                 guard let mark = expansion.marks.first(where: { $0.id == model.nodes[node].id }) else { continue }
-                for inner in subtree(node) where model.nodes[inner].children != nil { state.expanded[inner] = mark.mode == "expanded" }
+                for inner in subtree(node) where model.nodes[inner].children != nil {
+                    state.expanded[inner] = mark.mode == "expanded"
+                }
             }
             for id in expansion.expanded { state.expanded[model.node(id)!] = true }
             for id in expansion.collapsed { state.expanded[model.node(id)!] = false }
@@ -185,55 +217,83 @@ extension AppTests {
         }
 
         @Test(arguments: ContractTransport.allCases)
-        func aStateWithABaseAndMarksShowsTheRowsItDescribesAndReadsBackInMenuOrder(over transport: ContractTransport) async throws {
+        func aStateWithABaseAndMarksShowsTheRowsItDescribesAndReadsBackInMenuOrder(over transport: ContractTransport)
+            async throws
+        {
             let server = try transport.start()
             defer { server.shutdown() }
             let client = server.client()
-            let given = LivePortableExpansion(base: "collapsed", marks: [.init(id: "beer", mode: "collapsed"), .init(id: "drinks", mode: "expanded")],
-                                              expanded: ["beer", "main-courses"], collapsed: ["soft-drinks"])
+            let given = LivePortableExpansion(
+                base: "collapsed", marks: [.init(id: "beer", mode: "collapsed"), .init(id: "drinks", mode: "expanded")],
+                expanded: ["beer", "main-courses"], collapsed: ["soft-drinks"])
             let created = try await client.create(from: given)
             #expect(created.ignored.isEmpty)
-            let rows = try await client.get("/rows?limit=500", session: created.sessionId).decode(LiveRowsPage.self).rows
+            let rows = try await client.get("/rows?limit=500", session: created.sessionId).decode(LiveRowsPage.self)
+                .rows
             #expect(rows == model.rows(state(of: given)))
             let read = try await client.portable(of: created.sessionId).expansion
             // Menu order: main-courses, drinks, beer, soft-drinks.
-            #expect(read == LivePortableExpansion(base: "collapsed", marks: [.init(id: "drinks", mode: "expanded"), .init(id: "beer", mode: "collapsed")],
-                                                  expanded: ["main-courses", "beer"], collapsed: ["soft-drinks"]))
-            #expect(try await client.table(of: client.create(from: read).sessionId) == client.table(of: created.sessionId))
+            #expect(
+                read
+                    == LivePortableExpansion(
+                        base: "collapsed",
+                        marks: [.init(id: "drinks", mode: "expanded"), .init(id: "beer", mode: "collapsed")],
+                        expanded: ["main-courses", "beer"], collapsed: ["soft-drinks"]))
+            #expect(
+                try await client.table(of: client.create(from: read).sessionId) == client.table(of: created.sessionId))
         }
 
         @Test(arguments: ContractTransport.allCases)
-        func collapseAllAndRecursiveSetsReadBackAsBaseAndMarksAndRecreateTheSameTable(over transport: ContractTransport) async throws {
+        func collapseAllAndRecursiveSetsReadBackAsBaseAndMarksAndRecreateTheSameTable(over transport: ContractTransport)
+            async throws
+        {
             let server = try transport.start()
             defer { server.shutdown() }
             let client = server.client()
             let session = try await client.newSession()
-            #expect(try await client.send("PUT", "/expansion", session: session, body: Array(#"{"all":"collapsed"}"#.utf8)).status == 200)
-            #expect(try await client.send("PUT", "/groups/drinks/expansion", session: session,
-                                          body: Array(#"{"isExpanded":true,"recursive":true}"#.utf8)).status == 200)
+            #expect(
+                try await client.send("PUT", "/expansion", session: session, body: Array(#"{"all":"collapsed"}"#.utf8))
+                    .status == 200)
+            #expect(
+                try await client.send(
+                    "PUT", "/groups/drinks/expansion", session: session,
+                    body: Array(#"{"isExpanded":true,"recursive":true}"#.utf8)
+                ).status == 200)
             #expect(try await client.toggle("baijiu", session: session).status == 200)
             #expect(try await client.send("POST", "/nodes/mapo-tofu/reveal", session: session).status == 200)
             let read = try await client.portable(of: session)
             #expect(read.revision == 4)
-            #expect(read.expansion == LivePortableExpansion(base: "collapsed", marks: [.init(id: "drinks", mode: "expanded")],
-                                                            expanded: ["main-courses"], collapsed: ["baijiu"]))
+            #expect(
+                read.expansion
+                    == LivePortableExpansion(
+                        base: "collapsed", marks: [.init(id: "drinks", mode: "expanded")],
+                        expanded: ["main-courses"], collapsed: ["baijiu"]))
             let copy = try await client.create(from: read.expansion)
             #expect(try await client.table(of: copy.sessionId) == client.table(of: session))
-            #expect(try await client.get("/rows?limit=500", session: session).decode(LiveRowsPage.self).rows == model.rows(state(of: read.expansion)))
+            #expect(
+                try await client.get("/rows?limit=500", session: session).decode(LiveRowsPage.self).rows
+                    == model.rows(state(of: read.expansion)))
         }
 
         @Test(arguments: ContractTransport.allCases)
-        func idsThatNameNoGroupAreIgnoredAndListedAndAFlipToTheDefaultIsDropped(over transport: ContractTransport) async throws {
+        func idsThatNameNoGroupAreIgnoredAndListedAndAFlipToTheDefaultIsDropped(over transport: ContractTransport)
+            async throws
+        {
             let server = try transport.start()
             defer { server.shutdown() }
             let client = server.client()
-            let given = LivePortableExpansion(marks: [.init(id: "desserts", mode: "collapsed"), .init(id: "snow-beer", mode: "expanded")],
-                                              expanded: ["drinks", "no-such-group"], collapsed: ["mapo-tofu", "beer"])
+            let given = LivePortableExpansion(
+                marks: [.init(id: "desserts", mode: "collapsed"), .init(id: "snow-beer", mode: "expanded")],
+                expanded: ["drinks", "no-such-group"], collapsed: ["mapo-tofu", "beer"])
             let created = try await client.create(from: given)
             #expect(created.ignored == ["desserts", "snow-beer", "no-such-group", "mapo-tofu"])
             // drinks is expanded by default: that flip changes nothing and is gone.
-            #expect(try await client.portable(of: created.sessionId).expansion == LivePortableExpansion(collapsed: ["beer"]))
-            #expect(try await client.table(of: created.sessionId) == client.table(of: client.create(from: LivePortableExpansion(collapsed: ["beer"])).sessionId))
+            #expect(
+                try await client.portable(of: created.sessionId).expansion == LivePortableExpansion(collapsed: ["beer"])
+            )
+            #expect(
+                try await client.table(of: created.sessionId)
+                    == client.table(of: client.create(from: LivePortableExpansion(collapsed: ["beer"])).sessionId))
             // No body, or an empty one: the default state, nothing ignored.
             let plain = try await client.send("POST", "/sessions", body: [])
             #expect(plain.status == 201)
@@ -241,12 +301,16 @@ extension AppTests {
         }
 
         @Test(arguments: ContractTransport.allCases)
-        func twoSessionsCreatedFromOneStateShowTheSameTableAndThenChangeApart(over transport: ContractTransport) async throws {
+        func twoSessionsCreatedFromOneStateShowTheSameTableAndThenChangeApart(over transport: ContractTransport)
+            async throws
+        {
             let server = try transport.start()
             defer { server.shutdown() }
             let client = server.client()
             let shared = try await client.portable(of: try await changedSession(client)).expansion
-            let (phone, laptop) = (try await client.create(from: shared).sessionId, try await client.create(from: shared).sessionId)
+            let (phone, laptop) = (
+                try await client.create(from: shared).sessionId, try await client.create(from: shared).sessionId
+            )
             #expect(try await client.table(of: phone) == client.table(of: laptop))
             _ = try await client.toggle("breakfast", session: phone)
             #expect(try await client.table(of: phone) != client.table(of: laptop))
@@ -254,7 +318,9 @@ extension AppTests {
         }
 
         @Test(arguments: ContractTransport.allCases)
-        func aMemoryOnlyServerRestartedAcceptsTheKeptStateAndShowsTheSameTable(over transport: ContractTransport) async throws {
+        func aMemoryOnlyServerRestartedAcceptsTheKeptStateAndShowsTheSameTable(over transport: ContractTransport)
+            async throws
+        {
             let first = try transport.start()
             let before = first.client()
             let session = try await changedSession(before)
@@ -278,35 +344,47 @@ extension AppTests {
             let client = reloadable.server.client()
             // Generation 1: seasonal and drinks are groups, mains is expanded by default.
             let session = try await client.newSession()
-            for (group, isExpanded) in [("seasonal", true), ("drinks", true), ("mains", false), ("desserts", false), ("sides", true)] {
+            for (group, isExpanded) in [
+                ("seasonal", true), ("drinks", true), ("mains", false), ("desserts", false), ("sides", true)
+            ] {
                 #expect(try await client.setExpansion(group, isExpanded, session: session).status == 200)
             }
             let kept = try await client.portable(of: session)
-            #expect(kept.expansion == LivePortableExpansion(expanded: ["seasonal", "drinks", "sides"], collapsed: ["mains", "desserts"]))
+            #expect(
+                kept.expansion
+                    == LivePortableExpansion(
+                        expanded: ["seasonal", "drinks", "sides"], collapsed: ["mains", "desserts"]))
 
             // Generation 2: no seasonal; mains collapsed by default (the kept choice is the default now).
             #expect(try reloadable.reload(to: 2))
             let onTwo = try await client.create(from: kept.expansion)
             #expect(onTwo.ignored == ["seasonal"])
             #expect(try await client.table(of: onTwo.sessionId) == client.table(of: session))  // as the reload carried the session
-            #expect(try await client.portable(of: onTwo.sessionId).expansion == LivePortableExpansion(expanded: ["drinks", "sides"], collapsed: ["desserts"]))
+            #expect(
+                try await client.portable(of: onTwo.sessionId).expansion
+                    == LivePortableExpansion(expanded: ["drinks", "sides"], collapsed: ["desserts"]))
 
             // Generation 3: drinks is a row.
             #expect(try reloadable.reload(to: 3))
             let onThree = try await client.create(from: kept.expansion)
             #expect(onThree.ignored == ["drinks"])
-            #expect(try await client.portable(of: onThree.sessionId).expansion
-                == LivePortableExpansion(expanded: ["seasonal", "sides"], collapsed: ["mains", "desserts"]))
+            #expect(
+                try await client.portable(of: onThree.sessionId).expansion
+                    == LivePortableExpansion(expanded: ["seasonal", "sides"], collapsed: ["mains", "desserts"]))
         }
 
         @Test(arguments: ContractTransport.allCases)
-        func theDurableStoreKeepsSessionsCreatedFromAStateAcrossARestart(over transport: ContractTransport) async throws {
+        func theDurableStoreKeepsSessionsCreatedFromAStateAcrossARestart(over transport: ContractTransport) async throws
+        {
             let directory = DurableTemporaryDirectory()
             defer { directory.remove() }
             let first = try transport.start { $0.dataDirectory = directory.path }
-            let states = [LivePortableExpansion(collapsed: ["main-courses", "beer"]),
-                          LivePortableExpansion(base: "collapsed", marks: [.init(id: "drinks", mode: "expanded")],
-                                                expanded: ["main-courses"], collapsed: ["beer"])]
+            let states = [
+                LivePortableExpansion(collapsed: ["main-courses", "beer"]),
+                LivePortableExpansion(
+                    base: "collapsed", marks: [.init(id: "drinks", mode: "expanded")],
+                    expanded: ["main-courses"], collapsed: ["beer"])
+            ]
             var kept: [(session: String, state: LivePortableExpansion, table: LiveJSON)] = []
             for state in states {
                 let created = try await first.client().create(from: state)

@@ -5,15 +5,18 @@
 import Foundation
 import MenuApp
 import MenuAppTestSupport
-import Testing
 import MenuTestSupport
+import Testing
 
 extension AppTests {
     @Suite("Contract: search across locales, in-process and over real HTTP")
     struct ContractSearchLocaleTests {
-        static let fixture = LivePaths.packageRoot.appendingPathComponent("Tests/Fixtures/search-locales-menu.json").path
+        static let fixture = LivePaths.packageRoot.appendingPathComponent("Tests/Fixtures/search-locales-menu.json")
+            .path
 
-        func search(_ client: any ContractClient, _ query: String, headers: [(String, String)] = []) async throws -> ContractSearchTests.Results {
+        func search(_ client: any ContractClient, _ query: String, headers: [(String, String)] = []) async throws
+            -> ContractSearchTests.Results
+        {
             let response = try await client.send("GET", "/search?" + query, headers: headers)
             #expect(response.status == 200, "\(response)")
             return try response.decode(ContractSearchTests.Results.self)
@@ -25,7 +28,9 @@ extension AppTests {
             defer { server.shutdown() }
             let client = server.client()
             for query in ["q=%E9%BA%B5", "q=%E9%9D%A2", "q=NOODLES"] {  // 麵, 面, NOODLES
-                #expect(try await search(client, query).matches.map(\.id) == ["noodles", "dandan", "beef-noodles"], "\(query)")
+                #expect(
+                    try await search(client, query).matches.map(\.id) == ["noodles", "dandan", "beef-noodles"],
+                    "\(query)")
             }
             #expect(try await search(client, "q=%E9%BE%99%E4%BA%95").matches.map(\.id) == ["longjing"])  // 龙井, simplified only
         }

@@ -5,8 +5,8 @@
 import Foundation
 import MenuApp
 import MenuAppTestSupport
-import Testing
 import MenuTestSupport
+import Testing
 
 extension AppTests {
     @Suite("Contract: search and the filtered tree, in-process and over real HTTP")
@@ -14,8 +14,17 @@ extension AppTests {
         static let fixture = LivePaths.packageRoot.appendingPathComponent("Tests/Fixtures/search-menu.json").path
 
         struct Results: Decodable, Sendable {
-            struct Step: Decodable, Sendable, Equatable { var id: String; var title: String }
-            struct Match: Decodable, Sendable { var id: String; var title: String; var isGroup: Bool; var index: Int?; var path: [Step] }
+            struct Step: Decodable, Sendable, Equatable {
+                var id: String
+                var title: String
+            }
+            struct Match: Decodable, Sendable {
+                var id: String
+                var title: String
+                var isGroup: Bool
+                var index: Int?
+                var path: [Step]
+            }
             var version: String
             var revision: Int
             var query: String?
@@ -85,7 +94,9 @@ extension AppTests {
         }
 
         @Test(arguments: ContractTransport.allCases)
-        func theFilteredTreeShowsMatchesAndAncestorsAndLeavesTheSessionsTreeAsItWas(over transport: ContractTransport) async throws {
+        func theFilteredTreeShowsMatchesAndAncestorsAndLeavesTheSessionsTreeAsItWas(over transport: ContractTransport)
+            async throws
+        {
             let server = try start(transport)
             defer { server.shutdown() }
             let client = server.client()
@@ -101,7 +112,8 @@ extension AppTests {
             #expect(page.rows.map(\.index) == Array(0 ..< 5))
             #expect(page.rows.map(\.isExpanded) == [true, true, nil, true, nil])
             #expect(page.rows.map(\.visibleDescendantCount) == [2, 1, nil, 1, nil])
-            let second = try await client.get("/rows?q=creme&offset=3&limit=1", session: session).decode(FilteredPage.self)
+            let second = try await client.get("/rows?q=creme&offset=3&limit=1", session: session).decode(
+                FilteredPage.self)
             #expect(second.rows.map(\.id) == ["food"] && second.offset == 3)
             let count = try await client.get("/count?q=creme", session: session)
             #expect(try count.decode(FilteredPage.Counts.self) == .init(count: 5, leafCount: 2, filtered: true))
@@ -116,7 +128,10 @@ extension AppTests {
             let server = try start(transport)
             defer { server.shutdown() }
             let client = server.client()
-            #expect(try await search(client, "filter=vegan:true").matches.map(\.id) == ["espresso", "lager", "kolsch", "tofu"])
+            #expect(
+                try await search(client, "filter=vegan:true").matches.map(\.id) == [
+                    "espresso", "lager", "kolsch", "tofu"
+                ])
             #expect(try await search(client, "filter=vegan:true&filter=price:5.0").matches.map(\.id) == ["lager"])
             #expect(try await search(client, "filter=price:4.50").matches.map(\.id) == ["cafe-creme"])
             #expect(try await search(client, "q=o&filter=vegan:false").matches.map(\.id) == ["cafe-creme", "mapo"])
@@ -132,10 +147,14 @@ extension AppTests {
             defer { server.shutdown() }
             let client = server.client()
             let long = String(repeating: "a", count: 201)
-            for target in ["/search?q=", "/search", "/search?q=a&q=b", "/search?q=\(long)", "/rows?q=", "/count?q=\(long)"] {
+            for target in [
+                "/search?q=", "/search", "/search?q=a&q=b", "/search?q=\(long)", "/rows?q=", "/count?q=\(long)"
+            ] {
                 try liveExpectError(try await client.get(target), status: 400, code: "invalid_query")
             }
-            for (target, named) in [("/search?filter=vegan", "vegan"), ("/rows?q=a&filter=colour:red", "colour"), ("/count?filter=:x", ":x")] {
+            for (target, named) in [
+                ("/search?filter=vegan", "vegan"), ("/rows?q=a&filter=colour:red", "colour"), ("/count?filter=:x", ":x")
+            ] {
                 let response = try await client.get(target)
                 try liveExpectError(response, status: 400, code: "invalid_filter")
                 #expect(response.text.contains("\\\"\(named)\\\""), "\(response)")
@@ -162,15 +181,21 @@ extension AppTests {
             #expect(try await status("/rows", creme) == 200)
             #expect(try await status("/rows?q=creme", plain) == 200)
             // A write takes the filtered tag as the session's revision (If-Match, strong comparison).
-            let write = try await client.send("POST", "/groups/beer/toggle", session: session, headers: [("If-Match", creme)])
+            let write = try await client.send(
+                "POST", "/groups/beer/toggle", session: session, headers: [("If-Match", creme)])
             #expect(write.status == 200, "\(write)")
             #expect(try await status("/rows?q=creme", creme) == 200)  // the revision moved on
-            let stale = try await client.send("POST", "/groups/beer/toggle", session: session, headers: [("If-Match", creme)])
+            let stale = try await client.send(
+                "POST", "/groups/beer/toggle", session: session, headers: [("If-Match", creme)])
             #expect(stale.status == 412, "\(stale)")
         }
     }
 }
 
 extension AppTests.ContractSearchTests.FilteredPage {
-    struct Counts: Decodable, Sendable, Equatable { var count: Int; var leafCount: Int; var filtered: Bool }
+    struct Counts: Decodable, Sendable, Equatable {
+        var count: Int
+        var leafCount: Int
+        var filtered: Bool
+    }
 }

@@ -8,10 +8,12 @@ extension AppTests {
         /// Requests that make no session (a session id is random), with percent-escapes and repeated
         /// arguments the in-process client must split and decode as the listener does.
         static let requests: [(method: String, target: String)] = [
-            ("GET", "/rows"), ("GET", "/rows?offset=16&limit=3"), ("GET", "/rows?offset=%31%36&limit=0003"), ("GET", "/count"),
+            ("GET", "/rows"), ("GET", "/rows?offset=16&limit=3"), ("GET", "/rows?offset=%31%36&limit=0003"),
+            ("GET", "/count"),
             ("GET", "/healthz"), ("GET", "/rows?offset=1&offset=2"), ("GET", "/rows?limit"), ("GET", "/rows?limt=7"),
             ("GET", "/%E4%B8%BB%E8%8F%9C"), ("GET", "/groups/a%22b%5Cc/toggle"), ("POST", "/groups/a%22b%5Cc/toggle"),
-            ("DELETE", "/sessions/AAAAAAAAAAAAAAAAAAAAAA"), ("DELETE", "/session"), ("GET", "/session"), ("PUT", "/count"),
+            ("DELETE", "/sessions/AAAAAAAAAAAAAAAAAAAAAA"), ("DELETE", "/session"), ("GET", "/session"),
+            ("PUT", "/count")
         ]
 
         @Test

@@ -18,7 +18,8 @@ struct OpenAPIDocument {
             do {
                 return try JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])
             } catch {
-                throw OpenAPIDocumentError("example \(path.joined(separator: "/")): \(key) is not one JSON value: \(text)")
+                throw OpenAPIDocumentError(
+                    "example \(path.joined(separator: "/")): \(key) is not one JSON value: \(text)")
             }
         }
     }
@@ -37,7 +38,9 @@ struct OpenAPIDocument {
         let body = line.drop { $0 == " " }
         guard let colon = body.firstIndex(of: ":"), !body.hasPrefix("-"), !body.hasPrefix("#") else { return nil }
         let key = body[..<colon]
-        guard !key.isEmpty, key.allSatisfy({ $0.isLetter || $0.isNumber || "_-'/{}.$".contains($0) }) else { return nil }
+        guard !key.isEmpty, key.allSatisfy({ $0.isLetter || $0.isNumber || "_-'/{}.$".contains($0) }) else {
+            return nil
+        }
         let rest = body[body.index(after: colon)...]
         return rest.isEmpty || rest.hasPrefix(" ") ? key : nil
     }
@@ -49,12 +52,16 @@ struct OpenAPIDocument {
         var index = 0
         while index < lines.count {
             let line = lines[index]
-            guard let key = Self.key(line) else { index += 1; continue }
+            guard let key = Self.key(line) else {
+                index += 1
+                continue
+            }
             let indent = Self.indent(line)
             while let last = stack.last, last.indent >= indent { stack.removeLast() }
             stack.append((indent, String(key)))
             let path = stack.map(\.key)
-            let isResponseExample = path.count >= 2 && path[path.count - 2] == "examples"
+            let isResponseExample =
+                path.count >= 2 && path[path.count - 2] == "examples"
                 && (path.contains("responses") || path.starts(with: ["components", "examples"]))
             index += 1
             guard isResponseExample, line.hasSuffix(":") else { continue }
@@ -81,7 +88,8 @@ struct OpenAPIDocument {
     /// The items of the block list under `components/schemas/ErrorCode/enum`.
     func errorCodes() -> [String] {
         guard let start = lines.firstIndex(where: { $0 == "    ErrorCode:" }),
-              let list = lines[start...].firstIndex(where: { $0 == "      enum:" }) else { return [] }
+            let list = lines[start...].firstIndex(where: { $0 == "      enum:" })
+        else { return [] }
         return lines[(list + 1)...].prefix { $0.hasPrefix("        - ") }.map { String($0.dropFirst(10)) }
     }
 
@@ -100,7 +108,9 @@ struct OpenAPIDocument {
             var component: String?
             var name: String?
             for line in lines[(start + 1)...].prefix(while: { $0.isEmpty || $0.hasPrefix("   ") }) {
-                if line.hasPrefix("    "), !line.hasPrefix("     "), line.hasSuffix(":") { component = String(line.dropFirst(4).dropLast()) }
+                if line.hasPrefix("    "), !line.hasPrefix("     "), line.hasSuffix(":") {
+                    component = String(line.dropFirst(4).dropLast())
+                }
                 if line.hasPrefix("      name: ") { name = String(line.dropFirst(12)) }
                 if line == "      in: query", let component, let name { byComponent[component] = name }
             }
@@ -109,7 +119,10 @@ struct OpenAPIDocument {
         var path = ""
         var operation: String?
         for line in lines.prefix(while: { $0 != "components:" }) {
-            if line.hasPrefix("  /"), line.hasSuffix(":") { path = String(line.dropFirst(2).dropLast()); operation = nil }
+            if line.hasPrefix("  /"), line.hasSuffix(":") {
+                path = String(line.dropFirst(2).dropLast())
+                operation = nil
+            }
             if line.hasPrefix("    "), !line.hasPrefix("     "), line.hasSuffix(":"), !path.isEmpty {
                 operation = "\(line.dropFirst(4).dropLast().uppercased()) \(path)"
                 operations[operation!] = []

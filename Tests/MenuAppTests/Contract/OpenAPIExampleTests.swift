@@ -1,13 +1,14 @@
 import Foundation
 import MenuAppTestSupport
 import MenuModel
+import MenuServiceTestSupport
+import MenuTestSupport
 import Testing
+
 @testable import MenuApp
 @testable import MenuService
 @testable import MenuSessions
 @testable import MenuSessionsDurable
-import MenuServiceTestSupport
-import MenuTestSupport
 
 extension AppTests {
     /// `openapi.yaml`'s examples are what a real server answers, and its error codes are exactly the
@@ -28,14 +29,20 @@ extension AppTests {
         /// `ErrorCode` schema with an example that a request produces. (Computed, not a stored
         /// static: LeakSanitizer cannot see the array inside an enum payload with tag bits in its
         /// pointer, and would report a stored one as leaked.)
-        static var samples: [APIError] {[
-            .invalidParameter("x"), .invalidBody("x"), .invalidQuery("x"), .invalidFilter("x"), .invalidSession, .missingSession, .sessionInPath, .unknownSession,
-            .unknownGroup(id: "x"), .unknownNode(id: "x"), .notVisible(id: "x", path: []), .notAGroup(id: "x"), .notFound(path: "/x"), .methodNotAllowed(method: "PATCH", allowed: ["GET"]),
-            .payloadTooLarge(limit: 1), .badRequest("x"), .notImplemented("x"), .tooManySessions(limit: 1, retryAfterSeconds: 1),
-            .unavailable("x"), .stopping, .searchBusy(builds: 1), .tooManyChanges(limit: 1), .rateLimited(perMinute: 1, retryAfterSeconds: 1),
-            .preconditionFailed(revision: 1), .gone(since: 1, revision: 2), .sessionTooLarge(limit: 1),
-            .sessionMemoryFull(budget: 1, retryAfterSeconds: 1),
-        ]}
+        static var samples: [APIError] {
+            [
+                .invalidParameter("x"), .invalidBody("x"), .invalidQuery("x"), .invalidFilter("x"), .invalidSession,
+                .missingSession, .sessionInPath, .unknownSession,
+                .unknownGroup(id: "x"), .unknownNode(id: "x"), .notVisible(id: "x", path: []), .notAGroup(id: "x"),
+                .notFound(path: "/x"), .methodNotAllowed(method: "PATCH", allowed: ["GET"]),
+                .payloadTooLarge(limit: 1), .badRequest("x"), .notImplemented("x"),
+                .tooManySessions(limit: 1, retryAfterSeconds: 1),
+                .unavailable("x"), .stopping, .searchBusy(builds: 1), .tooManyChanges(limit: 1),
+                .rateLimited(perMinute: 1, retryAfterSeconds: 1),
+                .preconditionFailed(revision: 1), .gone(since: 1, revision: 2), .sessionTooLarge(limit: 1),
+                .sessionMemoryFull(budget: 1, retryAfterSeconds: 1)
+            ]
+        }
 
         /// The case's name, e.g. `invalidSession` or `unknownGroup`.
         static func caseName(_ error: APIError) -> String {
@@ -44,11 +51,14 @@ extension AppTests {
 
         /// The cases `APIError.swift` declares (`    case name` lines before its first property).
         static func declaredCases() throws -> Set<String> {
-            let source = try String(contentsOf: repositoryRoot.appendingPathComponent("Sources/MenuService/APIError.swift"), encoding: .utf8)
+            let source = try String(
+                contentsOf: repositoryRoot.appendingPathComponent("Sources/MenuService/APIError.swift"), encoding: .utf8
+            )
             let body = source.components(separatedBy: "public var status")[0]
-            return Set(body.split(separator: "\n").filter { $0.hasPrefix("    case ") }.map {
-                String($0.dropFirst(9).prefix { $0.isLetter || $0.isNumber })
-            })
+            return Set(
+                body.split(separator: "\n").filter { $0.hasPrefix("    case ") }.map {
+                    String($0.dropFirst(9).prefix { $0.isLetter || $0.isNumber })
+                })
         }
 
         @Test func everyAPIErrorCaseHasASample() throws {
@@ -60,13 +70,18 @@ extension AppTests {
             #expect(Set(document.errorCodes()) == Set(Self.samples.map(\.code)))
             let description = document.errorCodeDescription()
             for sample in Self.samples {
-                #expect(description.contains("`\(sample.code)` (\(sample.status)"), "ErrorCode's description lacks `\(sample.code)` (\(sample.status)")
+                #expect(
+                    description.contains("`\(sample.code)` (\(sample.status)"),
+                    "ErrorCode's description lacks `\(sample.code)` (\(sample.status)")
             }
         }
 
         @Test func everyRouteIncludingHEADIsDocumentedWithExactlyTheQueryParametersItTakes() throws {
             let documented = try OpenAPIDocument().queryParameters()
-            let served = Dictionary(uniqueKeysWithValues: Endpoint.methodRoutes.map { ("\($0.method) \($0.route.template)", Set($0.route.query.map { "\($0)" })) })
+            let served = Dictionary(
+                uniqueKeysWithValues: Endpoint.methodRoutes.map {
+                    ("\($0.method) \($0.route.template)", Set($0.route.query.map { "\($0)" }))
+                })
             #expect(documented == served)
         }
 
@@ -84,14 +99,19 @@ extension AppTests {
             for example in examples {
                 let name = example.path.joined(separator: "/")
                 if example.members["$ref"] != nil { continue }  // checked where it is defined
-                guard let value = try example.json("value") else { Issue.record("\(name) has no value"); continue }
+                guard let value = try example.json("value") else {
+                    Issue.record("\(name) has no value")
+                    continue
+                }
                 let code = ((value as? [String: Any])?["error"] as? [String: Any])?["code"] as? String
                 if let producer = example.members["x-produced-by"] {
                     #expect(!producer.isEmpty)
                     if let code { produced[code] = Self.samples.first { $0.code == code }?.status }
                     continue
                 }
-                guard let request = try example.json("x-request") as? [String: Any], let status = try example.json("x-status") as? Int else {
+                guard let request = try example.json("x-request") as? [String: Any],
+                    let status = try example.json("x-status") as? Int
+                else {
                     Issue.record("\(name) names no x-request and x-status (nor x-produced-by)")
                     continue
                 }
@@ -116,7 +136,8 @@ extension AppTests {
                 if let code { produced[code] = status }
             }
             for sample in Self.samples {
-                #expect(produced[sample.code] == sample.status, "no example produces \(sample.code) with \(sample.status)")
+                #expect(
+                    produced[sample.code] == sample.status, "no example produces \(sample.code) with \(sample.status)")
             }
         }
 
@@ -127,7 +148,9 @@ extension AppTests {
             var last: LiveResponse?
             for step in (request["before"] as? [[String: Any]] ?? []) + [request] {
                 var headers = (step["headers"] as? [[String]] ?? []).map { ($0[0], $0[1]) }
-                if let session, !headers.contains(where: { $0.0.lowercased() == "x-session-id" }) { headers.append(("X-Session-Id", session)) }
+                if let session, !headers.contains(where: { $0.0.lowercased() == "x-session-id" }) {
+                    headers.append(("X-Session-Id", session))
+                }
                 var (method, target) = (step["method"] as! String, step["target"] as! String)
                 if let session { target = target.replacingOccurrences(of: sessionPlaceholder, with: session) }
                 let connection = try server.connect()
@@ -138,13 +161,16 @@ extension AppTests {
                     try connection.send(Array(head.utf8))
                     response = try connection.readResponse()
                 } else {
-                    response = try connection.request(method, target, headers: headers, body: Array((step["body"] as? String ?? "").utf8))
+                    response = try connection.request(
+                        method, target, headers: headers, body: Array((step["body"] as? String ?? "").utf8))
                 }
                 if session == nil, let issued = response.header("X-Session-Id") { session = issued }
                 last = response
             }
             guard var response = last, let session else { return last! }
-            response.headers = response.headers.map { ($0.name, $0.value.replacingOccurrences(of: session, with: sessionPlaceholder)) }
+            response.headers = response.headers.map {
+                ($0.name, $0.value.replacingOccurrences(of: session, with: sessionPlaceholder))
+            }
             response.body = Array(response.text.replacingOccurrences(of: session, with: sessionPlaceholder).utf8)
             return response
         }

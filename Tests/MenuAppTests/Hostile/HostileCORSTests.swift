@@ -23,7 +23,9 @@ extension AppTests {
             var testDescription: String { name }
         }
 
-        static func text(_ name: String, _ statuses: Set<Int>, mayGrant: Bool = false, _ head: @escaping @Sendable () -> String) -> Case {
+        static func text(
+            _ name: String, _ statuses: Set<Int>, mayGrant: Bool = false, _ head: @escaping @Sendable () -> String
+        ) -> Case {
             Case(name: name, statuses: statuses, mayGrant: mayGrant) { Array((head() + "\r\n").utf8) }
         }
 
@@ -32,12 +34,18 @@ extension AppTests {
             let read = "GET /count HTTP/1.1\r\n\(HostileCase.host)"
             let origin = "Origin: \(listed)\r\n"
             return [
-                text("a preflight asking for an empty method", [204]) { "\(preflight)\(origin)Access-Control-Request-Method: \r\n" },
-                text("a preflight asking for a method with a space", [204]) { "\(preflight)\(origin)Access-Control-Request-Method: PO ST\r\n" },
+                text("a preflight asking for an empty method", [204]) {
+                    "\(preflight)\(origin)Access-Control-Request-Method: \r\n"
+                },
+                text("a preflight asking for a method with a space", [204]) {
+                    "\(preflight)\(origin)Access-Control-Request-Method: PO ST\r\n"
+                },
                 text("a preflight asking for the method twice", [204]) {
                     "\(preflight)\(origin)Access-Control-Request-Method: POST\r\nAccess-Control-Request-Method: POST\r\n"
                 },
-                text("a preflight asking for OPTIONS", [204]) { "\(preflight)\(origin)Access-Control-Request-Method: OPTIONS\r\n" },
+                text("a preflight asking for OPTIONS", [204]) {
+                    "\(preflight)\(origin)Access-Control-Request-Method: OPTIONS\r\n"
+                },
                 text("a preflight asking for a header with a space in it", [204]) {
                     "\(preflight)\(origin)Access-Control-Request-Method: POST\r\nAccess-Control-Request-Headers: x session id\r\n"
                 },
@@ -53,7 +61,9 @@ extension AppTests {
                     "\(preflight)\(origin)Access-Control-Request-Method: POST\r\nAccess-Control-Request-Headers: , ,,\r\n"
                 },
                 Case(name: "a preflight asking for a header of obs-text bytes", statuses: [204, 400], mayGrant: false) {
-                    Array("\(preflight)\(origin)Access-Control-Request-Method: POST\r\nAccess-Control-Request-Headers: x-".utf8)
+                    Array(
+                        "\(preflight)\(origin)Access-Control-Request-Method: POST\r\nAccess-Control-Request-Headers: x-"
+                            .utf8)
                         + [0xFF, 0xFE] + Array("\r\n\r\n".utf8)
                 },
                 text("a preflight from the listed origin with a path", [204]) {
@@ -66,22 +76,33 @@ extension AppTests {
                     "\(preflight)\(origin)Origin: http://evil.test\r\nAccess-Control-Request-Method: POST\r\n"
                 },
                 text("a preflight from 1000 origins", [204, 431]) {
-                    preflight + String(repeating: "Origin: http://evil.test\r\n\(origin)", count: 500) + "Access-Control-Request-Method: POST\r\n"
+                    preflight + String(repeating: "Origin: http://evil.test\r\n\(origin)", count: 500)
+                        + "Access-Control-Request-Method: POST\r\n"
                 },
                 text("a preflight from a 100 KB origin", [204, 431]) {
                     "\(preflight)Origin: \(listed)\(String(repeating: "a", count: 100_000))\r\nAccess-Control-Request-Method: POST\r\n"
                 },
-                text("a preflight on an unknown path", [404]) { "OPTIONS /nope HTTP/1.1\r\n\(HostileCase.host)\(origin)Access-Control-Request-Method: GET\r\n" },
-                text("a preflight on *", [404]) { "OPTIONS * HTTP/1.1\r\n\(HostileCase.host)\(origin)Access-Control-Request-Method: GET\r\n" },
+                text("a preflight on an unknown path", [404]) {
+                    "OPTIONS /nope HTTP/1.1\r\n\(HostileCase.host)\(origin)Access-Control-Request-Method: GET\r\n"
+                },
+                text("a preflight on *", [404]) {
+                    "OPTIONS * HTTP/1.1\r\n\(HostileCase.host)\(origin)Access-Control-Request-Method: GET\r\n"
+                },
                 // Not a preflight: the 405 of any other method, which the listed origin's page may read.
-                text("an OPTIONS without Access-Control-Request-Method", [405], mayGrant: true) { "\(preflight)\(origin)" },
-                text("a read from an origin of control bytes", [200, 400]) { "\(read)Origin: http://a\u{1}\u{7F}.test\r\n" },
+                text("an OPTIONS without Access-Control-Request-Method", [405], mayGrant: true) {
+                    "\(preflight)\(origin)"
+                },
+                text("a read from an origin of control bytes", [200, 400]) {
+                    "\(read)Origin: http://a\u{1}\u{7F}.test\r\n"
+                },
                 text("a read from an empty origin", [200]) { "\(read)Origin: \r\n" },
                 text("a read from null", [200]) { "\(read)Origin: null\r\n" },
                 text("a read from the listed origin in capitals", [200]) { "\(read)Origin: HTTP://APP.TEST:3000\r\n" },
                 text("a read from the listed origin as a prefix", [200]) { "\(read)Origin: \(listed).evil.test\r\n" },
-                text("a read from the listed origin with a trailing space", [200], mayGrant: true) { "\(read)Origin: \(listed) \r\n" },
-                text("a read from the listed origin", [200], mayGrant: true) { "\(read)\(origin)" },
+                text("a read from the listed origin with a trailing space", [200], mayGrant: true) {
+                    "\(read)Origin: \(listed) \r\n"
+                },
+                text("a read from the listed origin", [200], mayGrant: true) { "\(read)\(origin)" }
             ]
         }()
 
@@ -98,12 +119,19 @@ extension AppTests {
                     problems.append("\(hostile.name): no answer (closed: \(reply.closed))")
                     continue
                 }
-                if !hostile.statuses.contains(answer.status) { problems.append("\(hostile.name): \(answer.status), expected \(hostile.statuses)") }
+                if !hostile.statuses.contains(answer.status) {
+                    problems.append("\(hostile.name): \(answer.status), expected \(hostile.statuses)")
+                }
                 let granted = answer.headers.filter { $0.name.lowercased().hasPrefix("access-control-allow") }
                 if !hostile.mayGrant, !granted.isEmpty { problems.append("\(hostile.name): granted \(granted)") }
-                let origins = answer.headers.filter { $0.name.lowercased() == "access-control-allow-origin" }.map(\.value)
-                if origins.contains(where: { $0 != Self.listed }) { problems.append("\(hostile.name): allowed \(origins)") }
-                if answer.headers.contains(where: { $0.name.lowercased() == "x-injected" }) { problems.append("\(hostile.name): echoed a header") }
+                let origins = answer.headers.filter { $0.name.lowercased() == "access-control-allow-origin" }.map(
+                    \.value)
+                if origins.contains(where: { $0 != Self.listed }) {
+                    problems.append("\(hostile.name): allowed \(origins)")
+                }
+                if answer.headers.contains(where: { $0.name.lowercased() == "x-injected" }) {
+                    problems.append("\(hostile.name): echoed a header")
+                }
                 if answer.status >= 400, answer.header("Content-Type") == "application/json; charset=utf-8" {
                     var format: [String] = []
                     _ = HostileCase.errorCode(answer, problems: &format)

@@ -14,8 +14,8 @@ import HTTPTestSupport
 import MenuApp
 import MenuAppTestSupport
 import MenuService
-import Testing
 import MenuServiceTestSupport
+import Testing
 
 struct FramingCase: Sendable, CustomTestStringConvertible {
     enum Expected: Sendable, CustomStringConvertible {
@@ -70,11 +70,15 @@ struct FramingCase: Sendable, CustomTestStringConvertible {
         chunked("gzip, chunked", "Transfer-Encoding: gzip, chunked\r\n", .refused(501, "not_implemented")),
         chunked("chunked, gzip", "Transfer-Encoding: chunked, gzip\r\n", .refused(501, "not_implemented")),
         chunked("chunked, chunked", "Transfer-Encoding: chunked, chunked\r\n", .refused(501, "not_implemented")),
-        chunked("gzip header, then chunked header", "Transfer-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n",
-                .refused(501, "not_implemented")),
-        chunked("chunked header twice", "Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n",
-                .refused(501, "not_implemented")),
-        chunked("chunked with Content-Length", "Transfer-Encoding: chunked\r\nContent-Length: 5\r\n", .refused(400, "bad_request")),
+        chunked(
+            "gzip header, then chunked header", "Transfer-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n",
+            .refused(501, "not_implemented")),
+        chunked(
+            "chunked header twice", "Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n",
+            .refused(501, "not_implemented")),
+        chunked(
+            "chunked with Content-Length", "Transfer-Encoding: chunked\r\nContent-Length: 5\r\n",
+            .refused(400, "bad_request")),
 
         // HTTP/1.0 knows no Transfer-Encoding (RFC 9112 §6.1: the framing is faulty)
         FramingCase(
@@ -90,13 +94,21 @@ struct FramingCase: Sendable, CustomTestStringConvertible {
 
         // obs-fold lines next to framing headers: libmicrohttpd glues a continuation line onto
         // the header *name* ("Transfer-Encodinggzip"), so it frames as if the header were absent.
-        chunked("obs-fold after Transfer-Encoding", "Transfer-Encoding: chunked\r\n gzip\r\n", .refused(501, "not_implemented")),
-        chunked("Transfer-Encoding value on a folded line", "Transfer-Encoding:\r\n chunked\r\n", .refused(501, "not_implemented")),
-        chunked("Transfer-Encoding on a folded line", "X-Note: a\r\n Transfer-Encoding: chunked\r\n", .refused(400, "bad_request")),
+        chunked(
+            "obs-fold after Transfer-Encoding", "Transfer-Encoding: chunked\r\n gzip\r\n",
+            .refused(501, "not_implemented")),
+        chunked(
+            "Transfer-Encoding value on a folded line", "Transfer-Encoding:\r\n chunked\r\n",
+            .refused(501, "not_implemented")),
+        chunked(
+            "Transfer-Encoding on a folded line", "X-Note: a\r\n Transfer-Encoding: chunked\r\n",
+            .refused(400, "bad_request")),
         FramingCase(
             name: "Content-Length on a folded line",
             request: put + "X-Note: a\r\n\tContent-Length: 19\r\n\r\n" + body, expected: .refused(400, "bad_request")),
-        chunked("non-ASCII byte before Transfer-Encoding", "\u{FF}Transfer-Encoding: chunked\r\n", .refused(400, "bad_request")),
+        chunked(
+            "non-ASCII byte before Transfer-Encoding", "\u{FF}Transfer-Encoding: chunked\r\n",
+            .refused(400, "bad_request")),
         FramingCase(
             name: "space before the colon of an ordinary header",
             request: put + "X-Note : a\r\nContent-Length: 19\r\n\r\n" + body, expected: .refused(400, "bad_request")),
@@ -104,33 +116,49 @@ struct FramingCase: Sendable, CustomTestStringConvertible {
         // Host (RFC 9112 §3.2)
         FramingCase(
             name: "two Host headers",
-            request: "GET /count HTTP/1.1\r\nHost: a.test\r\nHost: b.test\r\n\r\n", expected: .refused(400, "bad_request")),
+            request: "GET /count HTTP/1.1\r\nHost: a.test\r\nHost: b.test\r\n\r\n",
+            expected: .refused(400, "bad_request")),
         FramingCase(
             name: "the same Host twice",
-            request: "GET /count HTTP/1.1\r\nHost: a.test\r\nhost: a.test\r\n\r\n", expected: .refused(400, "bad_request")),
+            request: "GET /count HTTP/1.1\r\nHost: a.test\r\nhost: a.test\r\n\r\n",
+            expected: .refused(400, "bad_request")),
         FramingCase(
             name: "two Host headers in HTTP/1.0",
             request: "GET /count HTTP/1.0\r\nConnection: keep-alive\r\nHost: a.test\r\nHost: b.test\r\n\r\n",
             expected: .refused(400, "bad_request")),
         FramingCase(name: "an empty Host", request: "GET /count HTTP/1.1\r\nHost:\r\n\r\n", expected: .answered(200)),
-        FramingCase(name: "HTTP/1.1 without Host", request: "GET /count HTTP/1.1\r\n\r\n", expected: .refused(400, "bad_request")),
-        FramingCase(name: "HTTP/1.2 without Host", request: "GET /count HTTP/1.2\r\n\r\n", expected: .refused(400, "bad_request")),
+        FramingCase(
+            name: "HTTP/1.1 without Host", request: "GET /count HTTP/1.1\r\n\r\n",
+            expected: .refused(400, "bad_request")),
+        FramingCase(
+            name: "HTTP/1.2 without Host", request: "GET /count HTTP/1.2\r\n\r\n",
+            expected: .refused(400, "bad_request")),
         FramingCase(
             name: "Host with a space before the colon", request: "GET /count HTTP/1.1\r\nHost : a.test\r\n\r\n",
             expected: .refused(400, "bad_request")),
 
         // The request target as sent (libmicrohttpd hands the handler a percent-decoded path)
-        FramingCase(name: "space inside the target", request: "GET /count x HTTP/1.1\r\nHost: a\r\n\r\n", expected: .refused(400, "bad_request")),
-        FramingCase(name: "two spaces after the target", request: "GET /count  HTTP/1.1\r\nHost: a\r\n\r\n", expected: .refused(400, "bad_request")),
-        FramingCase(name: "tab inside the target", request: "GET /count\tx HTTP/1.1\r\nHost: a\r\n\r\n", expected: .refused(400, "bad_request")),
-        FramingCase(name: "DEL inside the target", request: "GET /count\u{7F} HTTP/1.1\r\nHost: a\r\n\r\n", expected: .refused(400, "bad_request")),
-        FramingCase(name: "percent-encoded space in the target", request: "GET /rows?limit=%201 HTTP/1.1\r\nHost: a\r\n\r\n", expected: .answered(400)),
+        FramingCase(
+            name: "space inside the target", request: "GET /count x HTTP/1.1\r\nHost: a\r\n\r\n",
+            expected: .refused(400, "bad_request")),
+        FramingCase(
+            name: "two spaces after the target", request: "GET /count  HTTP/1.1\r\nHost: a\r\n\r\n",
+            expected: .refused(400, "bad_request")),
+        FramingCase(
+            name: "tab inside the target", request: "GET /count\tx HTTP/1.1\r\nHost: a\r\n\r\n",
+            expected: .refused(400, "bad_request")),
+        FramingCase(
+            name: "DEL inside the target", request: "GET /count\u{7F} HTTP/1.1\r\nHost: a\r\n\r\n",
+            expected: .refused(400, "bad_request")),
+        FramingCase(
+            name: "percent-encoded space in the target", request: "GET /rows?limit=%201 HTTP/1.1\r\nHost: a\r\n\r\n",
+            expected: .answered(400)),
         FramingCase(
             name: "a malformed request line",
             request: "GET /count\r\nHost: a\r\n\r\n", expected: .refusedByLibrary(400)),
         FramingCase(
             name: "HTTP/1.0 without Host", request: "GET /count HTTP/1.0\r\nConnection: keep-alive\r\n\r\n",
-            expected: .answered(200)),
+            expected: .answered(200))
     ]
 
     /// What went wrong on `connection` after the request was sent (empty when the case passed).
@@ -148,7 +176,9 @@ struct FramingCase: Sendable, CustomTestStringConvertible {
             if first.status != status || !isJSON || errorCode(of: first) != code {
                 problems.append("expected our JSON \(status) \(code), got \(first)")
             }
-            if first.header("Connection")?.lowercased() != "close" { problems.append("no Connection: close: \(first.head)") }
+            if first.header("Connection")?.lowercased() != "close" {
+                problems.append("no Connection: close: \(first.head)")
+            }
             if !connection.isClosedByPeer(within: 5) { problems.append("the connection stayed open after the refusal") }
         case .answered(let status):
             if first.status != status || !isJSON { problems.append("expected our JSON \(status), got \(first)") }
@@ -163,7 +193,9 @@ struct FramingCase: Sendable, CustomTestStringConvertible {
         case .refusedByLibrary(let status):
             if first.status != status { problems.append("expected libmicrohttpd's \(status), got \(first)") }
             // 0.9.75 writes the head of its own pages twice; what follows is not a response.
-            if (try? connection.readUntilClosed()) == nil { problems.append("the connection stayed open after the refusal") }
+            if (try? connection.readUntilClosed()) == nil {
+                problems.append("the connection stayed open after the refusal")
+            }
         }
         if isJSON, let problem = liveCachingProblem(header: first.header, head: first.head) { problems.append(problem) }
         return problems

@@ -16,10 +16,10 @@ import HTTPTestSupport
 import MenuApp
 import MenuAppTestSupport
 import MenuService
-import MenuSessions
-import Testing
 import MenuServiceTestSupport
+import MenuSessions
 import MenuTestSupport
+import Testing
 
 #if canImport(Glibc)
 import Glibc
@@ -78,7 +78,9 @@ final class HostileSocket {
                 reply.timedOut = !HostileHTTP.hasCompleteResponse(reply.bytes)
                 break
             }
-            if !sending, HostileHTTP.hasCompleteResponse(reply.bytes), now.timeIntervalSince(lastData) >= settle { break }
+            if !sending, HostileHTTP.hasCompleteResponse(reply.bytes), now.timeIntervalSince(lastData) >= settle {
+                break
+            }
             var descriptor = pollfd(fd: fd, events: Int16(POLLIN) | (sending ? Int16(POLLOUT) : 0), revents: 0)
             let ready = poll(&descriptor, 1, 20)
             if ready < 0 {
@@ -156,14 +158,18 @@ enum HostileHTTP {
         var headers: [(name: String, value: String)] = []
         for line in lines {
             guard let colon = line.firstIndex(of: ":") else { return nil }
-            headers.append((name: String(line[..<colon]),
-                            value: line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+            headers.append(
+                (
+                    name: String(line[..<colon]),
+                    value: line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                ))
         }
         let length = headers.first { $0.name.lowercased() == "content-length" }.flatMap { Int($0.value) } ?? 0
         let bodyStart = end + 4
         guard bytes.endIndex - bodyStart >= length else { return nil }
-        let response = Response(status: status, headers: headers, body: Array(bytes[bodyStart ..< bodyStart + length]),
-                                head: head + "\r\n")
+        let response = Response(
+            status: status, headers: headers, body: Array(bytes[bodyStart ..< bodyStart + length]),
+            head: head + "\r\n")
         return (response, bodyStart + length - bytes.startIndex)
     }
 
@@ -220,7 +226,8 @@ struct HostileCase: Sendable, CustomTestStringConvertible {
     }
 
     /// Exact bytes (for bytes that are not UTF-8).
-    static func bytes(_ name: String, _ accepted: Outcome..., request: @escaping @Sendable () -> [UInt8]) -> HostileCase {
+    static func bytes(_ name: String, _ accepted: Outcome..., request: @escaping @Sendable () -> [UInt8]) -> HostileCase
+    {
         HostileCase(name, accepted, request)
     }
 
@@ -230,7 +237,9 @@ struct HostileCase: Sendable, CustomTestStringConvertible {
     }
 
     /// `PUT target` without a session, with `body` and its true Content-Length.
-    private static func put(_ target: String, _ name: String, _ accepted: [Outcome], body: @escaping @Sendable () -> [UInt8]) -> HostileCase {
+    private static func put(
+        _ target: String, _ name: String, _ accepted: [Outcome], body: @escaping @Sendable () -> [UInt8]
+    ) -> HostileCase {
         HostileCase(name, accepted) {
             let payload = body()
             return Array("PUT \(target) HTTP/1.1\r\n\(host)Content-Length: \(payload.count)\r\n\r\n".utf8) + payload
@@ -251,7 +260,9 @@ struct HostileCase: Sendable, CustomTestStringConvertible {
         return [
             // Request lines
             text("garbage request line without spaces", .closed, .mhd(400)) { "GARBAGE\r\n\r\n" },
-            bytes("every byte value as a request line", .mhd(400), .closed) { Array(UInt8(0) ... UInt8(255)) + Array("\r\n\r\n".utf8) },
+            bytes("every byte value as a request line", .mhd(400), .closed) {
+                Array(UInt8(0) ... UInt8(255)) + Array("\r\n\r\n".utf8)
+            },
             text("request line without HTTP version", .mhd(400), .closed) { "GET /rows\r\n\r\n" },
             text("HTTP/9.9", .mhd(505)) { "GET /rows HTTP/9.9\r\n\(h)\r\n" },
             text("HTTP/2 connection preface", .mhd(505), .mhd(400), .closed) { "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" },
@@ -259,36 +270,58 @@ struct HostileCase: Sendable, CustomTestStringConvertible {
             text("HTTP/1.1 without Host", .json(400, "bad_request")) { "GET /rows HTTP/1.1\r\n\r\n" },
             text("only empty lines", .closed) { "\r\n\r\n\r\n" },
             text("lowercase method", .json(405, "method_not_allowed")) { "get /rows HTTP/1.1\r\n\(h)\r\n" },
-            text("control byte in the method", .json(405, "method_not_allowed")) { "G\u{1}T /rows HTTP/1.1\r\n\(h)\r\n" },
+            text("control byte in the method", .json(405, "method_not_allowed")) {
+                "G\u{1}T /rows HTTP/1.1\r\n\(h)\r\n"
+            },
             text("one-letter method", .json(405, "method_not_allowed")) { "G /rows HTTP/1.1\r\n\(h)\r\n" },
             text("a known method's prefix", .json(405, "method_not_allowed")) { "GE /rows HTTP/1.1\r\n\(h)\r\n" },
-            text("a known method plus a letter", .json(405, "method_not_allowed")) { "GETS /rows HTTP/1.1\r\n\(h)\r\n" },
-            text("absolute-form target", .json(404, "not_found")) { "GET http://evil.example/rows HTTP/1.1\r\n\(h)\r\n" },
-            text("CONNECT authority-form target", .json(404, "not_found")) { "CONNECT evil.example:443 HTTP/1.1\r\n\(h)\r\n" },
+            text("a known method plus a letter", .json(405, "method_not_allowed")) {
+                "GETS /rows HTTP/1.1\r\n\(h)\r\n"
+            },
+            text("absolute-form target", .json(404, "not_found")) {
+                "GET http://evil.example/rows HTTP/1.1\r\n\(h)\r\n"
+            },
+            text("CONNECT authority-form target", .json(404, "not_found")) {
+                "CONNECT evil.example:443 HTTP/1.1\r\n\(h)\r\n"
+            },
             text("OPTIONS asterisk", .json(404, "not_found")) { "OPTIONS * HTTP/1.1\r\n\(h)\r\n" },
 
             // Size limits of the head
-            text("200 KB header value", .mhd(431)) { "GET /rows HTTP/1.1\r\n\(h)X-Big: \(String(repeating: "a", count: 200_000))\r\n\r\n" },
-            text("2000 headers, 200 KB", .mhd(431)) {
-                "GET /rows HTTP/1.1\r\n\(h)" + (0 ..< 2000).map { "X-H\($0): \(String(repeating: "b", count: 100))\r\n" }.joined() + "\r\n"
+            text("200 KB header value", .mhd(431)) {
+                "GET /rows HTTP/1.1\r\n\(h)X-Big: \(String(repeating: "a", count: 200_000))\r\n\r\n"
             },
-            text("100 KB URL", .mhd(414)) { "GET /rows?\(String(repeating: "a", count: 100_000)) HTTP/1.1\r\n\(h)\r\n" },
+            text("2000 headers, 200 KB", .mhd(431)) {
+                "GET /rows HTTP/1.1\r\n\(h)"
+                    + (0 ..< 2000).map { "X-H\($0): \(String(repeating: "b", count: 100))\r\n" }.joined() + "\r\n"
+            },
+            text("100 KB URL", .mhd(414)) {
+                "GET /rows?\(String(repeating: "a", count: 100_000)) HTTP/1.1\r\n\(h)\r\n"
+            },
             text("100 KB path", .mhd(414)) { "GET /\(String(repeating: "x/", count: 50_000)) HTTP/1.1\r\n\(h)\r\n" },
 
             // NUL bytes and encodings
-            text("NUL inside the request target", .json(404, "not_found")) { "POST /groups/beer\u{0}/toggle HTTP/1.1\r\n\(h)Content-Length: 0\r\n\r\n" },
+            text("NUL inside the request target", .json(404, "not_found")) {
+                "POST /groups/beer\u{0}/toggle HTTP/1.1\r\n\(h)Content-Length: 0\r\n\r\n"
+            },
             text("NUL inside X-Session-Id", .json(400, "invalid_session")) {
                 "GET /rows HTTP/1.1\r\n\(h)X-Session-Id: AAAAAAAAAAAAAAAAAAAAA\u{0}A\r\n\r\n"
             },
-            text("%00 in the path", .json(404, "not_found")) { "POST /groups/beer%00/toggle HTTP/1.1\r\n\(h)Content-Length: 0\r\n\r\n" },
-            text("%00 in a query value", .json(400, "invalid_parameter")) { "GET /rows?limit=1%00 HTTP/1.1\r\n\(h)\r\n" },
-            text("invalid percent escape in the query", .json(400, "invalid_parameter")) { "GET /rows?limit=%zz HTTP/1.1\r\n\(h)\r\n" },
+            text("%00 in the path", .json(404, "not_found")) {
+                "POST /groups/beer%00/toggle HTTP/1.1\r\n\(h)Content-Length: 0\r\n\r\n"
+            },
+            text("%00 in a query value", .json(400, "invalid_parameter")) {
+                "GET /rows?limit=1%00 HTTP/1.1\r\n\(h)\r\n"
+            },
+            text("invalid percent escape in the query", .json(400, "invalid_parameter")) {
+                "GET /rows?limit=%zz HTTP/1.1\r\n\(h)\r\n"
+            },
             text("truncated percent escape in the path", .json(404, "not_found")) { "GET /rows% HTTP/1.1\r\n\(h)\r\n" },
             text("percent-encoded invalid UTF-8 group id", .json(404, "unknown_group")) {
                 "POST /groups/%E0%A4/toggle HTTP/1.1\r\n\(h)Content-Length: 0\r\n\r\n"
             },
             bytes("raw overlong UTF-8 dots as group id", .json(404, "unknown_group")) {
-                Array("POST /groups/".utf8) + [0xC0, 0xAE, 0xC0, 0xAE] + Array("/toggle HTTP/1.1\r\n\(h)Content-Length: 0\r\n\r\n".utf8)
+                Array("POST /groups/".utf8) + [0xC0, 0xAE, 0xC0, 0xAE]
+                    + Array("/toggle HTTP/1.1\r\n\(h)Content-Length: 0\r\n\r\n".utf8)
             },
             text("CR LF injection through the query", .json(400, "invalid_parameter")) {
                 "GET /rows?limit=1%0d%0aX-Evil:%201 HTTP/1.1\r\n\(h)\r\n"
@@ -298,11 +331,17 @@ struct HostileCase: Sendable, CustomTestStringConvertible {
                 // connection's memory pool (32 KiB here).
                 "GET /rows?\(String(repeating: "limit=1&", count: 2000)) HTTP/1.1\r\n\(h)\r\n"
             },
-            text("offset beyond Int64", .json(400, "invalid_parameter")) { "GET /rows?offset=99999999999999999999 HTTP/1.1\r\n\(h)\r\n" },
+            text("offset beyond Int64", .json(400, "invalid_parameter")) {
+                "GET /rows?offset=99999999999999999999 HTTP/1.1\r\n\(h)\r\n"
+            },
 
             // Content-Length
-            text("Content-Length larger than the body sent", .closed) { putHead + "Content-Length: 100\r\n\r\n\(goodBody)" },
-            text("Content-Length smaller than the body sent", .json(400, "invalid_body")) { putHead + "Content-Length: 5\r\n\r\n\(goodBody)" },
+            text("Content-Length larger than the body sent", .closed) {
+                putHead + "Content-Length: 100\r\n\r\n\(goodBody)"
+            },
+            text("Content-Length smaller than the body sent", .json(400, "invalid_body")) {
+                putHead + "Content-Length: 5\r\n\r\n\(goodBody)"
+            },
             text("negative Content-Length", .mhd(400)) { putHead + "Content-Length: -1\r\n\r\n" },
             text("Content-Length with a plus sign", .mhd(400)) { putHead + "Content-Length: +19\r\n\r\n\(goodBody)" },
             text("Content-Length list 19, 19", .mhd(400)) { putHead + "Content-Length: 19, 19\r\n\r\n\(goodBody)" },
@@ -312,7 +351,9 @@ struct HostileCase: Sendable, CustomTestStringConvertible {
             text("two conflicting Content-Length headers", .json(400, "bad_request")) {
                 putHead + "Content-Length: 19\r\nContent-Length: 20\r\n\r\n\(goodBody) "
             },
-            text("second Content-Length negative", .json(400, "bad_request")) { putHead + "Content-Length: 19\r\nContent-Length: -19\r\n\r\n\(goodBody)" },
+            text("second Content-Length negative", .json(400, "bad_request")) {
+                putHead + "Content-Length: 19\r\nContent-Length: -19\r\n\r\n\(goodBody)"
+            },
             text("space before the colon of Content-Length", .json(400, "bad_request")) {
                 putHead + "Content-Length : 19\r\n\r\n\(goodBody)"
             },
@@ -322,7 +363,8 @@ struct HostileCase: Sendable, CustomTestStringConvertible {
 
             // Request smuggling: Content-Length and Transfer-Encoding
             text("Content-Length then Transfer-Encoding chunked", .json(400, "bad_request")) {
-                putHead + "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET /rows HTTP/1.1\r\n\(h)\r\n"
+                putHead
+                    + "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET /rows HTTP/1.1\r\n\(h)\r\n"
             },
             text("Transfer-Encoding chunked then Content-Length", .json(400, "bad_request")) {
                 putHead + "Transfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n0\r\n\r\n"
@@ -330,12 +372,17 @@ struct HostileCase: Sendable, CustomTestStringConvertible {
             text("space before the colon of Transfer-Encoding", .json(501, "not_implemented")) {
                 putHead + "Transfer-Encoding : chunked\r\n\r\n13\r\n\(goodBody)\r\n0\r\n\r\n"
             },
-            text("Transfer-Encoding gzip", .json(501, "not_implemented")) { putHead + "Transfer-Encoding: gzip\r\n\r\n" },
-            text("Transfer-Encoding chunked, chunked", .json(501, "not_implemented")) { putHead + "Transfer-Encoding: chunked, chunked\r\n\r\n" },
+            text("Transfer-Encoding gzip", .json(501, "not_implemented")) {
+                putHead + "Transfer-Encoding: gzip\r\n\r\n"
+            },
+            text("Transfer-Encoding chunked, chunked", .json(501, "not_implemented")) {
+                putHead + "Transfer-Encoding: chunked, chunked\r\n\r\n"
+            },
 
             // Bodies far over the 64 KiB limit
             bytes("20 MB body with Content-Length", .json(413, "payload_too_large"), .closed) {
-                Array((putHead + "Content-Length: \(twentyMB)\r\n\r\n").utf8) + [UInt8](repeating: 0x20, count: twentyMB)
+                Array((putHead + "Content-Length: \(twentyMB)\r\n\r\n").utf8)
+                    + [UInt8](repeating: 0x20, count: twentyMB)
             },
             bytes("20 MB chunked body", .json(413, "payload_too_large"), .closed) {
                 var bytes = Array((putHead + "Transfer-Encoding: chunked\r\n\r\n").utf8)
@@ -348,13 +395,21 @@ struct HostileCase: Sendable, CustomTestStringConvertible {
             },
 
             // Broken chunked encoding
-            text("chunk size not hexadecimal", .mhd(400)) { putHead + "Transfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n" },
+            text("chunk size not hexadecimal", .mhd(400)) {
+                putHead + "Transfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n"
+            },
             text("chunk size beyond 64 bits", .mhd(413), .mhd(400)) {
                 putHead + "Transfer-Encoding: chunked\r\n\r\nFFFFFFFFFFFFFFFFFFFF\r\nabc\r\n0\r\n\r\n"
             },
-            text("negative chunk size", .mhd(400)) { putHead + "Transfer-Encoding: chunked\r\n\r\n-3\r\nabc\r\n0\r\n\r\n" },
-            text("chunk longer than its size", .mhd(400)) { putHead + "Transfer-Encoding: chunked\r\n\r\n3\r\nabcdef\r\n0\r\n\r\n" },
-            text("chunked body without its last chunk", .closed) { putHead + "Transfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n" },
+            text("negative chunk size", .mhd(400)) {
+                putHead + "Transfer-Encoding: chunked\r\n\r\n-3\r\nabc\r\n0\r\n\r\n"
+            },
+            text("chunk longer than its size", .mhd(400)) {
+                putHead + "Transfer-Encoding: chunked\r\n\r\n3\r\nabcdef\r\n0\r\n\r\n"
+            },
+            text("chunked body without its last chunk", .closed) {
+                putHead + "Transfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n"
+            },
 
             // Header syntax
             text("continuation line on X-Session-Id", .json(400, "invalid_session")) {
@@ -367,53 +422,86 @@ struct HostileCase: Sendable, CustomTestStringConvertible {
             },
             text("continuation line before any header", .mhd(400)) { "GET /rows HTTP/1.1\r\n continued\r\n\(h)\r\n" },
             text("header line without a colon", .mhd(400)) { "GET /count HTTP/1.1\r\n\(h)Bogus\r\n\r\n" },
-            text("X-Session-Id path traversal", .json(400, "invalid_session")) { "GET /rows HTTP/1.1\r\n\(h)X-Session-Id: ../../../../etc/passwd\r\n\r\n" },
-            text("10 KB X-Session-Id", .json(400, "invalid_session")) { "GET /count HTTP/1.1\r\n\(h)X-Session-Id: \(String(repeating: "A", count: 10_000))\r\n\r\n" },
+            text("X-Session-Id path traversal", .json(400, "invalid_session")) {
+                "GET /rows HTTP/1.1\r\n\(h)X-Session-Id: ../../../../etc/passwd\r\n\r\n"
+            },
+            text("10 KB X-Session-Id", .json(400, "invalid_session")) {
+                "GET /count HTTP/1.1\r\n\(h)X-Session-Id: \(String(repeating: "A", count: 10_000))\r\n\r\n"
+            },
             text("two different X-Session-Id headers", .json(400, "invalid_session")) {
                 "GET /count HTTP/1.1\r\n\(h)X-Session-Id: AAAAAAAAAAAAAAAAAAAAAA\r\nX-Session-Id: BAAAAAAAAAAAAAAAAAAAAA\r\n\r\n"
             },
 
             // JSON bodies
-            put("JSON nested 30000 arrays deep", .json(400, "invalid_body")) { Array(repeating: UInt8(ascii: "["), count: 30_000) + Array(repeating: UInt8(ascii: "]"), count: 30_000) },
-            put("JSON nested 10000 objects deep", .json(400, "invalid_body")) { Array((String(repeating: #"{"a":"#, count: 10_000) + "1" + String(repeating: "}", count: 10_000)).utf8) },
+            put("JSON nested 30000 arrays deep", .json(400, "invalid_body")) {
+                Array(repeating: UInt8(ascii: "["), count: 30_000) + Array(repeating: UInt8(ascii: "]"), count: 30_000)
+            },
+            put("JSON nested 10000 objects deep", .json(400, "invalid_body")) {
+                Array((String(repeating: #"{"a":"#, count: 10_000) + "1" + String(repeating: "}", count: 10_000)).utf8)
+            },
             put("isExpanded nested 600 arrays deep", .json(400, "invalid_body")) {
-                Array((#"{"isExpanded":"# + String(repeating: "[", count: 600) + "true" + String(repeating: "]", count: 600) + "}").utf8)
+                Array(
+                    (#"{"isExpanded":"# + String(repeating: "[", count: 600) + "true"
+                        + String(repeating: "]", count: 600) + "}").utf8)
             },
             put("isExpanded a string", .json(400, "invalid_body")) { Array(#"{"isExpanded":"true"}"#.utf8) },
             put("isExpanded a number", .json(400, "invalid_body")) { Array(#"{"isExpanded":1}"#.utf8) },
             put("isExpanded null", .json(400, "invalid_body")) { Array(#"{"isExpanded":null}"#.utf8) },
-            put("isExpanded an object", .json(400, "invalid_body")) { Array(#"{"isExpanded":{"isExpanded":true}}"#.utf8) },
+            put("isExpanded an object", .json(400, "invalid_body")) {
+                Array(#"{"isExpanded":{"isExpanded":true}}"#.utf8)
+            },
             put("isExpanded 1e999999", .json(400, "invalid_body")) { Array(#"{"isExpanded":1e999999}"#.utf8) },
             put("body a JSON array", .json(400, "invalid_body")) { Array("[true]".utf8) },
             put("body a bare boolean", .json(400, "invalid_body")) { Array("true".utf8) },
             put("body an empty object", .json(400, "invalid_body")) { Array("{}".utf8) },
             put("key in the wrong case", .json(400, "invalid_body")) { Array(#"{"isexpanded":true}"#.utf8) },
-            put("trailing garbage after the object", .json(400, "invalid_body")) { Array(#"{"isExpanded":true} x"#.utf8) },
-            put("invalid UTF-8 in the body", .json(400, "invalid_body")) { Array(#"{"isExpanded":tru"#.utf8) + [0xFF, 0x7D] },
+            put("trailing garbage after the object", .json(400, "invalid_body")) {
+                Array(#"{"isExpanded":true} x"#.utf8)
+            },
+            put("invalid UTF-8 in the body", .json(400, "invalid_body")) {
+                Array(#"{"isExpanded":tru"#.utf8) + [0xFF, 0x7D]
+            },
             put("empty body", .json(400, "invalid_body")) { [] },
-            put("recursive a string", .json(400, "invalid_body")) { Array(#"{"isExpanded":true,"recursive":"true"}"#.utf8) },
+            put("recursive a string", .json(400, "invalid_body")) {
+                Array(#"{"isExpanded":true,"recursive":"true"}"#.utf8)
+            },
             put("recursive given twice, escaped once", .json(400, "invalid_body")) {
                 Array(#"{"isExpanded":true,"recursive":true,"recursiv\u0065":false}"#.utf8)
             },
             putAll("all an unknown mode", .json(400, "invalid_body")) { Array(#"{"all":"everything"}"#.utf8) },
             putAll("all a boolean", .json(400, "invalid_body")) { Array(#"{"all":true}"#.utf8) },
             putAll("all in the wrong case", .json(400, "invalid_body")) { Array(#"{"all":"Expanded"}"#.utf8) },
-            putAll("all with a NUL after the mode", .json(400, "invalid_body")) { Array(#"{"all":"expanded\u0000"}"#.utf8) },
-            putAll("all given twice", .json(400, "invalid_body")) { Array(#"{"all":"expanded","all":"collapsed"}"#.utf8) },
-            putAll("all nested 30000 arrays deep", .json(400, "invalid_body")) {
-                Array(#"{"x":"#.utf8) + Array(repeating: UInt8(ascii: "["), count: 30_000) + Array(repeating: UInt8(ascii: "]"), count: 30_000) + [UInt8(ascii: "}")]
+            putAll("all with a NUL after the mode", .json(400, "invalid_body")) {
+                Array(#"{"all":"expanded\u0000"}"#.utf8)
             },
-            putAll("all with invalid UTF-8", .json(400, "invalid_body")) { Array(#"{"all":"expa"#.utf8) + [0xC0, 0xAE] + Array(#""}"#.utf8) },
+            putAll("all given twice", .json(400, "invalid_body")) {
+                Array(#"{"all":"expanded","all":"collapsed"}"#.utf8)
+            },
+            putAll("all nested 30000 arrays deep", .json(400, "invalid_body")) {
+                Array(#"{"x":"#.utf8) + Array(repeating: UInt8(ascii: "["), count: 30_000)
+                    + Array(repeating: UInt8(ascii: "]"), count: 30_000) + [UInt8(ascii: "}")]
+            },
+            putAll("all with invalid UTF-8", .json(400, "invalid_body")) {
+                Array(#"{"all":"expa"#.utf8) + [0xC0, 0xAE] + Array(#""}"#.utf8)
+            },
 
             // Path traversal in ids
-            text("dot-dot segment in the group path", .json(404, "not_found")) { "POST /groups/../rows/toggle HTTP/1.1\r\n\(h)Content-Length: 0\r\n\r\n" },
+            text("dot-dot segment in the group path", .json(404, "not_found")) {
+                "POST /groups/../rows/toggle HTTP/1.1\r\n\(h)Content-Length: 0\r\n\r\n"
+            },
             text("encoded slashes in the group id", .json(404, "not_found")) {
                 "POST /groups/..%2F..%2Fetc%2Fpasswd/toggle HTTP/1.1\r\n\(h)Content-Length: 0\r\n\r\n"
             },
-            text("encoded dot-dot as the group id", .json(404, "unknown_group")) { "POST /groups/%2e%2e/toggle HTTP/1.1\r\n\(h)Content-Length: 0\r\n\r\n" },
-            text("encoded dot-dot as the old session path", .json(404, "moved")) { "DELETE /sessions/%2e%2e HTTP/1.1\r\n\(h)\r\n" },
-            text("encoded slashes in the old session path", .json(404, "moved")) { "DELETE /sessions/..%2F..%2Fetc HTTP/1.1\r\n\(h)\r\n" },
-            text("dot-dot above the root", .json(404, "not_found")) { "GET /../../etc/passwd HTTP/1.1\r\n\(h)\r\n" },
+            text("encoded dot-dot as the group id", .json(404, "unknown_group")) {
+                "POST /groups/%2e%2e/toggle HTTP/1.1\r\n\(h)Content-Length: 0\r\n\r\n"
+            },
+            text("encoded dot-dot as the old session path", .json(404, "moved")) {
+                "DELETE /sessions/%2e%2e HTTP/1.1\r\n\(h)\r\n"
+            },
+            text("encoded slashes in the old session path", .json(404, "moved")) {
+                "DELETE /sessions/..%2F..%2Fetc HTTP/1.1\r\n\(h)\r\n"
+            },
+            text("dot-dot above the root", .json(404, "not_found")) { "GET /../../etc/passwd HTTP/1.1\r\n\(h)\r\n" }
         ] + anchors + searches + sessionHeaders
     }()
 
@@ -455,7 +543,9 @@ struct HostileCase: Sendable, CustomTestStringConvertible {
                 problems.append("a later response is a server error: \(later.head)")
             }
         }
-        if responses.contains(where: { $0.header("X-Evil") != nil }) { problems.append("a header was injected: \(preview)") }
+        if responses.contains(where: { $0.header("X-Evil") != nil }) {
+            problems.append("a header was injected: \(preview)")
+        }
         return problems
     }
 
@@ -474,10 +564,11 @@ struct HostileCase: Sendable, CustomTestStringConvertible {
     static func errorCode(_ response: HostileHTTP.Response, problems: inout [String]) -> String {
         let text = String(decoding: response.body, as: UTF8.self)
         guard let json = try? JSONDecoder().decode(LiveJSON.self, from: Data(response.body)),
-              // A 412 carries the session's current revision beside the error.
-              let outer = json.objectValue, Set(outer.keys) == (response.status == 412 ? ["error", "revision"] : ["error"]),
-              let inner = outer["error"]?.objectValue, Set(inner.keys) == ["code", "message"],
-              let code = inner["code"]?.stringValue, let message = inner["message"]?.stringValue, !message.isEmpty
+            // A 412 carries the session's current revision beside the error.
+            let outer = json.objectValue,
+            Set(outer.keys) == (response.status == 412 ? ["error", "revision"] : ["error"]),
+            let inner = outer["error"]?.objectValue, Set(inner.keys) == ["code", "message"],
+            let code = inner["code"]?.stringValue, let message = inner["message"]?.stringValue, !message.isEmpty
         else {
             problems.append("not {\"error\":{\"code\",\"message\"}}: \(text.prefix(300))")
             return ""
@@ -503,8 +594,9 @@ struct HostileFixture: Sendable {
         }
         let headers = [("X-Session-Id", session)]
         for (group, expanded) in [("main-courses", false), ("beer", false), ("soft-drinks", false)] {
-            let response = try connection.request("PUT", "/groups/\(group)/expansion", headers: headers,
-                                                  body: Array(#"{"isExpanded":\#(expanded)}"#.utf8))
+            let response = try connection.request(
+                "PUT", "/groups/\(group)/expansion", headers: headers,
+                body: Array(#"{"isExpanded":\#(expanded)}"#.utf8))
             guard response.status == 200 else { throw LiveError("PUT \(group): \(response)") }
         }
         let toggled = try connection.request("POST", "/groups/breakfast/toggle", headers: headers)
@@ -526,7 +618,9 @@ struct HostileFixture: Sendable {
     func reread(port: Int) throws -> HostileFixture {
         let connection = try LiveRawConnection(port: port, receiveTimeoutSeconds: 10)
         let health = try connection.request("GET", "/healthz")
-        guard health.status == 200, health.text == #"{"status":"ok"}"# else { throw LiveError("GET /healthz: \(health)") }
+        guard health.status == 200, health.text == #"{"status":"ok"}"# else {
+            throw LiveError("GET /healthz: \(health)")
+        }
         return try HostileFixture(session: session, connection: connection)
     }
 }
@@ -556,8 +650,10 @@ extension AppTests {
 
         /// Sends `hostile` to a fresh server holding one session: its answer must be one it accepts,
         /// and the session's rows and the session count must not change.
-        static func expectRefusedWithoutChange(_ hostile: HostileCase,
-                                               configure: (inout ServerSettings) -> Void = { _ in }) async throws {
+        static func expectRefusedWithoutChange(
+            _ hostile: HostileCase,
+            configure: (inout ServerSettings) -> Void = { _ in }
+        ) async throws {
             let server = try Self.server(configure)
             defer { server.shutdown() }
             let port = server.port
@@ -578,7 +674,8 @@ extension AppTests {
             let port = server.port
             let before = try await hostileOnThread { try HostileFixture.prepare(port: port) }
             let started = Date()
-            let results = try await withThrowingTaskGroup(of: (name: String, problems: [String], outcome: String).self) { group in
+            let results = try await withThrowingTaskGroup(of: (name: String, problems: [String], outcome: String).self)
+            { group in
                 for hostile in HostileCase.all {
                     group.addTask {
                         let reply = try await hostileOnThread { try hostileExchange(port: port, hostile.make()) }
@@ -597,7 +694,9 @@ extension AppTests {
             #expect(after.rows == before.rows)
             #expect(after.count == before.count)
             #expect(Self.sessionCount(server) == 1)
-            print("HostileInputTests: \(HostileCase.all.count) hostile requests at once in \(Date().timeIntervalSince(started)) s")
+            print(
+                "HostileInputTests: \(HostileCase.all.count) hostile requests at once in \(Date().timeIntervalSince(started)) s"
+            )
         }
 
         /// libmicrohttpd 0.9.75 turns `Name: a\r\n b` into a header *named* `Nameb` with the value `a`
@@ -610,7 +709,8 @@ extension AppTests {
             let port = server.port
             let fixture = try await hostileOnThread { try HostileFixture.prepare(port: port) }
             let half = fixture.session.count / 2
-            let folded = "GET /count HTTP/1.1\r\nHost: x\r\nX-Session-Id: \(fixture.session.prefix(half))\r\n \(fixture.session.dropFirst(half))\r\n\r\n"
+            let folded =
+                "GET /count HTTP/1.1\r\nHost: x\r\nX-Session-Id: \(fixture.session.prefix(half))\r\n \(fixture.session.dropFirst(half))\r\n\r\n"
             let reply = try await hostileOnThread { try hostileExchange(port: port, Array(folded.utf8)) }
             let response = try #require(HostileHTTP.parseAll(reply.bytes).responses.first)
             #expect(response.status == 400, "\(response.head)")
@@ -627,7 +727,7 @@ extension AppTests {
             "GET /rows HTTP/1.1\r\nHost: x\r\nX-Sess",  // half the headers
             "PUT /groups/beer/expansion HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"isExp",  // half a body
             "PUT /groups/beer/expansion HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{\"i",  // half a chunk
-            "",  // connected, silent
+            ""  // connected, silent
         ]
 
         /// `count` connections, each sent one of the ``stalls`` and left there.
@@ -643,7 +743,10 @@ extension AppTests {
         func fiftyHalfOpenSlowClientsHeldOpenDoNotKeepNormalRequestsFromBeingAnswered() async throws {
             // A connection timeout and a header deadline no run comes near, so the slow clients are
             // certainly held for the whole test however slow the machine is (checked at the end).
-            let server = try LiveServer { $0.connectionTimeoutSeconds = 3600; $0.headerTimeoutSeconds = 3600 }
+            let server = try LiveServer {
+                $0.connectionTimeoutSeconds = 3600
+                $0.headerTimeoutSeconds = 3600
+            }
             defer { server.shutdown() }
             let port = server.port
             let report = try await hostileOnThread { () -> [String] in
@@ -662,7 +765,9 @@ extension AppTests {
                 }
                 // All fifty were still held, unanswered, after the last normal answer.
                 for (index, connection) in slow.enumerated() where !connection.isOpenAndSilent {
-                    problems.append("slow client \(index) (\(String(reflecting: Self.stalls[index % Self.stalls.count]))) was answered or closed")
+                    problems.append(
+                        "slow client \(index) (\(String(reflecting: Self.stalls[index % Self.stalls.count]))) was answered or closed"
+                    )
                 }
                 return problems
             }
@@ -672,14 +777,18 @@ extension AppTests {
         @Test
         func stalledConnectionsAreClosedByTheConnectionTimeoutWithoutAnAnswer() async throws {
             // Only the connection timeout can close them: the header deadline is out of reach.
-            let server = try LiveServer { $0.connectionTimeoutSeconds = 1; $0.headerTimeoutSeconds = 3600 }
+            let server = try LiveServer {
+                $0.connectionTimeoutSeconds = 1
+                $0.headerTimeoutSeconds = 3600
+            }
             defer { server.shutdown() }
             let port = server.port
             let report = try await hostileOnThread { () -> [String] in
                 let slow = try Self.stalledConnections(port: port, count: 2 * Self.stalls.count)
                 // Waited for, with a bound (30 s) far past the 1 s timeout.
                 return slow.enumerated().compactMap { index, connection in
-                    connection.isClosedByPeer(within: 30) ? nil
+                    connection.isClosedByPeer(within: 30)
+                        ? nil
                         : "slow client \(index) (\(String(reflecting: Self.stalls[index % Self.stalls.count]))) was not closed by the timeout"
                 }
             }
@@ -694,7 +803,9 @@ extension AppTests {
         /// brought no further answer (a window in which the server may only do something wrong, so a
         /// slow machine can make it pass more easily, never fail). The caller's connection timeout
         /// must be long, so no answered connection is closed and its slot given away meanwhile.
-        static func crowd(port: Int, count: Int, limit: Int) throws -> (answered: Int, closed: Int, waiting: Int, refused: Int) {
+        static func crowd(port: Int, count: Int, limit: Int) throws -> (
+            answered: Int, closed: Int, waiting: Int, refused: Int
+        ) {
             var sockets: [HostileSocket] = []
             var refused = 0
             for _ in 0 ..< count {
@@ -707,7 +818,8 @@ extension AppTests {
             var received = [[UInt8]](repeating: [], count: sockets.count)
             var hungUp = [Bool](repeating: false, count: sockets.count)
             func tally() -> (answered: Int, closed: Int, waiting: Int) {
-                var answered = 0, closed = 0
+                var answered = 0
+                var closed = 0
                 for index in sockets.indices {
                     if let response = HostileHTTP.parseAll(received[index]).responses.first {
                         if response.status == 200 { answered += 1 } else { closed += 1 }
@@ -730,7 +842,11 @@ extension AppTests {
                     var descriptor = pollfd(fd: sockets[index].fd, events: Int16(POLLIN), revents: 0)
                     guard poll(&descriptor, 1, 0) > 0 else { continue }
                     let read = chunk.withUnsafeMutableBytes { recv(sockets[index].fd, $0.baseAddress, $0.count, 0) }
-                    if read > 0 { received[index] += chunk[..<read] } else if read == 0 || errno != EAGAIN { hungUp[index] = true }
+                    if read > 0 {
+                        received[index] += chunk[..<read]
+                    } else if read == 0 || errno != EAGAIN {
+                        hungUp[index] = true
+                    }
                 }
                 usleep(5_000)
             }
@@ -748,11 +864,18 @@ extension AppTests {
 
         @Test
         func thirtyConnectionsAgainstALimitOfTwentyServeExactlyTwentyAndRecover() async throws {
-            let server = try LiveServer { $0.maxConnections = 20; $0.connectionTimeoutSeconds = 3600 }
+            let server = try LiveServer {
+                $0.maxConnections = 20
+                $0.connectionTimeoutSeconds = 3600
+            }
             defer { server.shutdown() }
             let port = server.port
-            let (answered, closed, waiting, refused) = try await hostileOnThread { try Self.crowd(port: port, count: 30, limit: 20) }
-            print("HostileInputTests: 30 connections, limit 20: \(answered) answered, \(closed) closed, \(waiting) left waiting, \(refused) refused")
+            let (answered, closed, waiting, refused) = try await hostileOnThread {
+                try Self.crowd(port: port, count: 30, limit: 20)
+            }
+            print(
+                "HostileInputTests: 30 connections, limit 20: \(answered) answered, \(closed) closed, \(waiting) left waiting, \(refused) refused"
+            )
             #expect(answered == 20, "answered \(answered): the twenty held connections fill the limit exactly")
             #expect(answered + closed + waiting + refused == 30)
             let recovered = try await hostileOnThread { Self.normalRequestSucceeds(port: port) }
@@ -761,11 +884,18 @@ extension AppTests {
 
         @Test
         func perIPLimitOfFiveServesExactlyFiveOfTenAndRecovers() async throws {
-            let server = try LiveServer { $0.perIPConnections = 5; $0.connectionTimeoutSeconds = 3600 }
+            let server = try LiveServer {
+                $0.perIPConnections = 5
+                $0.connectionTimeoutSeconds = 3600
+            }
             defer { server.shutdown() }
             let port = server.port
-            let (answered, closed, waiting, refused) = try await hostileOnThread { try Self.crowd(port: port, count: 10, limit: 5) }
-            print("HostileInputTests: 10 connections, per-IP limit 5: \(answered) answered, \(closed) closed, \(waiting) left waiting, \(refused) refused")
+            let (answered, closed, waiting, refused) = try await hostileOnThread {
+                try Self.crowd(port: port, count: 10, limit: 5)
+            }
+            print(
+                "HostileInputTests: 10 connections, per-IP limit 5: \(answered) answered, \(closed) closed, \(waiting) left waiting, \(refused) refused"
+            )
             #expect(answered == 5, "answered \(answered)")
             #expect(closed + waiting + refused == 5)
             let recovered = try await hostileOnThread { Self.normalRequestSucceeds(port: port) }
@@ -792,12 +922,17 @@ extension AppTests {
                     if response.status == 429 {
                         let code = try? JSONDecoder().decode(LiveErrorBody.self, from: Data(response.body)).error.code
                         if code != "too_many_sessions" { problems.append("attempt \(attempt): \(response)") }
-                        if let retry = response.header("Retry-After"), let seconds = Int(retry), seconds > 0 {} else {
+                        if let retry = response.header("Retry-After"), let seconds = Int(retry), seconds > 0 {
+                        } else {
                             problems.append("attempt \(attempt): no positive Retry-After: \(response.head)")
                         }
-                        if response.header("Connection")?.lowercased() == "close" { problems.append("429 closed the connection") }
+                        if response.header("Connection")?.lowercased() == "close" {
+                            problems.append("429 closed the connection")
+                        }
                     }
-                    if attempt % 100 == 99, store.count > 1000 { problems.append("store holds \(store.count) after \(attempt + 1)") }
+                    if attempt % 100 == 99, store.count > 1000 {
+                        problems.append("store holds \(store.count) after \(attempt + 1)")
+                    }
                 }
                 // A write without a session would create one: refused the same way.
                 let toggle = try connection.request("POST", "/groups/beer/toggle")
@@ -876,17 +1011,20 @@ extension AppTests {
             BadFlags(["-x"], ["unknown option -x"]),
             BadFlags(["--help=1"], ["unknown option --help=1"]),
             BadFlags(["--config"], ["--config needs a value"]),
-            BadFlags(["--threads"], ["--threads needs a value"]),
+            BadFlags(["--threads"], ["--threads needs a value"])
         ])
         func executableRejectsABadFlagWithExitCode2AndSaysWhy(bad: BadFlags) throws {
             // The bad flag comes last, after a free port and the real config, so only it can fail.
-            let exit = try liveRun(try LivePaths.executable(), ["--port", "0", "--config", LivePaths.menuConfig] + bad.arguments)
+            let exit = try liveRun(
+                try LivePaths.executable(), ["--port", "0", "--config", LivePaths.menuConfig] + bad.arguments)
             #expect(exit.exited, "\(exit.termination)")
             #expect(exit.status == 2, "stdout: \(exit.stdout) stderr: \(exit.stderr)")
             #expect(exit.stdout.isEmpty, "\(exit.stdout)")
             #expect(exit.stderr.hasPrefix("menu-server: "), "\(exit.stderr)")
             for mention in bad.mentions {
-                #expect(exit.stderr.contains(mention), "stderr should contain \(String(reflecting: mention)): \(exit.stderr)")
+                #expect(
+                    exit.stderr.contains(mention),
+                    "stderr should contain \(String(reflecting: mention)): \(exit.stderr)")
             }
         }
 
@@ -925,40 +1063,64 @@ extension AppTests {
             }
             let manyBadIDs = (0 ..< 150).map { #"{"id":"bad id \#($0)","title":"T"}"# }.joined(separator: ",")
             return [
-                BadConfig("unknown key in a node", .text(#"{"title":"x","items":[{"id":"a","title":"A","colour":"red"}]}"#),
-                          ["items[0].colour", "unknown key"]),
-                BadConfig("unknown top-level key", .text(#"{"title":"x","items":[],"extra":1}"#), ["extra", "unknown key"]),
-                BadConfig("title a number", .text(#"{"title":"x","items":[{"id":"a","title":5}]}"#), ["items[0].title", "must be a string"]),
-                BadConfig("id a number", .text(#"{"title":"x","items":[{"id":7,"title":"A"}]}"#), ["items[0].id", "must be a string"]),
-                BadConfig("items an object", .text(#"{"title":"x","items":{"id":"a"}}"#), ["items", "must be an array"]),
-                BadConfig("expanded a string", .text(#"{"title":"x","items":[{"id":"g","title":"G","items":[],"expanded":"yes"}]}"#),
-                          ["items[0].expanded", "true or false"]),
-                BadConfig("expanded on a row", .text(#"{"title":"x","items":[{"id":"a","title":"A","expanded":true}]}"#),
-                          ["items[0].expanded", "only allowed on groups"]),
-                BadConfig("id of 129 characters", .text(#"{"title":"x","items":[{"id":"\#(String(repeating: "a", count: 129))","title":"A"}]}"#),
-                          ["items[0].id", "1 to 128"]),
-                BadConfig("duplicate id in a nested group",
-                          .text(#"{"title":"x","items":[{"id":"a","title":"A"},{"id":"g","title":"G","items":[{"id":"a","title":"B"}]}]}"#),
-                          ["items[1].items[0].id", "duplicate id", "items[0].id"]),
+                BadConfig(
+                    "unknown key in a node", .text(#"{"title":"x","items":[{"id":"a","title":"A","colour":"red"}]}"#),
+                    ["items[0].colour", "unknown key"]),
+                BadConfig(
+                    "unknown top-level key", .text(#"{"title":"x","items":[],"extra":1}"#), ["extra", "unknown key"]),
+                BadConfig(
+                    "title a number", .text(#"{"title":"x","items":[{"id":"a","title":5}]}"#),
+                    ["items[0].title", "must be a string"]),
+                BadConfig(
+                    "id a number", .text(#"{"title":"x","items":[{"id":7,"title":"A"}]}"#),
+                    ["items[0].id", "must be a string"]),
+                BadConfig(
+                    "items an object", .text(#"{"title":"x","items":{"id":"a"}}"#), ["items", "must be an array"]),
+                BadConfig(
+                    "expanded a string",
+                    .text(#"{"title":"x","items":[{"id":"g","title":"G","items":[],"expanded":"yes"}]}"#),
+                    ["items[0].expanded", "true or false"]),
+                BadConfig(
+                    "expanded on a row", .text(#"{"title":"x","items":[{"id":"a","title":"A","expanded":true}]}"#),
+                    ["items[0].expanded", "only allowed on groups"]),
+                BadConfig(
+                    "id of 129 characters",
+                    .text(#"{"title":"x","items":[{"id":"\#(String(repeating: "a", count: 129))","title":"A"}]}"#),
+                    ["items[0].id", "1 to 128"]),
+                BadConfig(
+                    "duplicate id in a nested group",
+                    .text(
+                        #"{"title":"x","items":[{"id":"a","title":"A"},{"id":"g","title":"G","items":[{"id":"a","title":"B"}]}]}"#
+                    ),
+                    ["items[1].items[0].id", "duplicate id", "items[0].id"]),
                 BadConfig("top level an array", .text("[]"), ["must be an object"]),
                 BadConfig("empty file", .text(""), ["not valid JSON"]),
                 BadConfig("65 levels of groups", .text(deep(70)), ["nesting deeper than 64 levels"]),
-                BadConfig("100000 nested JSON arrays", .text(String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)),
-                          ["not valid JSON"]),
-                BadConfig("invalid UTF-8 in a title", .bytes(Array(#"{"title":""#.utf8) + [0xFF, 0xFE] + Array(#"","items":[]}"#.utf8)),
-                          ["UTF-8"]),
-                BadConfig("150 bad ids (at most 100 listed)", .text(#"{"title":"x","items":[\#(manyBadIDs)]}"#),
-                          ["150 problems", "items[0].id", "items[99].id", "and 50 more problems"]),
+                BadConfig(
+                    "100000 nested JSON arrays",
+                    .text(String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)),
+                    ["not valid JSON"]),
+                BadConfig(
+                    "invalid UTF-8 in a title",
+                    .bytes(Array(#"{"title":""#.utf8) + [0xFF, 0xFE] + Array(#"","items":[]}"#.utf8)),
+                    ["UTF-8"]),
+                BadConfig(
+                    "150 bad ids (at most 100 listed)", .text(#"{"title":"x","items":[\#(manyBadIDs)]}"#),
+                    ["150 problems", "items[0].id", "items[99].id", "and 50 more problems"]),
                 BadConfig("a directory", .directory, ["cannot read"]),
-                BadConfig("a second items list (issue 11)",
-                          .text(#"{"items":[{"id":"g","title":"G","items":[{"id":"a","title":"A"}],"items":[{"id":"b","title":"B"}]}]}"#),
-                          [#"items[0].items (node "g"): duplicate key "items""#]),
+                BadConfig(
+                    "a second items list (issue 11)",
+                    .text(
+                        #"{"items":[{"id":"g","title":"G","items":[{"id":"a","title":"A"}],"items":[{"id":"b","title":"B"}]}]}"#
+                    ),
+                    [#"items[0].items (node "g"): duplicate key "items""#])
             ]
         }()
 
         @Test(arguments: badConfigs)
         func executableRejectsABadConfigWithExitCode2AndNamesTheProblem(bad: BadConfig) throws {
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("menu-server-hostile-\(UUID().uuidString)")
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "menu-server-hostile-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory) }
             let config = directory.appendingPathComponent("menu.json")
@@ -971,10 +1133,13 @@ extension AppTests {
             #expect(exit.exited, "\(exit.termination)")
             #expect(exit.status == 2)
             #expect(exit.stdout.isEmpty, "no listening line expected: \(exit.stdout)")
-            #expect(exit.stderr.hasPrefix("menu-server: cannot load menu config \(config.path)")
-                || exit.stderr.hasPrefix("menu-server: cannot read \(config.path): "), "\(exit.stderr)")
+            #expect(
+                exit.stderr.hasPrefix("menu-server: cannot load menu config \(config.path)")
+                    || exit.stderr.hasPrefix("menu-server: cannot read \(config.path): "), "\(exit.stderr)")
             for mention in bad.mentions {
-                #expect(exit.stderr.contains(mention), "stderr should contain \(String(reflecting: mention)): \(exit.stderr.prefix(2000))")
+                #expect(
+                    exit.stderr.contains(mention),
+                    "stderr should contain \(String(reflecting: mention)): \(exit.stderr.prefix(2000))")
             }
             #expect(exit.stderr.split(separator: "\n").count <= 102, "at most 100 problems are listed")
         }

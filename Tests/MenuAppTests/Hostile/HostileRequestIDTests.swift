@@ -18,7 +18,7 @@ extension AppTests {
             ("obs-text", [0x80, 0xFF, 0xC3, 0xA9]),
             ("UTF-8", Array("麻婆豆腐".utf8)),
             ("a log line break attempt", Array("x\\nmenu-server: forged".utf8) + [0x0B]),
-            ("empty", []),
+            ("empty", [])
         ]
 
         @Test(arguments: hostile.indices)
@@ -27,7 +27,8 @@ extension AppTests {
             let server = try LiveServer()
             defer { server.shutdown() }
             let connection = try server.connect()
-            try connection.send(Array("GET /count HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Request-Id: ".utf8) + value + Array("\r\n\r\n".utf8))
+            try connection.send(
+                Array("GET /count HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Request-Id: ".utf8) + value + Array("\r\n\r\n".utf8))
             let response = try connection.readResponse()
             #expect(response.status == 200 || (400 ..< 500).contains(response.status), "\(label): \(response.status)")
             let echoed = try #require(response.header("X-Request-Id"), "\(label): no X-Request-Id on the answer")
@@ -44,8 +45,11 @@ extension AppTests {
             defer { server.shutdown() }
             let connection = try server.connect()
             let longest = String((0 ..< RequestID.maxLength).map { Character(UnicodeScalar(0x21 + UInt8($0 % 94))) })
-            #expect(try connection.request("GET", "/rows", headers: [("X-Request-Id", longest)]).header("X-Request-Id") == longest)
-            let two = try connection.request("GET", "/rows", headers: [("X-Request-Id", "first"), ("X-Request-Id", "second")])
+            #expect(
+                try connection.request("GET", "/rows", headers: [("X-Request-Id", longest)]).header("X-Request-Id")
+                    == longest)
+            let two = try connection.request(
+                "GET", "/rows", headers: [("X-Request-Id", "first"), ("X-Request-Id", "second")])
             #expect(two.header("X-Request-Id") == "first")
             let made = try connection.request("GET", "/rows").header("X-Request-Id") ?? ""
             let again = try connection.request("GET", "/rows").header("X-Request-Id") ?? ""

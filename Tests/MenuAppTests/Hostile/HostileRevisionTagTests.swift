@@ -11,14 +11,18 @@ import RedisTestSupport
 import Testing
 
 extension AppTests {
-    @Suite("Hostile: revision tags against a Redis store",
-           .enabled(if: FileManager.default.isExecutableFile(atPath: RedisServerProcess.executable)))
+    @Suite(
+        "Hostile: revision tags against a Redis store",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: RedisServerProcess.executable)))
     struct HostileRevisionTagTests {
         static let tags: [String] = [
-            #""x-999999999999999999""#, #""x-9999999999999999999999999""#, #""x--1""#, #""-""#, #""--""#, #""x-""#, #""x-0""#,
-            #""x-007""#, #"W/"x-3""#, #""x-1e9""#, #""x- 1""#, #""\#u{00FF}-5""#, "*", "", ",", #""x-1", *"#, #""unterminated"#,
-            (0 ..< 64).map { #""t-\#($0)""# }.joined(separator: ", "), (0 ..< 65).map { #""t-\#($0)""# }.joined(separator: ","),
-            #""a-1","b-2","c-999999999999999999""#, String(repeating: "\"x-1\",", count: 2000),
+            #""x-999999999999999999""#, #""x-9999999999999999999999999""#, #""x--1""#, #""-""#, #""--""#, #""x-""#,
+            #""x-0""#,
+            #""x-007""#, #"W/"x-3""#, #""x-1e9""#, #""x- 1""#, #""\#u{00FF}-5""#, "*", "", ",", #""x-1", *"#,
+            #""unterminated"#,
+            (0 ..< 64).map { #""t-\#($0)""# }.joined(separator: ", "),
+            (0 ..< 65).map { #""t-\#($0)""# }.joined(separator: ","),
+            #""a-1","b-2","c-999999999999999999""#, String(repeating: "\"x-1\",", count: 2000)
         ]
 
         @Test
@@ -37,8 +41,11 @@ extension AppTests {
                     let read = try connection.send("GET", target, session: session, headers: [("If-None-Match", tag)])
                     #expect([200, 304, 400, 431].contains(read.status), "GET \(target) with \(tag.prefix(60)): \(read)")
                 }
-                let write = try connection.send("POST", "/groups/breakfast/toggle", session: session, headers: [("If-Match", tag)])
-                #expect([400, 412, 431].contains(write.status) || (write.status == 200 && tag == "*"), "toggle with \(tag.prefix(60)): \(write)")
+                let write = try connection.send(
+                    "POST", "/groups/breakfast/toggle", session: session, headers: [("If-Match", tag)])
+                #expect(
+                    [400, 412, 431].contains(write.status) || (write.status == 200 && tag == "*"),
+                    "toggle with \(tag.prefix(60)): \(write)")
                 if write.status == 200 {
                     #expect(try connection.send("POST", "/groups/breakfast/toggle", session: session).status == 200)  // back as it was
                 }

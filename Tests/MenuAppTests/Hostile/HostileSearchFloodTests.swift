@@ -15,10 +15,15 @@ extension AppTests {
         func everyQueryOfAFloodIsAnsweredOrBusyAndTheServerStaysServing() throws {
             // 20,000 rows: a miss costs long enough that misses from 8 connections overlap.
             let rows = (0 ..< 20_000).map { #"{"id":"r\#($0)","title":"Dish \#($0)"}"# }.joined(separator: ",")
-            let file = FileManager.default.temporaryDirectory.appendingPathComponent("search-flood-\(UUID().uuidString).json")
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "search-flood-\(UUID().uuidString).json")
             try Data(#"{"items":[{"id":"g","title":"Group","items":[\#(rows)]}]}"#.utf8).write(to: file)
             defer { try? FileManager.default.removeItem(at: file) }
-            let server = try LiveServer { $0.configPath = file.path; $0.threads = 8; $0.searchBuilds = 1 }
+            let server = try LiveServer {
+                $0.configPath = file.path
+                $0.threads = 8
+                $0.searchBuilds = 1
+            }
             defer { server.shutdown() }
 
             let (connections, queriesEach) = (8, 25)
@@ -29,12 +34,16 @@ extension AppTests {
                     for query in 0 ..< queriesEach {
                         let route = ["/count", "/search", "/rows"][query % 3]
                         let response = try connection.request("GET", "\(route)?q=dish%20\(client * 1_000 + query)")
-                        let code = (try? JSONDecoder().decode(LiveErrorBody.self, from: Data(response.body)))?.error.code
+                        let code = (try? JSONDecoder().decode(LiveErrorBody.self, from: Data(response.body)))?.error
+                            .code
                         seen.withLock { seen in
                             switch (response.status, code) {
                             case (200, nil): seen.answered += 1
                             case (429, "busy") where response.header("Retry-After") == "1": seen.busy += 1
-                            default: seen.problems.append("\(route): \(response.status) \(code ?? "") \(response.header("Retry-After") ?? "no Retry-After")")
+                            default:
+                                seen.problems.append(
+                                    "\(route): \(response.status) \(code ?? "") \(response.header("Retry-After") ?? "no Retry-After")"
+                                )
                             }
                         }
                     }
@@ -52,7 +61,9 @@ extension AppTests {
             let metrics = LiveMetrics(try connection.request("GET", "/metrics").text)
             #expect(metrics["menu_search_refused_total"] == Double(busy))
             #expect(metrics["menu_search_builds_running"] == 0)
-            #expect(try connection.request("GET", "/count?q=dish%201").status == 200, "a refused query is answered once the slot is free")
+            #expect(
+                try connection.request("GET", "/count?q=dish%201").status == 200,
+                "a refused query is answered once the slot is free")
         }
     }
 }

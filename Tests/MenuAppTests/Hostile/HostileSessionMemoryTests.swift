@@ -15,9 +15,13 @@ extension AppTests {
         /// A server on a ``wideMenu(groups:)`` of 4,000 groups with 1 MiB for sessions: one session
         /// may hold about 14 KB of state, about 900 expanded groups.
         private static func server() throws -> (LiveServer, path: String) {
-            let path = FileManager.default.temporaryDirectory.appendingPathComponent("wide-\(UUID().uuidString).json").path
-            let items = (0 ..< 4_000).map { #"{"id":"g\#($0)","title":"G\#($0)","items":[{"id":"r\#($0)","title":"R\#($0)"}]}"# }
-            try Data((#"{"title":"Wide","items":["# + items.joined(separator: ",") + "]}").utf8).write(to: URL(fileURLWithPath: path))
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("wide-\(UUID().uuidString).json")
+                .path
+            let items = (0 ..< 4_000).map {
+                #"{"id":"g\#($0)","title":"G\#($0)","items":[{"id":"r\#($0)","title":"R\#($0)"}]}"#
+            }
+            try Data((#"{"title":"Wide","items":["# + items.joined(separator: ",") + "]}").utf8).write(
+                to: URL(fileURLWithPath: path))
             let server = try LiveServer { settings in
                 settings.configPath = path
                 settings.sessionMemory = 1 << 20
@@ -38,7 +42,10 @@ extension AppTests {
         @Test(.timeLimit(.minutes(2)))
         func aSessionOverTheCapIsRefusedWith409AndNotCreated() throws {
             let (server, path) = try Self.server()
-            defer { server.shutdown(); try? FileManager.default.removeItem(atPath: path) }
+            defer {
+                server.shutdown()
+                try? FileManager.default.removeItem(atPath: path)
+            }
             let connection = try server.connect()
             let refused = try connection.request("POST", "/sessions", body: Self.body(expanding: 0 ..< 2_000))
             #expect(refused.status == 409)
@@ -52,13 +59,17 @@ extension AppTests {
         @Test(.timeLimit(.minutes(2)))
         func aFloodOfLargeSessionsStaysUnderTheBudgetThenGets429WithRetryAfter() throws {
             let (server, path) = try Self.server()
-            defer { server.shutdown(); try? FileManager.default.removeItem(atPath: path) }
+            defer {
+                server.shutdown()
+                try? FileManager.default.removeItem(atPath: path)
+            }
             let connection = try server.connect()
             var created = 0
             var refusal: LiveResponse?
             for round in 0 ..< 400 where refusal == nil {  // 1 MiB holds fewer than 200 of them
                 let start = (round * 37) % 3_000
-                let response = try connection.request("POST", "/sessions", body: Self.body(expanding: start ..< start + 500))
+                let response = try connection.request(
+                    "POST", "/sessions", body: Self.body(expanding: start ..< start + 500))
                 if response.status == 201 { created += 1 } else { refusal = response }
             }
             let full = try #require(refusal)
@@ -77,19 +88,24 @@ extension AppTests {
         @Test(.timeLimit(.minutes(2)))
         func aFloodOfTogglesOnOneSessionStopsAtItsCapWith409() throws {
             let (server, path) = try Self.server()
-            defer { server.shutdown(); try? FileManager.default.removeItem(atPath: path) }
+            defer {
+                server.shutdown()
+                try? FileManager.default.removeItem(atPath: path)
+            }
             let connection = try server.connect()
             let id = try #require(try connection.request("POST", "/sessions").header("X-Session-Id"))
             var refusal: LiveResponse?
             for group in 0 ..< 4_000 where refusal == nil {
-                let response = try connection.request("POST", "/groups/g\(group)/toggle", headers: [("X-Session-Id", id)])
+                let response = try connection.request(
+                    "POST", "/groups/g\(group)/toggle", headers: [("X-Session-Id", id)])
                 if response.status != 200 { refusal = response }
             }
             let capped = try #require(refusal)
             #expect(capped.status == 409)
             #expect(try capped.json()["error"]?["code"]?.stringValue == "session_too_large")
             #expect(try Self.metric("menu_session_bytes", of: connection).map { $0 <= (1 << 20) / 64 } == true)
-            let reset = try connection.request("PUT", "/expansion", headers: [("X-Session-Id", id)], body: Array(#"{"all":"default"}"#.utf8))
+            let reset = try connection.request(
+                "PUT", "/expansion", headers: [("X-Session-Id", id)], body: Array(#"{"all":"default"}"#.utf8))
             #expect(reset.status == 200, "\(reset.text)")
         }
     }

@@ -3,13 +3,14 @@ import HTTPCore
 import HTTPServer
 import MenuAppTestSupport
 import MenuModel
+import MenuServiceTestSupport
+import MenuTestSupport
 import Testing
+
 @testable import MenuApp
 @testable import MenuService
 @testable import MenuSessions
 @testable import MenuSessionsDurable
-import MenuServiceTestSupport
-import MenuTestSupport
 
 extension AppTests {
     /// Session creation per client: the token bucket, the client's address (the peer's, or what a
@@ -44,11 +45,14 @@ extension AppTests {
 
         @Test func theServiceRefusesCreationsPastTheRateWithRetryAfterAndLetsReadsThrough() throws {
             let menu = try sichuanMenu()
-            let service = MenuAPI(menu: menu, store: InMemorySessionStore(menu: menu),
-                                      sessionRateLimiter: SessionRateLimiter(perMinute: 2, clock: ManualSessionClock().now))
+            let service = MenuAPI(
+                menu: menu, store: InMemorySessionStore(menu: menu),
+                sessionRateLimiter: SessionRateLimiter(perMinute: 2, clock: ManualSessionClock().now))
             func request(_ method: String, _ path: String, session: String? = nil) -> HTTPResponse {
-                service.respond(to: HTTPRequest(method: method, path: path, headers: session.map { [("X-Session-Id", $0)] } ?? [],
-                                                peerAddress: client))
+                service.respond(
+                    to: HTTPRequest(
+                        method: method, path: path, headers: session.map { [("X-Session-Id", $0)] } ?? [],
+                        peerAddress: client))
             }
             let session = try #require(request("POST", "/sessions").header("X-Session-Id"))
             #expect(request("POST", "/groups/drinks/toggle").status == 200)  // a write without a session creates one
@@ -63,16 +67,17 @@ extension AppTests {
 
         @Test(arguments: [
             ("192.0.2.1", "192.0.2.1"), ("  198.51.100.4\t", "198.51.100.4"), ("10.0.0.1, 203.0.113.9", "203.0.113.9"),
-            ("unknown,2001:db8::5", "2001:db8::5"), ("::ffff:192.0.2.3", "192.0.2.3"), ("2001:DB8::A", "2001:db8::a"),
+            ("unknown,2001:db8::5", "2001:db8::5"), ("::ffff:192.0.2.3", "192.0.2.3"), ("2001:DB8::A", "2001:db8::a")
         ])
         func theLastEntryOfXForwardedForIsTheClient(value: String, expected: String) {
             #expect(HTTPRequest.lastForwardedAddress(in: Array(value.utf8))?.description == expected)
         }
 
         @Test(arguments: [
-            "", ",", "192.0.2.1,", "192.0.2.1, ", "192.0.2.256", "192.0.2", "1.2.3.4.5", "192.0.2.1:8080", "[2001:db8::1]",
+            "", ",", "192.0.2.1,", "192.0.2.1, ", "192.0.2.256", "192.0.2", "1.2.3.4.5", "192.0.2.1:8080",
+            "[2001:db8::1]",
             "2001:db8::1%eth0", "fe80::1::2", "unknown", "_hidden", "1.2.3.4 5.6.7.8", "0x7f.0.0.1", "01.2.3.4\u{0}",
-            String(repeating: "1", count: 46), String(repeating: "9.", count: 4_000) + "9", "２.２.２.２",
+            String(repeating: "1", count: 46), String(repeating: "9.", count: 4_000) + "9", "２.２.２.２"
         ])
         func aMalformedLastEntryIsNoAddress(value: String) {
             #expect(HTTPRequest.lastForwardedAddress(in: Array(value.utf8)) == nil)
@@ -81,8 +86,11 @@ extension AppTests {
         @Test func xForwardedForCountsOnlyFromTheTrustedProxyAndOnlyItsLastEntry() {
             let proxy = IPAddress("10.1.1.1")!
             func from(_ peer: IPAddress, _ values: [String]) -> IPAddress? {
-                HTTPRequest(method: "POST", path: "/sessions", headers: values.map { ("X-Forwarded-For", $0) }, peerAddress: peer)
-                    .clientAddress(trustedProxy: proxy)
+                HTTPRequest(
+                    method: "POST", path: "/sessions", headers: values.map { ("X-Forwarded-For", $0) },
+                    peerAddress: peer
+                )
+                .clientAddress(trustedProxy: proxy)
             }
             #expect(from(client, ["203.0.113.1"]) == client)  // not the proxy: the header proves nothing
             #expect(from(proxy, ["203.0.113.1"]) == IPAddress("203.0.113.1"))
@@ -94,12 +102,19 @@ extension AppTests {
         }
 
         @Test func theFlagsReachTheSettingsAndABadProxyAddressIsRefusedByName() throws {
-            let command = try ServerSettings.parse(arguments: ["--session-rate", "30", "--trusted-proxy=::1"], environment: [:])
-            guard case .run(let settings) = command else { Issue.record("not a run: \(command)"); return }
+            let command = try ServerSettings.parse(
+                arguments: ["--session-rate", "30", "--trusted-proxy=::1"], environment: [:])
+            guard case .run(let settings) = command else {
+                Issue.record("not a run: \(command)")
+                return
+            }
             #expect(settings.sessionRatePerMinute == 30)
             #expect(settings.trustedProxy == IPAddress("::1"))
             #expect(ServerSettings().sessionRatePerMinute == 0)
-            #expect(throws: SettingsError.invalidValue(source: "--trusted-proxy", value: "proxy.local", expected: "an IPv4 or IPv6 address")) {
+            #expect(
+                throws: SettingsError.invalidValue(
+                    source: "--trusted-proxy", value: "proxy.local", expected: "an IPv4 or IPv6 address")
+            ) {
                 try ServerSettings.parse(arguments: ["--trusted-proxy", "proxy.local"], environment: [:])
             }
         }
@@ -121,8 +136,10 @@ extension AppTests {
             #expect(try create(["192.0.2.2"]).status == 201)
             // Hostile values: the proxy's own address (127.0.0.1) is their bucket, so the first one
             // gets 201 and the rest 429; none may get anything else or break the connection.
-            let hostile = ["", ",,,,", String(repeating: "1.2.3.4,", count: 2_000) + "junk", "1.2.3.4:80", "[::1]",
-                           String(repeating: " ", count: 500), "2001:db8::1%25lo", "\u{7f}", "192.0.2.999"]
+            let hostile = [
+                "", ",,,,", String(repeating: "1.2.3.4,", count: 2_000) + "junk", "1.2.3.4:80", "[::1]",
+                String(repeating: " ", count: 500), "2001:db8::1%25lo", "\u{7f}", "192.0.2.999"
+            ]
             var statuses: [Int] = []
             for value in hostile { statuses.append(try create([value]).status) }
             #expect(statuses.first == 201)
@@ -134,8 +151,10 @@ extension AppTests {
             let server = try LiveServer { $0.sessionRatePerMinute = 1 }
             defer { server.shutdown() }
             let connection = try server.connect()
-            #expect(try connection.request("POST", "/sessions", headers: [("X-Forwarded-For", "192.0.2.1")]).status == 201)
-            #expect(try connection.request("POST", "/sessions", headers: [("X-Forwarded-For", "192.0.2.2")]).status == 429)
+            #expect(
+                try connection.request("POST", "/sessions", headers: [("X-Forwarded-For", "192.0.2.1")]).status == 201)
+            #expect(
+                try connection.request("POST", "/sessions", headers: [("X-Forwarded-For", "192.0.2.2")]).status == 429)
         }
     }
 }

@@ -28,8 +28,10 @@ struct SlowTrickle: Sendable {
 /// Sends `bytes` one at a time, `interval` apart, on `connection`, and stops as soon as the server
 /// has closed the connection (or a send fails because it has). `since` is when the request
 /// started (the connect for a first request, the previous response for a later one).
-func slowTrickle(_ bytes: [UInt8], on connection: RawHTTPConnection, every interval: Duration,
-                 since start: ContinuousClock.Instant) -> SlowTrickle {
+func slowTrickle(
+    _ bytes: [UInt8], on connection: RawHTTPConnection, every interval: Duration,
+    since start: ContinuousClock.Instant
+) -> SlowTrickle {
     func seconds() -> Double { Double((ContinuousClock.now - start) / .milliseconds(1)) / 1000 }
     for (index, byte) in bytes.enumerated() {
         if connection.isAlreadyClosedByPeer { return SlowTrickle(bytesSent: index, closedAfter: seconds()) }
@@ -65,9 +67,13 @@ extension AppTests {
         }
 
         @Test(arguments: [1, 2, 3])
-        func aRequestTrickledByteByByteIsClosedAtTheHeaderDeadlineWhileOthersAreServed(headerTimeout: Int) async throws {
+        func aRequestTrickledByteByByteIsClosedAtTheHeaderDeadlineWhileOthersAreServed(headerTimeout: Int) async throws
+        {
             // The connection timeout (30 s) would never fire: a byte arrives every 200 ms.
-            let server = try LiveServer { $0.headerTimeoutSeconds = headerTimeout; $0.connectionTimeoutSeconds = 30 }
+            let server = try LiveServer {
+                $0.headerTimeoutSeconds = headerTimeout
+                $0.connectionTimeoutSeconds = 30
+            }
             defer { server.shutdown() }
             let port = server.port
             async let trickled = hostileOnThread { () -> SlowTrickle in
@@ -81,16 +87,22 @@ extension AppTests {
             let problems = try await hostileOnThread { try Self.normalRequestsAreServed(port: port, count: 10) }
             let trickle = try await trickled
             #expect(problems.isEmpty, "\(problems)")
-            let closedAfter = try #require(trickle.closedAfter, "the trickling client was never closed (\(trickle.bytesSent) bytes sent)")
+            let closedAfter = try #require(
+                trickle.closedAfter, "the trickling client was never closed (\(trickle.bytesSent) bytes sent)")
             #expect(trickle.bytesSent < 200, "the whole request went through")
             #expect(try await silent, "a connection that sent nothing was not closed (waited 30 s)")
-            print("HostileSlowClientTests: --header-timeout \(headerTimeout): trickling client closed \(closedAfter) s after connecting, after \(trickle.bytesSent) bytes")
+            print(
+                "HostileSlowClientTests: --header-timeout \(headerTimeout): trickling client closed \(closedAfter) s after connecting, after \(trickle.bytesSent) bytes"
+            )
         }
 
         @Test
         func aCompleteRequestSentSlowlyWithinTheDeadlineIsServed() async throws {
             // A deadline far past the 1.5 s of pauses, so a busy machine cannot push them past it.
-            let server = try LiveServer { $0.headerTimeoutSeconds = 120; $0.connectionTimeoutSeconds = 120 }
+            let server = try LiveServer {
+                $0.headerTimeoutSeconds = 120
+                $0.connectionTimeoutSeconds = 120
+            }
             defer { server.shutdown() }
             let port = server.port
             let response = try await hostileOnThread { () -> RawHTTPResponse in
@@ -108,25 +120,34 @@ extension AppTests {
         /// cut off too, while one that arrives slowly within it is answered.
         @Test
         func aBodyTrickledAfterItsHeadersIsClosedAtItsDeadlineAndASlowOneWithinItIsServed() async throws {
-            let server = try LiveServer { $0.headerTimeoutSeconds = 2; $0.connectionTimeoutSeconds = 30 }
+            let server = try LiveServer {
+                $0.headerTimeoutSeconds = 2
+                $0.connectionTimeoutSeconds = 30
+            }
             defer { server.shutdown() }
             let port = server.port
             let head = "PUT /groups/main-courses/expansion HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n"
             async let trickled = hostileOnThread { () -> SlowTrickle in
                 let connection = try RawHTTPConnection(port: port, receiveTimeoutSeconds: 10)
                 try connection.sendText(head)
-                return slowTrickle(Array(#"{"isExpanded":false}"#.utf8) + Array(repeating: 0x20, count: 80), on: connection,
-                                   every: .milliseconds(200), since: .now)
+                return slowTrickle(
+                    Array(#"{"isExpanded":false}"#.utf8) + Array(repeating: 0x20, count: 80), on: connection,
+                    every: .milliseconds(200), since: .now)
             }
             // The slowly sent body goes to a server whose deadline (120 s) no pause comes near; the
             // trickled one to the 2 s deadline above.
-            let patient = try LiveServer { $0.headerTimeoutSeconds = 120; $0.connectionTimeoutSeconds = 120 }
+            let patient = try LiveServer {
+                $0.headerTimeoutSeconds = 120
+                $0.connectionTimeoutSeconds = 120
+            }
             defer { patient.shutdown() }
             let patientPort = patient.port
             let slow = try await hostileOnThread { () -> RawHTTPResponse in
                 let connection = try RawHTTPConnection(port: patientPort, receiveTimeoutSeconds: 10)
                 let body = #"{"isExpanded":false}"#
-                try connection.sendText("PUT /groups/main-courses/expansion HTTP/1.1\r\nHost: x\r\nContent-Length: \(body.utf8.count)\r\n\r\n")
+                try connection.sendText(
+                    "PUT /groups/main-courses/expansion HTTP/1.1\r\nHost: x\r\nContent-Length: \(body.utf8.count)\r\n\r\n"
+                )
                 for piece in [body.prefix(8), body.dropFirst(8)] {
                     Thread.sleep(forTimeInterval: 0.5)  // 1 s in all: far within the 120 s deadline
                     try connection.sendText(String(piece))
@@ -142,25 +163,36 @@ extension AppTests {
 
         @Test
         func aSecondRequestTrickledOnAKeepAliveConnectionIsAlsoClosed() async throws {
-            let server = try LiveServer { $0.headerTimeoutSeconds = 1; $0.connectionTimeoutSeconds = 30 }
+            let server = try LiveServer {
+                $0.headerTimeoutSeconds = 1
+                $0.connectionTimeoutSeconds = 30
+            }
             defer { server.shutdown() }
             let port = server.port
             let (first, trickle) = try await hostileOnThread { () -> (RawHTTPResponse, SlowTrickle) in
                 let connection = try RawHTTPConnection(port: port, receiveTimeoutSeconds: 10)
                 let first = try connection.request("GET", "/healthz")
-                return (first, slowTrickle(slowRequestHead(bytes: 200), on: connection, every: .milliseconds(200), since: .now))
+                return (
+                    first,
+                    slowTrickle(slowRequestHead(bytes: 200), on: connection, every: .milliseconds(200), since: .now)
+                )
             }
             #expect(first.status == 200 && first.header("Connection")?.lowercased() != "close", "\(first)")
             let closedAfter = try #require(trickle.closedAfter, "the trickled second request was never closed")
             #expect(trickle.bytesSent < 200)
-            print("HostileSlowClientTests: --header-timeout 1: trickled keep-alive request closed \(closedAfter) s after the first response")
+            print(
+                "HostileSlowClientTests: --header-timeout 1: trickled keep-alive request closed \(closedAfter) s after the first response"
+            )
         }
 
         /// The deadline of a later request counts from its first byte, not from the previous
         /// response: waiting between requests is the connection timeout's business.
         @Test
         func aKeepAliveConnectionIdleLongerThanTheHeaderTimeoutStillServesItsNextRequest() async throws {
-            let server = try LiveServer { $0.headerTimeoutSeconds = 1; $0.connectionTimeoutSeconds = 30 }
+            let server = try LiveServer {
+                $0.headerTimeoutSeconds = 1
+                $0.connectionTimeoutSeconds = 30
+            }
             defer { server.shutdown() }
             let port = server.port
             let (first, second) = try await hostileOnThread { () -> (RawHTTPResponse, RawHTTPResponse) in
@@ -197,7 +229,9 @@ extension AppTests {
                 }
                 let over = try RawHTTPConnection(port: port, receiveTimeoutSeconds: 10)
                 try? over.sendRequest("GET", "/healthz")  // a send may already fail: the server closed it
-                if !over.isClosedByPeer(within: 30) { problems.append("connection \(expectedLimit + 1) from 127.0.0.1 was not closed") }
+                if !over.isClosedByPeer(within: 30) {
+                    problems.append("connection \(expectedLimit + 1) from 127.0.0.1 was not closed")
+                }
                 let other = try RawHTTPConnection(port: port, sourceHost: "127.0.0.2", receiveTimeoutSeconds: 10)
                 let response = try other.request("GET", "/healthz")
                 if response.status != 200 { problems.append("127.0.0.2 past 127.0.0.1's limit: \(response)") }
@@ -208,7 +242,8 @@ extension AppTests {
         }
 
         @Test func headerTimeoutIsAFlagAndAnEnvironmentVariable() throws {
-            let fromFlag = try ServerSettings.parse(arguments: ["--header-timeout", "4"], environment: ["MENU_HEADER_TIMEOUT": "7"])
+            let fromFlag = try ServerSettings.parse(
+                arguments: ["--header-timeout", "4"], environment: ["MENU_HEADER_TIMEOUT": "7"])
             let fromEnvironment = try ServerSettings.parse(arguments: [], environment: ["MENU_HEADER_TIMEOUT": "7"])
             guard case .run(let flag) = fromFlag, case .run(let environment) = fromEnvironment else {
                 Issue.record("not a run command")
@@ -216,7 +251,10 @@ extension AppTests {
             }
             #expect(flag.headerTimeoutSeconds == 4 && environment.headerTimeoutSeconds == 7)
             #expect(ServerSettings().headerTimeoutSeconds == HTTPServerConfiguration().headerTimeoutSeconds)
-            #expect(throws: SettingsError.invalidValue(source: "--header-timeout", value: "0", expected: "an integer from 1 to 86400")) {
+            #expect(
+                throws: SettingsError.invalidValue(
+                    source: "--header-timeout", value: "0", expected: "an integer from 1 to 86400")
+            ) {
                 try ServerSettings.parse(arguments: ["--header-timeout=0"], environment: [:])
             }
             #expect(ServerSettings.usage.contains("--header-timeout N"))

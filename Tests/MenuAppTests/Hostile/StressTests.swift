@@ -12,14 +12,14 @@
 //   that client's last acknowledged value; every page read meanwhile is a consistent snapshot.
 
 import Foundation
+import MenuApp
 import MenuAppTestSupport
 import MenuModel
-import MenuApp
 import MenuService
 import MenuSessions
+import MenuTestSupport
 import NaiveReference
 import Testing
-import MenuTestSupport
 
 extension AppTests {
     @Suite("Stress: many keep-alive clients on shared and private sessions")
@@ -66,7 +66,9 @@ extension AppTests {
         static func isConsistentSnapshot(_ page: LiveRowsPage, menu: Menu) -> Bool {
             var view = FlattenedView(menu: menu)
             for row in page.rows where row.isGroup {
-                guard let expanded = row.isExpanded, (try? view.setExpanded(row.id, expanded)) != nil else { return false }
+                guard let expanded = row.isExpanded, (try? view.setExpanded(row.id, expanded)) != nil else {
+                    return false
+                }
             }
             return page.offset == 0 && sameTable(page, view)
         }
@@ -83,22 +85,31 @@ extension AppTests {
             func fail(_ message: String) { report.failures.append("client \(index): \(message)") }
             do {
                 let connection = try LiveRawConnection(port: port)
-                func call(_ method: String, _ target: String, session: String?, body: [UInt8] = []) throws -> LiveResponse {
-                    let response = try connection.request(method, target, headers: session.map { [("X-Session-Id", $0)] } ?? [], body: body)
+                func call(_ method: String, _ target: String, session: String?, body: [UInt8] = []) throws
+                    -> LiveResponse
+                {
+                    let response = try connection.request(
+                        method, target, headers: session.map { [("X-Session-Id", $0)] } ?? [], body: body)
                     report.requests += 1
                     if response.status >= 500 { fail("\(method) \(target): server error \(response)") }
-                    if response.header("Connection")?.lowercased() == "close" { fail("\(method) \(target): keep-alive lost") }
+                    if response.header("Connection")?.lowercased() == "close" {
+                        fail("\(method) \(target): keep-alive lost")
+                    }
                     return response
                 }
                 func decode<T: Decodable>(_ type: T.Type, _ response: LiveResponse, _ what: String) -> T? {
                     guard response.status == 200 || response.status == 201,
-                          let value = try? JSONDecoder().decode(T.self, from: Data(response.body)) else {
+                        let value = try? JSONDecoder().decode(T.self, from: Data(response.body))
+                    else {
                         fail("\(what): \(response)")
                         return nil
                     }
                     return value
                 }
-                guard let created = decode(LiveSessionBody.self, try call("POST", "/sessions", session: nil), "POST /sessions") else {
+                guard
+                    let created = decode(
+                        LiveSessionBody.self, try call("POST", "/sessions", session: nil), "POST /sessions")
+                else {
                     return report
                 }
                 let mine = created.sessionId
@@ -111,43 +122,61 @@ extension AppTests {
                         let group = contested[Int(random.next() % UInt64(contested.count))]
                         let response = try call("POST", "/groups/\(group)/toggle", session: sharedSession)
                         if let change = decode(LiveChange.self, response, "toggle \(group) shared") {
-                            if change.sessionId != sharedSession || change.id != group { fail("toggle \(group): \(response.text)") }
-                            report.toggles.append(Acknowledged(shared: sharedIndex, group: group, isExpanded: change.isExpanded))
+                            if change.sessionId != sharedSession || change.id != group {
+                                fail("toggle \(group): \(response.text)")
+                            }
+                            report.toggles.append(
+                                Acknowledged(shared: sharedIndex, group: group, isExpanded: change.isExpanded))
                         }
                     case 35 ..< 45 where ownedGroup != nil:  // PUT the owned group of the shared session (others: a count)
                         let group = ownedGroup!
                         let value = random.next() % 2 == 0
-                        let response = try call("PUT", "/groups/\(group)/expansion", session: sharedSession,
-                                                body: Array(#"{"isExpanded":\#(value)}"#.utf8))
+                        let response = try call(
+                            "PUT", "/groups/\(group)/expansion", session: sharedSession,
+                            body: Array(#"{"isExpanded":\#(value)}"#.utf8))
                         if let change = decode(LiveChange.self, response, "PUT \(group) shared") {
                             if change.isExpanded != value { fail("PUT \(group) \(value): \(response.text)") }
                             report.lastPut["\(sharedIndex)/\(group)"] = value
                         }
                     case 45 ..< 55:  // read the whole shared table: a consistent snapshot
                         let response = try call("GET", "/rows?limit=500", session: sharedSession)
-                        if let page = decode(LiveRowsPage.self, response, "GET /rows shared"), !isConsistentSnapshot(page, menu: menu) {
+                        if let page = decode(LiveRowsPage.self, response, "GET /rows shared"),
+                            !isConsistentSnapshot(page, menu: menu)
+                        {
                             fail("torn shared page: \(response.text)")
                         }
                     case 55 ..< 80:  // toggle or PUT a group of the private session, checked against the replay
                         let group = groups[Int(random.next() % UInt64(groups.count))]
                         let usePut = random.next() % 2 == 0
                         let value = random.next() % 2 == 0
-                        let response = usePut
-                            ? try call("PUT", "/groups/\(group)/expansion", session: mine, body: Array(#"{"isExpanded":\#(value)}"#.utf8))
+                        let response =
+                            usePut
+                            ? try call(
+                                "PUT", "/groups/\(group)/expansion", session: mine,
+                                body: Array(#"{"isExpanded":\#(value)}"#.utf8))
                             : try call("POST", "/groups/\(group)/toggle", session: mine)
-                        guard let change = decode(LiveChange.self, response, "\(usePut ? "PUT" : "toggle") \(group) private") else { break }
+                        guard
+                            let change = decode(
+                                LiveChange.self, response, "\(usePut ? "PUT" : "toggle") \(group) private")
+                        else { break }
                         let expected = usePut ? try local.setExpanded(group, value) : try local.toggle(group)
-                        let splice = expected.change.map { LiveSplice(at: $0.at, inserted: $0.inserted, removed: $0.removed) }
+                        let splice = expected.change.map {
+                            LiveSplice(at: $0.at, inserted: $0.inserted, removed: $0.removed)
+                        }
                         if change.sessionId != mine || change.id != group || change.isExpanded != expected.isExpanded
                             || change.index != expected.index || change.change != splice
-                            || change.count != local.count || change.leafCount != local.leafCount {
-                            fail("\(usePut ? "PUT" : "toggle") \(group): got \(response.text), replay says \(expected), count \(local.count)/\(local.leafCount)")
+                            || change.count != local.count || change.leafCount != local.leafCount
+                        {
+                            fail(
+                                "\(usePut ? "PUT" : "toggle") \(group): got \(response.text), replay says \(expected), count \(local.count)/\(local.leafCount)"
+                            )
                         }
                     case 80 ..< 95:  // read a window of the private session
                         let offset = Int(random.next() % 32)
                         let limit = Int(random.next() % 12) + 1
                         let response = try call("GET", "/rows?offset=\(offset)&limit=\(limit)", session: mine)
-                        if let page = decode(LiveRowsPage.self, response, "GET /rows private"), !sameTable(page, local) {
+                        if let page = decode(LiveRowsPage.self, response, "GET /rows private"), !sameTable(page, local)
+                        {
                             fail("private page offset \(offset) limit \(limit): \(response.text)")
                         }
                     default:  // counts: the default expansion (no session) never moves; the private one is the replay's
@@ -155,13 +184,17 @@ extension AppTests {
                         let response = try call("GET", "/count", session: withSession ? mine : nil)
                         if let count = decode(LiveCount.self, response, "GET /count") {
                             let wanted = withSession ? (local.count, local.leafCount) : (menu.defaultCount, 24)
-                            if count.count != wanted.0 || count.leafCount != wanted.1 { fail("GET /count: \(response.text), wanted \(wanted)") }
+                            if count.count != wanted.0 || count.leafCount != wanted.1 {
+                                fail("GET /count: \(response.text), wanted \(wanted)")
+                            }
                         }
                     }
                 }
                 // Final state of the private session: the replay, whole.
-                if let page = decode(LiveRowsPage.self, try call("GET", "/rows?limit=500", session: mine), "final private rows"),
-                   !sameTable(page, local) {
+                if let page = decode(
+                    LiveRowsPage.self, try call("GET", "/rows?limit=500", session: mine), "final private rows"),
+                    !sameTable(page, local)
+                {
                     fail("final private table differs from the replay")
                 }
                 if try call("DELETE", "/session", session: mine).status != 204 { fail("DELETE private session") }
@@ -204,8 +237,10 @@ extension AppTests {
                                     report.failures.append("churn POST /sessions: \(created)")
                                     break
                                 }
-                                let toggled = try connection.request("POST", "/groups/drinks/toggle", headers: [("X-Session-Id", id)])
-                                let deleted = try connection.request("DELETE", "/session", headers: [("X-Session-Id", id)])
+                                let toggled = try connection.request(
+                                    "POST", "/groups/drinks/toggle", headers: [("X-Session-Id", id)])
+                                let deleted = try connection.request(
+                                    "DELETE", "/session", headers: [("X-Session-Id", id)])
                                 let after = try connection.request("GET", "/count", headers: [("X-Session-Id", id)])
                                 report.requests += 3
                                 if toggled.status != 200 || deleted.status != 204 || after.status != 404 {
@@ -243,8 +278,9 @@ extension AppTests {
                     let initial = menu.isExpandedByDefault(node)
                     let answers = toggles.filter { $0.shared == sharedIndex && $0.group == group }.map(\.isExpanded)
                     let flipped = answers.filter { $0 != initial }.count
-                    #expect(flipped == (answers.count + 1) / 2 && answers.count - flipped == answers.count / 2,
-                            "session \(sharedIndex) \(group): \(answers.count) toggles answered \(flipped) times flipped")
+                    #expect(
+                        flipped == (answers.count + 1) / 2 && answers.count - flipped == answers.count / 2,
+                        "session \(sharedIndex) \(group): \(answers.count) toggles answered \(flipped) times flipped")
                     _ = try view.setExpanded(group, answers.count % 2 == 1 ? !initial : initial)
                 }
                 for (_, group) in Self.owned {
@@ -252,13 +288,19 @@ extension AppTests {
                 }
                 let response = try connection.request("GET", "/rows?limit=500", headers: [("X-Session-Id", session)])
                 let page = try response.decode(LiveRowsPage.self)
-                #expect(Self.sameTable(page, view), "shared session \(sharedIndex): \(response.text) differs from the replay")
-                let count = try connection.request("GET", "/count", headers: [("X-Session-Id", session)]).decode(LiveCount.self)
+                #expect(
+                    Self.sameTable(page, view),
+                    "shared session \(sharedIndex): \(response.text) differs from the replay")
+                let count = try connection.request("GET", "/count", headers: [("X-Session-Id", session)]).decode(
+                    LiveCount.self)
                 #expect(count.count == view.count && count.leafCount == view.leafCount)
             }
             #expect(try connection.request("GET", "/healthz").status == 200)
-            #expect((server.server.service.store as? InMemorySessionStore)?.count == 4, "only the shared sessions are left")
-            print("StressTests: 16 clients + churn, \(requests) requests (\(toggles.count) shared toggles) in \(String(format: "%.1f", elapsed)) s")
+            #expect(
+                (server.server.service.store as? InMemorySessionStore)?.count == 4, "only the shared sessions are left")
+            print(
+                "StressTests: 16 clients + churn, \(requests) requests (\(toggles.count) shared toggles) in \(String(format: "%.1f", elapsed)) s"
+            )
         }
     }
 }

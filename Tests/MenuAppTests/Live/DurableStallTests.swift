@@ -74,20 +74,27 @@ extension AppTests {
         }
 
         /// Checks GET /rows and GET /count of `session` against the oracle's `state`.
-        private func expectReads(_ client: LiveHTTPClient, _ session: String, show state: LiveMenuModel.State,
-                                 sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        private func expectReads(
+            _ client: LiveHTTPClient, _ session: String, show state: LiveMenuModel.State,
+            sourceLocation: SourceLocation = #_sourceLocation
+        ) async throws {
             let expected = model.rows(state)
             let page = try await client.get("/rows?limit=500", session: session)
             #expect(page.status == 200, "\(page)", sourceLocation: sourceLocation)
             let rows = try page.decode(LiveRowsPage.self, sourceLocation: sourceLocation)
-            #expect(rows.count == expected.count && rows.rows == Array(expected.prefix(500)), sourceLocation: sourceLocation)
+            #expect(
+                rows.count == expected.count && rows.rows == Array(expected.prefix(500)), sourceLocation: sourceLocation
+            )
             let count = try await client.get("/count", session: session)
             let counted = try count.decode(LiveCount.self, sourceLocation: sourceLocation)
             let (rowCount, leafCount) = model.counts(state)
-            #expect(counted.count == rowCount && counted.leafCount == leafCount, "\(count)", sourceLocation: sourceLocation)
+            #expect(
+                counted.count == rowCount && counted.leafCount == leafCount, "\(count)", sourceLocation: sourceLocation)
         }
 
-        @Test("a stalled fsync: reads and /healthz are answered, a write answers 503 unavailable and is not applied, not even after a restart; writes succeed once the disk answers")
+        @Test(
+            "a stalled fsync: reads and /healthz are answered, a write answers 503 unavailable and is not applied, not even after a restart; writes succeed once the disk answers"
+        )
         func stalledFlushRefusesTheWriteAndKeepsReadsAnswered() async throws {
             let fixture = try Fixture()
             defer { fixture.close() }
@@ -123,7 +130,9 @@ extension AppTests {
             try await expectReads(fixture.live.client(), session, show: state(flipping: flipped))
         }
 
-        @Test("a failed fsync: writes answer 503 unavailable, reads go on, and after a restart every acknowledged toggle is there and no refused one")
+        @Test(
+            "a failed fsync: writes answer 503 unavailable, reads go on, and after a restart every acknowledged toggle is there and no refused one"
+        )
         func failedFlushLosesNothingAcknowledgedAndKeepsNothingRefused() async throws {
             let fixture = try Fixture()
             defer { fixture.close() }
@@ -151,11 +160,15 @@ extension AppTests {
                 }
             }
             #expect(try await client.get("/healthz").status == 200)
-            for session in sessions { try await expectReads(client, session, show: state(flipping: flipped[session] ?? [:])) }
+            for session in sessions {
+                try await expectReads(client, session, show: state(flipping: flipped[session] ?? [:]))
+            }
 
             try fixture.restart()
             let restarted = fixture.live.client()
-            for session in sessions { try await expectReads(restarted, session, show: state(flipping: flipped[session] ?? [:])) }
+            for session in sessions {
+                try await expectReads(restarted, session, show: state(flipping: flipped[session] ?? [:]))
+            }
             #expect(try await restarted.toggle(groups[0], session: sessions[0]).status == 200)
         }
 
@@ -191,19 +204,23 @@ extension AppTests {
             let directory = DurableTemporaryDirectory()
             defer { directory.remove() }
             let log = DurableLogRecorder()
-            let store = try DurableSessionStore(directory: directory.path, menu: DurableFixtures.menu(), fsync: .always,
-                                                storeTimeout: .seconds(1), log: log.log)
+            let store = try DurableSessionStore(
+                directory: directory.path, menu: DurableFixtures.menu(), fsync: .always,
+                storeTimeout: .seconds(1), log: log.log)
             defer { DurableFaults.clear(in: directory.path) }
             let id = try store.create()
             DurableFaults.stall(.flush, in: directory.path)
             let refusal = LiveLocked<SessionStoreError?>(nil)
-            #expect(finishes(within: 20) { refusal.set(durableError { try store.apply(.toggle(groupID: "c"), to: id) }) })
+            #expect(
+                finishes(within: 20) { refusal.set(durableError { try store.apply(.toggle(groupID: "c"), to: id) }) })
             #expect(durableIsUnavailable(refusal.value))
             #expect(finishes(within: 30) { store.close() }, "close() hung on the stalled fsync")
             #expect(log.lines.contains { $0.contains("did not finish the final journal write") }, "\(log.lines)")
         }
 
-        @Test("concurrent toggles of one session apply one at a time: its state is the parity of the acknowledged toggles, also after a reopen")
+        @Test(
+            "concurrent toggles of one session apply one at a time: its state is the parity of the acknowledged toggles, also after a reopen"
+        )
         func concurrentWritesOfOneSessionStayLinearizable() throws {
             let directory = DurableTemporaryDirectory()
             defer { directory.remove() }
@@ -258,13 +275,17 @@ extension AppTests {
         @Test("--store-timeout and MENU_STORE_TIMEOUT set the store timeout (default 2 s, 1 to 3600)")
         func storeTimeoutSetting() throws {
             func parse(_ arguments: [String], _ environment: [String: String] = [:]) throws -> ServerSettings? {
-                guard case .run(let settings) = try ServerSettings.parse(arguments: arguments, environment: environment) else { return nil }
+                guard case .run(let settings) = try ServerSettings.parse(arguments: arguments, environment: environment)
+                else { return nil }
                 return settings
             }
             #expect(try parse([])?.storeTimeoutSeconds == 2)
             #expect(try parse(["--store-timeout", "7"])?.storeTimeoutSeconds == 7)
             #expect(try parse([], ["MENU_STORE_TIMEOUT": "9"])?.storeTimeoutSeconds == 9)
-            #expect(throws: SettingsError.invalidValue(source: "--store-timeout", value: "0", expected: "an integer from 1 to 3600")) {
+            #expect(
+                throws: SettingsError.invalidValue(
+                    source: "--store-timeout", value: "0", expected: "an integer from 1 to 3600")
+            ) {
                 try parse(["--store-timeout=0"])
             }
         }

@@ -13,12 +13,18 @@ extension AppTests {
     struct LiveAccessLogTests {
         /// Runs `requests` against a server logging to a file with `format`, `level` and `quiet`;
         /// returns the file's lines once the log has stopped.
-        private func logLines(_ format: LogFormat, level: LogLevel = .info, quiet: Bool = false,
-                              _ requests: (LiveRawConnection) throws -> Void) throws -> [String] {
-            let path = FileManager.default.temporaryDirectory.appendingPathComponent("access-\(UUID().uuidString).log").path
+        private func logLines(
+            _ format: LogFormat, level: LogLevel = .info, quiet: Bool = false,
+            _ requests: (LiveRawConnection) throws -> Void
+        ) throws -> [String] {
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("access-\(UUID().uuidString).log")
+                .path
             let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
             try #require(descriptor >= 0)
-            defer { close(descriptor); unlink(path) }
+            defer {
+                close(descriptor)
+                unlink(path)
+            }
             let log = ServerLog(format: format, level: level, quiet: quiet, descriptor: descriptor)
             var settings = ServerSettings()
             settings.port = 0
@@ -35,14 +41,18 @@ extension AppTests {
             var session = ""
             var bodies: [Int] = []
             let lines = try logLines(.json) { connection in
-                let created = try connection.request("POST", "/sessions", headers: [("X-Request-Id", "client-chosen-1")])
+                let created = try connection.request(
+                    "POST", "/sessions", headers: [("X-Request-Id", "client-chosen-1")])
                 session = try created.decode(LiveSessionBody.self).sessionId
                 bodies.append(created.body.count)
                 let page = try connection.request("GET", "/rows?limit=3", headers: [("X-Session-Id", session)])
                 bodies.append(page.body.count)
-                #expect(try connection.request("DELETE", "/session", headers: [("X-Session-Id", session)]).status == 204)
+                #expect(
+                    try connection.request("DELETE", "/session", headers: [("X-Session-Id", session)]).status == 204)
             }
-            let objects = try lines.map { try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any], "\($0)") }
+            let objects = try lines.map {
+                try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any], "\($0)")
+            }
             let requests = objects.filter { $0["route"] != nil }
             #expect(requests.map { $0["route"] as? String } == ["/sessions", "/rows", "/session"])
             #expect(requests.map { $0["method"] as? String } == ["POST", "GET", "DELETE"])
@@ -64,7 +74,9 @@ extension AppTests {
                 _ = try connection.request("GET", "/some/raw/path")
             }
             #expect(lines.count == 3)
-            #expect(lines[0].hasPrefix("menu-server: time=") && lines[0].contains(" method=POST route=/groups/{id}/toggle status=200 "))
+            #expect(
+                lines[0].hasPrefix("menu-server: time=")
+                    && lines[0].contains(" method=POST route=/groups/{id}/toggle status=200 "))
             #expect(lines[1].contains(" route=unmatched status=404 ") && !lines[1].contains("raw"))
             #expect(lines[2] == "menu-server: stopped")
         }
@@ -78,14 +90,20 @@ extension AppTests {
 
         @Test
         func theProcessLogsStartUpRequestsAndShutdownInJSON() throws {
-            let child = try LiveChildServer(arguments: ["--port", "0", "--config", LivePaths.menuConfig, "--log-format", "json"])
+            let child = try LiveChildServer(arguments: [
+                "--port", "0", "--config", LivePaths.menuConfig, "--log-format", "json"
+            ])
             defer { child.stop() }
             let connection = try LiveRawConnection(port: child.port)
-            #expect(try connection.request("GET", "/healthz", headers: [("X-Request-Id", "probe-7")]).header("X-Request-Id") == "probe-7")
+            #expect(
+                try connection.request("GET", "/healthz", headers: [("X-Request-Id", "probe-7")]).header("X-Request-Id")
+                    == "probe-7")
             #expect(child.signalAndWait())
             let log = child.stderrText.value
             let lines = log.split(separator: "\n")
-            #expect(!lines.isEmpty && lines.allSatisfy { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) != nil }, "\(log)")
+            #expect(
+                !lines.isEmpty && lines.allSatisfy { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) != nil },
+                "\(log)")
             #expect(log.contains(#""message":"sessions are kept in memory only; they are lost on restart""#))
             #expect(log.contains(#""route":"/healthz","status":200"#) && log.contains(#""request_id":"probe-7""#))
             #expect(log.contains(#""message":"signal 15, finishing requests in flight""#))

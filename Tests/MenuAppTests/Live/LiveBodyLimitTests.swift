@@ -19,7 +19,10 @@ extension AppTests {
             let parts = request.split(separator: " ").map(String.init)
             let connection = try server.connect()
             // Only the head is sent: the server must answer from the declared length alone.
-            try connection.send(Array("\(parts[0]) \(parts[1]) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 65537\r\n\r\n".utf8))
+            try connection.send(
+                Array(
+                    "\(parts[0]) \(parts[1]) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 65537\r\n\r\n"
+                        .utf8))
             let response = try connection.readResponse()
             try liveExpectError(response, status: 413, code: "payload_too_large")
             #expect(response.header("Connection")?.lowercased() == "close", "\(response.head)")
@@ -32,8 +35,10 @@ extension AppTests {
             defer { server.shutdown() }
             let connection = try server.connect()
             let chunk = [UInt8](repeating: UInt8(ascii: " "), count: 70_000)
-            try connection.send(Array("PUT /groups/beer/expansion HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n".utf8)
-                + Array(String(chunk.count, radix: 16).utf8) + [13, 10] + chunk + Array("\r\n0\r\n\r\n".utf8))
+            try connection.send(
+                Array(
+                    "PUT /groups/beer/expansion HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n".utf8)
+                    + Array(String(chunk.count, radix: 16).utf8) + [13, 10] + chunk + Array("\r\n0\r\n\r\n".utf8))
             let response = try connection.readResponse()
             try liveExpectError(response, status: 413, code: "payload_too_large")
             #expect(response.header("Connection")?.lowercased() == "close", "\(response.head)")

@@ -1,9 +1,9 @@
 // Live tests over raw POSIX sockets: exact bytes on the wire, keep-alive, HEAD, and many
 // concurrent clients each with its own session.
 
+import Foundation
 import MenuAppTestSupport
 import MenuTestSupport
-import Foundation
 import NaiveReference
 import Testing
 
@@ -37,9 +37,11 @@ extension AppTests {
             let text = try server.connect().request("GET", "/rows?limit=500").text
             // Members are matched one by one: JSON object member order carries no meaning.
             func hasMember(_ member: String) -> Bool { text.contains(member + ",") || text.contains(member + "}") }
-            for member in [#""price":38"#, #""price":12.5"#, #""price":39.5"#, #""price":1280"#, #""volumeMl":500"#,
-                           #""spicy":0"#, #""alcoholic":true"#, #""alcoholic":false"#, #""vegetarian":true"#,
-                           #""vegetarian":false"#, #""currency":"CNY""#, #""en":"Main Courses""#] {
+            for member in [
+                #""price":38"#, #""price":12.5"#, #""price":39.5"#, #""price":1280"#, #""volumeMl":500"#,
+                #""spicy":0"#, #""alcoholic":true"#, #""alcoholic":false"#, #""vegetarian":true"#,
+                #""vegetarian":false"#, #""currency":"CNY""#, #""en":"Main Courses""#
+            ] {
                 #expect(hasMember(member), "\(member)")
             }
             for wrong in ["38.0", "12.50", "1.25e1", "1280.0", #""true""#, #""38""#] {
@@ -47,7 +49,8 @@ extension AppTests {
             }
             let rows = try JSONDecoder().decode(LiveRowsPage.self, from: Data(text.utf8)).rows
             let kungPao = try #require(rows.first { $0.id == "kung-pao-chicken" })
-            #expect(Set(kungPao.attributes?.keys.map { $0 } ?? []) == ["price", "currency", "spicy", "vegetarian", "en"])
+            #expect(
+                Set(kungPao.attributes?.keys.map { $0 } ?? []) == ["price", "currency", "spicy", "vegetarian", "en"])
         }
 
         @Test
@@ -62,9 +65,15 @@ extension AppTests {
             let version = try count.decode(LiveCount.self).version
             #expect(count.text == #"{"version":"\#(version)","revision":0,"count":30,"leafCount":24}"#)
             let rows = try connection.request("GET", "/rows?offset=16&limit=2")
-            #expect(rows.text == #"{"version":"\#(version)","revision":0,"count":30,"leafCount":24,"offset":16,"limit":2,"rows":[{"index":16,"id":"drinks","title":"酒水","depth":0,"parentId":null,"isGroup":true,"isExpanded":true,"childCount":3,"attributes":{"en":"Drinks"},"visibleDescendantCount":13},{"index":17,"id":"beer","title":"啤酒","depth":1,"parentId":"drinks","isGroup":true,"isExpanded":true,"childCount":3,"attributes":{"en":"Beer"},"visibleDescendantCount":3}]}"#)
+            #expect(
+                rows.text
+                    == #"{"version":"\#(version)","revision":0,"count":30,"leafCount":24,"offset":16,"limit":2,"rows":[{"index":16,"id":"drinks","title":"酒水","depth":0,"parentId":null,"isGroup":true,"isExpanded":true,"childCount":3,"attributes":{"en":"Drinks"},"visibleDescendantCount":13},{"index":17,"id":"beer","title":"啤酒","depth":1,"parentId":"drinks","isGroup":true,"isExpanded":true,"childCount":3,"attributes":{"en":"Beer"},"visibleDescendantCount":3}]}"#
+            )
             let leaf = try connection.request("GET", "/rows?offset=1&limit=1")
-            #expect(leaf.text.hasPrefix(#"{"version":"\#(version)","revision":0,"count":30,"leafCount":24,"offset":1,"limit":1,"rows":[{"index":1,"id":"kung-pao-chicken","title":"宮保雞丁","depth":1,"parentId":"main-courses","isGroup":false,"attributes":{"#), "\(leaf.text)")
+            #expect(
+                leaf.text.hasPrefix(
+                    #"{"version":"\#(version)","revision":0,"count":30,"leafCount":24,"offset":1,"limit":1,"rows":[{"index":1,"id":"kung-pao-chicken","title":"宮保雞丁","depth":1,"parentId":"main-courses","isGroup":false,"attributes":{"#
+                ), "\(leaf.text)")
             #expect(leaf.text.hasSuffix("}}]}"), "\(leaf.text)")
         }
 
@@ -78,8 +87,12 @@ extension AppTests {
             let session = try #require(created.header("X-Session-Id"))
             #expect(created.text == #"{"sessionId":"\#(session)","revision":0,"ignored":[]}"#)
             let version = try connection.request("GET", "/count").decode(LiveCount.self).version
-            let change = try connection.request("POST", "/groups/main-courses/toggle", headers: [("X-Session-Id", session)])
-            #expect(change.text == #"{"version":"\#(version)","revision":1,"sessionId":"\#(session)","id":"main-courses","isExpanded":false,"index":0,"count":21,"leafCount":15,"change":{"at":1,"inserted":0,"removed":9}}"#)
+            let change = try connection.request(
+                "POST", "/groups/main-courses/toggle", headers: [("X-Session-Id", session)])
+            #expect(
+                change.text
+                    == #"{"version":"\#(version)","revision":1,"sessionId":"\#(session)","id":"main-courses","isExpanded":false,"index":0,"count":21,"leafCount":15,"change":{"at":1,"inserted":0,"removed":9}}"#
+            )
             #expect(change.headerValues("X-Session-Id") == [session])
         }
 
@@ -103,12 +116,13 @@ extension AppTests {
                 ("GET", "/rows?limit=0", "", 400),
                 ("POST", "/groups/mapo-tofu/toggle", "", 409),
                 ("PUT", "/groups/beer/expansion", "{}", 400),
-                ("GET", "/count", "", 200),
+                ("GET", "/count", "", 200)
             ]
             var responses = [created]
             for exchange in exchanges {
-                let response = try connection.request(exchange.method, exchange.target, headers: [("X-Session-Id", session)],
-                                                      body: Array(exchange.body.utf8))
+                let response = try connection.request(
+                    exchange.method, exchange.target, headers: [("X-Session-Id", session)],
+                    body: Array(exchange.body.utf8))
                 #expect(response.status == exchange.status, "\(exchange.method) \(exchange.target): \(response)")
                 responses.append(response)
             }
@@ -141,9 +155,11 @@ extension AppTests {
             defer { server.shutdown() }
             let connection = try server.connect()
             let head = "Host: 127.0.0.1\r\n"
-            try connection.send(Array(("GET /healthz HTTP/1.1\r\n\(head)\r\n"
-                + "GET /rows?offset=16&limit=1 HTTP/1.1\r\n\(head)\r\n"
-                + "GET /count HTTP/1.1\r\n\(head)\r\n").utf8))
+            try connection.send(
+                Array(
+                    ("GET /healthz HTTP/1.1\r\n\(head)\r\n"
+                        + "GET /rows?offset=16&limit=1 HTTP/1.1\r\n\(head)\r\n"
+                        + "GET /count HTTP/1.1\r\n\(head)\r\n").utf8))
             let first = try connection.readResponse()
             let second = try connection.readResponse()
             let third = try connection.readResponse()
@@ -172,7 +188,6 @@ extension AppTests {
         }
 
         // MARK: Concurrency
-
 
         struct WorkerReport: Sendable {
             var requests = 0
@@ -214,13 +229,17 @@ extension AppTests {
                     let usePut = random.next() % 2 == 0
                     // A PUT may repeat the current state (an empty change); a toggle always flips.
                     let target = usePut ? random.next() % 2 == 0 : !state.expanded[node]
-                    let response = usePut
-                        ? try connection.request("PUT", "/groups/\(group)/expansion", headers: headers,
-                                                 body: Array("{\"isExpanded\":\(target)}".utf8))
+                    let response =
+                        usePut
+                        ? try connection.request(
+                            "PUT", "/groups/\(group)/expansion", headers: headers,
+                            body: Array("{\"isExpanded\":\(target)}".utf8))
                         : try connection.request("POST", "/groups/\(group)/toggle", headers: headers)
                     let what = "\(usePut ? "PUT" : "POST") \(group) -> \(target)"
                     check(response, what)
-                    guard response.status == 200, let change = try? JSONDecoder().decode(LiveChange.self, from: Data(response.body)) else {
+                    guard response.status == 200,
+                        let change = try? JSONDecoder().decode(LiveChange.self, from: Data(response.body))
+                    else {
                         fail("\(what): \(response)")
                         break
                     }
@@ -233,14 +252,18 @@ extension AppTests {
                     leafCount = counts.leafCount
                     if change.sessionId != session || change.id != group || change.isExpanded != target
                         || change.index != expected.index || change.change != expected.change
-                        || change.count != counts.count || change.leafCount != counts.leafCount || change.count != count {
-                        fail("\(what): got \(response.text), expected index \(String(describing: expected.index)) change \(String(describing: expected.change)) count \(counts.count)/\(counts.leafCount), running sum \(count)")
+                        || change.count != counts.count || change.leafCount != counts.leafCount || change.count != count
+                    {
+                        fail(
+                            "\(what): got \(response.text), expected index \(String(describing: expected.index)) change \(String(describing: expected.change)) count \(counts.count)/\(counts.leafCount), running sum \(count)"
+                        )
                         break
                     }
                     if random.next() % 8 == 0 {
                         let offset = Int(random.next() % 32)
                         let limit = Int(random.next() % 10) + 1
-                        let page = try connection.request("GET", "/rows?offset=\(offset)&limit=\(limit)", headers: headers)
+                        let page = try connection.request(
+                            "GET", "/rows?offset=\(offset)&limit=\(limit)", headers: headers)
                         check(page, "GET /rows")
                         let rows = try JSONDecoder().decode(LiveRowsPage.self, from: Data(page.body)).rows
                         let want = Array(model.rows(state).dropFirst(offset).prefix(limit))
@@ -284,14 +307,19 @@ extension AppTests {
                     do {
                         let connection = try LiveRawConnection(port: port)
                         for _ in 0 ..< 50 {
-                            let response = try connection.request("POST", "/groups/beer/toggle", headers: [("X-Session-Id", session)])
-                            guard response.status == 200, let change = try? JSONDecoder().decode(LiveChange.self, from: Data(response.body)) else {
+                            let response = try connection.request(
+                                "POST", "/groups/beer/toggle", headers: [("X-Session-Id", session)])
+                            guard response.status == 200,
+                                let change = try? JSONDecoder().decode(LiveChange.self, from: Data(response.body))
+                            else {
                                 problems.append("\(response)")
                                 continue
                             }
-                            let closed = change.isExpanded == false && change.count == 27 && change.leafCount == 21
+                            let closed =
+                                change.isExpanded == false && change.count == 27 && change.leafCount == 21
                                 && change.change == LiveSplice(at: 18, inserted: 0, removed: 3)
-                            let opened = change.isExpanded == true && change.count == 30 && change.leafCount == 24
+                            let opened =
+                                change.isExpanded == true && change.count == 30 && change.leafCount == 24
                                 && change.change == LiveSplice(at: 18, inserted: 3, removed: 0)
                             if !(closed || opened) || change.index != 17 { problems.append(response.text) }
                         }
@@ -363,9 +391,14 @@ extension AppTests {
             #expect(failures.isEmpty, "\(failures.prefix(10))")
             #expect(serverErrors.isEmpty, "\(serverErrors.prefix(10))")
             // Every client got every one of its changes acknowledged (a failure stops a client early).
-            #expect(reports.value.map(\.acknowledged) == Array(repeating: Self.changesPerClient, count: 8), "seed \(baseSeed)")
-            #expect(observed.value.requests == Self.changesPerClient * 2, "the observer stopped early, seed \(baseSeed)")
-            print("LiveConnectionTests: 8 clients, \(reports.value.map(\.acknowledged).reduce(0, +)) acknowledged changes, \(all.map(\.requests).reduce(0, +)) requests, seed \(baseSeed)")
+            #expect(
+                reports.value.map(\.acknowledged) == Array(repeating: Self.changesPerClient, count: 8),
+                "seed \(baseSeed)")
+            #expect(
+                observed.value.requests == Self.changesPerClient * 2, "the observer stopped early, seed \(baseSeed)")
+            print(
+                "LiveConnectionTests: 8 clients, \(reports.value.map(\.acknowledged).reduce(0, +)) acknowledged changes, \(all.map(\.requests).reduce(0, +)) requests, seed \(baseSeed)"
+            )
         }
     }
 }

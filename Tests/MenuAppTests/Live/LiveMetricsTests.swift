@@ -26,7 +26,8 @@ extension AppTests {
                 #expect(page.status == 200)
                 tag = page.header("ETag") ?? ""
             }
-            let unchanged = try connection.request("GET", "/rows?limit=5", headers: [("X-Session-Id", session), ("If-None-Match", tag)])
+            let unchanged = try connection.request(
+                "GET", "/rows?limit=5", headers: [("X-Session-Id", session), ("If-None-Match", tag)])
             #expect(unchanged.status == 304)
             #expect(try connection.request("POST", "/rows").status == 405)
             #expect(try connection.request("GET", "/no/such/secret-path").status == 404)
@@ -52,7 +53,9 @@ extension AppTests {
             #expect(metrics["menu_nodes"] == Double(server.server.service.menu.nodeCount))
             #expect((metrics["menu_http_connections_open{listener=\"main\"}"] ?? 0) >= 1)
             #expect((metrics["process_resident_memory_bytes"] ?? 0) > 1_000_000)
-            #expect(!scrape.text.contains("secret-path") && !scrape.text.contains(session), "no raw path and no session id in a label")
+            #expect(
+                !scrape.text.contains("secret-path") && !scrape.text.contains(session),
+                "no raw path and no session id in a label")
         }
 
         @Test func theOutputPassesPromtoolCheckMetrics() throws {
@@ -61,12 +64,15 @@ extension AppTests {
             let connection = try server.connect()
             _ = try connection.request("GET", "/rows")
             _ = try connection.request("GET", "/nodes/no-such-node")
-            let file = FileManager.default.temporaryDirectory.appendingPathComponent("metrics-\(UUID().uuidString).txt").path
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("metrics-\(UUID().uuidString).txt")
+                .path
             defer { try? FileManager.default.removeItem(atPath: file) }
             try Data(try connection.request("GET", "/metrics").body).write(to: URL(fileURLWithPath: file))
-            let promtool = try #require(LiveMetrics.tool("promtool"), "promtool is missing: scripts/install-deps prometheus")
+            let promtool = try #require(
+                LiveMetrics.tool("promtool"), "promtool is missing: scripts/install-deps prometheus")
             // promtool reads the exposition from standard input; a lint warning is a non-zero exit too.
-            let check = try liveRun(URL(fileURLWithPath: "/bin/sh"), ["-c", "\"$0\" check metrics < \"$1\"", promtool, file])
+            let check = try liveRun(
+                URL(fileURLWithPath: "/bin/sh"), ["-c", "\"$0\" check metrics < \"$1\"", promtool, file])
             #expect(check.status == 0, "promtool check metrics: \(check.stdout) \(check.stderr)")
         }
 
@@ -90,14 +96,18 @@ extension AppTests {
         }
 
         @Test func withADataDirectoryEachWriteIsADurabilityWaitAndReadsAreNot() throws {
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("metrics-data-\(UUID().uuidString)").path
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "metrics-data-\(UUID().uuidString)"
+            ).path
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(atPath: directory) }
             let server = try LiveServer { $0.dataDirectory = directory }
             defer { server.shutdown() }
             let connection = try server.connect()
             let session = try connection.request("POST", "/sessions").decode(LiveSessionBody.self).sessionId
-            #expect(try connection.request("POST", "/groups/drinks/toggle", headers: [("X-Session-Id", session)]).status == 200)
+            #expect(
+                try connection.request("POST", "/groups/drinks/toggle", headers: [("X-Session-Id", session)]).status
+                    == 200)
             #expect(try connection.request("GET", "/rows", headers: [("X-Session-Id", session)]).status == 200)
             let metrics = LiveMetrics(try connection.request("GET", "/metrics").text)
             #expect(metrics["menu_store_durable_waits_total"] == 2, "the creation and the toggle")
@@ -107,7 +117,9 @@ extension AppTests {
         }
 
         @Test func reloadsAreCountedByOutcomeAndTheInfoMetricNamesTheNewVersion() throws {
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("metrics-reload-\(UUID().uuidString)").path
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "metrics-reload-\(UUID().uuidString)"
+            ).path
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(atPath: directory) }
             let config = directory + "/menu.json"
@@ -134,7 +146,9 @@ struct LiveMetrics {
     init(_ text: String) {
         var samples: [String: Double] = [:]
         for line in text.split(separator: "\n") where !line.hasPrefix("#") {
-            guard let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]) else { continue }
+            guard let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]) else {
+                continue
+            }
             samples[String(line[..<space])] = value
         }
         self.samples = samples
@@ -144,6 +158,8 @@ struct LiveMetrics {
 
     /// The path of `name` in the usual binary directories; nil when it is not installed.
     static func tool(_ name: String) -> String? {
-        ["/usr/bin/", "/usr/local/bin/", "/bin/"].map { $0 + name }.first { FileManager.default.isExecutableFile(atPath: $0) }
+        ["/usr/bin/", "/usr/local/bin/", "/bin/"].map { $0 + name }.first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
     }
 }

@@ -21,17 +21,21 @@ extension AppTests {
     struct LivePrometheusTests {
         @Test
         func prometheusSeesTheCounterTheTestsRequestsMoved() throws {
-            let prometheus = try #require(LiveMetrics.tool("prometheus"), "prometheus is missing: scripts/install-deps prometheus")
+            let prometheus = try #require(
+                LiveMetrics.tool("prometheus"), "prometheus is missing: scripts/install-deps prometheus")
             let server = try LiveServer()
             defer { server.shutdown() }
             let connection = try server.connect()
             let requests = 7
             for _ in 0 ..< requests { #expect(try connection.request("GET", "/count").status == 200) }
 
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("prometheus-\(UUID().uuidString)").path
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "prometheus-\(UUID().uuidString)"
+            ).path
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(atPath: directory) }
-            try Data("""
+            try Data(
+                """
                 global:
                   scrape_interval: 1s
                   evaluation_interval: 1s
@@ -39,12 +43,15 @@ extension AppTests {
                   - job_name: menu-server
                     static_configs:
                       - targets: ["127.0.0.1:\(server.port)"]
-                """.utf8).write(to: URL(fileURLWithPath: directory + "/prometheus.yml"))
+                """.utf8
+            ).write(to: URL(fileURLWithPath: directory + "/prometheus.yml"))
             let port = try freeLoopbackPort()
             let child = try ChildProcess(
                 executable: prometheus,
-                arguments: ["--config.file=\(directory)/prometheus.yml", "--storage.tsdb.path=\(directory)/data",
-                            "--web.listen-address=127.0.0.1:\(port)", "--log.level=warn"],
+                arguments: [
+                    "--config.file=\(directory)/prometheus.yml", "--storage.tsdb.path=\(directory)/data",
+                    "--web.listen-address=127.0.0.1:\(port)", "--log.level=warn"
+                ],
                 standardOutput: .discard, standardError: .file(directory + "/prometheus.log"))
             defer {
                 child.send(SIGTERM)
@@ -61,16 +68,18 @@ extension AppTests {
                 return (seen ?? 0) >= Double(requests)
             }
             let log = (try? String(contentsOfFile: directory + "/prometheus.log", encoding: .utf8)) ?? ""
-            #expect(seen == Double(requests), "Prometheus's query API gave \(String(describing: seen)); its log: \(log.suffix(800))")
+            #expect(
+                seen == Double(requests),
+                "Prometheus's query API gave \(String(describing: seen)); its log: \(log.suffix(800))")
         }
 
         /// The first value of an instant query's answer, nil when it has none yet.
         private static func queryValue(port: Int, target: String) throws -> Double? {
             let response = try LiveRawConnection(port: port, receiveTimeoutSeconds: 5).request("GET", target)
             guard response.status == 200,
-                  let object = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any],
-                  let data = object["data"] as? [String: Any], let result = data["result"] as? [[String: Any]],
-                  let value = result.first?["value"] as? [Any], value.count == 2, let text = value[1] as? String
+                let object = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any],
+                let data = object["data"] as? [String: Any], let result = data["result"] as? [[String: Any]],
+                let value = result.first?["value"] as? [Any], value.count == 2, let text = value[1] as? String
             else { return nil }
             return Double(text)
         }

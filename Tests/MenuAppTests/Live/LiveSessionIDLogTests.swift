@@ -17,7 +17,9 @@ import Glibc
 #endif
 
 extension AppTests {
-    @Suite("Live: no session id in any access log", .enabled(if: FileManager.default.isExecutableFile(atPath: NginxProcess.executable)))
+    @Suite(
+        "Live: no session id in any access log",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: NginxProcess.executable)))
     struct LiveSessionIDLogTests {
         /// The request that exercises each path template of openapi.yaml with a live session: the
         /// target (ids of the test menu filled in, the query the operation needs) and the body. An
@@ -30,7 +32,7 @@ extension AppTests {
             "/groups/{id}/expansion": ("/groups/beer/expansion", #"{"isExpanded":false}"#),
             "/expansion": ("/expansion", #"{"all":"expanded"}"#),
             "/nodes/{id}": ("/nodes/snow-beer", ""), "/nodes/{id}/reveal": ("/nodes/snow-beer/reveal", ""),
-            "/metrics": ("/metrics", ""), "/": ("/", ""), "/app.js": ("/app.js", ""), "/app.css": ("/app.css", ""),
+            "/metrics": ("/metrics", ""), "/": ("/", ""), "/app.js": ("/app.js", ""), "/app.css": ("/app.css", "")
         ]
 
         /// Every operation of openapi.yaml as `(method, template)`, `DELETE /session` last (it ends
@@ -44,10 +46,14 @@ extension AppTests {
 
         @Test(arguments: LogFormat.allCases)
         func noLogShowsASessionIDOnAnyRouteNorOnTheOldPathForm(format: LogFormat) throws {
-            let logPath = FileManager.default.temporaryDirectory.appendingPathComponent("ids-\(UUID().uuidString).log").path
+            let logPath = FileManager.default.temporaryDirectory.appendingPathComponent("ids-\(UUID().uuidString).log")
+                .path
             let descriptor = open(logPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
             try #require(descriptor >= 0)
-            defer { close(descriptor); unlink(logPath) }
+            defer {
+                close(descriptor)
+                unlink(logPath)
+            }
             let serverLog = ServerLog(format: format, level: .debug, quiet: false, descriptor: descriptor)
             var settings = ServerSettings()
             settings.port = 0
@@ -65,7 +71,8 @@ extension AppTests {
             var issued: Set<String> = [session]
             var sent: [String] = ["POST /sessions"]
             func send(_ method: String, _ target: String, body: String = "") throws -> LiveResponse {
-                let response = try connection.request(method, target, headers: [("X-Session-Id", session)], body: Array(body.utf8))
+                let response = try connection.request(
+                    method, target, headers: [("X-Session-Id", session)], body: Array(body.utf8))
                 if let id = response.header("X-Session-Id") { issued.insert(id) }
                 sent.append("\(method) \(target)")
                 return response
@@ -81,13 +88,19 @@ extension AppTests {
                     // First a stale client of the old form, with the live id in the path: refused, logged without it.
                     for old in ["GET", "HEAD", "DELETE"] {
                         let refused = try send(old, "/sessions/\(session)")
-                        #expect(refused.status == 404 && (old == "HEAD" || refused.text.contains(#""code":"moved""#)), "\(old): \(refused)")
+                        #expect(
+                            refused.status == 404 && (old == "HEAD" || refused.text.contains(#""code":"moved""#)),
+                            "\(old): \(refused)")
                     }
                     let read = try send("GET", "/session")
-                    #expect(read.status == 200 && read.text.contains(session), "the session is live until the DELETE: \(read)")
+                    #expect(
+                        read.status == 200 && read.text.contains(session),
+                        "the session is live until the DELETE: \(read)")
                 }
                 let response = try send(method, request.target, body: request.body)
-                #expect((200 ..< 400).contains(response.status), "\(method) \(request.target) with the session: \(response)")
+                #expect(
+                    (200 ..< 400).contains(response.status), "\(method) \(request.target) with the session: \(response)"
+                )
             }
             #expect(try send("GET", "/count").status == 404, "the DELETE ended the session")
             #expect(issued.count >= 2, "POST /sessions issued a second id: \(issued)")
@@ -102,7 +115,9 @@ extension AppTests {
 
             // The logs are the ones the requests went to: one line per request in each, naming routes.
             #expect(nginx.accessLog().count == sent.count, "\(nginx.accessLog())")
-            #expect(nginxLogs.contains(#""GET /session" 200"#) && nginxLogs.contains(#""DELETE /sessions/{id}" 404"#), "\(nginxLogs)")
+            #expect(
+                nginxLogs.contains(#""GET /session" 200"#) && nginxLogs.contains(#""DELETE /sessions/{id}" 404"#),
+                "\(nginxLogs)")
             let requestLines = ownLog.split(separator: "\n").filter { $0.contains("/session") }
             #expect(requestLines.count >= 6, "\(ownLog)")
             for id in issued {

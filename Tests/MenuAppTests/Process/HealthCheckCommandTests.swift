@@ -4,10 +4,10 @@
 
 import ChildProcess
 import Foundation
-import MenuAppTestSupport
-import Testing
 import MenuApp
+import MenuAppTestSupport
 import MenuTestSupport
+import Testing
 
 #if canImport(Glibc)
 import Glibc
@@ -30,10 +30,16 @@ extension AppTests {
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
             address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+            let bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
             guard bound == 0, listen(listener, 8) == 0 else { throw LiveError("cannot listen: \(errno)") }
             var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) } }
+            _ = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
+            }
             return (listener, Int(UInt16(bigEndian: address.sin_port)))
         }
 
@@ -44,7 +50,8 @@ extension AppTests {
             #expect(byFlag.termination == .exited(0), "\(byFlag.stderr)")
             #expect(byFlag.stdout.hasPrefix("HTTP/1.1 200 "))
             // The image sets MENU_HOST=0.0.0.0: the wildcard is asked on loopback.
-            let byEnvironment = try healthCheck([], environment: ["MENU_PORT": String(server.port), "MENU_HOST": "0.0.0.0"])
+            let byEnvironment = try healthCheck(
+                [], environment: ["MENU_PORT": String(server.port), "MENU_HOST": "0.0.0.0"])
             #expect(byEnvironment.termination == .exited(0), "\(byEnvironment.stderr)")
         }
 
@@ -58,7 +65,9 @@ extension AppTests {
                 silent = try healthCheck(["--port", String(port)])
             }
             #expect(silent.termination == .exited(1))
-            #expect(silent.stderr.contains("timed out after 2000 ms waiting for 127.0.0.1 port \(port)"), "\(silent.stderr)")
+            #expect(
+                silent.stderr.contains("timed out after 2000 ms waiting for 127.0.0.1 port \(port)"), "\(silent.stderr)"
+            )
             let refused = try healthCheck(["--port", String(port)])
             #expect(refused.termination == .exited(1))
             #expect(refused.stderr.contains("cannot connect to 127.0.0.1 port \(port)"), "\(refused.stderr)")

@@ -6,9 +6,9 @@
 import ChildProcess
 import Foundation
 import MenuAppTestSupport
-import Testing
 import MenuServiceTestSupport
 import MenuTestSupport
+import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -54,10 +54,13 @@ extension AppTests {
 
             // curl, when the machine has it
             if FileManager.default.isExecutableFile(atPath: "/usr/bin/curl") {
-                let curl = try liveRun(URL(fileURLWithPath: "/usr/bin/curl"),
-                                       ["-sS", "-i", "-X", "PUT", "-H", "Content-Type: application/json",
-                                        "-H", "X-Session-Id: \(body.sessionId)", "--data", #"{"isExpanded":true}"#,
-                                        "\(child.baseURL)/groups/main-courses/expansion"])
+                let curl = try liveRun(
+                    URL(fileURLWithPath: "/usr/bin/curl"),
+                    [
+                        "-sS", "-i", "-X", "PUT", "-H", "Content-Type: application/json",
+                        "-H", "X-Session-Id: \(body.sessionId)", "--data", #"{"isExpanded":true}"#,
+                        "\(child.baseURL)/groups/main-courses/expansion"
+                    ])
                 #expect(curl.status == 0, "\(curl.stderr)")
                 #expect(curl.stdout.hasPrefix("HTTP/1.1 200"), "\(curl.stdout)")
                 #expect(curl.stdout.lowercased().contains("cache-control: no-store"), "\(curl.stdout)")
@@ -111,7 +114,7 @@ extension AppTests {
             BadFlags(arguments: ["--port", "-1"], mentions: ["--port", "-1"]),
             BadFlags(arguments: ["--threads", "0"], mentions: ["--threads", "0"]),
             BadFlags(arguments: ["--port"], mentions: ["--port"]),
-            BadFlags(arguments: ["--bogus", "1"], mentions: ["--bogus"]),
+            BadFlags(arguments: ["--bogus", "1"], mentions: ["--bogus"])
         ])
         func executableRejectsABadFlagWithExitCode2AndNamesIt(bad: BadFlags) throws {
             let exit = try liveRun(try LivePaths.executable(), bad.arguments)
@@ -132,14 +135,20 @@ extension AppTests {
         }
 
         @Test(arguments: [
-            BadConfig(name: "invalid id", contents: #"{"title":"x","items":[{"id":"ok","title":"A"},{"id":"bad id!","title":"B"}]}"#,
-                      mentions: ["items[1].id", "bad id!"]),
-            BadConfig(name: "empty nested title", contents: #"{"title":"x","items":[{"id":"g","title":"G","items":[{"id":"r","title":""}]}]}"#,
-                      mentions: ["items[0].items[0].title"]),
-            BadConfig(name: "duplicate id", contents: #"{"title":"x","items":[{"id":"a","title":"A"},{"id":"a","title":"B"}]}"#,
-                      mentions: ["items[1].id", "items[0]"]),
+            BadConfig(
+                name: "invalid id",
+                contents: #"{"title":"x","items":[{"id":"ok","title":"A"},{"id":"bad id!","title":"B"}]}"#,
+                mentions: ["items[1].id", "bad id!"]),
+            BadConfig(
+                name: "empty nested title",
+                contents: #"{"title":"x","items":[{"id":"g","title":"G","items":[{"id":"r","title":""}]}]}"#,
+                mentions: ["items[0].items[0].title"]),
+            BadConfig(
+                name: "duplicate id",
+                contents: #"{"title":"x","items":[{"id":"a","title":"A"},{"id":"a","title":"B"}]}"#,
+                mentions: ["items[1].id", "items[0]"]),
             BadConfig(name: "not JSON", contents: #"{"title":"#, mentions: ["JSON"]),
-            BadConfig(name: "missing file", contents: nil, mentions: []),
+            BadConfig(name: "missing file", contents: nil, mentions: [])
         ])
         func executableRejectsAnInvalidConfigWithExitCode2AndNamesTheJSONPath(bad: BadConfig) throws {
             let directory = FileManager.default.temporaryDirectory

@@ -19,8 +19,9 @@ import Darwin
 #endif
 
 extension AppTests {
-    @Suite("Redis: stopping menu-server while keep-alive connections write",
-           .enabled(if: FileManager.default.isExecutableFile(atPath: RedisServerProcess.executable)))
+    @Suite(
+        "Redis: stopping menu-server while keep-alive connections write",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: RedisServerProcess.executable)))
     struct StopUnderWritesProcessTests {
         static let rounds = 100
         static let writers = 16
@@ -40,7 +41,9 @@ extension AppTests {
                 #expect(outcome.termination == .exited(0), "round \(round): \(outcome)")
                 #expect(outcome.tally.cutShort == 0 && outcome.tally.unexpected.isEmpty, "round \(round): \(outcome)")
                 // The stop really came mid-run: answers had been received on every connection.
-                #expect(outcome.tally.answeredBeforeSignal >= Self.writers * Self.togglesBeforeSignal, "round \(round): \(outcome)")
+                #expect(
+                    outcome.tally.answeredBeforeSignal >= Self.writers * Self.togglesBeforeSignal,
+                    "round \(round): \(outcome)")
             }
             #expect(aborted.isEmpty, "menu-server did not exit 0 in rounds \(aborted) of \(Self.rounds)")
             // Writes were in flight when the signals came: the stop was tested, not an idle server.
@@ -50,8 +53,10 @@ extension AppTests {
         /// One round: a fresh menu-server, `writers` connections toggling their own sessions, SIGTERM
         /// once `togglesBeforeSignal` toggles per connection have been answered.
         private static func stopWhileWriting(on redis: RedisServerProcess) throws -> RoundOutcome {
-            let child = try LiveChildServer(arguments: ["--port", "0", "--config", LivePaths.menuConfig, "--store", redis.url,
-                                                        "--redis-pipeline", "on", "--quiet"])
+            let child = try LiveChildServer(arguments: [
+                "--port", "0", "--config", LivePaths.menuConfig, "--store", redis.url,
+                "--redis-pipeline", "on", "--quiet"
+            ])
             defer { child.stop() }
             let round = Round()
             let writersDone = DispatchGroup()
@@ -81,7 +86,9 @@ extension AppTests {
             do {
                 connection = try RawHTTPConnection(port: port, receiveTimeoutSeconds: 20, sendTimeoutSeconds: 20)
             } catch {
-                if !round.signalled.load(ordering: .sequentiallyConsistent) { round.tally.withLock { $0.unexpected.append("connect: \(error)") } }
+                if !round.signalled.load(ordering: .sequentiallyConsistent) {
+                    round.tally.withLock { $0.unexpected.append("connect: \(error)") }
+                }
                 return
             }
             var session: String?
@@ -90,7 +97,8 @@ extension AppTests {
                 let answer: RawHTTPResponse?
                 do {
                     if let session {
-                        try connection.sendRequest("POST", "/groups/main-courses/toggle", headers: [("X-Session-Id", session)])
+                        try connection.sendRequest(
+                            "POST", "/groups/main-courses/toggle", headers: [("X-Session-Id", session)])
                     } else {
                         try connection.sendRequest("POST", "/sessions")
                     }

@@ -5,8 +5,8 @@
 
 import ChildProcess
 import Foundation
-import Testing
 import MenuTestSupport
+import Testing
 
 extension AppTests {
     @Suite("The systemd unit example: verified and sandboxed")
@@ -18,8 +18,10 @@ extension AppTests {
         private func unitForTheBuiltExecutable() throws -> String {
             let text = try String(contentsOfFile: Self.unitPath, encoding: .utf8)
             #expect(text.contains("ExecStart=/usr/local/bin/menu-server "))
-            let local = text.replacingOccurrences(of: "ExecStart=/usr/local/bin/menu-server ", with: "ExecStart=\(try LivePaths.executable().path) ")
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("menu-unit-\(UUID().uuidString)")
+            let local = text.replacingOccurrences(
+                of: "ExecStart=/usr/local/bin/menu-server ", with: "ExecStart=\(try LivePaths.executable().path) ")
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "menu-unit-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let path = directory.appendingPathComponent("menu-server.service").path
             try local.write(toFile: path, atomically: true, encoding: .utf8)
@@ -35,12 +37,15 @@ extension AppTests {
             let unit = try unitForTheBuiltExecutable()
             let verified = try analyze(["verify", unit])
             #expect(verified.termination == .exited(0))
-            #expect(verified.standardError.isEmpty && verified.standardOutput.isEmpty,
-                    "\(String(decoding: verified.standardError + verified.standardOutput, as: UTF8.self))")
+            #expect(
+                verified.standardError.isEmpty && verified.standardOutput.isEmpty,
+                "\(String(decoding: verified.standardError + verified.standardOutput, as: UTF8.self))")
             // The check can fail: a misspelt key is reported.
             let misspelt = unit + ".typo.service"
-            try (try String(contentsOfFile: unit, encoding: .utf8)).replacingOccurrences(of: "DynamicUser=", with: "DynamicUsr=")
-                .write(toFile: misspelt, atomically: true, encoding: .utf8)
+            try (try String(contentsOfFile: unit, encoding: .utf8)).replacingOccurrences(
+                of: "DynamicUser=", with: "DynamicUsr="
+            )
+            .write(toFile: misspelt, atomically: true, encoding: .utf8)
             #expect(!(try analyze(["verify", misspelt])).standardError.isEmpty)
         }
 
@@ -55,8 +60,11 @@ extension AppTests {
             let score = level.flatMap { line in line.split(separator: " ").compactMap { Double($0) }.first }
             #expect(try #require(score) < 2, "\(level ?? "")")
             let text = try String(contentsOfFile: Self.unitPath, encoding: .utf8)
-            for line in ["DynamicUser=yes", "ProtectSystem=strict", "StateDirectory=menu-server", "MENU_DATA_DIR=/var/lib/menu-server",
-                         "ExecReload=/bin/kill -HUP $MAINPID", "KillSignal=SIGTERM"] {
+            for line in [
+                "DynamicUser=yes", "ProtectSystem=strict", "StateDirectory=menu-server",
+                "MENU_DATA_DIR=/var/lib/menu-server",
+                "ExecReload=/bin/kill -HUP $MAINPID", "KillSignal=SIGTERM"
+            ] {
                 #expect(text.contains(line), "\(line)")
             }
         }

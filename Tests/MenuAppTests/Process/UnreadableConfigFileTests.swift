@@ -1,8 +1,8 @@
 import Foundation
 import MenuAppTestSupport
-import Testing
 import MenuServiceTestSupport
 import MenuTestSupport
+import Testing
 
 extension AppTests {
     /// The executable refuses a config file it cannot read in one plain line, with exit code 2.
@@ -12,7 +12,8 @@ extension AppTests {
 
         @Test(arguments: Place.allCases)
         func theExecutableSaysWhyInOneLine(place: Place) throws {
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("menu-unreadable-\(UUID().uuidString)")
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "menu-unreadable-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory) }
             let file = directory.appendingPathComponent("menu.json")

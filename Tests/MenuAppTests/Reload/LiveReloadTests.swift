@@ -1,13 +1,14 @@
 import Dispatch
+import DurableTestSupport
 import Foundation
 import HTTPTestSupport
 import MenuAppTestSupport
 import MenuModel
+import MenuTestSupport
 import NaiveReference
 import Synchronization
 import Testing
-import DurableTestSupport
-import MenuTestSupport
+
 @testable import MenuApp
 @testable import MenuService
 @testable import MenuSessions
@@ -26,7 +27,9 @@ private struct ReloadingClient {
     init(port: Int, seed: UInt64) throws {
         connection = try RawHTTPConnection(port: port)
         let created = try connection.request("POST", "/sessions")
-        guard created.status == 201, let id = created.header("X-Session-Id") else { throw LiveError("POST /sessions: \(created)") }
+        guard created.status == 201, let id = created.header("X-Session-Id") else {
+            throw LiveError("POST /sessions: \(created)")
+        }
         session = id
         random = SplitMix64(state: seed)
     }
@@ -47,8 +50,9 @@ private struct ReloadingClient {
         if Bool.random(using: &random) {
             let group = ReloadMenus.groupIDs.randomElement(using: &random)!
             let isExpanded = Bool.random(using: &random)
-            let answer = try connection.request("PUT", "/groups/\(group)/expansion", headers: [("X-Session-Id", session)],
-                                                body: Array(#"{"isExpanded":\#(isExpanded)}"#.utf8))
+            let answer = try connection.request(
+                "PUT", "/groups/\(group)/expansion", headers: [("X-Session-Id", session)],
+                body: Array(#"{"isExpanded":\#(isExpanded)}"#.utf8))
             switch answer.status {
             case 200:
                 let change = Self.decode(LiveChange.self, answer.body)
@@ -56,12 +60,16 @@ private struct ReloadingClient {
                 expectation.acknowledge(group, isExpanded: isExpanded, generation: k)
                 let view = expectation.view(at: k, menus: menus)
                 if change?.count != view.count || change?.isExpanded != isExpanded {
-                    fail("PUT \(group) on generation \(k): count \(String(describing: change?.count)), expected \(view.count)")
+                    fail(
+                        "PUT \(group) on generation \(k): count \(String(describing: change?.count)), expected \(view.count)"
+                    )
                 }
             case 404, 409:
                 // Only a group some generation lacks (or has as a row) may be refused, and nothing changes.
                 let code = Self.decode(LiveErrorBody.self, answer.body)?.error.code
-                let absentSomewhere = menus.values.contains { menu in menu.node(withID: group).map { !menu.isGroup($0) } ?? true }
+                let absentSomewhere = menus.values.contains { menu in
+                    menu.node(withID: group).map { !menu.isGroup($0) } ?? true
+                }
                 if !absentSomewhere || (code != "unknown_group" && code != "not_a_group") {
                     fail("PUT \(group): \(answer.status) \(code ?? "?") for a group every menu has")
                 }
@@ -71,16 +79,21 @@ private struct ReloadingClient {
         }
         let offset = Int.random(in: 0 ..< 8, using: &random)
         let anonymous = Int.random(in: 0 ..< 5, using: &random) == 0
-        let answer = try connection.request("GET", "/rows?offset=\(offset)&limit=20",
-                                            headers: anonymous ? [] : [("X-Session-Id", session)])
+        let answer = try connection.request(
+            "GET", "/rows?offset=\(offset)&limit=20",
+            headers: anonymous ? [] : [("X-Session-Id", session)])
         guard answer.status == 200 else { return fail("GET /rows: \(answer.status) \(answer.bodyText.prefix(200))") }
         let page = Self.decode(LiveRowsPage.self, answer.body)
         guard let k = generation(of: page?.version, versions: versions, "GET /rows") else { return }
         let view = anonymous ? FlattenedView(menu: menus[k]!) : expectation.view(at: k, menus: menus)
-        let expected = view.rows(offset: offset, limit: 20).map { "\($0.id) \($0.title) \($0.isExpanded.map(String.init) ?? "-")" }
+        let expected = view.rows(offset: offset, limit: 20).map {
+            "\($0.id) \($0.title) \($0.isExpanded.map(String.init) ?? "-")"
+        }
         let rows = (page?.rows ?? []).map { "\($0.id) \($0.title) \($0.isExpanded.map(String.init) ?? "-")" }
         if rows != expected || page?.count != view.count {
-            fail("GET /rows offset \(offset) on generation \(k)\(anonymous ? " (no session)" : ""): \(rows) count \(String(describing: page?.count)), expected \(expected) count \(view.count)")
+            fail(
+                "GET /rows offset \(offset) on generation \(k)\(anonymous ? " (no session)" : ""): \(rows) count \(String(describing: page?.count)), expected \(expected) count \(view.count)"
+            )
         }
     }
 
@@ -97,8 +110,9 @@ extension AppTests {
         static let clients = 4
         static let stepsPerClient = 120
 
-        @Test("every answer is whole and of one menu; each session is carried over exactly by the rule; with --data-dir it survives a restart",
-              arguments: [false, true])
+        @Test(
+            "every answer is whole and of one menu; each session is carried over exactly by the rule; with --data-dir it survives a restart",
+            arguments: [false, true])
         func reloadsUnderConcurrentLoad(durable: Bool) throws {
             let directory = DurableTemporaryDirectory()
             defer { directory.remove() }
@@ -111,7 +125,8 @@ extension AppTests {
             settings.configPath = config
             settings.threads = 2
             if durable { settings.dataDirectory = data }
-            let menus = Dictionary(uniqueKeysWithValues: (1 ... Self.generations).map { ($0, ReloadMenus.menu(generation: $0)) })
+            let menus = Dictionary(
+                uniqueKeysWithValues: (1 ... Self.generations).map { ($0, ReloadMenus.menu(generation: $0)) })
             let versions = Dictionary(uniqueKeysWithValues: menus.map { ($0.value.version, $0.key) })
             #expect(versions.count == Self.generations, "each generation has its own version")
 
@@ -133,13 +148,17 @@ extension AppTests {
                     reloadsDone.signal()
                 }
                 for k in 2 ... Self.generations {
-                    while requests.load(ordering: .relaxed) < (k - 1) * spacing && finishedClients.load(ordering: .relaxed) < Self.clients {
+                    while requests.load(ordering: .relaxed) < (k - 1) * spacing
+                        && finishedClients.load(ordering: .relaxed) < Self.clients
+                    {
                         usleep(200)
                     }
                     do {
                         try ReloadMenus.write(generation: k, to: config)
                         let reload = try server.reload()
-                        if reload.to != menus[k]!.version { reloadFailures.withLock { $0.append("reload \(k) served \(reload.to)") } }
+                        if reload.to != menus[k]!.version {
+                            reloadFailures.withLock { $0.append("reload \(k) served \(reload.to)") }
+                        }
                         reloadsCompleted.add(1, ordering: .relaxed)
                     } catch {
                         reloadFailures.withLock { $0.append("reload \(k): \(error)") }
@@ -148,7 +167,9 @@ extension AppTests {
             }
             reloader.start()
 
-            let outcomes = Mutex<[(session: String, expectation: ReloadExpectation, failures: [String], seen: Set<Int>)]>([])
+            let outcomes = Mutex<
+                [(session: String, expectation: ReloadExpectation, failures: [String], seen: Set<Int>)]
+            >([])
             // One thread per client (not concurrentPerform, which runs only as many at once as there are cores).
             let clientsDone = DispatchSemaphore(value: 0)
             for index in 0 ..< Self.clients {
@@ -160,7 +181,9 @@ extension AppTests {
                         for step in 0 ..< Self.stepsPerClient {
                             // Nor do the clients run more than a reload or two ahead of the reloads.
                             let due = step * (Self.generations - 1) / Self.stepsPerClient - 1
-                            while reloadsCompleted.load(ordering: .relaxed) < due && !reloaderFinished.load(ordering: .relaxed) { usleep(200) }
+                            while reloadsCompleted.load(ordering: .relaxed) < due
+                                && !reloaderFinished.load(ordering: .relaxed)
+                            { usleep(200) }
                             try client.step(menus: menus, versions: versions)
                             requests.add(1, ordering: .relaxed)
                         }
@@ -180,7 +203,9 @@ extension AppTests {
             let results = outcomes.withLock { $0 }
             #expect(results.flatMap(\.failures) == [])
             let seen = results.reduce(into: Set<Int>()) { $0.formUnion($1.seen) }
-            print("LiveReloadTests (durable: \(durable)): \(Self.generations - 1) reloads; the clients saw \(seen.count) generations")
+            print(
+                "LiveReloadTests (durable: \(durable)): \(Self.generations - 1) reloads; the clients saw \(seen.count) generations"
+            )
             #expect(server.service.menu.version == menus[Self.generations]!.version)
 
             // After the last reload every session holds exactly what the rule says, in the store and over HTTP.
@@ -188,15 +213,20 @@ extension AppTests {
                 let final = Self.generations
                 for result in results where !result.session.isEmpty {
                     let view = result.expectation.view(at: final, menus: menus)
-                    let stored = FlattenedView(menu: server.service.menu,
-                                               state: try server.store.state(of: try #require(SessionID(result.session))))
+                    let stored = FlattenedView(
+                        menu: server.service.menu,
+                        state: try server.store.state(of: try #require(SessionID(result.session))))
                     let menu = server.service.menu
                     for node in menu.nodes where menu.isGroup(node) {
-                        #expect(stored.isExpanded(node) == view.isExpanded(node), "\(when): \(menu.id(of: node)) of session \(result.session)")
+                        #expect(
+                            stored.isExpanded(node) == view.isExpanded(node),
+                            "\(when): \(menu.id(of: node)) of session \(result.session)")
                     }
                     let connection = try RawHTTPConnection(port: server.port)
                     let page = ReloadingClient.decode(
-                        LiveRowsPage.self, try connection.request("GET", "/rows?limit=500", headers: [("X-Session-Id", result.session)]).body)
+                        LiveRowsPage.self,
+                        try connection.request("GET", "/rows?limit=500", headers: [("X-Session-Id", result.session)])
+                            .body)
                     #expect(page?.rows.map(\.id) == view.rows(offset: 0, limit: 500).map(\.id))
                 }
             }
@@ -210,8 +240,9 @@ extension AppTests {
             }
         }
 
-        @Test("an invalid new file changes nothing: the old menu goes on serving, every session as it was",
-              arguments: [false, true])
+        @Test(
+            "an invalid new file changes nothing: the old menu goes on serving, every session as it was",
+            arguments: [false, true])
         func anInvalidFileChangesNothing(durable: Bool) throws {
             let directory = DurableTemporaryDirectory()
             defer { directory.remove() }
@@ -221,29 +252,37 @@ extension AppTests {
             settings.port = 0
             settings.configPath = config
             if durable {
-                try FileManager.default.createDirectory(atPath: directory.file("data"), withIntermediateDirectories: false)
+                try FileManager.default.createDirectory(
+                    atPath: directory.file("data"), withIntermediateDirectories: false)
                 settings.dataDirectory = directory.file("data")
             }
             let server = try LiveServer(settings: settings).server
             defer { server.shutdown() }
             let connection = try RawHTTPConnection(port: server.port)
             let session = try #require(try connection.request("POST", "/sessions").header("X-Session-Id"))
-            _ = try connection.request("PUT", "/groups/seasonal/expansion", headers: [("X-Session-Id", session)], body: Array(#"{"isExpanded":true}"#.utf8))
+            _ = try connection.request(
+                "PUT", "/groups/seasonal/expansion", headers: [("X-Session-Id", session)],
+                body: Array(#"{"isExpanded":true}"#.utf8))
             let before = try connection.request("GET", "/rows?limit=500", headers: [("X-Session-Id", session)]).bodyText
             // Two problems: both are reported, nothing is served from the file.
-            try Data(#"{"items":[{"id":"a","title":"A"},{"id":"a","title":"again"},{"title":"no id"}]}"#.utf8).write(to: URL(fileURLWithPath: config))
+            try Data(#"{"items":[{"id":"a","title":"A"},{"id":"a","title":"again"},{"title":"no id"}]}"#.utf8).write(
+                to: URL(fileURLWithPath: config))
             #expect {
                 try server.reload()
             } throws: { error in
                 let text = "\(error)"
                 return text.contains("\"a\"") && text.contains("items[2]") && text.contains("problems")
             }
-            #expect(try connection.request("GET", "/rows?limit=500", headers: [("X-Session-Id", session)]).bodyText == before)
+            #expect(
+                try connection.request("GET", "/rows?limit=500", headers: [("X-Session-Id", session)]).bodyText
+                    == before)
             #expect(server.service.menu.version == ReloadMenus.menu(generation: 1).version)
             // The same file again is no reload at all.
             try ReloadMenus.write(generation: 1, to: config)
             #expect(try server.reload().changed == false)
-            #expect(try connection.request("GET", "/rows?limit=500", headers: [("X-Session-Id", session)]).bodyText == before)
+            #expect(
+                try connection.request("GET", "/rows?limit=500", headers: [("X-Session-Id", session)]).bodyText
+                    == before)
         }
     }
 }

@@ -6,8 +6,8 @@ import Foundation
 import HTTPTestSupport
 import MenuAppTestSupport
 import MenuModel
-import Testing
 import MenuTestSupport
+import Testing
 
 #if canImport(Glibc)
 import Glibc
@@ -30,14 +30,17 @@ extension AppTests {
                 let child = try LiveChildServer(arguments: arguments)
                 defer { child.stop() }
                 session = try child.newSession()
-                for (group, isExpanded) in [("mains", true), ("drinks", true), ("desserts", true), ("sides", true), ("specials", false)] {
+                for (group, isExpanded) in [
+                    ("mains", true), ("drinks", true), ("desserts", true), ("sides", true), ("specials", false)
+                ] {
                     #expect(try child.setExpansion(group, isExpanded, session: session).status == 200)
                 }
                 try fixture.replace(with: reloadMenu(ReloadProcessTests.second))
                 let second = try fixture.menu().version
                 child.hangUp(awaiting: "menu-server: SIGHUP: menu reloaded: version \(firstVersion) -> \(second), ")
-                #expect(try child.groupStates(session: session)
-                    == ["starters": false, "mains": true, "sides": true, "specials": false, "wine": true])
+                #expect(
+                    try child.groupStates(session: session)
+                        == ["starters": false, "mains": true, "sides": true, "specials": false, "wine": true])
                 child.expectCleanStop()
             }
 
@@ -48,8 +51,12 @@ extension AppTests {
             let child = try LiveChildServer(arguments: arguments)
             defer { child.stop() }
             #expect(try child.count(session: session).version == (try fixture.menu().version))
-            #expect(try child.groupStates(session: session)
-                == ["starters": false, "mains": true, "desserts": false, "sides": false, "specials": true, "wine": true])
+            #expect(
+                try child.groupStates(session: session)
+                    == [
+                        "starters": false, "mains": true, "desserts": false, "sides": false, "specials": true,
+                        "wine": true
+                    ])
             child.expectCleanStop()
         }
     }

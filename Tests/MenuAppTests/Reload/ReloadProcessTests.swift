@@ -8,8 +8,8 @@ import Foundation
 import HTTPTestSupport
 import MenuAppTestSupport
 import MenuModel
-import Testing
 import MenuTestSupport
+import Testing
 
 #if canImport(Glibc)
 import Glibc
@@ -52,7 +52,8 @@ final class ReloadFixture {
     let configPath: String
 
     init(configName: String = "menu.json") throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("menu-server-reload-\(UUID().uuidString)")
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "menu-server-reload-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         configPath = directory.appendingPathComponent(configName).path
     }
@@ -65,7 +66,9 @@ final class ReloadFixture {
         let target = path ?? configPath
         let temporary = directory.appendingPathComponent(".tmp-\(UUID().uuidString)").path
         try Data(text.utf8).write(to: URL(fileURLWithPath: temporary))
-        guard rename(temporary, target) == 0 else { throw LiveError("rename \(temporary) -> \(target): \(String(cString: strerror(errno)))") }
+        guard rename(temporary, target) == 0 else {
+            throw LiveError("rename \(temporary) -> \(target): \(String(cString: strerror(errno)))")
+        }
     }
 
     /// Truncates the config and writes `text` into the same inode (open, write, close).
@@ -104,7 +107,9 @@ extension LiveChildServer {
     func awaitLog(after mark: Int, _ text: String, sourceLocation: SourceLocation = #_sourceLocation) -> String {
         func since() -> String { String(decoding: Array(stderrText.value.utf8.dropFirst(mark)), as: UTF8.self) }
         let found = eventually(every: .milliseconds(10)) { since().contains(text) }
-        #expect(found, "the log never said \(String(reflecting: text)); it has:\n\(stderrText.value)", sourceLocation: sourceLocation)
+        #expect(
+            found, "the log never said \(String(reflecting: text)); it has:\n\(stderrText.value)",
+            sourceLocation: sourceLocation)
         return since()
     }
 
@@ -116,12 +121,16 @@ extension LiveChildServer {
         return awaitLog(after: mark, text, sourceLocation: sourceLocation)
     }
 
-    func request(_ method: String, _ target: String, session: String? = nil, body: String? = nil) throws -> LiveResponse {
-        try LiveRawConnection(port: port).request(method, target, headers: session.map { [("X-Session-Id", $0)] } ?? [],
-                                                  body: body.map { Array($0.utf8) } ?? [])
+    func request(_ method: String, _ target: String, session: String? = nil, body: String? = nil) throws -> LiveResponse
+    {
+        try LiveRawConnection(port: port).request(
+            method, target, headers: session.map { [("X-Session-Id", $0)] } ?? [],
+            body: body.map { Array($0.utf8) } ?? [])
     }
 
-    func count(session: String? = nil) throws -> LiveCount { try request("GET", "/count", session: session).decode(LiveCount.self) }
+    func count(session: String? = nil) throws -> LiveCount {
+        try request("GET", "/count", session: session).decode(LiveCount.self)
+    }
 
     func newSession() throws -> String {
         let response = try request("POST", "/sessions")
@@ -141,9 +150,13 @@ extension LiveChildServer {
 
     /// SIGTERM, then the checks every clean stop must pass.
     func expectCleanStop(sourceLocation: SourceLocation = #_sourceLocation) {
-        #expect(signalAndWait(SIGTERM), "menu-server did not exit after SIGTERM; log:\n\(stderrText.value)", sourceLocation: sourceLocation)
+        #expect(
+            signalAndWait(SIGTERM), "menu-server did not exit after SIGTERM; log:\n\(stderrText.value)",
+            sourceLocation: sourceLocation)
         #expect(termination == .exited(0), "log:\n\(stderrText.value)", sourceLocation: sourceLocation)
-        #expect(stderrText.value.contains("signal 15, finishing requests in flight"), "\(stderrText.value)", sourceLocation: sourceLocation)
+        #expect(
+            stderrText.value.contains("signal 15, finishing requests in flight"), "\(stderrText.value)",
+            sourceLocation: sourceLocation)
     }
 }
 
@@ -153,34 +166,40 @@ extension AppTests {
         /// Six groups, so that each clause of the carry-over rule has one to act on.
         // Computed, not a stored static: LeakSanitizer cannot see the pointers inside stored static
         // arrays of enums with payloads and reports them as leaked at exit.
-        static var first: [ReloadNode] { [
-            .group("starters", expanded: true, [.row("soup"), .row("salad")]),
-            .group("mains", expanded: false, [.row("fish"), .row("duck")]),
-            .group("drinks", expanded: false, [.row("tea")]),
-            .group("desserts", expanded: false, [.row("cake")]),
-            .group("sides", expanded: false, [.row("rice")]),
-            .group("specials", expanded: true, [.row("hotpot")]),
-        ] }
+        static var first: [ReloadNode] {
+            [
+                .group("starters", expanded: true, [.row("soup"), .row("salad")]),
+                .group("mains", expanded: false, [.row("fish"), .row("duck")]),
+                .group("drinks", expanded: false, [.row("tea")]),
+                .group("desserts", expanded: false, [.row("cake")]),
+                .group("sides", expanded: false, [.row("rice")]),
+                .group("specials", expanded: true, [.row("hotpot")])
+            ]
+        }
         /// starters' and sides' and specials' defaults flip, drinks becomes a row, desserts leaves,
         /// wine arrives, mains gains a row.
-        static var second: [ReloadNode] { [
-            .group("starters", expanded: false, [.row("soup"), .row("salad")]),
-            .group("mains", expanded: false, [.row("fish"), .row("duck"), .row("noodles")]),
-            .row("drinks"),
-            .group("sides", expanded: true, [.row("rice")]),
-            .group("specials", expanded: false, [.row("hotpot")]),
-            .group("wine", expanded: true, [.row("red")]),
-        ] }
+        static var second: [ReloadNode] {
+            [
+                .group("starters", expanded: false, [.row("soup"), .row("salad")]),
+                .group("mains", expanded: false, [.row("fish"), .row("duck"), .row("noodles")]),
+                .row("drinks"),
+                .group("sides", expanded: true, [.row("rice")]),
+                .group("specials", expanded: false, [.row("hotpot")]),
+                .group("wine", expanded: true, [.row("red")])
+            ]
+        }
         /// sides' and specials' defaults flip back, desserts returns.
-        static var third: [ReloadNode] { [
-            .group("starters", expanded: false, [.row("soup"), .row("salad")]),
-            .group("mains", expanded: false, [.row("fish"), .row("duck"), .row("noodles")]),
-            .row("drinks"),
-            .group("desserts", expanded: false, [.row("cake")]),
-            .group("sides", expanded: false, [.row("rice")]),
-            .group("specials", expanded: true, [.row("hotpot")]),
-            .group("wine", expanded: true, [.row("red")]),
-        ] }
+        static var third: [ReloadNode] {
+            [
+                .group("starters", expanded: false, [.row("soup"), .row("salad")]),
+                .group("mains", expanded: false, [.row("fish"), .row("duck"), .row("noodles")]),
+                .row("drinks"),
+                .group("desserts", expanded: false, [.row("cake")]),
+                .group("sides", expanded: false, [.row("rice")]),
+                .group("specials", expanded: true, [.row("hotpot")]),
+                .group("wine", expanded: true, [.row("red")])
+            ]
+        }
 
         @Test(.timeLimit(.minutes(2)))
         func sighupServesTheChangedConfigAndCarriesSessionsOverByTheRule() throws {
@@ -190,35 +209,56 @@ extension AppTests {
             #expect(try child.count().version == firstVersion)
 
             let changed = try child.newSession()
-            for (group, isExpanded) in [("mains", true), ("drinks", true), ("desserts", true), ("sides", true), ("specials", false)] {
+            for (group, isExpanded) in [
+                ("mains", true), ("drinks", true), ("desserts", true), ("sides", true), ("specials", false)
+            ] {
                 #expect(try child.setExpansion(group, isExpanded, session: changed).status == 200)
             }
             let untouched = try child.newSession()
-            #expect(try child.groupStates(session: changed)
-                == ["starters": true, "mains": true, "drinks": true, "desserts": true, "sides": true, "specials": false])
+            #expect(
+                try child.groupStates(session: changed)
+                    == [
+                        "starters": true, "mains": true, "drinks": true, "desserts": true, "sides": true,
+                        "specials": false
+                    ])
 
             try fixture.replace(with: reloadMenu(Self.second))
             let second = try fixture.menu()
             #expect(second.version != firstVersion)
-            let log = child.hangUp(awaiting: "menu-server: SIGHUP: menu reloaded: version \(firstVersion) -> \(second.version), \(second.nodeCount) nodes; ")
+            let log = child.hangUp(
+                awaiting:
+                    "menu-server: SIGHUP: menu reloaded: version \(firstVersion) -> \(second.version), \(second.nodeCount) nodes; "
+            )
             #expect(log.contains("; 2 sessions carried over in "), "\(log)")
             #expect(try child.count().version == second.version)
             #expect(try child.count(session: changed).version == second.version)
             // starters: untouched, follows its new default. mains: changed, kept. drinks (now a row) and
             // desserts (gone): dropped. sides, specials: their defaults changed; the explicit choice kept.
             // wine: new, its default.
-            #expect(try child.groupStates(session: changed)
-                == ["starters": false, "mains": true, "sides": true, "specials": false, "wine": true])
-            #expect(try child.groupStates(session: untouched) == ReloadNode.defaults(Self.second).filter { $0.key != "drinks" })
+            #expect(
+                try child.groupStates(session: changed)
+                    == ["starters": false, "mains": true, "sides": true, "specials": false, "wine": true])
+            #expect(
+                try child.groupStates(session: untouched)
+                    == ReloadNode.defaults(Self.second).filter { $0.key != "drinks" })
 
             // sides and specials now equal their defaults, so they follow the next change of default;
             // desserts' old choice was dropped and does not come back; mains stays changed.
             try fixture.replace(with: reloadMenu(Self.third))
             let third = try fixture.menu()
-            child.hangUp(awaiting: "menu-server: SIGHUP: menu reloaded: version \(second.version) -> \(third.version), \(third.nodeCount) nodes; ")
-            #expect(try child.groupStates(session: changed)
-                == ["starters": false, "mains": true, "desserts": false, "sides": false, "specials": true, "wine": true])
-            #expect(try child.groupStates(session: untouched) == ReloadNode.defaults(Self.third).filter { $0.key != "drinks" })
+            child.hangUp(
+                awaiting:
+                    "menu-server: SIGHUP: menu reloaded: version \(second.version) -> \(third.version), \(third.nodeCount) nodes; "
+            )
+            #expect(
+                try child.groupStates(session: changed)
+                    == [
+                        "starters": false, "mains": true, "desserts": false, "sides": false, "specials": true,
+                        "wine": true
+                    ])
+            #expect(
+                try child.groupStates(session: untouched)
+                    == ReloadNode.defaults(Self.third).filter { $0.key != "drinks" })
             // The carried-over session still takes writes, answered from the new menu.
             let write = try child.setExpansion("wine", false, session: changed)
             #expect(write.status == 200, "\(write)")
@@ -236,10 +276,14 @@ extension AppTests {
             let before = try child.count(session: session)
 
             // Two problems in one file: both are named, with their JSON paths.
-            try fixture.replace(with: #"{"title":"x","items":[{"id":"ok","title":"A"},{"id":"bad id!","title":"B"},"#
-                + #"{"id":"g","title":"G","items":[{"id":"r","title":""}]}]}"#)
+            try fixture.replace(
+                with: #"{"title":"x","items":[{"id":"ok","title":"A"},{"id":"bad id!","title":"B"},"#
+                    + #"{"id":"g","title":"G","items":[{"id":"r","title":""}]}]}"#)
             let log = child.hangUp(awaiting: "still serving version \(firstVersion)")
-            #expect(log.contains("menu-server: SIGHUP: still serving version \(firstVersion); cannot reload menu config \(fixture.configPath): invalid menu config (2 problems):"), "\(log)")
+            #expect(
+                log.contains(
+                    "menu-server: SIGHUP: still serving version \(firstVersion); cannot reload menu config \(fixture.configPath): invalid menu config (2 problems):"
+                ), "\(log)")
             #expect(log.contains("items[1].id") && log.contains("bad id!"), "\(log)")
             #expect(log.contains("items[2].items[0].title"), "\(log)")
             #expect(try child.count(session: session) == before)
@@ -296,21 +340,27 @@ extension AppTests {
             var mark = child.logMark
             try fixture.replace(with: reloadMenu(Self.second))
             let second = try fixture.menu().version
-            child.awaitLog(after: mark, "menu-server: the config file changed: menu reloaded: version \(firstVersion) -> \(second), ")
+            child.awaitLog(
+                after: mark,
+                "menu-server: the config file changed: menu reloaded: version \(firstVersion) -> \(second), ")
             #expect(try child.count().version == second)
             #expect(try child.groupStates(session: session)["mains"] == true)
 
             mark = child.logMark
             try fixture.rewriteInPlace(with: reloadMenu(Self.third))
             let third = try fixture.menu().version
-            child.awaitLog(after: mark, "menu-server: the config file changed: menu reloaded: version \(second) -> \(third), ")
+            child.awaitLog(
+                after: mark, "menu-server: the config file changed: menu reloaded: version \(second) -> \(third), ")
             #expect(try child.count().version == third)
 
             // An invalid rewrite is logged and changes nothing.
             mark = child.logMark
             try fixture.rewriteInPlace(with: #"{"title":"x","items":[{"id":"a","title":"A"},{"id":"a","title":"B"}]}"#)
             let log = child.awaitLog(after: mark, "still serving version \(third)")
-            #expect(log.contains("menu-server: the config file changed: still serving version \(third); cannot reload menu config \(fixture.configPath)"), "\(log)")
+            #expect(
+                log.contains(
+                    "menu-server: the config file changed: still serving version \(third); cannot reload menu config \(fixture.configPath)"
+                ), "\(log)")
             #expect(log.contains("items[1].id"), "\(log)")
             #expect(try child.count().version == third)
             child.expectCleanStop()
@@ -341,7 +391,9 @@ extension AppTests {
             #expect(rename(temporary, data) == 0, "rename: \(String(cString: strerror(errno)))")
             let second = try fixture.menu().version
             #expect(second != firstVersion)
-            child.awaitLog(after: mark, "menu-server: the config file changed: menu reloaded: version \(firstVersion) -> \(second), ")
+            child.awaitLog(
+                after: mark,
+                "menu-server: the config file changed: menu reloaded: version \(firstVersion) -> \(second), ")
             #expect(try child.count().version == second)
             child.expectCleanStop()
         }
@@ -371,9 +423,13 @@ extension AppTests {
                 DispatchQueue.global().async(group: readers) {
                     for _ in 0 ..< 150 {
                         do {
-                            let page = try LiveRawConnection(port: port).request("GET", "/rows?limit=500").decode(LiveRowsPage.self)
+                            let page = try LiveRawConnection(port: port).request("GET", "/rows?limit=500").decode(
+                                LiveRowsPage.self)
                             if table[page.version] != page.count || page.rows.count != page.count {
-                                problems.update { $0.append("version \(page.version) with \(page.count) rows (\(page.rows.count) listed)") }
+                                problems.update {
+                                    $0.append(
+                                        "version \(page.version) with \(page.count) rows (\(page.rows.count) listed)")
+                                }
                             }
                         } catch {
                             problems.update { $0.append("\(error)") }
@@ -388,7 +444,9 @@ extension AppTests {
                 // The watcher and SIGHUP race for the same file: whichever reloads first, the
                 // server ends up on `version`, and the other one finds it unchanged.
                 child.process.send(SIGHUP)
-                #expect(eventually { (try? child.count().version) == version }, "round \(round); log:\n\(child.stderrText.value)")
+                #expect(
+                    eventually { (try? child.count().version) == version },
+                    "round \(round); log:\n\(child.stderrText.value)")
             }
             #expect(readers.wait(timeout: .now() + 120) == .success, "the readers did not finish")
             #expect(problems.value.isEmpty, "\(problems.value.prefix(5))")
@@ -403,19 +461,23 @@ extension AppTests {
             var arguments: [String]
             var environment: [String: String] = [:]
             var mentions: [String]
-            var testDescription: String { (environment.map { "\($0.key)=\($0.value)" } + arguments).joined(separator: " ") }
+            var testDescription: String {
+                (environment.map { "\($0.key)=\($0.value)" } + arguments).joined(separator: " ")
+            }
         }
 
         @Test(arguments: [
             BadWatch(arguments: ["--watch-config", "maybe"], mentions: ["--watch-config", "maybe", "yes or no"]),
             BadWatch(arguments: ["--watch-config=maybe"], mentions: ["--watch-config", "maybe"]),
             BadWatch(arguments: ["--watch-config", "true"], mentions: ["--watch-config", "true"]),
-            BadWatch(arguments: [], environment: ["MENU_WATCH_CONFIG": "maybe"], mentions: ["MENU_WATCH_CONFIG", "maybe"]),
+            BadWatch(
+                arguments: [], environment: ["MENU_WATCH_CONFIG": "maybe"], mentions: ["MENU_WATCH_CONFIG", "maybe"])
         ])
         func watchConfigOtherThanYesOrNoIsRefusedAtStartUpNamingTheFlag(bad: BadWatch) throws {
             let fixture = try ReloadFixture()
             try fixture.replace(with: reloadMenu(Self.first))
-            let exit = try liveRun(try LivePaths.executable(), fixture.arguments(bad.arguments), environment: bad.environment)
+            let exit = try liveRun(
+                try LivePaths.executable(), fixture.arguments(bad.arguments), environment: bad.environment)
             let stderr = exit.stderr
             #expect(exit.termination == .exited(2), "\(stderr)")
             #expect(exit.stdout.isEmpty, "no listening line expected")

@@ -6,8 +6,8 @@ import Foundation
 import HTTPTestSupport
 import MenuAppTestSupport
 import MenuModel
-import Testing
 import MenuTestSupport
+import Testing
 
 #if canImport(Glibc)
 import Glibc
@@ -49,11 +49,14 @@ extension AppTests {
             defer { child.stop() }
 
             let mark = child.logMark
-            let writer = try SlowConfigWriter(path: fixture.configPath, flags: O_WRONLY | O_TRUNC, text: reloadMenu(ReloadProcessTests.second))
+            let writer = try SlowConfigWriter(
+                path: fixture.configPath, flags: O_WRONLY | O_TRUNC, text: reloadMenu(ReloadProcessTests.second))
             Thread.sleep(forTimeInterval: 0.6)  // three debounce periods with the file half written
             try writer.finish()
             let second = try fixture.menu().version
-            let log = child.awaitLog(after: mark, "menu-server: the config file changed: menu reloaded: version \(firstVersion) -> \(second), ")
+            let log = child.awaitLog(
+                after: mark,
+                "menu-server: the config file changed: menu reloaded: version \(firstVersion) -> \(second), ")
             #expect(!log.contains("cannot reload"), "the half-written file was read:\n\(log)")
             #expect(try child.count().version == second)
             child.expectCleanStop()
@@ -73,13 +76,16 @@ extension AppTests {
             child.awaitLog(after: mark, "cannot read \(fixture.configPath)")
 
             mark = child.logMark
-            let writer = try SlowConfigWriter(path: fixture.configPath, flags: O_WRONLY | O_CREAT | O_EXCL,
-                                              text: reloadMenu(ReloadProcessTests.second))
+            let writer = try SlowConfigWriter(
+                path: fixture.configPath, flags: O_WRONLY | O_CREAT | O_EXCL,
+                text: reloadMenu(ReloadProcessTests.second))
             // A correct watcher says nothing until the close: this wait then runs to its bound.
             let readHalfFile = eventually(within: .seconds(5)) { child.stderrText.value.utf8.count > mark }
             try writer.finish()
             let second = try fixture.menu().version
-            let log = child.awaitLog(after: mark, "menu-server: the config file changed: menu reloaded: version \(firstVersion) -> \(second), ")
+            let log = child.awaitLog(
+                after: mark,
+                "menu-server: the config file changed: menu reloaded: version \(firstVersion) -> \(second), ")
             #expect(!readHalfFile && !log.contains("cannot reload"), "the half-written file was read:\n\(log)")
             #expect(try child.count().version == second)
             child.expectCleanStop()
@@ -93,16 +99,22 @@ extension AppTests {
             let (child, firstVersion) = try fixture.serve(ReloadProcessTests.first, flags: ["--watch-config", "yes"])
             defer { child.stop() }
             var served = firstVersion
-            for (name, nodes, hard) in [("hard.json", ReloadProcessTests.second, true), ("soft.json", ReloadProcessTests.third, false)] {
+            for (name, nodes, hard) in [
+                ("hard.json", ReloadProcessTests.second, true), ("soft.json", ReloadProcessTests.third, false)
+            ] {
                 let staged = fixture.directory.appendingPathComponent(name).path
                 try Data(reloadMenu(nodes).utf8).write(to: URL(fileURLWithPath: staged))
                 var mark = child.logMark
                 try FileManager.default.removeItem(atPath: fixture.configPath)
                 child.awaitLog(after: mark, "cannot read \(fixture.configPath)")
                 mark = child.logMark
-                #expect((hard ? link(staged, fixture.configPath) : symlink(name, fixture.configPath)) == 0, "\(String(cString: strerror(errno)))")
+                #expect(
+                    (hard ? link(staged, fixture.configPath) : symlink(name, fixture.configPath)) == 0,
+                    "\(String(cString: strerror(errno)))")
                 let version = try fixture.menu().version
-                child.awaitLog(after: mark, "menu-server: the config file changed: menu reloaded: version \(served) -> \(version), ")
+                child.awaitLog(
+                    after: mark,
+                    "menu-server: the config file changed: menu reloaded: version \(served) -> \(version), ")
                 #expect(try child.count().version == version)
                 served = version
             }

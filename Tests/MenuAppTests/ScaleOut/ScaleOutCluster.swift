@@ -7,10 +7,10 @@ import Foundation
 import HTTPTestSupport
 import MenuAppTestSupport
 import MenuService
+import MenuTestSupport
 import NginxTestSupport
 import RedisTestSupport
 import Testing
-import MenuTestSupport
 
 /// Redis, `instances` menu-server processes on it and nginx in front; stop with ``stop()``.
 final class ScaleOutCluster {
@@ -32,8 +32,11 @@ final class ScaleOutCluster {
             return path
         }
         let instances = try configs.map { config in
-            try LiveChildServer(arguments: ["--port", "0", "--host", "127.0.0.1", "--config", config, "--store", redis.url,
-                                            "--redis-timeout", String(redisTimeout), "--quiet"] + flags)
+            try LiveChildServer(
+                arguments: [
+                    "--port", "0", "--host", "127.0.0.1", "--config", config, "--store", redis.url,
+                    "--redis-timeout", String(redisTimeout), "--quiet"
+                ] + flags)
         }
         self.redis = redis
         self.fixture = fixture
@@ -62,14 +65,20 @@ struct ScaleOutState: Equatable, CustomStringConvertible {
     /// `isExpanded` of every visible group, by id.
     var groups: [String: Bool]
 
-    var description: String { "r\(revision) \(groups.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ","))" }
+    var description: String {
+        "r\(revision) \(groups.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ","))"
+    }
 }
 
 extension LiveRawConnection {
     /// One request with the session header and optional extra headers and body.
-    func send(_ method: String, _ target: String, session: String? = nil, headers: [(String, String)] = [],
-              body: String? = nil) throws -> LiveResponse {
-        try request(method, target, headers: (session.map { [("X-Session-Id", $0)] } ?? []) + headers, body: body.map { Array($0.utf8) } ?? [])
+    func send(
+        _ method: String, _ target: String, session: String? = nil, headers: [(String, String)] = [],
+        body: String? = nil
+    ) throws -> LiveResponse {
+        try request(
+            method, target, headers: (session.map { [("X-Session-Id", $0)] } ?? []) + headers,
+            body: body.map { Array($0.utf8) } ?? [])
     }
 
     /// `POST /sessions`: the new session's id.
@@ -84,8 +93,12 @@ extension LiveRawConnection {
     /// revision higher than any, of no menu: the instance fetches the session, and the tag never
     /// matches); otherwise as the instance has it (its cache may lag another instance's write
     /// until Redis's invalidation arrives).
-    func state(of session: String, fresh: Bool = true, sourceLocation: SourceLocation = #_sourceLocation) throws -> ScaleOutState {
-        let response = try send("GET", "/rows?limit=500", session: session, headers: fresh ? [("If-None-Match", #""scale-out-test-999999999""#)] : [])
+    func state(of session: String, fresh: Bool = true, sourceLocation: SourceLocation = #_sourceLocation) throws
+        -> ScaleOutState
+    {
+        let response = try send(
+            "GET", "/rows?limit=500", session: session,
+            headers: fresh ? [("If-None-Match", #""scale-out-test-999999999""#)] : [])
         #expect(response.status == 200, "\(response)", sourceLocation: sourceLocation)
         return try Self.state(in: response, sourceLocation: sourceLocation)
     }
@@ -96,7 +109,10 @@ extension LiveRawConnection {
     func states(of sessions: [String], sourceLocation: SourceLocation = #_sourceLocation) throws -> [ScaleOutState] {
         var responses: [LiveResponse] = []
         let answered = eventually(every: .milliseconds(20)) {
-            responses = sessions.compactMap { try? send("GET", "/rows?limit=500", session: $0, headers: [("If-None-Match", #""scale-out-test-999999999""#)]) }
+            responses = sessions.compactMap {
+                try? send(
+                    "GET", "/rows?limit=500", session: $0, headers: [("If-None-Match", #""scale-out-test-999999999""#)])
+            }
             return responses.count == sessions.count && responses.allSatisfy { $0.status == 200 }
         }
         #expect(answered, "not every session answered: \(responses.map(\.status))", sourceLocation: sourceLocation)
@@ -105,8 +121,10 @@ extension LiveRawConnection {
 
     private static func state(in response: LiveResponse, sourceLocation: SourceLocation) throws -> ScaleOutState {
         let page = try response.decode(LiveRowsPage.self, sourceLocation: sourceLocation)
-        return ScaleOutState(version: page.version, revision: page.revision,
-                             groups: Dictionary(uniqueKeysWithValues: page.rows.compactMap { row in row.isExpanded.map { (row.id, $0) } }))
+        return ScaleOutState(
+            version: page.version, revision: page.revision,
+            groups: Dictionary(
+                uniqueKeysWithValues: page.rows.compactMap { row in row.isExpanded.map { (row.id, $0) } }))
     }
 }
 

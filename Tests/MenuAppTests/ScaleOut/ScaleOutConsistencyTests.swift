@@ -13,9 +13,11 @@ import RedisTestSupport
 import Testing
 
 extension AppTests {
-    @Suite("Scale-out: instances sharing one Redis behind nginx", .serialized,
-           .enabled(if: FileManager.default.isExecutableFile(atPath: NginxProcess.executable)
-               && FileManager.default.isExecutableFile(atPath: RedisServerProcess.executable)))
+    @Suite(
+        "Scale-out: instances sharing one Redis behind nginx", .serialized,
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: NginxProcess.executable)
+                && FileManager.default.isExecutableFile(atPath: RedisServerProcess.executable)))
     struct ScaleOutConsistencyTests {
         @Test(.timeLimit(.minutes(2)))
         func aSessionMadeThroughNginxIsReadAndChangedThroughEveryInstance() throws {
@@ -31,25 +33,34 @@ extension AppTests {
                 #expect(write.status == 200, "\(write)")
                 expected.revision += 1
                 expected.groups[group]?.toggle()
-                if group == "drinks" { expected.groups = expected.groups.filter { !["beer", "baijiu", "soft-drinks"].contains($0.key) } }
+                if group == "drinks" {
+                    expected.groups = expected.groups.filter { !["beer", "baijiu", "soft-drinks"].contains($0.key) }
+                }
                 // ... is what every instance answers, directly and through nginx.
                 for other in cluster.instances.indices {
-                    #expect(try cluster.direct(other).state(of: session) == expected, "instance \(other) after the write on \(index)")
+                    #expect(
+                        try cluster.direct(other).state(of: session) == expected,
+                        "instance \(other) after the write on \(index)")
                 }
                 for _ in cluster.instances { #expect(try nginx.state(of: session) == expected) }
             }
             // Without a tag too, once Redis's invalidations have reached every instance's cache.
             for index in cluster.instances.indices {
-                #expect(eventually { (try? cluster.direct(index).state(of: session, fresh: false)) == expected }, "instance \(index) converges")
+                #expect(
+                    eventually { (try? cluster.direct(index).state(of: session, fresh: false)) == expected },
+                    "instance \(index) converges")
             }
             // Its tag answers 304 everywhere.
             let tag = scaleOutTag(version: expected.version, revision: expected.revision)
             for index in cluster.instances.indices {
-                let revalidated = try cluster.direct(index).send("GET", "/count", session: session, headers: [("If-None-Match", tag)])
+                let revalidated = try cluster.direct(index).send(
+                    "GET", "/count", session: session, headers: [("If-None-Match", tag)])
                 #expect(revalidated.status == 304 && revalidated.header("ETag") == tag, "\(revalidated)")
             }
             let served = Set(cluster.nginx.accessLog().compactMap { $0.split(separator: " ").last.map(String.init) })
-            #expect(served == Set(cluster.instances.map { "127.0.0.1:\($0.port)" }), "nginx sent requests to every instance")
+            #expect(
+                served == Set(cluster.instances.map { "127.0.0.1:\($0.port)" }), "nginx sent requests to every instance"
+            )
         }
 
         /// One acknowledged write: what it asked for and what its 200 said.
@@ -67,7 +78,8 @@ extension AppTests {
             let cluster = try ScaleOutCluster(instances: 3, redisTimeout: 5_000)
             defer { cluster.stop() }
             let sessions = try (0 ..< 2).map { _ in try cluster.throughNginx().newSession() }
-            let threads = 4, writesPerThread = 40
+            let threads = 4
+            let writesPerThread = 40
             let acknowledged = LiveLocked<[Acknowledged]>([])
             let failures = LiveLocked<[String]>([])
             let port = cluster.nginx.port
@@ -79,16 +91,24 @@ extension AppTests {
                         let session = sessions[random.next(below: sessions.count)]
                         let group = scaleOutGroups[random.next(below: scaleOutGroups.count)]
                         let setTo: Bool? = random.next(below: 2) == 0 ? nil : random.next(below: 2) == 0
-                        let response = try setTo.map {
-                            try connection.send("PUT", "/groups/\(group)/expansion", session: session, body: #"{"isExpanded":\#($0)}"#)
-                        } ?? connection.send("POST", "/groups/\(group)/toggle", session: session)
+                        let response =
+                            try setTo.map {
+                                try connection.send(
+                                    "PUT", "/groups/\(group)/expansion", session: session,
+                                    body: #"{"isExpanded":\#($0)}"#)
+                            } ?? connection.send("POST", "/groups/\(group)/toggle", session: session)
                         guard response.status == 200 else {
-                            failures.update { $0.append("\(setTo.map { "PUT \($0)" } ?? "toggle") \(group): \(response)") }
+                            failures.update {
+                                $0.append("\(setTo.map { "PUT \($0)" } ?? "toggle") \(group): \(response)")
+                            }
                             continue
                         }
                         let change = try response.decode(LiveChange.self)
                         acknowledged.update {
-                            $0.append(Acknowledged(session: session, group: group, setTo: setTo, revision: change.revision, isExpanded: change.isExpanded))
+                            $0.append(
+                                Acknowledged(
+                                    session: session, group: group, setTo: setTo, revision: change.revision,
+                                    isExpanded: change.isExpanded))
                         }
                     }
                 } catch {
@@ -99,10 +119,13 @@ extension AppTests {
             #expect(acknowledged.value.count == threads * writesPerThread - failures.value.count)
             let direct = try cluster.direct(1)
             for session in sessions {
-                let replayed = try Self.replay(acknowledged.value.filter { $0.session == session }, from: try direct.state(of: session).version)
+                let replayed = try Self.replay(
+                    acknowledged.value.filter { $0.session == session }, from: try direct.state(of: session).version)
                 let final = try direct.state(of: session)
                 #expect(final.revision == replayed.revision, "every acknowledged change, once")
-                for (group, isExpanded) in final.groups { #expect(replayed.groups[group] == isExpanded, "\(group) of \(session)") }
+                for (group, isExpanded) in final.groups {
+                    #expect(replayed.groups[group] == isExpanded, "\(group) of \(session)")
+                }
             }
             // The writes went through the write pipeline (the default), not all handed back to
             // blocking writes. (Blocking writes are what each pipelined write falls back to; the
@@ -120,7 +143,9 @@ extension AppTests {
         /// checking that each answer states the replayed state of its group. Each revision from 1 up
         /// was made by exactly one write (a toggle, or a PUT that changed its group); the other PUTs
         /// at a revision changed nothing and must agree with it.
-        static func replay(_ writes: [Acknowledged], from version: String) throws -> (revision: Int, groups: [String: Bool]) {
+        static func replay(_ writes: [Acknowledged], from version: String) throws -> (
+            revision: Int, groups: [String: Bool]
+        ) {
             var groups = Dictionary(uniqueKeysWithValues: scaleOutGroups.map { ($0, true) })  // every group of the menu is expanded by default
             let byRevision = Dictionary(grouping: writes, by: \.revision)
             let top = byRevision.keys.max() ?? 0
@@ -129,15 +154,22 @@ extension AppTests {
                 if revision > 0 {
                     let maker = here.first { $0.setTo == nil } ?? here.first { $0.setTo != groups[$0.group] }
                     guard let maker else {
-                        Issue.record("no acknowledged write made revision \(revision) (of \(top)): \(here.map { "\($0.group) \($0.setTo.map(String.init) ?? "toggle")" })")
+                        Issue.record(
+                            "no acknowledged write made revision \(revision) (of \(top)): \(here.map { "\($0.group) \($0.setTo.map(String.init) ?? "toggle")" })"
+                        )
                         continue
                     }
                     #expect(here.count { $0.setTo == nil } <= 1, "two toggles answered revision \(revision)")
                     groups[maker.group] = maker.setTo ?? !(groups[maker.group] ?? true)
                 }
                 for write in here {
-                    #expect(write.isExpanded == groups[write.group], "revision \(revision): \(write.group) answered \(write.isExpanded)")
-                    if let setTo = write.setTo { #expect(setTo == groups[write.group], "a PUT at revision \(revision) left \(write.group) otherwise") }
+                    #expect(
+                        write.isExpanded == groups[write.group],
+                        "revision \(revision): \(write.group) answered \(write.isExpanded)")
+                    if let setTo = write.setTo {
+                        #expect(
+                            setTo == groups[write.group], "a PUT at revision \(revision) left \(write.group) otherwise")
+                    }
                 }
             }
             return (top, groups)
@@ -152,8 +184,12 @@ extension AppTests {
             var reads = 0
             var revision = 0
             /// Toggles `group` through `writer` (with `If-Match` when given) and returns the answer's tag.
-            func write(_ writer: LiveRawConnection, _ group: String, ifMatch: String? = nil) throws -> (tag: String, isExpanded: Bool) {
-                let response = try writer.send("POST", "/groups/\(group)/toggle", session: session, headers: ifMatch.map { [("If-Match", $0)] } ?? [])
+            func write(_ writer: LiveRawConnection, _ group: String, ifMatch: String? = nil) throws -> (
+                tag: String, isExpanded: Bool
+            ) {
+                let response = try writer.send(
+                    "POST", "/groups/\(group)/toggle", session: session,
+                    headers: ifMatch.map { [("If-Match", $0)] } ?? [])
                 #expect(response.status == 200, "revision \(revision): \(response)")
                 let change = try response.decode(LiveChange.self)
                 revision += 1
@@ -168,9 +204,12 @@ extension AppTests {
                 if target.hasPrefix("/nodes/") {
                     // No tag on /nodes: the row of the group just written says which state it read.
                     let row = try response.json()["row"]
-                    #expect(response.status == 200 && row?["isExpanded"]?.boolValue == isExpanded, "\(target): \(response)")
+                    #expect(
+                        response.status == 200 && row?["isExpanded"]?.boolValue == isExpanded, "\(target): \(response)")
                 } else {
-                    #expect(response.status == 304 && response.header("ETag") == tag, "\(target) at revision \(revision): \(response)")
+                    #expect(
+                        response.status == 304 && response.header("ETag") == tag,
+                        "\(target) at revision \(revision): \(response)")
                 }
             }
             for round in 0 ..< 120 {

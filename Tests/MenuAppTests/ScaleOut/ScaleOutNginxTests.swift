@@ -11,7 +11,9 @@ import NginxTestSupport
 import Testing
 
 extension AppTests {
-    @Suite("nginx in front of menu-server instances", .enabled(if: FileManager.default.isExecutableFile(atPath: NginxProcess.executable)))
+    @Suite(
+        "nginx in front of menu-server instances",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: NginxProcess.executable)))
     struct ScaleOutNginxTests {
         static let examplePath = LivePaths.packageRoot.appendingPathComponent("Config/nginx.conf").path
 
@@ -30,13 +32,20 @@ extension AppTests {
         }
 
         private func nginxTest(_ config: String, prefix: String) throws -> (ok: Bool, output: String) {
-            let outcome = try ChildProcess.run(executable: NginxProcess.executable, arguments: ["-t", "-p", prefix, "-e", prefix + "/error.log", "-c", config],
-                                               timeout: .seconds(30))
-            return (outcome.termination == .exited(0), String(decoding: outcome.standardOutput + outcome.standardError, as: UTF8.self))
+            let outcome = try ChildProcess.run(
+                executable: NginxProcess.executable,
+                arguments: ["-t", "-p", prefix, "-e", prefix + "/error.log", "-c", config],
+                timeout: .seconds(30))
+            return (
+                outcome.termination == .exited(0),
+                String(decoding: outcome.standardOutput + outcome.standardError, as: UTF8.self)
+            )
         }
 
         @Test func theExampleConfigPassesNginxT() throws {
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nginx-example-\(UUID().uuidString)").path
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "nginx-example-\(UUID().uuidString)"
+            ).path
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
             defer { try? FileManager.default.removeItem(atPath: directory) }
             let (config, moved) = try relocatedExample(into: directory)
@@ -46,17 +55,25 @@ extension AppTests {
             #expect(checked.output.contains("test is successful"))
             // The check can fail: a misspelt directive is refused.
             let broken = directory + "/broken.conf"
-            try (try String(contentsOfFile: config, encoding: .utf8)).replacingOccurrences(of: "proxy_next_upstream error timeout;", with: "proxy_next_upstream eror timeout;")
-                .write(toFile: broken, atomically: true, encoding: .utf8)
+            try (try String(contentsOfFile: config, encoding: .utf8)).replacingOccurrences(
+                of: "proxy_next_upstream error timeout;", with: "proxy_next_upstream eror timeout;"
+            )
+            .write(toFile: broken, atomically: true, encoding: .utf8)
             #expect(try !nginxTest(broken, prefix: directory).ok)
         }
 
         @Test func theExampleNeverSendsAPOSTToASecondInstance() throws {
             let text = try String(contentsOfFile: Self.examplePath, encoding: .utf8)
-            let directives = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.hasPrefix("#") }
+            let directives = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter {
+                !$0.hasPrefix("#")
+            }
             #expect(directives.contains("proxy_next_upstream error timeout;"))
-            #expect(!directives.contains { $0.contains("non_idempotent") || $0.contains("http_503") }, "a POST or a 503 must not go to another instance")
-            #expect(directives.filter { $0.hasPrefix("server 127.0.0.1:808") }.count == 3 && directives.contains("keepalive 32;"))
+            #expect(
+                !directives.contains { $0.contains("non_idempotent") || $0.contains("http_503") },
+                "a POST or a 503 must not go to another instance")
+            #expect(
+                directives.filter { $0.hasPrefix("server 127.0.0.1:808") }.count == 3
+                    && directives.contains("keepalive 32;"))
         }
 
         @Test
@@ -73,12 +90,17 @@ extension AppTests {
             #expect(created.status == 201)
             // Each instance has its own memory store: the session is on the instance that made it only.
             let id = try #require(created.header("X-Session-Id"))
-            let found = [first, second].filter { (try? LiveRawConnection(port: $0.port).request("GET", "/count", headers: [("X-Session-Id", id)]).status) == 200 }
+            let found = [first, second].filter {
+                (try? LiveRawConnection(port: $0.port).request("GET", "/count", headers: [("X-Session-Id", id)]).status)
+                    == 200
+            }
             #expect(found.count == 1, "the POST reached one instance")
             // nginx writes a line once it has answered: wait for the seven.
             _ = eventually(within: .seconds(10)) { nginx.accessLog().count >= 7 }
             let log = nginx.accessLog()
-            let upstreams = log.filter { $0.hasPrefix("GET /healthz ") }.map { $0.split(separator: " ").last.map(String.init) ?? "" }
+            let upstreams = log.filter { $0.hasPrefix("GET /healthz ") }.map {
+                $0.split(separator: " ").last.map(String.init) ?? ""
+            }
             #expect(upstreams.count == 6)
             #expect(Set(upstreams) == ["127.0.0.1:\(first.port)", "127.0.0.1:\(second.port)"], "\(log)")
             #expect(log.filter { $0.hasPrefix("POST /sessions 201 127.0.0.1:") }.count == 1, "\(log)")

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import MenuApp
 @testable import MenuService
 
@@ -6,7 +7,8 @@ extension AppTests {
     /// `--cors-origin` / `MENU_CORS_ORIGIN`: repeatable or comma-separated, checked as serialized
     /// origins when parsed, the flags replacing the environment's list, and the policy they make.
     @Suite struct CORSSettingsTests {
-        func parse(_ arguments: [String], _ environment: [String: String] = [:]) throws(SettingsError) -> ServerSettings {
+        func parse(_ arguments: [String], _ environment: [String: String] = [:]) throws(SettingsError) -> ServerSettings
+        {
             try SettingsTests().parse(arguments, environment)
         }
 
@@ -16,7 +18,10 @@ extension AppTests {
         }
 
         @Test func theFlagRepeatsAndTakesCommaSeparatedOriginsAsTheEnvironmentDoes() throws {
-            let flags = try parse(["--cors-origin", "http://a.test:3000", "--cors-origin=https://B.test, *", "--cors-origin", "http://a.test:3000"])
+            let flags = try parse([
+                "--cors-origin", "http://a.test:3000", "--cors-origin=https://B.test, *", "--cors-origin",
+                "http://a.test:3000"
+            ])
             #expect(flags.corsOrigins == ["http://a.test:3000", "https://B.test", "*"])
             let policy = try #require(flags.crossOriginPolicy)
             #expect(policy.origins == ["http://a.test:3000", "https://b.test"])
@@ -42,19 +47,28 @@ extension AppTests {
             ("http://a.test:", "the port must be a number from 1 to 65535"),
             ("http://", "the host must be a name or address in ASCII (punycode), without spaces or commas"),
             ("http://ä.test", "the host must be a name or address in ASCII (punycode), without spaces or commas"),
-            ("1http://a.test", "the scheme must be letters, digits, + - or . starting with a letter"),
+            ("1http://a.test", "the scheme must be letters, digits, + - or . starting with a letter")
         ])
         func aValueThatIsNoOriginIsRefusedSayingWhy(value: String, reason: String) {
-            #expect(throws: SettingsError.invalidValue(source: "--cors-origin", value: value, expected: "an origin, scheme://host[:port] (\(reason))")) {
+            #expect(
+                throws: SettingsError.invalidValue(
+                    source: "--cors-origin", value: value, expected: "an origin, scheme://host[:port] (\(reason))")
+            ) {
                 try parse(["--cors-origin", value])
             }
-            #expect(throws: SettingsError.invalidValue(source: "MENU_CORS_ORIGIN", value: value, expected: "an origin, scheme://host[:port] (\(reason))")) {
+            #expect(
+                throws: SettingsError.invalidValue(
+                    source: "MENU_CORS_ORIGIN", value: value, expected: "an origin, scheme://host[:port] (\(reason))")
+            ) {
                 try parse([], ["MENU_CORS_ORIGIN": "http://fine.test," + value])
             }
         }
 
         @Test func anEmptyListIsRefused() {
-            #expect(throws: SettingsError.invalidValue(source: "--cors-origin", value: " , ", expected: "an origin such as http://localhost:3000, or *")) {
+            #expect(
+                throws: SettingsError.invalidValue(
+                    source: "--cors-origin", value: " , ", expected: "an origin such as http://localhost:3000, or *")
+            ) {
                 try parse(["--cors-origin", " , "])
             }
         }

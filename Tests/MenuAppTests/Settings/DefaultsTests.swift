@@ -5,8 +5,8 @@
 import Foundation
 import MenuService
 import MenuSessionsDurable
-import Testing
 import MenuTestSupport
+import Testing
 
 @testable import HTTPServer
 @testable import MenuApp
@@ -28,19 +28,27 @@ extension AppTests {
 
         static let listenerFields: [ListenerField] = [
             ListenerField(flag: "--port", settings: \.port, configuration: \.port, name: "port", range: Range.port),
-            ListenerField(flag: "--threads", settings: \.threads, configuration: \.threads, name: "threads", range: Range.threads),
-            ListenerField(flag: "--max-connections", settings: \.maxConnections, configuration: \.connectionLimit,
-                          name: "connectionLimit", range: Range.connectionLimit),
-            ListenerField(flag: "--per-ip-connections", settings: \.perIPConnections, configuration: \.perIPConnectionLimit,
-                          name: "perIPConnectionLimit", range: Range.perIPConnectionLimit),
-            ListenerField(flag: "--connection-timeout", settings: \.connectionTimeoutSeconds, configuration: \.connectionTimeoutSeconds,
-                          name: "connectionTimeoutSeconds", range: Range.connectionTimeoutSeconds),
-            ListenerField(flag: "--header-timeout", settings: \.headerTimeoutSeconds, configuration: \.headerTimeoutSeconds,
-                          name: "headerTimeoutSeconds", range: Range.headerTimeoutSeconds),
-            ListenerField(flag: "--connection-memory", settings: \.connectionMemoryLimit, configuration: \.connectionMemoryLimit,
-                          name: "connectionMemoryLimit", range: Range.connectionMemoryLimit),
-            ListenerField(flag: "--listen-backlog", settings: \.listenBacklog, configuration: \.listenBacklog,
-                          name: "listenBacklog", range: Range.listenBacklog),
+            ListenerField(
+                flag: "--threads", settings: \.threads, configuration: \.threads, name: "threads", range: Range.threads),
+            ListenerField(
+                flag: "--max-connections", settings: \.maxConnections, configuration: \.connectionLimit,
+                name: "connectionLimit", range: Range.connectionLimit),
+            ListenerField(
+                flag: "--per-ip-connections", settings: \.perIPConnections, configuration: \.perIPConnectionLimit,
+                name: "perIPConnectionLimit", range: Range.perIPConnectionLimit),
+            ListenerField(
+                flag: "--connection-timeout", settings: \.connectionTimeoutSeconds,
+                configuration: \.connectionTimeoutSeconds,
+                name: "connectionTimeoutSeconds", range: Range.connectionTimeoutSeconds),
+            ListenerField(
+                flag: "--header-timeout", settings: \.headerTimeoutSeconds, configuration: \.headerTimeoutSeconds,
+                name: "headerTimeoutSeconds", range: Range.headerTimeoutSeconds),
+            ListenerField(
+                flag: "--connection-memory", settings: \.connectionMemoryLimit, configuration: \.connectionMemoryLimit,
+                name: "connectionMemoryLimit", range: Range.connectionMemoryLimit),
+            ListenerField(
+                flag: "--listen-backlog", settings: \.listenBacklog, configuration: \.listenBacklog,
+                name: "listenBacklog", range: Range.listenBacklog)
         ]
 
         static func option(_ flag: String) throws -> ServerSettings.Option {
@@ -68,7 +76,8 @@ extension AppTests {
             let settings = ServerSettings()
             let configuration = HTTPServerConfiguration()
             for field in Self.listenerFields {
-                #expect(settings[keyPath: field.settings] == configuration[keyPath: field.configuration], "\(field.flag)")
+                #expect(
+                    settings[keyPath: field.settings] == configuration[keyPath: field.configuration], "\(field.flag)")
             }
             #expect(settings.host == configuration.host)
             #expect(settings.maxLimit == MenuAPI.defaultMaxLimit)
@@ -85,7 +94,9 @@ extension AppTests {
                 configuration[keyPath: field.configuration] = accepted
                 // connectionLimit must also be at least `threads`: give the other one room.
                 if field.name == "connectionLimit" { configuration.threads = 1 }
-                if field.name == "threads" { configuration.connectionLimit = max(configuration.connectionLimit, accepted) }
+                if field.name == "threads" {
+                    configuration.connectionLimit = max(configuration.connectionLimit, accepted)
+                }
                 #expect(throws: Never.self, "\(field.name) = \(accepted)") { try configuration.validate() }
             }
             for refused in [field.range.lowerBound - 1, field.range.upperBound + 1] {
@@ -101,7 +112,9 @@ extension AppTests {
                         continue
                     }
                     #expect(setting == field.name && value == refused)
-                    #expect(requirement.hasPrefix("\(field.range.lowerBound)...\(field.range.upperBound)"), "\(requirement)")
+                    #expect(
+                        requirement.hasPrefix("\(field.range.lowerBound)...\(field.range.upperBound)"), "\(requirement)"
+                    )
                 }
             }
         }
@@ -123,10 +136,16 @@ extension AppTests {
                 }
                 let expected = "an integer from \(integer.range.lowerBound) to \(integer.range.upperBound)"
                 for refused in [integer.range.lowerBound - 1, integer.range.upperBound + 1] {
-                    #expect(throws: SettingsError.invalidValue(source: option.flag, value: String(refused), expected: expected)) {
+                    #expect(
+                        throws: SettingsError.invalidValue(
+                            source: option.flag, value: String(refused), expected: expected)
+                    ) {
                         try ServerSettings.parse(arguments: ["\(option.flag)=\(refused)"], environment: [:])
                     }
-                    #expect(throws: SettingsError.invalidValue(source: option.environment, value: String(refused), expected: expected)) {
+                    #expect(
+                        throws: SettingsError.invalidValue(
+                            source: option.environment, value: String(refused), expected: expected)
+                    ) {
                         try ServerSettings.parse(arguments: [], environment: [option.environment: String(refused)])
                     }
                 }
@@ -154,7 +173,8 @@ extension AppTests {
         @Test func theOperationsFlagTableStatesTheSameFlagsVariablesAndDefaults() throws {
             let shown = Self.usageDefaults()
             var flags: [String] = []
-            for line in try Self.repositoryFile("docs/operations.md").split(separator: "\n") where line.hasPrefix("| `--") {
+            for line in try Self.repositoryFile("docs/operations.md").split(separator: "\n")
+            where line.hasPrefix("| `--") {
                 let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
                 try #require(cells.count >= 4, "\(line)")
                 let flag = String(cells[0].dropFirst().prefix { $0 != " " && $0 != "`" })
@@ -162,7 +182,9 @@ extension AppTests {
                 let stated = cells[2].prefix { $0 != " " }.trimmingCharacters(in: CharacterSet(charactersIn: "`"))
                 flags.append(flag)
                 #expect(variable == (try? Self.option(flag))?.environment, "\(flag)")
-                #expect(stated == shown[flag], "docs/operations.md says \(flag) defaults to \(stated), --help says \(shown[flag] ?? "nothing")")
+                #expect(
+                    stated == shown[flag],
+                    "docs/operations.md says \(flag) defaults to \(stated), --help says \(shown[flag] ?? "nothing")")
             }
             #expect(flags == ServerSettings.options.map(\.flag))
         }
@@ -172,7 +194,8 @@ extension AppTests {
             #expect(api.contains("`limit` 1 to `--max-limit` (default \(MenuAPI.defaultLimit),"))
             #expect(api.contains("| 413 | `payload_too_large` | body over \(MenuAPI.maxBodyBytes / 1024) KiB |"))
             // openapi.yaml's Limit parameter: the page-size default and the default --max-limit.
-            let openapi = try Self.repositoryFile("openapi.yaml").split(separator: "\n", omittingEmptySubsequences: false)
+            let openapi = try Self.repositoryFile("openapi.yaml").split(
+                separator: "\n", omittingEmptySubsequences: false)
             let start = try #require(openapi.firstIndex(of: "    Limit:"))
             let block = openapi[start...].prefix { $0 == "    Limit:" || $0.hasPrefix("     ") }
             #expect(block.contains("        maximum: \(MenuAPI.defaultMaxLimit)"))

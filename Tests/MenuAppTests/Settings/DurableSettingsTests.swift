@@ -1,9 +1,9 @@
-import MenuSessionsDurable
+import DurableTestSupport
 import Foundation
 import MenuApp
-import Testing
-import DurableTestSupport
 import MenuServiceTestSupport
+import MenuSessionsDurable
+import Testing
 
 extension AppTests {
     /// The durable store's settings and what RunningServer makes of a bad data directory.
@@ -23,22 +23,36 @@ extension AppTests {
                 server.shutdown()
                 Issue.record("started on a regular file")
             } catch {
-                guard case .dataDirectory = error else { Issue.record("\(error)"); return }
+                guard case .dataDirectory = error else {
+                    Issue.record("\(error)")
+                    return
+                }
                 #expect(error.description.contains(directory.file("menu.json")))
             }
         }
 
         @Test("--data-dir and --fsync parse from flags and environment; a bad policy is refused")
         func settingsParse() throws {
-            let parsed = try ServerSettings.parse(arguments: ["--data-dir", "/var/lib/menu", "--fsync=always"], environment: [:])
-            guard case .run(let settings) = parsed else { Issue.record("\(parsed)"); return }
+            let parsed = try ServerSettings.parse(
+                arguments: ["--data-dir", "/var/lib/menu", "--fsync=always"], environment: [:])
+            guard case .run(let settings) = parsed else {
+                Issue.record("\(parsed)")
+                return
+            }
             #expect(settings.dataDirectory == "/var/lib/menu" && settings.fsync == .always)
-            let environment = try ServerSettings.parse(arguments: [], environment: ["MENU_DATA_DIR": "/d", "MENU_FSYNC": "no"])
-            guard case .run(let fromEnvironment) = environment else { Issue.record("\(environment)"); return }
+            let environment = try ServerSettings.parse(
+                arguments: [], environment: ["MENU_DATA_DIR": "/d", "MENU_FSYNC": "no"])
+            guard case .run(let fromEnvironment) = environment else {
+                Issue.record("\(environment)")
+                return
+            }
             #expect(fromEnvironment.dataDirectory == "/d" && fromEnvironment.fsync == .no)
             guard case .run(let defaults) = try ServerSettings.parse(arguments: [], environment: [:]) else { return }
             #expect(defaults.dataDirectory == nil && defaults.fsync == .everysec)
-            #expect(throws: SettingsError.invalidValue(source: "--fsync", value: "sometimes", expected: "always, everysec or no")) {
+            #expect(
+                throws: SettingsError.invalidValue(
+                    source: "--fsync", value: "sometimes", expected: "always, everysec or no")
+            ) {
                 try ServerSettings.parse(arguments: ["--fsync", "sometimes"], environment: [:])
             }
         }

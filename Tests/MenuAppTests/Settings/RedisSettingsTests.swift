@@ -18,7 +18,8 @@ extension AppTests {
     @Suite("Redis: the store's settings")
     struct RedisSettingsTests {
         private func settings(_ arguments: [String], _ environment: [String: String] = [:]) throws -> ServerSettings {
-            guard case .run(let settings) = try ServerSettings.parse(arguments: arguments, environment: environment) else {
+            guard case .run(let settings) = try ServerSettings.parse(arguments: arguments, environment: environment)
+            else {
                 throw SettingsError.unknownFlag("not a run command")
             }
             return settings
@@ -38,27 +39,39 @@ extension AppTests {
             #expect(defaults.store == .memory && defaults.redisEndpoint == nil)
             #expect(defaults.redisPrefix == "menu:" && defaults.redisTimeoutMilliseconds == 500 && defaults.redisCache)
             #expect(defaults.redisTimeout == RedisOptions().timeout, "one source for the default")
-            #expect(defaults.redisStoreOptions.cacheMaxAge == RedisStoreOptions().cacheMaxAge, "one source for the default")
+            #expect(
+                defaults.redisStoreOptions.cacheMaxAge == RedisStoreOptions().cacheMaxAge, "one source for the default")
         }
 
         @Test func flagsAndVariablesNameARedisStoreAndItsOptions() throws {
-            let flags = try settings(["--store", "redis://:s3cret@10.0.0.5:6380/2", "--redis-prefix=shop1:menu:", "--redis-timeout", "300",
-                                      "--redis-cache", "off", "--session-ttl", "600", "--redis-cache-max-age", "30"])
+            let flags = try settings([
+                "--store", "redis://:s3cret@10.0.0.5:6380/2", "--redis-prefix=shop1:menu:", "--redis-timeout", "300",
+                "--redis-cache", "off", "--session-ttl", "600", "--redis-cache-max-age", "30"
+            ])
             #expect(flags.store == .redis(try RedisEndpoint(parsing: "redis://:s3cret@10.0.0.5:6380/2")))
             #expect(flags.redisEndpoint?.password == "s3cret" && flags.redisEndpoint?.database == 2)
             #expect(flags.redisPrefix == "shop1:menu:" && flags.redisTimeoutMilliseconds == 300 && !flags.redisCache)
             #expect(flags.redisTimeout == .milliseconds(300) && flags.sessionTTLSeconds == 600)
             #expect(flags.redisStoreOptions.cacheMaxAge == .seconds(30))
-            let environment = try settings([], ["MENU_STORE": "redis+unix:///run/redis/redis.sock?db=1", "MENU_REDIS_PREFIX": "m:",
-                                                "MENU_REDIS_TIMEOUT": "60000", "MENU_REDIS_CACHE": "on", "MENU_REDIS_CACHE_MAX_AGE": "1"])
-            #expect(environment.redisEndpoint?.address == .unix(path: "/run/redis/redis.sock") && environment.redisEndpoint?.database == 1)
-            #expect(environment.redisPrefix == "m:" && environment.redisTimeoutMilliseconds == 60_000 && environment.redisCache)
+            let environment = try settings(
+                [],
+                [
+                    "MENU_STORE": "redis+unix:///run/redis/redis.sock?db=1", "MENU_REDIS_PREFIX": "m:",
+                    "MENU_REDIS_TIMEOUT": "60000", "MENU_REDIS_CACHE": "on", "MENU_REDIS_CACHE_MAX_AGE": "1"
+                ])
+            #expect(
+                environment.redisEndpoint?.address == .unix(path: "/run/redis/redis.sock")
+                    && environment.redisEndpoint?.database == 1)
+            #expect(
+                environment.redisPrefix == "m:" && environment.redisTimeoutMilliseconds == 60_000
+                    && environment.redisCache)
             #expect(environment.redisStoreOptions.cacheMaxAge == .seconds(1))
             // The flag wins over the variable, `memory` included.
             #expect(try settings(["--store", "memory"], ["MENU_STORE": "redis://127.0.0.1:6379"]).store == .memory)
         }
 
-        @Test(arguments: ["redis://127.0.0.1:notaport", "http://127.0.0.1:6379", "redis://", "redis+unix://", "durable"])
+        @Test(arguments: ["redis://127.0.0.1:notaport", "http://127.0.0.1:6379", "redis://", "redis+unix://", "durable"]
+        )
         func aBadStoreIsRefusedWithTheRedisURLProblem(_ url: String) throws {
             let problem = try #require(refusal(["--store", url]))
             let expected: String
@@ -76,19 +89,26 @@ extension AppTests {
         @Test func aRefusedURLNeverShowsItsPassword() throws {
             let problem = try #require(refusal(["--store", "redis://:hunter2@127.0.0.1:99999"]))
             #expect(!problem.contains("hunter2") && problem.contains("***"), "\(problem)")
-            #expect(try #require(refusal([], ["MENU_STORE": "redis://:hunter2@localhost:x/0"])).contains("hunter2") == false)
+            #expect(
+                try #require(refusal([], ["MENU_STORE": "redis://:hunter2@localhost:x/0"])).contains("hunter2") == false
+            )
         }
 
-        @Test(arguments: [("--redis-prefix", ""), ("--redis-prefix", "a b"), ("--redis-prefix", "menu:\t"), ("--redis-prefix", "x\u{1}"),
-                          ("--redis-timeout", "0"), ("--redis-timeout", "60001"), ("--redis-timeout", "1.5"), ("--redis-cache", "yes"),
-                          ("--redis-cache-max-age", "0"), ("--redis-cache-max-age", "86401"), ("--redis-cache-max-age", "1s")])
+        @Test(arguments: [
+            ("--redis-prefix", ""), ("--redis-prefix", "a b"), ("--redis-prefix", "menu:\t"),
+            ("--redis-prefix", "x\u{1}"),
+            ("--redis-timeout", "0"), ("--redis-timeout", "60001"), ("--redis-timeout", "1.5"),
+            ("--redis-cache", "yes"),
+            ("--redis-cache-max-age", "0"), ("--redis-cache-max-age", "86401"), ("--redis-cache-max-age", "1s")
+        ])
         func aBadRedisOptionIsRefusedNamingIt(_ flag: String, _ value: String) throws {
             let problem = try #require(refusal([flag, value]))
             #expect(problem.contains(flag), "\(problem)")
         }
 
         @Test func aDataDirectoryAndARedisStoreExcludeEachOtherWhereverEachComesFrom() throws {
-            let expected = "--data-dir (MENU_DATA_DIR) and a Redis --store (MENU_STORE) cannot be used together: "
+            let expected =
+                "--data-dir (MENU_DATA_DIR) and a Redis --store (MENU_STORE) cannot be used together: "
                 + "sessions are kept either on this disk or in Redis; drop one of them"
             #expect(refusal(["--data-dir", "/var/lib/menu", "--store", "redis://127.0.0.1:6379"]) == expected)
             #expect(refusal(["--data-dir", "/var/lib/menu"], ["MENU_STORE": "redis://127.0.0.1:6379"]) == expected)
@@ -98,36 +118,48 @@ extension AppTests {
 
         @Test func theHelpListsEveryRedisOptionWithItsVariableAndDefault() {
             let usage = ServerSettings.usage
-            for (flag, variable, shown) in [("--store STORE", "MENU_STORE", "(default memory)"), ("--redis-prefix PREFIX", "MENU_REDIS_PREFIX", "(default menu:)"),
-                                            ("--redis-timeout N", "MENU_REDIS_TIMEOUT", "(default 500)"), ("--redis-cache on|off", "MENU_REDIS_CACHE", "(default on)"),
-                                            ("--redis-cache-max-age N", "MENU_REDIS_CACHE_MAX_AGE", "(default 10)")] {
+            for (flag, variable, shown) in [
+                ("--store STORE", "MENU_STORE", "(default memory)"),
+                ("--redis-prefix PREFIX", "MENU_REDIS_PREFIX", "(default menu:)"),
+                ("--redis-timeout N", "MENU_REDIS_TIMEOUT", "(default 500)"),
+                ("--redis-cache on|off", "MENU_REDIS_CACHE", "(default on)"),
+                ("--redis-cache-max-age N", "MENU_REDIS_CACHE_MAX_AGE", "(default 10)")
+            ] {
                 let line = usage.split(separator: "\n").first { $0.hasPrefix("  \(flag) ") }
-                #expect(line?.contains("[\(variable)]") == true && line?.contains(shown) == true, "\(flag): \(line ?? "missing")")
+                #expect(
+                    line?.contains("[\(variable)]") == true && line?.contains(shown) == true,
+                    "\(flag): \(line ?? "missing")")
             }
         }
     }
 }
 
 extension AppTests {
-    @Suite("Redis: menu-server started on a Redis store",
-           .enabled(if: FileManager.default.isExecutableFile(atPath: RedisServerProcess.executable)))
+    @Suite(
+        "Redis: menu-server started on a Redis store",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: RedisServerProcess.executable)))
     struct RedisStartupTests {
         @Test
         func theStartUpLineNamesTheStoreWithoutItsPasswordAndSessionsLiveInRedis() throws {
             let redis = try RedisServerProcess(password: "hunter2")
             defer { redis.stop() }
-            let child = try LiveChildServer(arguments: ["--port", "0", "--config", LivePaths.menuConfig, "--store", redis.url,
-                                                        "--redis-prefix", "shop1:", "--redis-timeout", "300", "--redis-cache", "off"])
+            let child = try LiveChildServer(arguments: [
+                "--port", "0", "--config", LivePaths.menuConfig, "--store", redis.url,
+                "--redis-prefix", "shop1:", "--redis-timeout", "300", "--redis-cache", "off"
+            ])
             defer { child.stop() }
             #expect(eventually { child.stderrText.value.contains("sessions are kept in Redis") })
             let log = child.stderrText.value
-            #expect(log.contains("sessions are kept in Redis at redis://:***@127.0.0.1:") && log.contains("key prefix shop1:")
-                        && log.contains("timeout 300 ms") && log.contains("client-side cache off"), "\(log)")
+            #expect(
+                log.contains("sessions are kept in Redis at redis://:***@127.0.0.1:")
+                    && log.contains("key prefix shop1:")
+                    && log.contains("timeout 300 ms") && log.contains("client-side cache off"), "\(log)")
             #expect(!log.contains("hunter2"))
             let connection = try LiveRawConnection(port: child.port)
             #expect(try connection.request("GET", "/readyz").text == #"{"status":"ready"}"#)
             let session = try connection.newSession()
-            #expect(redis.command("EXISTS", "shop1:s:\(session)") == .integer(1), "the session is a key under the prefix")
+            #expect(
+                redis.command("EXISTS", "shop1:s:\(session)") == .integer(1), "the session is a key under the prefix")
             #expect(child.signalAndWait(), "SIGTERM stops the store and exits")
             #expect(child.termination == .exited(0))
         }
@@ -135,12 +167,16 @@ extension AppTests {
         @Test
         func withItsRedisUnreachableTheServerStartsLiveButNotReady() throws {
             let port = try freeLoopbackPort()
-            let child = try LiveChildServer(arguments: ["--port", "0", "--config", LivePaths.menuConfig, "--store", "redis://127.0.0.1:\(port)",
-                                                        "--redis-timeout", "300"])
+            let child = try LiveChildServer(arguments: [
+                "--port", "0", "--config", LivePaths.menuConfig, "--store", "redis://127.0.0.1:\(port)",
+                "--redis-timeout", "300"
+            ])
             defer { child.stop() }
             let connection = try LiveRawConnection(port: child.port)
             let ready = try connection.request("GET", "/readyz")
-            #expect(ready.status == 503 && ready.header("Retry-After") == "1" && ready.text.contains("127.0.0.1:\(port)"), "\(ready)")
+            #expect(
+                ready.status == 503 && ready.header("Retry-After") == "1" && ready.text.contains("127.0.0.1:\(port)"),
+                "\(ready)")
             #expect(try connection.request("GET", "/healthz").status == 200)
             #expect(try connection.request("POST", "/sessions").status == 503)
             #expect(try connection.request("GET", "/rows?limit=1").status == 200, "the default view needs no store")
@@ -151,7 +187,9 @@ extension AppTests {
             let redis = try RedisServerProcess()
             defer { redis.stop() }
             let servers = try (0 ..< 2).map { _ in
-                try LiveChildServer(arguments: ["--port", "0", "--config", LivePaths.menuConfig, "--store", redis.url, "--max-sessions", "3"])
+                try LiveChildServer(arguments: [
+                    "--port", "0", "--config", LivePaths.menuConfig, "--store", redis.url, "--max-sessions", "3"
+                ])
             }
             defer { for server in servers { server.stop() } }
             let connections = try servers.map { try LiveRawConnection(port: $0.port) }

@@ -1,5 +1,6 @@
-@testable import MenuApp
 import Testing
+
+@testable import MenuApp
 
 extension AppTests {
     /// The exact bytes of a log line, text and JSON: the writer builds them byte by byte, so every
@@ -19,31 +20,41 @@ extension AppTests {
 
         @Test func aRequestLineInText() {
             let route = MenuMetrics.routeLabels[0]
-            #expect(line(.request(record), .text)
-                == "menu-server: time=2026-03-04T05:06:07.089Z method=GET route=\(route) status=304 duration_us=12.3 bytes=0 request_id=req-1\n")
+            #expect(
+                line(.request(record), .text)
+                    == "menu-server: time=2026-03-04T05:06:07.089Z method=GET route=\(route) status=304 duration_us=12.3 bytes=0 request_id=req-1\n"
+            )
         }
 
         @Test func aRequestLineInJSON() {
             let route = MenuMetrics.routeLabels[0]
-            #expect(line(.request(record), .json)
-                == "{\"time\":\"2026-03-04T05:06:07.089Z\",\"level\":\"info\",\"method\":\"GET\",\"route\":\"\(route)\",\"status\":304,\"duration_us\":12.3,\"bytes\":0,\"request_id\":\"req-1\"}\n")
+            #expect(
+                line(.request(record), .json)
+                    == "{\"time\":\"2026-03-04T05:06:07.089Z\",\"level\":\"info\",\"method\":\"GET\",\"route\":\"\(route)\",\"status\":304,\"duration_us\":12.3,\"bytes\":0,\"request_id\":\"req-1\"}\n"
+            )
         }
 
         /// A client's X-Request-Id may hold a quote (any printable ASCII but a space): a text line
         /// shows `?` so a logfmt reader is not thrown off, the JSON line escapes it.
         @Test func aQuoteInARequestIDIsKeptOutOfATextLine() {
             let quoted = ServerLog.RequestRecord(
-                wallNanoseconds: 0, method: "GET", route: 0, status: 200, durationNanoseconds: 0, bytes: 1, requestID: "a\"b")
+                wallNanoseconds: 0, method: "GET", route: 0, status: 200, durationNanoseconds: 0, bytes: 1,
+                requestID: "a\"b")
             #expect(line(.request(quoted), .text).hasSuffix(" request_id=?\n"))
             #expect(line(.request(quoted), .json).hasSuffix(",\"request_id\":\"a\\\"b\"}\n"))
         }
 
         @Test func anEventLineInJSONEscapesItsMessage() {
-            #expect(line(.event(level: .warn, wallNanoseconds: 0, message: "a \"b\"\n"), .json)
-                == "{\"time\":\"1970-01-01T00:00:00.000Z\",\"level\":\"warn\",\"message\":\"a \\\"b\\\"\\u000a\"}\n")
+            #expect(
+                line(.event(level: .warn, wallNanoseconds: 0, message: "a \"b\"\n"), .json)
+                    == "{\"time\":\"1970-01-01T00:00:00.000Z\",\"level\":\"warn\",\"message\":\"a \\\"b\\\"\\u000a\"}\n"
+            )
         }
 
-        @Test(arguments: [(0, 1, "0"), (7, 3, "007"), (-42, 1, "-42"), (Int.max, 1, "9223372036854775807"), (Int.min, 1, "-9223372036854775808"), (123, 2, "123")])
+        @Test(arguments: [
+            (0, 1, "0"), (7, 3, "007"), (-42, 1, "-42"), (Int.max, 1, "9223372036854775807"),
+            (Int.min, 1, "-9223372036854775808"), (123, 2, "123")
+        ])
         func decimalsArePaddedToTheirWidth(value: Int, width: Int, text: String) {
             var bytes: [UInt8] = []
             ServerLog.appendDecimal(value, width: width, to: &bytes)

@@ -1,14 +1,17 @@
+import MenuServiceTestSupport
 import Testing
+
 @testable import MenuApp
 @testable import MenuService
 @testable import MenuSessions
 @testable import MenuSessionsDurable
-import MenuServiceTestSupport
 
 extension AppTests {
     @Suite struct SettingsTests {
-        func parse(_ arguments: [String], _ environment: [String: String] = [:]) throws(SettingsError) -> ServerSettings {
-            guard case .run(let settings) = try ServerSettings.parse(arguments: arguments, environment: environment) else {
+        func parse(_ arguments: [String], _ environment: [String: String] = [:]) throws(SettingsError) -> ServerSettings
+        {
+            guard case .run(let settings) = try ServerSettings.parse(arguments: arguments, environment: environment)
+            else {
                 return ServerSettings()
             }
             return settings
@@ -23,7 +26,9 @@ extension AppTests {
         }
 
         @Test func flagsSetValuesInBothSpellings() throws {
-            let settings = try parse(["--port", "0", "--host=0.0.0.0", "--threads", "4", "--max-limit=20", "--config", "x.json"])
+            let settings = try parse([
+                "--port", "0", "--host=0.0.0.0", "--threads", "4", "--max-limit=20", "--config", "x.json"
+            ])
             #expect(settings.port == 0 && settings.host == "0.0.0.0" && settings.threads == 4)
             #expect(settings.maxLimit == 20 && settings.configPath == "x.json")
         }
@@ -36,7 +41,10 @@ extension AppTests {
         }
 
         @Test func badValueNamesTheFlagAndValue() {
-            #expect(throws: SettingsError.invalidValue(source: "--port", value: "abc", expected: "an integer from 0 to 65535")) {
+            #expect(
+                throws: SettingsError.invalidValue(
+                    source: "--port", value: "abc", expected: "an integer from 0 to 65535")
+            ) {
                 try parse(["--port", "abc"])
             }
         }
@@ -57,10 +65,14 @@ extension AppTests {
         }
 
         @Test func connectionLimitsAreFlags() throws {
-            let settings = try parse(["--connection-memory", "8192", "--listen-backlog", "64", "--max-connections", "10",
-                                      "--per-ip-connections", "2", "--connection-timeout", "5"])
+            let settings = try parse([
+                "--connection-memory", "8192", "--listen-backlog", "64", "--max-connections", "10",
+                "--per-ip-connections", "2", "--connection-timeout", "5"
+            ])
             #expect(settings.connectionMemoryLimit == 8192 && settings.listenBacklog == 64)
-            #expect(settings.maxConnections == 10 && settings.perIPConnections == 2 && settings.connectionTimeoutSeconds == 5)
+            #expect(
+                settings.maxConnections == 10 && settings.perIPConnections == 2
+                    && settings.connectionTimeoutSeconds == 5)
             #expect(throws: SettingsError.self) { try parse(["--connection-memory", "100"]) }
         }
 

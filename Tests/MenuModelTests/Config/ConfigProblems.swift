@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import MenuModel
 
 /// The problems loading `json` reports; empty when it loads.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MenuModel
 
 /// A key given twice in one object is a config error at its JSON path, wherever it is: a node,
@@ -13,15 +14,19 @@ import Testing
     }
 
     @Test func aSecondItemsListIsRefusedAndNoOrphanNodeIsLeft() {
-        let json = #"{"items": [{"id": "g", "title": "G", "items": [{"id": "a", "title": "A"}], "items": [{"id": "b", "title": "B"}]}]}"#
-        #expect(problems(json) == [ConfigProblem(path: "items[0].items", kind: .duplicateKey, value: "\"items\"", nodeID: "g")])
+        let json =
+            #"{"items": [{"id": "g", "title": "G", "items": [{"id": "a", "title": "A"}], "items": [{"id": "b", "title": "B"}]}]}"#
+        #expect(
+            problems(json) == [
+                ConfigProblem(path: "items[0].items", kind: .duplicateKey, value: "\"items\"", nodeID: "g")
+            ])
     }
 
     @Test(arguments: [
         (#"{"id": "r", "id": "s", "title": "R"}"#, "items[0].id"),
         (#"{"id": "r", "title": "R", "title": "S"}"#, "items[0].title"),
         (#"{"id": "g", "title": "G", "items": [], "expanded": true, "expanded": false}"#, "items[0].expanded"),
-        (#"{"id": "r", "title": "R", "attributes": {}, "attributes": {"a": 1}}"#, "items[0].attributes"),
+        (#"{"id": "r", "title": "R", "attributes": {}, "attributes": {"a": 1}}"#, "items[0].attributes")
     ])
     func everyNodeKeyGivenTwiceIsRefused(node: String, path: String) {
         #expect(duplicates(#"{"items": [\#(node)]}"#) == [path])
@@ -29,7 +34,8 @@ import Testing
 
     @Test func theDocumentsKeysGivenTwiceAreRefused() {
         #expect(duplicates(#"{"title": "A", "items": [], "title": "B"}"#) == ["title"])
-        #expect(duplicates(#"{"items": [{"id": "a", "title": "A"}], "items": [{"id": "b", "title": "B"}]}"#) == ["items"])
+        #expect(
+            duplicates(#"{"items": [{"id": "a", "title": "A"}], "items": [{"id": "b", "title": "B"}]}"#) == ["items"])
     }
 
     @Test func aKeyGivenTwiceAtAnyDepthOfTheAttributesIsRefusedWithItsPath() {
@@ -37,20 +43,28 @@ import Testing
             {"items": [{"id": "g", "title": "G", "items": [{"id": "r", "title": "R", "attributes":
               {"price": 1, "price": 2, "tags": [{"k": 1}, {"k": 2, "k": 3}], "a b": {"x": [], "x": null}}}]}]}
             """#
-        #expect(duplicates(json) == [
-            "items[0].items[0].attributes.price",
-            "items[0].items[0].attributes.tags[1].k",
-            #"items[0].items[0].attributes["a b"].x"#,
-        ])
+        #expect(
+            duplicates(json) == [
+                "items[0].items[0].attributes.price",
+                "items[0].items[0].attributes.tags[1].k",
+                #"items[0].items[0].attributes["a b"].x"#
+            ])
     }
 
     @Test func aKeyThatIsNoPlainNameIsQuotedAsJSONInThePathAndTheMessage() {
         let found = problems(#"{"items": [{"id": "r", "title": "R", "attributes": {"a\"b\n": 1, "a\"b\n": 2}}]}"#)
-        #expect(found == [ConfigProblem(path: #"items[0].attributes["a\"b\n"]"#, kind: .duplicateKey, value: #""a\"b\n""#, nodeID: "r")])
+        #expect(
+            found == [
+                ConfigProblem(
+                    path: #"items[0].attributes["a\"b\n"]"#, kind: .duplicateKey, value: #""a\"b\n""#, nodeID: "r")
+            ])
     }
 
     @Test func theSameKeyInDifferentObjectsIsFine() {
-        #expect(problems(#"{"items": [{"id": "r", "title": "R", "attributes": {"a": {"id": 1}, "b": {"id": 2}, "id": 3}}]}"#).isEmpty)
+        #expect(
+            problems(
+                #"{"items": [{"id": "r", "title": "R", "attributes": {"a": {"id": 1}, "b": {"id": 2}, "id": 3}}]}"#
+            ).isEmpty)
     }
 
     @Test func anUnknownKeyGivenTwiceIsReportedAsUnknownEachTime() {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MenuModel
 
 /// The config format: what loads, and every kind of error with its JSON path.
@@ -13,9 +14,11 @@ import Testing
     }
 
     @Test func validMenuLoadsWithTitleIDsAndStructure() throws {
-        let menu = try Menu(jsonData: Data("""
-            {"title": "Cafe", "items": [{"id": "g", "title": "Group", "expanded": true, "items": [{"id": "r", "title": "Row"}]}]}
-            """.utf8))
+        let menu = try Menu(
+            jsonData: Data(
+                """
+                {"title": "Cafe", "items": [{"id": "g", "title": "Group", "expanded": true, "items": [{"id": "r", "title": "Row"}]}]}
+                """.utf8))
         #expect(menu.title == "Cafe")
         #expect(menu.nodeCount == 2)
         let g = try #require(menu.node(withID: "g"))
@@ -29,10 +32,12 @@ import Testing
     }
 
     @Test func attributesKeepTheirJSONTypesAndNumbers() throws {
-        let menu = try Menu(jsonData: Data("""
-            {"items": [{"id": "r", "title": "Row", "attributes": {"price": 38, "half": 12.5, "hot": true,
-              "tags": ["a", 1], "none": null, "nested": {"k": "v"}, "big": 1e300}}]}
-            """.utf8))
+        let menu = try Menu(
+            jsonData: Data(
+                """
+                {"items": [{"id": "r", "title": "Row", "attributes": {"price": 38, "half": 12.5, "hot": true,
+                  "tags": ["a", 1], "none": null, "nested": {"k": "v"}, "big": 1e300}}]}
+                """.utf8))
         let attributes = try #require(menu.attributes(of: menu.node(withID: "r")!))
         #expect(attributes["price"] == .integer(38))
         #expect(attributes["half"] == .number(12.5))
@@ -72,12 +77,17 @@ import Testing
     }
 
     @Test func unknownKeyIsNamedWithItsPath() {
-        let problem = single(#"{"items": [{"id": "a", "title": "A", "items": [{"id": "b", "title": "B", "colour": 1}]}]}"#)
-        #expect(problem == ConfigProblem(path: "items[0].items[0].colour", kind: .unknownKey, value: "\"colour\"", nodeID: "b"))
+        let problem = single(
+            #"{"items": [{"id": "a", "title": "A", "items": [{"id": "b", "title": "B", "colour": 1}]}]}"#)
+        #expect(
+            problem
+                == ConfigProblem(path: "items[0].items[0].colour", kind: .unknownKey, value: "\"colour\"", nodeID: "b"))
     }
 
     @Test func unknownTopLevelKeyIsAnError() {
-        #expect(single(#"{"items": [], "version": 2}"#) == ConfigProblem(path: "version", kind: .unknownKey, value: "\"version\""))
+        #expect(
+            single(#"{"items": [], "version": 2}"#)
+                == ConfigProblem(path: "version", kind: .unknownKey, value: "\"version\""))
     }
 
     @Test func missingItemsAtTheTopIsAnError() {
@@ -90,7 +100,9 @@ import Testing
     }
 
     @Test func nodeThatIsNotAnObjectIsAWrongType() {
-        #expect(single(#"{"items": ["soup"]}"#) == ConfigProblem(path: "items[0]", kind: .wrongType(expected: "an object"), value: "\"soup\""))
+        #expect(
+            single(#"{"items": ["soup"]}"#)
+                == ConfigProblem(path: "items[0]", kind: .wrongType(expected: "an object"), value: "\"soup\""))
     }
 
     @Test func documentThatIsNotAnObjectIsAWrongType() {
@@ -99,15 +111,21 @@ import Testing
 
     @Test func missingIDAndTitleAreBothReported() {
         let found = problems(#"{"items": [{"items": []}]}"#)
-        #expect(found == [
-            ConfigProblem(path: "items[0]", kind: .missingKey, value: "\"id\""),
-            ConfigProblem(path: "items[0]", kind: .missingKey, value: "\"title\""),
-        ])
+        #expect(
+            found == [
+                ConfigProblem(path: "items[0]", kind: .missingKey, value: "\"id\""),
+                ConfigProblem(path: "items[0]", kind: .missingKey, value: "\"title\"")
+            ])
     }
 
     @Test func duplicateIDNamesBothPlaces() {
-        let problem = single(#"{"items": [{"id": "a", "title": "A", "items": [{"id": "x", "title": "X"}]}, {"id": "x", "title": "Y"}]}"#)
-        #expect(problem == ConfigProblem(path: "items[1].id", kind: .duplicateID(firstPath: "items[0].items[0].id"), value: "\"x\"", nodeID: "x"))
+        let problem = single(
+            #"{"items": [{"id": "a", "title": "A", "items": [{"id": "x", "title": "X"}]}, {"id": "x", "title": "Y"}]}"#)
+        #expect(
+            problem
+                == ConfigProblem(
+                    path: "items[1].id", kind: .duplicateID(firstPath: "items[0].items[0].id"), value: "\"x\"",
+                    nodeID: "x"))
     }
 
     @Test(arguments: ["", "has space", "slash/id", "ümlaut", String(repeating: "a", count: 129)])
@@ -122,11 +140,15 @@ import Testing
     }
 
     @Test func emptyTitleIsRefused() {
-        #expect(single(#"{"items": [{"id": "a", "title": "  "}]}"#) == ConfigProblem(path: "items[0].title", kind: .emptyTitle, value: "\"  \"", nodeID: "a"))
+        #expect(
+            single(#"{"items": [{"id": "a", "title": "  "}]}"#)
+                == ConfigProblem(path: "items[0].title", kind: .emptyTitle, value: "\"  \"", nodeID: "a"))
     }
 
     @Test func expandedOnARowIsRefused() {
-        #expect(single(#"{"items": [{"id": "a", "title": "A", "expanded": true}]}"#) == ConfigProblem(path: "items[0].expanded", kind: .expandedOnRow, value: "true", nodeID: "a"))
+        #expect(
+            single(#"{"items": [{"id": "a", "title": "A", "expanded": true}]}"#)
+                == ConfigProblem(path: "items[0].expanded", kind: .expandedOnRow, value: "true", nodeID: "a"))
     }
 
     @Test func nestingBeyondTheLimitIsRefused() {
@@ -148,7 +170,8 @@ import Testing
     }
 
     @Test func everyProblemIsReportedNotJustTheFirst() {
-        let found = problems(#"{"items": [{"id": "a b", "title": ""}, {"id": "c", "title": "C", "expanded": "yes", "items": 3}]}"#)
+        let found = problems(
+            #"{"items": [{"id": "a b", "title": ""}, {"id": "c", "title": "C", "expanded": "yes", "items": 3}]}"#)
         #expect(found.map(\.path) == ["items[0].id", "items[0].title", "items[1].expanded", "items[1].items"])
     }
 

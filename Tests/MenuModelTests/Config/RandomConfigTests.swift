@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MenuModel
 
 /// Menus from random configs, malformed ones among them: every config with a defect is refused,
@@ -39,18 +40,25 @@ import Testing
             let walked = Self.visibleNodes(menu, view).map(menu.id(of:))
             let leaves = walked.count { !menu.isGroup(menu.node(withID: $0)!) }
             let countsAgree = walked.count == view.count && leaves == view.leafCount
-            #expect(countsAgree, "step \(step): walked \(walked.count) rows (\(leaves) leaves), count \(view.count) (\(view.leafCount)); \(context)")
+            #expect(
+                countsAgree,
+                "step \(step): walked \(walked.count) rows (\(leaves) leaves), count \(view.count) (\(view.leafCount)); \(context)"
+            )
             // Reading pages of a view whose counts are wrong may trap: stop here, seed printed.
             guard countsAgree else { return }
             let rows = view.rows(offset: 0, limit: max(1, view.count + 1))
             #expect(rows.map(\.id) == walked, "step \(step): rows; \(context)")
             #expect(rows.map(\.index) == Array(0 ..< rows.count), "step \(step): indexes; \(context)")
             if let reference = naive {
-                #expect(walked == reference.rows(offset: 0, limit: reference.count + 1).map(\.item.id), "step \(step); \(context)")
+                #expect(
+                    walked == reference.rows(offset: 0, limit: reference.count + 1).map(\.item.id),
+                    "step \(step); \(context)")
             }
             if view.count > 0 {  // a page read from any row, as GET /rows does
                 let offset = Int.random(in: 0 ..< view.count, using: &rng)
-                #expect(view.rows(offset: offset, limit: 7).map(\.id) == Array(walked[offset ..< min(offset + 7, walked.count)]), "\(context)")
+                #expect(
+                    view.rows(offset: offset, limit: 7).map(\.id)
+                        == Array(walked[offset ..< min(offset + 7, walked.count)]), "\(context)")
             }
             guard step < Self.togglesPerMenu, let id = groups.randomElement(using: &rng) else { break }
             let target = !view.isExpanded(menu.node(withID: id)!)
@@ -92,7 +100,7 @@ struct RandomConfig {
         "repeated attribute key", "id not a string", "title not a string", "items not an array",
         "expanded not a bool", "attributes not an object", "node not an object", "no id", "no title",
         "taken id", "invalid id", "blank title", "expanded on a row", "unknown key",
-        "document: second items", "document: second title", "cut short", "too deep",
+        "document: second items", "document: second title", "cut short", "too deep"
     ]
 
     init(seed: UInt64) {
@@ -120,7 +128,9 @@ struct RandomConfig {
         if defect == "cut short" { json = String(json.dropLast(Int.random(in: 1 ... min(8, json.count), using: &rng))) }
         if defect == "too deep" {
             var chain = #"{"id": "deep-leaf", "title": "L"}"#
-            for level in 0 ..< MenuBuilder.depthLimit { chain = #"{"id": "deep\#(level)", "title": "D", "items": [\#(chain)]}"# }
+            for level in 0 ..< MenuBuilder.depthLimit {
+                chain = #"{"id": "deep\#(level)", "title": "D", "items": [\#(chain)]}"#
+            }
             json = #"{"items": [\#(chain)"# + (items.isEmpty ? "" : ", ") + items.joined(separator: ",") + "]}"
         }
     }
@@ -158,19 +168,28 @@ struct RandomConfig {
         case "second title": Self.giveTwice("title", "\"Again\"", in: &members)
         case "second expanded": Self.giveTwice("expanded", "true", in: &members)
         case "second attributes": Self.giveTwice("attributes", "{}", in: &members)
-        case "repeated attribute key": members.removeAll { $0.0 == "attributes" }; members.append(("attributes", #"{"a": {"b": [1, {"c": 2, "c": 3}]}}"#))
+        case "repeated attribute key":
+            members.removeAll { $0.0 == "attributes" }
+            members.append(("attributes", #"{"a": {"b": [1, {"c": 2, "c": 3}]}}"#))
         case "id not a string": members[0].1 = "\(number)"
         case "title not a string": members[1].1 = "null"
-        case "items not an array": members.removeAll { $0.0 == "items" }; members.append(("items", "{}"))
-        case "expanded not a bool": members.removeAll { $0.0 == "expanded" }; members.append(("expanded", "\"yes\""))
-        case "attributes not an object": members.removeAll { $0.0 == "attributes" }; members.append(("attributes", "[]"))
+        case "items not an array":
+            members.removeAll { $0.0 == "items" }
+            members.append(("items", "{}"))
+        case "expanded not a bool":
+            members.removeAll { $0.0 == "expanded" }
+            members.append(("expanded", "\"yes\""))
+        case "attributes not an object":
+            members.removeAll { $0.0 == "attributes" }
+            members.append(("attributes", "[]"))
         case "node not an object": return "\"\(id)\""
         case "no id": members.removeAll { $0.0 == "id" }
         case "no title": members.removeAll { $0.0 == "title" }
         case "taken id": if number > 1 { members[0].1 = "\"n1\"" } else { members.append(("colour", "1")) }
         case "invalid id": members[0].1 = "\"n \(number)\""
         case "blank title": members[1].1 = "\" \\t\""
-        case "expanded on a row": if !isGroup { members.append(("expanded", "false")) } else { members.append(("items", "[]")) }
+        case "expanded on a row":
+            if !isGroup { members.append(("expanded", "false")) } else { members.append(("items", "[]")) }
         case "unknown key": members.append(("colour", "\"red\""))
         default: break
         }
@@ -185,7 +204,8 @@ struct RandomConfig {
 
     /// A random attributes object: numbers, strings, literals, nested arrays and objects.
     private mutating func attributes(depth: Int) -> String {
-        let keys = ["price", "spicy", "tags", "n", "note"].shuffled(using: &rng).prefix(Int.random(in: 0 ... 3, using: &rng))
+        let keys = ["price", "spicy", "tags", "n", "note"].shuffled(using: &rng).prefix(
+            Int.random(in: 0 ... 3, using: &rng))
         return "{" + keys.map { "\"\($0)\": " + value(depth: depth + 1) }.joined(separator: ", ") + "}"
     }
 
@@ -197,7 +217,11 @@ struct RandomConfig {
         case 3: "true"
         case 4: "null"
         case 5: "\"\\u00e9\\n\""
-        case 6: "[" + (0 ..< Int.random(in: 0 ... 3, using: &rng)).map { _ in value(depth: depth + 1) }.joined(separator: ", ") + "]"
+        case 6:
+            "["
+                + (0 ..< Int.random(in: 0 ... 3, using: &rng)).map { _ in value(depth: depth + 1) }.joined(
+                    separator: ", ")
+                + "]"
         default: attributes(depth: depth)
         }
     }

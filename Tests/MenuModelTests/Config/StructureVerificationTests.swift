@@ -1,4 +1,5 @@
 import Testing
+
 @testable import MenuModel
 
 /// The load-time check of everything the builder derived (``MenuBuilder/verifyStructure()``),
@@ -55,7 +56,11 @@ import Testing
     }
 
     @Test func aViolationIsRefusedAsAConfigErrorNamingTheNode() {
-        let problem = ConfigProblem(path: "$", kind: .inconsistentStructure(detail: "child list does not tile its subtree in preorder"), value: #"node 1 (id "g")"#)
-        #expect(problem.description.hasPrefix(#"the menu built from this config is inconsistent at node 1 (id "g"): child list"#))
+        let problem = ConfigProblem(
+            path: "$", kind: .inconsistentStructure(detail: "child list does not tile its subtree in preorder"),
+            value: #"node 1 (id "g")"#)
+        #expect(
+            problem.description.hasPrefix(
+                #"the menu built from this config is inconsistent at node 1 (id "g"): child list"#))
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MenuModel
 
 /// A config file that cannot be read is refused in plain words: `cannot read FILE: REASON`.
@@ -26,7 +27,9 @@ import Testing
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("menu-\(UUID().uuidString).json")
         try Data("{}".utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        #expect(message(loading: file.path + "/menu.json") == "cannot read \(file.path)/menu.json: a part of the path is not a directory")
+        #expect(
+            message(loading: file.path + "/menu.json")
+                == "cannot read \(file.path)/menu.json: a part of the path is not a directory")
     }
 
     @Test func aPathTooLongSaysSo() {
@@ -46,6 +49,8 @@ import Testing
     }
 
     @Test func anotherSystemErrorIsItsOwnWords() {
-        #expect(Menu.reason(CocoaError(.fileReadUnknown, userInfo: [NSUnderlyingErrorKey: POSIXError(.EMFILE)])) == "too many open files")
+        #expect(
+            Menu.reason(CocoaError(.fileReadUnknown, userInfo: [NSUnderlyingErrorKey: POSIXError(.EMFILE)]))
+                == "too many open files")
     }
 }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import MenuModel
 
 /// Expand all, collapse all and the recursive changes: what the state holds after them (a
@@ -79,8 +80,11 @@ import Testing
         let menu = try makeMenu(Self.base)
         let state = try Self.mixedState(on: menu)
         let portable = state.portable(in: menu)
-        #expect(portable == PortableExpansion(base: .collapsed, marks: [.init(id: "b", mode: .expanded)],
-                                              flips: [.init(id: "b1", isExpanded: false), .init(id: "c", isExpanded: true)]))
+        #expect(
+            portable
+                == PortableExpansion(
+                    base: .collapsed, marks: [.init(id: "b", mode: .expanded)],
+                    flips: [.init(id: "b1", isExpanded: false), .init(id: "c", isExpanded: true)]))
         var ignored: [String] = []
         let restored = ExpansionState(portable: portable, in: menu, ignoredIDs: &ignored)
         #expect(restored == state && ignored.isEmpty)
@@ -89,22 +93,25 @@ import Testing
 
     @Test func restoringIgnoresAndReportsIDsThatNameNoGroup() throws {
         let menu = try makeMenu(Self.base)
-        let portable = PortableExpansion(base: .expanded, marks: [.init(id: "gone", mode: .collapsed), .init(id: "d", mode: .collapsed)],
-                                         flips: [.init(id: "a", isExpanded: false), .init(id: "a1", isExpanded: true)])
+        let portable = PortableExpansion(
+            base: .expanded, marks: [.init(id: "gone", mode: .collapsed), .init(id: "d", mode: .collapsed)],
+            flips: [.init(id: "a", isExpanded: false), .init(id: "a1", isExpanded: true)])
         var ignored: [String] = []
         let state = ExpansionState(portable: portable, in: menu, ignoredIDs: &ignored)
         #expect(ignored == ["gone", "d", "a1"])
-        #expect(state.portable(in: menu) == PortableExpansion(base: .expanded, flips: [.init(id: "a", isExpanded: false)]))
+        #expect(
+            state.portable(in: menu) == PortableExpansion(base: .expanded, flips: [.init(id: "a", isExpanded: false)]))
     }
 
     @Test func aStateWithMarksIsCarriedThroughAReloadAsRestoringItByIDWould() throws {
         let old = try makeMenu(Self.base)
         // c moved to the front and given a new child; b1's default flipped.
         let new = try makeMenu([
-            TreeSpec.group("c", expanded: false, [.row("c1"), .row("c2"), .group("c3", expanded: false, [.row("c3x")])]),
+            TreeSpec.group(
+                "c", expanded: false, [.row("c1"), .row("c2"), .group("c3", expanded: false, [.row("c3x")])]),
             Self.base[0],
             .group("b", expanded: true, [.group("b1", expanded: true, [.row("b1x")]), .row("b2")]),
-            Self.base[3],
+            Self.base[3]
         ])
         let state = try Self.mixedState(on: old)
         let carried = state.carried(through: [MenuTranslation(from: old, to: new)], onto: new)
@@ -141,6 +148,8 @@ import Testing
         let carried = view.state.carried(through: chain, onto: third)
         let stepwise = view.state.carried(through: [chain[0]], onto: second).carried(through: [chain[1]], onto: third)
         #expect(carried == stepwise)
-        #expect(carried.portable(in: third) == PortableExpansion(base: .expanded, flips: [.init(id: "b", isExpanded: false)]))
+        #expect(
+            carried.portable(in: third)
+                == PortableExpansion(base: .expanded, flips: [.init(id: "b", isExpanded: false)]))
     }
 }

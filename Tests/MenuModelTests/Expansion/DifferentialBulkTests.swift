@@ -1,4 +1,5 @@
 import Testing
+
 @testable import MenuModel
 
 /// Expand all, collapse all, reset and the recursive changes, mixed with toggles and plain sets,
@@ -47,7 +48,8 @@ import Testing
                 let expected = naive.setAll(mode)
                 if change != expected { problem = "\(change), oracle \(expected)" }
                 if view.state.changedGroupCount != 0 || view.state.overlayEntryCount != 0 {
-                    problem = "the state holds \(view.state.changedGroupCount) groups and \(view.state.overlayEntryCount) entries"
+                    problem =
+                        "the state holds \(view.state.changedGroupCount) groups and \(view.state.overlayEntryCount) entries"
                 }
             case ..<45:
                 operation = "setExpanded(\(id), \(target), recursive: true)"
@@ -68,10 +70,11 @@ import Testing
             if problem == nil {
                 let table = DifferentialTests.Table(naive, nodeCount: items.count)
                 let probes = (0 ..< 24).map { _ in allIDs.randomElement(using: &rng)! } + [id]
-                problem = DifferentialTests.difference(view, table, nodeOfID: nodeOfID,
-                                                       wholeRows: table.rows.count <= 2_000 || step % 5 == 0,
-                                                       eachRowAlone: table.rows.count <= 2_000 && step % 5 == 0,
-                                                       probes: probes, using: &rng)
+                problem = DifferentialTests.difference(
+                    view, table, nodeOfID: nodeOfID,
+                    wholeRows: table.rows.count <= 2_000 || step % 5 == 0,
+                    eachRowAlone: table.rows.count <= 2_000 && step % 5 == 0,
+                    probes: probes, using: &rng)
             }
             if problem == nil { problem = Self.differenceFromRebuilt(view.state, in: menu) }
             if let problem {
@@ -89,9 +92,12 @@ import Testing
         if !ignored.isEmpty { return "the portable form names ids the menu lacks: \(ignored)" }
         if rebuilt != state { return "the state differs from the one rebuilt from its portable form" }
         if MenuTranslationTests.overlay(rebuilt) != MenuTranslationTests.overlay(state) {
-            return "the overlay \(MenuTranslationTests.overlay(state)) differs from the one built in one pass \(MenuTranslationTests.overlay(rebuilt))"
+            return
+                "the overlay \(MenuTranslationTests.overlay(state)) differs from the one built in one pass \(MenuTranslationTests.overlay(rebuilt))"
         }
-        if rebuilt.marks.map(\.end) != state.marks.map(\.end) { return "the marks' subtree ends differ from the rebuilt ones" }
+        if rebuilt.marks.map(\.end) != state.marks.map(\.end) {
+            return "the marks' subtree ends differ from the rebuilt ones"
+        }
         return nil
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MenuModel
 
 /// The flattened view must agree with the seeds' naive recursive walk (``NaiveMenu``) on every
@@ -29,10 +30,11 @@ import Testing
         },
         Shape(name: "groups of hundreds and thousands of children", runs: 1, steps: 40, sessions: 2, make: wideTree),
         Shape(name: "chains down to the 64-level limit", runs: 2, steps: 250, sessions: 2, make: deepChains),
-        Shape(name: "one menu of 100,000 nodes", runs: 1, steps: 8, sessions: 2, make: largeTree),
+        Shape(name: "one menu of 100,000 nodes", runs: 1, steps: 8, sessions: 2, make: largeTree)
     ]
 
-    static let baseSeed: UInt64 = ProcessInfo.processInfo.environment["MENU_DIFFERENTIAL_SEED"].flatMap { UInt64($0) }
+    static let baseSeed: UInt64 =
+        ProcessInfo.processInfo.environment["MENU_DIFFERENTIAL_SEED"].flatMap { UInt64($0) }
         ?? UInt64.random(in: 0 ... UInt64.max)
 
     /// Four groups of 300, 1,000, 3,000 and 100 to 2,000 children; one child in eight is a group of
@@ -41,7 +43,8 @@ import Testing
         var counter = 0
         func row() -> TreeSpec {
             counter += 1
-            return .row("n\(counter)", "Row \(counter)", attributes: counter % 5 == 0 ? ["n": .integer(Int64(counter))] : nil)
+            return .row(
+                "n\(counter)", "Row \(counter)", attributes: counter % 5 == 0 ? ["n": .integer(Int64(counter))] : nil)
         }
         func group(_ children: [TreeSpec], expanded: Bool) -> TreeSpec {
             counter += 1
@@ -63,32 +66,43 @@ import Testing
     /// 100 top-level groups (four in five expanded) of a random tree of 1,000 nodes each.
     @Sendable static func largeTree(using rng: inout SplitMix64) -> [TreeSpec] {
         (0 ..< 100).map { top in
-            .group("top\(top)", expanded: top % 5 != 0,
-                   randomTree(nodes: 999, maxDepth: 6, width: 0 ... 12, idPrefix: "t\(top)-", using: &rng))
+            .group(
+                "top\(top)", expanded: top % 5 != 0,
+                randomTree(nodes: 999, maxDepth: 6, width: 0 ... 12, idPrefix: "t\(top)-", using: &rng))
         }
     }
 
     /// `chains` chains (three for the random steps) of groups at depths 0 through 63 (the deepest
     /// level a config may have), nine in ten links expanded (or all of them), each level with a
     /// few rows and small groups beside the chain.
-    @Sendable static func deepChains(using rng: inout SplitMix64) -> [TreeSpec] { deepChains(3, allExpanded: false, using: &rng) }
+    @Sendable static func deepChains(using rng: inout SplitMix64) -> [TreeSpec] {
+        deepChains(3, allExpanded: false, using: &rng)
+    }
 
     static func deepChains(_ chains: Int, allExpanded: Bool, using rng: inout SplitMix64) -> [TreeSpec] {
         var counter = 0
-        func next() -> Int { counter += 1; return counter }
+        func next() -> Int {
+            counter += 1
+            return counter
+        }
         let last = MenuBuilder.depthLimit - 1
         func siblings(depth: Int) -> [TreeSpec] {
             (0 ..< Int.random(in: 0 ... 2, using: &rng)).map { _ in
                 let id = next()
-                return depth == last || Bool.random(using: &rng) ? .row("n\(id)")
+                return depth == last || Bool.random(using: &rng)
+                    ? .row("n\(id)")
                     : .group("n\(id)", expanded: Bool.random(using: &rng), [.row("n\(next())"), .row("n\(next())")])
             }
         }
         func chain(depth: Int) -> [TreeSpec] {
             let id = next()
-            let link: TreeSpec = depth == last
+            let link: TreeSpec =
+                depth == last
                 ? .group("n\(id)", expanded: false, [])  // a group at the last level can only be empty
-                : .group("n\(id)", expanded: allExpanded || Int.random(in: 0 ..< 10, using: &rng) != 0, chain(depth: depth + 1))
+                : .group(
+                    "n\(id)", expanded: allExpanded || Int.random(in: 0 ..< 10, using: &rng) != 0,
+                    chain(depth: depth + 1)
+                )
             return siblings(depth: depth) + [link] + siblings(depth: depth)
         }
         return (0 ..< chains).flatMap { _ in chain(depth: 0) }
@@ -132,9 +146,13 @@ import Testing
         guard menu.nodes.count == items.count else { return "\(menu.nodes.count) nodes, oracle \(items.count)" }
         for (node, item) in zip(menu.nodes, items) {
             let isGroup = menu.isGroup(node)
-            if item.ordinal != node || menu.id(of: node) != item.id || menu.title(of: node) != item.title || menu.depth(of: node) != item.depth
-                || isGroup != item.isGroup || (isGroup ? menu.childCount(of: node) : item.children.count) != item.children.count
-                || menu.attributes(of: node) != item.attributes || (isGroup && menu.isExpandedByDefault(node) != item.isExpand) {
+            if item.ordinal != node || menu.id(of: node) != item.id || menu.title(of: node) != item.title
+                || menu.depth(of: node) != item.depth
+                || isGroup != item.isGroup
+                || (isGroup ? menu.childCount(of: node) : item.children.count) != item.children.count
+                || menu.attributes(of: node) != item.attributes
+                || (isGroup && menu.isExpandedByDefault(node) != item.isExpand)
+            {
                 return "node \(node) (\(menu.id(of: node))) differs from the oracle's \(item.id)"
             }
         }
@@ -147,17 +165,21 @@ import Testing
     /// row's node, the walk that finds every later row of a page);
     /// pages at, near and past the end (every field, and `visibleNodes`); and the row of every id
     /// in `probes` (nil for hidden and unknown ids; `nodeOfID` is the oracle's id → ordinal).
-    static func difference(_ view: FlattenedView, _ table: Table, nodeOfID: [String: Int], wholeRows: Bool,
-                           eachRowAlone: Bool, probes: [String], using rng: inout SplitMix64) -> String? {
+    static func difference(
+        _ view: FlattenedView, _ table: Table, nodeOfID: [String: Int], wholeRows: Bool,
+        eachRowAlone: Bool, probes: [String], using rng: inout SplitMix64
+    ) -> String? {
         let expected = table.rows
         let count = expected.count
         if view.count != count || view.leafCount != table.leafCount {
             return "counts \(view.count)/\(view.leafCount), oracle \(count)/\(table.leafCount)"
         }
         func sameNodes(_ nodes: [VisibleNode], _ wanted: ArraySlice<(index: Int, item: NaiveMenuItem)>) -> Bool {
-            nodes.count == wanted.count && zip(nodes, wanted).allSatisfy {
-                $0.index == $1.index && $0.node == $1.item.ordinal && $0.isExpanded == ($1.item.isGroup && $1.item.isExpand)
-            }
+            nodes.count == wanted.count
+                && zip(nodes, wanted).allSatisfy {
+                    $0.index == $1.index && $0.node == $1.item.ordinal
+                        && $0.isExpanded == ($1.item.isGroup && $1.item.isExpand)
+                }
         }
         if !sameNodes(view.visibleNodes(offset: 0, limit: count + 1), expected[...]) {
             return "visibleNodes(0, \(count + 1)) differs from the oracle's table"
@@ -166,18 +188,24 @@ import Testing
             let all = view.rows(offset: 0, limit: count + 1)
             if all.count != count { return "rows(0, \(count + 1)) gave \(all.count) rows, oracle \(count)" }
             for (row, reference) in zip(all, expected) where !same(row, reference.index, reference.item) {
-                return "row \(reference.index): \(row), oracle \(reference.item.id) depth \(reference.item.depth) expanded \(reference.item.isExpand)"
+                return
+                    "row \(reference.index): \(row), oracle \(reference.item.id) depth \(reference.item.depth) expanded \(reference.item.isExpand)"
             }
         }
         if eachRowAlone {
-            for reference in expected where !sameNodes(view.visibleNodes(offset: reference.index, limit: 1), [reference][...]) {
-                return "visibleNodes(offset: \(reference.index), limit: 1) differs from the oracle's \(reference.item.id)"
+            for reference in expected
+            where !sameNodes(view.visibleNodes(offset: reference.index, limit: 1), [reference][...]) {
+                return
+                    "visibleNodes(offset: \(reference.index), limit: 1) differs from the oracle's \(reference.item.id)"
             }
         }
         let limit = Int.random(in: 1 ... 50, using: &rng)
-        let pages = [(0, 1), (max(0, count - 1), 1), (max(0, count - limit), limit), (count, 1), (count, 50), (count + 1, 3),
-                     (count + 1_000, 500), (Int.random(in: 0 ... count, using: &rng), limit), (Int.random(in: 0 ... count, using: &rng), 500),
-                     (-1, 5), (0, 0)]
+        let pages = [
+            (0, 1), (max(0, count - 1), 1), (max(0, count - limit), limit), (count, 1), (count, 50), (count + 1, 3),
+            (count + 1_000, 500), (Int.random(in: 0 ... count, using: &rng), limit),
+            (Int.random(in: 0 ... count, using: &rng), 500),
+            (-1, 5), (0, 0)
+        ]
         for (offset, limit) in pages {
             let wanted = offset >= 0 && limit > 0 ? expected[min(offset, count) ..< min(offset + limit, count)] : []
             let page = view.rows(offset: offset, limit: limit)
@@ -191,7 +219,8 @@ import Testing
         for id in probes {
             let wanted = nodeOfID[id].flatMap { table.rowOfNode[$0] }
             if view.index(of: id) != wanted {
-                return "index(of: \(id)) = \(String(describing: view.index(of: id))), oracle \(String(describing: wanted))"
+                return
+                    "index(of: \(id)) = \(String(describing: view.index(of: id))), oracle \(String(describing: wanted))"
             }
             let path = view.menu.node(withID: id).map { view.ancestors(of: $0).map(view.menu.id(of:)) }
             if let wanted = table.paths[id], path != wanted {
@@ -219,7 +248,12 @@ import Testing
         var rowIDs: [String] = []
         func collect(_ specs: [TreeSpec]) {
             for spec in specs {
-                if let children = spec.children { groupIDs.append(spec.id); collect(children) } else { rowIDs.append(spec.id) }
+                if let children = spec.children {
+                    groupIDs.append(spec.id)
+                    collect(children)
+                } else {
+                    rowIDs.append(spec.id)
+                }
             }
         }
         collect(spec)
@@ -242,8 +276,10 @@ import Testing
         func wholeRows(_ table: Table, step: Int) -> Bool { table.rows.count <= 2_000 || step % 5 == 0 }
         func eachRowAlone(_ table: Table, step: Int) -> Bool { step % (table.rows.count <= 2_000 ? 5 : 10) == 0 }
         for which in views.indices {
-            if let difference = Self.difference(views[which], Table(naives[which], nodeCount: nodeCount), nodeOfID: nodeOfID,
-                                                wholeRows: true, eachRowAlone: true, probes: Array(allIDs.prefix(64)), using: &rng) {
+            if let difference = Self.difference(
+                views[which], Table(naives[which], nodeCount: nodeCount), nodeOfID: nodeOfID,
+                wholeRows: true, eachRowAlone: true, probes: Array(allIDs.prefix(64)), using: &rng)
+            {
                 Issue.record("\(context), before any step, session \(which): \(difference)")
                 return
             }
@@ -267,12 +303,18 @@ import Testing
                 let target = put ? Bool.random(using: &rng) : !naive.item(withID: id)!.isExpand
                 let expected = naive.setExpanded(id, target)
                 let change = put ? try views[which].setExpanded(id, target) : try views[which].toggle(id)
-                if change != expected { problem = "\(put ? "setExpanded(\(target))" : "toggle") of \(id): \(change), oracle \(String(describing: expected))" }
+                if change != expected {
+                    problem =
+                        "\(put ? "setExpanded(\(target))" : "toggle") of \(id): \(change), oracle \(String(describing: expected))"
+                }
             } else {
                 // A change the model must refuse, leaving the state as it was.
                 let row = dice < 92
-                id = row ? rowIDs.randomElement(using: &rng)!
-                    : Self.unknownIDs(near: groupIDs.randomElement(using: &rng)!).filter { !known.contains($0) }.randomElement(using: &rng)!
+                id =
+                    row
+                    ? rowIDs.randomElement(using: &rng)!
+                    : Self.unknownIDs(near: groupIDs.randomElement(using: &rng)!).filter { !known.contains($0) }
+                        .randomElement(using: &rng)!
                 let wanted: ExpansionError = row ? .notAGroup(id: id) : .unknownGroup(id: id)
                 let before = views[which].state
                 for put in [false, true] {
@@ -291,15 +333,18 @@ import Testing
                         if error != .unknownNode(id: id) { problem = "reveal of \(String(reflecting: id)): \(error)" }
                     }
                 }
-                if views[which].state != before { problem = "a refused change of \(String(reflecting: id)) changed the state" }
+                if views[which].state != before {
+                    problem = "a refused change of \(String(reflecting: id)) changed the state"
+                }
             }
             if problem == nil {
                 var probes = (0 ..< 24).map { _ in allIDs.randomElement(using: &rng)! } + [id]
                 probes += Self.unknownIDs(near: id)
                 let table = Table(naive, nodeCount: nodeCount, probes: probes)
-                problem = Self.difference(views[which], table, nodeOfID: nodeOfID, wholeRows: wholeRows(table, step: step),
-                                          eachRowAlone: eachRowAlone(table, step: step),
-                                          probes: probes, using: &rng)
+                problem = Self.difference(
+                    views[which], table, nodeOfID: nodeOfID, wholeRows: wholeRows(table, step: step),
+                    eachRowAlone: eachRowAlone(table, step: step),
+                    probes: probes, using: &rng)
             }
             if let problem {
                 Issue.record("\(context), step \(step), session \(which): \(problem)")
@@ -308,8 +353,10 @@ import Testing
         }
         // The views never shared state: each still matches its own oracle.
         for which in views.indices {
-            if let difference = Self.difference(views[which], Table(naives[which], nodeCount: nodeCount), nodeOfID: nodeOfID,
-                                                wholeRows: true, eachRowAlone: true, probes: Array(allIDs.prefix(2_000)), using: &rng) {
+            if let difference = Self.difference(
+                views[which], Table(naives[which], nodeCount: nodeCount), nodeOfID: nodeOfID,
+                wholeRows: true, eachRowAlone: true, probes: Array(allIDs.prefix(2_000)), using: &rng)
+            {
                 Issue.record("\(context), at the end, session \(which): \(difference)")
             }
         }
@@ -335,11 +382,16 @@ import Testing
                 let change = try view.setExpanded(link.id, expanded)
                 let expected = naive.setExpanded(link.id, expanded)
                 let table = Table(naive, nodeCount: items.count)
-                let problem = change != expected ? "\(change), oracle \(String(describing: expected))"
-                    : Self.difference(view, table, nodeOfID: nodeOfID, wholeRows: true, eachRowAlone: number % 8 == 0,
-                                      probes: [link.id], using: &rng)
+                let problem =
+                    change != expected
+                    ? "\(change), oracle \(String(describing: expected))"
+                    : Self.difference(
+                        view, table, nodeOfID: nodeOfID, wholeRows: true, eachRowAlone: number % 8 == 0,
+                        probes: [link.id], using: &rng)
                 if let problem {
-                    Issue.record("seed \(Self.baseSeed), \(expanded ? "reopening" : "collapsing") \(link.id) at depth \(link.depth): \(problem)")
+                    Issue.record(
+                        "seed \(Self.baseSeed), \(expanded ? "reopening" : "collapsing") \(link.id) at depth \(link.depth): \(problem)"
+                    )
                     return
                 }
             }

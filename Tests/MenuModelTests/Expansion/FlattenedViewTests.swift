@@ -1,27 +1,34 @@
 import NaiveReference
 import Testing
+
 @testable import MenuModel
 
 /// The seeds' examples and the view's contract, one behaviour per test.
 @Suite struct FlattenedViewTests {
     /// Account > Profile, Privacy > (Blocked accounts, Permissions), all open.
     static let settings: [TreeSpec] = [
-        .group("account", "Account", expanded: true, [
-            .row("profile", "Profile"),
-            .group("privacy", "Privacy", expanded: true, [
-                .row("blocked-accounts", "Blocked accounts"),
-                .row("permissions", "Permissions"),
-            ]),
-        ])
+        .group(
+            "account", "Account", expanded: true,
+            [
+                .row("profile", "Profile"),
+                .group(
+                    "privacy", "Privacy", expanded: true,
+                    [
+                        .row("blocked-accounts", "Blocked accounts"),
+                        .row("permissions", "Permissions")
+                    ])
+            ])
     ]
 
     /// The Sichuan menu of the seed: main courses and breakfast, both expanded.
     static let sichuan: [TreeSpec] = [
-        .group("main", "主菜", expanded: true,
-               ["宮保雞丁", "干燒魚", "回鍋肉", "麻婆豆腐", "家常豆腐", "黃燜鴨", "夫妻肺片", "鹽水鴨", "鍋巴肉片"]
-                   .enumerated().map { .row("m\($0.offset)", $0.element) }),
-        .group("breakfast", "早餐", expanded: true,
-               ["擔擔面", "川北涼粉", "麻辣小面", "酸辣面", "酸辣粉"].enumerated().map { .row("b\($0.offset)", $0.element) }),
+        .group(
+            "main", "主菜", expanded: true,
+            ["宮保雞丁", "干燒魚", "回鍋肉", "麻婆豆腐", "家常豆腐", "黃燜鴨", "夫妻肺片", "鹽水鴨", "鍋巴肉片"]
+                .enumerated().map { .row("m\($0.offset)", $0.element) }),
+        .group(
+            "breakfast", "早餐", expanded: true,
+            ["擔擔面", "川北涼粉", "麻辣小面", "酸辣面", "酸辣粉"].enumerated().map { .row("b\($0.offset)", $0.element) })
     ]
 
     @Test func settingsTreeHasThreeLeafRows() throws {
@@ -67,7 +74,10 @@ import Testing
         #expect(view.count == 2)
         #expect(view.leafCount == 1)
         let change = try view.toggle("empty")
-        #expect(change == ExpansionChange(id: "empty", isExpanded: true, index: 0, change: RowChange(at: 1, inserted: 0, removed: 0)))
+        #expect(
+            change
+                == ExpansionChange(
+                    id: "empty", isExpanded: true, index: 0, change: RowChange(at: 1, inserted: 0, removed: 0)))
         #expect(view.rows(offset: 0, limit: 5).map(\.id) == ["empty", "after"])
         #expect(view.rows(offset: 0, limit: 1)[0].childCount == 0)
     }
@@ -75,7 +85,10 @@ import Testing
     @Test func collapsingAGroupReportsTheRowsRemoved() throws {
         var view = FlattenedView(menu: try makeMenu(Self.settings))
         let change = try view.toggle("privacy")
-        #expect(change == ExpansionChange(id: "privacy", isExpanded: false, index: 2, change: RowChange(at: 3, inserted: 0, removed: 2)))
+        #expect(
+            change
+                == ExpansionChange(
+                    id: "privacy", isExpanded: false, index: 2, change: RowChange(at: 3, inserted: 0, removed: 2)))
         #expect(view.rows(offset: 0, limit: 10).map(\.id) == ["account", "profile", "privacy"])
     }
 
@@ -96,7 +109,10 @@ import Testing
         let first = try view.setExpanded("privacy", false)
         let again = try view.setExpanded("privacy", false)
         #expect(first.change == RowChange(at: 3, inserted: 0, removed: 2))
-        #expect(again == ExpansionChange(id: "privacy", isExpanded: false, index: 2, change: RowChange(at: 3, inserted: 0, removed: 0)))
+        #expect(
+            again
+                == ExpansionChange(
+                    id: "privacy", isExpanded: false, index: 2, change: RowChange(at: 3, inserted: 0, removed: 0)))
         #expect(view.count == 3)
     }
 
@@ -130,13 +146,17 @@ import Testing
 
     @Test func severalNestingLevelsCollapseAndReopenWithInnerStateKept() throws {
         let spec: [TreeSpec] = [
-            .group("a", expanded: true, [
-                .group("b", expanded: true, [
-                    .group("c", expanded: false, [.row("d"), .row("e")]),
-                    .row("f"),
+            .group(
+                "a", expanded: true,
+                [
+                    .group(
+                        "b", expanded: true,
+                        [
+                            .group("c", expanded: false, [.row("d"), .row("e")]),
+                            .row("f")
+                        ])
                 ]),
-            ]),
-            .row("g"),
+            .row("g")
         ]
         var view = FlattenedView(menu: try makeMenu(spec))
         #expect(view.rows(offset: 0, limit: 9).map(\.id) == ["a", "b", "c", "f", "g"])

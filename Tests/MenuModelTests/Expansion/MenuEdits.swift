@@ -1,4 +1,5 @@
 import NaiveReference
+
 @testable import MenuModel
 
 /// A reload's worth of random edits to a menu described in code, for the translation tests: delete
@@ -38,7 +39,8 @@ struct MenuEdits {
                 fresh += 1
                 id = "x\(fresh)"
             }
-            let spec: TreeSpec = Bool.random(using: &rng)
+            let spec: TreeSpec =
+                Bool.random(using: &rng)
                 ? .group(id, expanded: Bool.random(using: &rng), freshRows(Int.random(in: 0 ... 3, using: &rng)))
                 : .row(id)
             let parent = Self.parents(for: spec, among: groups).randomElement(using: &rng)!
@@ -46,7 +48,8 @@ struct MenuEdits {
             log.append("insert \(id) under \(parent.isEmpty ? "the top" : node(at: parent).id)")
         case 2 where !paths.isEmpty:
             let moved = remove(at: paths.randomElement(using: &rng)!)
-            let parent = Self.parents(for: moved, among: Self.paths(items).filter { node(at: $0).children != nil }).randomElement(using: &rng)!
+            let parent = Self.parents(for: moved, among: Self.paths(items).filter { node(at: $0).children != nil })
+                .randomElement(using: &rng)!
             insert(moved, under: parent, using: &rng)
             log.append("move \(moved.id) under \(parent.isEmpty ? "the top" : node(at: parent).id)")
         case 3 where !groups.isEmpty:

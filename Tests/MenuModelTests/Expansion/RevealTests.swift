@@ -1,5 +1,6 @@
 import NaiveReference
 import Testing
+
 @testable import MenuModel
 
 /// ``FlattenedView/reveal(_:)``, ``FlattenedView/ancestors(of:)`` and
@@ -8,18 +9,23 @@ import Testing
 @Suite struct RevealTests {
     /// a (open) > [a1, ab (closed) > [ab1, abc (closed) > [abc1]]], z (closed) > [z1].
     static let spec: [TreeSpec] = [
-        .group("a", expanded: true, [
-            .row("a1"),
-            .group("ab", expanded: false, [.row("ab1"), .group("abc", expanded: false, [.row("abc1")])]),
-        ]),
-        .group("z", expanded: false, [.row("z1")]),
+        .group(
+            "a", expanded: true,
+            [
+                .row("a1"),
+                .group("ab", expanded: false, [.row("ab1"), .group("abc", expanded: false, [.row("abc1")])])
+            ]),
+        .group("z", expanded: false, [.row("z1")])
     ]
 
     @Test func revealOpensEveryCollapsedAncestorAsOneSpliceAfterTheTopmost() throws {
         var view = FlattenedView(menu: try makeMenu(Self.spec))
         #expect(view.rows(offset: 0, limit: 10).map(\.id) == ["a", "a1", "ab", "z"])
         let change = try view.reveal("abc1")
-        #expect(change == ExpansionChange(id: "abc1", isExpanded: false, index: 5, change: RowChange(at: 3, inserted: 3, removed: 0)))
+        #expect(
+            change
+                == ExpansionChange(
+                    id: "abc1", isExpanded: false, index: 5, change: RowChange(at: 3, inserted: 3, removed: 0)))
         #expect(view.rows(offset: 0, limit: 10).map(\.id) == ["a", "a1", "ab", "ab1", "abc", "abc1", "z"])
         #expect(view.leafCount == 3)
     }
@@ -44,7 +50,10 @@ import Testing
         _ = try view.setExpanded("abc", true)  // hidden, already open
         let change = try view.reveal("abc")
         // a and ab open; abc keeps its state (open), so abc1 shows too.
-        #expect(change == ExpansionChange(id: "abc", isExpanded: true, index: 4, change: RowChange(at: 1, inserted: 5, removed: 0)))
+        #expect(
+            change
+                == ExpansionChange(
+                    id: "abc", isExpanded: true, index: 4, change: RowChange(at: 1, inserted: 5, removed: 0)))
         #expect(view.rows(offset: 0, limit: 10).map(\.id) == ["a", "a1", "ab", "ab1", "abc", "abc1", "z"])
     }
 

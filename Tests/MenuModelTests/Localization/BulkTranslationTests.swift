@@ -1,4 +1,5 @@
 import Testing
+
 @testable import MenuModel
 
 /// A state with a base mode, marks and flips carried through a reload of random edits
@@ -28,8 +29,12 @@ import Testing
     static func reference(_ portable: PortableExpansion, on menu: Menu) throws -> FlattenedView {
         var view = FlattenedView(menu: menu)
         view.setAll(portable.base)
-        let marks = portable.marks.compactMap { mark in menu.node(withID: mark.id).flatMap { menu.isGroup($0) ? ($0, mark.mode) : nil } }
-        for (node, mode) in marks.sorted(by: { $0.0 < $1.0 }) { _ = try view.setExpanded(menu.id(of: node), mode == .expanded, recursive: true) }
+        let marks = portable.marks.compactMap { mark in
+            menu.node(withID: mark.id).flatMap { menu.isGroup($0) ? ($0, mark.mode) : nil }
+        }
+        for (node, mode) in marks.sorted(by: { $0.0 < $1.0 }) {
+            _ = try view.setExpanded(menu.id(of: node), mode == .expanded, recursive: true)
+        }
         for flip in portable.flips {
             guard let node = menu.node(withID: flip.id), menu.isGroup(node) else { continue }
             _ = try view.setExpanded(flip.id, flip.isExpanded)
@@ -48,7 +53,8 @@ import Testing
             let new = try makeMenu(edits.items)
             let carried = state.carried(through: [MenuTranslation(from: old, to: new)], onto: new)
             let reference = try Self.reference(state.portable(in: old), on: new)
-            let context = "seed \(seed) (MENU_DIFFERENTIAL_SEED=\(DifferentialTests.baseSeed)), pair \(pair), edits \(edits.log)"
+            let context =
+                "seed \(seed) (MENU_DIFFERENTIAL_SEED=\(DifferentialTests.baseSeed)), pair \(pair), edits \(edits.log)"
             try MenuTranslationTests.expectSameView(carried, as: reference, context)
             if carried != reference.state { return }
         }
@@ -66,13 +72,19 @@ import Testing
             }
             var view = FlattenedView(menu: menus[0])
             view.setAll(ExpansionMode.allCases.randomElement(using: &rng)!)
-            for group in menus[0].nodes.filter(menus[0].isGroup).shuffled(using: &rng).prefix(6) { _ = try view.toggle(menus[0].id(of: group)) }
+            for group in menus[0].nodes.filter(menus[0].isGroup).shuffled(using: &rng).prefix(6) {
+                _ = try view.toggle(menus[0].id(of: group))
+            }
             let translations = zip(menus, menus.dropFirst()).map { MenuTranslation(from: $0, to: $1) }
             var stepwise = view.state
-            for (translation, menu) in zip(translations, menus.dropFirst()) { stepwise = stepwise.carried(through: [translation], onto: menu) }
+            for (translation, menu) in zip(translations, menus.dropFirst()) {
+                stepwise = stepwise.carried(through: [translation], onto: menu)
+            }
             let atOnce = view.state.carried(through: translations, onto: menus[3])
             #expect(atOnce == stepwise, "seed \(seed), chain \(chain), edits \(edits.log)")
-            #expect(MenuTranslationTests.overlay(atOnce) == MenuTranslationTests.overlay(stepwise), "seed \(seed), chain \(chain)")
+            #expect(
+                MenuTranslationTests.overlay(atOnce) == MenuTranslationTests.overlay(stepwise),
+                "seed \(seed), chain \(chain)")
         }
     }
 }

@@ -1,5 +1,6 @@
 import NaiveReference
 import Testing
+
 @testable import MenuModel
 
 /// A session's expansion carried through reloads (``MenuTranslation``,
@@ -12,14 +13,16 @@ import Testing
     /// g1 of the hand-written cases: a collapsed group holding an open one, an open group, a
     /// collapsed group and a row.
     static let base: [TreeSpec] = [
-        .group("a", expanded: false, [
-            .row("a1"),
-            .group("a2", expanded: true, [.row("a2x"), .row("a2y")]),
-            .row("a3"),
-        ]),
+        .group(
+            "a", expanded: false,
+            [
+                .row("a1"),
+                .group("a2", expanded: true, [.row("a2x"), .row("a2y")]),
+                .row("a3")
+            ]),
         .group("b", expanded: true, [.group("b1", expanded: false, [.row("b1x")]), .row("b2")]),
         .group("c", expanded: false, [.row("c1"), .row("c2")]),
-        .row("d"),
+        .row("d")
     ]
 
     // MARK: The contract, case by case
@@ -83,7 +86,7 @@ import Testing
             .group("a", expanded: false, [.row("a1"), .row("a3")]),
             .group("a2", expanded: true, [.row("a2x"), .group("b1", expanded: false, [.row("b1x")]), .row("a2y")]),
             .group("b", expanded: true, [.row("b2"), .group("c", expanded: false, [.row("c1"), .row("c2")])]),
-            .row("d"),
+            .row("d")
         ])
         let state = try Self.state(of: old, ["a": true, "a2": false, "b1": true, "c": true])
         let carried = state.carried(through: [MenuTranslation(from: old, to: new)], onto: new)
@@ -118,7 +121,8 @@ import Testing
         let g2 = try makeMenu(closed)
         let g3 = try makeMenu(Self.base)
         let state = try Self.state(of: g1, ["b": false, "c": true])
-        let carried = state.carried(through: [MenuTranslation(from: g1, to: g2), MenuTranslation(from: g2, to: g3)], onto: g3)
+        let carried = state.carried(
+            through: [MenuTranslation(from: g1, to: g2), MenuTranslation(from: g2, to: g3)], onto: g3)
         #expect(carried.changedGroups(in: g3).map(\.id) == ["c"])
         #expect(FlattenedView(menu: g3, state: carried).isExpanded(g3.node(withID: "b")!))
         let composed = MenuTranslation(from: g1, to: g2).followed(by: MenuTranslation(from: g2, to: g3))
@@ -182,7 +186,9 @@ import Testing
             let translations = zip(menus, menus.dropFirst()).map { MenuTranslation(from: $0, to: $1) }
             let carried = view.state.carried(through: translations, onto: menus.last!)
             var reference = view
-            for (old, new) in zip(menus, menus.dropFirst()) { reference = try Self.reference(reference.state, from: old, to: new) }
+            for (old, new) in zip(menus, menus.dropFirst()) {
+                reference = try Self.reference(reference.state, from: old, to: new)
+            }
             try Self.expectSameView(carried, as: reference, context)
             let composed = translations.dropFirst().reduce(translations[0]) { $0.followed(by: $1) }
             #expect(view.state.carried(through: [composed], onto: menus.last!) == carried, "composed; \(context)")
@@ -196,7 +202,8 @@ import Testing
         for run in 0 ..< 2 as Range<UInt64> {
             var rng = SplitMix64(state: 0x5A4E ^ run)
             let wide = shape.hasPrefix("groups")
-            var edits = MenuEdits(wide ? DifferentialTests.wideTree(using: &rng) : DifferentialTests.deepChains(using: &rng))
+            var edits = MenuEdits(
+                wide ? DifferentialTests.wideTree(using: &rng) : DifferentialTests.deepChains(using: &rng))
             let old = try makeMenu(edits.items)
             edits.applyRandom(12, using: &rng)
             let new = try makeMenu(edits.items)
@@ -204,8 +211,9 @@ import Testing
             let groups = old.nodes.filter(old.isGroup).map(old.id(of:))
             for _ in 0 ..< (wide ? 600 : 120) { _ = try view.toggle(groups.randomElement(using: &rng)!) }
             let carried = view.state.carried(through: [MenuTranslation(from: old, to: new)], onto: new)
-            try Self.expectSameView(carried, as: Self.reference(view.state, from: old, to: new),
-                                    "\(shape), run \(run): \(edits.log.joined(separator: "; "))")
+            try Self.expectSameView(
+                carried, as: Self.reference(view.state, from: old, to: new),
+                "\(shape), run \(run): \(edits.log.joined(separator: "; "))")
         }
     }
 
@@ -235,25 +243,32 @@ import Testing
     }
 
     /// `carried` on the reference's menu shows exactly what the reference shows.
-    static func expectSameView(_ carried: ExpansionState, as reference: FlattenedView, _ context: String,
-                               sourceLocation: SourceLocation = #_sourceLocation) throws {
+    static func expectSameView(
+        _ carried: ExpansionState, as reference: FlattenedView, _ context: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let menu = reference.menu
         let view = FlattenedView(menu: menu, state: carried)
         #expect(carried == reference.state, "changed groups; \(context)", sourceLocation: sourceLocation)
         #expect(overlay(carried) == overlay(reference.state), "overlay; \(context)", sourceLocation: sourceLocation)
-        #expect(view.count == reference.count && view.leafCount == reference.leafCount,
-                "counts \(view.count)/\(view.leafCount), reference \(reference.count)/\(reference.leafCount); \(context)",
-                sourceLocation: sourceLocation)
+        #expect(
+            view.count == reference.count && view.leafCount == reference.leafCount,
+            "counts \(view.count)/\(view.leafCount), reference \(reference.count)/\(reference.leafCount); \(context)",
+            sourceLocation: sourceLocation)
         guard view.count == reference.count else { return }  // reading pages of a miscounted view may trap
-        #expect(view.rows(offset: 0, limit: view.count + 1) == reference.rows(offset: 0, limit: reference.count + 1),
-                "rows; \(context)", sourceLocation: sourceLocation)
+        #expect(
+            view.rows(offset: 0, limit: view.count + 1) == reference.rows(offset: 0, limit: reference.count + 1),
+            "rows; \(context)", sourceLocation: sourceLocation)
         for offset in stride(from: 0, to: view.count, by: max(3, view.count / 500)) {  // ~500 pages at most
-            #expect(view.rows(offset: offset, limit: 4) == reference.rows(offset: offset, limit: 4),
-                    "page at \(offset); \(context)", sourceLocation: sourceLocation)
+            #expect(
+                view.rows(offset: offset, limit: 4) == reference.rows(offset: offset, limit: 4),
+                "page at \(offset); \(context)", sourceLocation: sourceLocation)
         }
         for node in menu.nodes {
             let id = menu.id(of: node)
-            #expect(view.index(of: id) == reference.index(of: id), "index of \(id); \(context)", sourceLocation: sourceLocation)
+            #expect(
+                view.index(of: id) == reference.index(of: id), "index of \(id); \(context)",
+                sourceLocation: sourceLocation)
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import NaiveReference
 import Testing
+
 @testable import MenuModel
 
 /// Search against a naive oracle: on random trees whose titles and attributes mix accents, case,
@@ -13,12 +14,15 @@ import Testing
 /// Seeds are random on each run and printed with every failure; set `MENU_DIFFERENTIAL_SEED` to
 /// replay one.
 @Suite struct SearchDifferentialTests {
-    static let baseSeed: UInt64 = ProcessInfo.processInfo.environment["MENU_DIFFERENTIAL_SEED"].flatMap { UInt64($0) }
+    static let baseSeed: UInt64 =
+        ProcessInfo.processInfo.environment["MENU_DIFFERENTIAL_SEED"].flatMap { UInt64($0) }
         ?? UInt64.random(in: 0 ... UInt64.max)
 
-    static let words = ["Café", "cafe", "CAFÉ", "Thé", "the", "beer", "Bière", "麻婆豆腐", "豆腐", "麵", "面", "Straße",
-                        "strasse", "ＢＥＥＲ", "naïve", "Ωmega", "ωμέγα", "ﬁne", "fine", "Ça", "ça", "e\u{301}t\u{E9}", "Noël",
-                        "KÄSE", "käse", "tofu", "Tofu", "ramen", "ラーメン", "한국", "x"]
+    static let words = [
+        "Café", "cafe", "CAFÉ", "Thé", "the", "beer", "Bière", "麻婆豆腐", "豆腐", "麵", "面", "Straße",
+        "strasse", "ＢＥＥＲ", "naïve", "Ωmega", "ωμέγα", "ﬁne", "fine", "Ça", "ça", "e\u{301}t\u{E9}", "Noël",
+        "KÄSE", "käse", "tofu", "Tofu", "ramen", "ラーメン", "한국", "x"
+    ]
     static let attributeNames = ["origin", "vegan", "price", "note"]
 
     /// A title of one to three words, sometimes with a space or a digit between them.
@@ -33,8 +37,11 @@ import Testing
         for name in attributeNames where Bool.random(using: &rng) {
             switch name {
             case "vegan": attributes[name] = .bool(Bool.random(using: &rng))
-            case "price": attributes[name] = Bool.random(using: &rng) ? .integer(Int64.random(in: 0 ... 4, using: &rng))
-                                                                        : .number(JSONNumber(Double(Int.random(in: 0 ... 8, using: &rng)) / 2))
+            case "price":
+                attributes[name] =
+                    Bool.random(using: &rng)
+                    ? .integer(Int64.random(in: 0 ... 4, using: &rng))
+                    : .number(JSONNumber(Double(Int.random(in: 0 ... 8, using: &rng)) / 2))
             default: attributes[name] = .string(title(using: &rng))
             }
         }
@@ -84,7 +91,10 @@ import Testing
             if let needle {
                 let found = SearchIndex.searchTexts(of: node, in: menu).contains { text in
                     let folded = Array(SearchFolding.foundationFold(text).utf8)
-                    return folded.count >= needle.count && (0 ... folded.count - needle.count).contains { folded[$0 ..< $0 + needle.count].elementsEqual(needle) }
+                    return folded.count >= needle.count
+                        && (0 ... folded.count - needle.count).contains {
+                            folded[$0 ..< $0 + needle.count].elementsEqual(needle)
+                        }
                 }
                 guard found else { return false }
             }
@@ -104,7 +114,8 @@ import Testing
     func searchAgreesWithANaiveScan(run: Int) throws {
         let seed = Self.baseSeed &+ UInt64(run)
         var rng = SplitMix64(state: seed)
-        let tree = Self.decorate(randomTree(nodes: Int.random(in: 20 ... 400, using: &rng), maxDepth: 5, using: &rng), using: &rng)
+        let tree = Self.decorate(
+            randomTree(nodes: Int.random(in: 20 ... 400, using: &rng), maxDepth: 5, using: &rng), using: &rng)
         let searchable = Array(["origin", "note"].prefix(Int.random(in: 0 ... 2, using: &rng)))
         let menu = try SearchIndexTests.menu(tree, searchable: searchable)
         let index = SearchIndex(menu: menu)
@@ -114,11 +125,14 @@ import Testing
         // filters can leave most of 60 random queries without a match.
         for step in 0 ..< 600 where step < 60 || answered < 10 {
             let text: String? = step % 5 == 4 ? nil : Self.queryText(titles: titles, using: &rng)
-            let filters = (0 ..< (text == nil ? 1 : Int.random(in: 0 ... 2, using: &rng))).map { _ in Self.filter(using: &rng) }
+            let filters = (0 ..< (text == nil ? 1 : Int.random(in: 0 ... 2, using: &rng))).map { _ in
+                Self.filter(using: &rng)
+            }
             let query = try SearchQuery(text: text, filters: filters)
             let matches = try index.matches(for: query, in: menu)
             let expected = Self.naiveMatches(query, in: menu)
-            #expect(matches == expected, "seed \(seed) step \(step) query \(String(reflecting: text)) filters \(filters)")
+            #expect(
+                matches == expected, "seed \(seed) step \(step) query \(String(reflecting: text)) filters \(filters)")
             if !expected.isEmpty { answered += 1 }
             try checkView(FilteredView(menu: menu, matches: expected), matches: expected, seed: seed, step: step)
         }
@@ -130,7 +144,10 @@ import Testing
         var shown = Set(matches.map(Int.init))
         for match in matches {
             var parent = menu.parent(of: Int(match))
-            while let group = parent { shown.insert(group); parent = menu.parent(of: group) }
+            while let group = parent {
+                shown.insert(group)
+                parent = menu.parent(of: group)
+            }
         }
         let nodes = shown.sorted()
         #expect((0 ..< view.count).map(view.node(at:)) == nodes, "seed \(seed) step \(step)")

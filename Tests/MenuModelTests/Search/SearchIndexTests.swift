@@ -1,6 +1,7 @@
 import Foundation
 import NaiveReference
 import Testing
+
 @testable import MenuModel
 
 /// ``SearchFolding``, ``SearchIndex``, ``SearchQuery`` and ``FilteredView`` on small menus, one
@@ -8,17 +9,27 @@ import Testing
 @Suite struct SearchIndexTests {
     /// drinks (closed) > [beer (closed) > [Lager, "Café au lait"], "Thé vert"], food > [Pâté, 麻婆豆腐].
     static let spec: [TreeSpec] = [
-        .group("drinks", "Drinks", expanded: false, [
-            .group("beer", "Beer", expanded: false, [
-                .row("lager", "Lager", attributes: ["abv": .number(JSONNumber(4.5)), "vegan": .bool(true), "origin": .string("Pilsen")]),
-                .row("latte", "Café au lait", attributes: ["vegan": .bool(false), "price": .integer(3)]),
+        .group(
+            "drinks", "Drinks", expanded: false,
+            [
+                .group(
+                    "beer", "Beer", expanded: false,
+                    [
+                        .row(
+                            "lager", "Lager",
+                            attributes: [
+                                "abv": .number(JSONNumber(4.5)), "vegan": .bool(true), "origin": .string("Pilsen")
+                            ]),
+                        .row("latte", "Café au lait", attributes: ["vegan": .bool(false), "price": .integer(3)])
+                    ]),
+                .row("tea", "Thé vert", attributes: ["vegan": .bool(true), "origin": .string("Uji, Kyoto")])
             ]),
-            .row("tea", "Thé vert", attributes: ["vegan": .bool(true), "origin": .string("Uji, Kyoto")]),
-        ]),
-        .group("food", "Food", expanded: true, [
-            .row("pate", "Pâté", attributes: ["price": .integer(7)]),
-            .row("mapo", "麻婆豆腐", attributes: ["price": .number(JSONNumber(text: "7.0")!)]),
-        ]),
+        .group(
+            "food", "Food", expanded: true,
+            [
+                .row("pate", "Pâté", attributes: ["price": .integer(7)]),
+                .row("mapo", "麻婆豆腐", attributes: ["price": .number(JSONNumber(text: "7.0")!)])
+            ])
     ]
 
     /// The menu of `items` with a top-level `searchable` list.
@@ -59,7 +70,9 @@ import Testing
     /// find exactly what a naive scan of the titles finds, at any start position in the blob
     /// (titles of every length, matches at a text's start and end, past 16-byte blocks).
     @Test func bothScansFindWhatANaiveScanFinds() throws {
-        let rows = (1 ... 300).map { number in TreeSpec.row("r\(number)", "Dish \(number)\(number % 7 == 0 ? " ZQ" : "")") }
+        let rows = (1 ... 300).map { number in
+            TreeSpec.row("r\(number)", "Dish \(number)\(number % 7 == 0 ? " ZQ" : "")")
+        }
         let menu = try makeMenu([.group("g", "Group", rows)])
         let index = SearchIndex(menu: menu)
         for text in ["1", "12", "21", "7 ", "h 1", "dish 29", "sh 3", "00", "q", "zq", "dish", "g", "h 300", "999"] {
@@ -68,8 +81,10 @@ import Testing
             let naive = menu.nodes.filter { SearchFolding.fold(menu.title(of: $0)).contains(folded) }.map(Int32.init)
             #expect(index.matches(folded: folded) == naive, "\(text) (pair: \(anchors.second != nil))")
         }
-        let pair = SearchIndex.Anchors(SearchFolding.fold("12"), byteCounts: index.byteCounts, blobCount: index.blob.count)
-        let single = SearchIndex.Anchors(SearchFolding.fold("zq"), byteCounts: index.byteCounts, blobCount: index.blob.count)
+        let pair = SearchIndex.Anchors(
+            SearchFolding.fold("12"), byteCounts: index.byteCounts, blobCount: index.blob.count)
+        let single = SearchIndex.Anchors(
+            SearchFolding.fold("zq"), byteCounts: index.byteCounts, blobCount: index.blob.count)
         #expect(pair.second != nil && single.second == nil, "both scans are exercised")
     }
 
@@ -100,19 +115,25 @@ import Testing
         #expect(try ids(SearchQuery(text: nil, filters: [filter("origin:Uji, Kyoto")]), in: menu) == ["tea"])
         #expect(try ids(SearchQuery(text: nil, filters: [filter("origin:uji, kyoto")]), in: menu).isEmpty)
         #expect(try ids(SearchQuery(text: "t", filters: [filter("vegan:true")]), in: menu) == ["tea"])
-        #expect(try ids(SearchQuery(text: nil, filters: [filter("vegan:true"), filter("origin:Pilsen")]), in: menu) == ["lager"])
+        #expect(
+            try ids(SearchQuery(text: nil, filters: [filter("vegan:true"), filter("origin:Pilsen")]), in: menu) == [
+                "lager"
+            ])
         #expect(try ids(SearchQuery(text: nil, filters: [filter("vegan:yes")]), in: menu).isEmpty)
     }
 
     @Test func badQueriesAndFiltersAreRefusedSayingWhy() throws {
         let menu = try makeMenu(Self.spec)
         #expect(throws: SearchQueryError.emptyText) { try SearchQuery(text: "") }
-        #expect(throws: SearchQueryError.textTooLong(characters: 201)) { try SearchQuery(text: String(repeating: "é", count: 201)) }
+        #expect(throws: SearchQueryError.textTooLong(characters: 201)) {
+            try SearchQuery(text: String(repeating: "é", count: 201))
+        }
         #expect(throws: SearchQueryError.nothingAsked) { try SearchQuery(text: nil) }
         #expect(throws: SearchQueryError.malformedFilter("vegan")) { try AttributeFilter(parsing: "vegan") }
         #expect(throws: SearchQueryError.malformedFilter(":true")) { try AttributeFilter(parsing: ":true") }
         #expect(throws: SearchQueryError.unknownAttribute("colour")) {
-            try SearchIndex(menu: menu).matches(for: SearchQuery(text: nil, filters: [AttributeFilter(parsing: "colour:red")]), in: menu)
+            try SearchIndex(menu: menu).matches(
+                for: SearchQuery(text: nil, filters: [AttributeFilter(parsing: "colour:red")]), in: menu)
         }
         #expect(try AttributeFilter(parsing: "time:12:30") == AttributeFilter(name: "time", value: "12:30"))
         #expect(try SearchQuery(text: String(repeating: "é", count: 200)).text?.count == 200)
@@ -122,7 +143,9 @@ import Testing
         let menu = try makeMenu(Self.spec)
         let view = try SearchIndex(menu: menu).view(for: SearchQuery(text: "cafe"), in: menu)
         var shown: [(String, Bool, Int)] = []
-        view.forEachRow(offset: 0, limit: 10) { row, descendants in shown.append((menu.id(of: row.node), row.isExpanded, descendants)) }
+        view.forEachRow(offset: 0, limit: 10) { row, descendants in
+            shown.append((menu.id(of: row.node), row.isExpanded, descendants))
+        }
         #expect(shown.map(\.0) == ["drinks", "beer", "latte"])
         #expect(shown.map(\.1) == [true, true, false])
         #expect(shown.map(\.2) == [2, 1, 0])
@@ -137,7 +160,10 @@ import Testing
         let beer = try index.view(for: SearchQuery(text: "beer"), in: menu)
         #expect(beer.count == 2 && beer.descendantCount(at: 1) == 0 && beer.descendantCount(at: 0) == 1)
         let both = try index.view(for: SearchQuery(text: "e"), in: menu)
-        #expect((0 ..< both.count).map { menu.id(of: both.node(at: $0)) } == ["drinks", "beer", "lager", "latte", "tea", "food", "pate"])
+        #expect(
+            (0 ..< both.count).map { menu.id(of: both.node(at: $0)) } == [
+                "drinks", "beer", "lager", "latte", "tea", "food", "pate"
+            ])
         #expect((0 ..< both.count).map { both.descendantCount(at: $0) } == [4, 2, 0, 0, 0, 1, 0])
         #expect(both.leafCount == 4)
     }

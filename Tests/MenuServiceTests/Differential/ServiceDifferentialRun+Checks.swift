@@ -32,20 +32,24 @@ extension ServiceDifferentialRun {
         let response = send(command, by: client, headers: headers)
         // A write naming no group (or, for a reveal, no node) is refused as such, old If-Match or
         // not (RFC 9110 §13.2.1: the condition counts only for a request that would succeed).
-        let refusal: String? = switch command {
-        case .reveal(let id): allIDs.contains(id) ? nil : "unknown_node"
-        case .toggle(let id), .set(let id, _), .setSubtree(let id, _):
-            rowIDs.contains(id) ? "not_a_group" : groupIDs.contains(id) ? nil : "unknown_group"
-        case .setAll: nil
-        }
+        let refusal: String? =
+            switch command {
+            case .reveal(let id): allIDs.contains(id) ? nil : "unknown_node"
+            case .toggle(let id), .set(let id, _), .setSubtree(let id, _):
+                rowIDs.contains(id) ? "not_a_group" : groupIDs.contains(id) ? nil : "unknown_group"
+            case .setAll: nil
+            }
         if let code = refusal {
-            try expect(response.errorCode == code && response.status == (code == "not_a_group" ? 409 : 404),
-                       "a refused write answered \(response.status) \(response.json), not \(code)")
+            try expect(
+                response.errorCode == code && response.status == (code == "not_a_group" ? 409 : 404),
+                "a refused write answered \(response.status) \(response.json), not \(code)")
             return
         }
         if stale {
-            try expect(response.status == 412 && response.errorCode == "precondition_failed"
-                && response.json["revision"] as? Int == revision, "a write with an old If-Match answered \(response.status) \(response.json)")
+            try expect(
+                response.status == 412 && response.errorCode == "precondition_failed"
+                    && response.json["revision"] as? Int == revision,
+                "a write with an old If-Match answered \(response.status) \(response.json)")
             return
         }
         let before = clients[client].listing
@@ -59,27 +63,41 @@ extension ServiceDifferentialRun {
         if let id = clients[client].id {
             try expect(answer.sessionId == id, "the answer names session \(answer.sessionId), not \(id)")
         } else {
-            try expect(response.header("X-Session-Id") == answer.sessionId, "the first write's X-Session-Id is not its sessionId")
+            try expect(
+                response.header("X-Session-Id") == answer.sessionId,
+                "the first write's X-Session-Id is not its sessionId")
             clients[client].id = answer.sessionId
         }
-        try expect(answer.version == version && answer.revision == naive.revision,
-                   "the answer is at revision \(answer.revision), the oracle at \(naive.revision)")
-        try expect(answer.count == naive.menu.count && answer.leafCount == naive.menu.leafCount,
-                   "the answer counts \(answer.count) rows and \(answer.leafCount) leaves, the oracle \(naive.menu.count) and \(naive.menu.leafCount)")
+        try expect(
+            answer.version == version && answer.revision == naive.revision,
+            "the answer is at revision \(answer.revision), the oracle at \(naive.revision)")
+        try expect(
+            answer.count == naive.menu.count && answer.leafCount == naive.menu.leafCount,
+            "the answer counts \(answer.count) rows and \(answer.leafCount) leaves, the oracle \(naive.menu.count) and \(naive.menu.leafCount)"
+        )
         let keys = Set(response.json.keys)
         let common: Set<String> = ["version", "revision", "sessionId", "count", "leafCount", "change"]
         switch expected {
         case .group(let change):
             try expect(keys == common.union(["id", "isExpanded", "index"]), "the answer has keys \(keys.sorted())")
-            try expect(answer.id == change.id && answer.isExpanded == change.isExpanded && answer.index == change.index && answer.all == nil,
-                       "the answer says \(answer.id ?? "-") \(answer.isExpanded.map(String.init) ?? "-") at \(answer.index.map(String.init) ?? "null"), the oracle \(change)")
+            try expect(
+                answer.id == change.id && answer.isExpanded == change.isExpanded && answer.index == change.index
+                    && answer.all == nil,
+                "the answer says \(answer.id ?? "-") \(answer.isExpanded.map(String.init) ?? "-") at \(answer.index.map(String.init) ?? "null"), the oracle \(change)"
+            )
         case .all(let reset):
             try expect(keys == common.union(["all"]), "the reset's answer has keys \(keys.sorted())")
-            try expect(answer.all == reset.mode.rawValue && answer.id == nil, "the reset's answer says all \(answer.all ?? "-")")
+            try expect(
+                answer.all == reset.mode.rawValue && answer.id == nil,
+                "the reset's answer says all \(answer.all ?? "-")")
         }
-        try expect(answer.change?.rowChange == expected.splice,
-                   "the answer's splice is \(String(describing: answer.change)), the oracle's \(String(describing: expected.splice))")
-        if let problem = naive.mismatch() { throw ServiceDifference(description: "the oracle disagrees with itself: \(problem)") }
+        try expect(
+            answer.change?.rowChange == expected.splice,
+            "the answer's splice is \(String(describing: answer.change)), the oracle's \(String(describing: expected.splice))"
+        )
+        if let problem = naive.mismatch() {
+            throw ServiceDifference(description: "the oracle disagrees with itself: \(problem)")
+        }
         let after = naive.menu.listing()
         clients[client].listing = after
         clients[client].listings[naive.revision] = after
@@ -97,24 +115,37 @@ extension ServiceDifferentialRun {
         let response = send("GET", "/rows", query: [("limit", "100000")], client: client)
         try expect(response.status == 200, "GET /rows answered \(response.status) \(response.json)")
         let page = try decode(LiveRowsPage.self, response, "GET /rows")
-        try expect(page.keys == LiveRowsPage.pageKeys && page.version == version && page.offset == 0 && page.limit == 100_000,
-                   "GET /rows answered keys \(page.keys.sorted()), offset \(page.offset), limit \(page.limit)")
-        try expect(page.revision == naive.revision, "GET /rows is at revision \(page.revision), the oracle at \(naive.revision)")
-        try expect(page.count == naive.menu.count && page.leafCount == naive.menu.leafCount,
-                   "GET /rows counts \(page.count) rows and \(page.leafCount) leaves, the oracle \(naive.menu.count) and \(naive.menu.leafCount)")
+        try expect(
+            page.keys == LiveRowsPage.pageKeys && page.version == version && page.offset == 0 && page.limit == 100_000,
+            "GET /rows answered keys \(page.keys.sorted()), offset \(page.offset), limit \(page.limit)")
+        try expect(
+            page.revision == naive.revision,
+            "GET /rows is at revision \(page.revision), the oracle at \(naive.revision)")
+        try expect(
+            page.count == naive.menu.count && page.leafCount == naive.menu.leafCount,
+            "GET /rows counts \(page.count) rows and \(page.leafCount) leaves, the oracle \(naive.menu.count) and \(naive.menu.leafCount)"
+        )
         try compare(page.rows, clients[client].listing[...], "GET /rows")
         let tag = tag(revision: naive.revision)
-        try expect(response.header("ETag") == tag, "GET /rows sent ETag \(response.header("ETag") ?? "none"), not \(tag)")
+        try expect(
+            response.header("ETag") == tag, "GET /rows sent ETag \(response.header("ETag") ?? "none"), not \(tag)")
         if let previous = clients[client].tag {
             let count = send("GET", "/count", client: client, headers: [("If-None-Match", previous)])
-            try expect(count.header("ETag") == tag, "GET /count sent ETag \(count.header("ETag") ?? "none"), not \(tag)")
+            try expect(
+                count.header("ETag") == tag, "GET /count sent ETag \(count.header("ETag") ?? "none"), not \(tag)")
             if previous == tag {
-                try expect(count.status == 304 && count.body.isEmpty, "GET /count with the current tag answered \(count.status)")
+                try expect(
+                    count.status == 304 && count.body.isEmpty,
+                    "GET /count with the current tag answered \(count.status)")
             } else {
                 try expect(count.status == 200, "GET /count with an old tag answered \(count.status)")
                 let counts = try decode(LiveCount.self, count, "GET /count")
-                try expect(counts == LiveCount(version: version, revision: naive.revision, count: naive.menu.count, leafCount: naive.menu.leafCount),
-                           "GET /count answered \(counts)")
+                try expect(
+                    counts
+                        == LiveCount(
+                            version: version, revision: naive.revision, count: naive.menu.count,
+                            leafCount: naive.menu.leafCount),
+                    "GET /count answered \(counts)")
             }
         }
         clients[client].tag = tag
@@ -135,10 +166,13 @@ extension ServiceDifferentialRun {
         try expect(response.status == 200, "GET /nodes/\(id) answered \(response.status)")
         let node = try decode(LiveNode.self, response, "GET /nodes/\(id)")
         let index = naive.index(of: id)
-        try expect(node.id == id && node.index == index && node.path == naive.path(of: id),
-                   "GET /nodes/\(id) says index \(node.index.map(String.init) ?? "null") path \(node.path), the oracle \(index.map(String.init) ?? "null") \(naive.path(of: id) ?? [])")
-        try expect(node.row == index.map { LiveRow(clients[client].listing[$0]) },
-                   "GET /nodes/\(id) answered row \(node.row.map(String.init(describing:)) ?? "null")")
+        try expect(
+            node.id == id && node.index == index && node.path == naive.path(of: id),
+            "GET /nodes/\(id) says index \(node.index.map(String.init) ?? "null") path \(node.path), the oracle \(index.map(String.init) ?? "null") \(naive.path(of: id) ?? [])"
+        )
+        try expect(
+            node.row == index.map { LiveRow(clients[client].listing[$0]) },
+            "GET /nodes/\(id) answered row \(node.row.map(String.init(describing:)) ?? "null")")
     }
 
     /// A page `after`, `before` or `around` a random node, against the oracle's slice (409
@@ -152,19 +186,27 @@ extension ServiceDifferentialRun {
         let rows = clients[client].listing
         guard let index = clients[client].naive.menu.index(of: id) else {
             let path = (response.json["error"] as? [String: Any])?["path"] as? [String]
-            try expect(response.status == 409 && response.errorCode == "not_visible" && path == clients[client].naive.menu.path(of: id),
-                       "\(target) of a hidden node answered \(response.status) \(response.json)")
+            try expect(
+                response.status == 409 && response.errorCode == "not_visible"
+                    && path == clients[client].naive.menu.path(of: id),
+                "\(target) of a hidden node answered \(response.status) \(response.json)")
             return
         }
         try expect(response.status == 200, "\(target) answered \(response.status) \(response.json)")
         let page = try decode(LiveRowsPage.self, response, target)
-        let (offset, end) = switch anchor {
-        case "after": (index + 1, index + 1 + limit)
-        case "before": (max(0, index - limit), index)
-        default: (max(0, min(index - limit / 2, rows.count - limit)), max(0, min(index - limit / 2, rows.count - limit)) + limit)
-        }
-        try expect(page.offset == offset && page.limit == limit && page.revision == clients[client].naive.revision,
-                   "\(target) starts at \(page.offset), the oracle's at \(offset)")
+        let (offset, end) =
+            switch anchor {
+            case "after": (index + 1, index + 1 + limit)
+            case "before": (max(0, index - limit), index)
+            default:
+                (
+                    max(0, min(index - limit / 2, rows.count - limit)),
+                    max(0, min(index - limit / 2, rows.count - limit)) + limit
+                )
+            }
+        try expect(
+            page.offset == offset && page.limit == limit && page.revision == clients[client].naive.revision,
+            "\(target) starts at \(page.offset), the oracle's at \(offset)")
         try compare(page.rows, rows[min(offset, rows.count) ..< min(end, rows.count)], target)
     }
 
@@ -176,21 +218,29 @@ extension ServiceDifferentialRun {
         let since = Int.random(in: max(0, naive.revision - history - 2) ... naive.revision, using: &rng)
         let response = send("GET", "/changes", query: [("since", String(since))], client: client)
         guard since >= naive.revision - history else {
-            try expect(response.status == 410 && response.errorCode == "gone",
-                       "/changes?since=\(since) at revision \(naive.revision), history \(history), answered \(response.status)")
+            try expect(
+                response.status == 410 && response.errorCode == "gone",
+                "/changes?since=\(since) at revision \(naive.revision), history \(history), answered \(response.status)"
+            )
             return
         }
         try expect(response.status == 200, "/changes?since=\(since) answered \(response.status) \(response.json)")
         let changes = try decode(LiveChanges.self, response, "/changes?since=\(since)")
-        try expect(changes.version == version && changes.revision == naive.revision
-            && changes.changes.map(\.revision) == Array(since + 1 ..< naive.revision + 1),
-            "/changes?since=\(since) answered revision \(changes.revision) and entries \(changes.changes.map(\.revision))")
+        try expect(
+            changes.version == version && changes.revision == naive.revision
+                && changes.changes.map(\.revision) == Array(since + 1 ..< naive.revision + 1),
+            "/changes?since=\(since) answered revision \(changes.revision) and entries \(changes.changes.map(\.revision))"
+        )
         let splices = changes.changes.map { $0.change?.rowChange }
-        try expect(splices == Array(naive.log[since...]),
-                   "/changes?since=\(since) answered \(splices), the oracle's log \(Array(naive.log[since...]))")
-        guard let old = clients[client].listings[since] else { throw ServiceDifference(description: "no listing kept for revision \(since)") }
+        try expect(
+            splices == Array(naive.log[since...]),
+            "/changes?since=\(since) answered \(splices), the oracle's log \(Array(naive.log[since...]))")
+        guard let old = clients[client].listings[since] else {
+            throw ServiceDifference(description: "no listing kept for revision \(since)")
+        }
         if let problem = replayProblem(splices, onto: old, reaching: clients[client].listing) {
-            throw ServiceDifference(description: "/changes?since=\(since) replayed onto the rows of revision \(since): \(problem)")
+            throw ServiceDifference(
+                description: "/changes?since=\(since) replayed onto the rows of revision \(since): \(problem)")
         }
     }
 }
@@ -204,31 +254,46 @@ extension ServiceDifferentialRun {
         guard let id = clients[client].id else { return }
         let naive = clients[client].naive
         let response = send("GET", "/session", client: client)
-        try expect(response.status == 200 && response.header("ETag") == tag(revision: naive.revision),
-                   "GET /session of \(id) answered \(response.status), ETag \(response.header("ETag") ?? "none")")
+        try expect(
+            response.status == 200 && response.header("ETag") == tag(revision: naive.revision),
+            "GET /session of \(id) answered \(response.status), ETag \(response.header("ETag") ?? "none")")
         let portable = try decode(LivePortable.self, response, "GET /session of \(id)")
         let groups = naive.menu.preorder().filter(\.isGroup)
         let record = naive.record
         let expected = LivePortable.Expansion(
             base: record.base.rawValue,
-            marks: groups.compactMap { group in record.marks[group.id].map { LivePortable.Mark(id: group.id, mode: $0.rawValue) } },
+            marks: groups.compactMap { group in
+                record.marks[group.id].map { LivePortable.Mark(id: group.id, mode: $0.rawValue) }
+            },
             expanded: groups.filter { record.flips.contains($0.id) && $0.isExpand }.map(\.id),
             collapsed: groups.filter { record.flips.contains($0.id) && !$0.isExpand }.map(\.id))
-        try expect(portable.sessionId == id && portable.revision == naive.revision && portable.version == version,
-                   "GET /session of \(id) names session \(portable.sessionId) at revision \(portable.revision)")
-        try expect(portable.expansion == expected, "GET /session of \(id) answered \(portable.expansion), the oracle's \(expected)")
-        guard let object = response.json["expansion"], let body = try? JSONSerialization.data(withJSONObject: object) else {
+        try expect(
+            portable.sessionId == id && portable.revision == naive.revision && portable.version == version,
+            "GET /session of \(id) names session \(portable.sessionId) at revision \(portable.revision)")
+        try expect(
+            portable.expansion == expected,
+            "GET /session of \(id) answered \(portable.expansion), the oracle's \(expected)")
+        guard let object = response.json["expansion"], let body = try? JSONSerialization.data(withJSONObject: object)
+        else {
             throw ServiceDifference(description: "GET /session of \(id) has no expansion object")
         }
         let created = service.respond(to: HTTPRequest(method: "POST", path: "/sessions", body: Array(body)))
-        try expect(created.status == 201 && created.json["revision"] as? Int == 0 && (created.json["ignored"] as? [Any])?.isEmpty == true,
-                   "POST /sessions with the expansion answered \(created.status) \(created.json)")
-        guard let copy = created.header("X-Session-Id") else { throw ServiceDifference(description: "POST /sessions sent no X-Session-Id") }
-        let rows = service.respond(to: HTTPRequest(method: "GET", path: "/rows", query: [(name: "limit", value: "100000")],
-                                                   headers: [("X-Session-Id", copy)]))
+        try expect(
+            created.status == 201 && created.json["revision"] as? Int == 0
+                && (created.json["ignored"] as? [Any])?.isEmpty == true,
+            "POST /sessions with the expansion answered \(created.status) \(created.json)")
+        guard let copy = created.header("X-Session-Id") else {
+            throw ServiceDifference(description: "POST /sessions sent no X-Session-Id")
+        }
+        let rows = service.respond(
+            to: HTTPRequest(
+                method: "GET", path: "/rows", query: [(name: "limit", value: "100000")],
+                headers: [("X-Session-Id", copy)]))
         let page = try decode(LiveRowsPage.self, rows, "GET /rows of the session made from the expansion")
         try expect(page.revision == 0, "the session made from the expansion is at revision \(page.revision)")
         try compare(page.rows, clients[client].listing[...], "GET /rows of the session made from the expansion")
-        try expect(service.respond(to: HTTPRequest(method: "DELETE", path: "/session", headers: [("X-Session-Id", copy)])).status == 204, "DELETE of the copy failed")
+        try expect(
+            service.respond(to: HTTPRequest(method: "DELETE", path: "/session", headers: [("X-Session-Id", copy)]))
+                .status == 204, "DELETE of the copy failed")
     }
 }

@@ -56,8 +56,10 @@ final class ServiceDifferentialRun {
     var trail: [String] = []
 
     /// A run on the menu of `spec`, served from the store `makeStore` opens with the limits given.
-    init(spec: [TreeSpec], sessions: Int, history: Int, rng: SplitMix64,
-         store makeStore: (MenuGeneration, SessionLimits) throws -> any SessionStore) throws {
+    init(
+        spec: [TreeSpec], sessions: Int, history: Int, rng: SplitMix64,
+        store makeStore: (MenuGeneration, SessionLimits) throws -> any SessionStore
+    ) throws {
         let menu = try makeMenu(spec)
         limits = SessionLimits.defaults
         limits.changeHistory = history
@@ -80,19 +82,24 @@ final class ServiceDifferentialRun {
 
     // MARK: Requests
 
-    func send(_ method: String, _ path: String, query: [(String, String)] = [], client: Int,
-              headers: [(name: String, value: String)] = [], body: String? = nil) -> HTTPResponse {
+    func send(
+        _ method: String, _ path: String, query: [(String, String)] = [], client: Int,
+        headers: [(name: String, value: String)] = [], body: String? = nil
+    ) -> HTTPResponse {
         var all = headers
         if let id = clients[client].id { all.append(("X-Session-Id", id)) }
-        return service.respond(to: HTTPRequest(method: method, path: path, query: query.map { (name: $0.0, value: $0.1) },
-                                               headers: all, body: body.map { Array($0.utf8) } ?? []))
+        return service.respond(
+            to: HTTPRequest(
+                method: method, path: path, query: query.map { (name: $0.0, value: $0.1) },
+                headers: all, body: body.map { Array($0.utf8) } ?? []))
     }
 
     func decode<Value: Decodable>(_ type: Value.Type, _ response: HTTPResponse, _ what: String) throws -> Value {
         do {
             return try JSONDecoder().decode(type, from: Data(response.body))
         } catch {
-            throw ServiceDifference(description: "\(what): \(error) in \(String(decoding: response.body, as: UTF8.self).prefix(400))")
+            throw ServiceDifference(
+                description: "\(what): \(error) in \(String(decoding: response.body, as: UTF8.self).prefix(400))")
         }
     }
 
@@ -111,11 +118,15 @@ final class ServiceDifferentialRun {
         case .toggle(let id): return send("POST", "/groups/\(id)/toggle", client: client, headers: headers)
         case .set(let id, let expanded):
             let recursive = Bool.random(using: &rng) ? "" : ",\"recursive\":false"
-            return send("PUT", "/groups/\(id)/expansion", client: client, headers: headers, body: "{\"isExpanded\":\(expanded)\(recursive)}")
+            return send(
+                "PUT", "/groups/\(id)/expansion", client: client, headers: headers,
+                body: "{\"isExpanded\":\(expanded)\(recursive)}")
         case .setSubtree(let id, let expanded):
-            return send("PUT", "/groups/\(id)/expansion", client: client, headers: headers,
-                        body: "{\"recursive\":true,\"isExpanded\":\(expanded)}")
-        case .setAll(let mode): return send("PUT", "/expansion", client: client, headers: headers, body: "{\"all\":\"\(mode.rawValue)\"}")
+            return send(
+                "PUT", "/groups/\(id)/expansion", client: client, headers: headers,
+                body: "{\"recursive\":true,\"isExpanded\":\(expanded)}")
+        case .setAll(let mode):
+            return send("PUT", "/expansion", client: client, headers: headers, body: "{\"all\":\"\(mode.rawValue)\"}")
         case .reveal(let id): return send("POST", "/nodes/\(id)/reveal", client: client, headers: headers)
         }
     }
@@ -129,11 +140,13 @@ final class ServiceDifferentialRun {
             try checkTable(of: client)
             let revision = clients[client].naive.revision
             let now = send("GET", "/changes", query: [("since", String(revision))], client: client)
-            try expect(now.status == 200 && (now.json["changes"] as? [Any])?.isEmpty == true,
-                       "/changes at the current revision after a restart answered \(now.status) \(now.json)")
+            try expect(
+                now.status == 200 && (now.json["changes"] as? [Any])?.isEmpty == true,
+                "/changes at the current revision after a restart answered \(now.status) \(now.json)")
             if revision > 0 {
                 let older = send("GET", "/changes", query: [("since", String(revision - 1))], client: client)
-                try expect(older.status == 410, "/changes?since=\(revision - 1) after a restart answered \(older.status)")
+                try expect(
+                    older.status == 410, "/changes?since=\(revision - 1) after a restart answered \(older.status)")
             }
         }
     }
@@ -176,11 +189,12 @@ final class ServiceDifferentialRun {
         let dice = Int.random(in: 0 ..< 100, using: &rng)
         // Now and then a command that must be refused: a row where a group is needed, an id no
         // node has.
-        let target = switch Int.random(in: 0 ..< 40, using: &rng) {
-        case 0 where !rowIDs.isEmpty: rowIDs.randomElement(using: &rng)!
-        case 1: group + "-x"
-        default: group
-        }
+        let target =
+            switch Int.random(in: 0 ..< 40, using: &rng) {
+            case 0 where !rowIDs.isEmpty: rowIDs.randomElement(using: &rng)!
+            case 1: group + "-x"
+            default: group
+            }
         switch dice {
         case ..<28: return .toggle(groupID: target)
         case ..<46: return .set(groupID: target, isExpanded: expanded)

@@ -4,9 +4,9 @@ import MenuService
 import MenuSessions
 import MenuSessionsDurable
 import MenuSessionsRedis
+import NaiveReference
 import RedisClient
 import RedisTestSupport
-import NaiveReference
 import Testing
 
 /// The whole contract of one session against the seeds' naive walk, through the service
@@ -39,18 +39,29 @@ struct ServiceDifferentialTests {
         /// Served by two Redis store instances on one redis-server, switching every 100 steps.
         var redis = false
         var make: @Sendable (inout SplitMix64) -> [TreeSpec]
-        var testDescription: String { name + (durable ? ", durable store" : redis ? ", two Redis store instances" : "") }
+        var testDescription: String {
+            name + (durable ? ", durable store" : redis ? ", two Redis store instances" : "")
+        }
     }
 
     static let trees: [Tree] = [
         Tree(name: "bushy, 200 nodes, 6 levels", steps: 700) { randomTree(nodes: 200, maxDepth: 5, using: &$0) },
-        Tree(name: "wide, 400 nodes, 3 levels", steps: 400) { randomTree(nodes: 400, maxDepth: 2, width: 0 ... 14, using: &$0) },
-        Tree(name: "narrow, 80 nodes, 12 levels", steps: 900) { randomTree(nodes: 80, maxDepth: 11, width: 0 ... 3, using: &$0) },
-        Tree(name: "bushy, 150 nodes, 6 levels", steps: 400, durable: true) { randomTree(nodes: 150, maxDepth: 5, using: &$0) },
-        Tree(name: "bushy, 150 nodes, 6 levels", steps: 400, redis: true) { randomTree(nodes: 150, maxDepth: 5, using: &$0) },
+        Tree(name: "wide, 400 nodes, 3 levels", steps: 400) {
+            randomTree(nodes: 400, maxDepth: 2, width: 0 ... 14, using: &$0)
+        },
+        Tree(name: "narrow, 80 nodes, 12 levels", steps: 900) {
+            randomTree(nodes: 80, maxDepth: 11, width: 0 ... 3, using: &$0)
+        },
+        Tree(name: "bushy, 150 nodes, 6 levels", steps: 400, durable: true) {
+            randomTree(nodes: 150, maxDepth: 5, using: &$0)
+        },
+        Tree(name: "bushy, 150 nodes, 6 levels", steps: 400, redis: true) {
+            randomTree(nodes: 150, maxDepth: 5, using: &$0)
+        }
     ]
 
-    static let baseSeed: UInt64 = ProcessInfo.processInfo.environment["MENU_DIFFERENTIAL_SEED"].flatMap { UInt64($0) }
+    static let baseSeed: UInt64 =
+        ProcessInfo.processInfo.environment["MENU_DIFFERENTIAL_SEED"].flatMap { UInt64($0) }
         ?? UInt64.random(in: 0 ... UInt64.max)
 
     @Test(arguments: trees)
@@ -67,12 +78,14 @@ struct ServiceDifferentialTests {
             redis?.stop()
         }
         func redisInstance(_ menu: MenuGeneration, _ limits: SessionLimits) -> RedisSessionStore {
-            let options = RedisStoreOptions(redis: RedisOptions(timeout: .seconds(2)), maxChangedGroups: limits.maxChangedGroups,
-                                            historyLimit: limits.changeHistory)
+            let options = RedisStoreOptions(
+                redis: RedisOptions(timeout: .seconds(2)), maxChangedGroups: limits.maxChangedGroups,
+                historyLimit: limits.changeHistory)
             instances.append(RedisSessionStore(endpoint: redis!.endpoint, options: options, menu: menu))
             return instances[instances.count - 1]
         }
-        let run = try ServiceDifferentialRun(spec: spec, sessions: 3, history: 12, rng: rng) { menu, limits -> any SessionStore in
+        let run = try ServiceDifferentialRun(spec: spec, sessions: 3, history: 12, rng: rng) {
+            menu, limits -> any SessionStore in
             if tree.durable { return try DurableSessionStore(directory: directory.path, menu: menu, limits: limits) }
             if tree.redis { return redisInstance(menu, limits) }
             return InMemorySessionStore(menu: menu, limits: limits)
@@ -84,16 +97,21 @@ struct ServiceDifferentialTests {
                 if tree.redis, step > 0, step % 100 == 0 { try run.switchInstance(to: instances[step / 100 % 2]) }
                 try run.step(step)
             } catch {
-                Issue.record("\(tree.testDescription), MENU_DIFFERENTIAL_SEED=\(Self.baseSeed), step \(step) after \(run.trail.joined(separator: "; ")): \(error)")
+                Issue.record(
+                    "\(tree.testDescription), MENU_DIFFERENTIAL_SEED=\(Self.baseSeed), step \(step) after \(run.trail.joined(separator: "; ")): \(error)"
+                )
                 return
             }
         }
         guard let durable = run.service.store as? DurableSessionStore else { return }
         durable.close()
         do {
-            try run.restart(on: try DurableSessionStore(directory: directory.path, menu: run.service.store.currentMenu, limits: run.limits))
+            try run.restart(
+                on: try DurableSessionStore(
+                    directory: directory.path, menu: run.service.store.currentMenu, limits: run.limits))
         } catch {
-            Issue.record("\(tree.testDescription), MENU_DIFFERENTIAL_SEED=\(Self.baseSeed), after reopening the store: \(error)")
+            Issue.record(
+                "\(tree.testDescription), MENU_DIFFERENTIAL_SEED=\(Self.baseSeed), after reopening the store: \(error)")
         }
     }
 }

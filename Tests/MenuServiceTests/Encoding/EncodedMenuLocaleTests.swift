@@ -1,9 +1,10 @@
 import Foundation
 import MenuAppTestSupport
 import MenuModel
-import NaiveReference
 import MenuTestSupport
+import NaiveReference
 import Testing
+
 @testable import MenuService
 
 /// The rows of a menu's other locales: the default locale's bytes with each title swapped for
@@ -28,7 +29,9 @@ struct EncodedMenuLocaleTests {
                 if rng.next() % 3 != 0 { titles.append(#""en": \#(title("Dish \(made)").jsonQuoted)"#) }
                 if rng.next() % 3 != 0 { titles.append(#""fr": \#(title("Plat \(made)").jsonQuoted)"#) }
                 var node = #"{"id": "n\#(made)", "title": {\#(titles.joined(separator: ", "))}"#
-                if depth < 4, rng.next() % 3 == 0 { node += #", "expanded": \#(rng.next() % 2 == 0), "items": [\#(items(depth: depth + 1))]"# }
+                if depth < 4, rng.next() % 3 == 0 {
+                    node += #", "expanded": \#(rng.next() % 2 == 0), "items": [\#(items(depth: depth + 1))]"#
+                }
                 list.append(node + "}")
                 if depth > 0, rng.next() % 4 == 0 { break }
             }
@@ -38,9 +41,13 @@ struct EncodedMenuLocaleTests {
         return try Menu(jsonData: Data(json.utf8))
     }
 
-    static func page(_ encoded: EncodedMenu, _ view: FlattenedView, offset: Int, limit: Int, roomy: Bool) throws -> [LiveRow] {
+    static func page(_ encoded: EncodedMenu, _ view: FlattenedView, offset: Int, limit: Int, roomy: Bool) throws
+        -> [LiveRow]
+    {
         var writer = JSONWriter(capacity: 64 * 1024)
-        if !roomy { writer.raw([UInt8](repeating: UInt8(ascii: " "), count: writer.spareCapacity - encoded.rowBound + 1)) }
+        if !roomy {
+            writer.raw([UInt8](repeating: UInt8(ascii: " "), count: writer.spareCapacity - encoded.rowBound + 1))
+        }
         encoded.writeRows(of: view, offset: offset, limit: limit, to: &writer)
         return try JSONDecoder().decode([LiveRow].self, from: Data(writer.bytes.drop { $0 == UInt8(ascii: " ") }))
     }
@@ -49,7 +56,8 @@ struct EncodedMenuLocaleTests {
     func eachLocalesPagesAreTheModelsRowsWithThatLocalesTitles(seed: UInt64) throws {
         let menu = try Self.localizedMenu(seed: seed)
         let base = EncodedMenu(menu: menu)
-        let encodings = [base] + menu.localeIndices.dropFirst().map { EncodedMenu(localizing: base, menu: menu, locale: $0) }
+        let encodings =
+            [base] + menu.localeIndices.dropFirst().map { EncodedMenu(localizing: base, menu: menu, locale: $0) }
         var view = FlattenedView(menu: menu)
         var rng = SplitMix64(state: seed)
         let groups = menu.nodes.filter(menu.isGroup).map(menu.id(of:))
@@ -59,10 +67,13 @@ struct EncodedMenuLocaleTests {
             let limit = Int.random(in: 1 ... 80, using: &rng)
             for (locale, encoded) in encodings.enumerated() {
                 var expected = view.rows(offset: offset, limit: limit).map(LiveRow.init)
-                for index in expected.indices { expected[index].title = menu.title(of: menu.node(withID: expected[index].id)!, locale: locale) }
+                for index in expected.indices {
+                    expected[index].title = menu.title(of: menu.node(withID: expected[index].id)!, locale: locale)
+                }
                 for roomy in [true, false] {
-                    #expect(try Self.page(encoded, view, offset: offset, limit: limit, roomy: roomy) == expected,
-                            "seed \(seed) step \(step) locale \(menu.locales[locale]) roomy \(roomy)")
+                    #expect(
+                        try Self.page(encoded, view, offset: offset, limit: limit, roomy: roomy) == expected,
+                        "seed \(seed) step \(step) locale \(menu.locales[locale]) roomy \(roomy)")
                 }
             }
         }
@@ -72,7 +83,9 @@ struct EncodedMenuLocaleTests {
         let menu = try Self.localizedMenu(seed: 9)
         let base = EncodedMenu(menu: menu)
         var view = FlattenedView(menu: menu)
-        for node in menu.nodes where menu.isGroup(node) && !view.isExpanded(node) { _ = try view.toggle(menu.id(of: node)) }
+        for node in menu.nodes where menu.isGroup(node) && !view.isExpanded(node) {
+            _ = try view.toggle(menu.id(of: node))
+        }
         for locale in menu.localeIndices.dropFirst() {
             let encoded = EncodedMenu(localizing: base, menu: menu, locale: locale)
             for offset in 0 ..< view.count {

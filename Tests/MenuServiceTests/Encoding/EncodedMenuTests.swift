@@ -1,9 +1,10 @@
 import Foundation
 import MenuAppTestSupport
 import MenuModel
-import NaiveReference
 import MenuTestSupport
+import NaiveReference
 import Testing
+
 @testable import MenuService
 @testable import MenuSessions
 
@@ -26,7 +27,9 @@ struct EncodedMenuTests {
 
     /// A page's bytes, written by a writer with room for every row's worst case (one pass), or
     /// with less than one row's worst case spare (two passes): whitespace fills it that far.
-    private func pageBytes(_ encoded: EncodedMenu, _ view: FlattenedView, offset: Int, limit: Int, roomy: Bool) -> [UInt8] {
+    private func pageBytes(_ encoded: EncodedMenu, _ view: FlattenedView, offset: Int, limit: Int, roomy: Bool)
+        -> [UInt8]
+    {
         var writer = JSONWriter(capacity: 64 * 1024)
         if roomy {
             #expect(limit * encoded.rowBound < writer.spareCapacity)
@@ -38,8 +41,11 @@ struct EncodedMenuTests {
         return Array(writer.bytes.drop { $0 == UInt8(ascii: " ") })
     }
 
-    private func served(_ encoded: EncodedMenu, _ view: FlattenedView, offset: Int, limit: Int, roomy: Bool) throws -> [LiveRow] {
-        try JSONDecoder().decode([LiveRow].self, from: Data(pageBytes(encoded, view, offset: offset, limit: limit, roomy: roomy)))
+    private func served(_ encoded: EncodedMenu, _ view: FlattenedView, offset: Int, limit: Int, roomy: Bool) throws
+        -> [LiveRow]
+    {
+        try JSONDecoder().decode(
+            [LiveRow].self, from: Data(pageBytes(encoded, view, offset: offset, limit: limit, roomy: roomy)))
     }
 
     @Test(arguments: [1, 2, 3] as [UInt64])
@@ -60,8 +66,10 @@ struct EncodedMenuTests {
 
     @Test func bothWaysWriteTheSameBytes() throws {
         try pages(seed: 7) { view, encoded, offset, limit in
-            let onePass = String(decoding: pageBytes(encoded, view, offset: offset, limit: limit, roomy: true), as: UTF8.self)
-            let twoPasses = String(decoding: pageBytes(encoded, view, offset: offset, limit: limit, roomy: false), as: UTF8.self)
+            let onePass = String(
+                decoding: pageBytes(encoded, view, offset: offset, limit: limit, roomy: true), as: UTF8.self)
+            let twoPasses = String(
+                decoding: pageBytes(encoded, view, offset: offset, limit: limit, roomy: false), as: UTF8.self)
             #expect(onePass == twoPasses)
         }
     }
@@ -71,7 +79,9 @@ struct EncodedMenuTests {
         let menu = try makeMenu(randomTree(nodes: 400, maxDepth: 5, using: &rng))
         let encoded = EncodedMenu(menu: menu)
         var view = FlattenedView(menu: menu)
-        for node in menu.nodes where menu.isGroup(node) && !view.isExpanded(node) { _ = try view.toggle(menu.id(of: node)) }
+        for node in menu.nodes where menu.isGroup(node) && !view.isExpanded(node) {
+            _ = try view.toggle(menu.id(of: node))
+        }
         for offset in 0 ..< view.count {
             var writer = JSONWriter(capacity: 16)
             encoded.writeRows(of: view, offset: offset, limit: 1, to: &writer)

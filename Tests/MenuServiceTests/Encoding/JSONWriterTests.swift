@@ -1,6 +1,7 @@
 import Foundation
 import MenuModel
 import Testing
+
 @testable import MenuService
 @testable import MenuSessions
 
@@ -17,7 +18,11 @@ import Testing
 
     @Test func everyControlCharacterRoundTripsThroughJSONSerialization() throws {
         let text = String((0 ..< 0x20).map { Character(Unicode.Scalar($0)!) }) + "end"
-        let json = written { $0.raw("["); $0.string(text); $0.raw("]") }
+        let json = written {
+            $0.raw("[")
+            $0.string(text)
+            $0.raw("]")
+        }
         let decoded = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String]
         #expect(decoded == [text])
     }
@@ -53,7 +58,10 @@ struct RowOpeningTests {
         return String(decoding: writer.bytes, as: UTF8.self)
     }
 
-    @Test(arguments: [0, 8, 9, 98, 99, 999, 9_999_999, 99_999_998, 99_999_999, 123_456_789_012_345, 999_999_999_999_999_998, Int.max - 3])
+    @Test(arguments: [
+        0, 8, 9, 98, 99, 999, 9_999_999, 99_999_998, 99_999_999, 123_456_789_012_345, 999_999_999_999_999_998,
+        Int.max - 3
+    ])
     func consecutiveIndexesMatchFormattedNumbers(start: Int) {
         let expected = "[" + (start ..< start + 3).map { #"{"index":\#($0)"# }.joined(separator: ",")
         #expect(openings(from: start, count: 3) == expected)

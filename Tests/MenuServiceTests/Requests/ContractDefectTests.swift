@@ -1,9 +1,10 @@
 import Foundation
 import HTTPCore
+import MenuServiceTestSupport
 import Testing
+
 @testable import MenuService
 @testable import MenuSessions
-import MenuServiceTestSupport
 
 /// The contract defects a new user found (issue 11, item 7): a default page larger than
 /// `--max-limit`, a PUT body key given twice, a mistyped query parameter silently ignored, and
@@ -17,7 +18,7 @@ import MenuServiceTestSupport
         #"{"isExpanded":false,"isExpanded":false}"#,
         #"{"isExpanded":true,"is\u0045xpanded":false}"#,  // the same key once unescaped
         #"{"isExpanded":true,"a":1,"a":2}"#,
-        #"{"\u00e9":1,"é":2,"isExpanded":true}"#,
+        #"{"\u00e9":1,"é":2,"isExpanded":true}"#
     ])
     func aTopLevelKeyGivenTwiceIsInvalidBody(body: String) throws {
         let service = try makeService()
@@ -34,7 +35,7 @@ import MenuServiceTestSupport
     @Test(arguments: [
         (route: "/groups/drinks/expansion", body: #"{"x":{"a":1,"a":2},"isExpanded":false}"#),
         (route: "/groups/drinks/expansion", body: #"{"isExpanded":false,"x":[[{"b":{"a":1,"\u0061":2}}]]}"#),
-        (route: "/expansion", body: #"{"all":"expanded","x":{"a":{},"a":[]}}"#),
+        (route: "/expansion", body: #"{"all":"expanded","x":{"a":{},"a":[]}}"#)
     ])
     func aKeyRepeatedInsideAnIgnoredValueIsInvalidBody(route: String, body: String) throws {
         let service = try makeService()
@@ -47,7 +48,8 @@ import MenuServiceTestSupport
     }
 
     @Test func theSameKeyInSiblingObjectsIsAccepted() throws {
-        let response = try makeService().call("PUT", "/groups/drinks/expansion", body: #"{"x":[{"a":1},{"a":2}],"y":{"a":3},"isExpanded":false}"#)
+        let response = try makeService().call(
+            "PUT", "/groups/drinks/expansion", body: #"{"x":[{"a":1},{"a":2}],"y":{"a":3},"isExpanded":false}"#)
         #expect(response.status == 200)
         #expect(response.json["isExpanded"] as? Bool == false)
     }
@@ -59,9 +61,10 @@ import MenuServiceTestSupport
         #"{"isExpanded":true"#, #"{isExpanded:true}"#, #"{"isExpanded":True}"#, #"{"isExpanded":true} {}"#,
         #"{"a":[1,-0.5e+3,"x\n\"y\\",null,{}],"isExpanded":true}"#, #"{"a":01,"isExpanded":true}"#,
         #"{"a":1.,"isExpanded":true}"#, #"{"a":.5,"isExpanded":true}"#, #"{"a":-,"isExpanded":true}"#,
-        #"{"a":"\ud83d\ude00","isExpanded":true}"#, #"{"a":"\x","isExpanded":true}"#, #"{"a":"\u12","isExpanded":true}"#,
+        #"{"a":"\ud83d\ude00","isExpanded":true}"#, #"{"a":"\x","isExpanded":true}"#,
+        #"{"a":"\u12","isExpanded":true}"#,
         "{\"a\":\"tab\there\",\"isExpanded\":true}", #"{"a":[1 2],"isExpanded":true}"#, #"{"a":nul,"isExpanded":true}"#,
-        #"{"isExpanded":true}x"#, #"{"a":1e5,"isExpanded":false}"#,
+        #"{"isExpanded":true}x"#, #"{"a":1e5,"isExpanded":false}"#
     ])
     func theBodyParserAcceptsExactlyWhatFoundationReadsAsJSON(body: String) throws {
         let bytes = Array(body.utf8)
@@ -79,7 +82,8 @@ import MenuServiceTestSupport
 
     @Test func nestingPastTheDepthLimitIsInvalidBodyNotACrash() throws {
         let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
-        let response = try makeService().call("PUT", "/groups/drinks/expansion", body: #"{"a":"# + deep + #","isExpanded":true}"#)
+        let response = try makeService().call(
+            "PUT", "/groups/drinks/expansion", body: #"{"a":"# + deep + #","isExpanded":true}"#)
         #expect(response.errorCode == "invalid_body")
     }
 
@@ -87,7 +91,11 @@ import MenuServiceTestSupport
 
     /// Every route, with the path a request to it uses.
     static let requests: [(method: String, path: String)] = Endpoint.methodRoutes.map { method, route in
-        (method, route.template.replacingOccurrences(of: "{id}", with: route.template.hasPrefix("/sessions") ? "AAAAAAAAAAAAAAAAAAAAAA" : "drinks"))
+        (
+            method,
+            route.template.replacingOccurrences(
+                of: "{id}", with: route.template.hasPrefix("/sessions") ? "AAAAAAAAAAAAAAAAAAAAAA" : "drinks")
+        )
     }
 
     @Test(arguments: 0 ..< Endpoint.methodRoutes.count)
@@ -95,11 +103,14 @@ import MenuServiceTestSupport
         let (method, path) = Self.requests[route]
         for query in [[("limt", "7")], [("limit", "2"), ("verbose", nil)], [("Offset", "1")]] as [[(String, String?)]] {
             let service = try makeService()
-            let response = service.call(method, path, query: query, body: method == "PUT" ? #"{"isExpanded":true}"# : nil)
+            let response = service.call(
+                method, path, query: query, body: method == "PUT" ? #"{"isExpanded":true}"# : nil)
             #expect(response.status == 400, "\(method) \(path) \(query)")
             #expect(response.errorCode == "invalid_parameter")
             let message = (response.json["error"] as? [String: Any])?["message"] as? String ?? ""
-            let unknown = query.first { $0.0 != "limit" || !Endpoint.methodRoutes[route].route.query.contains { "\($0)" == "limit" } }!.0
+            let unknown = query.first {
+                $0.0 != "limit" || !Endpoint.methodRoutes[route].route.query.contains { "\($0)" == "limit" }
+            }!.0
             #expect(message.contains("\"\(unknown)\""), "\(message)")
             #expect(message.contains("\(method) \(Endpoint.methodRoutes[route].route.template) takes"), "\(message)")
             #expect((service.store as? InMemorySessionStore)?.count == 0, "a refused write must not create a session")
@@ -129,10 +140,15 @@ import MenuServiceTestSupport
         #expect(response.status == 404)
         let message = (response.json["error"] as? [String: Any])?["message"] as? String ?? ""
         for route in Endpoint.routes {
-            #expect(message.contains(route.methods.joined(separator: " or ") + " " + route.template), "\(route.template) missing from \(message)")
+            #expect(
+                message.contains(route.methods.joined(separator: " or ") + " " + route.template),
+                "\(route.template) missing from \(message)")
         }
-        #expect(message == "no resource at /menu; the routes are GET or HEAD /rows, GET or HEAD /count, GET or HEAD /search, GET or HEAD /changes, GET or HEAD /healthz, GET or HEAD /readyz, "
-            + "POST /sessions, GET or HEAD /session, DELETE /session, POST /groups/{id}/toggle, PUT /groups/{id}/expansion, PUT /expansion, "
-            + "GET or HEAD /nodes/{id}, POST /nodes/{id}/reveal, GET or HEAD /metrics, GET or HEAD /, GET or HEAD /app.js, GET or HEAD /app.css")
+        #expect(
+            message
+                == "no resource at /menu; the routes are GET or HEAD /rows, GET or HEAD /count, GET or HEAD /search, GET or HEAD /changes, GET or HEAD /healthz, GET or HEAD /readyz, "
+                + "POST /sessions, GET or HEAD /session, DELETE /session, POST /groups/{id}/toggle, PUT /groups/{id}/expansion, PUT /expansion, "
+                + "GET or HEAD /nodes/{id}, POST /nodes/{id}/reveal, GET or HEAD /metrics, GET or HEAD /, GET or HEAD /app.js, GET or HEAD /app.css"
+        )
     }
 }

@@ -1,10 +1,10 @@
 import Foundation
 import HTTPCore
-import Testing
 import MenuServiceTestSupport
 import MenuTestSupport
-@testable import MenuService
+import Testing
 
+@testable import MenuService
 
 /// The routing contract, read from ``Endpoint/routes``: which request reaches which endpoint with
 /// which id, and which is 404, 405 or 400, decided before any handler runs.
@@ -12,7 +12,8 @@ import MenuTestSupport
     /// Every request the contract describes, written out, with the endpoint it reaches.
     static let contract: [(method: String, path: String, endpoint: Endpoint)] = [
         ("GET", "/rows", .rows), ("HEAD", "/rows", .rows),
-        ("GET", "/count", .count), ("HEAD", "/count", .count), ("GET", "/search", .search), ("HEAD", "/search", .search),
+        ("GET", "/count", .count), ("HEAD", "/count", .count), ("GET", "/search", .search),
+        ("HEAD", "/search", .search),
         ("GET", "/changes", .changes), ("HEAD", "/changes", .changes),
         ("GET", "/healthz", .health), ("HEAD", "/healthz", .health),
         ("GET", "/readyz", .readiness), ("HEAD", "/readyz", .readiness),
@@ -26,8 +27,9 @@ import MenuTestSupport
         ("POST", "/nodes/snow-beer/reveal", .revealNode(id: "snow-beer")),
         ("POST", "/nodes/reveal/reveal", .revealNode(id: "reveal")),
         ("GET", "/metrics", .metrics), ("HEAD", "/metrics", .metrics),
-        ("GET", "/", .webPage), ("HEAD", "/", .webPage), ("GET", "/app.js", .webScript), ("HEAD", "/app.js", .webScript),
-        ("GET", "/app.css", .webStyle), ("HEAD", "/app.css", .webStyle),
+        ("GET", "/", .webPage), ("HEAD", "/", .webPage), ("GET", "/app.js", .webScript),
+        ("HEAD", "/app.js", .webScript),
+        ("GET", "/app.css", .webStyle), ("HEAD", "/app.css", .webStyle)
     ]
 
     /// Requests refused while routing, written out: a path no route spells is 404 whatever the
@@ -35,41 +37,60 @@ import MenuTestSupport
     /// query parameter the route does not take is 400.
     // Computed, not a stored static: LeakSanitizer cannot see the pointers inside stored static
     // arrays of enums with payloads and reports them as leaked at exit.
-    static var refusals: [(method: String, path: String, query: [(name: String, value: String?)], error: APIError)] { [
-        ("GET", "/rows/", [], .notFound(path: "/rows/")),
-        ("GET", "/rows/1", [], .notFound(path: "/rows/1")),
-        ("GET", "//rows", [], .notFound(path: "//rows")),
-        ("GET", "rows", [], .notFound(path: "rows")),
-        ("GET", "/Rows", [], .notFound(path: "/Rows")),
-        ("GET", "", [], .notFound(path: "")),
-        ("DELETE", "/sessions/", [], .notFound(path: "/sessions/")),
-        ("GET", "/session/", [], .notFound(path: "/session/")),
-        ("GET", "/Session", [], .notFound(path: "/Session")),
-        ("POST", "/groups//toggle", [], .notFound(path: "/groups//toggle")),
-        ("POST", "/groups/beer/toggle/", [], .notFound(path: "/groups/beer/toggle/")),
-        ("PUT", "/groups/expansion", [], .notFound(path: "/groups/expansion")),
-        ("GET", "/nodes/", [], .notFound(path: "/nodes/")),
-        ("POST", "/nodes//reveal", [], .notFound(path: "/nodes//reveal")),
-        ("GET", "/nodes/beer/reveal", [], .methodNotAllowed(method: "GET", allowed: ["POST"])),
-        ("POST", "/nodes/beer", [], .methodNotAllowed(method: "POST", allowed: ["GET", "HEAD"])),
-        ("GET", "/nodes/beer", [("offset", "1")], .invalidParameter(#"unknown query parameter "offset"; GET /nodes/{id} takes lang"#)),
-        ("GET", "/nope", [("limt", "1")], .notFound(path: "/nope")),
-        ("POST", "/rows", [("limt", "1")], .methodNotAllowed(method: "POST", allowed: ["GET", "HEAD"])),
-        ("DELETE", "/sessions", [], .methodNotAllowed(method: "DELETE", allowed: ["POST"])),
-        ("POST", "/session", [], .methodNotAllowed(method: "POST", allowed: ["GET", "HEAD", "DELETE"])),
-        ("PUT", "/session", [], .methodNotAllowed(method: "PUT", allowed: ["GET", "HEAD", "DELETE"])),
-        ("GET", "/session", [("since", "1")], .invalidParameter(#"unknown query parameter "since"; GET /session takes lang"#)),
-        ("DELETE", "/session", [("id", "AAAAAAAAAAAAAAAAAAAAAA")], .invalidParameter(#"unknown query parameter "id"; DELETE /session takes no query parameters"#)),
-        // The old form, with the id in the path: 404 `moved` whatever the method and query, the id never echoed.
-        ("GET", "/sessions/AAAAAAAAAAAAAAAAAAAAAA", [], .sessionInPath),
-        ("HEAD", "/sessions/AAAAAAAAAAAAAAAAAAAAAA", [("lang", "en")], .sessionInPath),
-        ("DELETE", "/sessions/not-a-session", [], .sessionInPath),
-        ("PUT", "/sessions/x", [("since", "1")], .sessionInPath),
-        ("GET", "/sessions/a/b", [], .sessionInPath),
-        ("get", "/rows", [], .methodNotAllowed(method: "get", allowed: ["GET", "HEAD"])),
-        ("HEAD", "/count", [("limit", "1")], .invalidParameter(#"unknown query parameter "limit"; HEAD /count takes lang, q and filter"#)),
-        ("GET", "/rows", [("offset", "1"), ("Limit", "2")], .invalidParameter(#"unknown query parameter "Limit"; GET /rows takes offset, limit, after, before, around, lang, q and filter"#)),
-    ] }
+    static var refusals: [(method: String, path: String, query: [(name: String, value: String?)], error: APIError)] {
+        [
+            ("GET", "/rows/", [], .notFound(path: "/rows/")),
+            ("GET", "/rows/1", [], .notFound(path: "/rows/1")),
+            ("GET", "//rows", [], .notFound(path: "//rows")),
+            ("GET", "rows", [], .notFound(path: "rows")),
+            ("GET", "/Rows", [], .notFound(path: "/Rows")),
+            ("GET", "", [], .notFound(path: "")),
+            ("DELETE", "/sessions/", [], .notFound(path: "/sessions/")),
+            ("GET", "/session/", [], .notFound(path: "/session/")),
+            ("GET", "/Session", [], .notFound(path: "/Session")),
+            ("POST", "/groups//toggle", [], .notFound(path: "/groups//toggle")),
+            ("POST", "/groups/beer/toggle/", [], .notFound(path: "/groups/beer/toggle/")),
+            ("PUT", "/groups/expansion", [], .notFound(path: "/groups/expansion")),
+            ("GET", "/nodes/", [], .notFound(path: "/nodes/")),
+            ("POST", "/nodes//reveal", [], .notFound(path: "/nodes//reveal")),
+            ("GET", "/nodes/beer/reveal", [], .methodNotAllowed(method: "GET", allowed: ["POST"])),
+            ("POST", "/nodes/beer", [], .methodNotAllowed(method: "POST", allowed: ["GET", "HEAD"])),
+            (
+                "GET", "/nodes/beer", [("offset", "1")],
+                .invalidParameter(#"unknown query parameter "offset"; GET /nodes/{id} takes lang"#)
+            ),
+            ("GET", "/nope", [("limt", "1")], .notFound(path: "/nope")),
+            ("POST", "/rows", [("limt", "1")], .methodNotAllowed(method: "POST", allowed: ["GET", "HEAD"])),
+            ("DELETE", "/sessions", [], .methodNotAllowed(method: "DELETE", allowed: ["POST"])),
+            ("POST", "/session", [], .methodNotAllowed(method: "POST", allowed: ["GET", "HEAD", "DELETE"])),
+            ("PUT", "/session", [], .methodNotAllowed(method: "PUT", allowed: ["GET", "HEAD", "DELETE"])),
+            (
+                "GET", "/session", [("since", "1")],
+                .invalidParameter(#"unknown query parameter "since"; GET /session takes lang"#)
+            ),
+            (
+                "DELETE", "/session", [("id", "AAAAAAAAAAAAAAAAAAAAAA")],
+                .invalidParameter(#"unknown query parameter "id"; DELETE /session takes no query parameters"#)
+            ),
+            // The old form, with the id in the path: 404 `moved` whatever the method and query, the id never echoed.
+            ("GET", "/sessions/AAAAAAAAAAAAAAAAAAAAAA", [], .sessionInPath),
+            ("HEAD", "/sessions/AAAAAAAAAAAAAAAAAAAAAA", [("lang", "en")], .sessionInPath),
+            ("DELETE", "/sessions/not-a-session", [], .sessionInPath),
+            ("PUT", "/sessions/x", [("since", "1")], .sessionInPath),
+            ("GET", "/sessions/a/b", [], .sessionInPath),
+            ("get", "/rows", [], .methodNotAllowed(method: "get", allowed: ["GET", "HEAD"])),
+            (
+                "HEAD", "/count", [("limit", "1")],
+                .invalidParameter(#"unknown query parameter "limit"; HEAD /count takes lang, q and filter"#)
+            ),
+            (
+                "GET", "/rows", [("offset", "1"), ("Limit", "2")],
+                .invalidParameter(
+                    #"unknown query parameter "Limit"; GET /rows takes offset, limit, after, before, around, lang, q and filter"#
+                )
+            )
+        ]
+    }
 
     static let methods = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]
 
@@ -78,7 +99,9 @@ import MenuTestSupport
         route.template.replacingOccurrences(of: "{id}", with: id)
     }
 
-    static func routing(_ method: String, _ path: String, query: [(name: String, value: String?)] = []) -> Result<Endpoint, APIError> {
+    static func routing(_ method: String, _ path: String, query: [(name: String, value: String?)] = []) -> Result<
+        Endpoint, APIError
+    > {
         Result { () throws(APIError) in try Endpoint(routing: HTTPRequest(method: method, path: path, query: query)) }
     }
 
@@ -125,7 +148,8 @@ import MenuTestSupport
         let segments = path.split(separator: "/", omittingEmptySubsequences: false)
         let matching = Endpoint.routes.filter { route in
             let parts = route.template.split(separator: "/", omittingEmptySubsequences: false)
-            return parts.count == segments.count && zip(parts, segments).allSatisfy { $0 == $1 || ($0 == "{id}" && !$1.isEmpty) }
+            return parts.count == segments.count
+                && zip(parts, segments).allSatisfy { $0 == $1 || ($0 == "{id}" && !$1.isEmpty) }
         }
         guard let first = matching.first else { return .failure(.notFound(path: path)) }
         guard let route = matching.first(where: { $0.methods.contains(method) }) else {
@@ -142,7 +166,9 @@ import MenuTestSupport
     }
 
     /// Each template once, in table order.
-    static let templates: [String] = Endpoint.routes.map(\.template).reduce(into: []) { if !$0.contains($1) { $0.append($1) } }
+    static let templates: [String] = Endpoint.routes.map(\.template).reduce(into: []) {
+        if !$0.contains($1) { $0.append($1) }
+    }
 
     /// The paths next to `route`'s: one segment longer, one shorter (for a one-segment path, which
     /// would be `/`, the page, its last segment one byte longer), with a trailing slash, and with an
@@ -162,7 +188,8 @@ import MenuTestSupport
 
     @Test func theWrittenContractCoversEveryMethodOfEveryRoute() {
         let written = Set(Self.contract.map { "\($0.method) \(Self.described($0.endpoint).name)" })
-        let table = Set(Endpoint.methodRoutes.map { "\($0.method) \(Self.described(Self.endpoint(of: $0.route, id: "x")).name)" })
+        let table = Set(
+            Endpoint.methodRoutes.map { "\($0.method) \(Self.described(Self.endpoint(of: $0.route, id: "x")).name)" })
         #expect(written == table)
     }
 
@@ -177,7 +204,8 @@ import MenuTestSupport
     }
 
     @Test func everyEndpointIsBuiltByExactlyOneRoute() throws {
-        let source = try String(contentsOf: repositoryRoot.appendingPathComponent("Sources/MenuService/Endpoint.swift"), encoding: .utf8)
+        let source = try String(
+            contentsOf: repositoryRoot.appendingPathComponent("Sources/MenuService/Endpoint.swift"), encoding: .utf8)
         let declared = source.components(separatedBy: "static let routes")[0].split(separator: "\n")
             .filter { $0.hasPrefix("    case ") }.map { String($0.dropFirst(9).prefix { $0.isLetter || $0.isNumber }) }
         let built = Endpoint.routes.map { Self.described(Self.endpoint(of: $0, id: "x")).name }
@@ -205,7 +233,9 @@ import MenuTestSupport
         let allowed = Self.allowed(at: template)
         let service = try makeService()
         for method in Self.methods where !allowed.contains(method) {
-            #expect(Self.routing(method, Self.path(of: route)) == .failure(.methodNotAllowed(method: method, allowed: allowed)))
+            #expect(
+                Self.routing(method, Self.path(of: route))
+                    == .failure(.methodNotAllowed(method: method, allowed: allowed)))
             let response = service.call(method, Self.path(of: route))
             #expect(response.status == 405)
             #expect(response.header("Allow") == allowed.joined(separator: ", "))
@@ -213,7 +243,8 @@ import MenuTestSupport
     }
 
     @Test func theAllowOfAReadIsGetThenHead() {
-        #expect(Self.routing("DELETE", "/rows") == .failure(.methodNotAllowed(method: "DELETE", allowed: ["GET", "HEAD"])))
+        #expect(
+            Self.routing("DELETE", "/rows") == .failure(.methodNotAllowed(method: "DELETE", allowed: ["GET", "HEAD"])))
     }
 
     @Test(arguments: 0 ..< refusals.count)
@@ -225,8 +256,9 @@ import MenuTestSupport
     /// Every path above and its neighbours, with every method: the table's matcher (fixed paths
     /// compared by bytes, the rest by segments) agrees with the plain rule.
     @Test func theFastPathAgreesWithThePlainRule() {
-        let paths = Set(Self.contract.map(\.path) + Self.refusals.map(\.path) + Endpoint.routes.flatMap(Self.neighbours)
-            + ["/", "/groups/beer", "/groups/beer/open", "/sessions/a/b", "/healthz/", "/count%00"])
+        let paths = Set(
+            Self.contract.map(\.path) + Self.refusals.map(\.path) + Endpoint.routes.flatMap(Self.neighbours)
+                + ["/", "/groups/beer", "/groups/beer/open", "/sessions/a/b", "/healthz/", "/count%00"])
         for path in paths {
             for method in Self.methods {
                 #expect(Self.routing(method, path) == Self.reference(method, path), "\(method) \(path)")

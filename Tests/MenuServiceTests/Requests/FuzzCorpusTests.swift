@@ -1,8 +1,9 @@
 import Foundation
 import HTTPCore
-import Testing
-@testable import FuzzTargets
 import MenuTestSupport
+import Testing
+
+@testable import FuzzTargets
 
 /// Every input in `Fuzz/corpus/TARGET/` (the seeds and every past finding, which is added there)
 /// goes through the very check the fuzzer runs, `FuzzTarget.check`, as a regression test: no
@@ -27,9 +28,13 @@ import MenuTestSupport
     /// The check can fail: a request answered with a 5xx or a malformed error, or a body read
     /// differently from Foundation, is reported.
     @Test func theChecksReportABadOutcome() {
-        #expect(FuzzTarget.checkAnswer(.init(status: 500, body: Array(#"{"error":{"code":"x","message":"y"}}"#.utf8))) != nil)
+        #expect(
+            FuzzTarget.checkAnswer(.init(status: 500, body: Array(#"{"error":{"code":"x","message":"y"}}"#.utf8)))
+                != nil)
         #expect(FuzzTarget.checkAnswer(.init(status: 400, body: Array(#"{"error":{"code":"x"}}"#.utf8))) != nil)
         #expect(FuzzTarget.checkAnswer(.init(status: 200, body: Array("<html>".utf8))) != nil)
-        #expect(FuzzTarget.checkAnswer(.init(status: 404, body: Array(#"{"error":{"code":"x","message":"y"}}"#.utf8))) == nil)
+        #expect(
+            FuzzTarget.checkAnswer(.init(status: 404, body: Array(#"{"error":{"code":"x","message":"y"}}"#.utf8)))
+                == nil)
     }
 }

@@ -1,5 +1,5 @@
-import Testing
 import MenuService
+import Testing
 
 /// `Accept-Language` as the service reads it (RFC 9110 §12.5.4) and the locale it chooses
 /// (RFC 4647 §3.4 lookup): the pure parser under the contract tests.
@@ -11,7 +11,9 @@ import MenuService
     }
 
     @Test func rangesAreReadWithTheirQualitiesAndMalformedElementsAreDropped() {
-        let parsed = LanguagePreference(values: [Array(" en-GB ; q=0.8 ,, fr;Q=1, de;q=1.0001, es;q=0.5;x=1, *;q=0 , zh_TW, ;q=1, \tit".utf8)])
+        let parsed = LanguagePreference(values: [
+            Array(" en-GB ; q=0.8 ,, fr;Q=1, de;q=1.0001, es;q=0.5;x=1, *;q=0 , zh_TW, ;q=1, \tit".utf8)
+        ])
         #expect(parsed.ranges.map { String(decoding: $0.tag, as: UTF8.self) } == ["en-GB", "fr", "*", "it"])
         #expect(parsed.ranges.map(\.quality) == [800, 1000, 0, 1000])
     }

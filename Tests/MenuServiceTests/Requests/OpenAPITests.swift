@@ -1,8 +1,9 @@
 import Foundation
+import MenuTestSupport
 import Testing
+
 @testable import MenuService
 @testable import MenuSessions
-import MenuTestSupport
 
 /// `openapi.yaml` documents exactly the routes the service answers.
 @Suite struct OpenAPITests {
@@ -13,7 +14,10 @@ import MenuTestSupport
         var inPaths = false
         var currentPath: String?
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            if line.hasPrefix("paths:") { inPaths = true; continue }
+            if line.hasPrefix("paths:") {
+                inPaths = true
+                continue
+            }
             guard inPaths else { continue }
             if let first = line.first, first != " ", first != "#" { break }  // next top-level key
             if line.hasPrefix("  /"), line.hasSuffix(":") {
@@ -34,7 +38,8 @@ import MenuTestSupport
     }
 
     @Test func everyServedRouteIsDocumentedAndNoOther() throws {
-        let served = Set(Endpoint.methodRoutes.filter { $0.method != "HEAD" }.map { "\($0.method) \($0.route.template)" })
+        let served = Set(
+            Endpoint.methodRoutes.filter { $0.method != "HEAD" }.map { "\($0.method) \($0.route.template)" })
         let documented = try Self.documentedRoutes().filter { !$0.hasPrefix("HEAD ") }
         #expect(documented == served)
     }

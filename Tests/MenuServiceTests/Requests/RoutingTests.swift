@@ -1,7 +1,8 @@
 import HTTPCore
-import Testing
-@testable import MenuService
 import MenuServiceTestSupport
+import Testing
+
+@testable import MenuService
 
 /// What only the service value shows: UTF-8 left unescaped, `--max-limit`, rejections rendered,
 /// a full store. The contract itself is written once, over both transports, in MenuAppTests

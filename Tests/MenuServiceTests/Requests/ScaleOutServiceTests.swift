@@ -52,15 +52,19 @@ final class LaggingCopyStore: SessionStore {
         return try fetch(id, in: menu)
     }
 
-    func snapshot(of id: SessionID, in menu: MenuGeneration, atLeast revision: Int) throws(SessionStoreError) -> SessionSnapshot {
+    func snapshot(of id: SessionID, in menu: MenuGeneration, atLeast revision: Int) throws(SessionStoreError)
+        -> SessionSnapshot
+    {
         try checkOutage()
         asked.withLock { $0.append(revision) }
         if let copy = copies.withLock({ $0[id] }), copy.revision >= revision { return copy }
         return try fetch(id, in: menu)
     }
 
-    func apply(_ command: ExpansionCommand, to id: SessionID?, in menu: MenuGeneration,
-               if condition: RevisionCondition?) throws(SessionStoreError) -> AppliedChange {
+    func apply(
+        _ command: ExpansionCommand, to id: SessionID?, in menu: MenuGeneration,
+        if condition: RevisionCondition?
+    ) throws(SessionStoreError) -> AppliedChange {
         try checkOutage()
         if let id, let condition, let copy = copies.withLock({ $0[id] }), !condition.admits(copy.revision) {
             throw .revisionMismatch(current: copy.revision)
@@ -118,18 +122,23 @@ struct ScaleOutInstances {
         #expect(second.call("GET", "/count", session: session).json["revision"] as? Int == 0)
         let write = first.call("POST", "/groups/main-courses/toggle", session: session)
         #expect(write.status == 200 && write.json["revision"] as? Int == 1, "\(write.json)")
-        #expect(second.call("GET", "/count", session: session).json["revision"] as? Int == 0, "the copy lags without a tag")
+        #expect(
+            second.call("GET", "/count", session: session).json["revision"] as? Int == 0, "the copy lags without a tag")
         return "\"\(tagPrefix)-1\""
     }
 }
 
 extension MenuAPI {
     /// ``call(_:_:query:session:body:)`` with extra headers.
-    func call(_ method: String, _ path: String, query: [(String, String?)] = [], session: String, headers: [(String, String)],
-              body: String? = nil) -> HTTPResponse {
-        respond(to: HTTPRequest(method: method, path: path, query: query.map { (name: $0.0, value: $0.1) },
-                                headers: [("x-session-id", session)] + headers.map { (name: $0.0, value: $0.1) },
-                                body: body.map { Array($0.utf8) } ?? []))
+    func call(
+        _ method: String, _ path: String, query: [(String, String?)] = [], session: String, headers: [(String, String)],
+        body: String? = nil
+    ) -> HTTPResponse {
+        respond(
+            to: HTTPRequest(
+                method: method, path: path, query: query.map { (name: $0.0, value: $0.1) },
+                headers: [("x-session-id", session)] + headers.map { (name: $0.0, value: $0.1) },
+                body: body.map { Array($0.utf8) } ?? []))
     }
 }
 
@@ -151,7 +160,9 @@ extension MenuAPI {
         let response = service.call("GET", "/readyz")
         #expect(response.status == 503 && response.errorCode == "unavailable")
         #expect(response.header("Retry-After") == "1")
-        #expect(((response.json["error"] as? [String: Any])?["message"] as? String)?.contains("did not answer within 300 ms") == true)
+        #expect(
+            ((response.json["error"] as? [String: Any])?["message"] as? String)?.contains(
+                "did not answer within 300 ms") == true)
         #expect(service.call("GET", "/healthz").status == 200)
         store.readiness.withLock { $0 = nil }
         #expect(service.call("GET", "/readyz").status == 200)
@@ -161,7 +172,8 @@ extension MenuAPI {
         let instances = try ScaleOutInstances()
         let tag = instances.writeBehindTheSecondsBack()
         // The client holds revision 1: the second instance fetches it, and it is the current state.
-        let revalidated = instances.second.call("GET", "/rows", session: instances.session, headers: [("If-None-Match", tag)])
+        let revalidated = instances.second.call(
+            "GET", "/rows", session: instances.session, headers: [("If-None-Match", tag)])
         #expect(revalidated.status == 304 && revalidated.header("ETag") == tag)
         #expect(instances.secondStore.askedAtLeast == [1])
         #expect(instances.second.call("GET", "/count", session: instances.session).json["revision"] as? Int == 1)
@@ -173,7 +185,8 @@ extension MenuAPI {
         _ = instances.writeBehindTheSecondsBack()
         // Tags of another menu version, or with a locale, name revisions too: the highest counts.
         let tags = #""\#(instances.tagPrefix)-0", W/"other-menu-1", "\#(instances.tagPrefix)-zh-Hant-1""#
-        let response = instances.second.call("GET", template, session: instances.session, headers: [("If-None-Match", tags)])
+        let response = instances.second.call(
+            "GET", template, session: instances.session, headers: [("If-None-Match", tags)])
         #expect([200, 304].contains(response.status))
         #expect(instances.secondStore.askedAtLeast == [1])
         if response.status == 200, let revision = response.json["revision"] as? Int { #expect(revision == 1) }
@@ -182,7 +195,8 @@ extension MenuAPI {
     @Test(arguments: [#"*"#, #""no-digits-""#, #""v-007""#, #""v-12a""#, #""0123456789012345678901""#, #"not quoted"#])
     func aTagNamingNoRevisionLeavesTheReadAsItWas(_ header: String) throws {
         let instances = try ScaleOutInstances()
-        let response = instances.second.call("GET", "/count", session: instances.session, headers: [("If-None-Match", header)])
+        let response = instances.second.call(
+            "GET", "/count", session: instances.session, headers: [("If-None-Match", header)])
         #expect(instances.secondStore.askedAtLeast.isEmpty)
         #expect(response.status == (header == "*" ? 304 : header == "not quoted" ? 400 : 200))
     }
@@ -190,8 +204,9 @@ extension MenuAPI {
     @Test func aWriteWithTheTagOfAWriteThroughAnotherInstanceIsNotRefusedAsAConflict() throws {
         let instances = try ScaleOutInstances()
         let tag = instances.writeBehindTheSecondsBack()
-        let write = instances.second.call("PUT", "/groups/breakfast/expansion", session: instances.session,
-                                          headers: [("If-Match", tag)], body: #"{"isExpanded":false}"#)
+        let write = instances.second.call(
+            "PUT", "/groups/breakfast/expansion", session: instances.session,
+            headers: [("If-Match", tag)], body: #"{"isExpanded":false}"#)
         #expect(write.status == 200 && write.json["revision"] as? Int == 2, "\(write.json)")
         #expect(instances.secondStore.askedAtLeast == [1])
     }
@@ -199,11 +214,15 @@ extension MenuAPI {
     @Test func aWriteWithAnOlderTagIsStillAConflict() throws {
         let instances = try ScaleOutInstances()
         _ = instances.writeBehindTheSecondsBack()
-        _ = instances.second.call("GET", "/count", session: instances.session, headers: [("If-None-Match", "\"\(instances.tagPrefix)-1\"")])
-        let write = instances.second.call("POST", "/groups/main-courses/toggle", session: instances.session,
-                                          headers: [("If-Match", "\"\(instances.tagPrefix)-0\"")])
+        _ = instances.second.call(
+            "GET", "/count", session: instances.session, headers: [("If-None-Match", "\"\(instances.tagPrefix)-1\"")])
+        let write = instances.second.call(
+            "POST", "/groups/main-courses/toggle", session: instances.session,
+            headers: [("If-Match", "\"\(instances.tagPrefix)-0\"")])
         #expect(write.status == 412 && write.json["revision"] as? Int == 1, "\(write.json)")
-        #expect(instances.first.call("GET", "/count", session: instances.session).json["revision"] as? Int == 1, "nothing was written")
+        #expect(
+            instances.first.call("GET", "/count", session: instances.session).json["revision"] as? Int == 1,
+            "nothing was written")
     }
 
     @Test func changesSinceARevisionWrittenThroughAnotherInstanceAreNotRefusedAsInTheFuture() throws {
@@ -223,31 +242,42 @@ extension MenuAPI {
         instances.secondStore.outage.withLock { $0 = "Redis at 127.0.0.1:6390 did not answer within 300 ms" }
         let id = instances.session
         let requests: [(String, String, [(String, String?)], String?)] = [
-            ("GET", "/rows", [], nil), ("HEAD", "/rows", [], nil), ("GET", "/count", [], nil), ("HEAD", "/count", [], nil),
+            ("GET", "/rows", [], nil), ("HEAD", "/rows", [], nil), ("GET", "/count", [], nil),
+            ("HEAD", "/count", [], nil),
             ("GET", "/search", [("q", "tofu")], nil), ("HEAD", "/search", [("q", "tofu")], nil),
             ("GET", "/changes", [("since", "0")], nil), ("HEAD", "/changes", [("since", "0")], nil),
             ("GET", "/session", [], nil), ("HEAD", "/session", [], nil), ("DELETE", "/session", [], nil),
             ("POST", "/sessions", [], nil), ("POST", "/groups/main-courses/toggle", [], nil),
-            ("PUT", "/groups/main-courses/expansion", [], #"{"isExpanded":false}"#), ("PUT", "/expansion", [], #"{"all":"expanded"}"#),
-            ("GET", "/nodes/mapo-tofu", [], nil), ("HEAD", "/nodes/mapo-tofu", [], nil), ("POST", "/nodes/mapo-tofu/reveal", [], nil),
+            ("PUT", "/groups/main-courses/expansion", [], #"{"isExpanded":false}"#),
+            ("PUT", "/expansion", [], #"{"all":"expanded"}"#),
+            ("GET", "/nodes/mapo-tofu", [], nil), ("HEAD", "/nodes/mapo-tofu", [], nil),
+            ("POST", "/nodes/mapo-tofu/reveal", [], nil)
         ]
         var templates: Set<String> = []
         for (method, path, query, body) in requests {
             var route = -1
             let response = instances.second.respond(
-                to: HTTPRequest(method: method, path: path, query: query.map { (name: $0.0, value: $0.1) },
-                                headers: [("x-session-id", id)], body: body.map { Array($0.utf8) } ?? []), route: &route)
-            #expect(response.status == 503 && response.header("Retry-After") == "1", "\(method) \(path): \(response.status)")
+                to: HTTPRequest(
+                    method: method, path: path, query: query.map { (name: $0.0, value: $0.1) },
+                    headers: [("x-session-id", id)], body: body.map { Array($0.utf8) } ?? []), route: &route)
+            #expect(
+                response.status == 503 && response.header("Retry-After") == "1", "\(method) \(path): \(response.status)"
+            )
             if method != "HEAD" {
                 #expect(response.errorCode == "unavailable", "\(method) \(path)")
-                #expect(((response.json["error"] as? [String: Any])?["message"] as? String)?.contains("did not answer") == true)
+                #expect(
+                    ((response.json["error"] as? [String: Any])?["message"] as? String)?.contains("did not answer")
+                        == true)
             }
             templates.insert("\(method) \(Endpoint.routes[route].template)")
         }
         // Every route but the liveness probe, the metrics, the page and the readiness (its own test) was asked.
         let unasked = Set(Endpoint.methodRoutes.map { "\($0.method) \($0.route.template)" }).subtracting(templates)
-        #expect(unasked == ["GET /healthz", "HEAD /healthz", "GET /readyz", "HEAD /readyz", "GET /metrics", "HEAD /metrics",
-                            "GET /", "HEAD /", "GET /app.js", "HEAD /app.js", "GET /app.css", "HEAD /app.css"])
+        #expect(
+            unasked == [
+                "GET /healthz", "HEAD /healthz", "GET /readyz", "HEAD /readyz", "GET /metrics", "HEAD /metrics",
+                "GET /", "HEAD /", "GET /app.js", "HEAD /app.js", "GET /app.css", "HEAD /app.css"
+            ])
         #expect(instances.second.call("GET", "/healthz").status == 200)
         #expect(instances.second.call("GET", "/rows").status == 200, "the default view needs no store")
     }

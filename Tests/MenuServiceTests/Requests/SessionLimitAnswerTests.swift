@@ -1,17 +1,20 @@
 import HTTPCore
 import MenuService
-import MenuSessions
-import Testing
 import MenuServiceTestSupport
+import MenuSessions
 import MenuTestSupport
+import Testing
 
 /// The session store's limits (the changed-groups cap, eviction, a refusal at a full table) as the
 /// service answers them.
 @Suite("Sessions: the service's answers to the store's limits")
 struct SessionLimitAnswerTests {
-    private func store(_ clock: ManualSessionClock, maxSessions: Int, maxChangedGroups: Int) throws -> InMemorySessionStore {
-        InMemorySessionStore(menu: try sichuanMenu(), maxSessions: maxSessions, timeToLive: .seconds(86_400),
-                             evictionIdle: .seconds(60), maxChangedGroups: maxChangedGroups, clock: clock.now)
+    private func store(_ clock: ManualSessionClock, maxSessions: Int, maxChangedGroups: Int) throws
+        -> InMemorySessionStore
+    {
+        InMemorySessionStore(
+            menu: try sichuanMenu(), maxSessions: maxSessions, timeToLive: .seconds(86_400),
+            evictionIdle: .seconds(60), maxChangedGroups: maxChangedGroups, clock: clock.now)
     }
 
     @Test func theServiceAnswersTheCapAnEvictionAndARefusalWithTheirCodes() throws {

@@ -6,6 +6,7 @@ import MenuSessions
 import MenuTestSupport
 import Synchronization
 import Testing
+
 @testable import MenuService
 
 /// Uncached searches are bounded (`--search-builds`): past the limit a cache miss is `503 busy`
@@ -19,7 +20,10 @@ import Testing
         let taken = DispatchSemaphore(value: 0)
         let done = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
-            _ = slots.run { taken.signal(); release.wait() }
+            _ = slots.run {
+                taken.signal()
+                release.wait()
+            }
             done.signal()
         }
         taken.wait()
@@ -34,7 +38,8 @@ import Testing
         let ran = Atomic<Int>(0)
         for _ in 0 ..< 5 { #expect(slots.run { ran.add(1, ordering: .relaxed) } == nil) }
         #expect(ran.load(ordering: .relaxed) == 0 && slots.refused == 5)
-        release.signal(); release.signal()
+        release.signal()
+        release.signal()
         for holder in holders { holder.wait() }
         #expect(slots.inUse == 0)
         #expect(slots.run { 7 } == 7)
@@ -73,7 +78,9 @@ import Testing
         #expect(busy.header("Retry-After") == "1")
         let message = (busy.json["error"] as? [String: Any])?["message"] as? String ?? ""
         #expect(message.contains("retry in 1 s"), "\(message)")
-        for (path, query) in [("/rows", [("q", "麻婆")]), ("/count", [("filter", "spicy:2")])] as [(String, [(String, String?)])] {
+        for (path, query) in [("/rows", [("q", "麻婆")]), ("/count", [("filter", "spicy:2")])]
+            as [(String, [(String, String?)])]
+        {
             #expect(service.call("GET", path, query: query).errorCode == "busy", "\(path)")
         }
         #expect(service.call("GET", "/search", query: [("q", "豆腐")]).status == 200)

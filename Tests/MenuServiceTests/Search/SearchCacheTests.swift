@@ -1,6 +1,7 @@
 import MenuModel
 import NaiveReference
 import Testing
+
 @testable import MenuService
 
 /// ``SearchCache``: bounded by entries and by positions held, least recently used out first, a
@@ -19,7 +20,10 @@ import Testing
         var builds = 0
         func look(_ text: String) throws -> Int {
             let (query, view) = try Self.entry(text)
-            return cache.view(for: query) { builds += 1; return view }.count
+            return cache.view(for: query) {
+                builds += 1
+                return view
+            }.count
         }
         #expect(try look("row 1") == 11)  // 1, 10 … 19
         #expect(try look("row 2") == 2)  // 2, 20

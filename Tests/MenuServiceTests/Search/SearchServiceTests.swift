@@ -1,10 +1,11 @@
 import Foundation
 import HTTPCore
-import NaiveReference
 import MenuModel
 import MenuServiceTestSupport
 import MenuTestSupport
+import NaiveReference
 import Testing
+
 @testable import MenuService
 
 /// The service's search state: one cache of filtered views for every session of a menu, a fresh
@@ -39,7 +40,9 @@ import Testing
         let session = service.call("POST", "/sessions").header("X-Session-Id")!
         #expect(service.call("POST", "/groups/drinks/toggle", session: session).status == 200)
         let before = service.call("GET", "/rows", session: session)
-        for query in [[("q", "beer")], [("filter", "spicy:2")], [("q", "a"), ("filter", "vegetarian:true")]] as [[(String, String?)]] {
+        for query in [[("q", "beer")], [("filter", "spicy:2")], [("q", "a"), ("filter", "vegetarian:true")]]
+            as [[(String, String?)]]
+        {
             #expect(service.call("GET", "/search", query: query, session: session).status == 200)
             #expect(service.call("GET", "/rows", query: query, session: session).status == 200)
         }

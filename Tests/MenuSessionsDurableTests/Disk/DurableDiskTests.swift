@@ -1,13 +1,13 @@
+import DurableTestSupport
 import Foundation
 import HTTPCore
+import MenuAppTestSupport
 import MenuModel
 import Testing
 
 @testable import MenuService
 @testable import MenuSessions
 @testable import MenuSessionsDurable
-import DurableTestSupport
-import MenuAppTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -75,8 +75,9 @@ struct DurableDiskTests {
         return total
     }
 
-    @Test("a full disk: writes answer unavailable (503), memory and journal stay unchanged, and recover when space returns",
-          .enabled(if: DurableMounts.canMount, "mounting a tmpfs is not permitted here (the test needs root)"))
+    @Test(
+        "a full disk: writes answer unavailable (503), memory and journal stay unchanged, and recover when space returns",
+        .enabled(if: DurableMounts.canMount, "mounting a tmpfs is not permitted here (the test needs root)"))
     func fullDiskRefusesWrites() throws {
         let directory = DurableTemporaryDirectory()
         defer { directory.remove() }
@@ -95,7 +96,8 @@ struct DurableDiskTests {
         for step in 0 ..< 2000 {
             before = try store.state(of: id)
             sizeBefore = try durableRecordOffsets(journal).size
-            if let error = durableError({ try store.apply(.toggle(groupID: DurableFixtures.groups[step % 5]), to: id) }) {
+            if let error = durableError({ try store.apply(.toggle(groupID: DurableFixtures.groups[step % 5]), to: id) })
+            {
                 failure = error
                 break
             }
@@ -115,8 +117,10 @@ struct DurableDiskTests {
 
         // Through the service: 503 "unavailable", never a false 200.
         let service = MenuAPI(menu: menu, store: store)
-        let response = service.respond(to: HTTPRequest(method: "POST", path: "/groups/a/toggle",
-                                                       headers: [("X-Session-Id", id.text)]))
+        let response = service.respond(
+            to: HTTPRequest(
+                method: "POST", path: "/groups/a/toggle",
+                headers: [("X-Session-Id", id.text)]))
         #expect(response.status == 503)
         #expect(String(decoding: response.body, as: UTF8.self).contains("\"unavailable\""))
         #expect(try store.state(of: id) == before)
@@ -132,8 +136,9 @@ struct DurableDiskTests {
         #expect(try reopened.state(of: id) == after)
     }
 
-    @Test("a read-only data directory is a clear start-up error naming it",
-          .enabled(if: DurableMounts.canMount, "mounting is not permitted here (the test needs root)"))
+    @Test(
+        "a read-only data directory is a clear start-up error naming it",
+        .enabled(if: DurableMounts.canMount, "mounting is not permitted here (the test needs root)"))
     func readOnlyDirectoryFailsAtStartup() throws {
         let directory = DurableTemporaryDirectory()
         defer { directory.remove() }
@@ -144,7 +149,9 @@ struct DurableDiskTests {
             store.close()
             Issue.record("opened a read-only directory")
         } catch {
-            #expect(error.description == "cannot use data directory \(directory.path): cannot write in it (Read-only file system)")
+            #expect(
+                error.description
+                    == "cannot use data directory \(directory.path): cannot write in it (Read-only file system)")
         }
     }
 }

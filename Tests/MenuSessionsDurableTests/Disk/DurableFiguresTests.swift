@@ -1,3 +1,4 @@
+import DurableTestSupport
 import Foundation
 import MenuAppTestSupport
 import MenuModel
@@ -7,7 +8,6 @@ import Testing
 @testable import MenuService
 @testable import MenuSessions
 @testable import MenuSessionsDurable
-import DurableTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -19,12 +19,16 @@ import Darwin
 /// replay time for many sessions. Off by default; run with
 /// `MENU_DURABLE_FIGURES=1 swift test --filter DurableFigures` (set `MENU_DURABLE_EXECUTABLE` to a
 /// release build's path for release figures).
-@Suite("DurableFigures", .serialized, .enabled(if: ProcessInfo.processInfo.environment["MENU_DURABLE_FIGURES"] == "1",
-                                  "figures are measured only with MENU_DURABLE_FIGURES=1"))
+@Suite(
+    "DurableFigures", .serialized,
+    .enabled(
+        if: ProcessInfo.processInfo.environment["MENU_DURABLE_FIGURES"] == "1",
+        "figures are measured only with MENU_DURABLE_FIGURES=1"))
 struct DurableFiguresTests {
     private func start(_ data: String, _ config: String, _ policy: FsyncPolicy) throws -> LiveChildServer {
-        try LiveChildServer(arguments: ["--port", "0", "--data-dir", data, "--fsync", policy.rawValue, "--config", config],
-                            executable: ProcessInfo.processInfo.environment["MENU_DURABLE_EXECUTABLE"])
+        try LiveChildServer(
+            arguments: ["--port", "0", "--data-dir", data, "--fsync", policy.rawValue, "--config", config],
+            executable: ProcessInfo.processInfo.environment["MENU_DURABLE_EXECUTABLE"])
     }
 
     private func percentile(_ sorted: [Double], _ p: Double) -> Double {
@@ -47,7 +51,8 @@ struct DurableFiguresTests {
             var latencies: [Double] = []
             for step in 0 ..< 3000 {
                 let start = ContinuousClock.now
-                _ = try connection.request("POST", "/groups/\(DurableFixtures.groups[step % 5])/toggle", headers: [("X-Session-Id", session)])
+                _ = try connection.request(
+                    "POST", "/groups/\(DurableFixtures.groups[step % 5])/toggle", headers: [("X-Session-Id", session)])
                 latencies.append(Double((ContinuousClock.now - start) / .nanoseconds(1)) / 1000)
             }
             latencies.sort()
@@ -57,16 +62,21 @@ struct DurableFiguresTests {
             let started = ContinuousClock.now
             DispatchQueue.concurrentPerform(iterations: 4) { worker in
                 guard let connection = try? LiveRawConnection(port: port),
-                      let session = try? connection.request("POST", "/sessions").header("X-Session-Id") else { return }
+                    let session = try? connection.request("POST", "/sessions").header("X-Session-Id")
+                else { return }
                 for step in 0 ..< 2000 {
-                    _ = try? connection.request("POST", "/groups/\(DurableFixtures.groups[(step + worker) % 5])/toggle", headers: [("X-Session-Id", session)])
+                    _ = try? connection.request(
+                        "POST", "/groups/\(DurableFixtures.groups[(step + worker) % 5])/toggle",
+                        headers: [("X-Session-Id", session)])
                     done.add(1, ordering: .relaxed)
                 }
             }
             let seconds = Double((ContinuousClock.now - started) / .milliseconds(1)) / 1000
-            print(String(format: "figures: fsync %@: 1 connection: toggle p50 %.0f µs, p99 %.0f µs, max %.0f µs; "
-                         + "4 connections: %.0f toggles/s", policy.rawValue, percentile(latencies, 0.5),
-                         percentile(latencies, 0.99), latencies.last!, Double(done.load(ordering: .relaxed)) / seconds))
+            print(
+                String(
+                    format: "figures: fsync %@: 1 connection: toggle p50 %.0f µs, p99 %.0f µs, max %.0f µs; "
+                        + "4 connections: %.0f toggles/s", policy.rawValue, percentile(latencies, 0.5),
+                    percentile(latencies, 0.99), latencies.last!, Double(done.load(ordering: .relaxed)) / seconds))
         }
     }
 
@@ -80,17 +90,22 @@ struct DurableFiguresTests {
         try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: false)
         let sessions = 100_000
         do {
-            let store = try DurableSessionStore(directory: data, menu: DurableFixtures.menu(), fsync: .no,
-                                                compactionMinimumBytes: 1 << 40)
+            let store = try DurableSessionStore(
+                directory: data, menu: DurableFixtures.menu(), fsync: .no,
+                compactionMinimumBytes: 1 << 40)
             for index in 0 ..< sessions {
                 let id = try store.create()
-                for group in 0 ..< 3 { _ = try store.apply(.toggle(groupID: DurableFixtures.groups[(index + group) % 5]), to: id) }
+                for group in 0 ..< 3 {
+                    _ = try store.apply(.toggle(groupID: DurableFixtures.groups[(index + group) % 5]), to: id)
+                }
             }
             store.close()
         }
         let journalBytes = DurableTemporaryDirectory.sizes(in: data).values.reduce(0, +)
         var server = try start(data, config, .everysec)
-        print("figures: journal only (\(journalBytes) bytes): \(server.stderrText.value.split(separator: "\n").last ?? "")")
+        print(
+            "figures: journal only (\(journalBytes) bytes): \(server.stderrText.value.split(separator: "\n").last ?? "")"
+        )
         _ = server.signalAndWait(SIGTERM, timeoutSeconds: 30)
 
         do {
@@ -102,7 +117,8 @@ struct DurableFiguresTests {
         }
         let snapshotBytes = DurableTemporaryDirectory.sizes(in: data).values.reduce(0, +)
         server = try start(data, config, .everysec)
-        print("figures: snapshot (\(snapshotBytes) bytes): \(server.stderrText.value.split(separator: "\n").last ?? "")")
+        print(
+            "figures: snapshot (\(snapshotBytes) bytes): \(server.stderrText.value.split(separator: "\n").last ?? "")")
         _ = server.signalAndWait(SIGTERM, timeoutSeconds: 30)
     }
 }

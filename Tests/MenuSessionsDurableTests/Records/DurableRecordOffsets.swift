@@ -1,6 +1,7 @@
-import Foundation
-@testable import MenuSessionsDurable
 import DurableTestSupport
+import Foundation
+
+@testable import MenuSessionsDurable
 
 /// Byte offsets of the records of a journal file (its header record excluded), up to the first
 /// frame that does not validate, and the file's size.

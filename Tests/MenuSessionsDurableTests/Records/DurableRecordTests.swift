@@ -19,7 +19,9 @@ struct DurableRecordTests {
         #expect(CRC32C.update(CRC32C.checksum(text[0 ..< 4]), text[4...]) == 0xE306_9283)
     }
 
-    private func journal(_ events: [DurableRecord.Event]) -> (bytes: [UInt8], offsets: [Int]) { durableJournalFile(events) }
+    private func journal(_ events: [DurableRecord.Event]) -> (bytes: [UInt8], offsets: [Int]) {
+        durableJournalFile(events)
+    }
 
     /// Reads a journal file as recovery does; returns what it kept, with the record times.
     private func read(_ bytes: [UInt8]) -> (salvage: DurableSalvage, events: [DurableRecord.Event], times: [Int64]) {
@@ -43,7 +45,7 @@ struct DurableRecordTests {
         let id = SessionID.random()
         let events: [DurableRecord.Event] = [
             .created(id), .deleted(id), .touched(id),
-            .groupSet(id, group: "main-courses", isExpanded: true), .groupSet(id, group: "宮保", isExpanded: false),
+            .groupSet(id, group: "main-courses", isExpanded: true), .groupSet(id, group: "宮保", isExpanded: false)
         ]
         let (bytes, _) = journal(events)
         let (salvage, decoded, times) = read(bytes)
@@ -59,16 +61,23 @@ struct DurableRecordTests {
         for cut in offsets[1] + 1 ..< bytes.count {
             let (salvage, events, _) = read(Array(bytes[0 ..< cut]))
             #expect(events == [.created(id)], "cut at \(cut)")
-            #expect(salvage.damage == [.init(kind: .tornTail, offset: offsets[1], end: cut, detail: salvage.damage.first?.detail ?? "")],
-                    "cut at \(cut): \(salvage.damage)")
+            #expect(
+                salvage.damage == [
+                    .init(kind: .tornTail, offset: offsets[1], end: cut, detail: salvage.damage.first?.detail ?? "")
+                ],
+                "cut at \(cut): \(salvage.damage)")
             #expect(salvage.isIntactBeforeATail)
         }
     }
 
-    @Test("a flipped byte anywhere in a middle record is corruption there: a flipped length is repaired, and the records after it are kept")
+    @Test(
+        "a flipped byte anywhere in a middle record is corruption there: a flipped length is repaired, and the records after it are kept"
+    )
     func flippedByteIsCorruption() {
         let id = SessionID.random()
-        let events: [DurableRecord.Event] = [.created(id), .groupSet(id, group: "drinks", isExpanded: true), .deleted(id)]
+        let events: [DurableRecord.Event] = [
+            .created(id), .groupSet(id, group: "drinks", isExpanded: true), .deleted(id)
+        ]
         let (bytes, offsets) = journal(events)
         for position in offsets[1] ..< offsets[2] {
             for bit in 0 ..< 8 {
@@ -90,7 +99,9 @@ struct DurableRecordTests {
         }
     }
 
-    @Test("a flipped length in the last record, pointing past the end of the file, is repaired, not taken for a torn tail")
+    @Test(
+        "a flipped length in the last record, pointing past the end of the file, is repaired, not taken for a torn tail"
+    )
     func flippedLengthOfTheLastRecordIsRepaired() {
         let id = SessionID.random()
         let events: [DurableRecord.Event] = [.created(id), .groupSet(id, group: "drinks", isExpanded: true)]
@@ -107,7 +118,10 @@ struct DurableRecordTests {
         let (intact, _) = journal([.created(SessionID.random())])
         let (salvage, events, _) = read(intact + [UInt8](repeating: 0, count: 100))
         #expect(events.count == 1)
-        #expect(salvage.damage == [.init(kind: .tornTail, offset: intact.count, end: intact.count + 100, detail: "zero-filled tail")])
+        #expect(
+            salvage.damage == [
+                .init(kind: .tornTail, offset: intact.count, end: intact.count + 100, detail: "zero-filled tail")
+            ])
     }
 
     @Test("a snapshot session with more groups than one payload holds is split over records, each within the limit")
@@ -125,7 +139,9 @@ struct DurableRecordTests {
             case .session(let found, let lastUsed, let first, _)? where records == 0 && found == id && lastUsed == 42:
                 decoded += first
             case .moreGroups(let found, let more)? where records > 0 && found == id:
-                decoded += more.compactMap { if case .flip(let group, let isExpanded) = $0 { (group, isExpanded) } else { nil } }
+                decoded += more.compactMap {
+                    if case .flip(let group, let isExpanded) = $0 { (group, isExpanded) } else { nil }
+                }
             default:
                 Issue.record("record \(records) is not a part of the session")
             }

@@ -1,10 +1,10 @@
+import DurableTestSupport
 import Foundation
 import MenuModel
 import Testing
 
 @testable import MenuSessions
 @testable import MenuSessionsDurable
-import DurableTestSupport
 
 /// The records of whole states (journal `state`/`stateMore`, snapshot `sessionState`): they
 /// round-trip, split within the frame limit and replay only whole, and damage to them is
@@ -13,38 +13,48 @@ import DurableTestSupport
 struct DurableStateRecordTests {
     static let entries: [DurableRecord.StateEntry] = [
         .mark("b", mode: .expanded), .mark("宮保", mode: .collapsed), .mark("d", mode: .default),
-        .flip("a", isExpanded: false), .flip("ag", isExpanded: true),
+        .flip("a", isExpanded: false), .flip("ag", isExpanded: true)
     ]
 
-    static func journal(_ events: [DurableRecord.Event]) -> (bytes: [UInt8], offsets: [Int]) { durableJournalFile(events, generation: 3) }
+    static func journal(_ events: [DurableRecord.Event]) -> (bytes: [UInt8], offsets: [Int]) {
+        durableJournalFile(events, generation: 3)
+    }
 
     /// The events a journal reading keeps, as recovery reads it.
     static func kept(_ bytes: [UInt8]) -> (salvage: DurableSalvage, events: [DurableRecord.Event]) {
         var events: [DurableRecord.Event] = []
-        let salvage = DurableSalvage(bytes, magic: DurableRecord.journalMagic, kinds: DurableRecord.journalKinds,
-                                     isRecord: { DurableRecord.decodeEvent($0) != nil },
-                                     consume: { payload in
-                                         guard let (event, _) = DurableRecord.decodeEvent(payload) else { return false }
-                                         events.append(event)
-                                         return true
-                                     })
+        let salvage = DurableSalvage(
+            bytes, magic: DurableRecord.journalMagic, kinds: DurableRecord.journalKinds,
+            isRecord: { DurableRecord.decodeEvent($0) != nil },
+            consume: { payload in
+                guard let (event, _) = DurableRecord.decodeEvent(payload) else { return false }
+                events.append(event)
+                return true
+            })
         salvage.checkInvariants()
         return (salvage, events)
     }
 
-    @Test("state records of every mode, marks and flips, encode and decode to themselves; an empty expand-all state is 50 bytes framed")
+    @Test(
+        "state records of every mode, marks and flips, encode and decode to themselves; an empty expand-all state is 50 bytes framed"
+    )
     func stateRecordsRoundTrip() throws {
         let id = SessionID.random()
-        let events: [DurableRecord.Event] = ExpansionMode.allCases.map {
-            .state(id, revision: 7, base: $0, total: Self.entries.count + 1, entries: Self.entries)
-        } + [.stateMore(id, entries: [.flip("c", isExpanded: true)]), .state(id, revision: 0, base: .collapsed, total: 0, entries: [])]
+        let events: [DurableRecord.Event] =
+            ExpansionMode.allCases.map {
+                .state(id, revision: 7, base: $0, total: Self.entries.count + 1, entries: Self.entries)
+            } + [
+                .stateMore(id, entries: [.flip("c", isExpanded: true)]),
+                .state(id, revision: 0, base: .collapsed, total: 0, entries: [])
+            ]
         let (bytes, offsets) = Self.journal(events)
         #expect(Self.kept(bytes).events == events)
         #expect(bytes.count - offsets.last! == 50)
         // A snapshot session with a base and marks, and more entries after it.
         var snapshot: [UInt8] = []
-        let state = PortableExpansion(base: .expanded, marks: [.init(id: "b", mode: .collapsed)],
-                                      flips: (0 ..< 40).map { .init(id: "group-\($0)", isExpanded: $0 % 2 == 0) })
+        let state = PortableExpansion(
+            base: .expanded, marks: [.init(id: "b", mode: .collapsed)],
+            flips: (0 ..< 40).map { .init(id: "group-\($0)", isExpanded: $0 % 2 == 0) })
         DurableRecord.appendSession(id, lastUsed: 9, state: state, revision: 4, to: &snapshot, payloadLimit: 200)
         var offset = 0
         var saved: DurableRecovery.SavedSession?
@@ -63,11 +73,14 @@ struct DurableStateRecordTests {
         #expect(offset == snapshot.count && saved?.portable == state)
     }
 
-    @Test("a state past the payload limit is split over parts within it, and replay installs it only once every part is read")
+    @Test(
+        "a state past the payload limit is split over parts within it, and replay installs it only once every part is read"
+    )
     func splitStatesReplayOnlyWhole() throws {
         let id = SessionID.random()
-        let state = PortableExpansion(base: .collapsed, marks: [.init(id: "m", mode: .expanded)],
-                                      flips: (0 ..< 30).map { .init(id: "group-\($0)", isExpanded: true) })
+        let state = PortableExpansion(
+            base: .collapsed, marks: [.init(id: "m", mode: .expanded)],
+            flips: (0 ..< 30).map { .init(id: "group-\($0)", isExpanded: true) })
         let parts = DurableRecord.stateEvents(of: id, state, revision: 5, payloadLimit: 120)
         #expect(parts.count >= 4)
         for part in parts {
@@ -84,23 +97,32 @@ struct DurableStateRecordTests {
             return replay.sessions[id]
         }
         let whole = try #require(replay(dropping: nil))
-        #expect(whole.portable == PortableExpansion(base: .collapsed, marks: state.marks, flips: state.flips + [.init(id: "after", isExpanded: false)]))
+        #expect(
+            whole.portable
+                == PortableExpansion(
+                    base: .collapsed, marks: state.marks, flips: state.flips + [.init(id: "after", isExpanded: false)]))
         #expect(whole.revision == 6)
         for lost in parts.indices {
             // The state before the lost write, and the set after it on top.
             let partial = try #require(replay(dropping: lost))
-            #expect(partial.portable == PortableExpansion(flips: [.init(id: "before", isExpanded: true), .init(id: "after", isExpanded: false)]),
-                    "part \(lost) lost")
+            #expect(
+                partial.portable
+                    == PortableExpansion(flips: [
+                        .init(id: "before", isExpanded: true), .init(id: "after", isExpanded: false)
+                    ]),
+                "part \(lost) lost")
         }
     }
 
-    @Test("a damaged byte anywhere in the record before a state record costs only that record: the state and its part after are kept")
+    @Test(
+        "a damaged byte anywhere in the record before a state record costs only that record: the state and its part after are kept"
+    )
     func damageBeforeAStateRecordKeepsIt() {
         let id = SessionID.random()
         let events: [DurableRecord.Event] = [
             .created(id), .groupSet(id, group: "drinks", isExpanded: true, revision: 1),
             .state(id, revision: 2, base: .expanded, total: 2, entries: [.mark("b", mode: .collapsed)]),
-            .stateMore(id, entries: [.flip("c", isExpanded: false)]), .deleted(id),
+            .stateMore(id, entries: [.flip("c", isExpanded: false)]), .deleted(id)
         ]
         let (bytes, offsets) = Self.journal(events)
         for record in [1, 2] {
@@ -110,13 +132,16 @@ struct DurableStateRecordTests {
                 let (salvage, kept) = Self.kept(damaged)
                 var expected = events
                 expected.remove(at: record)
-                #expect(kept == expected && salvage.damage.count == 1 && salvage.damage[0].offset == offsets[record],
-                        "byte \(position) of record \(record): \(salvage.damage)")
+                #expect(
+                    kept == expected && salvage.damage.count == 1 && salvage.damage[0].offset == offsets[record],
+                    "byte \(position) of record \(record): \(salvage.damage)")
             }
         }
     }
 
-    @Test("a damaged or torn expand-all record in the journal: the store starts with the session as it was before it, at its revision")
+    @Test(
+        "a damaged or torn expand-all record in the journal: the store starts with the session as it was before it, at its revision"
+    )
     func aDamagedBulkRecordLeavesTheStateBefore() throws {
         let menu = DurableFixtures.menu()
         let directory = DurableTemporaryDirectory()
@@ -130,8 +155,17 @@ struct DurableStateRecordTests {
         let (offsets, size) = try durableRecordOffsets(journal)
         let original = Array(try Data(contentsOf: URL(fileURLWithPath: journal)))
         #expect(offsets.count == 3 && size - offsets[2] == 50)
-        for (label, bytes) in [("damaged", { var b = original; b[offsets[2] + 30] ^= 0x04; return b }()),
-                               ("torn", Array(original[..<(offsets[2] + 20)]))] {
+        for (label, bytes) in [
+            (
+                "damaged",
+                {
+                    var b = original
+                    b[offsets[2] + 30] ^= 0x04
+                    return b
+                }()
+            ),
+            ("torn", Array(original[..<(offsets[2] + 20)]))
+        ] {
             try Data(bytes).write(to: URL(fileURLWithPath: journal))
             let store = try durableOpen(directory, menu: menu)
             #expect(try store.snapshot(of: id) == SessionSnapshot(state: before.state, revision: 1), "\(label)")
@@ -150,8 +184,9 @@ struct DurableStateRecordTests {
         let now = DurableSessionStore.milliseconds()
         DurableRecord.appendFileHeader(to: &bytes, magic: DurableRecord.snapshotMagic, generation: 1, time: now)
         DurableRecord.appendSession(plain, lastUsed: now, groups: [("c", true)], to: &bytes)
-        DurableRecord.appendSession(revised, lastUsed: now, groups: [("a", false), ("b", true), ("zz", true)], revision: 3, to: &bytes,
-                                    payloadLimit: 45)
+        DurableRecord.appendSession(
+            revised, lastUsed: now, groups: [("a", false), ("b", true), ("zz", true)], revision: 3, to: &bytes,
+            payloadLimit: 45)
         DurableRecord.appendSnapshotEnd(sessionCount: 2, to: &bytes)
         let (frames, end) = durablePayloads(bytes)
         #expect(frames.count > 4 && end == bytes.count)  // the header, the end and at least three session records

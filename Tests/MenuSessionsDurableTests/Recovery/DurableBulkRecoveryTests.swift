@@ -1,3 +1,4 @@
+import DurableTestSupport
 import Foundation
 import MenuModel
 import MenuTestSupport
@@ -5,7 +6,6 @@ import Testing
 
 @testable import MenuSessions
 @testable import MenuSessionsDurable
-import DurableTestSupport
 
 /// Bulk states across the store's harder paths: a write whose journal record the caller gave up
 /// on (the undo puts back the state before), and menu reloads (the carry-over and the snapshot
@@ -14,18 +14,23 @@ import DurableTestSupport
 struct DurableBulkRecoveryTests {
     /// Opens a store that gives up on the disk after 300 ms, flushing every write.
     static func open(_ directory: DurableTemporaryDirectory) throws -> DurableSessionStore {
-        try DurableSessionStore(directory: directory.path, menu: DurableFixtures.menu(), fsync: .always, storeTimeout: .milliseconds(300))
+        try DurableSessionStore(
+            directory: directory.path, menu: DurableFixtures.menu(), fsync: .always, storeTimeout: .milliseconds(300))
     }
 
     /// Runs `write` while the disk's flushes stall: it must answer `.unavailable`, leave `id` as it
     /// was, and, once the flush goes through, leave it so after a restart too.
-    static func expectUndone(_ directory: DurableTemporaryDirectory, _ id: SessionID, _ label: String,
-                             _ write: (DurableSessionStore) throws -> Void) throws {
+    static func expectUndone(
+        _ directory: DurableTemporaryDirectory, _ id: SessionID, _ label: String,
+        _ write: (DurableSessionStore) throws -> Void
+    ) throws {
         let store = try open(directory)
         let before = try store.snapshot(of: id)
         DurableFaults.stall(.flush, in: directory.path)
         #expect(durableIsUnavailable(durableError { try write(store) }), "\(label)")
-        #expect(DurableFaults.stalledCalls(in: directory.path) > 0, "\(label): the record reached the file, its flush waits")
+        #expect(
+            DurableFaults.stalledCalls(in: directory.path) > 0, "\(label): the record reached the file, its flush waits"
+        )
         #expect(try store.snapshot(of: id) == before, "\(label)")
         DurableFaults.release(.flush, in: directory.path)
         store.close()
@@ -34,7 +39,9 @@ struct DurableBulkRecoveryTests {
         #expect(try reopened.snapshot(of: id) == before, "\(label): after a restart")
     }
 
-    @Test("an expand-all, a recursive set and a delete that reach the journal after their caller gave up are undone: the state and revision before come back after a restart")
+    @Test(
+        "an expand-all, a recursive set and a delete that reach the journal after their caller gave up are undone: the state and revision before come back after a restart"
+    )
     func abandonedBulkWritesAreUndone() throws {
         let directory = DurableTemporaryDirectory()
         defer { directory.remove() }
@@ -47,14 +54,18 @@ struct DurableBulkRecoveryTests {
         #expect(try store.snapshot(of: id).revision == 3 && store.snapshot(of: id).state.markCount == 1)
         store.close()
         try Self.expectUndone(directory, id, "expand-all") { _ = try $0.apply(.setAll(.expanded), to: id) }
-        try Self.expectUndone(directory, id, "recursive set") { _ = try $0.apply(.setSubtree(groupID: "b", isExpanded: false), to: id) }
+        try Self.expectUndone(directory, id, "recursive set") {
+            _ = try $0.apply(.setSubtree(groupID: "b", isExpanded: false), to: id)
+        }
         try Self.expectUndone(directory, id, "delete") { try $0.delete(id) }
         // Each undo is a state record of its own in the journal: three writes, three undos.
         var states = 0
         for name in directory.journalNames {
             let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: directory.file(name))))
             for offset in try durableRecordOffsets(directory.file(name)).offsets {
-                if case (.state(id, _, _, _, _), _)? = DurableRecord.frame(in: bytes, at: offset).flatMap(DurableRecord.decodeEvent) {
+                if case (.state(id, _, _, _, _), _)? = DurableRecord.frame(in: bytes, at: offset).flatMap(
+                    DurableRecord.decodeEvent)
+                {
                     states += 1
                 }
             }
@@ -74,7 +85,9 @@ struct DurableBulkRecoveryTests {
             for pair in pairs {
                 let stored = try durable.snapshot(of: pair.durable, in: generation)
                 let reference = try memory.snapshot(of: pair.memory, in: memoryGeneration)
-                #expect(stored.state.portable(in: generation.menu) == reference.state.portable(in: memoryGeneration.menu), "\(label)")
+                #expect(
+                    stored.state.portable(in: generation.menu) == reference.state.portable(in: memoryGeneration.menu),
+                    "\(label)")
                 #expect(stored.revision == reference.revision, "\(label)")
             }
         }
@@ -100,25 +113,34 @@ struct DurableBulkRecoveryTests {
         }
     }
 
-    @Test("sessions with a base, marks and flips carried over by reloads keep them through the snapshot after each reload and a restart")
+    @Test(
+        "sessions with a base, marks and flips carried over by reloads keep them through the snapshot after each reload and a restart"
+    )
     func reloadsKeepBaseAndMarksAcrossRestarts() throws {
         let directory = DurableTemporaryDirectory()
         defer { directory.remove() }
         let first = MenuGeneration(ReloadMenus.menu(generation: 1))
-        var stores = Stores(generation: first, memoryGeneration: MenuGeneration(first.menu), memory: InMemorySessionStore(menu: first.menu),
-                            durable: try DurableSessionStore(directory: directory.path, menu: first, fsync: .no))
+        var stores = Stores(
+            generation: first, memoryGeneration: MenuGeneration(first.menu),
+            memory: InMemorySessionStore(menu: first.menu),
+            durable: try DurableSessionStore(directory: directory.path, menu: first, fsync: .no))
         defer { stores.durable.close() }
-        stores.pairs.append((try stores.durable.create(in: stores.generation), try stores.memory.create(in: stores.memoryGeneration)))
+        stores.pairs.append(
+            (try stores.durable.create(in: stores.generation), try stores.memory.create(in: stores.memoryGeneration)))
         try stores.apply(.setAll(.collapsed), to: 0)
         try stores.apply(.setSubtree(groupID: "mains", isExpanded: true), to: 0)
         try stores.apply(.toggle(groupID: "mains-noodles"), to: 0)
         try stores.apply(.set(groupID: "sides", isExpanded: true), to: 0)
         var ignored: [String] = []
-        let portable = PortableExpansion(base: .expanded, marks: [.init(id: "desserts", mode: .collapsed)],
-                                         flips: [.init(id: "drinks", isExpanded: false), .init(id: "desserts-cakes", isExpanded: true)])
+        let portable = PortableExpansion(
+            base: .expanded, marks: [.init(id: "desserts", mode: .collapsed)],
+            flips: [.init(id: "drinks", isExpanded: false), .init(id: "desserts-cakes", isExpanded: true)])
         let state = ExpansionState(portable: portable, in: first.menu, ignoredIDs: &ignored)
-        stores.pairs.append((try stores.durable.create(in: stores.generation, state: state),
-                             try stores.memory.create(in: stores.memoryGeneration, state: state)))
+        stores.pairs.append(
+            (
+                try stores.durable.create(in: stores.generation, state: state),
+                try stores.memory.create(in: stores.memoryGeneration, state: state)
+            ))
         try stores.expectSame("generation 1")
 
         stores.reload(to: 2)  // specials moves under mains, mains is collapsed by default

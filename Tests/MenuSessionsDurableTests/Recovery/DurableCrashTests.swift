@@ -1,17 +1,17 @@
 import ChildProcess
+import DurableTestSupport
 import Foundation
 import HTTPTestSupport
 import MenuAppTestSupport
 import MenuModel
-import Synchronization
+import MenuTestSupport
 import NaiveReference
+import Synchronization
 import Testing
 
 @testable import MenuService
 @testable import MenuSessions
 @testable import MenuSessionsDurable
-import DurableTestSupport
-import MenuTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -55,17 +55,22 @@ struct DurableCrashTests {
                 var seen = Acknowledged()
                 defer { shared.results.withLock { $0.append(seen) } }
                 guard let connection = try? LiveRawConnection(port: port),
-                      let created = try? connection.request("POST", "/sessions"), created.status == 201,
-                      let session = created.header("X-Session-Id")
+                    let created = try? connection.request("POST", "/sessions"), created.status == 201,
+                    let session = created.header("X-Session-Id")
                 else { return }
                 seen.session = session
                 var random = SplitMix64(state: UInt64(worker))
                 while true {
                     let group = DurableFixtures.groups[Int(random.next() % 5)]
                     seen.inFlight = group
-                    guard let response = try? connection.request("POST", "/groups/\(group)/toggle", headers: [("X-Session-Id", session)]) else { return }
+                    guard
+                        let response = try? connection.request(
+                            "POST", "/groups/\(group)/toggle", headers: [("X-Session-Id", session)])
+                    else { return }
                     guard response.status == 200 else { return }
-                    guard let body = try? JSONDecoder().decode(LiveChange.self, from: Data(response.body)), body.id == group else { return }
+                    guard let body = try? JSONDecoder().decode(LiveChange.self, from: Data(response.body)),
+                        body.id == group
+                    else { return }
                     seen.inFlight = nil
                     seen.states[group] = body.isExpanded
                     seen.count += 1
@@ -75,8 +80,9 @@ struct DurableCrashTests {
         }
         // Kill once the burst is well under way: 400 toggles acknowledged, however long that takes
         // (waited for up to 60 s, far more than any machine needs).
-        #expect(eventually(within: .seconds(60), every: .milliseconds(1)) { shared.total.load(ordering: .relaxed) >= 400 },
-                "400 toggles were not acknowledged within 60 s")
+        #expect(
+            eventually(within: .seconds(60), every: .milliseconds(1)) { shared.total.load(ordering: .relaxed) >= 400 },
+            "400 toggles were not acknowledged within 60 s")
         _ = server.signalAndWait(SIGKILL, timeoutSeconds: 30)
         started.wait()
         let acknowledged = shared.results.withLock { $0 }
@@ -85,8 +91,10 @@ struct DurableCrashTests {
 
         // Restart on the same directory: every acknowledged state is there.
         let restarted = try LiveChildServer(arguments: arguments)
-        #expect(restarted.stderrContains("sessions are kept in \(data) (journal fsync: \(policy.rawValue)); restored \(threads) sessions"),
-                "\(restarted.stderrText.value)")
+        #expect(
+            restarted.stderrContains(
+                "sessions are kept in \(data) (journal fsync: \(policy.rawValue)); restored \(threads) sessions"),
+            "\(restarted.stderrText.value)")
         let connection = try LiveRawConnection(port: restarted.port)
         for seen in acknowledged where !seen.session.isEmpty {
             let rows = try connection.request("GET", "/rows?limit=500", headers: [("X-Session-Id", seen.session)])
@@ -95,8 +103,9 @@ struct DurableCrashTests {
             for row in visible {
                 guard let isExpanded = row.isExpanded else { continue }
                 let expected = seen.states[row.id] ?? defaults[row.id]!
-                #expect(isExpanded == expected || (seen.inFlight == row.id && isExpanded == !expected),
-                        "session \(seen.session) group \(row.id): \(isExpanded), acknowledged \(expected)")
+                #expect(
+                    isExpanded == expected || (seen.inFlight == row.id && isExpanded == !expected),
+                    "session \(seen.session) group \(row.id): \(isExpanded), acknowledged \(expected)")
             }
         }
         _ = restarted.signalAndWait(SIGTERM, timeoutSeconds: 30)
@@ -109,8 +118,10 @@ struct DurableCrashTests {
             let state = durableExpansion(try store.state(of: try #require(SessionID(seen.session))), menu: menu)
             for group in DurableFixtures.groups {
                 let expected = seen.states[group] ?? defaults[group]!
-                #expect(state[group] == expected || (seen.inFlight == group && state[group] == !expected),
-                        "session \(seen.session) group \(group): \(String(describing: state[group])), acknowledged \(expected)")
+                #expect(
+                    state[group] == expected || (seen.inFlight == group && state[group] == !expected),
+                    "session \(seen.session) group \(group): \(String(describing: state[group])), acknowledged \(expected)"
+                )
             }
         }
     }
@@ -124,6 +135,8 @@ struct DurableCrashTests {
         let missing = directory.file("missing/data")
         let exit = try liveRun(try LivePaths.executable(), ["--port", "0", "--config", config, "--data-dir", missing])
         #expect(exit.status == 2)
-        #expect(exit.stderr.contains("menu-server: cannot use data directory \(missing): it does not exist"), "\(exit.stderr)")
+        #expect(
+            exit.stderr.contains("menu-server: cannot use data directory \(missing): it does not exist"),
+            "\(exit.stderr)")
     }
 }

@@ -1,4 +1,5 @@
 import ChildProcess
+import DurableTestSupport
 import Foundation
 import MenuAppTestSupport
 import MenuModel
@@ -7,7 +8,6 @@ import Testing
 @testable import MenuService
 @testable import MenuSessions
 @testable import MenuSessionsDurable
-import DurableTestSupport
 
 /// Damage at every byte of a small data directory, one position at a time. The oracle is
 /// independent of the store: the changes this test made (each toggle's acknowledged result) and
@@ -34,7 +34,9 @@ struct DurableDamageTests {
         do {
             let store = try durableOpen(directory, menu: menu)
             var ids = try (0 ..< 4).map { _ in try store.create() }
-            for step in 0 ..< 8 { _ = try store.apply(.toggle(groupID: DurableFixtures.groups[step % 5]), to: ids[step % 4]) }
+            for step in 0 ..< 8 {
+                _ = try store.apply(.toggle(groupID: DurableFixtures.groups[step % 5]), to: ids[step % 4])
+            }
             try store.compactNow()
             for _ in 0 ..< 2 {
                 let id = try store.create()
@@ -42,8 +44,10 @@ struct DurableDamageTests {
                 base.journalRecords.append((id, nil, false))
             }
             for step in 0 ..< 16 {
-                let applied = try store.apply(.toggle(groupID: DurableFixtures.groups[(step * 3) % 5]), to: ids[step % 6])
-                base.journalRecords.append((ids[step % 6], applied.change.groupChange!.id, applied.change.groupChange!.isExpanded))
+                let applied = try store.apply(
+                    .toggle(groupID: DurableFixtures.groups[(step * 3) % 5]), to: ids[step % 6])
+                base.journalRecords.append(
+                    (ids[step % 6], applied.change.groupChange!.id, applied.change.groupChange!.isExpanded))
             }
             store.close()
             for name in directory.fileSizes.keys where name != "LOCK" {
@@ -55,7 +59,8 @@ struct DurableDamageTests {
             var offset = try #require(DurableRecord.frame(in: snapshot, at: DurableRecord.snapshotMagic.count)).endIndex
             while let payload = DurableRecord.frame(in: snapshot, at: offset) {
                 if case .session(let id, _, let groups, _)? = DurableRecord.decodeSnapshotItem(payload) {
-                    base.snapshotSessions.append((id, Dictionary(uniqueKeysWithValues: groups.map { ($0.id, $0.isExpanded) })))
+                    base.snapshotSessions.append(
+                        (id, Dictionary(uniqueKeysWithValues: groups.map { ($0.id, $0.isExpanded) })))
                 }
                 offset = payload.endIndex
             }
@@ -113,7 +118,9 @@ struct DurableDamageTests {
             try Data(bytes).write(to: URL(fileURLWithPath: directory.file(name)))
         }
         let label = "\(file) byte \(position) (record \(lostRecord.map(String.init) ?? "none") lost)"
-        let expected = file == "snapshot" ? expected(lostSnapshot: lostRecord, lostJournal: nil)
+        let expected =
+            file == "snapshot"
+            ? expected(lostSnapshot: lostRecord, lostJournal: nil)
             : expected(lostSnapshot: nil, lostJournal: lostRecord)
         for round in 0 ..< 2 {
             let log = DurableLogRecorder()
@@ -122,7 +129,8 @@ struct DurableDamageTests {
             for (id, groups) in expected {
                 if let groups {
                     do {
-                        #expect(durableExpansion(try store.state(of: id), menu: menu) == groups, "\(label), round \(round)")
+                        #expect(
+                            durableExpansion(try store.state(of: id), menu: menu) == groups, "\(label), round \(round)")
                     } catch {
                         Issue.record("\(label), round \(round): session \(id): \(error)")
                     }
@@ -138,7 +146,8 @@ struct DurableDamageTests {
             let repair = try #require(store.recovery.repairs.first { $0.file == file }, "\(label): no repair")
             let aside = Array(try Data(contentsOf: URL(fileURLWithPath: directory.file(repair.savedAs))))
             #expect(repair.setAsideFrom <= position && aside == Array(damaged[repair.setAsideFrom...]), "\(label)")
-            #expect(log.lines.contains { $0.contains(repair.savedAs) && $0.contains("kept ") }, "\(label): \(log.lines)")
+            #expect(
+                log.lines.contains { $0.contains(repair.savedAs) && $0.contains("kept ") }, "\(label): \(log.lines)")
         }
     }
 
@@ -155,24 +164,32 @@ struct DurableDamageTests {
     /// The record a damaged byte costs: none in the magic or the header, none in a length field
     /// (the checksum confirms the right length), else the record it is in.
     static func lostRecord(at position: Int, frames: [Int]) -> Int? {
-        guard let frame = frames.lastIndex(where: { $0 <= position }), frame > 0, position - frames[frame] >= 4 else { return nil }
+        guard let frame = frames.lastIndex(where: { $0 <= position }), frame > 0, position - frames[frame] >= 4 else {
+            return nil
+        }
         return frame - 1
     }
 
-    @Test("a damaged byte anywhere in the journal: the store starts, only the record it hit is lost, the bytes are set aside")
+    @Test(
+        "a damaged byte anywhere in the journal: the store starts, only the record it hit is lost, the bytes are set aside"
+    )
     func everyJournalByte() throws {
         let journal = try #require(Self.base.files[Self.base.journalName])
         let frames = Self.frameStarts(journal)
         #expect(frames.count == 1 + 18)
         try Self.withScratch { scratch in
             for position in 0 ..< journal.count {
-                try Self.check(Self.base.journalName, position: position, lostRecord: Self.lostRecord(at: position, frames: frames),
-                               in: scratch)
+                try Self.check(
+                    Self.base.journalName, position: position,
+                    lostRecord: Self.lostRecord(at: position, frames: frames),
+                    in: scratch)
             }
         }
     }
 
-    @Test("a damaged byte anywhere in the snapshot: the store starts, only the session it hit is lost, the bytes are set aside")
+    @Test(
+        "a damaged byte anywhere in the snapshot: the store starts, only the session it hit is lost, the bytes are set aside"
+    )
     func everySnapshotByte() throws {
         let snapshot = try #require(Self.base.files["snapshot"])
         let frames = Self.frameStarts(snapshot)
@@ -189,8 +206,9 @@ struct DurableDamageTests {
     /// Bytes of a snapshot to damage: in its header record (its generation), in its session record.
     static let snapshotDamage = [DurableRecord.snapshotMagic.count + DurableRecord.frameHeaderSize + 1, 33 + 12]
 
-    @Test("a damaged snapshot beside a leftover journal it already holds: every journal replays, the state is right",
-          arguments: snapshotDamage)
+    @Test(
+        "a damaged snapshot beside a leftover journal it already holds: every journal replays, the state is right",
+        arguments: snapshotDamage)
     func damagedSnapshotReplaysEveryJournal(position: Int) throws {
         let directory = DurableTemporaryDirectory()
         defer { directory.remove() }
@@ -220,11 +238,17 @@ struct DurableDamageTests {
         expected["c"] = true
         #expect(durableExpansion(try second.state(of: id), menu: Self.menu) == expected)
         let record = position < 33 ? 8 : 33
-        #expect(log.lines.contains { $0.contains("snapshot: corrupt record at byte \(record)") && $0.contains("every journal on disk is replayed") },
-                "\(log.lines)")
+        #expect(
+            log.lines.contains {
+                $0.contains("snapshot: corrupt record at byte \(record)")
+                    && $0.contains("every journal on disk is replayed")
+            },
+            "\(log.lines)")
     }
 
-    @Test("menu-server (--fsync always) on a journal whose third record's length points past its end keeps every acknowledged toggle")
+    @Test(
+        "menu-server (--fsync always) on a journal whose third record's length points past its end keeps every acknowledged toggle"
+    )
     func liveServerKeepsTheTogglesAfterADamagedLength() throws {
         let directory = DurableTemporaryDirectory()
         defer { directory.remove() }
@@ -237,7 +261,9 @@ struct DurableDamageTests {
             let created = try connection.request("POST", "/sessions")
             session = try #require(created.header("X-Session-Id"))
             for group in ["a", "b", "c", "ag", "bg", "a", "c"] {
-                #expect(try connection.request("POST", "/groups/\(group)/toggle", headers: [("X-Session-Id", session)]).status == 200)
+                #expect(
+                    try connection.request("POST", "/groups/\(group)/toggle", headers: [("X-Session-Id", session)])
+                        .status == 200)
                 expected[group]!.toggle()
             }
         }
@@ -254,8 +280,10 @@ struct DurableDamageTests {
         _ = restarted.signalAndWait(SIGTERM, timeoutSeconds: 30)
         #expect(restarted.termination == .exited(0))
         let stderr = restarted.stderrText.value
-        #expect(stderr.contains("\(name): corrupt record at byte \(offsets[2]) (record length") && stderr.contains("repaired 1 record length")
-                    && stderr.contains("set aside in \(name).corrupt-"), "\(stderr)")
+        #expect(
+            stderr.contains("\(name): corrupt record at byte \(offsets[2]) (record length")
+                && stderr.contains("repaired 1 record length")
+                && stderr.contains("set aside in \(name).corrupt-"), "\(stderr)")
         let store = try DurableSessionStore(directory: data, menu: Self.menu)
         defer { store.close() }
         #expect(store.recovery.repairs.isEmpty)

@@ -1,8 +1,9 @@
-import Testing
-@testable import MenuSessions
-@testable import MenuSessionsDurable
 import DurableTestSupport
 import MenuTestSupport
+import Testing
+
+@testable import MenuSessions
+@testable import MenuSessionsDurable
 
 @Suite("Durable: revisions survive a restart, from the journal and from the snapshot")
 struct DurableRevisionRestartTests {
@@ -48,7 +49,7 @@ struct DurableRevisionRestartTests {
     @Test func anOlderJournalsGroupSetWithoutARevisionCountsOneRevisionEachAndARevisionIsExact() throws {
         let id = SessionID.random()
         let events: [DurableRecord.Event] = [
-            .created(id), .groupSet(id, group: "a", isExpanded: false), .groupSet(id, group: "c", isExpanded: true),
+            .created(id), .groupSet(id, group: "a", isExpanded: false), .groupSet(id, group: "c", isExpanded: true)
         ]
         var replay = DurableRecovery.Replay(directory: "/nonexistent", log: { _ in })
         for event in events { replay.apply(try Self.roundTrip(event), time: 1) }

@@ -1,3 +1,4 @@
+import DurableTestSupport
 import Foundation
 import MenuModel
 import NaiveReference
@@ -5,7 +6,6 @@ import Testing
 
 @testable import MenuSessions
 @testable import MenuSessionsDurable
-import DurableTestSupport
 
 /// Bulk commands (expand or collapse all, recursive sets) and sessions created holding a state,
 /// in the durable store: after a restart every session holds what the in-memory store holds
@@ -47,7 +47,9 @@ struct DurableBulkTests {
             for pair in sessions {
                 let stored = try durable.snapshot(of: pair.durable)
                 let reference = try memory.snapshot(of: pair.memory)
-                #expect(stored.state.portable(in: menu) == reference.state.portable(in: menu), "\(label)", sourceLocation: sourceLocation)
+                #expect(
+                    stored.state.portable(in: menu) == reference.state.portable(in: menu), "\(label)",
+                    sourceLocation: sourceLocation)
                 #expect(stored.revision == reference.revision, "\(label)", sourceLocation: sourceLocation)
             }
         }
@@ -61,8 +63,11 @@ struct DurableBulkTests {
             state.marks.append(.init(id: groups.randomElement(using: &rng)!, mode: modes.randomElement(using: &rng)!))
         }
         for _ in 0 ..< Int.random(in: 0 ... 5, using: &rng) {
-            state.flips.append(.init(id: Int.random(in: 0 ..< 20, using: &rng) == 0 ? "no-such-group" : groups.randomElement(using: &rng)!,
-                                     isExpanded: Bool.random(using: &rng)))
+            state.flips.append(
+                .init(
+                    id: Int.random(in: 0 ..< 20, using: &rng) == 0
+                        ? "no-such-group" : groups.randomElement(using: &rng)!,
+                    isExpanded: Bool.random(using: &rng)))
         }
         return state
     }
@@ -79,8 +84,9 @@ struct DurableBulkTests {
         }
     }
 
-    @Test("a seeded mix of expand-all, collapse-all, reset, recursive sets, toggles, reveals and states: restarts give the in-memory store's states and revisions",
-          arguments: [UInt64(1), 2, 3])
+    @Test(
+        "a seeded mix of expand-all, collapse-all, reset, recursive sets, toggles, reveals and states: restarts give the in-memory store's states and revisions",
+        arguments: [UInt64(1), 2, 3])
     func restartsMatchTheInMemoryStore(seed: UInt64) throws {
         var rng = SplitMix64(state: seed)
         let menu = try makeMenu(randomTree(nodes: 300, maxDepth: 5, using: &rng))
@@ -97,11 +103,18 @@ struct DurableBulkTests {
                 pair.sessions.append((try pair.durable.create(), try pair.memory.create()))
             } else if choice < 10 {
                 var ignored: [String] = []
-                let state = ExpansionState(portable: Self.randomPortable(groups: groups, using: &rng), in: menu, ignoredIDs: &ignored)
-                let stored = Result { () throws(SessionStoreError) in try pair.durable.create(in: pair.durable.currentMenu, state: state) }
-                let reference = Result { () throws(SessionStoreError) in try pair.memory.create(in: pair.memory.currentMenu, state: state) }
+                let state = ExpansionState(
+                    portable: Self.randomPortable(groups: groups, using: &rng), in: menu, ignoredIDs: &ignored)
+                let stored = Result { () throws(SessionStoreError) in
+                    try pair.durable.create(in: pair.durable.currentMenu, state: state)
+                }
+                let reference = Result { () throws(SessionStoreError) in
+                    try pair.memory.create(in: pair.memory.currentMenu, state: state)
+                }
                 #expect(stored.error == reference.error, "step \(step)")
-                if case .success(let durableID) = stored, case .success(let memoryID) = reference { pair.sessions.append((durableID, memoryID)) }
+                if case .success(let durableID) = stored, case .success(let memoryID) = reference {
+                    pair.sessions.append((durableID, memoryID))
+                }
             } else if choice < 14 {
                 let command = Self.randomCommand(groups: groups, nodes: nodes, using: &rng)
                 let stored = try? pair.durable.apply(command, to: nil)
@@ -116,8 +129,12 @@ struct DurableBulkTests {
             } else {
                 let target = pair.sessions.randomElement(using: &rng)!
                 let command = Self.randomCommand(groups: groups, nodes: nodes, using: &rng)
-                let stored = Result { () throws(SessionStoreError) in try pair.durable.apply(command, to: target.durable).revision }
-                let reference = Result { () throws(SessionStoreError) in try pair.memory.apply(command, to: target.memory).revision }
+                let stored = Result { () throws(SessionStoreError) in
+                    try pair.durable.apply(command, to: target.durable).revision
+                }
+                let reference = Result { () throws(SessionStoreError) in
+                    try pair.memory.apply(command, to: target.memory).revision
+                }
                 #expect(stored == reference, "step \(step): \(command)")
                 if case .failure(.tooManyChanges) = reference { refusals += 1 }
             }
@@ -134,14 +151,15 @@ struct DurableBulkTests {
     }
 }
 
-
 extension DurableBulkTests {
     /// The journal's size now (the newest journal file).
     static func journalBytes(_ directory: DurableTemporaryDirectory) throws -> Int {
         try durableRecordOffsets(directory.file(try #require(directory.journalNames.last))).size
     }
 
-    @Test("expand-all, collapse-all and a recursive set of a 50,000-node menu each journal one record of under 200 bytes (a repeat nothing), and restart to the same table")
+    @Test(
+        "expand-all, collapse-all and a recursive set of a 50,000-node menu each journal one record of under 200 bytes (a repeat nothing), and restart to the same table"
+    )
     func bulkCommandsOfALargeMenuJournalAFewBytes() throws {
         var rng = SplitMix64(state: 7)
         let menu = try makeMenu(randomTree(nodes: 50_000, maxDepth: 8, width: 0 ... 8, using: &rng))
@@ -169,14 +187,18 @@ extension DurableBulkTests {
         defer { reopened.close() }
         let restored = try reopened.snapshot(of: id)
         #expect(restored.state.portable(in: menu) == expected.state.portable(in: menu) && restored.revision == 3)
-        #expect(FlattenedView(menu: menu, state: restored.state).count == shown && restored.state.changedGroupCount == 1)
+        #expect(
+            FlattenedView(menu: menu, state: restored.state).count == shown && restored.state.changedGroupCount == 1)
     }
 
     /// Base collapsed, b's subtree expanded, d flipped open, and an id the menu does not have.
-    static let portable = PortableExpansion(base: .collapsed, marks: [.init(id: "b", mode: .expanded)],
-                                            flips: [.init(id: "ag", isExpanded: true), .init(id: "zz", isExpanded: true)])
+    static let portable = PortableExpansion(
+        base: .collapsed, marks: [.init(id: "b", mode: .expanded)],
+        flips: [.init(id: "ag", isExpanded: true), .init(id: "zz", isExpanded: true)])
 
-    @Test("a session created holding a base, marks and flips survives a restart from the journal and from a snapshot, at revision 0")
+    @Test(
+        "a session created holding a base, marks and flips survives a restart from the journal and from a snapshot, at revision 0"
+    )
     func aCreatedStateSurvivesRestarts() throws {
         let menu = DurableFixtures.menu()
         var ignored: [String] = []
@@ -197,7 +219,9 @@ extension DurableBulkTests {
         }
     }
 
-    @Test("a compaction writes base and marks: after a restart from the snapshot alone each session holds them, flips under marks included")
+    @Test(
+        "a compaction writes base and marks: after a restart from the snapshot alone each session holds them, flips under marks included"
+    )
     func compactionKeepsBaseAndMarks() throws {
         let menu = DurableFixtures.menu()
         let directory = DurableTemporaryDirectory()
@@ -211,13 +235,18 @@ extension DurableBulkTests {
         let flat = try first.create()
         _ = try first.apply(.toggle(groupID: "c"), to: flat)
         let expected = [marked: try first.snapshot(of: marked), flat: try first.snapshot(of: flat)]
-        #expect(expected[marked]!.revision == 4 && expected[marked]!.state.markCount == 1 && expected[marked]!.state.baseMode == .expanded)
+        #expect(
+            expected[marked]!.revision == 4 && expected[marked]!.state.markCount == 1
+                && expected[marked]!.state.baseMode == .expanded)
         try first.compactNow()
         first.close()
         // The snapshot holds one record per session: the new kind only for the session with a base and marks.
         let snapshot = Array(try Data(contentsOf: URL(fileURLWithPath: directory.file("snapshot"))))
         let kinds = durablePayloads(snapshot).payloads.map { $0.first! }
-        #expect(kinds.sorted() == [DurableRecord.Kind.fileHeader, .snapshotEnd, .sessionAtRevision, .sessionState].map(\.rawValue).sorted())
+        #expect(
+            kinds.sorted()
+                == [DurableRecord.Kind.fileHeader, .snapshotEnd, .sessionAtRevision, .sessionState].map(\.rawValue)
+                .sorted())
         let journal = try Self.journalBytes(directory)
         #expect(directory.journalNames.count == 1 && journal < 100)  // a fresh journal: its header only
         let reopened = try durableOpen(directory, menu: menu)
@@ -243,7 +272,9 @@ extension DurableBulkTests {
         let before = try Self.journalBytes(directory)
         #expect(durableError { try store.create(in: store.currentMenu, state: big) } == .tooManyChanges(limit: 2))
         // b's subtree holds neither flip: a third entry.
-        #expect(durableError { try store.apply(.setSubtree(groupID: "b", isExpanded: true), to: id) } == .tooManyChanges(limit: 2))
+        #expect(
+            durableError { try store.apply(.setSubtree(groupID: "b", isExpanded: true), to: id) }
+                == .tooManyChanges(limit: 2))
         #expect(try Self.journalBytes(directory) == before && store.count == 1)
         #expect(try store.snapshot(of: id).revision == 2)
         // One that clears what it replaces goes through: collapse-all leaves no entry.

@@ -1,19 +1,23 @@
+import DurableTestSupport
 import MenuModel
 import Testing
+
 @testable import MenuService
 @testable import MenuSessions
 @testable import MenuSessionsDurable
-import DurableTestSupport
 
 /// The durable store evicts as the in-memory one does, journals each eviction as a deletion, and
 /// rebuilds the least-recently-used order from the files.
 @Suite("Durable store: eviction and the changed-groups cap survive restarts")
 struct DurableEvictionTests {
-    private func open(_ directory: DurableTemporaryDirectory, _ clock: DurableTestClock, maxSessions: Int = 2,
-                      maxChangedGroups: Int = 10_000) throws -> DurableSessionStore {
-        try DurableSessionStore(directory: directory.path, menu: DurableFixtures.menu(), fsync: .no, maxSessions: maxSessions,
-                                timeToLive: .seconds(3600), evictionIdle: .seconds(60), maxChangedGroups: maxChangedGroups,
-                                clock: clock.clock, wallClock: clock.wall)
+    private func open(
+        _ directory: DurableTemporaryDirectory, _ clock: DurableTestClock, maxSessions: Int = 2,
+        maxChangedGroups: Int = 10_000
+    ) throws -> DurableSessionStore {
+        try DurableSessionStore(
+            directory: directory.path, menu: DurableFixtures.menu(), fsync: .no, maxSessions: maxSessions,
+            timeToLive: .seconds(3600), evictionIdle: .seconds(60), maxChangedGroups: maxChangedGroups,
+            clock: clock.clock, wallClock: clock.wall)
     }
 
     @Test func anEvictedSessionStaysGoneAfterARestart() throws {

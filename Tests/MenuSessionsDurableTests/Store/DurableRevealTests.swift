@@ -1,8 +1,8 @@
+import DurableTestSupport
 import MenuModel
 import MenuSessions
 import MenuSessionsDurable
 import Testing
-import DurableTestSupport
 
 /// A reveal sets several groups at once: the durable store journals each of them, in one commit,
 /// so that a restart restores them all.

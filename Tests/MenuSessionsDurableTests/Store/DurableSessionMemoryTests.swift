@@ -4,6 +4,7 @@ import MenuModel
 import MenuSessions
 import MenuTestSupport
 import Testing
+
 @testable import MenuSessionsDurable
 
 /// The durable store holds the byte budget as the memory store does, journals each eviction it
@@ -19,8 +20,9 @@ struct DurableSessionMemoryTests {
         var evicted: SessionID?
         var kept: [SessionID] = []
         do {
-            let store = try DurableSessionStore(directory: directory.path, menu: menu, fsync: .always, evictionIdle: .seconds(60),
-                                                sessionMemory: 4 << 20, clock: clock.now)
+            let store = try DurableSessionStore(
+                directory: directory.path, menu: menu, fsync: .always, evictionIdle: .seconds(60),
+                sessionMemory: 4 << 20, clock: clock.now)
             defer { store.close() }
             #expect(throws: SessionStoreError.sessionTooLarge(limit: store.maxStateBytes)) {
                 try store.create(in: store.currentMenu, state: expandedState(0 ..< 4_000, in: menu))
@@ -39,8 +41,9 @@ struct DurableSessionMemoryTests {
             kept.append(ids[ids.count - 1])
             #expect(store.sessionCounts.evicted >= 1)
         }
-        let reopened = try DurableSessionStore(directory: directory.path, menu: menu, evictionIdle: .seconds(60), sessionMemory: 4 << 20,
-                                               clock: clock.now)
+        let reopened = try DurableSessionStore(
+            directory: directory.path, menu: menu, evictionIdle: .seconds(60), sessionMemory: 4 << 20,
+            clock: clock.now)
         defer { reopened.close() }
         #expect(throws: SessionStoreError.unknownSession) { try reopened.snapshot(of: try #require(evicted)) }
         for id in kept { #expect(try reopened.snapshot(of: id).state == state.compacted) }

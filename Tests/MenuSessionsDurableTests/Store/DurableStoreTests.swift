@@ -1,3 +1,4 @@
+import DurableTestSupport
 import Foundation
 import MenuModel
 import NaiveReference
@@ -7,7 +8,6 @@ import Testing
 @testable import MenuService
 @testable import MenuSessions
 @testable import MenuSessionsDurable
-import DurableTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -21,7 +21,8 @@ struct DurableStoreTests {
     /// hold, computed from the commands alone (a toggle flips a group, a set sets it), never read
     /// back from the store.
     private func workload(_ store: DurableSessionStore, sessions: Int, changes: Int, seed: UInt64)
-        throws -> [SessionID: [String: Bool]] {
+        throws -> [SessionID: [String: Bool]]
+    {
         let defaults = durableExpansion(ExpansionState())
         var random = SplitMix64(state: seed)
         var expected: [SessionID: [String: Bool]] = [:]
@@ -126,7 +127,9 @@ struct DurableStoreTests {
         #expect(try third.state(of: later) == ExpansionState())
     }
 
-    @Test("a corrupt record in the middle: only it is lost, the records around it replay, its bytes are set aside, the store starts")
+    @Test(
+        "a corrupt record in the middle: only it is lost, the records around it replay, its bytes are set aside, the store starts"
+    )
     func corruptRecordInTheMiddle() throws {
         let directory = DurableTemporaryDirectory()
         defer { directory.remove() }
@@ -161,12 +164,16 @@ struct DurableStoreTests {
         let saved = try Data(contentsOf: URL(fileURLWithPath: directory.file(repair.savedAs)))
         #expect(Array(saved) == Array(bytes[bad...]) && saved.count == size - bad)
         #expect(directory.fileSizes["snapshot"] != nil && !directory.journalNames.contains(journal))
-        #expect(log.lines.contains { $0.contains("corrupt record at byte \(bad)") && $0.contains(repair.savedAs) }, "\(log.lines)")
+        #expect(
+            log.lines.contains { $0.contains("corrupt record at byte \(bad)") && $0.contains(repair.savedAs) },
+            "\(log.lines)")
         // The store serves and journals again.
         #expect(try second.apply(.toggle(groupID: "c"), to: id).state != history[7])
     }
 
-    @Test("a damaged snapshot: sessions before the damage and later journal records survive, the file is kept aside, a fresh snapshot is written")
+    @Test(
+        "a damaged snapshot: sessions before the damage and later journal records survive, the file is kept aside, a fresh snapshot is written"
+    )
     func damagedSnapshot() throws {
         let directory = DurableTemporaryDirectory()
         defer { directory.remove() }
@@ -188,8 +195,11 @@ struct DurableStoreTests {
         #expect(second.count == 20)  // 19 from the snapshot, 1 from the journal
         #expect(try second.state(of: later) == ExpansionState())
         #expect(directory.fileSizes[repair.savedAs] == size)
-        #expect(log.lines.contains { $0.contains("snapshot: corrupt record") && $0.contains("19 sessions kept of the 20 it lists") },
-                "\(log.lines)")
+        #expect(
+            log.lines.contains {
+                $0.contains("snapshot: corrupt record") && $0.contains("19 sessions kept of the 20 it lists")
+            },
+            "\(log.lines)")
         second.close()
         let third = try durableOpen(directory)
         defer { third.close() }
@@ -369,8 +379,9 @@ struct DurableStoreTests {
         first.close()
 
         // The new menu no longer has group c.
-        let changed = DurableFixtures.menu(DurableFixtures.menuJSON.replacingOccurrences(
-            of: #"{"id": "c", "title": "C", "items": [{"id": "c1", "title": "C1"}]},"#, with: ""))
+        let changed = DurableFixtures.menu(
+            DurableFixtures.menuJSON.replacingOccurrences(
+                of: #"{"id": "c", "title": "C", "items": [{"id": "c1", "title": "C1"}]},"#, with: ""))
         let log = DurableLogRecorder()
         let second = try durableOpen(directory, menu: changed, log: log)
         defer { second.close() }
@@ -431,10 +442,11 @@ struct DurableStoreTests {
                 _ = try DurableSessionStore(directory: path, menu: DurableFixtures.menu())
                 Issue.record("opened \(path)")
             } catch {
-                #expect(error.description.contains("cannot use data directory \(path)") && error.description.contains(reason),
-                        "\(error)")
+                #expect(
+                    error.description.contains("cannot use data directory \(path)")
+                        && error.description.contains(reason),
+                    "\(error)")
             }
         }
     }
 }
-

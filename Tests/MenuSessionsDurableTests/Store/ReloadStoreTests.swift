@@ -1,10 +1,11 @@
-import HTTPCore
-import Foundation
-@testable import MenuModel
-import Testing
 import DurableTestSupport
+import Foundation
+import HTTPCore
 import MenuServiceTestSupport
 import MenuTestSupport
+import Testing
+
+@testable import MenuModel
 @testable import MenuService
 @testable import MenuSessions
 @testable import MenuSessionsDurable
@@ -68,8 +69,9 @@ private struct Reloading {
 
 @Suite("Reload: sessions are carried over to a new menu by id, in both stores")
 struct ReloadStoreTests {
-    @Test("a changed group keeps its choice by id; a group gone or turned into a row is dropped; a changed default keeps the explicit choice",
-          arguments: ReloadStoreKind.allCases)
+    @Test(
+        "a changed group keeps its choice by id; a group gone or turned into a row is dropped; a changed default keeps the explicit choice",
+        arguments: ReloadStoreKind.allCases)
     func changedGroupsAreCarriedOverByID(kind: ReloadStoreKind) throws {
         let directory = DurableTemporaryDirectory()
         defer { directory.remove() }
@@ -99,8 +101,9 @@ struct ReloadStoreTests {
         #expect(after3["specials"] == true && after3["sides"] == true && after3["desserts"] == false)
     }
 
-    @Test("a session not used across several reloads is carried over on its next use, as if at each one",
-          arguments: ReloadStoreKind.allCases)
+    @Test(
+        "a session not used across several reloads is carried over on its next use, as if at each one",
+        arguments: ReloadStoreKind.allCases)
     func aSessionIsRebasedLazilyThroughSeveralReloads(kind: ReloadStoreKind) throws {
         let directory = DurableTemporaryDirectory()
         defer { directory.remove() }
@@ -112,7 +115,9 @@ struct ReloadStoreTests {
         let lazyID = try lazy.store.create(in: lazy.service.current.generation)
         var expectation = ReloadExpectation()
         var unused = ReloadExpectation()
-        for (group, isExpanded) in [("seasonal", true), ("drinks", true), ("specials", true), ("mains-noodles", true), ("desserts", false)] {
+        for (group, isExpanded) in [
+            ("seasonal", true), ("drinks", true), ("specials", true), ("mains-noodles", true), ("desserts", false)
+        ] {
             try eager.set(group, isExpanded, on: eagerID, &expectation)
             try lazy.set(group, isExpanded, on: lazyID, &unused)
         }
@@ -124,8 +129,9 @@ struct ReloadStoreTests {
         #expect(try lazy.expansion(of: lazyID) == eager.expected(expectation))
     }
 
-    @Test("a request on the menu before a reload gets .menuChanged for a session already on the new one, and nothing changes",
-          arguments: ReloadStoreKind.allCases)
+    @Test(
+        "a request on the menu before a reload gets .menuChanged for a session already on the new one, and nothing changes",
+        arguments: ReloadStoreKind.allCases)
     func aSessionOnANewerMenuRefusesAnOlderOne(kind: ReloadStoreKind) throws {
         let directory = DurableTemporaryDirectory()
         defer { directory.remove() }
@@ -134,17 +140,21 @@ struct ReloadStoreTests {
         let id = try reloading.store.create(in: old)
         reloading.reload()
         #expect(throws: SessionStoreError.menuChanged) { try reloading.store.state(of: id, in: old) }
-        #expect(throws: SessionStoreError.menuChanged) { try reloading.store.apply(.set(groupID: "sides", isExpanded: true), to: id, in: old) }
+        #expect(throws: SessionStoreError.menuChanged) {
+            try reloading.store.apply(.set(groupID: "sides", isExpanded: true), to: id, in: old)
+        }
         #expect(try reloading.expansion(of: id)["sides"] == false)
         // Through the service the request simply runs on the current menu.
-        let response = reloading.service.call("PUT", "/groups/sides/expansion", session: id.text, body: #"{"isExpanded":true}"#)
+        let response = reloading.service.call(
+            "PUT", "/groups/sides/expansion", session: id.text, body: #"{"isExpanded":true}"#)
         #expect(response.status == 200)
         #expect(response.json["version"] as? String == reloading.menus[2]!.version)
         #expect(try reloading.expansion(of: id)["sides"] == true)
     }
 
-    @Test("once no request holds it the old menu is freed, and once every session is carried over so is the old epoch",
-          arguments: ReloadStoreKind.allCases)
+    @Test(
+        "once no request holds it the old menu is freed, and once every session is carried over so is the old epoch",
+        arguments: ReloadStoreKind.allCases)
     func theOldMenuAndEpochAreFreed(kind: ReloadStoreKind) throws {
         let directory = DurableTemporaryDirectory()
         defer { directory.remove() }
@@ -152,8 +162,9 @@ struct ReloadStoreTests {
         var sessions: [SessionID] = []
         for index in 0 ..< 200 {
             let id = try reloading.store.create(in: reloading.service.current.generation)
-            _ = try reloading.store.apply(.set(groupID: ReloadMenus.groupIDs[index % 8], isExpanded: true), to: id,
-                                          in: reloading.service.current.generation)
+            _ = try reloading.store.apply(
+                .set(groupID: ReloadMenus.groupIDs[index % 8], isExpanded: true), to: id,
+                in: reloading.service.current.generation)
             sessions.append(id)
         }
         weak let oldServed = reloading.service.current
