@@ -28,7 +28,9 @@ extension AppTests {
             let start = try #require(section.range(of: "```text\n"))
             let end = try #require(section[start.upperBound...].range(of: "```"))
             var exchanges: [Exchange] = []
-            for line in section[start.upperBound ..< end.lowerBound].split(separator: "\n", omittingEmptySubsequences: false) {
+            for line in section[start.upperBound ..< end.lowerBound].split(
+                separator: "\n", omittingEmptySubsequences: false)
+            {
                 if line.hasPrefix("$ curl ") {
                     exchanges.append(try exchange(String(line.dropFirst(2))))
                 } else if !exchanges.isEmpty {
@@ -75,7 +77,8 @@ extension AppTests {
                     exchange.headers.append((String(parts[0]), parts[1].trimmingCharacters(in: .whitespaces)))
                 default:
                     let url = words[index]
-                    try #require(url.hasPrefix("localhost:8080/"), "the README's curl lines ask localhost:8080, not \(url)")
+                    try #require(
+                        url.hasPrefix("localhost:8080/"), "the README's curl lines ask localhost:8080, not \(url)")
                     exchange.target = String(url.dropFirst("localhost:8080".count))
                 }
                 index += 1
@@ -90,7 +93,9 @@ extension AppTests {
         }
 
         @Test func everyAnswerInTheTranscriptIsWhatTheServerSends() throws {
-            let live = try LiveServer { $0.configPath = LivePaths.packageRoot.appendingPathComponent("Config/menu.json").path }
+            let live = try LiveServer {
+                $0.configPath = LivePaths.packageRoot.appendingPathComponent("Config/menu.json").path
+            }
             defer { live.shutdown() }
             let connection = try live.connect()
             // The README's session id, and the live one that stands for it in later requests.
