@@ -73,8 +73,10 @@ import Testing
         }
     }
 
-    static func filter(using rng: inout SplitMix64) -> AttributeFilter {
-        let name = attributeNames.randomElement(using: &rng)!
+    /// A filter on one of `names` (attributes some node has: a filter naming one no node has is
+    /// refused, which the search's own tests cover).
+    static func filter(among names: [String], using rng: inout SplitMix64) -> AttributeFilter {
+        let name = names.randomElement(using: &rng)!
         let value: String
         switch name {
         case "vegan": value = Bool.random(using: &rng) ? "true" : ["false", "yes", "1"].randomElement(using: &rng)!
@@ -120,14 +122,17 @@ import Testing
         let menu = try SearchIndexTests.menu(tree, searchable: searchable)
         let index = SearchIndex(menu: menu)
         let titles = menu.nodes.map(menu.title(of:))
+        let attributeNames = Self.attributeNames.filter { name in
+            menu.nodes.contains { menu.attributes(of: $0)?[name] != nil }
+        }
         var answered = 0  // queries with at least one match: the comparison is not of empty lists only
         // At least 60 queries, and more (up to 600) until 10 have matched: a small tree with
         // filters can leave most of 60 random queries without a match.
         for step in 0 ..< 600 where step < 60 || answered < 10 {
-            let text: String? = step % 5 == 4 ? nil : Self.queryText(titles: titles, using: &rng)
-            let filters = (0 ..< (text == nil ? 1 : Int.random(in: 0 ... 2, using: &rng))).map { _ in
-                Self.filter(using: &rng)
-            }
+            let text: String? =
+                step % 5 == 4 && !attributeNames.isEmpty ? nil : Self.queryText(titles: titles, using: &rng)
+            let filterCount = attributeNames.isEmpty ? 0 : text == nil ? 1 : Int.random(in: 0 ... 2, using: &rng)
+            let filters = (0 ..< filterCount).map { _ in Self.filter(among: attributeNames, using: &rng) }
             let query = try SearchQuery(text: text, filters: filters)
             let matches = try index.matches(for: query, in: menu)
             let expected = Self.naiveMatches(query, in: menu)
