@@ -23,8 +23,12 @@ package final class SessionTable<Entry: SessionTableEntry>: Sendable {
     private static var spacing: Int { max(1, 128 / MemoryLayout<Mutex<SessionShard<Entry>>>.stride) }
 
     package let maxSessions: Int
-    /// Bytes the sessions may hold together (``SessionShard/footprint(of:)`` each): see ``makeRoom(forBytes:now:excluding:beforeEvicting:)``.
+    /// The resident memory the sessions may cause together (``SessionLimits/sessionMemory``): what
+    /// metrics report and refusals name.
     package let memoryBudget: Int
+    /// The bytes the sessions may hold together (``SessionShard/footprint(of:)`` each): the budget
+    /// less a 16th (``SessionLimits/heldBytes(ofBudget:)``), see ``makeRoom(forBytes:now:excluding:beforeEvicting:)``.
+    package let heldBytesLimit: Int
     /// The bytes the sessions hold now, kept by the shards as entries change.
     private let meter = SessionBytes()
     /// Milliseconds of idle time after which a session has expired.
@@ -57,6 +61,7 @@ package final class SessionTable<Entry: SessionTableEntry>: Sendable {
     ) {
         self.maxSessions = maxSessions
         self.memoryBudget = memoryBudget
+        self.heldBytesLimit = SessionLimits.heldBytes(ofBudget: memoryBudget)
         self.timeToLive = timeToLive
         self.evictionIdle = evictionIdle
         let initial = contents ?? Array(repeating: [:], count: Self.shardCount)
@@ -167,7 +172,7 @@ package final class SessionTable<Entry: SessionTableEntry>: Sendable {
     /// request's work stays bounded (each costs a look at every shard's oldest end).
     package static var evictionsPerRequest: Int { 256 }
 
-    /// Makes the sessions' bytes plus `extra` fit ``memoryBudget``: removes expired sessions from
+    /// Makes the sessions' bytes plus `extra` fit ``heldBytesLimit``: removes expired sessions from
     /// each shard's least recently used end, then evicts the least recently used sessions of the
     /// whole table idle for ``evictionIdle`` (never `excluding`, the session being written), one at
     /// a time, after `beforeEvicting` accepted each, up to ``evictionsPerRequest``. When that is not
@@ -179,11 +184,11 @@ package final class SessionTable<Entry: SessionTableEntry>: Sendable {
         forBytes extra: Int, now: SessionTime, excluding: SessionID?,
         beforeEvicting: (SessionID) throws(SessionStoreError) -> Void = { _ in }
     ) throws(SessionStoreError) {
-        guard meter.value + extra > memoryBudget else { return }
+        guard meter.value + extra > heldBytesLimit else { return }
         var evictions = 0
         var (freed, oldest) = removeExpiredAtOldestEnds(now: now, excluding: excluding)
         releaseSlots(freed)
-        while meter.value + extra > memoryBudget {
+        while meter.value + extra > heldBytesLimit {
             guard let candidate = oldest, evictions < Self.evictionsPerRequest,
                 try evict(candidate, now: now, sparing: excluding, beforeEvicting: beforeEvicting)
             else {
@@ -197,14 +202,14 @@ package final class SessionTable<Entry: SessionTableEntry>: Sendable {
         }
     }
 
-    /// After a write that may have taken the sessions past ``memoryBudget`` (writes are admitted
+    /// After a write that may have taken the sessions past ``heldBytesLimit`` (writes are admitted
     /// while the bytes fit, and one write grows its session by little): evicts idle sessions until
     /// they fit again, if it can; what it cannot, the next write's ``makeRoom(forBytes:now:excluding:beforeEvicting:)`` refuses.
     package func settleBudget(
         now: SessionTime, excluding: SessionID?,
         beforeEvicting: (SessionID) throws(SessionStoreError) -> Void = { _ in }
     ) {
-        guard meter.value > memoryBudget else { return }
+        guard meter.value > heldBytesLimit else { return }
         try? makeRoom(forBytes: 0, now: now, excluding: excluding, beforeEvicting: beforeEvicting)
     }
 

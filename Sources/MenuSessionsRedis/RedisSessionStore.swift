@@ -95,7 +95,8 @@ package final class RedisSessionStore: SessionStore {
         ttlMilliseconds = options.sessionTTL.map { max(1, SessionClock.milliseconds(of: $0)) }
         cacheMaxAgeMilliseconds = max(1, SessionClock.milliseconds(of: options.cacheMaxAge))
         writeGates = (0 ..< Self.gateCount).map { _ in WriteGate() }
-        writeBasis = WriteBasis(capacity: 16_384, byteCapacity: options.sessionMemory / 4) { $0.heapBytes }
+        let bytesHeldAtMost = SessionLimits.heldBytes(ofBudget: options.sessionMemory)
+        writeBasis = WriteBasis(capacity: 16_384, byteCapacity: bytesHeldAtMost / 4) { $0.heapBytes }
         guard options.trackingCache else {
             cache = nil
             listener = nil
@@ -105,7 +106,7 @@ package final class RedisSessionStore: SessionStore {
         }
         let reference = ListenerReference()
         let cache = SessionCache<CachedSession>(
-            capacity: options.cacheCapacity, byteCapacity: options.sessionMemory / 4 * 3,
+            capacity: options.cacheCapacity, byteCapacity: bytesHeldAtMost / 4 * 3,
             weigh: { $0.heapBytes }
         ) { reference.generation }
         let prefix = keyPrefix

@@ -22,8 +22,9 @@ package struct RedisStoreOptions: Sendable {
     package var evictionIdle = SessionLimits.defaults.evictionIdle
     /// Sessions the cache holds at most.
     package var cacheCapacity = 100_000
-    /// Bytes this instance keeps of sessions (``SessionLimits/sessionMemory``): three quarters for
-    /// the cache, a quarter for the last copies it wrote; a session's state a 64th of it.
+    /// Resident memory this instance's copies of sessions may cause (``SessionLimits/sessionMemory``):
+    /// of the bytes they may hold (``SessionLimits/heldBytes(ofBudget:)``), three quarters for the
+    /// cache, a quarter for the last copies it wrote; a session's state a 64th of the budget.
     package var sessionMemory = SessionLimits.defaults.sessionMemory
     /// Compare-and-set rounds a write tries before it gives up (another instance won each one:
     /// writes of one session on one instance queue for each other, so each round has at most one

@@ -33,6 +33,7 @@ case .healthCheck(let settings):
         exit(1)
     }
 case .run(let settings):
+    FreedMemory.fixMappingThreshold()
     // Block the signals before libmicrohttpd starts its threads, so only sigwait sees them.
     var handledSignals = sigset_t()
     sigemptyset(&handledSignals)

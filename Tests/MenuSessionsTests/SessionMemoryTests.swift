@@ -47,6 +47,15 @@ struct SessionMemoryTests {
         #expect(sessions.sessionCounts.memoryBudget == 1 << 30)
     }
 
+    @Test func theSessionsHoldTheBudgetLessASixteenthForTheAllocatorsSlackAndNoBudgetStaysNone() {
+        #expect(SessionLimits.heldBytes(ofBudget: 32 << 20) == 30 << 20)
+        #expect(SessionLimits.heldBytes(ofBudget: .max) == .max)
+        let table = SessionTable<InMemorySessionStore.Entry>(
+            maxSessions: 10, timeToLive: 60_000, evictionIdle: 60_000, memoryBudget: 16 << 20)
+        #expect(table.memoryBudget == 16 << 20)
+        #expect(table.heldBytesLimit == 15 << 20)
+    }
+
     @Test func aNewSessionPastTheBudgetEvictsTheLeastRecentlyUsedIdleSessionsFirst() throws {
         let menu = try wideMenu(groups: 4_000)
         let clock = ManualSessionClock()
@@ -55,13 +64,16 @@ struct SessionMemoryTests {
             of: .init(
                 state: state.compacted, epoch: MenuGeneration(menu).epoch, history: ChangeHistory(revision: 0),
                 lastUsed: clock.now()))
-        let sessions = store(clock, menu: menu, sessionMemory: 200 * one + one / 2)  // 200 such sessions fit, not 201
+        // The sessions hold all of the budget but a 16th (the allocator's slack): 200 such sessions fit, not 201.
+        let budget = (200 * one + one / 2) * 16 / 15
+        #expect(SessionLimits.heldBytes(ofBudget: budget) / one == 200)
+        let sessions = store(clock, menu: menu, sessionMemory: budget)
         var ids: [SessionID] = []
         for _ in 0 ..< 200 {
             ids.append(try sessions.create(in: sessions.currentMenu, state: state))
             clock.advance(milliseconds: 1_000)
         }
-        #expect(sessions.table.bytes <= sessions.table.memoryBudget)
+        #expect(sessions.table.bytes <= sessions.table.heldBytesLimit)
         clock.advance(milliseconds: 61_000)
         _ = try sessions.snapshot(of: ids[0])  // used again: the second is now the least recently used
         let newest = try sessions.create(in: sessions.currentMenu, state: state)
@@ -69,7 +81,7 @@ struct SessionMemoryTests {
         for id in [ids[0], ids[2], newest] { #expect(throws: Never.self) { try sessions.snapshot(of: id) } }
         #expect(sessions.count == 200)
         #expect(sessions.sessionCounts.evicted == 1)
-        #expect(sessions.table.bytes <= sessions.table.memoryBudget)
+        #expect(sessions.table.bytes <= sessions.table.heldBytesLimit)
     }
 
     @Test func atTheBudgetWithNoIdleSessionANewSessionAndAGrowingWriteAreRefusedWithTheWait() throws {
@@ -83,7 +95,7 @@ struct SessionMemoryTests {
             clock.advance(milliseconds: 100)
         }
         try #require(ids.count > 100)
-        #expect(sessions.table.bytes <= sessions.table.memoryBudget)
+        #expect(sessions.table.bytes <= sessions.table.heldBytesLimit)
         clock.advance(milliseconds: 10_000)  // the oldest has been idle 10 s + 100 ms for each session after it, of the 60 s
         let wait = Int((60_000 - 10_000 - 100 * Int64(ids.count) + 999) / 1000)
         let full = SessionStoreError.sessionMemoryFull(budget: 4 << 20, retryAfterSeconds: wait)
@@ -98,7 +110,7 @@ struct SessionMemoryTests {
         #expect(refusal == full)
         // Past it by one toggle's growth at most (an array doubling its capacity: a session's cap at most).
         #expect(
-            sessions.table.bytes <= sessions.table.memoryBudget
+            sessions.table.bytes <= sessions.table.heldBytesLimit
                 + SessionLimits(
                     maxSessions: 1, timeToLive: .seconds(1), evictionIdle: .seconds(1), maxChangedGroups: 1,
                     sessionMemory: 4 << 20
