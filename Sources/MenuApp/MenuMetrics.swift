@@ -145,6 +145,13 @@ package final class MenuMetrics: Sendable {
                 "menu_session_memory_budget_bytes", .gauge,
                 help: "The session memory budget, --session-memory, in bytes.", budget)
         }
+        if let bytes = sessions.storeBytes {
+            out.single(
+                "menu_session_store_bytes", .gauge,
+                help:
+                    "Bytes the sessions count for in Redis, across every instance on the prefix, against --session-memory.",
+                bytes)
+        }
         let store = sources.sessions.storeFigures
         out.single(
             "menu_store_errors_total", .counter,

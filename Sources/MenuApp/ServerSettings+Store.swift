@@ -22,8 +22,9 @@ extension ServerSettings {
 
     /// The Redis store's options these settings name: the prefix, the timeout, the cache, and
     /// the session limits the other stores take (`--session-ttl`, `--max-changed-groups`,
-    /// `--change-history`, `--max-sessions` and `--session-evict-idle` across every instance on the
-    /// prefix, `--session-memory` for what this instance keeps), the cache's
+    /// `--change-history`, and `--max-sessions`, `--session-evict-idle` and `--session-memory`
+    /// across every instance on the prefix, `--session-memory` also for what this instance keeps),
+    /// the cache's
     /// `--redis-cache-max-age` and `--redis-pipeline`.
     package var redisStoreOptions: RedisStoreOptions {
         var options = RedisStoreOptions(

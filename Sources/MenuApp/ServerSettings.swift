@@ -34,7 +34,8 @@ package struct ServerSettings: Sendable, Equatable {
     package var maxChangedGroups = SessionLimits.defaults.maxChangedGroups
     /// Splices each session keeps for `GET /changes`; an older `since` is 410 gone.
     package var changeHistory = SessionLimits.defaults.changeHistory
-    /// Bytes all sessions together may hold in this process (`--session-memory`); one session a 64th of it.
+    /// Memory all sessions together may take, in this process and (Redis store) in Redis across the
+    /// prefix (`--session-memory`); one session a 64th of it.
     package var sessionMemory = SessionLimits.defaults.sessionMemory
     /// Sessions one client address may create a minute (a token bucket); 0: no limit.
     package var sessionRatePerMinute = 0
@@ -163,7 +164,7 @@ package struct ServerSettings: Sendable, Equatable {
             SessionLimits.changeHistoryRange, \.changeHistory),
         size(
             "--session-memory", "MENU_SESSION_MEMORY",
-            "bytes all sessions may hold (K, M, G, T: binary units); then the least recently used idle ones are evicted, else 429; one session may hold a 64th of it (at most 16M), else 409",
+            "memory all sessions may take (K, M, G, T: binary units): in this process, and in Redis across the prefix with --store redis://; then the least recently used idle ones are evicted, else 429; one session may hold a 64th of it (at most 16M), else 409",
             SessionLimits.sessionMemoryRange, \.sessionMemory),
         integer(
             "--session-rate", "MENU_SESSION_RATE",

@@ -318,6 +318,9 @@ package struct SessionCounts: Sendable, Equatable {
     package var evicted: Int
     package var bytes: Int
     package var memoryBudget: Int?
+    /// The bytes the sessions count for in a store shared by several instances (Redis, across the
+    /// prefix) against ``memoryBudget``; nil for a store of this process alone.
+    package var storeBytes: Int?
 
     package init(
         held: Int = 0, created: Int = 0, expired: Int = 0, evicted: Int = 0, bytes: Int = 0, memoryBudget: Int? = nil

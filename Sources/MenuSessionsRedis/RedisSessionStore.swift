@@ -39,8 +39,11 @@ package final class RedisSessionStore: SessionStore {
     let keyPrefix: [UInt8]
     /// `<prefix>index`: every session of the prefix by its last use (see ``writeScript``).
     let indexKey: [UInt8]
-    /// `<prefix>counts`: sessions created, expired and evicted on the prefix, by every instance.
+    /// `<prefix>counts`: sessions created, expired and evicted on the prefix, by every instance,
+    /// and the bytes they count for together.
     let countsKey: [UInt8]
+    /// `<prefix>sizes`: the bytes each session of the prefix counts for (see ``writeScript``).
+    let sizesKey: [UInt8]
     /// The idle TTL in milliseconds, nil for none.
     let ttlMilliseconds: Int64?
     /// ``RedisStoreOptions/cacheMaxAge`` in milliseconds.
@@ -92,6 +95,7 @@ package final class RedisSessionStore: SessionStore {
         keyPrefix = Array((options.prefix + "s:").utf8)
         indexKey = Array((options.prefix + "index").utf8)
         countsKey = Array((options.prefix + "counts").utf8)
+        sizesKey = Array((options.prefix + "sizes").utf8)
         ttlMilliseconds = options.sessionTTL.map { max(1, SessionClock.milliseconds(of: $0)) }
         cacheMaxAgeMilliseconds = max(1, SessionClock.milliseconds(of: options.cacheMaxAge))
         writeGates = (0 ..< Self.gateCount).map { _ in WriteGate() }
@@ -149,9 +153,9 @@ package final class RedisSessionStore: SessionStore {
     package var heldBytes: Int { (cache?.bytes ?? 0) + writeBasis.bytes }
 
     /// The prefix's sessions as Redis counts them for every instance (`ZCARD` of the index, whose
-    /// entries of expired sessions go at the next create, and the counts the write script keeps),
-    /// with this instance's bytes against `--session-memory`; zeros when Redis does not answer.
-    /// Two commands, for a metrics scrape.
+    /// entries of expired sessions go at the next create, and the counts and bytes the write
+    /// script keeps), with this instance's bytes against `--session-memory`; zeros when Redis
+    /// does not answer. Two commands, for a metrics scrape.
     package var sessionCounts: SessionCounts {
         var counts = SessionCounts(bytes: heldBytes, memoryBudget: options.sessionMemory)
         let (indexKey, countsKey) = (indexKey, countsKey)
@@ -159,7 +163,8 @@ package final class RedisSessionStore: SessionStore {
             (
                 try connection.command([Array("ZCARD".utf8), indexKey]),
                 try connection.command(
-                    [Array("HMGET".utf8), countsKey] + ["created", "expired", "evicted"].map { Array($0.utf8) })
+                    [Array("HMGET".utf8), countsKey] + ["created", "expired", "evicted", "bytes"].map { Array($0.utf8) }
+                )
             )
         }
         guard let (held, figures) = replies else { return counts }
@@ -168,8 +173,9 @@ package final class RedisSessionStore: SessionStore {
             let numbers = values.map { value -> Int in
                 if case .bulk(let bytes) = value { Int(String(decoding: bytes, as: UTF8.self)) ?? 0 } else { 0 }
             }
-            if numbers.count == 3 {
+            if numbers.count == 4 {
                 (counts.created, counts.expired, counts.evicted) = (numbers[0], numbers[1], numbers[2])
+                counts.storeBytes = numbers[3]
             }
         }
         return counts
@@ -185,18 +191,16 @@ package final class RedisSessionStore: SessionStore {
     }
 
     package func delete(_ id: SessionID) throws(SessionStoreError) {
-        let key = key(of: id)
-        let indexKey = indexKey
+        let keys = [key(of: id), indexKey, countsKey, sizesKey]
         let reply = try redis { connection throws(RedisError) in
-            defer { _ = try? connection.command([Array("ZREM".utf8), indexKey, Array(id.text.utf8)]) }
-            return try connection.command([Array("DEL".utf8), key])
+            try connection.evaluate(Self.deleteScript, keys: keys, arguments: [Array(id.text.utf8)])
         }
         cache?.invalidate(id)  // NOLOOP: Redis reports this to the instance's other connections only
         writeBasis.forget(id)
         switch reply {
         case .integer(1): return
         case .integer(0): throw .unknownSession
-        default: throw unexpected(reply, to: "DEL")
+        default: throw unexpected(reply, to: "the session delete script")
         }
     }
 

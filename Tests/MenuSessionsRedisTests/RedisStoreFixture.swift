@@ -27,7 +27,8 @@ final class RedisStoreFixture: @unchecked Sendable {
         cacheMaxAge: Duration = .seconds(3600), pipelined: Bool = true,
         maxSessions: Int = SessionLimits.defaults.maxSessions,
         evictionIdle: Duration = SessionLimits.defaults.evictionIdle,
-        cacheCapacity: Int = RedisStoreOptions().cacheCapacity
+        cacheCapacity: Int = RedisStoreOptions().cacheCapacity,
+        sessionMemory: Int = SessionLimits.defaults.sessionMemory
     ) throws -> RedisSessionStore {
         var options = RedisStoreOptions(
             redis: RedisOptions(timeout: timeout, initialBackoff: .milliseconds(10), maxBackoff: .milliseconds(100)),
@@ -39,6 +40,7 @@ final class RedisStoreFixture: @unchecked Sendable {
         options.maxSessions = maxSessions
         options.cacheCapacity = cacheCapacity
         options.evictionIdle = evictionIdle
+        options.sessionMemory = sessionMemory
         let store = RedisSessionStore(endpoint: server.endpoint, options: options, menu: menu)
         stores.append(store)
         if cache {

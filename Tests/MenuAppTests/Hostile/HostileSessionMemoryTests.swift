@@ -15,13 +15,7 @@ extension AppTests {
         /// A server on a ``wideMenu(groups:)`` of 4,000 groups with 1 MiB for sessions: one session
         /// may hold about 14 KB of state, about 900 expanded groups.
         private static func server() throws -> (LiveServer, path: String) {
-            let path = FileManager.default.temporaryDirectory.appendingPathComponent("wide-\(UUID().uuidString).json")
-                .path
-            let items = (0 ..< 4_000).map {
-                #"{"id":"g\#($0)","title":"G\#($0)","items":[{"id":"r\#($0)","title":"R\#($0)"}]}"#
-            }
-            try Data((#"{"title":"Wide","items":["# + items.joined(separator: ",") + "]}").utf8).write(
-                to: URL(fileURLWithPath: path))
+            let path = try writeWideMenuFile(groups: 4_000)
             let server = try LiveServer { settings in
                 settings.configPath = path
                 settings.sessionMemory = 1 << 20

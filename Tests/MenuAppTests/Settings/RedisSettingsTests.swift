@@ -204,5 +204,41 @@ extension AppTests {
                 #expect(metrics.contains("\nmenu_sessions_created_total 3\n"))
             }
         }
+
+        @Test
+        func twoServersOnOneRedisHoldTheSessionMemoryBetweenThemThenAnswer429WithTheWait() throws {
+            let redis = try RedisServerProcess()
+            defer { redis.stop() }
+            let path = try writeWideMenuFile(groups: 2_000)
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            let servers = try (0 ..< 2).map { _ in
+                try LiveChildServer(arguments: [
+                    "--port", "0", "--config", path, "--store", redis.url, "--session-memory", "1M",
+                    "--max-changed-groups", "2000"
+                ])
+            }
+            defer { for server in servers { server.stop() } }
+            let connections = try servers.map { try LiveRawConnection(port: $0.port) }
+            // Each session lists 300 groups: about 2.5 KB in Redis, so 1 MiB holds a few hundred.
+            let body = Array((#"{"expanded":["# + (0 ..< 300).map { "\"g\($0)\"" }.joined(separator: ",") + "]}").utf8)
+            var created = 0
+            var refused: LiveResponse?
+            while refused == nil, created < 2_000 {
+                let answer = try connections[created % 2].request("POST", "/sessions", body: body)
+                if answer.status == 201 { created += 1 } else { refused = answer }
+            }
+            let refusal = try #require(refused)
+            #expect(refusal.status == 429, "\(refusal)")
+            #expect(try refusal.json()["error"]?["code"]?.stringValue == "session_memory_full")
+            #expect(refusal.header("Retry-After").flatMap(Int.init).map { (3590 ... 3600).contains($0) } == true)
+            #expect(created > 100)
+            for connection in connections {
+                let metrics = try connection.request("GET", "/metrics").text
+                let line = metrics.split(separator: "\n").first { $0.hasPrefix("menu_session_store_bytes ") }
+                let bytes = try #require(line.flatMap { Int($0.split(separator: " ")[1]) }, "\(metrics)")
+                #expect(bytes <= 1 << 20 && bytes > (1 << 20) - 4_000)
+                #expect(metrics.contains("\nmenu_sessions_live \(created)\n"))
+            }
+        }
     }
 }
