@@ -41,6 +41,9 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     /// `q` and `filter` of a search (``SearchParameters``): first line `q` (`-`: none), later lines
     /// filters, through `/search`, `/rows` and `/count`, and the matches against a naive scan.
     case search
+    /// The query of `GET /changes` (`since`, `wait`): an answer now, or a long poll that a write of
+    /// its session releases with that write; never a waiter left held.
+    case changes
     /// `Accept-Language` (``LanguagePreference``) and its RFC 4647 lookup, a language tag's shape
     /// (``LanguageTag``), and `?lang=`, through reads of a menu with locales.
     case language
@@ -61,7 +64,10 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
             return Self.checkConfig(bytes)
         case .request:
             let request = Self.request(from: bytes)
-            let response = Self.service.respond(to: request)
+            var route = -1
+            let reply = Self.service.reply(to: request, route: &route)
+            if case .deferred = reply { Self.service.changeWaits.releaseAll() }  // a long poll answers now
+            let response = reply.waitForResponse()
             return Self.checkAnswer(response) ?? Self.checkNoSessionPathEcho(request, response)
                 ?? checkFraming(head: bytes)
         case .body:
@@ -83,6 +89,8 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
             return Self.checkSearch(bytes)
         case .language:
             return Self.checkLanguage(bytes)
+        case .changes:
+            return Self.checkChanges(bytes)
         }
     }
 

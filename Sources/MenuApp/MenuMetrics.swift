@@ -152,6 +152,13 @@ package final class MenuMetrics: Sendable {
                     "Bytes the sessions count for in Redis, across every instance on the prefix, against --session-memory.",
                 bytes)
         }
+        let waits = sources.service.changeWaits.figures
+        out.single(
+            "menu_streams_open", .gauge, help: "Long polls of GET /changes waiting now (--max-streams bounds them).",
+            waits.open)
+        out.single(
+            "menu_streams_refused_total", .counter,
+            help: "Long polls refused with 503 because --max-streams were open.", waits.refused)
         let store = sources.sessions.storeFigures
         out.single(
             "menu_store_errors_total", .counter,

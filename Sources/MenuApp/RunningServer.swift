@@ -86,7 +86,7 @@ package final class RunningServer: Sendable {
             sessionRateLimiter: settings.sessionRatePerMinute > 0
                 ? SessionRateLimiter(perMinute: settings.sessionRatePerMinute) : nil,
             trustedProxy: settings.trustedProxy, metricsPage: settings.metricsListen == nil ? metrics.page : nil,
-            crossOriginPolicy: settings.crossOriginPolicy)
+            crossOriginPolicy: settings.crossOriginPolicy, maxStreams: settings.maxStreams)
     }
 
     /// The main listener answering through `observed`, and the metrics listener when the settings
@@ -185,6 +185,7 @@ package final class RunningServer: Sendable {
     /// Stops accepting, lets requests in flight finish (up to `gracePeriod`), then stops.
     package func shutdown(gracePeriod: Duration = .seconds(5)) {
         watcher.withLock { $0 }?.stop()
+        service.changeWaits.close()  // long polls answer now: the drain need not wait them out
         http.shutdown(gracePeriod: gracePeriod)
         metricsHTTP?.shutdown(gracePeriod: .zero)
         sessions.shutdown()

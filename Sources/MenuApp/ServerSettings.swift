@@ -25,6 +25,8 @@ package struct ServerSettings: Sendable, Equatable {
     package var maxLimit = MenuAPI.defaultMaxLimit
     /// Search cache misses (filtered views) built at once; a miss past it is 503 busy.
     package var searchBuilds = MenuAPI.defaultSearchBuilds
+    /// Long polls (`GET /changes?wait=`) held at once (`--max-streams`); past it, 503.
+    package var maxStreams = MenuAPI.defaultMaxStreams
     package var maxSessions = SessionLimits.defaults.maxSessions
     package var sessionTTLSeconds = Int(SessionLimits.defaults.timeToLive.components.seconds)
     /// Idle seconds after which a session may be evicted (least recently used first) for a new one
@@ -145,6 +147,10 @@ package struct ServerSettings: Sendable, Equatable {
             "--search-builds", "MENU_SEARCH_BUILDS",
             "uncached searches (filtered views) built at once; another is 429 busy with Retry-After", 1 ... 1024,
             \.searchBuilds),
+        integer(
+            "--max-streams", "MENU_MAX_STREAMS",
+            "long polls (GET /changes?wait=) held at once, each holding a connection but no thread; then 503 with Retry-After",
+            0 ... 1_000_000, \.maxStreams),
         integer(
             "--max-sessions", "MENU_MAX_SESSIONS", "sessions held at most; then eviction or 429", 1 ... 100_000_000,
             \.maxSessions),

@@ -41,6 +41,8 @@ package enum APIError: Error, Sendable, Equatable {
     /// The server is stopping: a request that arrived after its grace period, or one still
     /// waiting for the session store when it ended.
     case stopping
+    /// `--max-streams` long polls and streams are open (`limit`).
+    case tooManyStreams(limit: Int)
     /// Every search build slot is taken (``SearchBuildSlots``); `builds` is the limit.
     case searchBusy(builds: Int)
     /// An `If-Match` write found the session at `revision`, which none of the client's tags names.
@@ -59,7 +61,7 @@ package enum APIError: Error, Sendable, Equatable {
         case .methodNotAllowed: 405
         case .payloadTooLarge: 413
         case .tooManySessions, .sessionMemoryFull, .rateLimited, .searchBusy: 429
-        case .unavailable, .stopping: 503
+        case .unavailable, .stopping, .tooManyStreams: 503
         case .notImplemented: 501
         case .preconditionFailed: 412
         case .gone: 410
@@ -91,6 +93,7 @@ package enum APIError: Error, Sendable, Equatable {
         case .rateLimited: "rate_limited"
         case .unavailable, .stopping: "unavailable"
         case .searchBusy: "busy"
+        case .tooManyStreams: "too_many_streams"
         case .notImplemented: "not_implemented"
         case .preconditionFailed: "precondition_failed"
         case .gone: "gone"
@@ -134,6 +137,8 @@ package enum APIError: Error, Sendable, Equatable {
             "the server is stopping and did not finish this request; retry in 1 s (another instance, or this one restarted, answers; a write may have been applied, so retry a toggle with If-Match)"
         case .searchBusy(let builds):
             "the server is building \(builds == 1 ? "a search" : "\(builds) searches") not asked for recently, the most it builds at once; retry in 1 s (a query asked recently is answered at once)"
+        case .tooManyStreams(let limit):
+            "the server holds its limit of \(limit) waiting requests and streams (--max-streams); retry in \(MenuAPI.streamRetrySeconds) s, or GET /changes without wait"
         case .gone(let since, let revision):
             "the changes since revision \(since) are no longer kept (the session is at revision \(revision); only its last writes on the current menu are); GET /rows to reload"
         case .preconditionFailed(let revision):

@@ -42,6 +42,14 @@ package final class MenuAPI: Sendable {
     /// What `GET /metrics` answers; nil: 404 (metrics off, or served on a listener of their own).
     package let metricsPage: MetricsPage?
 
+    /// Long polls of `GET /changes` waiting for their session's next write (`--max-streams`).
+    package let changeWaits: ChangeWaits
+    /// Waits held at once unless the server is told otherwise (`--max-streams`).
+    package static let defaultMaxStreams = 10_000
+    /// The `Retry-After` of a wait refused at `--max-streams`: long enough that refused clients
+    /// do not come back at once, all together.
+    package static let streamRetrySeconds = 5
+
     /// The menu answered from; replaced whole by ``install(_:)``.
     private let served: Mutex<ServedMenu>
     /// Serializes ``install(_:)`` calls (never taken by requests).
@@ -52,9 +60,10 @@ package final class MenuAPI: Sendable {
         store: any SessionStore, maxLimit: Int = MenuAPI.defaultMaxLimit,
         searchSlots: SearchBuildSlots = SearchBuildSlots(limit: MenuAPI.defaultSearchBuilds),
         sessionRateLimiter: SessionRateLimiter? = nil, trustedProxy: IPAddress? = nil, metricsPage: MetricsPage? = nil,
-        crossOriginPolicy: CrossOriginPolicy? = nil
+        crossOriginPolicy: CrossOriginPolicy? = nil, maxStreams: Int = MenuAPI.defaultMaxStreams
     ) {
         precondition(Self.maxLimitRange.contains(maxLimit), "maxLimit \(maxLimit) is outside \(Self.maxLimitRange)")
+        changeWaits = ChangeWaits(limit: maxStreams)
         self.metricsPage = metricsPage
         self.store = store
         pipelinedStore = store as? any PipelinedSessionStore
@@ -170,7 +179,7 @@ package final class MenuAPI: Sendable {
         case .rows: return .response(try rows(request))
         case .count: return .response(try count(request))
         case .search: return .response(try search(request))
-        case .changes: return .response(try changes(request))
+        case .changes: return try changes(request)
         case .health: return .response(json(200, Self.healthBody))
         case .readiness: return .response(try readiness())
         case .createSession: return .response(try createSession(request))
@@ -314,6 +323,7 @@ package final class MenuAPI: Sendable {
 
     /// The answer to a write that was applied: the change, the counts after it, the row splice.
     private func changeResponse(_ applied: AppliedChange, on menu: ServedMenu) -> HTTPResponse {
+        changeWaits.notify(.session(applied.sessionID), revision: applied.revision)
         let view = FlattenedView(menu: menu.generation.menu, state: applied.state)
         var writer = JSONWriter(capacity: 256)
         writer.raw("{\"version\":")
@@ -504,6 +514,7 @@ package final class MenuAPI: Sendable {
         case .tooManySessions(_, let retry), .sessionMemoryFull(_, let retry), .rateLimited(_, let retry):
             headers.append(("Retry-After", String(retry)))
         case .unavailable, .searchBusy, .stopping: headers.append(("Retry-After", "1"))
+        case .tooManyStreams: headers.append(("Retry-After", String(Self.streamRetrySeconds)))
         default: break
         }
         return json(error.status, writer.finish(), extraHeaders: headers)

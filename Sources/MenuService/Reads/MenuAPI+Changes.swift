@@ -5,22 +5,70 @@ import MenuSessions
 /// `GET /changes?since=R`: the splices that took the session from revision `R` to now, so a client
 /// whose write got 412, or a second device, updates its cached rows instead of reloading them.
 extension MenuAPI {
+    /// The longest `wait` a long poll may ask for, in seconds.
+    package static let maxWaitSeconds = 60
+
     /// `{"version":…,"revision":…,"changes":[{"revision":r,"change":{"at","inserted","removed"}|null},…]}`,
     /// oldest first; `410 gone` when the history no longer reaches `since`; `since` past the
     /// revision is `400 invalid_parameter`. Without a session: the default view, revision 0, no
     /// changes. The `version` is the menu the positions belong to: a client holding rows of
     /// another version reloads them (a reload forgets the splices, so a `since` before it is 410).
-    func changes(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+    ///
+    /// With `wait=S` (1 to ``maxWaitSeconds``) and nothing after `since` yet, a long poll: the
+    /// answer waits, holding no thread (``ChangeWaits``), until a write takes the session past
+    /// `since` (then it carries that write), the session is deleted (`404`), or S seconds pass
+    /// (the same empty list as without `wait`). Past `--max-streams` waits, `503 too_many_streams`.
+    func changes(_ request: HTTPRequest) throws(APIError) -> HTTPReply {
+        let wait = try Self.integerParameter("wait", in: request, default: 0, range: 0 ... Self.maxWaitSeconds)
         let since = try Self.integerParameter("since", in: request, default: -1, range: 0 ... Int.max)
         guard since >= 0 else {
             throw .invalidParameter("since is required: the revision the client holds (GET /rows answers it)")
         }
-        let (menu, changes): (ServedMenu, SessionChanges)
-        if let id = try sessionID(in: request) {
-            (menu, changes) = try self.changes(of: id, since: since, for: request)
-        } else {
-            (menu, changes) = (current, SessionChanges(revision: 0, entries: since == 0 ? [] : nil))
+        let session = try sessionID(in: request)
+        let (menu, changes) = try changesOrDefaultView(of: session, since: since, for: request)
+        guard wait > 0, changes.entries?.isEmpty == true else {
+            return .response(try changesResponse(menu, changes, since: since, for: request))
         }
+        let deferred = DeferredResponse { [self] in
+            do throws(APIError) {
+                let (menu, changes) = try changesOrDefaultView(of: session, since: since, for: request)
+                return try changesResponse(menu, changes, since: since, for: request)
+            } catch {
+                return errorResponse(error)
+            }
+        }
+        let key: ChangeWaits.Key = session.map { .session($0) } ?? .defaultView
+        switch changeWaits.register(key, since: since, for: .seconds(wait), deferred) {
+        case .held: break
+        case .full: throw .tooManyStreams(limit: changeWaits.limit)
+        case .closed: return .response(try changesResponse(menu, changes, since: since, for: request))
+        }
+        // A write or a deletion between the first look and the registration notified no one: look again.
+        if let session {
+            do throws(APIError) {
+                let (_, now) = try self.changes(of: session, since: since, for: request)
+                if now.revision > since || now.entries == nil { changeWaits.notify(key, revision: Int.max) }
+            } catch {
+                changeWaits.end(key)
+            }
+        }
+        return .deferred(deferred)
+    }
+
+    /// The served menu and the changes of `session` (nil: the default view) since `since`.
+    private func changesOrDefaultView(of session: SessionID?, since: Int, for request: HTTPRequest) throws(APIError)
+        -> (
+            ServedMenu, SessionChanges
+        )
+    {
+        guard let session else { return (current, SessionChanges(revision: 0, entries: since == 0 ? [] : nil)) }
+        return try changes(of: session, since: since, for: request)
+    }
+
+    /// The answer to `GET /changes?since=` for `changes` on `menu` (see ``changes(_:)``).
+    private func changesResponse(_ menu: ServedMenu, _ changes: SessionChanges, since: Int, for request: HTTPRequest)
+        throws(APIError) -> HTTPResponse
+    {
         guard since <= changes.revision else {
             throw .invalidParameter("since \(since) is past the session's revision \(changes.revision)")
         }

@@ -46,6 +46,7 @@ extension MenuAPI {
     func deleteSession(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         let id = try requiredSessionID(in: request)
         do { try store.delete(id) } catch { throw APIError(error) }
+        changeWaits.end(.session(id))  // long polls of it answer 404
         return HTTPResponse(status: 204, headers: [("Cache-Control", "no-store")])
     }
 

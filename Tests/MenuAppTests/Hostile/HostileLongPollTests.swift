@@ -1,0 +1,75 @@
+import Dispatch
+import Foundation
+import HTTPTestSupport
+import MenuApp
+import MenuAppTestSupport
+import MenuTestSupport
+import Testing
+
+extension AppTests {
+    /// Hostile `wait` parameters of `GET /changes` over a raw socket (a 400 naming it, never a
+    /// 5xx, no session changed), and a flood of long polls past `--max-streams` from many
+    /// connections: the excess is refused with 503 and counted, the server goes on answering, and
+    /// once released no waiter is left.
+    @Suite("Hostile input: long polls of the changes feed")
+    struct HostileLongPollTests {
+        static let cases: [HostileCase] = {
+            let h = HostileCase.host
+            let refused = HostileCase.Outcome.json(400, "invalid_parameter")
+            @Sendable func changes(_ query: String) -> String { "GET /changes?\(query) HTTP/1.1\r\n\(h)\r\n" }
+            return [
+                HostileCase.text("wait negative", refused) { changes("since=0&wait=-1") },
+                HostileCase.text("wait past 60", refused) { changes("since=0&wait=61") },
+                HostileCase.text("wait of 20 digits", refused) { changes("since=0&wait=99999999999999999999") },
+                HostileCase.text("wait not a number", refused) { changes("since=0&wait=soon") },
+                HostileCase.text("wait fractional", refused) { changes("since=0&wait=1.5") },
+                HostileCase.text("wait empty", refused) { changes("since=0&wait=") },
+                HostileCase.text("wait without a value", refused) { changes("since=0&wait") },
+                HostileCase.text("wait given twice", refused) { changes("since=0&wait=1&wait=2") },
+                HostileCase.text("wait with a percent-encoded NUL", refused) { changes("since=0&wait=1%00") },
+                HostileCase.text("wait without since", refused) { changes("wait=5") },
+                HostileCase.text("wait zero answers at once", .json(200, "")) { changes("since=0&wait=0") }
+            ]
+        }()
+
+        @Test(arguments: cases)
+        func aHostileWaitIsNeverA5xxAndChangesNoSession(_ hostile: HostileCase) async throws {
+            try await HostileInputTests.expectRefusedWithoutChange(hostile)
+        }
+
+        @Test(.timeLimit(.minutes(2)))
+        func aFloodOfLongPollsPastMaxStreamsIsRefusedWith503AndLeavesNoWaiterBehind() throws {
+            let server = try LiveServer { $0.maxStreams = 10 }
+            defer { server.shutdown() }
+            let port = server.port
+            let connection = try server.connect()
+            let session = try connection.request("POST", "/sessions").decode(LiveSessionBody.self).sessionId
+            // 40 connections each ask for a long poll of one session at once, on threads of their own.
+            let statuses = LiveLocked<[Int]>([])
+            let done = DispatchGroup()
+            for _ in 0 ..< 40 {
+                done.enter()
+                Thread.detachNewThread {
+                    defer { done.leave() }
+                    let status =
+                        (try? LiveRawConnection(port: port, receiveTimeoutSeconds: 90).request(
+                            "GET", "/changes?since=0&wait=60", headers: [("X-Session-Id", session)]
+                        ).status) ?? -1
+                    statuses.update { $0.append(status) }
+                }
+            }
+            // The 30 refused answer at once; then the server answers everything else meanwhile.
+            #expect(eventually(within: .seconds(60)) { statuses.value.count == 30 })
+            #expect(statuses.value.allSatisfy { $0 == 503 })
+            #expect(try connection.request("GET", "/healthz").status == 200)
+            #expect(try connection.request("GET", "/rows?limit=3", headers: [("X-Session-Id", session)]).status == 200)
+            let metrics = LiveMetrics(try connection.request("GET", "/metrics").text)
+            #expect(metrics["menu_streams_open"] == 10 && metrics["menu_streams_refused_total"] == 30)
+            // One write releases the ten held.
+            _ = try connection.request("POST", "/groups/drinks/toggle", headers: [("X-Session-Id", session)])
+            done.wait()
+            #expect(statuses.value.filter { $0 == 200 }.count == 10)
+            #expect(LiveMetrics(try connection.request("GET", "/metrics").text)["menu_streams_open"] == 0)
+        }
+    }
+}
