@@ -13,12 +13,14 @@ import Testing
         }
         let entered = DispatchSemaphore(value: 0)
         let gate = DispatchSemaphore(value: 0)
-        let queue = BoundedLogQueue<Int>(capacity: 4, descriptor: descriptor) { entry, bytes in
-            if entry == 0 {  // the writer holds the first entry until the test lets it go
-                entered.signal()
-                gate.wait()
+        let queue = BoundedLogQueue<Int>(capacity: 4, descriptor: descriptor) { entries, bytes in
+            for entry in entries {
+                if entry == 0 {  // the writer holds the first entry until the test lets it go
+                    entered.signal()
+                    gate.wait()
+                }
+                bytes.append(contentsOf: "\(entry)\n".utf8)
             }
-            bytes.append(contentsOf: "\(entry)\n".utf8)
         }
         #expect(queue.submit(0))
         entered.wait()  // the writer has taken entry 0 and waits: the buffer is empty again

@@ -14,7 +14,7 @@ extension AppTests {
 
         private func line(_ entry: ServerLog.Entry, _ format: LogFormat) -> String {
             var bytes: [UInt8] = []
-            ServerLog.write(entry, format: format, to: &bytes)
+            ServerLog.write([entry], format: format, to: &bytes)
             return String(decoding: bytes, as: UTF8.self)
         }
 
@@ -44,6 +44,23 @@ extension AppTests {
             #expect(line(.request(quoted), .json).hasSuffix(",\"request_id\":\"a\\\"b\"}\n"))
         }
 
+        /// The date and time of a second are formatted once for the lines of that second: a drain
+        /// whose lines cross seconds (and go back, as a clock set back does) shows each its own.
+        @Test func linesOfOneDrainShowEachItsOwnSecond() {
+            let times = [1_772_600_767_089_999_999, 1_772_600_767_999_000_000, 1_772_600_768_000_000_000, 0]
+            var bytes: [UInt8] = []
+            ServerLog.write(
+                times.map { .event(level: .info, wallNanoseconds: $0, message: "m") }, format: .json, to: &bytes)
+            let stamps = String(decoding: bytes, as: UTF8.self).split(separator: "\n").map {
+                $0.dropFirst(9).prefix(24)
+            }
+            #expect(
+                stamps == [
+                    "2026-03-04T05:06:07.089Z", "2026-03-04T05:06:07.999Z", "2026-03-04T05:06:08.000Z",
+                    "1970-01-01T00:00:00.000Z"
+                ])
+        }
+
         @Test func anEventLineInJSONEscapesItsMessage() {
             #expect(
                 line(.event(level: .warn, wallNanoseconds: 0, message: "a \"b\"\n"), .json)
@@ -53,12 +70,18 @@ extension AppTests {
 
         @Test(arguments: [
             (0, 1, "0"), (7, 3, "007"), (-42, 1, "-42"), (Int.max, 1, "9223372036854775807"),
-            (Int.min, 1, "-9223372036854775808"), (123, 2, "123")
+            (Int.min, 1, "-9223372036854775808"), (123, 2, "123"), (9, 1, "9"), (10, 1, "10"),
+            (999_999_999_999_999_999, 1, "999999999999999999"), (1_000_000_000_000_000_000, 1, "1000000000000000000"),
+            (5, 20, "00000000000000000005")
         ])
         func decimalsArePaddedToTheirWidth(value: Int, width: Int, text: String) {
-            var bytes: [UInt8] = []
-            ServerLog.appendDecimal(value, width: width, to: &bytes)
-            #expect(String(decoding: bytes, as: UTF8.self) == text)
+            var bytes = [UInt8](repeating: 0, count: 32)
+            let count = bytes.withUnsafeMutableBufferPointer { bytes in
+                var line = ServerLog.LineWriter(bytes.baseAddress!)
+                line.decimal(value, width: width)
+                return line.count
+            }
+            #expect(String(decoding: bytes[..<count], as: UTF8.self) == text)
         }
     }
 }
