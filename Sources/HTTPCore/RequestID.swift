@@ -57,18 +57,20 @@ public struct RequestID: Sendable, Equatable {
 
     /// Whether `text` has the form of a made id (its length and alphabet).
     public static func isMade(_ text: String) -> Bool {
-        text.utf8.count == madeLength && text.utf8.allSatisfy { alphabet.contains($0) }
+        let alphabet = UnsafeBufferPointer(start: Self.alphabet.utf8Start, count: Self.alphabet.utf8CodeUnitCount)
+        return text.utf8.count == madeLength && text.utf8.allSatisfy { alphabet.contains($0) }
     }
 
     /// Random per process, so ids of two processes (or one restarted) hardly meet.
     private static let processPrefix = UInt64.random(in: 0 ..< 1 << 24)
-    private static let alphabet: [UInt8] = Array(
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+    /// A literal rather than an array: read without a lazy global's check and a bounds check.
+    private static var alphabet: StaticString { "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_" }
 
     /// The low `digits` × 6 bits of `value`, most significant first, in ``alphabet``.
     private static func write(
         _ value: UInt64, digits: Int, into buffer: UnsafeMutableBufferPointer<UInt8>, at start: Int
     ) {
+        let alphabet = Self.alphabet.utf8Start
         var rest = value
         for position in stride(from: start + digits - 1, through: start, by: -1) {
             buffer[position] = alphabet[Int(rest & 63)]

@@ -5,8 +5,7 @@ import MenuSessions
 /// locale, and the version as JSON. Immutable; replaced whole on a reload, freed when no request
 /// holds it.
 ///
-/// Invariant: `encoded`, `entityTagPrefixes`, `localeHeaders` and `notModifiedHeaders` have one
-/// entry per index of
+/// Invariant: `encoded`, `entityTagPrefixes` and `localeHeaders` have one entry per index of
 /// ``Menu/localeIndices`` (index 0, the default locale, for a menu without locales).
 /// Memory: the rows' JSON once, plus per further locale its titles' JSON and 8 bytes per node
 /// (``EncodedMenu``).
@@ -24,10 +23,10 @@ package final class ServedMenu: Sendable {
     /// Per locale, `Content-Language` and the `Vary` of a read; `Vary: X-Session-Id` alone and
     /// no `Content-Language` for a menu without locales.
     let localeHeaders: [[(name: String, value: String)]]
-    /// Per locale, what a `304` of a read carries after its `ETag` and `Cache-Control`: the
-    /// `Vary` alone. RFC 9110 §15.4.5 keeps representation metadata such as `Content-Language`
-    /// off a 304 (the client's cached copy already has it).
-    let notModifiedHeaders: [[(name: String, value: String)]]
+    /// The `Vary` of a session read (`localeHeaders`' last), the one of them a `304` carries:
+    /// RFC 9110 §15.4.5 keeps representation metadata such as `Content-Language` off a 304 (the
+    /// client's cached copy already has it).
+    let readVary: String
     /// Every node's folded texts (titles in every locale), built with the menu (load and reload).
     package let searchIndex: SearchIndex
     /// The filtered views of recent searches, shared by every session of this menu.
@@ -47,13 +46,10 @@ package final class ServedMenu: Sendable {
             menu.locales.isEmpty
             ? [versionPrefix] : menu.locales.map { versionPrefix + Array($0.utf8) + [UInt8(ascii: "-")] }
         localeKeys = menu.locales.map(LanguageTag.lowercased)
+        let vary = menu.locales.isEmpty ? "X-Session-Id" : "X-Session-Id, Accept-Language"
+        readVary = vary
         localeHeaders =
-            menu.locales.isEmpty
-            ? [[("Vary", "X-Session-Id")]]
-            : menu.locales.map { [("Content-Language", $0), ("Vary", "X-Session-Id, Accept-Language")] }
-        notModifiedHeaders = localeHeaders.map { headers in
-            [("ETag", ""), ("Cache-Control", "private, no-cache")] + headers.filter { $0.name == "Vary" }
-        }
+            menu.locales.isEmpty ? [[("Vary", vary)]] : menu.locales.map { [("Content-Language", $0), ("Vary", vary)] }
         let base = EncodedMenu(menu: menu)
         encoded = [base] + menu.localeIndices.dropFirst().map { EncodedMenu(localizing: base, menu: menu, locale: $0) }
         searchIndex = SearchIndex(menu: menu)

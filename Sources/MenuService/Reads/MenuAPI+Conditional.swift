@@ -10,19 +10,21 @@ import MenuSessions
 /// revision alone, before any row is encoded. Every write takes `If-Match`, checked by the store
 /// atomically with the write.
 extension MenuAPI {
-    /// The headers of a 200 session read, after its `ETag` and before its locale's headers.
-    private static let readHeaders: [(name: String, value: String)] = [
-        ("Content-Type", "application/json; charset=utf-8"), ("Cache-Control", "private, no-cache")
-    ]
+    /// The `Cache-Control` of a session read and its 304 (a literal: no lazy global to check).
+    static var readCacheControl: String { "private, no-cache" }
+
+    /// Room a read's header array is made with: its own five at most, and the ones the layers
+    /// around the service add (`X-Request-Id`, the CORS headers), so that no append reallocates.
+    static var readHeaderRoom: Int { 8 }
 
     /// A 200 session read of `context` with its tag and caching headers (`Vary`, and
     /// `Content-Language` for a menu with locales: ``ServedMenu/localeHeaders``).
     func read(_ body: ResponseBody, _ context: ReadContext) -> HTTPResponse {
-        // One allocation: room for the locale's one or two headers reserved up front.
         var headers: [(name: String, value: String)] = []
-        headers.reserveCapacity(5)
+        headers.reserveCapacity(Self.readHeaderRoom)
         headers.append(("ETag", context.tag.headerValue))
-        headers.append(contentsOf: Self.readHeaders)
+        headers.append(("Content-Type", "application/json; charset=utf-8"))
+        headers.append(("Cache-Control", Self.readCacheControl))
         headers.append(contentsOf: context.menu.localeHeaders[context.locale])
         return HTTPResponse(status: 200, headers: headers, body: body)
     }

@@ -68,8 +68,11 @@ extension MenuAPI {
     /// names other tags. O(1) without the header.
     func notModified(_ request: HTTPRequest, _ context: ReadContext) throws(APIError) -> HTTPResponse? {
         guard try EntityTagCondition.noneMatchFails(in: request, current: context.tag) == true else { return nil }
-        var headers = context.menu.notModifiedHeaders[context.locale]
-        headers[0].value = context.tag.headerValue
+        var headers: [(name: String, value: String)] = []
+        headers.reserveCapacity(Self.readHeaderRoom)
+        headers.append(("ETag", context.tag.headerValue))
+        headers.append(("Cache-Control", Self.readCacheControl))
+        headers.append(("Vary", context.menu.readVary))
         return HTTPResponse(status: 304, headers: headers)
     }
 }
