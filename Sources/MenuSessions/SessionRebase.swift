@@ -85,7 +85,9 @@ extension SessionTable where Entry: SessionStateEntry {
     ) throws(SessionStoreError) -> Result {
         let timeToLive = timeToLive
         while true {
-            let step = { (shard: inout SessionShard<Entry>) throws(SessionStoreError) -> RebaseStep<Result> in
+            // A local function, not a closure in a `let`: that one's context was allocated on the
+            // heap for every read and write.
+            func step(_ shard: inout SessionShard<Entry>) throws(SessionStoreError) -> RebaseStep<Result> {
                 guard let position = shard.use(id, now: now, timeToLive: timeToLive) else { throw .unknownSession }
                 switch shard.reading(at: position, { $0.freshness(for: generation) }) {
                 case .current: return .done(try body(&shard, position))
