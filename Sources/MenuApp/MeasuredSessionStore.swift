@@ -56,6 +56,8 @@ package final class MeasuredSessionStore: PipelinedSessionStore {
         try counted { () throws(SessionStoreError) in try base.snapshot(of: id, in: menu, atLeast: revision) }
     }
 
+    package var refreshesCopies: Bool { base.refreshesCopies }
+
     package func readinessProblem() -> String? { base.readinessProblem() }
 
     package func apply(

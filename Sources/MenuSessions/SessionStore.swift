@@ -40,6 +40,10 @@ package protocol SessionStore: Sendable {
     /// Stores that hold the only copy answer ``snapshot(of:in:)``.
     func snapshot(of id: SessionID, in menu: MenuGeneration, atLeast revision: Int) throws(SessionStoreError)
         -> SessionSnapshot
+    /// Whether ``snapshot(of:in:atLeast:)`` may answer otherwise than ``snapshot(of:in:)`` (a
+    /// store caching a shared backend); false for a store holding the only copy, whose callers
+    /// then need not look for the revision a client knows.
+    var refreshesCopies: Bool { get }
     /// Why the store cannot serve requests now (its backend unreachable), or nil when it can: the
     /// readiness a load balancer asks for (`GET /readyz`). Never blocks longer than the store's
     /// own timeout.
@@ -57,6 +61,9 @@ extension SessionStore {
     {
         try snapshot(of: id, in: menu)
     }
+
+    /// A store holding the only copy of its sessions has no older copy to refresh.
+    package var refreshesCopies: Bool { false }
 
     /// A store in this process is ready whenever the process is.
     package func readinessProblem() -> String? { nil }

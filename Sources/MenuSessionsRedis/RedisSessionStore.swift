@@ -208,6 +208,9 @@ package final class RedisSessionStore: SessionStore {
         try snapshot(of: id, in: menu, atLeast: 0)
     }
 
+    /// Its sessions are cached copies of Redis's, which other instances write.
+    package var refreshesCopies: Bool { true }
+
     package func snapshot(of id: SessionID, in menu: MenuGeneration, atLeast revision: Int) throws(SessionStoreError)
         -> SessionSnapshot
     {

@@ -17,6 +17,15 @@ struct SessionStoreConformanceTests {
         #expect(RevisionScenario.trail(of: subject.store, parent: "a", child: "b") == RevisionScenario.expectedTrail)
     }
 
+    /// A read looks for the revision its client knows (`If-None-Match`) only for a store whose
+    /// copies another instance may have written past: the Redis store, cached or not.
+    @Test("only a store of copies refreshes them", arguments: StoreKind.allCases)
+    func onlyAStoreOfCopiesRefreshesThem(kind: StoreKind) throws {
+        let subject = try StoreUnderTest(kind, menu: try storeTestMenu())
+        defer { subject.stop() }
+        #expect(subject.store.refreshesCopies == (kind == .redis || kind == .redisUncached))
+    }
+
     @Test("create, read, write, changes, delete", arguments: StoreKind.allCases)
     func aSessionLivesFromCreationToDeletion(kind: StoreKind) throws {
         let menu = try storeTestMenu()

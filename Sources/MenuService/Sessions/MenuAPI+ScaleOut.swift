@@ -26,10 +26,12 @@ extension MenuAPI {
     /// highest revision the request's `If-None-Match` names or later
     /// (``SessionStore/snapshot(of:in:atLeast:)``), so a client that wrote through another
     /// instance never reads a state older than its own write; without such a tag, as the store has it.
+    /// The header is only read for a store that ``SessionStore/refreshesCopies`` (for the others
+    /// the answer is the same, and a 304 would scan the header twice).
     func snapshot(of id: SessionID, for request: HTTPRequest) throws(APIError) -> (
         menu: ServedMenu, result: SessionSnapshot
     ) {
-        let known = KnownRevision.inNoneMatch(of: request)
+        let known = store.refreshesCopies ? KnownRevision.inNoneMatch(of: request) : nil
         return try onServedMenu { menu throws(SessionStoreError) in
             if let known { return try store.snapshot(of: id, in: menu.generation, atLeast: known) }
             return try store.snapshot(of: id, in: menu.generation)

@@ -35,6 +35,9 @@ final class LaggingCopyStore: SessionStore {
 
     var currentMenu: MenuGeneration { shared.currentMenu }
 
+    /// Its sessions are copies another instance may have written past.
+    var refreshesCopies: Bool { true }
+
     func create(in menu: MenuGeneration, state: ExpansionState) throws(SessionStoreError) -> SessionID {
         try checkOutage()
         return try shared.create(in: menu, state: state)
