@@ -58,6 +58,10 @@ package final class MeasuredSessionStore: PipelinedSessionStore {
 
     package var refreshesCopies: Bool { base.refreshesCopies }
 
+    package func observeOtherWriters(_ observer: @escaping @Sendable (OtherWriterNews) -> Void) {
+        base.observeOtherWriters(observer)
+    }
+
     package func readinessProblem() -> String? { base.readinessProblem() }
 
     package func apply(

@@ -64,6 +64,15 @@ package final class MenuAPI: Sendable {
     ) {
         precondition(Self.maxLimitRange.contains(maxLimit), "maxLimit \(maxLimit) is outside \(Self.maxLimitRange)")
         changeWaits = ChangeWaits(limit: maxStreams)
+        // Another instance's write (Redis) releases the long polls of its session here; news
+        // missed (the store's link to Redis renewed) releases every one, to look again.
+        let waits = changeWaits
+        store.observeOtherWriters { news in
+            switch news {
+            case .session(let id): waits.notify(.session(id), revision: Int.max)
+            case .everything: waits.releaseAll()
+            }
+        }
         self.metricsPage = metricsPage
         self.store = store
         pipelinedStore = store as? any PipelinedSessionStore

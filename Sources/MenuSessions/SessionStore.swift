@@ -48,10 +48,24 @@ package protocol SessionStore: Sendable {
     /// readiness a load balancer asks for (`GET /readyz`). Never blocks longer than the store's
     /// own timeout.
     func readinessProblem() -> String?
+    /// Calls `observer` when another process changed or removed a session this store holds a copy
+    /// of (`.session`), or when it may have missed such news (`.everything`: its link to the shared
+    /// backend was lost or renewed). Stores of this process alone never call it: every write of
+    /// theirs goes through this process. One observer, set once before requests; it runs on the
+    /// store's own thread and must not block.
+    func observeOtherWriters(_ observer: @escaping @Sendable (OtherWriterNews) -> Void)
     /// Makes `menu` the store's newest and carries every session over to it, shard by shard,
     /// never holding more than one shard's lock; returns when done (call it off the request path).
     @discardableResult
     func adopt(_ menu: MenuGeneration) -> SessionRebaseReport
+}
+
+/// What a store shared with other processes learns of their writes (``SessionStore/observeOtherWriters(_:)``).
+package enum OtherWriterNews: Sendable, Equatable {
+    /// The session was written or removed elsewhere.
+    case session(SessionID)
+    /// News may have been missed: any session may have changed.
+    case everything
 }
 
 extension SessionStore {
@@ -64,6 +78,9 @@ extension SessionStore {
 
     /// A store holding the only copy of its sessions has no older copy to refresh.
     package var refreshesCopies: Bool { false }
+
+    /// A store in this process alone has no other writers.
+    package func observeOtherWriters(_ observer: @escaping @Sendable (OtherWriterNews) -> Void) {}
 
     /// A store in this process is ready whenever the process is.
     package func readinessProblem() -> String? { nil }

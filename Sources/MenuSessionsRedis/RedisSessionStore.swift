@@ -35,6 +35,9 @@ package final class RedisSessionStore: SessionStore {
     let cache: SessionCache<CachedSession>?
     private let listener: RedisInvalidationListener?
     let latest: LatestMenu
+    /// Who hears of other instances' writes (``observeOtherWriters(_:)``): Redis's invalidations of
+    /// the keys this instance read, through the cache's listener (none without the cache).
+    private let otherWriters = OtherWritersObserver()
     /// `<prefix>s:`, the part of every session key before the id.
     let keyPrefix: [UInt8]
     /// `<prefix>index`: every session of the prefix by its last use (see ``writeScript``).
@@ -114,12 +117,21 @@ package final class RedisSessionStore: SessionStore {
             weigh: { $0.heapBytes }
         ) { reference.generation }
         let prefix = keyPrefix
+        let news = otherWriters
         let listener = RedisInvalidationListener(endpoint: endpoint, options: options.redis) { event in
             switch event {
-            case .subscribed(let clientID, let generation): cache.subscribed(clientID: clientID, generation: generation)
+            case .subscribed(let clientID, let generation):
+                cache.subscribed(clientID: clientID, generation: generation)
+                news.tell(.everything)  // a new subscription: what the lost one would have said is gone
             case .invalidated(let keys):
-                for key in keys { if let id = Self.sessionID(ofKey: key, prefix: prefix) { cache.invalidate(id) } }
-            case .flushAll: cache.flush()
+                for key in keys {
+                    guard let id = Self.sessionID(ofKey: key, prefix: prefix) else { continue }
+                    cache.invalidate(id)
+                    news.tell(.session(id))
+                }
+            case .flushAll:
+                cache.flush()
+                news.tell(.everything)
             }
         }
         reference.set(listener)
@@ -210,6 +222,12 @@ package final class RedisSessionStore: SessionStore {
 
     /// Its sessions are cached copies of Redis's, which other instances write.
     package var refreshesCopies: Bool { true }
+
+    /// With the cache on, Redis reports every write of a key this instance read (tracking), and
+    /// a new subscription of the listener (after a lost one) as `.everything`; without it, nothing.
+    package func observeOtherWriters(_ observer: @escaping @Sendable (OtherWriterNews) -> Void) {
+        otherWriters.set(observer)
+    }
 
     package func snapshot(of id: SessionID, in menu: MenuGeneration, atLeast revision: Int) throws(SessionStoreError)
         -> SessionSnapshot
@@ -366,4 +384,11 @@ package final class RedisSessionStore: SessionStore {
         func set(_ listener: RedisInvalidationListener) { self.listener.withLock { $0.listener = listener } }
         var generation: Int? { listener.withLock { $0.listener }?.subscription?.generation }
     }
+}
+
+/// The one observer of other instances' writes, set once and called from the listener's thread.
+private final class OtherWritersObserver: Sendable {
+    private let observer = Mutex<(@Sendable (OtherWriterNews) -> Void)?>(nil)
+    func set(_ observer: @escaping @Sendable (OtherWriterNews) -> Void) { self.observer.withLock { $0 = observer } }
+    func tell(_ news: OtherWriterNews) { observer.withLock { $0 }?(news) }
 }

@@ -4,6 +4,7 @@
 // line without the password, sessions under the prefix, readiness 503 while Redis is unreachable.
 
 import ChildProcess
+import Dispatch
 import Foundation
 import HTTPTestSupport
 import MenuApp
@@ -203,6 +204,40 @@ extension AppTests {
                 #expect(metrics.contains("\nmenu_sessions_live 3\n"), "\(metrics)")
                 #expect(metrics.contains("\nmenu_sessions_created_total 3\n"))
             }
+        }
+
+        @Test(.timeLimit(.minutes(1)))
+        func aLongPollOnOneServerIsAnsweredByAWriteOnTheOtherAndCarriesIt() throws {
+            let redis = try RedisServerProcess()
+            defer { redis.stop() }
+            let servers = try (0 ..< 2).map { _ in
+                try LiveChildServer(arguments: ["--port", "0", "--config", LivePaths.menuConfig, "--store", redis.url])
+            }
+            defer { for server in servers { server.stop() } }
+            let (writer, watcher) = (
+                try LiveRawConnection(port: servers[0].port), try LiveRawConnection(port: servers[1].port)
+            )
+            let session = try writer.request("POST", "/sessions").decode(LiveSessionBody.self).sessionId
+            let answered = LiveLocked<LiveResponse?>(nil)
+            let port = servers[1].port
+            let done = DispatchSemaphore(value: 0)
+            Thread.detachNewThread {
+                let response = try? LiveRawConnection(port: port, receiveTimeoutSeconds: 90).request(
+                    "GET", "/changes?since=0&wait=60", headers: [("X-Session-Id", session)])
+                answered.set(response)
+                done.signal()
+            }
+            #expect(
+                eventually {
+                    (try? watcher.request("GET", "/metrics").text.contains("\nmenu_streams_open 1\n")) == true
+                }, "the long poll waits on the second server")
+            #expect(
+                try writer.request("POST", "/groups/drinks/toggle", headers: [("X-Session-Id", session)]).status == 200)
+            #expect(done.wait(timeout: .now() + .seconds(50)) == .success, "the write on the first server answered it")
+            let response = try #require(answered.value)
+            #expect(response.status == 200)
+            let feed = try response.decode(LiveChanges.self)
+            #expect(feed.revision == 1 && feed.changes.map(\.revision) == [1])
         }
 
         @Test
