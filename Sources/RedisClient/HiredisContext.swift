@@ -94,6 +94,15 @@ struct HiredisContext {
         guard status == REDIS_OK else { throw .connectionLost(errorText) }
     }
 
+    /// Queues commands already in RESP form (one or more, back to back) in the output buffer, as
+    /// they are: one copy (sent by the next ``reply()``).
+    func appendEncoded(_ wire: [UInt8]) throws(RedisError) {
+        let status = wire.withUnsafeBufferPointer { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { redisAppendFormattedCommand(pointer, $0.baseAddress, $0.count) }
+        }
+        guard status == REDIS_OK else { throw .connectionLost(errorText) }
+    }
+
     /// Flushes the output buffer if needed and reads the next reply (blocking, up to the read timeout).
     func reply() throws(RedisError) -> RedisReply {
         var raw: UnsafeMutableRawPointer? = nil

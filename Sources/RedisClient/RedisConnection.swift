@@ -25,8 +25,8 @@ package final class RedisConnection {
     private var connecting = false
     /// The current backoff step and when the next attempt may be made; nil after a success.
     private var backoff: (step: Duration, retryAt: ContinuousClock.Instant)?
-    /// SCRIPT LOAD's answer per script source; kept across reconnects (EVALSHA's NOSCRIPT reloads).
-    private var scriptHashes: [String: [UInt8]] = [:]
+    /// SCRIPT LOAD's answer per script; kept across reconnects (EVALSHA's NOSCRIPT reloads).
+    private var scriptHashes: [RedisScript: [UInt8]] = [:]
     /// When the context was last handed to a command.
     private var lastUse = ContinuousClock.now
 
@@ -67,16 +67,24 @@ package final class RedisConnection {
 
     /// Sends all `commands` in one write and reads their replies, in order.
     package func pipeline(_ commands: [[[UInt8]]]) throws(RedisError) -> [RedisReply] {
-        guard !commands.contains(where: \.isEmpty) else {
+        guard !commands.contains(where: { $0.isEmpty }) else {
             throw .protocolViolation("a command needs at least its name")
         }
-        guard !commands.isEmpty else { return [] }
+        var wire: [UInt8] = []
+        for command in commands { wire.append(contentsOf: RedisWire.command(command)) }
+        return try pipeline(encoded: wire, count: commands.count)
+    }
+
+    /// Sends `count` commands already in RESP form (``RedisWire``), back to back in `wire`, in one
+    /// write and reads their replies, in order.
+    func pipeline(encoded wire: [UInt8], count: Int) throws(RedisError) -> [RedisReply] {
+        guard count > 0 else { return [] }
         let live = try connected()
         do {
-            for command in commands { try live.append(command) }
+            try live.appendEncoded(wire)
             var replies: [RedisReply] = []
-            replies.reserveCapacity(commands.count)
-            for _ in commands { replies.append(try live.reply()) }
+            replies.reserveCapacity(count)
+            for _ in 0 ..< count { replies.append(try live.reply()) }
             return replies
         } catch {
             throw lose(error)
@@ -90,21 +98,18 @@ package final class RedisConnection {
         func run(_ hash: [UInt8]) throws(RedisError) -> RedisReply {
             try command(Self.evalsha(hash, keys: keys, arguments: arguments))
         }
-        if let hash = scriptHashes[script.source] {
+        if let hash = scriptHashes[script] {
             let reply = try run(hash)
             guard case .error(let message) = reply, message.hasPrefix("NOSCRIPT") else { return reply }
         }
         return try run(try load(script))
     }
 
-    /// The `EVALSHA` command that runs `script` (loading it first, one round trip, when this
-    /// connection has no hash for it yet), for a caller that sends it itself, in a pipeline.
-    package func scriptCommand(_ script: RedisScript, keys: [[UInt8]], arguments: [[UInt8]]) throws(RedisError)
-        -> [[UInt8]]
-    {
-        let hash: [UInt8]
-        if let known = scriptHashes[script.source] { hash = known } else { hash = try load(script) }
-        return Self.evalsha(hash, keys: keys, arguments: arguments)
+    /// `script`'s SHA1 on this connection (loaded first, one round trip, when it has none yet),
+    /// for a caller that sends its `EVALSHA` itself, in a pipeline.
+    package func scriptHash(_ script: RedisScript) throws(RedisError) -> [UInt8] {
+        if let known = scriptHashes[script] { return known }
+        return try load(script)
     }
 
     /// `EVALSHA hash numkeys key... arg...`.
@@ -116,7 +121,7 @@ package final class RedisConnection {
     private func load(_ script: RedisScript) throws(RedisError) -> [UInt8] {
         let reply = try command([Array("SCRIPT".utf8), Array("LOAD".utf8), Array(script.source.utf8)])
         guard case .bulk(let hash) = reply else { throw .protocolViolation("SCRIPT LOAD answered \(reply)") }
-        scriptHashes[script.source] = hash
+        scriptHashes[script] = hash
         return hash
     }
 

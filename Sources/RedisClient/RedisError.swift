@@ -64,9 +64,22 @@ package struct RedisOptions: Sendable {
 
 /// A Lua script run with EVALSHA; its SHA1 comes from SCRIPT LOAD and is cached per connection.
 ///
-/// Invariant: `source` is what SCRIPT LOAD is sent. Cost: the value is the source string; each
-/// connection keeps one SHA1 per distinct source it ran.
+/// Invariant: `source` is what SCRIPT LOAD is sent; `fingerprint` is the FNV-1a hash of its UTF-8
+/// and is all that `hash(into:)` feeds the hasher. Cost: the source string and one word; each
+/// connection keeps one SHA1 per distinct source it ran, and finding it hashes one word (hashing
+/// the 2-3 KB write script per EVALSHA cost 11,000 instructions a toggle, 6% of the server's).
 package struct RedisScript: Sendable, Hashable {
     package let source: String
-    package init(_ source: String) { self.source = source }
+    private let fingerprint: UInt64
+
+    package init(_ source: String) {
+        self.source = source
+        fingerprint = source.utf8.reduce(0xcbf2_9ce4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
+    }
+
+    package static func == (left: RedisScript, right: RedisScript) -> Bool {
+        left.fingerprint == right.fingerprint && left.source == right.source
+    }
+
+    package func hash(into hasher: inout Hasher) { hasher.combine(fingerprint) }
 }

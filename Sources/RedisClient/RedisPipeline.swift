@@ -42,9 +42,40 @@ package final class RedisPipeline: Sendable {
     /// A command's outcome: its reply and what its `prepare` step answered (false without one).
     package typealias Outcome = Result<(reply: RedisReply, prepared: Bool), RedisError>
 
+    /// A command in RESP form, encoded by ``submit(_:prepare:then:)`` on the submitting thread.
+    private enum Wire: Sendable {
+        /// A whole command.
+        case command([UInt8])
+        /// `EVALSHA`, the script's hash on the pipeline's connection, then `tail` (the key count,
+        /// the keys, the arguments): `count` items in all.
+        case script(RedisScript, count: Int, tail: [UInt8])
+
+        /// About the bytes it takes in a batch (an `EVALSHA` header and hash at most 64).
+        var byteCount: Int {
+            switch self {
+            case .command(let bytes): bytes.count
+            case .script(_, _, let tail): tail.count + 64
+            }
+        }
+
+        init(_ command: Command) {
+            switch command {
+            case .arguments(let arguments): self = .command(RedisWire.command(arguments))
+            case .script(let script, let keys, let arguments):
+                var tail: [UInt8] = []
+                tail.reserveCapacity(
+                    keys.reduce(16) { $0 + $1.count + 16 } + arguments.reduce(0) { $0 + $1.count + 16 })
+                RedisWire.appendBulk(decimal: keys.count, to: &tail)
+                for key in keys { RedisWire.appendBulk(key, to: &tail) }
+                for argument in arguments { RedisWire.appendBulk(argument, to: &tail) }
+                self = .script(script, count: 3 + keys.count + arguments.count, tail: tail)
+            }
+        }
+    }
+
     private struct Job: Sendable {
         let prepare: (@Sendable (RedisConnection) throws(RedisError) -> Bool)?
-        let command: Command
+        let wire: Wire
         let completion: @Sendable (Outcome) -> Void
         let queuedAt: ContinuousClock.Instant
         /// Entries queued before it when it was submitted.
@@ -92,14 +123,18 @@ package final class RedisPipeline: Sendable {
         }
     }
 
-    /// Queues `command`. `prepare`, when given, runs on the pipeline's connection right before the
+    /// Queues `command`, encoded here, on the calling thread (the pipeline's thread only copies it
+    /// into its batch). `prepare`, when given, runs on the pipeline's connection right before the
     /// command's batch is written (to put the connection in a state the command needs, such as a
     /// tracking subscription); it must not read replies of its own that are still in flight.
     package func submit(
         _ command: Command, prepare: (@Sendable (RedisConnection) throws(RedisError) -> Bool)? = nil,
         then completion: @escaping @Sendable (Outcome) -> Void
     ) {
-        let job = Job(prepare: prepare, command: command, completion: completion, queuedAt: .now)
+        if case .arguments(let arguments) = command, arguments.isEmpty {
+            return completion(.failure(.protocolViolation("a command needs at least its name")))
+        }
+        let job = Job(prepare: prepare, wire: Wire(command), completion: completion, queuedAt: .now)
         if enqueue(.command(job)) == nil { completion(.failure(Self.stopped)) }
     }
 
@@ -145,6 +180,8 @@ package final class RedisPipeline: Sendable {
         let (seconds, attoseconds) = duration.components
         return Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
     }
+
+    private static let evalsha = Array("EVALSHA".utf8)
 
     private static var stopped: RedisError { .connectionLost("the Redis pipeline has stopped") }
 
@@ -265,18 +302,21 @@ package final class RedisPipeline: Sendable {
         do {
             outcomes = try pool.withConnection { connection throws(RedisError) -> [Outcome] in
                 var prepared: [Bool] = []
-                var commands: [[[UInt8]]] = []
                 prepared.reserveCapacity(batch.count)
-                commands.reserveCapacity(batch.count)
+                var wire: [UInt8] = []
+                wire.reserveCapacity(batch.reduce(0) { $0 + $1.wire.byteCount })
                 for job in batch {
                     prepared.append(try job.prepare?(connection) ?? false)
-                    switch job.command {
-                    case .arguments(let arguments): commands.append(arguments)
-                    case .script(let script, let keys, let arguments):
-                        commands.append(try connection.scriptCommand(script, keys: keys, arguments: arguments))
+                    switch job.wire {
+                    case .command(let bytes): wire.append(contentsOf: bytes)
+                    case .script(let script, let count, let tail):
+                        RedisWire.appendHeader(count: count, to: &wire)
+                        RedisWire.appendBulk(Self.evalsha, to: &wire)
+                        RedisWire.appendBulk(try connection.scriptHash(script), to: &wire)
+                        wire.append(contentsOf: tail)
                     }
                 }
-                let replies = try connection.pipeline(commands)
+                let replies = try connection.pipeline(encoded: wire, count: batch.count)
                 return zip(replies, prepared).map { .success(($0, $1)) }
             }
         } catch {

@@ -25,6 +25,24 @@ private final class Outcomes: Sendable {
 
 private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
 
+/// Submits a PING whose prepare step holds the pipeline's thread, as a slow round trip would,
+/// and returns once it holds; signal the semaphore returned to let the batch go.
+private func holdThread(
+    of pipeline: RedisPipeline, then completion: @escaping @Sendable (RedisPipeline.Outcome) -> Void
+) -> DispatchSemaphore {
+    let holding = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
+    pipeline.submit(
+        .arguments([bytes("PING")]),
+        prepare: { _ in
+            holding.signal()
+            release.wait()
+            return false
+        }, then: completion)
+    holding.wait()
+    return release
+}
+
 @Suite("RedisPipeline against a real redis-server: batches without holding the submitters")
 struct RedisPipelineTests {
     private let fast = RedisOptions(
@@ -121,6 +139,48 @@ struct RedisPipelineTests {
         #expect(server.command("GET", "s") == .bulk(bytes("5")))  // not run twice, not run blind
     }
 
+    @Test func commandsAndScriptsEncodedBySubmittersReachRedisByteForByte() throws {
+        let server = try RedisServerProcess()
+        let pipeline = RedisPipeline(pool: RedisConnectionPool(endpoint: server.endpoint, options: fast))
+        defer { pipeline.stop() }
+        // Binary bytes (CR LF, `$`, `*`, NUL), an empty argument, one of 100,000 bytes, and counts
+        // of one, two and three digits, in one batch held back until all are queued.
+        let binary: [UInt8] = [0x00, 0x0D, 0x0A, 0x24, 0x2A, 0xFF]
+        let large = [UInt8](repeating: 0x41, count: 100_000)
+        let arguments = (0 ..< 120).map { bytes("argument \($0)") } + [binary, [], large]
+        let echo = RedisScript("return {#KEYS, ARGV[#ARGV - 2], ARGV[#ARGV - 1], string.len(ARGV[#ARGV]), #ARGV}")
+        let outcomes = Outcomes()
+        let held = holdThread(of: pipeline, then: outcomes.completion(0))
+        pipeline.submit(.arguments([bytes("SET"), binary, large]), then: outcomes.completion(1))
+        pipeline.submit(.script(echo, keys: [binary, []], arguments: arguments), then: outcomes.completion(2))
+        pipeline.submit(.script(echo, keys: [], arguments: arguments), then: outcomes.completion(3))
+        pipeline.submit(.arguments([bytes("GET"), binary]), then: outcomes.completion(4))
+        held.signal()
+        let received = outcomes.wait(for: 5).mapValues { outcome in (try? outcome.get())?.reply }
+        #expect(received[0] == .status("PONG"))
+        #expect(received[1] == .status("OK"))
+        #expect(received[2] == .array([.integer(2), .bulk(binary), .bulk([]), .integer(100_000), .integer(123)]))
+        #expect(received[3] == .array([.integer(0), .bulk(binary), .bulk([]), .integer(100_000), .integer(123)]))
+        #expect(received[4] == .bulk(large))
+        #expect(pipeline.figures.batches == 2)
+    }
+
+    @Test func aCommandWithoutItsNameFailsAtOnceAndTheNextIsAnswered() throws {
+        let server = try RedisServerProcess()
+        let pipeline = RedisPipeline(pool: RedisConnectionPool(endpoint: server.endpoint, options: fast))
+        defer { pipeline.stop() }
+        let outcomes = Outcomes()
+        pipeline.submit(.arguments([]), then: outcomes.completion(0))
+        pipeline.submit(.arguments([bytes("PING")]), then: outcomes.completion(1))
+        let received = outcomes.wait(for: 2)
+        guard case .failure(let error) = received[0] else {
+            Issue.record("an empty command was sent: \(String(describing: received[0]))")
+            return
+        }
+        #expect(error == .protocolViolation("a command needs at least its name"))
+        #expect((try? received[1]?.get())?.reply == .status("PONG"))
+    }
+
     @Test func aFrozenRedisFailsTheBatchWithinTheTimeoutAndServiceResumesAfterwards() throws {
         let server = try RedisServerProcess()
         let pipeline = RedisPipeline(pool: RedisConnectionPool(endpoint: server.endpoint, options: fast))
@@ -159,16 +219,7 @@ struct RedisPipelineTests {
         let server = try RedisServerProcess()
         let pipeline = RedisPipeline(pool: RedisConnectionPool(endpoint: server.endpoint, options: fast))
         let outcomes = Outcomes()
-        let holding = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
-        pipeline.submit(
-            .arguments([bytes("PING")]),
-            prepare: { _ in
-                holding.signal()
-                release.wait()
-                return false
-            }, then: outcomes.completion(0))
-        holding.wait()
+        let release = holdThread(of: pipeline, then: outcomes.completion(0))
         pipeline.submit(.arguments([bytes("SET"), bytes("queued"), bytes("1")]), then: outcomes.completion(1))
         let stopper = Thread { pipeline.stop() }
         stopper.start()
