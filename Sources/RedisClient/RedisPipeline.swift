@@ -62,13 +62,9 @@ package final class RedisPipeline: Sendable {
             switch command {
             case .arguments(let arguments): self = .command(RedisWire.command(arguments))
             case .script(let script, let keys, let arguments):
-                var tail: [UInt8] = []
-                tail.reserveCapacity(
-                    keys.reduce(16) { $0 + $1.count + 16 } + arguments.reduce(0) { $0 + $1.count + 16 })
-                RedisWire.appendBulk(decimal: keys.count, to: &tail)
-                for key in keys { RedisWire.appendBulk(key, to: &tail) }
-                for argument in arguments { RedisWire.appendBulk(argument, to: &tail) }
-                self = .script(script, count: 3 + keys.count + arguments.count, tail: tail)
+                self = .script(
+                    script, count: 3 + keys.count + arguments.count,
+                    tail: RedisWire.scriptTail(keys: keys, arguments: arguments))
             }
         }
     }
@@ -180,8 +176,6 @@ package final class RedisPipeline: Sendable {
         let (seconds, attoseconds) = duration.components
         return Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
     }
-
-    private static let evalsha = Array("EVALSHA".utf8)
 
     private static var stopped: RedisError { .connectionLost("the Redis pipeline has stopped") }
 
@@ -310,9 +304,7 @@ package final class RedisPipeline: Sendable {
                     switch job.wire {
                     case .command(let bytes): wire.append(contentsOf: bytes)
                     case .script(let script, let count, let tail):
-                        RedisWire.appendHeader(count: count, to: &wire)
-                        RedisWire.appendBulk(Self.evalsha, to: &wire)
-                        RedisWire.appendBulk(try connection.scriptHash(script), to: &wire)
+                        RedisWire.appendScriptHead(count: count, hash: try connection.scriptHash(script), to: &wire)
                         wire.append(contentsOf: tail)
                     }
                 }
