@@ -230,8 +230,13 @@ package final class RedisPipeline: Sendable {
     }
 
     /// The thread's body: take what is queued, send it, hand the replies over; sleep when idle.
+    ///
+    /// The thread keeps the ordinary scheduling policy. Under `SCHED_BATCH` (tried) it was never
+    /// woken ahead of a running thread: on a core other processes also use, each batch's reply
+    /// waited out their time slices, and toggles fell to 2.6-3.5k/s against 5.7-6.7k with the
+    /// ordinary policy (alternating runs at load 5, `BENCH_PIN=1`); on a quiet machine it had
+    /// gained 18.2-20.8k against 17.1-18.3k.
     fileprivate func run() {
-        Self.yieldToSubmitters()
         while true {
             let (batch, stopping) = state.withLock { state -> ([Entry], Bool) in
                 if state.stopping {
@@ -274,19 +279,6 @@ package final class RedisPipeline: Sendable {
             }
             if !commands.isEmpty { send(commands) }
         }
-    }
-
-    /// Puts the calling thread (the pipeline's) under `SCHED_BATCH` on Linux: woken by a submit,
-    /// it no longer preempts the HTTP thread that submitted, which goes on to the other requests
-    /// it has ready, so their writes join the same batch. With the HTTP threads and the pipeline
-    /// on one core (`BENCH_PIN=1 scripts/bench-redis`, toggles) that took 17.1-18.3k toggles/s to
-    /// 18.2-20.8k in alternating runs. Nothing else changes: the thread still runs as soon as the
-    /// core is free. A refusal (a seccomp profile, say) leaves the ordinary policy.
-    private static func yieldToSubmitters() {
-        #if os(Linux)
-        var parameters = sched_param(sched_priority: 0)
-        _ = sched_setscheduler(0, 3 /* SCHED_BATCH: not exported to Swift */, &parameters)
-        #endif
     }
 
     private func send(_ queued: [Job]) {
