@@ -35,7 +35,7 @@ extension RedisSessionStore {
     /// create, or a write that grows its session, at the byte bound) followed by the seconds until
     /// one will have been and the ids of sessions evicted on the way: then the session is not
     /// written.
-    /// Room is made by dropping index entries whose TTL has run out (and any whose key is gone),
+    /// A create, and a growing write that does not fit, first drop index entries whose TTL has run out (and any whose key is gone),
     /// then evicting the least recently used session idle for ARGV[8], never the one written:
     /// the count and the bytes across every instance on the prefix, checked atomically with the
     /// write. A session's size is the length of its state and history plus ARGV[11].
@@ -53,20 +53,23 @@ extension RedisSessionStore {
         local evicted = {}
         local expiredCount, evictedCount = 0, 0
         local total = nil
+        local totalMoved = false
         local function forget(member)
           local size = tonumber(redis.call('HGET', KEYS[4], member)) or 0
           redis.call('HDEL', KEYS[4], member)
           redis.call('ZREM', KEYS[2], member)
           total = total - size
+          totalMoved = true
         end
         local function makeRoom(extra, slot)
+          local limit, budget, looked = tonumber(ARGV[7]), tonumber(ARGV[10]), 0
+          if not slot and total + extra <= budget then return nil end
           if ARGV[6] ~= '' then
             local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', '(' .. (now - tonumber(ARGV[6])), 'LIMIT', 0, 256)
             for _, member in ipairs(expired) do
               if member ~= id then forget(member); expiredCount = expiredCount + 1 end
             end
           end
-          local limit, budget, looked = tonumber(ARGV[7]), tonumber(ARGV[10]), 0
           while true do
             local countFull = slot and redis.call('ZCARD', KEYS[2]) >= limit
             if not countFull and total + extra <= budget then return nil end
@@ -77,6 +80,7 @@ extension RedisSessionStore {
             if not member then
               if redis.call('ZCARD', KEYS[2]) > 0 or total == 0 then return {reason, 1} end
               total = 0
+              totalMoved = true
               redis.call('DEL', KEYS[4])
             elseif redis.call('EXISTS', ARGV[9] .. member) == 0 then
               forget(member)
@@ -117,7 +121,7 @@ extension RedisSessionStore {
         end
         if expiredCount > 0 then redis.call('HINCRBY', KEYS[3], 'expired', expiredCount) end
         if evictedCount > 0 then redis.call('HINCRBY', KEYS[3], 'evicted', evictedCount) end
-        if total then redis.call('HSET', KEYS[3], 'bytes', total) end
+        if totalMoved then redis.call('HSET', KEYS[3], 'bytes', total) end
         if full then return {full[1], full[2], unpack(evicted)} end
         if not revision then redis.call('HINCRBY', KEYS[3], 'created', 1) end
         redis.call('HSET', key, 'r', string.format('%d', nextRevision), 's', ARGV[2], 'v', ARGV[3], 'h', history)
