@@ -42,8 +42,18 @@ extension MenuTable {
 
     /// Applies the splices after the table's revision from `GET /changes`, in order.
     func catchUpLocked() async throws(MenuClientError) -> [MenuTableEvent] {
-        let (version, revision) = state.withLock { ($0.version, $0.revision) }
+        let revision = state.withLock { $0.revision }
         let (answer, sessionID) = try await session.send("GET", "changes", query: [("since", String(revision))])
+        return try await applyFeedLocked(answer, sessionID: sessionID)
+    }
+
+    /// Applies a `GET /changes` answer to the table as it is now: entries it has already (a write
+    /// here landed meanwhile) are skipped, the rest applied in order; the menu changed or the
+    /// history gone reload it; `unknown_session` makes a new session.
+    func applyFeedLocked(_ answer: MenuHTTPAnswer, sessionID: String) async throws(MenuClientError)
+        -> [MenuTableEvent]
+    {
+        let version = state.withLock { $0.version }
         switch answer.status {
         case 200:
             let feed = try answer.decode(MenuChangesAnswer.self)
