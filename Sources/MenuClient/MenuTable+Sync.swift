@@ -67,7 +67,10 @@ extension MenuTable {
                 }
                 events += applied
             }
-            if !events.isEmpty { await refreshLayout() }
+            if !events.isEmpty {
+                await refreshLayout()
+                await refreshLeafCount()
+            }
             return events
         case 410: return try await resetLocked(reason: .historyGone)
         default:
@@ -134,6 +137,18 @@ extension MenuTable {
         }
         let counted = try await Self.readCount(session)
         return events + reset(to: counted, reason: .sessionRecreated)
+    }
+
+    /// The feed's splices say which rows moved, not how many of them are leaves: after applying
+    /// some, the leaf count is read again (`GET /count`; best effort: a failure keeps the old one,
+    /// and so does an answer of another revision, which the next catch-up settles).
+    func refreshLeafCount() async {
+        guard let counted = try? await Self.readCount(session) else { return }
+        state.withLock { state in
+            if counted.revision == state.revision, counted.version == state.version {
+                state.leafCount = counted.leafCount
+            }
+        }
     }
 
     /// Keeps the session's portable layout current after a change (best effort: a failure keeps

@@ -1,6 +1,7 @@
 import MenuClient
 
-/// The app's loop: terminal input, the table's background events and the answers of searches
+/// The app's loop: terminal input, the table's background events, other devices' changes to the
+/// session (``MenuTable/liveChanges()``) and the answers of searches
 /// merged into one stream, each handled by the ``MenuBrowser`` in order, then the changed lines
 /// painted.
 ///
@@ -35,6 +36,10 @@ public struct MenuClientApp {
                 sink.finish()
             },
             Task { [table] in for await event in table.events { sink.yield(.table(event)) } },
+            // Other devices' writes to the session, as they happen (long polls of the changes feed).
+            Task { [table] in
+                for await events in table.liveChanges() { for event in events { sink.yield(.table(event)) } }
+            },
             Task { [results = browser.searchResults] in for await result in results { sink.yield(.searched(result)) } }
         ]
         defer { for forwarder in forwarders { forwarder.cancel() } }

@@ -14,6 +14,9 @@ let usage = """
       ↑/↓ move, PageUp/PageDown page, Home/End, Enter opens or closes a group, digits then Enter
       go to that row, / searches (the matches listed as you type, ↑/↓ choose, Enter shows the
       match in the tree, Esc goes back), e/c expand or collapse every group, Ctrl-L redraws, q quits.
+      Changes made elsewhere to the session (another device, another tab) show as they happen.
+      MENU_SESSION_ID in the environment (never a flag: other users see a process's arguments)
+      resumes that session, e.g. the one a phone uses, instead of starting a new one.
 
     """
 /// The usage as lines for standard error (each sanitized there, as every message is).
@@ -40,10 +43,13 @@ else {
     exit(2)
 }
 
+let resumed = ProcessInfo.processInfo.environment["MENU_SESSION_ID"].flatMap { $0.isEmpty ? nil : $0 }
 let table: MenuTable
 do {
     table = try await MenuTable(
-        session: MenuSession(configuration: MenuClientConfiguration(baseURL: address, language: language)))
+        session: MenuSession(
+            configuration: MenuClientConfiguration(baseURL: address, language: language),
+            restoring: resumed.map { MenuSessionSnapshot(sessionID: $0, layout: nil) }))
 } catch {
     StandardError.write("menu-client: cannot open the menu at \(address.absoluteString): \(error)")
     exit(1)

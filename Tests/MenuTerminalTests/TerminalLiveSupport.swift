@@ -26,12 +26,14 @@ enum TerminalTestPaths {
     }
 }
 
-/// A TCP relay on 127.0.0.1 (port 0) to `upstreamPort` that counts the `GET /rows` requests
-/// passing through: what the server saw of a client, without touching the server.
+/// A TCP relay on 127.0.0.1 (port 0) to `upstreamPort` that counts the `GET /rows` requests and
+/// the long polls (`GET /changes`) passing through: what the server saw of a client, without
+/// touching the server.
 final class CountingRelay: Sendable {
     let port: Int
     private let listener: Int32
     private let rowsRequests = Mutex(0)
+    private let pollRequests = Mutex(0)
     private let requests = Mutex(0)
 
     init(upstreamPort: Int) throws {
@@ -73,8 +75,10 @@ final class CountingRelay: Sendable {
         }
     }
 
-    /// `GET /rows` requests relayed so far, and every request.
-    var counts: (rows: Int, all: Int) { (rowsRequests.withLock { $0 }, requests.withLock { $0 }) }
+    /// `GET /rows` requests relayed so far, `GET /changes` ones, and every request.
+    var counts: (rows: Int, polls: Int, all: Int) {
+        (rowsRequests.withLock { $0 }, pollRequests.withLock { $0 }, requests.withLock { $0 })
+    }
 
     func stop() {
         _ = shutdown(listener, Int32(SHUT_RDWR))
@@ -85,6 +89,7 @@ final class CountingRelay: Sendable {
         var buffer = [UInt8](repeating: 0, count: 65_536)
         var carry: [UInt8] = []
         let rows = Array("GET /rows".utf8)
+        let polls = Array("GET /changes".utf8)
         let requestLine = Array(" HTTP/1.1\r\n".utf8)
         while true {
             let count = buffer.withUnsafeMutableBytes { read(source, $0.baseAddress, $0.count) }
@@ -93,6 +98,7 @@ final class CountingRelay: Sendable {
             if counting {
                 let scanned = carry + buffer[..<count]
                 rowsRequests.withLock { $0 += Self.occurrences(of: rows, in: scanned) }
+                pollRequests.withLock { $0 += Self.occurrences(of: polls, in: scanned) }
                 requests.withLock { $0 += Self.occurrences(of: requestLine, in: scanned) }
                 carry = Array(scanned.suffix(requestLine.count - 1))
             }

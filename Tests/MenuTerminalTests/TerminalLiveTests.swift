@@ -228,6 +228,26 @@ extension TerminalTests {
             }
         }
 
+        @Test
+        func anotherDevicesWriteToTheSessionShowsByItselfAndTheCursorStaysOnItsRow() throws {
+            let server = try LiveChildServer(arguments: ["--port", "0", "--config", LivePaths.menuConfig])
+            let phone = try LiveRawConnection(port: server.port)
+            let session = try #require(phone.request("POST", "/sessions").header("X-Session-Id"))
+            let pane = try TmuxPane(
+                command: "MENU_SESSION_ID=\(session) " + (try Self.clientCommand(port: server.port)), keeping: [server])
+            try pane.waitForScreen("the first screen") { Self.fetched($0, 1 ... 28) && $0[28].hasSuffix("¥7.5") }
+            try pane.send("1", "1", "Enter")  // the cursor on 早餐, row 11
+            try pane.waitForScreen("row 11") { Self.status($0).hasSuffix("row 11/30") }
+            // The phone closes 主菜: nine rows go above the cursor, which stays on 早餐, now row 2.
+            #expect(
+                try phone.request("POST", "/groups/main-courses/toggle", headers: [("X-Session-Id", session)]).status
+                    == 200)
+            let screen = try pane.waitForScreen("主菜 closed by the phone") { Self.status($0).hasSuffix("row 2/21") }
+            #expect(screen[1] == " 1 ▸ 主菜 (9)  Main Courses")
+            #expect(screen[2] == " 2 ▾ 早餐 (5)  Breakfast")
+            #expect(screen[0].hasSuffix("21 rows, 15 dishes shown"))
+        }
+
         @Test(.timeLimit(.minutes(2)))
         func aLargeMenuPagesDownAndJumpsToItsEndFetchingOnlyThePagesShown() throws {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -267,10 +287,11 @@ extension TerminalTests {
 
             // 50 rows a page, one page fetched on each side of a row looked at: rows 1-308 are pages
             // 0-6 (and 7 beside them), the last rows pages 376 (and 375): at most 10 of the 377 pages.
-            let (rows, all) = relay.counts
+            let (rows, polls, all) = relay.counts
             #expect(rows >= 3)
             #expect(rows <= 10)
-            #expect(all <= rows + 3)  // + the session, its count, nothing else
+            // + the session, its count, and the long polls that follow other devices' changes.
+            #expect(all <= rows + 3 + polls)
         }
     }
 }
