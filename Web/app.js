@@ -325,6 +325,34 @@ async function catchUp() {
   }
 }
 
+/// Writes made elsewhere arrive by themselves while the page is shown: a long poll of the changes
+/// feed (GET /changes?since=&wait=25, the session's id in its header) that the server answers
+/// as soon as another tab or device writes this session; then ``sync`` applies it in the writes'
+/// queue. A failed poll is tried again after 1, 2, 4 … 30 s; a hidden page stops polling, and
+/// catches up when shown again.
+let following = false;
+async function followChanges() {
+  if (following) return;
+  following = true;
+  let failures = 0;
+  try {
+    while (!document.hidden && state.sessionId) {
+      const since = state.revision;
+      try {
+        const { json } = await api("GET", `/changes?since=${since}&wait=25`);
+        failures = 0;
+        if (json.version !== state.version || json.revision > state.revision) await sync();
+      } catch (error) {
+        if (["gone", "unknown_session", "invalid_session"].includes(error.code)) await sync();
+        failures += 1;
+        await new Promise((resolve) => setTimeout(resolve, Math.min(30, 2 ** (failures - 1)) * 1000));
+      }
+    }
+  } finally {
+    following = false;
+  }
+}
+
 async function recover(error) {
   if (error.code === "unknown_session" || error.code === "invalid_session") {
     await restoreSession(load());
@@ -357,7 +385,7 @@ async function start() {
   viewport.addEventListener("scroll", () => requestAnimationFrame(render), { passive: true });
   window.addEventListener("resize", () => render());
   window.addEventListener("focus", () => sync());
-  document.addEventListener("visibilitychange", () => { if (!document.hidden) sync(); });
+  document.addEventListener("visibilitychange", () => { if (!document.hidden) { sync(); followChanges(); } });
   spacer.addEventListener("focusin", (event) => {
     const element = event.target.closest(".row");
     if (element) state.focus = Number(element.dataset.index);
@@ -374,6 +402,7 @@ async function start() {
     render();
   });
   startSearch();
+  followChanges();
   $("expand-all").addEventListener("click", () => setAll("expanded"));
   $("collapse-all").addEventListener("click", () => setAll("collapsed"));
   $("new-session").addEventListener("click", async () => {

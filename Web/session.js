@@ -32,7 +32,7 @@ async function api(method, path, { body, headers = {}, signal } = {}) {
     throw new APIError(response.status, error.code, error.message);
   }
   const session = response.headers.get("X-Session-Id");
-  if (session && session !== state.sessionId) { state.sessionId = session; save(); }
+  if (session && session !== state.sessionId) { state.sessionId = session; save(); followChanges(); }
   return { json, response };
 }
 
