@@ -368,6 +368,8 @@ async function recover(error) {
 async function start() {
   const stored = load();
   state.sessionId = stored.sessionId || null;
+  // An expansion saved without its id (a restore cut short): make the session it describes.
+  if (!state.sessionId && stored.expansion) await restoreSession(stored);
   try {
     const { json, response } = await api("GET", "/count");
     state.etag = response.headers.get("ETag");

@@ -66,6 +66,8 @@ function savePortableSoon() {
 }
 
 /// A new session in the expansion the browser saved, or none (the menu's default until a write).
+/// A failed restore (the server unreachable, or the page leaving mid-request) leaves localStorage
+/// as it was, so the next start tries again with the same expansion.
 async function restoreSession(stored) {
   state.sessionId = null;
   if (stored.expansion) {
@@ -76,6 +78,7 @@ async function restoreSession(stored) {
       say(`Restored your expansion in a new session${ignored}.`);
     } catch (error) {
       say(`Could not restore your expansion: ${error.message}`);
+      return;
     }
   }
   save();

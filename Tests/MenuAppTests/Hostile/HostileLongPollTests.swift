@@ -37,7 +37,7 @@ extension AppTests {
             try await HostileInputTests.expectRefusedWithoutChange(hostile)
         }
 
-        @Test(.timeLimit(.minutes(2)))
+        @Test
         func aFloodOfLongPollsPastMaxStreamsIsRefusedWith503AndLeavesNoWaiterBehind() throws {
             let server = try LiveServer { $0.maxStreams = 10 }
             defer { server.shutdown() }

@@ -204,7 +204,7 @@ extension AppTests {
             return report
         }
 
-        @Test(.timeLimit(.minutes(2)))
+        @Test
         func sixteenKeepAliveClientsOnSharedAndPrivateSessionsMatchASequentialReplay() async throws {
             let server = try LiveServer { $0.threads = 4 }
             defer { server.shutdown() }

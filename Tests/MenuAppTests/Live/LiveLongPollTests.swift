@@ -51,7 +51,7 @@ extension AppTests {
             try connection.request("POST", "/sessions").decode(LiveSessionBody.self).sessionId
         }
 
-        @Test(.timeLimit(.minutes(1)))
+        @Test
         func aLongPollIsAnsweredByAWriteOnAnotherConnectionAndCarriesIt() throws {
             let server = try LiveServer()
             defer { server.shutdown() }
@@ -71,7 +71,7 @@ extension AppTests {
             #expect(try Self.openWaits(connection) == 0)
         }
 
-        @Test(.timeLimit(.minutes(1)))
+        @Test
         func aWriteOfAnotherSessionOrOneThatChangesNothingDoesNotAnswerIt() throws {
             let server = try LiveServer()
             defer { server.shutdown() }
@@ -90,7 +90,7 @@ extension AppTests {
             #expect(feed.revision == 0 && feed.changes.isEmpty)
         }
 
-        @Test(.timeLimit(.minutes(1)))
+        @Test
         func aLongPollOnASessionDeletedMeanwhileAnswers404() throws {
             let server = try LiveServer()
             defer { server.shutdown() }
@@ -104,7 +104,7 @@ extension AppTests {
             #expect(try answer.json()["error"]?["code"]?.stringValue == "unknown_session")
         }
 
-        @Test(.timeLimit(.minutes(1)))
+        @Test
         func pastMaxStreamsTheNextLongPollIsRefusedWith503AndCounted() throws {
             let server = try LiveServer { $0.maxStreams = 2 }
             defer { server.shutdown() }
@@ -129,7 +129,7 @@ extension AppTests {
             #expect(try Self.openWaits(connection) == 0)
         }
 
-        @Test(.timeLimit(.minutes(1)))
+        @Test
         func aServerThatStopsAnswersItsLongPollsInsteadOfCuttingThemOff() throws {
             let server = try LiveServer()
             let connection = try server.connect()

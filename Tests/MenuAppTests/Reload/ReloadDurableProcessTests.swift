@@ -16,7 +16,7 @@ import Glibc
 extension AppTests {
     @Suite("Live: reloading the menu-server executable with durable sessions")
     struct ReloadDurableProcessTests {
-        @Test(.timeLimit(.minutes(2)))
+        @Test
         func aSessionCarriedOverByAReloadIsWhatARestartWithALaterConfigCarriesOver() throws {
             let fixture = try ReloadFixture()
             let data = fixture.directory.appendingPathComponent("data")

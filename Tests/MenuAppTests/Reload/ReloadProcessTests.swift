@@ -201,7 +201,7 @@ extension AppTests {
             ]
         }
 
-        @Test(.timeLimit(.minutes(2)))
+        @Test
         func sighupServesTheChangedConfigAndCarriesSessionsOverByTheRule() throws {
             let fixture = try ReloadFixture()
             let (child, firstVersion) = try fixture.serve(Self.first)
@@ -266,7 +266,7 @@ extension AppTests {
             child.expectCleanStop()
         }
 
-        @Test(.timeLimit(.minutes(2)))
+        @Test
         func sighupWithAnInvalidConfigKeepsServingTheOldMenuAndLogsEveryProblem() throws {
             let fixture = try ReloadFixture()
             let (child, firstVersion) = try fixture.serve(Self.first)
@@ -307,7 +307,7 @@ extension AppTests {
             child.expectCleanStop()
         }
 
-        @Test(.timeLimit(.minutes(2)))
+        @Test
         func sighupWithTheIdenticalFileLogsConfigUnchangedAndKeepsTheVersion() throws {
             let fixture = try ReloadFixture()
             let text = reloadMenu(Self.first)
@@ -329,7 +329,7 @@ extension AppTests {
             child.expectCleanStop()
         }
 
-        @Test(.timeLimit(.minutes(2)))
+        @Test
         func watchConfigReloadsOnARenameIntoPlaceAndOnAnInPlaceRewrite() throws {
             let fixture = try ReloadFixture()
             let (child, firstVersion) = try fixture.serve(Self.first, flags: ["--watch-config", "yes"])
@@ -368,7 +368,7 @@ extension AppTests {
 
         /// Kubernetes mounts a ConfigMap as `menu.json -> ..data/menu.json`, `..data -> ..<timestamp>`,
         /// and updates it by writing a new timestamped directory and renaming a fresh symlink over `..data`.
-        @Test(.timeLimit(.minutes(2)))
+        @Test
         func watchConfigReloadsWhenADataSymlinkIsSwappedTheWayKubernetesDoes() throws {
             let fixture = try ReloadFixture()
             let manager = FileManager.default
@@ -401,7 +401,7 @@ extension AppTests {
         /// Clients read throughout a series of reloads, and SIGTERM arrives right behind a last SIGHUP
         /// and a last file change: every answer comes whole from one of the two menus, and the server
         /// still exits 0.
-        @Test(.timeLimit(.minutes(3)))
+        @Test
         func sigtermDuringAndAfterReloadsUnderReadsStopsCleanlyWithExitZero() throws {
             let fixture = try ReloadFixture()
             let menus = [reloadMenu(Self.first), reloadMenu(Self.second)]

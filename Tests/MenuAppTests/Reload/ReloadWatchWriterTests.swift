@@ -42,7 +42,7 @@ private final class SlowConfigWriter {
 extension AppTests {
     @Suite("Live: --watch-config and slow writers")
     struct ReloadWatchWriterTests {
-        @Test(.timeLimit(.minutes(2)))
+        @Test
         func aSlowInPlaceRewriteIsReadOnceItsWriterClosesTheFile() throws {
             let fixture = try ReloadFixture()
             let (child, firstVersion) = try fixture.serve(ReloadProcessTests.first, flags: ["--watch-config", "yes"])
@@ -65,7 +65,7 @@ extension AppTests {
         /// The watcher once counted the config's IN_CREATE as a change, so a file created anew (after
         /// a delete, by `open(O_CREAT)` under the watched name) was read 200 ms after its creation
         /// while its writer was still writing, and the half file logged as invalid.
-        @Test(.timeLimit(.minutes(2)))
+        @Test
         func aConfigCreatedAnewIsReadOnceItsWriterClosesIt() throws {
             let fixture = try ReloadFixture()
             let (child, firstVersion) = try fixture.serve(ReloadProcessTests.first, flags: ["--watch-config", "yes"])
@@ -93,7 +93,7 @@ extension AppTests {
 
         /// A hard link or a symlink made under the config's name has no writer to wait for: its
         /// creation is the change.
-        @Test(.timeLimit(.minutes(2)))
+        @Test
         func aConfigLinkedIntoPlaceIsReadOnItsCreation() throws {
             let fixture = try ReloadFixture()
             let (child, firstVersion) = try fixture.serve(ReloadProcessTests.first, flags: ["--watch-config", "yes"])

@@ -15,7 +15,7 @@ extension AppTests {
         "Scale-out: long polls across instances behind nginx",
         .enabled(if: FileManager.default.isExecutableFile(atPath: NginxProcess.executable)))
     struct ScaleOutLongPollTests {
-        @Test(.timeLimit(.minutes(2)))
+        @Test
         func aLongPollThroughNginxIsAnsweredByAWriteOnAnotherInstance() throws {
             let cluster = try ScaleOutCluster(instances: 3)
             defer { cluster.stop() }
@@ -53,7 +53,7 @@ extension AppTests {
             #expect(feed.revision == 1 && feed.changes.map(\.revision) == [1])
         }
 
-        @Test(.timeLimit(.minutes(2)))
+        @Test
         func aLongPollThatRunsOutItsWaitThroughNginxGetsItsEmptyAnswerNotAGatewayTimeout() throws {
             let cluster = try ScaleOutCluster(instances: 2)
             defer { cluster.stop() }

@@ -206,7 +206,7 @@ extension AppTests {
             }
         }
 
-        @Test(.timeLimit(.minutes(1)))
+        @Test
         func aLongPollOnOneServerIsAnsweredByAWriteOnTheOtherAndCarriesIt() throws {
             let redis = try RedisServerProcess()
             defer { redis.stop() }
