@@ -227,4 +227,28 @@ httpserver_tcp_ms_since_data_received (int fd)
 #endif
 }
 
+/**
+ * MHD_SIZE_UNKNOWN (a cast in a macro, which Swift does not import): the total size of a
+ * response whose body is written while it is sent, chunked.
+ */
+static inline uint64_t
+httpserver_mhd_size_unknown (void)
+{
+    return MHD_SIZE_UNKNOWN;
+}
+
+/** MHD_CONTENT_READER_END_OF_STREAM: a content reader's "the body is complete". */
+static inline ssize_t
+httpserver_mhd_reader_end_of_stream (void)
+{
+    return MHD_CONTENT_READER_END_OF_STREAM;
+}
+
+/** MHD_CONTENT_READER_END_WITH_ERROR: a content reader's "drop the connection". */
+static inline ssize_t
+httpserver_mhd_reader_end_with_error (void)
+{
+    return MHD_CONTENT_READER_END_WITH_ERROR;
+}
+
 #endif /* CMICROHTTPD_SHIM_H */

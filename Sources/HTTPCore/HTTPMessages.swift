@@ -104,6 +104,8 @@ public struct HTTPResponse: Sendable {
         case array([UInt8])
         /// A finished ``ResponseBody``; libmicrohttpd sends it in place.
         case body(ResponseBody)
+        /// Bytes written while the response is sent (chunked), until the body is finished.
+        case stream(StreamedBody)
     }
 
     /// The status code, e.g. 200.
@@ -112,23 +114,31 @@ public struct HTTPResponse: Sendable {
     public var headers: [(name: String, value: String)]
     package var payload: Payload
 
-    /// The body bytes (a copy when the response was made from a ``ResponseBody``).
+    /// The body bytes (a copy when the response was made from a ``ResponseBody``; none for a
+    /// streamed body, whose bytes are written while it is sent).
     public var body: [UInt8] {
         get {
             switch payload {
             case .array(let bytes): bytes
             case .body(let body): body.bytes
+            case .stream: []
             }
         }
         set { payload = .array(newValue) }
     }
 
-    /// The body's length in bytes, without copying it.
+    /// The body's length in bytes, without copying it (0 for a streamed body: not known).
     public var bodyCount: Int {
         switch payload {
         case .array(let bytes): bytes.count
         case .body(let body): body.count
+        case .stream: 0
         }
+    }
+
+    /// The streamed body, when the response has one.
+    package var streamedBody: StreamedBody? {
+        if case .stream(let body) = payload { body } else { nil }
     }
 
     /// Makes a response value whose body the server copies when it sends it.
@@ -143,6 +153,14 @@ public struct HTTPResponse: Sendable {
         self.status = status
         self.headers = headers
         self.payload = .body(body)
+    }
+
+    /// Makes a response whose body is written while it is sent (`Transfer-Encoding: chunked`),
+    /// until `stream` is finished or closed.
+    package init(status: Int, headers: [(name: String, value: String)] = [], stream: StreamedBody) {
+        self.status = status
+        self.headers = headers
+        self.payload = .stream(stream)
     }
 }
 

@@ -70,7 +70,7 @@ func handleAccessCall(
         context.requestBegan()
         if conCls.pointee == RequestMarker.badTarget {  // set by mhdCheckRequestTarget
             conCls.pointee = RequestMarker.answered
-            return send(context.rejection(.invalidRequestTarget), on: connection, closeConnection: true)
+            return send(context.rejection(.invalidRequestTarget), on: connection, closeConnection: true, context)
         }
         let framingHeaders = collectFramingHeaders(of: connection)
         let isHTTP10 = version.map { strcmp($0, "HTTP/1.0") == 0 } ?? false
@@ -89,7 +89,7 @@ func handleAccessCall(
         case .reject(let rejection):
             context.headersCompleted(on: connection, bodyFollows: false)
             conCls.pointee = RequestMarker.answered
-            return send(context.rejection(rejection), on: connection, closeConnection: true)
+            return send(context.rejection(rejection), on: connection, closeConnection: true, context)
         }
     }
 
@@ -104,11 +104,11 @@ func handleAccessCall(
         }
         conCls.pointee = RequestMarker.answered
         if context.isRefusingRequests {
-            return send(context.rejection(.serverStopping), on: connection, closeConnection: true)
+            return send(context.rejection(.serverStopping), on: connection, closeConnection: true, context)
         }
         switch context.handler(makeRequest(connection, method: method, url: url, body: [])) {
         case .response(let response):
-            return send(response, on: connection, closeConnection: context.isDraining)
+            return send(response, on: connection, closeConnection: context.isDraining, context)
         case .deferred(let deferred):
             let state = RequestState()
             conCls.pointee = Unmanaged.passRetained(state).toOpaque()
@@ -119,7 +119,7 @@ func handleAccessCall(
     let state = Unmanaged<RequestState>.fromOpaque(stored).takeUnretainedValue()
     if case .waiting(let deferred) = state.phase {  // resumed: the deferred response is ready
         state.phase = .answered
-        return send(deferred.response(), on: connection, closeConnection: context.isDraining)
+        return send(deferred.response(), on: connection, closeConnection: context.isDraining, context)
     }
     let size = uploadDataSize.pointee
     if size > 0 {
@@ -153,17 +153,17 @@ func handleAccessCall(
         let body = state.body
         state.body = []
         if context.isRefusingRequests {
-            return send(context.rejection(.serverStopping), on: connection, closeConnection: true)
+            return send(context.rejection(.serverStopping), on: connection, closeConnection: true, context)
         }
         switch context.handler(makeRequest(connection, method: method, url: url, body: body)) {
         case .response(let response):
-            return send(response, on: connection, closeConnection: context.isDraining)
+            return send(response, on: connection, closeConnection: context.isDraining, context)
         case .deferred(let deferred):
             return suspend(connection, state, until: deferred, context)
         }
     case .rejected(let rejection):
         state.phase = .answered
-        return send(context.rejection(rejection), on: connection, closeConnection: true)
+        return send(context.rejection(rejection), on: connection, closeConnection: true, context)
     case .answered, .waiting:
         return MHD_Result.YES
     }
@@ -182,7 +182,7 @@ private func suspend(
     if context.suspend(connection, until: deferred) { return MHD_Result.YES }
     state.phase = .answered
     deferred.abandon(with: context.stoppingResponse)  // does nothing when it is ready
-    return send(deferred.response(), on: connection, closeConnection: true)
+    return send(deferred.response(), on: connection, closeConnection: true, context)
 }
 
 /// What `*con_cls` holds besides a retained ``RequestState``: three values that are never object

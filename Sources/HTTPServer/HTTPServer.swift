@@ -213,6 +213,11 @@ package final class HTTPServer: Sendable {
         running.withLock { $0?.context.takeUnretainedValue().inFlight ?? 0 }
     }
 
+    /// Streamed responses queued and not yet done with; 0 once stopped. For tests.
+    var streamsOpen: Int {
+        running.withLock { $0?.context.takeUnretainedValue().openStreams ?? 0 }
+    }
+
     /// Stops the server if ``shutdown(gracePeriod:)`` has not: with no grace period, so requests
     /// still in flight are cut off.
     deinit {

@@ -26,11 +26,16 @@ private func plainTextResponse(status: Int, _ text: String) -> HTTPResponse {
 }
 
 /// Queues `response` on `connection`; a response that cannot be expressed is replaced by a
-/// plain-text 500 naming the problem. Returns what the access handler must return.
-func send(_ response: HTTPResponse, on connection: OpaquePointer, closeConnection: Bool)
+/// plain-text 500 naming the problem, and a streamed one the server no longer admits (it is
+/// stopping) by ``ServerContext/stoppingResponse``. Returns what the access handler must return.
+func send(_ response: HTTPResponse, on connection: OpaquePointer, closeConnection: Bool, _ context: ServerContext)
     -> MHD_Result
 {
-    switch queue(response, on: connection, closeConnection: closeConnection) {
+    if let body = response.streamedBody, !context.admitStream(body) {
+        body.connectionEnded()
+        return send(context.stoppingResponse, on: connection, closeConnection: true, context)
+    }
+    switch queue(response, on: connection, closeConnection: closeConnection, context) {
     case .queued:
         return MHD_Result.YES
     case .refused:
@@ -38,7 +43,7 @@ func send(_ response: HTTPResponse, on connection: OpaquePointer, closeConnectio
     case .invalid(let problem):
         let fallback = plainTextResponse(
             status: 500, "HTTPServer could not send the handler's response: \(problem).")
-        if case .queued = queue(fallback, on: connection, closeConnection: closeConnection) {
+        if case .queued = queue(fallback, on: connection, closeConnection: closeConnection, context) {
             return MHD_Result.YES
         }
         return MHD_Result.NO
@@ -58,9 +63,9 @@ private enum QueueOutcome {
 /// A ``ResponseBody`` is sent in place: `MHD_create_response_from_buffer_with_free_callback_cls`
 /// with a retain of it as `cls`, released by ``mhdReleaseResponseBody`` once libmicrohttpd is done.
 /// An array body is copied (`MHD_RESPMEM_MUST_COPY`).
-private func queue(_ response: HTTPResponse, on connection: OpaquePointer, closeConnection: Bool)
-    -> QueueOutcome
-{
+private func queue(
+    _ response: HTTPResponse, on connection: OpaquePointer, closeConnection: Bool, _ context: ServerContext
+) -> QueueOutcome {
     guard (200 ... 999).contains(response.status) else {
         return .invalid("status \(response.status) is not a final HTTP status (200...999)")
     }
@@ -80,6 +85,8 @@ private func queue(_ response: HTTPResponse, on connection: OpaquePointer, close
         created = MHD_create_response_from_buffer_with_free_callback_cls(
             body.count, body.start, mhdReleaseResponseBody, retained.toOpaque())
         if created == nil { retained.release() }
+    case .stream(let body):
+        created = makeStreamedResponse(body, on: connection, context: context)
     }
     guard let mhdResponse = created else { return .refused }
     defer { MHD_destroy_response(mhdResponse) }

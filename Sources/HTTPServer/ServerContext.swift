@@ -37,6 +37,10 @@ final class ServerContext: Sendable {
     /// once `closed` (the server is stopping) none is added.
     private struct Waits {
         var suspended: [ObjectIdentifier: DeferredResponse] = [:]
+        /// Streamed bodies whose response is queued and not yet destroyed.
+        var streams: [ObjectIdentifier: StreamedBody] = [:]
+        /// Streams whose connection is suspended and whose resume has not been asked for.
+        var parkedStreams: Set<ObjectIdentifier> = []
         var closed = false
     }
 
@@ -107,18 +111,53 @@ final class ServerContext: Sendable {
         return true
     }
 
+    /// Admits `body`, a streamed response about to be queued; false once ``closeWaits()`` has
+    /// begun (the caller answers ``stoppingResponse`` instead).
+    func admitStream(_ body: StreamedBody) -> Bool {
+        waits.withLock { waits in
+            guard !waits.closed else { return false }
+            waits.streams[ObjectIdentifier(body)] = body
+            return true
+        }
+    }
+
+    /// A stream's connection is being suspended (inside its content reader).
+    func streamParked(_ key: ObjectIdentifier) {
+        waits.withLock { _ = $0.parkedStreams.insert(key) }
+    }
+
+    /// A stream's connection has been asked to resume.
+    func streamResumed(_ key: ObjectIdentifier) {
+        waits.withLock { _ = $0.parkedStreams.remove(key) }
+    }
+
+    /// A stream's response is destroyed: its connection is done with it.
+    func streamEnded(_ key: ObjectIdentifier) {
+        waits.withLock { waits in
+            waits.streams[key] = nil
+            waits.parkedStreams.remove(key)
+        }
+    }
+
+    /// Streamed responses queued and not yet destroyed (for tests).
+    var openStreams: Int {
+        waits.withLock { $0.streams.count }
+    }
+
     /// From now on every request is refused (``isRefusingRequests``) and no connection is
-    /// suspended; ends every wait still open with ``stoppingResponse`` and returns once each of those
-    /// connections' resume has been asked for: `MHD_stop_daemon` aborts the process if it finds
-    /// a connection suspended.
+    /// suspended; ends every wait still open with ``stoppingResponse``, finishes every streamed
+    /// body (what was written is still sent), and returns once each of those connections' resume
+    /// has been asked for: `MHD_stop_daemon` aborts the process if it finds a connection suspended.
     func closeWaits() {
         refusing.store(true, ordering: .releasing)
-        let open = waits.withLock { waits in
+        let (open, streams) = waits.withLock { waits in
             waits.closed = true
-            return Array(waits.suspended.values)
+            return (Array(waits.suspended.values), Array(waits.streams.values))
         }
         for deferred in open { deferred.abandon(with: stoppingResponse) }
-        while !waits.withLock({ $0.suspended.isEmpty }) { usleep(1_000) }  // a resume running on another thread
+        for body in streams { body.finish() }
+        // A resume running on another thread:
+        while !waits.withLock({ $0.suspended.isEmpty && $0.parkedStreams.isEmpty }) { usleep(1_000) }
     }
 
     /// Whether a request is answered ``HTTPRejection/serverStopping`` instead of being handled:

@@ -244,6 +244,42 @@ package final class RawHTTPConnection {
     /// Reads one complete response: no body for HEAD, 1xx, 204 and 304; else by Content-Length,
     /// chunked (trailers skipped), or until the server closes.
     package func readResponse(requestWasHEAD: Bool = false) throws -> RawHTTPResponse {
+        var response = try readResponseHead()
+        let status = response.status
+        if requestWasHEAD || status == 204 || status == 304 || status < 200 { return response }
+        if let length = response.header("Content-Length").flatMap({ Int($0) }) {
+            response.body = try take(length)
+        } else if response.header("Transfer-Encoding")?.lowercased() == "chunked" {
+            while let chunk = try readChunk() { response.body += chunk }
+        } else {
+            response.body = try readUntilClosed()
+        }
+        return response
+    }
+
+    /// The next chunk of a chunked body as it arrives (a streamed response), or nil after the
+    /// last one (its trailers skipped). Call it after ``readResponseHead()``.
+    package func readChunk() throws -> [UInt8]? {
+        let sizeLine = try takeLine()
+        guard let size = Int(sizeLine.split(separator: ";").first ?? "", radix: 16) else {
+            throw RawHTTPError.malformed(sizeLine)
+        }
+        if size == 0 {
+            while try !takeLine().isEmpty {}
+            return nil
+        }
+        let chunk = try take(size)
+        _ = try takeLine()
+        return chunk
+    }
+
+    /// The next `length` bytes: a body of that `Content-Length`, after ``readResponseHead()``.
+    package func readResponseBody(length: Int) throws -> [UInt8] {
+        try take(length)
+    }
+
+    /// The status line and headers of the next response, its body left to read (``readChunk()``).
+    package func readResponseHead() throws -> RawHTTPResponse {
         let statusLine = try takeLine()
         let parts = statusLine.split(separator: " ", maxSplits: 2)
         guard parts.count >= 2, parts[0].hasPrefix("HTTP/"), let status = Int(parts[1]) else {
@@ -260,25 +296,6 @@ package final class RawHTTPConnection {
                     name: String(line[..<colon]),
                     value: line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
                 ))
-        }
-        if requestWasHEAD || status == 204 || status == 304 || status < 200 { return response }
-        if let length = response.header("Content-Length").flatMap({ Int($0) }) {
-            response.body = try take(length)
-        } else if response.header("Transfer-Encoding")?.lowercased() == "chunked" {
-            while true {
-                let sizeLine = try takeLine()
-                guard let size = Int(sizeLine.split(separator: ";").first ?? "", radix: 16) else {
-                    throw RawHTTPError.malformed(sizeLine)
-                }
-                if size == 0 {
-                    while try !takeLine().isEmpty {}
-                    break
-                }
-                response.body += try take(size)
-                _ = try takeLine()
-            }
-        } else {
-            response.body = try readUntilClosed()
         }
         return response
     }
