@@ -44,6 +44,9 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     /// The query of `GET /changes` (`since`, `wait`): an answer now, or a long poll that a write of
     /// its session releases with that write; never a waiter left held.
     case changes
+    /// `Accept` and `Last-Event-ID` of `GET /changes` (``EventStreamRequest``): a stream opens with
+    /// its `open` event and carries a write of its session; anything else is a well-formed answer.
+    case events
     /// `Accept-Language` (``LanguagePreference``) and its RFC 4647 lookup, a language tag's shape
     /// (``LanguageTag``), and `?lang=`, through reads of a menu with locales.
     case language
@@ -91,6 +94,8 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
             return Self.checkLanguage(bytes)
         case .changes:
             return Self.checkChanges(bytes)
+        case .events:
+            return Self.checkEvents(bytes)
         }
     }
 

@@ -154,11 +154,15 @@ package final class MenuMetrics: Sendable {
         }
         let waits = sources.service.changeWaits.figures
         out.single(
-            "menu_streams_open", .gauge, help: "Long polls of GET /changes waiting now (--max-streams bounds them).",
+            "menu_streams_open", .gauge,
+            help: "Long polls and event streams of GET /changes open now (--max-streams bounds them together).",
             waits.open)
         out.single(
+            "menu_event_streams_open", .gauge, help: "Event streams (text/event-stream) of GET /changes open now.",
+            waits.streams)
+        out.single(
             "menu_streams_refused_total", .counter,
-            help: "Long polls refused with 503 because --max-streams were open.", waits.refused)
+            help: "Long polls and event streams refused with 503 because --max-streams were open.", waits.refused)
         let store = sources.sessions.storeFigures
         out.single(
             "menu_store_errors_total", .counter,

@@ -86,7 +86,8 @@ package final class RunningServer: Sendable {
             sessionRateLimiter: settings.sessionRatePerMinute > 0
                 ? SessionRateLimiter(perMinute: settings.sessionRatePerMinute) : nil,
             trustedProxy: settings.trustedProxy, metricsPage: settings.metricsListen == nil ? metrics.page : nil,
-            crossOriginPolicy: settings.crossOriginPolicy, maxStreams: settings.maxStreams)
+            crossOriginPolicy: settings.crossOriginPolicy, maxStreams: settings.maxStreams,
+            streamHeartbeat: .seconds(settings.streamHeartbeatSeconds))
     }
 
     /// The main listener answering through `observed`, and the metrics listener when the settings

@@ -25,8 +25,10 @@ package struct ServerSettings: Sendable, Equatable {
     package var maxLimit = MenuAPI.defaultMaxLimit
     /// Search cache misses (filtered views) built at once; a miss past it is 503 busy.
     package var searchBuilds = MenuAPI.defaultSearchBuilds
-    /// Long polls (`GET /changes?wait=`) held at once (`--max-streams`); past it, 503.
+    /// Long polls (`GET /changes?wait=`) and event streams held at once (`--max-streams`); past it, 503.
     package var maxStreams = MenuAPI.defaultMaxStreams
+    /// Seconds between an event stream's heartbeat comments (`--stream-heartbeat`).
+    package var streamHeartbeatSeconds = Int(MenuAPI.defaultStreamHeartbeat.components.seconds)
     package var maxSessions = SessionLimits.defaults.maxSessions
     package var sessionTTLSeconds = Int(SessionLimits.defaults.timeToLive.components.seconds)
     /// Idle seconds after which a session may be evicted (least recently used first) for a new one
@@ -149,8 +151,12 @@ package struct ServerSettings: Sendable, Equatable {
             \.searchBuilds),
         integer(
             "--max-streams", "MENU_MAX_STREAMS",
-            "long polls (GET /changes?wait=) held at once, each holding a connection but no thread; then 503 with Retry-After",
+            "long polls (GET /changes?wait=) and event streams held at once, each holding a connection but no thread; then 503 with Retry-After",
             0 ... 1_000_000, \.maxStreams),
+        integer(
+            "--stream-heartbeat", "MENU_STREAM_HEARTBEAT",
+            "seconds between an event stream's heartbeat comments: below every proxy's read timeout on the way; each also looks for news missed and finds clients gone",
+            1 ... 300, \.streamHeartbeatSeconds),
         integer(
             "--max-sessions", "MENU_MAX_SESSIONS", "sessions held at most; then eviction or 429", 1 ... 100_000_000,
             \.maxSessions),

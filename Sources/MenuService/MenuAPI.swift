@@ -46,6 +46,11 @@ package final class MenuAPI: Sendable {
     package let changeWaits: ChangeWaits
     /// Waits held at once unless the server is told otherwise (`--max-streams`).
     package static let defaultMaxStreams = 10_000
+    /// How often an event stream sends a comment when nothing else goes out (`--stream-heartbeat`):
+    /// under the usual 60 s proxy read timeouts, and what finds a client that left.
+    package static let defaultStreamHeartbeat = Duration.seconds(15)
+    /// The heartbeat of event streams (``ChangeStream``).
+    package let streamHeartbeat: Duration
     /// The `Retry-After` of a wait refused at `--max-streams`: long enough that refused clients
     /// do not come back at once, all together.
     package static let streamRetrySeconds = 5
@@ -60,8 +65,11 @@ package final class MenuAPI: Sendable {
         store: any SessionStore, maxLimit: Int = MenuAPI.defaultMaxLimit,
         searchSlots: SearchBuildSlots = SearchBuildSlots(limit: MenuAPI.defaultSearchBuilds),
         sessionRateLimiter: SessionRateLimiter? = nil, trustedProxy: IPAddress? = nil, metricsPage: MetricsPage? = nil,
-        crossOriginPolicy: CrossOriginPolicy? = nil, maxStreams: Int = MenuAPI.defaultMaxStreams
+        crossOriginPolicy: CrossOriginPolicy? = nil, maxStreams: Int = MenuAPI.defaultMaxStreams,
+        streamHeartbeat: Duration = MenuAPI.defaultStreamHeartbeat
     ) {
+        precondition(streamHeartbeat > .zero, "a stream heartbeat must be positive")
+        self.streamHeartbeat = streamHeartbeat
         precondition(Self.maxLimitRange.contains(maxLimit), "maxLimit \(maxLimit) is outside \(Self.maxLimitRange)")
         changeWaits = ChangeWaits(limit: maxStreams)
         // Another instance's write (Redis) releases the long polls of its session here; news
@@ -110,6 +118,7 @@ package final class MenuAPI: Sendable {
         installing.withLock { _ in
             let next = ServedMenu(current.generation.succeeded(by: menu))
             served.withLock { $0 = next }
+            changeWaits.releaseAll()  // long polls and streams see the new version
             return next.generation
         }
     }

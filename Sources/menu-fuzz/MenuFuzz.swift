@@ -1,6 +1,6 @@
 // libFuzzer entry points for menu-server's parsers. Build and run with scripts/fuzz.
 //
-// One binary, twelve targets, chosen by MENU_FUZZ_TARGET (see FuzzTarget):
+// One binary, thirteen targets, chosen by MENU_FUZZ_TARGET (see FuzzTarget):
 //   config   – the menu config loader (JSON decoding, validation, error paths); a menu that
 //              loads must walk as many rows as it counts, under toggles
 //   request  – routing, query parameters, session header and body over a whole request, and the
@@ -17,6 +17,8 @@
 //   search   – q and filter of GET /search, /rows and /count, and the matches against a naive scan
 //   changes  – the query of GET /changes (since, wait): an answer now, or a long poll a write of its
 //              session releases with that write, and no waiter left held
+//   events   – Accept and Last-Event-ID of GET /changes: a stream opens with its open event and
+//              carries a write of its session; no stream left held
 //   language – Accept-Language and its lookup, a language tag's shape, and ?lang=, through reads of a menu with locales
 // Each input must never crash, and its outcome must be well formed (FuzzTarget.check): no 5xx and
 // a JSON answer for a request, the same isExpanded as Foundation reads for a body, an address that

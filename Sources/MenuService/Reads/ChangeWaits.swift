@@ -3,16 +3,18 @@ import HTTPCore
 import MenuSessions
 import Synchronization
 
-/// Requests waiting for a session's next change (`GET /changes?since=R&wait=S`): each holds no
-/// thread (its answer is a ``DeferredResponse``, its connection suspended) and is released by the
-/// first of a write that takes its session past `R`, the session's deletion, its deadline, or
-/// ``close()`` (the server draining). Releasing makes the deferred response ready; the
-/// response is then made from the store as it is at that moment.
+/// Requests following a session's changes, none holding a thread: long polls
+/// (`GET /changes?since=R&wait=S`, a ``DeferredResponse`` whose connection is suspended) and event
+/// streams (``ChangeStream``). A long poll is released by the first of a write that takes its
+/// session past `R`, the session's deletion, its deadline, or ``close()`` (the server draining);
+/// its response is then made from the store as it is at that moment. A stream is told of every
+/// such news (it looks, and writes what it finds) until its connection ends; ``close()`` ends it.
 ///
 /// Invariant: a waiter sits in `waiting` under its key from ``register(_:since:for:_:)`` until it
-/// is released, exactly once; `open` is the number of waiters in `waiting` and never passes
-/// ``limit``. Cost: O(1) to register, O(waiters of the key) to notify, one Dispatch timer per
-/// waiter; a few hundred bytes a waiter beside its connection.
+/// is released, exactly once; a stream sits in `streams` from ``register(_:)`` until its
+/// connection ends; `open` counts both and never passes ``limit``. Cost: O(1) to register,
+/// O(followers of the key) to notify, one Dispatch timer per follower; a few hundred bytes each
+/// beside its connection.
 package final class ChangeWaits: Sendable {
     /// What a waiter waits on: a session, or the default view of a request without one (which
     /// only a menu reload changes).
@@ -32,6 +34,8 @@ package final class ChangeWaits: Sendable {
 
     private struct State {
         var waiting: [Key: [ObjectIdentifier: Waiter]] = [:]
+        var streams: [Key: [ObjectIdentifier: ChangeStream]] = [:]
+        var streamCount = 0
         var open = 0
         var closed = false
     }
@@ -57,9 +61,51 @@ package final class ChangeWaits: Sendable {
         self.limit = limit
     }
 
-    /// Waiters held now, and registrations refused at ``limit`` since start.
-    package var figures: (open: Int, refused: Int) {
-        (state.withLock { $0.open }, refusals.load(ordering: .relaxed))
+    /// Long polls and streams held now, the streams among them, and registrations refused at
+    /// ``limit`` since start.
+    package var figures: (open: Int, streams: Int, refused: Int) {
+        let (open, streams) = state.withLock { ($0.open, $0.streamCount) }
+        return (open, streams, refusals.load(ordering: .relaxed))
+    }
+
+    /// Holds `stream` until its connection ends, telling it of its key's news; nothing is held at
+    /// ``limit`` (the refusal counted) or once closed.
+    package func register(_ stream: ChangeStream) -> Registration {
+        let registration = state.withLock { state -> Registration in
+            guard !state.closed else { return .closed }
+            guard state.open < limit else { return .full }
+            state.streams[stream.key, default: [:]][ObjectIdentifier(stream)] = stream
+            state.streamCount += 1
+            state.open += 1
+            return .held
+        }
+        guard registration == .held else {
+            if registration == .full { refusals.add(1, ordering: .relaxed) }
+            return registration
+        }
+        stream.body.onEnd { [weak self, weak stream] in
+            guard let self, let stream else { return }
+            self.forget(stream)
+        }
+        return .held
+    }
+
+    /// Drops `stream` (its connection ended).
+    private func forget(_ stream: ChangeStream) {
+        state.withLock { state in
+            guard state.streams[stream.key]?.removeValue(forKey: ObjectIdentifier(stream)) != nil else { return }
+            if state.streams[stream.key]?.isEmpty == true { state.streams[stream.key] = nil }
+            state.streamCount -= 1
+            state.open -= 1
+        }
+    }
+
+    /// The streams of `key` (all keys: nil) now.
+    private func streams(of key: Key?) -> [ChangeStream] {
+        state.withLock { state in
+            guard let key else { return state.streams.values.flatMap(\.values) }
+            return state.streams[key].map { Array($0.values) } ?? []
+        }
     }
 
     /// Holds `deferred` until a change past `since` of `key` is notified, or `duration` runs out;
@@ -87,31 +133,42 @@ package final class ChangeWaits: Sendable {
         return .held
     }
 
-    /// `key` has reached `revision`: releases its waiters that hold an older one.
+    /// `key` has reached `revision`: releases its waiters that hold an older one; its streams look.
     package func notify(_ key: Key, revision: Int) {
         release(key) { $0.since < revision }
+        for stream in streams(of: key) { stream.changed() }
     }
 
-    /// `key` is gone (a deleted session): releases all its waiters, whose responses say so.
+    /// `key` is gone (a deleted session): releases all its waiters, whose responses say so; its
+    /// streams look, find it gone and end.
     package func end(_ key: Key) {
         release(key) { _ in true }
+        for stream in streams(of: key) { stream.changed() }
     }
 
-    /// Releases every waiter and holds none from now on (the server is draining): each answers
-    /// what it has now, so that a drain does not wait out the long polls.
+    /// Releases every waiter, ends every stream (`server_stopping`) and holds none from now on
+    /// (the server is draining): each long poll answers what it has now, so that a drain does not
+    /// wait out the long polls.
     package func close() {
         state.withLock { $0.closed = true }
-        releaseAll()
+        releaseWaiters()
+        for stream in streams(of: nil) { stream.stop(.serverStopping) }
     }
 
-    /// Releases every waiter held now: each answers what it has now.
+    /// Releases every waiter held now (each answers what it has now), and has every stream look:
+    /// news may have been missed, or the menu was reloaded.
     package func releaseAll() {
+        releaseWaiters()
+        for stream in streams(of: nil) { stream.changed() }
+    }
+
+    /// Releases every waiter held now.
+    private func releaseWaiters() {
         let released = state.withLock { state in
-            defer {
-                state.waiting = [:]
-                state.open = 0
-            }
-            return state.waiting.values.flatMap(\.values)
+            let released = state.waiting.values.flatMap(\.values)
+            state.waiting = [:]
+            state.open -= released.count
+            return released
         }
         for waiter in released { waiter.deferred.ready() }
     }

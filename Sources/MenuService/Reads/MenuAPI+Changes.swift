@@ -18,13 +18,22 @@ extension MenuAPI {
     /// answer waits, holding no thread (``ChangeWaits``), until a write takes the session past
     /// `since` (then it carries that write), the session is deleted (`404`), or S seconds pass
     /// (the same empty list as without `wait`). Past `--max-streams` waits, `503 too_many_streams`.
+    ///
+    /// With `Accept: text/event-stream`, a stream of the same entries (``ChangeStream``), resumed
+    /// from `Last-Event-ID` when the client sends one (it then takes the place of `since`).
     func changes(_ request: HTTPRequest) throws(APIError) -> HTTPReply {
         let wait = try Self.integerParameter("wait", in: request, default: 0, range: 0 ... Self.maxWaitSeconds)
-        let since = try Self.integerParameter("since", in: request, default: -1, range: 0 ... Int.max)
+        let streaming = request.method == "GET" && EventStreamRequest.wantsEventStream(request.headers)
+        // Read (and a malformed one refused) on every GET, though only a stream resumes from it.
+        let lastEventID = try EventStreamRequest.lastEventID(request.headers)
+        let resumed = streaming ? lastEventID : nil
+        let asked = try Self.integerParameter("since", in: request, default: -1, range: 0 ... Int.max)
+        let since = resumed ?? asked
         guard since >= 0 else {
             throw .invalidParameter("since is required: the revision the client holds (GET /rows answers it)")
         }
         let session = try sessionID(in: request)
+        if streaming { return .response(try changeStream(of: session, since: since, for: request)) }
         let (menu, changes) = try changesOrDefaultView(of: session, since: since, for: request)
         guard wait > 0, changes.entries?.isEmpty == true else {
             return .response(try changesResponse(menu, changes, since: since, for: request))
@@ -53,6 +62,54 @@ extension MenuAPI {
             }
         }
         return .deferred(deferred)
+    }
+
+    /// `GET /changes` as a `text/event-stream` (``ChangeStream``): its first look now (a session
+    /// unknown, or `since` past its revision, is answered as without the stream), then held in
+    /// ``changeWaits`` until it ends.
+    private func changeStream(of session: SessionID?, since: Int, for request: HTTPRequest) throws(APIError)
+        -> HTTPResponse
+    {
+        let (menu, changes) = try changesOrDefaultView(of: session, since: since, for: request)
+        guard since <= changes.revision else {
+            throw .invalidParameter("since \(since) is past the session's revision \(changes.revision)")
+        }
+        let first = ChangeStream.Look.changes(
+            versionJSON: String(decoding: menu.versionJSON, as: UTF8.self), revision: changes.revision,
+            entries: changes.entries)
+        let stream = ChangeStream(
+            key: session.map { .session($0) } ?? .defaultView, since: since, first: first, heartbeat: streamHeartbeat
+        ) { [self] since in
+            do throws(APIError) {
+                let (menu, changes) = try changesOrDefaultView(of: session, since: since, for: request)
+                return .changes(
+                    versionJSON: String(decoding: menu.versionJSON, as: UTF8.self), revision: changes.revision,
+                    entries: changes.entries)
+            } catch {
+                switch error {
+                case .unknownSession, .invalidSession: return .ended(.sessionEnded)
+                case .stopping: return .ended(.serverStopping)
+                default: return .ended(.storeUnavailable)
+                }
+            }
+        }
+        switch changeWaits.register(stream) {
+        case .held: break
+        case .full:
+            stream.body.connectionEnded()
+            throw .tooManyStreams(limit: changeWaits.limit)
+        case .closed:
+            stream.body.connectionEnded()
+            throw .stopping
+        }
+        stream.changed()  // a write between the first look and the registration notified no one
+        return HTTPResponse(
+            status: 200,
+            headers: [
+                ("Content-Type", "text/event-stream"), ("Cache-Control", "no-store"),
+                // nginx (and proxies that honour it) pass each event on at once instead of buffering.
+                ("X-Accel-Buffering", "no")
+            ], stream: stream.body)
     }
 
     /// The served menu and the changes of `session` (nil: the default view) since `since`.

@@ -7,16 +7,19 @@ import MenuTestSupport
 import Testing
 
 extension AppTests {
-    /// Hostile `wait` parameters of `GET /changes` over a raw socket (a 400 naming it, never a
-    /// 5xx, no session changed), and a flood of long polls past `--max-streams` from many
+    /// Hostile `wait` parameters, `Last-Event-ID` and `Accept` headers of `GET /changes` over a raw
+    /// socket (a 400 naming it, or the plain feed, never a 5xx, no session changed), and a flood of long polls past `--max-streams` from many
     /// connections: the excess is refused with 503 and counted, the server goes on answering, and
     /// once released no waiter is left.
-    @Suite("Hostile input: long polls of the changes feed")
+    @Suite("Hostile input: long polls and event streams of the changes feed")
     struct HostileLongPollTests {
         static let cases: [HostileCase] = {
             let h = HostileCase.host
             let refused = HostileCase.Outcome.json(400, "invalid_parameter")
             @Sendable func changes(_ query: String) -> String { "GET /changes?\(query) HTTP/1.1\r\n\(h)\r\n" }
+            @Sendable func stream(_ headers: String) -> String {
+                "GET /changes?since=0 HTTP/1.1\r\n\(h)Accept: text/event-stream\r\n\(headers)\r\n"
+            }
             return [
                 HostileCase.text("wait negative", refused) { changes("since=0&wait=-1") },
                 HostileCase.text("wait past 60", refused) { changes("since=0&wait=61") },
@@ -28,7 +31,35 @@ extension AppTests {
                 HostileCase.text("wait given twice", refused) { changes("since=0&wait=1&wait=2") },
                 HostileCase.text("wait with a percent-encoded NUL", refused) { changes("since=0&wait=1%00") },
                 HostileCase.text("wait without since", refused) { changes("wait=5") },
-                HostileCase.text("wait zero answers at once", .json(200, "")) { changes("since=0&wait=0") }
+                HostileCase.text("wait zero answers at once", .json(200, "")) { changes("since=0&wait=0") },
+                // Event streams: a Last-Event-ID this server never sent is refused, never guessed at;
+                // an Accept that does not name text/event-stream (or refuses it) gets the JSON feed.
+                HostileCase.text("Last-Event-ID not a number", refused) { stream("Last-Event-ID: soon\r\n") },
+                HostileCase.text("Last-Event-ID negative", refused) { stream("Last-Event-ID: -1\r\n") },
+                HostileCase.text("Last-Event-ID of 19 digits", refused) {
+                    stream("Last-Event-ID: 1234567890123456789\r\n")
+                },
+                HostileCase.text("Last-Event-ID with a space inside", refused) { stream("Last-Event-ID: 1 2\r\n") },
+                HostileCase.text("Last-Event-ID twice, disagreeing", refused) {
+                    stream("Last-Event-ID: 0\r\nLast-Event-ID: 1\r\n")
+                },
+                HostileCase.text("Last-Event-ID past the revision", refused) { stream("Last-Event-ID: 5\r\n") },
+                HostileCase.bytes("Last-Event-ID with obs-text", refused) {
+                    Array("GET /changes?since=0 HTTP/1.1\r\n\(h)Accept: text/event-stream\r\nLast-Event-ID: 1".utf8)
+                        + [0xFF] + Array("\r\n\r\n".utf8)
+                },
+                HostileCase.text("Accept text/event-stream;q=0", .json(200, "")) {
+                    "GET /changes?since=0 HTTP/1.1\r\n\(h)Accept: text/event-stream;q=0\r\n\r\n"
+                },
+                HostileCase.text("Accept text/event-stream-ish", .json(200, "")) {
+                    "GET /changes?since=0 HTTP/1.1\r\n\(h)Accept: text/event-streamx, text/event, */*\r\n\r\n"
+                },
+                HostileCase.text("Accept of only separators", .json(200, "")) {
+                    "GET /changes?since=0 HTTP/1.1\r\n\(h)Accept: ,;,;=;q=\r\n\r\n"
+                },
+                HostileCase.text("Accept of 2,000 elements", .json(200, ""), .mhd(431)) {
+                    "GET /changes?since=0 HTTP/1.1\r\n\(h)Accept: \(Array(repeating: "a/b;q=0.5", count: 2_000).joined(separator: ","))\r\n\r\n"
+                }
             ]
         }()
 

@@ -1,6 +1,7 @@
-// Long polls across instances behind the shipped nginx config: a long poll that nginx hands to
-// one instance is answered by a write that reaches another, and nginx waits for it longer than
-// for any other answer (its `/changes` location).
+// Long polls and event streams across instances behind the shipped nginx config: a long poll
+// that nginx hands to one instance is answered by a write that reaches another, and nginx waits
+// for it longer than for any other answer (its `/changes` location); a stream's events pass
+// nginx one by one, unbuffered.
 
 import Dispatch
 import Foundation
@@ -12,7 +13,7 @@ import Testing
 
 extension AppTests {
     @Suite(
-        "Scale-out: long polls across instances behind nginx",
+        "Scale-out: long polls and event streams across instances behind nginx",
         .enabled(if: FileManager.default.isExecutableFile(atPath: NginxProcess.executable)))
     struct ScaleOutLongPollTests {
         @Test
@@ -51,6 +52,30 @@ extension AppTests {
             #expect(response.status == 200, "\(response)")
             let feed = try response.decode(LiveChanges.self)
             #expect(feed.revision == 1 && feed.changes.map(\.revision) == [1])
+        }
+
+        @Test
+        func anEventStreamThroughNginxCarriesEachWriteOnAnyInstanceAsItHappens() throws {
+            let cluster = try ScaleOutCluster(instances: 3)
+            defer { cluster.stop() }
+            let nginx = try NginxProcess(
+                deploymentConfig: ScaleOutNginxTests.examplePath, upstreams: cluster.instances.map(\.port))
+            defer { nginx.stop() }
+            let session = try cluster.direct(0).newSession()
+            let stream = try LiveEventStream(
+                port: nginx.port, "/changes?since=0", headers: [("X-Session-Id", session)], receiveTimeoutSeconds: 60)
+            #expect(stream.head.status == 200 && stream.head.header("Content-Type") == "text/event-stream")
+            #expect(stream.head.header("X-Accel-Buffering") == nil, "nginx acts on it and drops it")
+            #expect(try stream.nextEvent()?.event == "open", "the first event passes nginx before any write")
+            // One write on each instance in turn: each event arrives before the next write is made,
+            // so nothing is held back in a proxy buffer.
+            for (index, group) in ["drinks", "breakfast", "drinks"].enumerated() {
+                let toggle = try cluster.direct(index).request(
+                    "POST", "/groups/\(group)/toggle", headers: [("X-Session-Id", session)])
+                #expect(toggle.status == 200)
+                let event = try #require(try stream.nextEvent())
+                #expect(event.event == "change" && event.id == "\(index + 1)", "\(event)")
+            }
         }
 
         @Test

@@ -241,6 +241,33 @@ extension AppTests {
         }
 
         @Test
+        func anEventStreamOnOneServerCarriesWritesOnTheOtherAndEndsWhenTheOtherDeletesTheSession() throws {
+            let redis = try RedisServerProcess()
+            defer { redis.stop() }
+            let servers = try (0 ..< 2).map { _ in
+                try LiveChildServer(arguments: ["--port", "0", "--config", LivePaths.menuConfig, "--store", redis.url])
+            }
+            defer { for server in servers { server.stop() } }
+            let writer = try LiveRawConnection(port: servers[0].port)
+            let session = try writer.request("POST", "/sessions").decode(LiveSessionBody.self).sessionId
+            let stream = try LiveEventStream(
+                port: servers[1].port, "/changes?since=0", headers: [("X-Session-Id", session)],
+                receiveTimeoutSeconds: 60)
+            #expect(try stream.nextEvent()?.event == "open")
+            for (index, group) in ["drinks", "breakfast"].enumerated() {
+                #expect(
+                    try writer.request("POST", "/groups/\(group)/toggle", headers: [("X-Session-Id", session)]).status
+                        == 200)
+                let event = try #require(try stream.nextEvent())
+                #expect(event.event == "change" && event.id == "\(index + 1)", "\(event)")
+            }
+            #expect(try writer.request("DELETE", "/session", headers: [("X-Session-Id", session)]).status == 204)
+            let end = try #require(try stream.nextEvent())
+            #expect(try end.event == "end" && end.json()["reason"]?.stringValue == "session_ended", "\(end)")
+            #expect(try stream.next() == nil)
+        }
+
+        @Test
         func twoServersOnOneRedisHoldTheSessionMemoryBetweenThemThenAnswer429WithTheWait() throws {
             let redis = try RedisServerProcess()
             defer { redis.stop() }

@@ -1,0 +1,220 @@
+import Dispatch
+import HTTPCore
+import MenuModel
+import MenuSessions
+import Synchronization
+
+/// One open `text/event-stream` of `GET /changes`: the session's changes as events, written into
+/// a ``StreamedBody`` the server sends as it grows, from the first look (the `open` event) until
+/// the session ends, the client leaves or the server stops.
+///
+/// The events (each `id:` is a revision, so an `EventSource` that reconnects sends the last one
+/// as `Last-Event-ID` and resumes there):
+/// - `open` (first, with a `retry:` hint): `{"version","revision","since","action"}`, where
+///   `action` is `none` (nothing after `since`), `apply` (the `change` events that follow take the
+///   client from `since` to `revision`) or `reload` (the history no longer reaches `since`: read
+///   the rows again; the stream goes on from `revision`);
+/// - `change`: `{"revision","change"}`, one write, as in `GET /changes`;
+/// - `reload`: `{"version","revision"}`, the history was lost on the way (a menu reload, a
+///   session rebuilt): read the rows again;
+/// - `end` (last): `{"reason","retry"}`: `session_ended` (deleted, expired or evicted; `retry`
+///   false: do not reconnect), `store_unavailable` or `server_stopping` (`retry` true);
+/// - a comment line every heartbeat, which also finds a client that left.
+///
+/// Lifecycle: made by ``MenuAPI`` with its first look done, registered in ``ChangeWaits``
+/// (which calls ``changed()`` on news of its key and ``stop(_:)`` when the server drains), and
+/// forgotten when its connection ends (``StreamedBody/onEnd(_:)``).
+///
+/// Invariant: looks run one at a time per stream, on one queue shared by all streams, and each
+/// starts from the last revision written, so events are in revision order with none repeated; a
+/// ``changed()`` during a look makes one more look. After `end` nothing is written. Cost: a store
+/// read per look (news of the key, and each heartbeat: what finds a session that expired or was
+/// evicted without news); a timer and a few hundred bytes per stream, besides what waits unsent
+/// (at most ``StreamedBody/limit``: a client further behind is let go and resumes from its last id).
+package final class ChangeStream: Sendable {
+    /// What a look at the stream's key found.
+    package enum Look: Sendable {
+        /// The menu version (as JSON), the revision now, and the entries after the last one
+        /// written (nil: the history no longer reaches it).
+        case changes(versionJSON: String, revision: Int, entries: [(revision: Int, change: RowChange?)]?)
+        /// The stream is over.
+        case ended(EndReason)
+    }
+
+    /// Why a stream ended, as its `end` event says.
+    package enum EndReason: String, Sendable {
+        case sessionEnded = "session_ended"
+        case storeUnavailable = "store_unavailable"
+        case serverStopping = "server_stopping"
+
+        /// Whether the client should reconnect.
+        var retry: Bool { self != .sessionEnded }
+    }
+
+    private struct State {
+        var sentRevision: Int
+        var versionJSON: String
+        var looking = false
+        var lookAgain = false
+        var ended = false
+    }
+
+    /// The `retry:` hint, in milliseconds: how long an `EventSource` waits before reconnecting.
+    package static let retryMilliseconds = 3_000
+    /// Bytes that may wait unsent per stream before its client is let go.
+    package static let bodyLimit = 32 * 1024
+
+    package let key: ChangeWaits.Key
+    package let body: StreamedBody
+    private let lookUp: @Sendable (_ since: Int) -> Look
+    private let state: Mutex<State>
+    private let heartbeat: HeartbeatTimer
+    private static let looks = DispatchQueue(label: "menu.change-streams")
+
+    /// A stream of `key` whose first look (since `since`) found `first`; writes the `open` event
+    /// and any `change` events now. `lookUp` reads the key's changes since a revision, off the
+    /// request path; a comment goes out every `heartbeat`.
+    package init(
+        key: ChangeWaits.Key, since: Int, first: Look, heartbeat interval: Duration,
+        lookUp: @escaping @Sendable (_ since: Int) -> Look
+    ) {
+        self.key = key
+        body = StreamedBody(limit: Self.bodyLimit)
+        self.lookUp = lookUp
+        var text = "retry: \(Self.retryMilliseconds)\n"
+        var state = State(sentRevision: since, versionJSON: "")
+        switch first {
+        case .changes(let versionJSON, let revision, let entries):
+            state.versionJSON = versionJSON
+            let action = entries == nil ? "reload" : entries!.isEmpty ? "none" : "apply"
+            let id = entries == nil ? revision : since
+            text += "event: open\nid: \(id)\ndata: {\"version\":\(versionJSON),\"revision\":\(revision),"
+            text += "\"since\":\(since),\"action\":\"\(action)\"}\n\n"
+            for entry in entries ?? [] { text += Self.changeEvent(entry) }
+            state.sentRevision = revision
+        case .ended(let reason):
+            text += Self.endEvent(reason)
+            state.ended = true
+        }
+        self.state = Mutex(state)
+        body.write(Array(text.utf8))
+        let timer = DispatchSource.makeTimerSource(queue: Self.looks)
+        heartbeat = HeartbeatTimer(source: timer)
+        let (seconds, attoseconds) = interval.components
+        let milliseconds = max(1, Int(clamping: seconds) &* 1_000 &+ Int(attoseconds / 1_000_000_000_000_000))
+        timer.schedule(deadline: .now() + .milliseconds(milliseconds), repeating: .milliseconds(milliseconds))
+        timer.setEventHandler { [weak self] in self?.beat() }
+        timer.activate()  // a source is never released inactive (libdispatch traps)
+        if state.ended {
+            timer.cancel()
+            body.finish()
+            return
+        }
+        body.onEnd { [weak self] in self?.heartbeat.source.cancel() }
+    }
+
+    deinit { heartbeat.source.cancel() }
+
+    /// Something may have changed for the key: look (now, or once more after the look running).
+    package func changed() {
+        let start = state.withLock { state -> Bool in
+            guard !state.ended else { return false }
+            if state.looking {
+                state.lookAgain = true
+                return false
+            }
+            state.looking = true
+            return true
+        }
+        if start { Self.looks.async { [self] in look() } }
+    }
+
+    /// Ends the stream with an `end` event saying `reason`, after what was written before.
+    package func stop(_ reason: EndReason) {
+        Self.looks.async { [self] in
+            guard
+                state.withLock({ state in
+                    defer { state.ended = true }
+                    return !state.ended
+                })
+            else { return }
+            body.write(Array(Self.endEvent(reason).utf8))
+            body.finish()
+        }
+    }
+
+    /// Whether the stream has ended (its `end` written, or its client gone).
+    package var isOver: Bool {
+        state.withLock { $0.ended } || !body.isOpen
+    }
+
+    /// Looks until no ``changed()`` came in meanwhile. On the looks queue.
+    private func look() {
+        while true {
+            let since = state.withLock { $0.sentRevision }
+            write(lookUp(since))
+            let again = state.withLock { state -> Bool in
+                guard state.lookAgain, !state.ended else {
+                    state.looking = false
+                    return false
+                }
+                state.lookAgain = false
+                return true
+            }
+            guard again else { return }
+        }
+    }
+
+    /// Writes the events `found` calls for. On the looks queue.
+    private func write(_ found: Look) {
+        let text: String? = state.withLock { state -> String? in
+            guard !state.ended else { return nil }
+            switch found {
+            case .changes(let versionJSON, let revision, let entries):
+                if let entries, versionJSON == state.versionJSON {
+                    let fresh = entries.filter { $0.revision > state.sentRevision }
+                    state.sentRevision = max(state.sentRevision, revision)
+                    return fresh.map(Self.changeEvent).joined()
+                }
+                guard revision > state.sentRevision || versionJSON != state.versionJSON else { return nil }
+                state.sentRevision = revision
+                state.versionJSON = versionJSON
+                return "event: reload\nid: \(revision)\ndata: {\"version\":\(versionJSON),\"revision\":\(revision)}\n\n"
+            case .ended(let reason):
+                state.ended = true
+                return Self.endEvent(reason)
+            }
+        }
+        guard let text, !text.isEmpty else { return }
+        body.write(Array(text.utf8))
+        if case .ended = found { body.finish() }
+    }
+
+    /// A heartbeat: a comment (a write that finds a client gone), then a look. On the looks queue.
+    private func beat() {
+        guard !state.withLock({ $0.ended }) else { return }
+        guard body.write(Array(": heartbeat\n\n".utf8)) else { return }
+        changed()
+    }
+
+    private static func changeEvent(_ entry: (revision: Int, change: RowChange?)) -> String {
+        var writer = JSONWriter(capacity: 96)
+        writer.raw("{\"revision\":")
+        writer.integer(entry.revision)
+        writer.raw(",\"change\":")
+        MenuAPI.write(entry.change, to: &writer)
+        writer.raw("}")
+        let data = String(decoding: writer.finish().bytes, as: UTF8.self)
+        return "event: change\nid: \(entry.revision)\ndata: \(data)\n\n"
+    }
+
+    private static func endEvent(_ reason: EndReason) -> String {
+        "event: end\ndata: {\"reason\":\"\(reason.rawValue)\",\"retry\":\(reason.retry)}\n\n"
+    }
+}
+
+/// A stream's heartbeat timer. Dispatch sources are thread-safe (scheduled, cancelled from any
+/// thread); the type only says so to the compiler.
+private struct HeartbeatTimer: @unchecked Sendable {
+    let source: any DispatchSourceTimer
+}
