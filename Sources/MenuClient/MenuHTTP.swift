@@ -122,6 +122,29 @@ struct MenuHTTP: Sendable {
         _ method: String, _ path: String, query: [(String, String)], headers: [(String, String)],
         json body: Data?
     ) async throws(MenuClientError) -> MenuHTTPAnswer {
+        let request = try urlRequest(method, path, query: query, headers: headers, json: body)
+        let data: Data
+        let response: URLResponse
+        do {
+            (data, response) = try await session.data(for: request)
+        } catch {
+            throw .transport("\(method) /\(path): \(error.localizedDescription)")
+        }
+        guard let http = response as? HTTPURLResponse else {
+            throw .transport("\(method) /\(path): not an HTTP response")
+        }
+        var fields: [String: String] = [:]
+        for (name, value) in http.allHeaderFields {
+            if let name = name as? String, let value = value as? String { fields[name.lowercased()] = value }
+        }
+        return MenuHTTPAnswer(status: http.statusCode, headers: fields, body: data)
+    }
+
+    /// The request for `path` (percent-encoded already) with `query`, the language and `headers`.
+    func urlRequest(
+        _ method: String, _ path: String, query: [(String, String)], headers: [(String, String)],
+        json body: Data? = nil
+    ) throws(MenuClientError) -> URLRequest {
         // `path` is percent-encoded already (``segment(_:)``): joined as it is, never encoded again.
         guard var components = URLComponents(url: configuration.baseURL, resolvingAgainstBaseURL: false)
         else { throw .invalidArgument("cannot build a URL from \(configuration.baseURL) and \(path)") }
@@ -145,21 +168,7 @@ struct MenuHTTP: Sendable {
             request.httpBody = body
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
-        let data: Data
-        let response: URLResponse
-        do {
-            (data, response) = try await session.data(for: request)
-        } catch {
-            throw .transport("\(method) /\(path): \(error.localizedDescription)")
-        }
-        guard let http = response as? HTTPURLResponse else {
-            throw .transport("\(method) /\(path): not an HTTP response")
-        }
-        var fields: [String: String] = [:]
-        for (name, value) in http.allHeaderFields {
-            if let name = name as? String, let value = value as? String { fields[name.lowercased()] = value }
-        }
-        return MenuHTTPAnswer(status: http.statusCode, headers: fields, body: data)
+        return request
     }
 
     /// `id` as one path segment: every byte outside `A-Z a-z 0-9 . _ ~ -` percent-encoded, so an

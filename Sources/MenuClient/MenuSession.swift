@@ -131,6 +131,19 @@ public actor MenuSession {
 
     /// One request naming this session (created first when needed); the id sent comes back with
     /// the answer so that a caller seeing `unknown_session` knows which id failed.
+    /// A `text/event-stream` of `GET /changes?since=` for the session (created first when it has
+    /// no id yet), resuming after `lastEventID` when given; not yet started.
+    func changeStream(since revision: Int, lastEventID: String?, idleTimeout: TimeInterval)
+        async throws(MenuClientError)
+        -> (stream: MenuEventStream, sessionID: String)
+    {
+        let id = try await ensureID()
+        var headers = [("X-Session-Id", id), ("Accept", "text/event-stream")]
+        if let lastEventID, !lastEventID.isEmpty { headers.append(("Last-Event-ID", lastEventID)) }
+        let request = try http.urlRequest("GET", "changes", query: [("since", String(revision))], headers: headers)
+        return (MenuEventStream(request: request, lastEventID: lastEventID ?? "", idleTimeout: idleTimeout), id)
+    }
+
     func send(
         _ method: String, _ path: String, query: [(String, String)] = [], headers: [(String, String)] = [],
         json body: Data? = nil

@@ -1,12 +1,17 @@
 // Changes that reach a table by themselves: a second device's table follows the session through
-// long polls of the changes feed, with no call of its own.
+// the changes feed as an event stream (long polls where nothing streams), with no call of its own.
 
 import Foundation
+import HTTPTestSupport
 import MenuClient
 import MenuTestSupport
 import Testing
 
 @testable import MenuClient
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 @Suite(.timeLimit(.minutes(2))) struct LiveChangesTests {
     /// Two tables on one session, as two devices of one user, and the session's id.
@@ -43,6 +48,85 @@ import Testing
         try await expectCacheMatchesServer(tablet, server: server, "the tablet after following the phone")
     }
 
+    /// The server's figure `name` from `GET /metrics`.
+    private func metric(_ name: String, _ server: ClientTestServer) async throws -> Double? {
+        let (data, _) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(server.port)/metrics")!)
+        let line = String(decoding: data, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix(name + " ") }
+        return line.flatMap { Double($0.split(separator: " ").last ?? "") }
+    }
+
+    /// The next `.changed` or `.reloaded` events from `live`, at least `count` of them.
+    private func hear(_ count: Int, from live: inout AsyncStream<[MenuTableEvent]>.Iterator) async -> [MenuTableEvent] {
+        var heard: [MenuTableEvent] = []
+        while heard.count < count, let events = await live.next() {
+            heard += events.filter {
+                switch $0 {
+                case .changed, .reloaded: true
+                default: false
+                }
+            }
+        }
+        return heard
+    }
+
+    @Test func theTableFollowsThroughAnEventStreamAndSkipsItsOwnWritesWhenTheyComeBack() async throws {
+        let server = try ClientTestServer(config: ClientTestMenus.large(groups: 3, subgroups: 3, leaves: 4))
+        defer { server.shutdown() }
+        let (phone, tablet, _) = try await twoDevices(server)
+        var live = tablet.liveChanges().makeAsyncIterator()
+        _ = try await phone.toggle("g0")
+        #expect(await hear(1, from: &live).count == 1)
+        #expect(try await metric("menu_event_streams_open", server) == 1, "the tablet follows a stream")
+        #expect(try await metric("menu_streams_open", server) == 1, "and no long poll")
+        // The tablet's own write comes back on its stream: it is not applied twice.
+        _ = try await tablet.toggle("g1")
+        _ = try await phone.toggle("g2")
+        let heard = await hear(1, from: &live)
+        #expect(heard.count == 1 && tablet.revision == 3, "\(heard)")
+        try await expectCacheMatchesServer(tablet, server: server, "the tablet after its own write and the phone's")
+    }
+
+    @Test func whereNothingStreamsTheTableFallsBackToLongPolls() async throws {
+        let server = try ClientTestServer(config: ClientTestMenus.large(groups: 2, subgroups: 2, leaves: 3))
+        defer { server.shutdown() }
+        // A proxy that answers a stream request with the plain feed, as a server without streams would.
+        let plain = Array(#"{"version":"x","revision":0,"changes":[]}"#.utf8)
+        let proxy = try HTTPTestProxy(upstreamPort: server.port) { line in
+            guard line.hasPrefix("GET /changes?"), !line.contains("wait=") else { return .forward }
+            return .answer(
+                Array(
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(plain.count)\r\n\r\n".utf8)
+                    + plain)
+        }
+        defer { proxy.stop() }
+        let phone = try await MenuTable(session: MenuSession(configuration: server.configuration))
+        let id = try #require(await phone.session.id)
+        let behindProxy = MenuClientConfiguration(baseURL: URL(string: "http://127.0.0.1:\(proxy.port)")!)
+        let tablet = try await MenuTable(
+            session: MenuSession(configuration: behindProxy, restoring: MenuSessionSnapshot(sessionID: id, layout: nil))
+        )
+        var live = tablet.liveChanges().makeAsyncIterator()
+        _ = try await phone.toggle("g0")
+        #expect(await hear(1, from: &live).count == 1)
+        #expect(tablet.revision == 1)
+        #expect(proxy.requests.contains { $0.contains("wait=") }, "\(proxy.requests)")
+    }
+
+    @Test func aMenuReloadReachesAFollowingTableAsAReload() async throws {
+        let server = try ClientTestServer(config: ClientTestMenus.large(groups: 2, subgroups: 2, leaves: 3))
+        defer { server.shutdown() }
+        let (_, tablet, _) = try await twoDevices(server)
+        var live = tablet.liveChanges().makeAsyncIterator()
+        let before = tablet.version
+        #expect(try await eventuallyAsync { try await metric("menu_event_streams_open", server) == 1 })
+        try server.reload(with: ClientTestMenus.large(groups: 3, subgroups: 2, leaves: 3))
+        let heard = await hear(1, from: &live)
+        #expect(
+            heard.contains { if case .reloaded(_, _, .menuChanged) = $0 { true } else { false } }, "\(heard)")
+        #expect(tablet.version != before)
+        try await expectCacheMatchesServer(tablet, server: server, "the tablet after the reload")
+    }
+
     @Test func aDeletedSessionIsRecreatedAndTheTableReloaded() async throws {
         let server = try ClientTestServer(config: ClientTestMenus.large(groups: 2, subgroups: 2, leaves: 2))
         defer { server.shutdown() }
@@ -54,4 +138,13 @@ import Testing
             events.contains { if case .reloaded(_, _, .sessionRecreated) = $0 { true } else { false } }, "\(events)")
         #expect(await tablet.session.id != id)
     }
+}
+
+/// Polls `condition` (bounded: 10 s) on the task's own schedule, never blocking a thread.
+private func eventuallyAsync(_ condition: () async throws -> Bool) async throws -> Bool {
+    for _ in 0 ..< 200 {
+        if try await condition() { return true }
+        try await Task.sleep(nanoseconds: 50_000_000)
+    }
+    return try await condition()
 }
