@@ -103,14 +103,17 @@ package final class ChangeStream: Sendable {
         let (seconds, attoseconds) = interval.components
         let milliseconds = max(1, Int(clamping: seconds) &* 1_000 &+ Int(attoseconds / 1_000_000_000_000_000))
         timer.schedule(deadline: .now() + .milliseconds(milliseconds), repeating: .milliseconds(milliseconds))
-        timer.setEventHandler { [weak self] in self?.beat() }
+        // A strong capture (no weak side table): cancelling the timer, which the body's end
+        // does, releases the handler and with it the stream.
+        timer.setEventHandler { [self] in beat() }
         timer.activate()  // a source is never released inactive (libdispatch traps)
         if state.ended {
             timer.cancel()
             body.finish()
             return
         }
-        body.onEnd { [weak self] in self?.heartbeat.source.cancel() }
+        let heartbeat = self.heartbeat
+        body.onEnd { heartbeat.source.cancel() }
     }
 
     deinit { heartbeat.source.cancel() }

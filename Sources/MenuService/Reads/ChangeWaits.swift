@@ -83,18 +83,17 @@ package final class ChangeWaits: Sendable {
             if registration == .full { refusals.add(1, ordering: .relaxed) }
             return registration
         }
-        stream.body.onEnd { [weak self, weak stream] in
-            guard let self, let stream else { return }
-            self.forget(stream)
-        }
+        // Strong captures (no weak side tables): the body drops its end actions once they ran.
+        let (key, id) = (stream.key, ObjectIdentifier(stream))
+        stream.body.onEnd { [self] in forget(key, id) }
         return .held
     }
 
-    /// Drops `stream` (its connection ended).
-    private func forget(_ stream: ChangeStream) {
+    /// Drops the stream `id` of `key` (its connection ended).
+    private func forget(_ key: Key, _ id: ObjectIdentifier) {
         state.withLock { state in
-            guard state.streams[stream.key]?.removeValue(forKey: ObjectIdentifier(stream)) != nil else { return }
-            if state.streams[stream.key]?.isEmpty == true { state.streams[stream.key] = nil }
+            guard state.streams[key]?.removeValue(forKey: id) != nil else { return }
+            if state.streams[key]?.isEmpty == true { state.streams[key] = nil }
             state.streamCount -= 1
             state.open -= 1
         }
