@@ -325,32 +325,79 @@ async function catchUp() {
   }
 }
 
-/// Writes made elsewhere arrive by themselves while the page is shown: a long poll of the changes
-/// feed (GET /changes?since=&wait=25, the session's id in its header) that the server answers
-/// as soon as another tab or device writes this session; then ``sync`` applies it in the writes'
-/// queue. A failed poll is tried again after 1, 2, 4 … 30 s; a hidden page stops polling, and
-/// catches up when shown again.
+/// Writes made elsewhere arrive by themselves while the page is shown: the changes feed as a
+/// stream of server-sent events (GET /changes with Accept: text/event-stream, the session's id in
+/// its header, read through fetch), whose events the server sends as soon as another tab or
+/// device writes this session; each is applied by ``sync`` in the writes' queue. A dropped stream
+/// is opened again after the server's retry hint, with Last-Event-ID; a failed one after 1, 2, 4
+/// … 30 s; an answer that is not a stream (nothing streams on the way) switches to long polls
+/// (GET /changes?since=&wait=25). A hidden page lets go of it, and catches up when shown again.
 let following = false;
+let streams = true;
+let followAbort = null;
 async function followChanges() {
   if (following) return;
   following = true;
   let failures = 0;
+  let lastEventId = null;
   try {
     while (!document.hidden && state.sessionId) {
-      const since = state.revision;
+      let delay = 0;
       try {
-        const { json } = await api("GET", `/changes?since=${since}&wait=25`);
+        delay = streams ? await followStream(lastEventId, (id) => { lastEventId = id; }) : await longPoll();
         failures = 0;
-        if (json.version !== state.version || json.revision > state.revision) await sync();
       } catch (error) {
-        if (["gone", "unknown_session", "invalid_session"].includes(error.code)) await sync();
+        if (["gone", "unknown_session", "invalid_session"].includes(error.code)) { lastEventId = null; await sync(); }
+        if (error.name === "AbortError") continue;
         failures += 1;
-        await new Promise((resolve) => setTimeout(resolve, Math.min(30, 2 ** (failures - 1)) * 1000));
+        delay = Math.min(30, 2 ** (failures - 1)) * 1000;
       }
+      if (delay) await new Promise((resolve) => setTimeout(resolve, delay));
     }
   } finally {
     following = false;
   }
+}
+
+/// One event stream from the page's revision, until it ends; the milliseconds to wait before the next.
+async function followStream(lastEventId, remember) {
+  const session = state.sessionId;
+  const headers = { Accept: "text/event-stream", "X-Session-Id": session };
+  if (lastEventId) headers["Last-Event-ID"] = lastEventId;
+  followAbort = new AbortController();
+  const response = await fetch(withLanguage(`/changes?since=${state.revision}`),
+    { headers, cache: "no-store", signal: followAbort.signal });
+  if (!(response.headers.get("Content-Type") || "").startsWith("text/event-stream")) {
+    let json = null;
+    try { json = await response.json(); } catch { /* not JSON */ }
+    if (response.ok) { streams = false; return 0; } // the plain feed: nothing streams on the way
+    const error = json && json.error ? json.error : { code: "http_" + response.status, message: "" };
+    throw new APIError(response.status, error.code, error.message);
+  }
+  let ended = null;
+  const retry = await readEventStream(response.body, async (event) => {
+    remember(event.id);
+    let fields = {};
+    try { fields = JSON.parse(event.data); } catch { /* not JSON: nothing to read */ }
+    if (event.type === "open" && fields.action !== "none") await sync();
+    else if (event.type === "change" && Number(event.id) > state.revision) await sync();
+    else if (event.type === "reload") await sync();
+    else if (event.type === "end") {
+      ended = fields;
+      followAbort.abort(); // the server ends the body next: do not wait for it
+    }
+  }).catch((error) => { if (!ended) throw error; return null; });
+  if (ended && ended.retry === false) { remember(null); await sync(); return 0; } // the session ended: sync makes a new one
+  if (state.sessionId !== session) remember(null);
+  return retry ?? 3000;
+}
+
+/// One long poll of the feed (where nothing streams); the milliseconds to wait before the next.
+async function longPoll() {
+  const since = state.revision;
+  const { json } = await api("GET", `/changes?since=${since}&wait=25`);
+  if (json.version !== state.version || json.revision > state.revision) await sync();
+  return 0;
 }
 
 async function recover(error) {
@@ -387,7 +434,9 @@ async function start() {
   viewport.addEventListener("scroll", () => requestAnimationFrame(render), { passive: true });
   window.addEventListener("resize", () => render());
   window.addEventListener("focus", () => sync());
-  document.addEventListener("visibilitychange", () => { if (!document.hidden) { sync(); followChanges(); } });
+  document.addEventListener("visibilitychange", () => {
+    if (document.hidden) { if (followAbort) followAbort.abort(); } else { sync(); followChanges(); }
+  });
   spacer.addEventListener("focusin", (event) => {
     const element = event.target.closest(".row");
     if (element) state.focus = Number(element.dataset.index);

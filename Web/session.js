@@ -36,6 +36,41 @@ async function api(method, path, { body, headers = {}, signal } = {}) {
   return { json, response };
 }
 
+/// Reads a `text/event-stream` body (a fetch response's ReadableStream) and calls `onEvent` with
+/// each event, `{type, data, id}` (WHATWG HTML §9.2.6: CR, LF or CR LF line ends, `:` comments,
+/// `data` lines joined with LF, `id` kept from event to event). Returns the `retry:` hint in
+/// milliseconds (or null) once the body ends. `EventSource` itself cannot send X-Session-Id, and
+/// the id never goes in a URL, so the page reads the stream through fetch.
+async function readEventStream(body, onEvent) {
+  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "", type = "", data = [], id = "", retry = null;
+  for (;;) {
+    const { value, done } = await reader.read();
+    buffer += done ? "" : value;
+    // A CR at the end may be the first half of a CR LF: it ends its line only with what follows
+    // (or with the end of the body).
+    const carry = !done && buffer.endsWith("\r") ? "\r" : "";
+    const lines = (carry ? buffer.slice(0, -1) : buffer).split(/\r\n|\r|\n/);
+    buffer = lines.pop() + carry; // the last piece is a line cut short: kept for the next chunk
+    for (const line of lines) {
+      if (line === "") {
+        if (data.length) await onEvent({ type: type || "message", data: data.join("\n"), id });
+        type = ""; data = [];
+      } else if (!line.startsWith(":")) {
+        const colon = line.indexOf(":");
+        const name = colon < 0 ? line : line.slice(0, colon);
+        let field = colon < 0 ? "" : line.slice(colon + 1);
+        if (field.startsWith(" ")) field = field.slice(1);
+        if (name === "event") type = field;
+        else if (name === "data") data.push(field);
+        else if (name === "id" && !field.includes("\0")) id = field;
+        else if (name === "retry" && /^\d+$/.test(field)) retry = Number(field);
+      }
+    }
+    if (done) return retry; // an event not ended by a blank line is dropped, as the standard says
+  }
+}
+
 // MARK: Session and portable state
 
 function load() {

@@ -104,6 +104,15 @@ def dom_rows(driver):
         })).sort((a, b) => a.index - b.index);""")
 
 
+def metric(server, name):
+    """The server's figure `name` from GET /metrics (0 when it is not there)."""
+    with urllib.request.urlopen(server.url + "/metrics", timeout=30) as response:
+        for line in response.read().decode().splitlines():
+            if line.startswith(name + " "):
+                return float(line.split()[-1])
+    return 0
+
+
 def session_of(driver):
     return driver.execute_script("return (JSON.parse(localStorage.getItem('menu-server.session')) || {}).sessionId || null")
 
@@ -208,8 +217,10 @@ def test_sichuan(driver, server):
     expect_dom_matches_api(driver, server)
     assert session_of(driver) == session and expanded_flag(driver, "breakfast") == "false"
 
-    # Another tab of the same session writes: the page hears it by itself (a long poll of
-    # GET /changes?wait=), with no call made here; a focus catches up through ETag + /changes too.
+    # Another tab of the same session writes: the page hears it by itself (an event stream of
+    # GET /changes, read through fetch), with no call made here; a focus catches up through
+    # ETag + /changes too.
+    wait(driver, lambda d: metric(server, "menu_event_streams_open") >= 1, "the page to follow an event stream")
     status, _, _ = server.call("POST", "/groups/drinks/toggle", session)
     assert status == 200
     wait(driver, lambda d: expanded_flag(d, "drinks") == "false", "the other tab's collapse of drinks, live")
