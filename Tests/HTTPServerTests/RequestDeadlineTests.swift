@@ -105,7 +105,7 @@ struct RequestDeadlineTests {
 
     /// The deadlines end when the request has arrived: a handler slower than the timeout still
     /// answers, with or without a body, and the keep-alive connection goes on.
-    @Test(.timeLimit(.minutes(5)))
+    @Test(.timeLimit(.minutes(10)))
     func aHandlerSlowerThanTheHeaderTimeoutStillAnswers() throws {
         var configuration = HTTPServerConfiguration()
         configuration.port = 0

@@ -6,7 +6,7 @@ import HTTPTestSupport
 import MenuClient
 import Testing
 
-@Suite(.timeLimit(.minutes(2))) struct ClientErrorTests {
+@Suite(.timeLimit(.minutes(10))) struct ClientErrorTests {
     @Test func aRefusedWriteThrowsWhatTheServerSaidAndLeavesTheTableAsItWas() async throws {
         let server = try ClientTestServer(config: ClientTestMenus.large(groups: 2, subgroups: 2, leaves: 2))
         defer { server.shutdown() }

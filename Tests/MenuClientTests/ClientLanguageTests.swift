@@ -30,7 +30,7 @@ import Testing
           "items": [{"id": "kung-pao", "title": {"zh-Hant": "宮保雞丁", "zh-Hans": "宫保鸡丁", "en": "Kung Pao Chicken"}}]}]}
         """#
 
-    @Test(.timeLimit(.minutes(3)))
+    @Test(.timeLimit(.minutes(10)))
     func aTableReadsTheTitlesInItsLanguage() async throws {
         let server = try ClientTestServer(config: Self.config)
         defer { server.shutdown() }

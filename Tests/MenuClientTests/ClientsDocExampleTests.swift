@@ -21,7 +21,7 @@ func showMenu(server: URL, saved: MenuSessionSnapshot?) async throws -> MenuSess
     return await session.snapshot  // keep it (a file, UserDefaults); on unknown_session the layout is restored from it
 }
 
-@Suite(.timeLimit(.minutes(2))) struct ClientsDocExampleTests {
+@Suite(.timeLimit(.minutes(10))) struct ClientsDocExampleTests {
     @Test func theClientsDocExampleIsThisFileVerbatim() throws {
         let document = try String(
             contentsOf: LivePaths.packageRoot.appendingPathComponent("docs/clients.md"), encoding: .utf8)

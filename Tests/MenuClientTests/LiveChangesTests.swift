@@ -13,7 +13,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite(.timeLimit(.minutes(2))) struct LiveChangesTests {
+@Suite(.timeLimit(.minutes(10))) struct LiveChangesTests {
     /// Two tables on one session, as two devices of one user, and the session's id.
     private func twoDevices(_ server: ClientTestServer) async throws -> (MenuTable, MenuTable, String) {
         let phone = try await MenuTable(session: MenuSession(configuration: server.configuration))

@@ -8,7 +8,7 @@ import Testing
 
 @testable import MenuClient
 
-@Suite(.timeLimit(.minutes(2))) struct LocalizedTableTests {
+@Suite(.timeLimit(.minutes(10))) struct LocalizedTableTests {
     static let config = #"""
         {"defaultLocale": "zh-Hant", "locales": ["zh-Hant", "en"], "items": [
           {"id": "mains", "title": {"zh-Hant": "主菜", "en": "Main Courses"}, "items": [

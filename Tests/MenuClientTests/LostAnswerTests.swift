@@ -5,7 +5,7 @@ import Foundation
 import MenuClient
 import Testing
 
-@Suite(.timeLimit(.minutes(2))) struct LostAnswerTests {
+@Suite(.timeLimit(.minutes(10))) struct LostAnswerTests {
     @Test func aToggleWhoseAnswerWasLostIsResolvedFromTheFeedAndNeverSentTwice() async throws {
         let server = try ClientTestServer(config: ClientTestMenus.large(groups: 3, subgroups: 3, leaves: 4))
         defer { server.shutdown() }

@@ -8,7 +8,7 @@ import Testing
 
 @testable import MenuClient
 
-@Suite(.timeLimit(.minutes(2))) struct RowCacheTests {
+@Suite(.timeLimit(.minutes(10))) struct RowCacheTests {
     /// The model's rows as the client's type (attributes left out: a change never alters them).
     private func rows(of view: FlattenedView) -> [MenuRow] {
         view.rows(offset: 0, limit: view.count).map {

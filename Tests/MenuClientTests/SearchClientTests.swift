@@ -11,7 +11,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite(.timeLimit(.minutes(2))) struct SearchClientTests {
+@Suite(.timeLimit(.minutes(10))) struct SearchClientTests {
     /// Two groups of dishes, one collapsed, with a searchable `en` attribute and a nested group.
     static let menu = #"""
         {"title":"search","searchable":["en"],"items":[

@@ -18,7 +18,7 @@ struct ClientTestRandom: RandomNumberGenerator {
     }
 }
 
-@Suite(.timeLimit(.minutes(2))) struct TableConsistencyTests {
+@Suite(.timeLimit(.minutes(10))) struct TableConsistencyTests {
     @Test func theCacheEqualsAFreshFullReadAfterEveryStepOfALongRandomSequence() async throws {
         let server = try ClientTestServer(config: ClientTestMenus.large())
         defer { server.shutdown() }

@@ -10,7 +10,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite(.timeLimit(.minutes(2))) struct TableRecoveryTests {
+@Suite(.timeLimit(.minutes(10))) struct TableRecoveryTests {
     private let menu = ClientTestMenus.large(groups: 4, subgroups: 3, leaves: 4)
 
     @Test func aMenuReloadOnTheServerDropsTheCacheAndIsReportedWithBothVersions() async throws {

@@ -8,7 +8,7 @@ import Testing
 
 @testable import MenuClient
 
-@Suite(.timeLimit(.minutes(2))) struct TableSharingTests {
+@Suite(.timeLimit(.minutes(10))) struct TableSharingTests {
     /// Two tables on one session, as two devices of one user.
     private func twoDevices(_ server: ClientTestServer, pageSize: Int = 50) async throws -> (MenuTable, MenuTable) {
         let phone = try await MenuTable(session: MenuSession(configuration: server.configuration), pageSize: pageSize)

@@ -94,7 +94,7 @@ final class OutageServer: Sendable {
     func shutdown() { http.shutdown(gracePeriod: .seconds(2)) }
 }
 
-@Suite(.timeLimit(.minutes(3))) struct UnavailableRetryTests {
+@Suite(.timeLimit(.minutes(10))) struct UnavailableRetryTests {
     static let quick = MenuRetryPolicy(retries: 3, initialBackoff: 0.01, maxBackoff: 0.05)
 
     @Test func aWriteAnswered503IsSentAgainUntilTheStoreServesAndIsAppliedOnce() async throws {

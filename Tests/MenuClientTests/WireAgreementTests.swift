@@ -13,7 +13,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite(.timeLimit(.minutes(2))) struct WireAgreementTests {
+@Suite(.timeLimit(.minutes(10))) struct WireAgreementTests {
     /// One raw exchange with the server.
     private func exchange(
         _ server: ClientTestServer, _ method: String, _ target: String, session: String? = nil,

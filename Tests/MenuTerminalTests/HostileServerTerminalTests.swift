@@ -216,7 +216,7 @@ extension TerminalTests {
             #expect(proxy.requests.contains { $0.hasPrefix("PUT /expansion ") })  // the hostile answers were asked for
         }
 
-        @Test(.timeLimit(.minutes(2)))
+        @Test(.timeLimit(.minutes(10)))
         func aHostileErrorAtStartUpIsShownOnStandardErrorAsText() throws {
             let (proxy, keeping) = try Self.hostileServer()
             defer { proxy.stop() }

@@ -251,7 +251,7 @@ extension TerminalTests {
             #expect(screen[0].hasSuffix("21 rows, 15 dishes shown"))
         }
 
-        @Test(.timeLimit(.minutes(2)))
+        @Test(.timeLimit(.minutes(10)))
         func aLargeMenuPagesDownAndJumpsToItsEndFetchingOnlyThePagesShown() throws {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
                 "menu-client-\(UUID().uuidString)")
