@@ -81,7 +81,8 @@ extension MenuAPI {
             key: session.map { .session($0) } ?? .defaultView, since: since, first: first, heartbeat: streamHeartbeat
         ) { [self] since in
             do throws(APIError) {
-                let (menu, changes) = try changesOrDefaultView(of: session, since: since, for: request)
+                // Not the stream's own request: its headers would stay in memory as long as the stream.
+                let (menu, changes) = try changesOrDefaultView(of: session, since: since, for: Self.streamLook)
                 return .changes(
                     versionJSON: String(decoding: menu.versionJSON, as: UTF8.self), revision: changes.revision,
                     entries: changes.entries)
@@ -111,6 +112,9 @@ extension MenuAPI {
                 ("X-Accel-Buffering", "no")
             ], stream: stream.body)
     }
+
+    /// The request a stream's later looks read the store for: no header (no `If-None-Match`).
+    private static let streamLook = HTTPRequest(method: "GET", path: "/changes")
 
     /// The served menu and the changes of `session` (nil: the default view) since `since`.
     private func changesOrDefaultView(of session: SessionID?, since: Int, for request: HTTPRequest) throws(APIError)
