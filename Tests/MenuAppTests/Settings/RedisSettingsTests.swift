@@ -268,6 +268,28 @@ extension AppTests {
         }
 
         @Test
+        func anEventStreamWhoseRedisStopsAnsweringEndsWithARetryHintNeverSilently() throws {
+            let redis = try RedisServerProcess()
+            defer { redis.stop() }
+            let server = try LiveChildServer(arguments: [
+                "--port", "0", "--config", LivePaths.menuConfig, "--store", redis.url, "--redis-timeout", "300",
+                "--stream-heartbeat", "1"
+            ])
+            defer { server.stop() }
+            let connection = try LiveRawConnection(port: server.port)
+            let session = try connection.request("POST", "/sessions").decode(LiveSessionBody.self).sessionId
+            let stream = try LiveEventStream(
+                port: server.port, "/changes?since=0", headers: [("X-Session-Id", session)], receiveTimeoutSeconds: 60)
+            #expect(try stream.nextEvent()?.event == "open")
+            redis.kill()
+            // The next heartbeat's look finds Redis gone: the stream says so and ends.
+            let end = try #require(try stream.nextEvent())
+            #expect(end.event == "end", "\(end)")
+            #expect(try end.json()["reason"]?.stringValue == "store_unavailable" && end.json()["retry"] == .bool(true))
+            #expect(try stream.next() == nil)
+        }
+
+        @Test
         func twoServersOnOneRedisHoldTheSessionMemoryBetweenThemThenAnswer429WithTheWait() throws {
             let redis = try RedisServerProcess()
             defer { redis.stop() }
