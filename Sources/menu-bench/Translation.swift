@@ -57,6 +57,33 @@ enum TranslationFigures {
                 "| \(state.changedGroupCount) | \(carried.changedGroupCount) | \(Report.time(carry)) | \(Report.time(fromScratch)) |"
             )
         }
+        lines += ["", try listingDiffs(old, spec: spec, plan: plan)]
+        return lines.joined(separator: "\n")
+    }
+
+    /// Issue 26 §2's core: ``ListingDiff/between(_:_:)`` from a session's rows on the 1.1M menu to
+    /// its rows once one dish is added (the default view, and everything expanded), timed.
+    static func listingDiffs(_ old: Menu, spec: [TreeSpec], plan: TimingPlan) throws -> String {
+        progress("translation: one dish added, listing diffs")
+        var items = spec
+        items[0].children!.insert(.row("added-dish", "Added dish"), at: 1)
+        let new = try Menu(jsonData: Data(SyntheticMenu.json(items, title: "Synthetic 1.1M, one dish added")))
+        let translation = MenuTranslation(from: old, to: new)
+        var lines = ["| session | rows | ListingDiff.between | splices | reconfigured |", "|---|---:|---:|---:|---:|"]
+        var expanded = FlattenedView(menu: old)
+        _ = expanded.setAll(.expanded)
+        for (name, view) in [("default view", FlattenedView(menu: old)), ("all expanded", expanded)] {
+            let carried = FlattenedView(menu: new, state: view.state.carried(through: [translation], onto: new))
+            var diff = ListingDiff.between(view, carried)
+            let times = (0 ..< max(3, plan.rounds)).map { _ in
+                let start = TimingPlan.threadCPUSeconds()
+                diff = ListingDiff.between(view, carried)
+                return (TimingPlan.threadCPUSeconds() - start) * 1e9
+            }
+            lines.append(
+                "| \(name) | \(view.count) → \(carried.count) | \(Report.time(median(times))) | \(diff.changes.count) "
+                    + "| \(diff.reconfigured.count) |")
+        }
         return lines.joined(separator: "\n")
     }
 
