@@ -331,7 +331,9 @@ async function catchUp() {
 /// device writes this session; each is applied by ``sync`` in the writes' queue. A dropped stream
 /// is opened again after the server's retry hint, with Last-Event-ID; a failed one after 1, 2, 4
 /// … 30 s; an answer that is not a stream (nothing streams on the way) switches to long polls
-/// (GET /changes?since=&wait=25). A hidden page lets go of it, and catches up when shown again.
+/// (GET /changes?since=&wait=25). A page without a session follows the default view (a menu
+/// reload); the first write's new session replaces that stream. A hidden page lets go of it,
+/// and catches up when shown again.
 let following = false;
 let streams = true;
 let followAbort = null;
@@ -340,8 +342,11 @@ async function followChanges() {
   following = true;
   let failures = 0;
   let lastEventId = null;
+  let lastSession = state.sessionId;
   try {
-    while (!document.hidden && state.sessionId) {
+    // Without a session too: the default view's stream says when the menu is reloaded.
+    while (!document.hidden) {
+      if (state.sessionId !== lastSession) { lastEventId = null; lastSession = state.sessionId; } // ids are per session
       let delay = 0;
       try {
         delay = streams ? await followStream(lastEventId, (id) => { lastEventId = id; }) : await longPoll();
@@ -362,7 +367,8 @@ async function followChanges() {
 /// One event stream from the page's revision, until it ends; the milliseconds to wait before the next.
 async function followStream(lastEventId, remember) {
   const session = state.sessionId;
-  const headers = { Accept: "text/event-stream", "X-Session-Id": session };
+  const headers = { Accept: "text/event-stream" };
+  if (session) headers["X-Session-Id"] = session;
   if (lastEventId) headers["Last-Event-ID"] = lastEventId;
   followAbort = new AbortController();
   const response = await fetch(withLanguage(`/changes?since=${state.revision}`),
@@ -459,6 +465,7 @@ async function start() {
   $("new-session").addEventListener("click", async () => {
     const old = state.sessionId;
     state.sessionId = null;
+    if (followAbort) followAbort.abort(); // follow the default view from now on
     localStorage.removeItem(STORE_KEY);
     if (old) fetch("/session", { method: "DELETE", headers: { "X-Session-Id": old } }).catch(() => {});
     state.rows.clear();

@@ -32,7 +32,12 @@ async function api(method, path, { body, headers = {}, signal } = {}) {
     throw new APIError(response.status, error.code, error.message);
   }
   const session = response.headers.get("X-Session-Id");
-  if (session && session !== state.sessionId) { state.sessionId = session; save(); followChanges(); }
+  if (session && session !== state.sessionId) {
+    state.sessionId = session;
+    save();
+    if (followAbort) followAbort.abort(); // the stream follows the new session from now on
+    followChanges();
+  }
   return { json, response };
 }
 

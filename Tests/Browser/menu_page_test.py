@@ -13,6 +13,7 @@ import http.server
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import threading
@@ -278,6 +279,33 @@ def test_settings(driver, server):
     driver.save_screenshot(os.path.join(OUT, "settings.png"))
 
 
+def test_reload_reaches_an_open_page(driver):
+    """A menu reload (SIGHUP) that adds a row shows in an open page by itself: the page's event
+    stream says reload, and the page reads its rows again, with no call made here."""
+    config = os.path.join(OUT, "settings-reload.json")
+    with open(os.path.join(ROOT, "Config", "settings.json")) as source:
+        document = json.load(source)
+    with open(config, "w") as target:
+        json.dump(document, target)
+    server = Server(config)
+    try:
+        driver.get(server.url + "/")
+        driver.execute_script("localStorage.clear()")
+        driver.get(server.url + "/")
+        expect_dom_matches_api(driver, server)
+        wait(driver, lambda d: metric(server, "menu_event_streams_open") >= 1, "the page to follow an event stream")
+        assert not driver.find_elements(By.CSS_SELECTOR, '[data-id="added-setting"]')
+        document["items"].append({"id": "added-setting", "title": {"en": "Added setting", "de": "Neue Einstellung"}})
+        with open(config, "w") as target:
+            json.dump(document, target)
+        server.process.send_signal(signal.SIGHUP)
+        wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, '[data-id="added-setting"]'), "the added row, live")
+        expect_dom_matches_api(driver, server)
+        print("browser-test: a reload that adds a row showed in the open page by itself")
+    finally:
+        server.stop()
+
+
 def test_large_menu_stays_virtualized(driver, server):
     driver.get(server.url + "/")
     driver.execute_script("localStorage.clear()")
@@ -406,6 +434,7 @@ def main():
                            ("language", lambda: search_page_test.test_language(servers["sichuan"])),
                            ("settings", lambda: test_settings(driver, servers["settings"])),
                            ("large", lambda: test_large_menu_stays_virtualized(driver, servers["large"])),
+                           ("reload", lambda: test_reload_reaches_an_open_page(driver)),
                            ("cross-origin", lambda: test_cross_origin(driver, menu))]:
             try:
                 test()
