@@ -103,7 +103,11 @@ extension AppTests {
                 eventually(within: .seconds(60)) { Self.status(pid, "Threads") <= baseline.threads + 2 },
                 "threads \(Self.status(pid, "Threads")), were \(baseline.threads)")
             let grown = Self.status(pid, "VmRSS") - baseline.resident
-            #expect(grown < 2 * 1024, "resident memory grew \(grown) KiB over the second 500 clients")
+            // Under AddressSanitizer (scripts/sanitize) freed memory waits in its quarantine (256 MB)
+            // instead of being reused, so resident memory says nothing about leaks there.
+            if ProcessInfo.processInfo.environment["ASAN_OPTIONS"] == nil {
+                #expect(grown < 2 * 1024, "resident memory grew \(grown) KiB over the second 500 clients")
+            }
             print(
                 "LiveEventStreamChurnTests: the second 500 clients; descriptors \(baseline.descriptors) → \(Self.descriptors(pid)), "
                     + "threads \(baseline.threads) → \(Self.status(pid, "Threads")), resident +\(grown) KiB")
