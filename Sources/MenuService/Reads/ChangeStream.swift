@@ -71,32 +71,24 @@ package final class ChangeStream: Sendable {
     private let heartbeat: HeartbeatTimer
     private static let looks = DispatchQueue(label: "menu.change-streams")
 
-    /// A stream of `key` whose first look (since `since`) found `first`; writes the `open` event
-    /// and any `change` events now. `lookUp` reads the key's changes since a revision, off the
-    /// request path; a comment goes out every `heartbeat`.
+    /// A stream of `key` whose first look since `since` found the menu `versionJSON`, the key at
+    /// `revision` and `entries` after `since` (nil: the history no longer reaches it); writes the
+    /// `open` event and any `change` events now. `lookUp` reads the key's changes since a
+    /// revision, off the request path; a comment goes out every `heartbeat`.
     package init(
-        key: ChangeWaits.Key, since: Int, first: Look, heartbeat interval: Duration,
+        key: ChangeWaits.Key, since: Int, versionJSON: String, revision: Int,
+        entries: [(revision: Int, change: RowChange?)]?, heartbeat interval: Duration,
         lookUp: @escaping @Sendable (_ since: Int) -> Look
     ) {
         self.key = key
         body = StreamedBody(limit: Self.bodyLimit)
         self.lookUp = lookUp
-        var text = "retry: \(Self.retryMilliseconds)\n"
-        var state = State(sentRevision: since, versionJSON: "")
-        switch first {
-        case .changes(let versionJSON, let revision, let entries):
-            state.versionJSON = versionJSON
-            let action = entries == nil ? "reload" : entries!.isEmpty ? "none" : "apply"
-            let id = entries == nil ? revision : since
-            text += "event: open\nid: \(id)\ndata: {\"version\":\(versionJSON),\"revision\":\(revision),"
-            text += "\"since\":\(since),\"action\":\"\(action)\"}\n\n"
-            for entry in entries ?? [] { text += Self.changeEvent(entry) }
-            state.sentRevision = revision
-        case .ended(let reason):
-            text += Self.endEvent(reason)
-            state.ended = true
-        }
-        self.state = Mutex(state)
+        let action = entries == nil ? "reload" : entries!.isEmpty ? "none" : "apply"
+        var text = "retry: \(Self.retryMilliseconds)\nevent: open\nid: \(entries == nil ? revision : since)\n"
+        text +=
+            "data: {\"version\":\(versionJSON),\"revision\":\(revision),\"since\":\(since),\"action\":\"\(action)\"}\n\n"
+        for entry in entries ?? [] { text += Self.changeEvent(entry) }
+        state = Mutex(State(sentRevision: revision, versionJSON: versionJSON))
         body.write(Array(text.utf8))
         let timer = DispatchSource.makeTimerSource(queue: Self.looks)
         heartbeat = HeartbeatTimer(source: timer)
@@ -106,12 +98,7 @@ package final class ChangeStream: Sendable {
         // A strong capture (no weak side table): cancelling the timer, which the body's end
         // does, releases the handler and with it the stream.
         timer.setEventHandler { [self] in beat() }
-        timer.activate()  // a source is never released inactive (libdispatch traps)
-        if state.ended {
-            timer.cancel()
-            body.finish()
-            return
-        }
+        timer.activate()
         let heartbeat = self.heartbeat
         body.onEnd { heartbeat.source.cancel() }
     }
@@ -144,11 +131,6 @@ package final class ChangeStream: Sendable {
             body.write(Array(Self.endEvent(reason).utf8))
             body.finish()
         }
-    }
-
-    /// Whether the stream has ended (its `end` written, or its client gone).
-    package var isOver: Bool {
-        state.withLock { $0.ended } || !body.isOpen
     }
 
     /// Looks until no ``changed()`` came in meanwhile. On the looks queue.
@@ -202,11 +184,7 @@ package final class ChangeStream: Sendable {
 
     private static func changeEvent(_ entry: (revision: Int, change: RowChange?)) -> String {
         var writer = JSONWriter(capacity: 96)
-        writer.raw("{\"revision\":")
-        writer.integer(entry.revision)
-        writer.raw(",\"change\":")
-        MenuAPI.write(entry.change, to: &writer)
-        writer.raw("}")
+        MenuAPI.writeEntry(entry, to: &writer)
         let data = String(decoding: writer.finish().bytes, as: UTF8.self)
         return "event: change\nid: \(entry.revision)\ndata: \(data)\n\n"
     }

@@ -71,14 +71,11 @@ extension MenuAPI {
         -> HTTPResponse
     {
         let (menu, changes) = try changesOrDefaultView(of: session, since: since, for: request)
-        guard since <= changes.revision else {
-            throw .invalidParameter("since \(since) is past the session's revision \(changes.revision)")
-        }
-        let first = ChangeStream.Look.changes(
-            versionJSON: String(decoding: menu.versionJSON, as: UTF8.self), revision: changes.revision,
-            entries: changes.entries)
+        try Self.requireSince(since, within: changes)
         let stream = ChangeStream(
-            key: session.map { .session($0) } ?? .defaultView, since: since, first: first, heartbeat: streamHeartbeat
+            key: session.map { .session($0) } ?? .defaultView, since: since,
+            versionJSON: String(decoding: menu.versionJSON, as: UTF8.self), revision: changes.revision,
+            entries: changes.entries, heartbeat: streamHeartbeat
         ) { [self] since in
             do throws(APIError) {
                 // Not the stream's own request: its headers would stay in memory as long as the stream.
@@ -130,9 +127,7 @@ extension MenuAPI {
     private func changesResponse(_ menu: ServedMenu, _ changes: SessionChanges, since: Int, for request: HTTPRequest)
         throws(APIError) -> HTTPResponse
     {
-        guard since <= changes.revision else {
-            throw .invalidParameter("since \(since) is past the session's revision \(changes.revision)")
-        }
+        try Self.requireSince(since, within: changes)
         guard let entries = changes.entries else { throw .gone(since: since, revision: changes.revision) }
         let locale = try negotiatedLocale(for: request, on: menu)
         var writer = JSONWriter(capacity: 64 + entries.count * 64)
@@ -142,14 +137,28 @@ extension MenuAPI {
         writer.integer(changes.revision)
         writer.raw(",\"changes\":[")
         for (index, entry) in entries.enumerated() {
-            writer.raw(index == 0 ? "{\"revision\":" : ",{\"revision\":")
-            writer.integer(entry.revision)
-            writer.raw(",\"change\":")
-            Self.write(entry.change, to: &writer)
-            writer.raw("}")
+            if index > 0 { writer.raw(",") }
+            Self.writeEntry(entry, to: &writer)
         }
         writer.raw("]}")
         return json(200, writer.finish(), extraHeaders: menu.languageHeaders(locale))
+    }
+
+    /// Refuses a `since` past the session's revision (the list and the stream alike).
+    private static func requireSince(_ since: Int, within changes: SessionChanges) throws(APIError) {
+        guard since <= changes.revision else {
+            throw .invalidParameter("since \(since) is past the session's revision \(changes.revision)")
+        }
+    }
+
+    /// One entry of the feed, `{"revision":…,"change":…}`: an element of the list, and the data of
+    /// a stream's `change` event.
+    static func writeEntry(_ entry: (revision: Int, change: RowChange?), to writer: inout JSONWriter) {
+        writer.raw("{\"revision\":")
+        writer.integer(entry.revision)
+        writer.raw(",\"change\":")
+        write(entry.change, to: &writer)
+        writer.raw("}")
     }
 
     /// `{"at":…,"inserted":…,"removed":…}` or `null`.
