@@ -52,11 +52,7 @@ final class MenuEventStream: NSObject, URLSessionDataDelegate, @unchecked Sendab
 
     /// Sends the request; returns its head once it has arrived (the events follow in ``events``).
     func start() async throws -> (head: Head, body: Data) {
-        let settings = URLSessionConfiguration.ephemeral
-        settings.urlCache = nil
-        settings.requestCachePolicy = .reloadIgnoringLocalCacheData
-        settings.httpShouldSetCookies = false
-        settings.timeoutIntervalForRequest = idleTimeout
+        let settings = MenuHTTP.settings(timeout: idleTimeout)
         settings.timeoutIntervalForResource = .infinity
         let session = URLSession(configuration: settings, delegate: self, delegateQueue: nil)
         state.withLock { $0.session = session }

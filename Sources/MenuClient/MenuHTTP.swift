@@ -90,12 +90,18 @@ struct MenuHTTP: Sendable {
 
     init(configuration: MenuClientConfiguration) {
         self.configuration = configuration
+        session = URLSession(configuration: Self.settings(timeout: configuration.timeout))
+    }
+
+    /// The client's URLSession settings (ephemeral, no cache, no cookies), a request failing after
+    /// `timeout` seconds without a byte.
+    static func settings(timeout: TimeInterval) -> URLSessionConfiguration {
         let settings = URLSessionConfiguration.ephemeral
         settings.urlCache = nil
         settings.requestCachePolicy = .reloadIgnoringLocalCacheData
         settings.httpShouldSetCookies = false
-        settings.timeoutIntervalForRequest = configuration.timeout
-        session = URLSession(configuration: settings)
+        settings.timeoutIntervalForRequest = timeout
+        return settings
     }
 
     /// Sends one request; any status comes back as an answer, only a failed exchange throws. A
