@@ -16,13 +16,26 @@ extension AppTests {
         "Scale-out: long polls and event streams across instances behind nginx",
         .enabled(if: FileManager.default.isExecutableFile(atPath: NginxProcess.executable)))
     struct ScaleOutLongPollTests {
+        /// `instances` menu-servers on one Redis behind the shipped nginx config.
+        private static func behindNginx(instances: Int) throws -> (ScaleOutCluster, NginxProcess) {
+            let cluster = try ScaleOutCluster(instances: instances)
+            do {
+                let nginx = try NginxProcess(
+                    deploymentConfig: ScaleOutNginxTests.examplePath, upstreams: cluster.instances.map(\.port))
+                return (cluster, nginx)
+            } catch {
+                cluster.stop()
+                throw error
+            }
+        }
+
         @Test
         func aLongPollThroughNginxIsAnsweredByAWriteOnAnotherInstance() throws {
-            let cluster = try ScaleOutCluster(instances: 3)
-            defer { cluster.stop() }
-            let nginx = try NginxProcess(
-                deploymentConfig: ScaleOutNginxTests.examplePath, upstreams: cluster.instances.map(\.port))
-            defer { nginx.stop() }
+            let (cluster, nginx) = try Self.behindNginx(instances: 3)
+            defer {
+                nginx.stop()
+                cluster.stop()
+            }
             let session = try cluster.direct(0).newSession()
             let answer = LiveLocked<LiveResponse?>(nil)
             let done = DispatchSemaphore(value: 0)
@@ -56,11 +69,11 @@ extension AppTests {
 
         @Test
         func anEventStreamThroughNginxCarriesEachWriteOnAnyInstanceAsItHappens() throws {
-            let cluster = try ScaleOutCluster(instances: 3)
-            defer { cluster.stop() }
-            let nginx = try NginxProcess(
-                deploymentConfig: ScaleOutNginxTests.examplePath, upstreams: cluster.instances.map(\.port))
-            defer { nginx.stop() }
+            let (cluster, nginx) = try Self.behindNginx(instances: 3)
+            defer {
+                nginx.stop()
+                cluster.stop()
+            }
             let session = try cluster.direct(0).newSession()
             let stream = try LiveEventStream(
                 port: nginx.port, "/changes?since=0", headers: [("X-Session-Id", session)], receiveTimeoutSeconds: 60)
@@ -80,11 +93,11 @@ extension AppTests {
 
         @Test
         func aLongPollThatRunsOutItsWaitThroughNginxGetsItsEmptyAnswerNotAGatewayTimeout() throws {
-            let cluster = try ScaleOutCluster(instances: 2)
-            defer { cluster.stop() }
-            let nginx = try NginxProcess(
-                deploymentConfig: ScaleOutNginxTests.examplePath, upstreams: cluster.instances.map(\.port))
-            defer { nginx.stop() }
+            let (cluster, nginx) = try Self.behindNginx(instances: 2)
+            defer {
+                nginx.stop()
+                cluster.stop()
+            }
             let session = try cluster.direct(0).newSession()
             // 12 s: longer than nginx waits for any other answer (10 s), shorter than for /changes.
             let response = try LiveRawConnection(port: nginx.port, receiveTimeoutSeconds: 90).request(

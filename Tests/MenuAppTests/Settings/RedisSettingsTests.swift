@@ -140,6 +140,15 @@ extension AppTests {
         "Redis: menu-server started on a Redis store",
         .enabled(if: FileManager.default.isExecutableFile(atPath: RedisServerProcess.executable)))
     struct RedisStartupTests {
+        /// Two menu-server processes on `redis`, serving `config`, each with `arguments` added.
+        private static func twoServers(
+            on redis: RedisServerProcess, config: String = LivePaths.menuConfig, _ arguments: [String] = []
+        ) throws -> [LiveChildServer] {
+            try (0 ..< 2).map { _ in
+                try LiveChildServer(arguments: ["--port", "0", "--config", config, "--store", redis.url] + arguments)
+            }
+        }
+
         @Test
         func theStartUpLineNamesTheStoreWithoutItsPasswordAndSessionsLiveInRedis() throws {
             let redis = try RedisServerProcess(password: "hunter2")
@@ -187,11 +196,7 @@ extension AppTests {
         func twoServersOnOneRedisHoldMaxSessionsBetweenThemAndTheirMetricsCountThem() throws {
             let redis = try RedisServerProcess()
             defer { redis.stop() }
-            let servers = try (0 ..< 2).map { _ in
-                try LiveChildServer(arguments: [
-                    "--port", "0", "--config", LivePaths.menuConfig, "--store", redis.url, "--max-sessions", "3"
-                ])
-            }
+            let servers = try Self.twoServers(on: redis, ["--max-sessions", "3"])
             defer { for server in servers { server.stop() } }
             let connections = try servers.map { try LiveRawConnection(port: $0.port) }
             for index in 0 ..< 3 { #expect(try connections[index % 2].request("POST", "/sessions").status == 201) }
@@ -210,9 +215,7 @@ extension AppTests {
         func aLongPollOnOneServerIsAnsweredByAWriteOnTheOtherAndCarriesIt() throws {
             let redis = try RedisServerProcess()
             defer { redis.stop() }
-            let servers = try (0 ..< 2).map { _ in
-                try LiveChildServer(arguments: ["--port", "0", "--config", LivePaths.menuConfig, "--store", redis.url])
-            }
+            let servers = try Self.twoServers(on: redis)
             defer { for server in servers { server.stop() } }
             let (writer, watcher) = (
                 try LiveRawConnection(port: servers[0].port), try LiveRawConnection(port: servers[1].port)
@@ -244,9 +247,7 @@ extension AppTests {
         func anEventStreamOnOneServerCarriesWritesOnTheOtherAndEndsWhenTheOtherDeletesTheSession() throws {
             let redis = try RedisServerProcess()
             defer { redis.stop() }
-            let servers = try (0 ..< 2).map { _ in
-                try LiveChildServer(arguments: ["--port", "0", "--config", LivePaths.menuConfig, "--store", redis.url])
-            }
+            let servers = try Self.twoServers(on: redis)
             defer { for server in servers { server.stop() } }
             let writer = try LiveRawConnection(port: servers[0].port)
             let session = try writer.request("POST", "/sessions").decode(LiveSessionBody.self).sessionId
@@ -295,12 +296,8 @@ extension AppTests {
             defer { redis.stop() }
             let path = try writeWideMenuFile(groups: 2_000)
             defer { try? FileManager.default.removeItem(atPath: path) }
-            let servers = try (0 ..< 2).map { _ in
-                try LiveChildServer(arguments: [
-                    "--port", "0", "--config", path, "--store", redis.url, "--session-memory", "1M",
-                    "--max-changed-groups", "2000"
-                ])
-            }
+            let servers = try Self.twoServers(
+                on: redis, config: path, ["--session-memory", "1M", "--max-changed-groups", "2000"])
             defer { for server in servers { server.stop() } }
             let connections = try servers.map { try LiveRawConnection(port: $0.port) }
             // Each session lists 300 groups: about 2.5 KB in Redis, so 1 MiB holds a few hundred.
