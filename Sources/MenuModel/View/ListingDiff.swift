@@ -100,31 +100,57 @@ public struct ListingDiff: Sendable, Equatable {
 
 extension ListingDiff {
     /// The diff from `old`'s rows to `new`'s (the same session on two menus): rows are matched by
-    /// node id; a kept row is reconfigured when its title (every locale), attributes, group-ness,
-    /// child count or expansion differ. O(rows · log rows) plus the walk of both listings.
+    /// node id; a kept row is reconfigured when any field a row carries but its index differs:
+    /// title (every locale), attributes, depth, parent, group-ness, expansion, child count or
+    /// visible descendants. O(rows · log rows) plus the walk of both listings.
     public static func between(_ old: FlattenedView, _ new: FlattenedView) -> ListingDiff {
         let (oldMenu, newMenu) = (old.menu, new.menu)
-        var oldRows: [VisibleNode] = []
-        oldRows.reserveCapacity(old.count)
-        old.forEachVisibleNode(offset: 0, limit: old.count) { oldRows.append($0) }
-        var newRows: [VisibleNode] = []
-        newRows.reserveCapacity(new.count)
-        new.forEachVisibleNode(offset: 0, limit: new.count) { newRows.append($0) }
+        let oldRows = ListedRows(old)
+        let newRows = ListedRows(new)
         let locales = max(1, min(oldMenu.locales.count, newMenu.locales.count))
+        let sameLocales = oldMenu.locales == newMenu.locales
         // Keys are the new menu's nodes: an old row's is the node its id names there (-1: gone).
         return ListingDiff(
-            old: oldRows.map { Int32(newMenu.node(withID: oldMenu.id(of: $0.node)) ?? -1) },
-            new: newRows.map { Int32($0.node) }, keyCount: newMenu.nodeCount + 1
+            old: oldRows.nodes.map { Int32(newMenu.node(withID: oldMenu.id(of: $0.node)) ?? -1) },
+            new: newRows.nodes.map { Int32($0.node) }, keyCount: newMenu.nodeCount + 1
         ) { i, j in
-            let (a, b) = (oldRows[i], newRows[j])
-            guard oldMenu.isGroup(a.node) == newMenu.isGroup(b.node), a.isExpanded == b.isExpanded,
-                oldMenu.childCount(of: a.node) == newMenu.childCount(of: b.node),
-                oldMenu.locales == newMenu.locales,
-                oldMenu.attributes(of: a.node) == newMenu.attributes(of: b.node)
+            let (a, b) = (oldRows.nodes[i].node, newRows.nodes[j].node)
+            guard sameLocales, oldMenu.isGroup(a) == newMenu.isGroup(b),
+                oldRows.nodes[i].isExpanded == newRows.nodes[j].isExpanded,
+                oldMenu.depth(of: a) == newMenu.depth(of: b),
+                oldMenu.childCount(of: a) == newMenu.childCount(of: b),
+                oldRows.descendants(of: i) == newRows.descendants(of: j),
+                oldMenu.parent(of: a).map(oldMenu.id(of:)) == newMenu.parent(of: b).map(newMenu.id(of:)),
+                oldMenu.attributes(of: a) == newMenu.attributes(of: b)
             else { return false }
-            return (0 ..< locales).allSatisfy {
-                oldMenu.title(of: a.node, locale: $0) == newMenu.title(of: b.node, locale: $0)
-            }
+            return (0 ..< locales).allSatisfy { oldMenu.title(of: a, locale: $0) == newMenu.title(of: b, locale: $0) }
         }
     }
+}
+
+/// Every row of one listing, with where each row's subtree ends: what ``ListingDiff/between(_:_:)``
+/// compares. O(rows) time and memory.
+private struct ListedRows {
+    var nodes: [VisibleNode] = []
+    /// `ends[i]`: the index of the first row after row `i` that is not below it.
+    private var ends: [Int32] = []
+
+    init(_ view: FlattenedView) {
+        let menu = view.menu
+        nodes.reserveCapacity(view.count)
+        view.forEachVisibleNode(offset: 0, limit: view.count) { nodes.append($0) }
+        ends = [Int32](repeating: Int32(nodes.count), count: nodes.count)
+        var open: [(row: Int, depth: Int)] = []
+        for (row, visible) in nodes.enumerated() {
+            let depth = menu.depth(of: visible.node)
+            while let last = open.last, last.depth >= depth {
+                ends[last.row] = Int32(row)
+                open.removeLast()
+            }
+            open.append((row, depth))
+        }
+    }
+
+    /// The rows below row `i` in this listing (a collapsed group's or a leaf's: 0).
+    func descendants(of i: Int) -> Int { Int(ends[i]) - i - 1 }
 }

@@ -102,6 +102,8 @@ struct ListingDiffTests {
                 let changed =
                     was.title != now.title || was.attributes != now.attributes || was.isGroup != now.isGroup
                     || was.isExpanded != now.isExpanded || was.childCount != now.childCount
+                    || was.depth != now.depth || was.parentID != now.parentID
+                    || was.visibleDescendantCount != now.visibleDescendantCount
                 #expect(diff.reconfigured.contains(index) == changed, "row \(now.id); \(context)")
             }
             #expect(diff.reconfigured.allSatisfy(kept.contains), "\(context)")
