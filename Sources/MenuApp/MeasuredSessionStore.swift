@@ -57,6 +57,7 @@ package final class MeasuredSessionStore: PipelinedSessionStore {
     }
 
     package var refreshesCopies: Bool { base.refreshesCopies }
+    package var recordsReloads: Bool { base.recordsReloads }
 
     package func observeOtherWriters(_ observer: @escaping @Sendable (OtherWriterNews) -> Void) {
         base.observeOtherWriters(observer)

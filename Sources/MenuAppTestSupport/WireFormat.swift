@@ -196,6 +196,14 @@ package struct LiveChanges: Decodable, Sendable {
     package struct Entry: Decodable, Sendable {
         package var revision: Int
         package var change: LiveSplice?
+        /// A menu reload's entry: the new menu's version, its splices and reconfigured rows.
+        package var reload: Reload?
+    }
+
+    package struct Reload: Decodable, Sendable {
+        package var version: String
+        package var changes: [LiveSplice]
+        package var reconfigured: [Int]
     }
 
     package var version: String

@@ -140,7 +140,7 @@ package enum APIError: Error, Sendable, Equatable {
         case .tooManyStreams(let limit):
             "the server holds its limit of \(limit) waiting requests and streams (--max-streams); retry in \(MenuAPI.streamRetrySeconds) s, or GET /changes without wait"
         case .gone(let since, let revision):
-            "the changes since revision \(since) are no longer kept (the session is at revision \(revision); only its last writes on the current menu are); GET /rows to reload"
+            "the changes since revision \(since) are no longer kept (the session is at revision \(revision); only its last writes since the menu before this one are); GET /rows to reload"
         case .preconditionFailed(let revision):
             "the session has moved on to revision \(revision) (another client wrote); nothing was changed: GET /changes?since=<your revision> or GET /rows, then retry with the new ETag"
         }

@@ -116,7 +116,7 @@ package final class MenuAPI: Sendable {
     @discardableResult
     package func install(_ menu: Menu) -> MenuGeneration {
         installing.withLock { _ in
-            let next = ServedMenu(current.generation.succeeded(by: menu))
+            let next = ServedMenu(current.generation.succeeded(by: menu, keepingPrevious: store.recordsReloads))
             served.withLock { $0 = next }
             changeWaits.releaseAll()  // long polls and streams see the new version
             return next.generation

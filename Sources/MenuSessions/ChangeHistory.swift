@@ -7,13 +7,20 @@ import MenuModel
 /// `firstRevision + k`; revisions are consecutive, because every revision is one write that
 /// changed the state. A write of a hidden group is an entry with no splice.
 ///
+/// A carry-over to the next menu is an entry too (``recordReload(_:capacity:)``): a
+/// ``ReloadMark``, from which the reload's splices are computed when a client asks for them (the
+/// entries before it stay, in the old menu's positions). Only the newest reload's splices can be
+/// computed (the menu before it is freed by the next), so the next carry-over forgets every entry
+/// up to the older mark; one past several menus at once is one revision per menu and forgets the
+/// entries (``skipReloads(_:)``).
+///
 /// Invariant: ``endRevision`` is the session's revision; ``splices`` holds at most the capacity
-/// given to ``record(_:capacity:)`` entries (older ones are dropped); a carry-over to a newer menu
-/// empties it (its row positions belong to the old menu). Memory: 12 bytes a splice (a recursive
+/// given to ``record(_:capacity:)`` entries (older ones are dropped) and at most one
+/// ``Splice/reload`` entry, whose mark is ``reload``. Memory: 12 bytes a splice (a recursive
 /// change or a reset both removes and inserts rows, so both counts are kept), allocated as writes
-/// happen (a session that never writes holds an empty array): 768 bytes at the default capacity
-/// of 64. Cost: a record O(capacity) at worst (one shift of at most 768 bytes), a read O(entries
-/// answered).
+/// happen (a session that never writes holds an empty array): 768 bytes at the default capacity of
+/// 64; a mark adds the state it keeps (``heapBytes``). Cost: a record O(capacity) at worst (one
+/// shift of at most 768 bytes), a read O(entries answered).
 package struct ChangeHistory: Sendable, Equatable {
     /// One entry: a splice as three 32-bit counts, or no splice (``none``). A table has fewer than
     /// 2^32 rows (menus are indexed by `Int32`).
@@ -24,9 +31,13 @@ package struct ChangeHistory: Sendable, Equatable {
 
         /// A write of a hidden group: no row changed.
         static let none = Splice(at: .max, inserted: 0, removed: 0)
+        /// A carry-over to the next menu: its mark is in ``reloads``.
+        static let reload = Splice(at: .max - 1, inserted: 0, removed: 0)
     }
 
     private var splices: [Splice] = []
+    /// The mark of the ``Splice/reload`` entry of ``splices``, if it has one.
+    private var reload: ReloadMark?
     /// The revision after the newest entry (the session's revision).
     package private(set) var endRevision: Int
 
@@ -42,44 +53,99 @@ package struct ChangeHistory: Sendable, Equatable {
     /// newest `capacity` entries.
     package mutating func record(_ change: RowChange?, capacity: Int) {
         endRevision += 1
-        guard capacity > 0 else {
-            splices = []
-            return
-        }
-        if splices.count >= capacity { splices.removeFirst(splices.count - capacity + 1) }
-        splices.append(
+        append(
             change.map {
                 Splice(
                     at: UInt32(truncatingIfNeeded: $0.at), inserted: UInt32(truncatingIfNeeded: $0.inserted),
                     removed: UInt32(truncatingIfNeeded: $0.removed))
-            } ?? .none)
+            } ?? .none, capacity: capacity)
     }
 
-    /// The bytes the splices hold on the heap (``MenuModel/heapBytes(of:)``). O(1).
-    package var heapBytes: Int { MenuModel.heapBytes(of: splices) }
+    /// Records a carry-over to the next menu as the next revision: its entry is computed from
+    /// `mark` when read. The entries up to an older mark are forgotten: that reload's menu is
+    /// freed by this one, so a `since` before it is gone anyway.
+    package mutating func recordReload(_ mark: ReloadMark, capacity: Int) {
+        if let older = splices.lastIndex(of: .reload) {
+            splices.removeFirst(older + 1)
+            reload = nil
+        }
+        endRevision += 1
+        append(.reload, capacity: capacity)
+        if capacity > 0 { reload = mark }
+    }
+
+    /// Records a carry-over past `count` menus at once: `count` revisions whose entries no one
+    /// can compute, so every entry before is gone too.
+    package mutating func skipReloads(_ count: Int) {
+        endRevision += count
+        clear()
+    }
+
+    private mutating func append(_ splice: Splice, capacity: Int) {
+        guard capacity > 0 else {
+            clear()
+            return
+        }
+        if splices.count >= capacity {
+            let dropped = splices.count - capacity + 1
+            if splices[..<dropped].contains(.reload) { reload = nil }
+            splices.removeFirst(dropped)
+        }
+        splices.append(splice)
+    }
+
+    /// The bytes the splices and the mark's state hold on the heap (``MenuModel/heapBytes(of:)``).
+    package var heapBytes: Int {
+        MenuModel.heapBytes(of: splices) + (reload?.state.heapBytes ?? 0)
+    }
 
     /// The most ``heapBytes`` a history of `capacity` splices holds.
     package static func maxHeapBytes(capacity: Int) -> Int {
         MenuModel.heapBytes(ofCapacity: capacity, of: Splice.self)
     }
 
-    /// Forgets every splice (a carry-over to another menu), keeping the revision.
+    /// Forgets every entry, keeping the revision.
     package mutating func clear() {
         splices = []
+        reload = nil
     }
 
     /// The entries from revision `since` to now, oldest first; nil when `since` is older than
     /// ``startRevision`` (gone) or newer than ``endRevision``.
-    package func entries(since: Int) -> [(revision: Int, change: RowChange?)]? {
+    package func entries(since: Int) -> [ChangeEntry]? {
         guard since >= startRevision, since <= endRevision else { return nil }
         let first = since - startRevision
         return splices[first...].enumerated().map { offset, splice in
             let revision = since + offset + 1
-            guard splice != .none else { return (revision, nil) }
-            return (
-                revision, RowChange(at: Int(splice.at), inserted: Int(splice.inserted), removed: Int(splice.removed))
-            )
+            switch splice {
+            case .none: return ChangeEntry(revision: revision, change: nil)
+            case .reload: return ChangeEntry(revision: revision, reload: reload!)
+            default:
+                return ChangeEntry(
+                    revision: revision,
+                    change: RowChange(at: Int(splice.at), inserted: Int(splice.inserted), removed: Int(splice.removed)))
+            }
         }
+    }
+}
+
+/// One entry of a session's changes: the write that took it to `revision`, as a splice (nil: no
+/// row changed), or a carry-over to a newer menu (``reload``), whose splices are computed on read.
+package struct ChangeEntry: Sendable {
+    package var revision: Int
+    /// The write's splice; nil for a hidden group's write and for a reload.
+    package var change: RowChange?
+    /// Set for a reload: what its splices are computed from (``ReloadMark/listingDiff(on:)``).
+    package var reload: ReloadMark?
+
+    package init(revision: Int, change: RowChange?) {
+        self.revision = revision
+        self.change = change
+    }
+
+    package init(revision: Int, reload: ReloadMark) {
+        self.revision = revision
+        self.reload = reload
     }
 }
 
@@ -87,9 +153,9 @@ package struct ChangeHistory: Sendable, Equatable {
 /// since the asked revision, or nil entries when the history no longer reaches back that far.
 package struct SessionChanges: Sendable {
     package var revision: Int
-    package var entries: [(revision: Int, change: RowChange?)]?
+    package var entries: [ChangeEntry]?
 
-    package init(revision: Int, entries: [(revision: Int, change: RowChange?)]?) {
+    package init(revision: Int, entries: [ChangeEntry]?) {
         self.revision = revision
         self.entries = entries
     }

@@ -28,6 +28,7 @@ package final class InMemorySessionStore: SessionStore {
         var epoch: MenuEpoch
         var history: ChangeHistory
         var lastUsed: SessionTime
+        static var carryRecordsReload: Bool { true }
     }
 
     package init(
@@ -43,7 +44,8 @@ package final class InMemorySessionStore: SessionStore {
         latest = LatestMenu(menu)
         table = SessionTable(
             maxSessions: limits.maxSessions, timeToLive: SessionClock.milliseconds(of: limits.timeToLive),
-            evictionIdle: SessionClock.milliseconds(of: limits.evictionIdle), memoryBudget: limits.sessionMemory)
+            evictionIdle: SessionClock.milliseconds(of: limits.evictionIdle), memoryBudget: limits.sessionMemory,
+            historyCapacity: limits.changeHistory)
     }
 
     package convenience init(
@@ -68,6 +70,8 @@ package final class InMemorySessionStore: SessionStore {
     /// Sessions held, created, expired and evicted (``SessionCounts``).
     package var sessionCounts: SessionCounts { table.counts }
     package var currentMenu: MenuGeneration { latest.current }
+    /// A session carried over to a new menu gets a reload entry (``SessionStateEntry/carryRecordsReload``).
+    package var recordsReloads: Bool { true }
 
     package func create(in menu: MenuGeneration, state: ExpansionState) throws(SessionStoreError) -> SessionID {
         let state = try state.checkedForNewSession(maxChangedGroups: maxChangedGroups, maxStateBytes: maxStateBytes)

@@ -9,6 +9,9 @@ package protocol SessionStateEntry: SessionTableEntry {
     var epoch: MenuEpoch { get set }
     /// The revision and the last splices; its ``ChangeHistory/endRevision`` is the revision.
     var history: ChangeHistory { get set }
+    /// True when a carry-over to a newer menu is a write of the session (a ``ReloadMark`` entry,
+    /// one revision per menu); false when it keeps the revision and forgets the entries.
+    static var carryRecordsReload: Bool { get }
 }
 
 /// How a stored session stands against the menu a request serves.
@@ -29,10 +32,20 @@ extension SessionStateEntry {
     /// The state's and the history's heap bytes.
     package var heapBytes: Int { state.heapBytes + history.heapBytes }
 
-    /// Installs `state`, carried over to `epoch`'s menu: the revision stays, the splices (of the
-    /// old menu's rows) are forgotten.
-    package mutating func carry(_ state: ExpansionState, to epoch: MenuEpoch) {
-        if epoch !== self.epoch { history.clear() }
+    /// Installs `state`, carried over to `epoch`'s menu, a newer one. With
+    /// ``carryRecordsReload``, one revision per reload crossed: past one, a ``ReloadMark`` entry
+    /// (kept at most `historyCapacity` entries); past more, the entries are gone. Otherwise the
+    /// revision stays and the entries are forgotten.
+    package mutating func carry(_ state: ExpansionState, to epoch: MenuEpoch, historyCapacity: Int) {
+        if epoch !== self.epoch {
+            if !Self.carryRecordsReload {
+                history.clear()
+            } else if epoch.number == self.epoch.number + 1 {
+                history.recordReload(ReloadMark(to: epoch, state: self.state), capacity: historyCapacity)
+            } else {
+                history.skipReloads(epoch.number - self.epoch.number)
+            }
+        }
         self.state = state
         self.epoch = epoch
     }
@@ -109,7 +122,9 @@ extension SessionTable where Entry: SessionStateEntry {
     {
         let rebased = state.rebased(from: epoch, to: generation)
         withShard(of: id) { shard in
-            _ = shard.install(rebased, for: id, replacing: state, at: epoch, to: generation.epoch, unlessPinned: false)
+            _ = shard.install(
+                rebased, for: id, replacing: state, at: epoch, to: generation.epoch, unlessPinned: false,
+                historyCapacity: historyCapacity)
         }
     }
 
@@ -148,7 +163,8 @@ extension SessionTable where Entry: SessionStateEntry {
                     var installed = 0
                     for ((id, state, epoch), new) in zip(batch, rebased)
                     where shard.install(
-                        new, for: id, replacing: state, at: epoch, to: generation.epoch, unlessPinned: true)
+                        new, for: id, replacing: state, at: epoch, to: generation.epoch, unlessPinned: true,
+                        historyCapacity: historyCapacity)
                     {
                         installed += 1
                     }
@@ -162,7 +178,8 @@ extension SessionTable where Entry: SessionStateEntry {
     }
 
     /// The changes of `id` since revision `since`, read on `generation` (carried over first, which
-    /// forgets the splices of the older menu). Under the shard lock: O(entries answered).
+    /// is a reload entry or forgets the older menu's entries: ``SessionStateEntry/carry``). Under
+    /// the shard lock: O(entries answered); a reload entry's splices are computed by the caller.
     package func changes(
         of id: SessionID, since: Int, in generation: MenuGeneration,
         now: SessionTime
@@ -183,12 +200,12 @@ extension SessionShard where Entry: SessionStateEntry {
     /// `unlessPinned`, has no write in flight; true when installed. The check both rebases share.
     mutating func install(
         _ rebased: ExpansionState, for id: SessionID, replacing state: ExpansionState, at epoch: MenuEpoch,
-        to next: MenuEpoch, unlessPinned: Bool
+        to next: MenuEpoch, unlessPinned: Bool, historyCapacity: Int
     ) -> Bool {
         guard let position = position(of: id) else { return false }
         return withEntry(at: position) { entry in
             guard entry.epoch === epoch, entry.state == state, !(unlessPinned && entry.isPinned) else { return false }
-            entry.carry(rebased, to: next)
+            entry.carry(rebased, to: next, historyCapacity: historyCapacity)
             return true
         }
     }

@@ -44,6 +44,10 @@ package protocol SessionStore: Sendable {
     /// store caching a shared backend); false for a store holding the only copy, whose callers
     /// then need not look for the revision a client knows.
     var refreshesCopies: Bool { get }
+    /// Whether a session carried over to a new menu gets a reload entry in its changes feed
+    /// (``ReloadMark``), so the service keeps the previous menu until the next reload to compute
+    /// its splices from; false for a store whose feed forgets at a reload (`410` before it).
+    var recordsReloads: Bool { get }
     /// Why the store cannot serve requests now (its backend unreachable), or nil when it can: the
     /// readiness a load balancer asks for (`GET /readyz`). Never blocks longer than the store's
     /// own timeout.
@@ -78,6 +82,9 @@ extension SessionStore {
 
     /// A store holding the only copy of its sessions has no older copy to refresh.
     package var refreshesCopies: Bool { false }
+
+    /// Unless a store says otherwise, its feed forgets at a reload.
+    package var recordsReloads: Bool { false }
 
     /// A store in this process alone has no other writers.
     package func observeOtherWriters(_ observer: @escaping @Sendable (OtherWriterNews) -> Void) {}

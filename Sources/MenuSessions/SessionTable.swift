@@ -23,6 +23,8 @@ package final class SessionTable<Entry: SessionTableEntry>: Sendable {
     private static var spacing: Int { max(1, 128 / MemoryLayout<Mutex<SessionShard<Entry>>>.stride) }
 
     package let maxSessions: Int
+    /// The entries each session's ``ChangeHistory`` keeps (a carry-over's reload entry included).
+    package let historyCapacity: Int
     /// The resident memory the sessions may cause together (``SessionLimits/sessionMemory``): what
     /// metrics report and refusals name.
     package let memoryBudget: Int
@@ -57,9 +59,10 @@ package final class SessionTable<Entry: SessionTableEntry>: Sendable {
     /// `contents`, when given, holds ``shardCount`` dictionaries already split by ``shardIndex(of:)``.
     package init(
         maxSessions: Int, timeToLive: Int64, evictionIdle: Int64, memoryBudget: Int = .max,
-        contents: [[SessionID: Entry]]? = nil
+        historyCapacity: Int = SessionLimits.defaults.changeHistory, contents: [[SessionID: Entry]]? = nil
     ) {
         self.maxSessions = maxSessions
+        self.historyCapacity = historyCapacity
         self.memoryBudget = memoryBudget
         self.heldBytesLimit = SessionLimits.heldBytes(ofBudget: memoryBudget)
         self.timeToLive = timeToLive

@@ -90,6 +90,11 @@ package final class DurableSessionStore: SessionStore {
 
         /// Neither expiry nor eviction may remove a session whose write is pending.
         var isPinned: Bool { pending }
+
+        /// A reload keeps the revision and answers `410` to a `since` before it: a carry-over is
+        /// not journaled, so a revision it added would be lost at a restart, and a carry-over
+        /// may land while a write computed on the older menu is still in the journal's hands.
+        static var carryRecordsReload: Bool { false }
     }
 
     /// Opens (or starts) the store in `directory`, which must exist and be writable: takes the
@@ -172,7 +177,7 @@ package final class DurableSessionStore: SessionStore {
         table = SessionTable(
             maxSessions: limits.maxSessions, timeToLive: SessionClock.milliseconds(of: limits.timeToLive),
             evictionIdle: SessionClock.milliseconds(of: limits.evictionIdle), memoryBudget: limits.sessionMemory,
-            contents: recovered.shards)
+            historyCapacity: limits.changeHistory, contents: recovered.shards)
         journal = DurableJournal(
             directory: directory, file: recovered.journalFile, generation: recovered.generation,
             fileBytes: recovered.journalFileBytes,
@@ -346,7 +351,7 @@ package final class DurableSessionStore: SessionStore {
                 switch fate {
                 case .durable:
                     // With the epoch it was computed on: a rebase while pending is overwritten whole.
-                    shard[position].carry(state, to: menu.epoch)
+                    shard[position].carry(state, to: menu.epoch, historyCapacity: changeHistory)
                     shard[position].history.record(change.splice, capacity: changeHistory)
                     shard[position].journaledUse = now
                 case .refused: break

@@ -320,7 +320,10 @@ package final class RedisSessionStore: SessionStore {
         // `since` is a revision the client holds: a cached copy older than it is fetched.
         let record = try session(id, in: menu, atLeast: since).record
         return SessionChanges(
-            revision: record.revision, entries: record.entries(since: since, menuVersion: menu.menu.version))
+            revision: record.revision,
+            entries: record.entries(since: since, menuVersion: menu.menu.version)?.map {
+                ChangeEntry(revision: $0.revision, change: $0.change)
+            })
     }
 
     package func readinessProblem() -> String? {

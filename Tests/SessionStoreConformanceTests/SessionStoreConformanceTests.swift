@@ -14,7 +14,9 @@ struct SessionStoreConformanceTests {
     func revisionsFollowTheRulesAndAConditionalWriteIsCheckedWithIt(kind: StoreKind) throws {
         let subject = try StoreUnderTest(kind, menu: try storeTestMenu())
         defer { subject.stop() }
-        #expect(RevisionScenario.trail(of: subject.store, parent: "a", child: "b") == RevisionScenario.expectedTrail)
+        #expect(
+            RevisionScenario.trail(of: subject.store, parent: "a", child: "b")
+                == RevisionScenario.expectedTrail(of: subject.store))
     }
 
     /// A read looks for the revision its client knows (`If-None-Match`) only for a store whose

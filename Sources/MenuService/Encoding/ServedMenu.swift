@@ -15,6 +15,8 @@ package final class ServedMenu: Sendable {
     /// titles): a request picks one by its locale index.
     let encoded: [EncodedMenu]
     let versionJSON: [UInt8]
+    /// ``versionJSON`` as text, for the change stream's events.
+    var versionText: String { String(decoding: versionJSON, as: UTF8.self) }
     /// What each ``SessionEntityTag`` of this menu starts with, per locale: the version and `-`,
     /// then for a menu with locales the locale and `-` (`"<version>-<locale>-<revision>"`).
     let entityTagPrefixes: [[UInt8]]

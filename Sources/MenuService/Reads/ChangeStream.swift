@@ -36,7 +36,7 @@ package final class ChangeStream: Sendable {
     package enum Look: Sendable {
         /// The menu version (as JSON), the revision now, and the entries after the last one
         /// written (nil: the history no longer reaches it).
-        case changes(versionJSON: String, revision: Int, entries: [(revision: Int, change: RowChange?)]?)
+        case changes(versionJSON: String, revision: Int, entries: [FeedEntry]?)
         /// The stream is over.
         case ended(EndReason)
     }
@@ -77,7 +77,7 @@ package final class ChangeStream: Sendable {
     /// revision, off the request path; a comment goes out every `heartbeat`.
     package init(
         key: ChangeWaits.Key, since: Int, versionJSON: String, revision: Int,
-        entries: [(revision: Int, change: RowChange?)]?, heartbeat interval: Duration,
+        entries: [FeedEntry]?, heartbeat interval: Duration,
         lookUp: @escaping @Sendable (_ since: Int) -> Look
     ) {
         self.key = key
@@ -156,10 +156,16 @@ package final class ChangeStream: Sendable {
             guard !state.ended else { return nil }
             switch found {
             case .changes(let versionJSON, let revision, let entries):
-                if let entries, versionJSON == state.versionJSON {
+                if let entries {
                     let fresh = entries.filter { $0.revision > state.sentRevision }
-                    state.sentRevision = max(state.sentRevision, revision)
-                    return fresh.map(Self.changeEvent).joined()
+                    // Another menu without a reload entry to it (a store that forgets at a reload):
+                    // the client starts over, below.
+                    let reaches = fresh.last { if case .reload = $0 { true } else { false } }
+                    if versionJSON == state.versionJSON || reaches != nil {
+                        state.sentRevision = max(state.sentRevision, revision)
+                        state.versionJSON = versionJSON
+                        return fresh.map(Self.changeEvent).joined()
+                    }
                 }
                 guard revision > state.sentRevision || versionJSON != state.versionJSON else { return nil }
                 state.sentRevision = revision
@@ -182,11 +188,16 @@ package final class ChangeStream: Sendable {
         changed()
     }
 
-    private static func changeEvent(_ entry: (revision: Int, change: RowChange?)) -> String {
-        var writer = JSONWriter(capacity: 96)
-        MenuAPI.writeEntry(entry, to: &writer)
-        let data = String(decoding: writer.finish().bytes, as: UTF8.self)
-        return "event: change\nid: \(entry.revision)\ndata: \(data)\n\n"
+    /// A `change` event, or for a reload entry too large to wait in the body, a `reload` event
+    /// (the client starts over on the new menu instead of being let go and resuming before it).
+    private static func changeEvent(_ entry: FeedEntry) -> String {
+        var writer = JSONWriter(capacity: entry.encodedBound)
+        entry.write(to: &writer)
+        let data = writer.finish().bytes
+        if case .reload(let revision, let versionJSON, _) = entry, data.count > bodyLimit / 2 {
+            return "event: reload\nid: \(revision)\ndata: {\"version\":\(versionJSON),\"revision\":\(revision)}\n\n"
+        }
+        return "event: change\nid: \(entry.revision)\ndata: \(String(decoding: data, as: UTF8.self))\n\n"
     }
 
     private static func endEvent(_ reason: EndReason) -> String {

@@ -11,8 +11,10 @@ extension MenuAPI {
     /// `{"version":…,"revision":…,"changes":[{"revision":r,"change":{"at","inserted","removed"}|null},…]}`,
     /// oldest first; `410 gone` when the history no longer reaches `since`; `since` past the
     /// revision is `400 invalid_parameter`. Without a session: the default view, revision 0, no
-    /// changes. The `version` is the menu the positions belong to: a client holding rows of
-    /// another version reloads them (a reload forgets the splices, so a `since` before it is 410).
+    /// changes. A menu reload is an entry too, `{"revision":r,"reload":{"version","changes",
+    /// "reconfigured"}}` (``FeedEntry``), after which positions belong to the new menu. The
+    /// `version` is the menu the positions after the last entry belong to: a client holding rows
+    /// of another version that no entry takes it from reloads them.
     ///
     /// With `wait=S` (1 to ``maxWaitSeconds``) and nothing after `since` yet, a long poll: the
     /// answer waits, holding no thread (``ChangeWaits``), until a write takes the session past
@@ -74,15 +76,13 @@ extension MenuAPI {
         try Self.requireSince(since, within: changes)
         let stream = ChangeStream(
             key: session.map { .session($0) } ?? .defaultView, since: since,
-            versionJSON: String(decoding: menu.versionJSON, as: UTF8.self), revision: changes.revision,
+            versionJSON: menu.versionText, revision: changes.revision,
             entries: changes.entries, heartbeat: streamHeartbeat
         ) { [self] since in
             do throws(APIError) {
                 // Not the stream's own request: its headers would stay in memory as long as the stream.
                 let (menu, changes) = try changesOrDefaultView(of: session, since: since, for: Self.streamLook)
-                return .changes(
-                    versionJSON: String(decoding: menu.versionJSON, as: UTF8.self), revision: changes.revision,
-                    entries: changes.entries)
+                return .changes(versionJSON: menu.versionText, revision: changes.revision, entries: changes.entries)
             } catch {
                 switch error {
                 case .unknownSession, .invalidSession: return .ended(.sessionEnded)
@@ -113,24 +113,26 @@ extension MenuAPI {
     /// The request a stream's later looks read the store for: no header (no `If-None-Match`).
     private static let streamLook = HTTPRequest(method: "GET", path: "/changes")
 
-    /// The served menu and the changes of `session` (nil: the default view) since `since`.
+    /// The served menu and the changes of `session` (nil: the default view) since `since`, each
+    /// reload's splices computed.
     private func changesOrDefaultView(of session: SessionID?, since: Int, for request: HTTPRequest) throws(APIError)
         -> (
-            ServedMenu, SessionChanges
+            ServedMenu, FeedChanges
         )
     {
-        guard let session else { return (current, SessionChanges(revision: 0, entries: since == 0 ? [] : nil)) }
-        return try changes(of: session, since: since, for: request)
+        guard let session else { return (current, FeedChanges(revision: 0, entries: since == 0 ? [] : nil)) }
+        let (menu, changes) = try changes(of: session, since: since, for: request)
+        return (menu, FeedChanges(changes, on: menu.generation, versionJSON: menu.versionText))
     }
 
     /// The answer to `GET /changes?since=` for `changes` on `menu` (see ``changes(_:)``).
-    private func changesResponse(_ menu: ServedMenu, _ changes: SessionChanges, since: Int, for request: HTTPRequest)
+    private func changesResponse(_ menu: ServedMenu, _ changes: FeedChanges, since: Int, for request: HTTPRequest)
         throws(APIError) -> HTTPResponse
     {
         try Self.requireSince(since, within: changes)
         guard let entries = changes.entries else { throw .gone(since: since, revision: changes.revision) }
         let locale = try negotiatedLocale(for: request, on: menu)
-        var writer = JSONWriter(capacity: 64 + entries.count * 64)
+        var writer = JSONWriter(capacity: 64 + entries.reduce(0) { $0 + $1.encodedBound })
         writer.raw("{\"version\":")
         writer.raw(menu.versionJSON)
         writer.raw(",\"revision\":")
@@ -138,27 +140,17 @@ extension MenuAPI {
         writer.raw(",\"changes\":[")
         for (index, entry) in entries.enumerated() {
             if index > 0 { writer.raw(",") }
-            Self.writeEntry(entry, to: &writer)
+            entry.write(to: &writer)
         }
         writer.raw("]}")
         return json(200, writer.finish(), extraHeaders: menu.languageHeaders(locale))
     }
 
     /// Refuses a `since` past the session's revision (the list and the stream alike).
-    private static func requireSince(_ since: Int, within changes: SessionChanges) throws(APIError) {
+    private static func requireSince(_ since: Int, within changes: FeedChanges) throws(APIError) {
         guard since <= changes.revision else {
             throw .invalidParameter("since \(since) is past the session's revision \(changes.revision)")
         }
-    }
-
-    /// One entry of the feed, `{"revision":…,"change":…}`: an element of the list, and the data of
-    /// a stream's `change` event.
-    static func writeEntry(_ entry: (revision: Int, change: RowChange?), to writer: inout JSONWriter) {
-        writer.raw("{\"revision\":")
-        writer.integer(entry.revision)
-        writer.raw(",\"change\":")
-        write(entry.change, to: &writer)
-        writer.raw("}")
     }
 
     /// `{"at":…,"inserted":…,"removed":…}` or `null`.

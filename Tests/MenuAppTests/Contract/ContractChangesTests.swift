@@ -90,24 +90,36 @@ extension AppTests {
         }
 
         @Test(arguments: ContractTransport.allCases)
-        func aReloadForgetsTheSplicesSoAnOlderSinceIsGone(over transport: ContractTransport) async throws {
+        func aReloadIsOneEntryAndTheNextReloadForgetsTheEntriesBeforeIt(over transport: ContractTransport)
+            async throws
+        {
             let reloadable = try ContractReloadableServer(over: transport)
             defer { reloadable.shutdown() }
             let client = reloadable.server.client()
             let session = try await client.newSession()
             _ = try await client.toggle("mains", session: session)
-            #expect(try entries(try await client.get("/changes?since=0", session: session)).count == 1)
-            let before = try await client.get("/changes?since=1", session: session).decode(LiveChanges.self).version
+            let before = try await client.get("/changes?since=0", session: session).decode(LiveChanges.self)
+            #expect(before.changes.count == 1)
             #expect(try reloadable.reload(to: 2))
-            let gone = try await client.get("/changes?since=0", session: session)
-            try liveExpectError(gone, status: 410, code: "gone")
-            // At the revision it holds, the client learns of the reload from the version.
-            let current = try await client.get("/changes?since=1", session: session)
-            #expect(try current.decode(LiveChanges.self).version != before)
-            #expect(try entries(current).isEmpty)
-            // Writes after the reload are kept again.
+            // The reload is the next revision: its entry names the new menu and its splices.
+            let after = try await client.get("/changes?since=0", session: session).decode(LiveChanges.self)
+            #expect(after.version != before.version)
+            #expect(after.revision == 2)
+            try #require(after.changes.map(\.revision) == [1, 2])
+            #expect(after.changes[0].change != nil && after.changes[0].reload == nil)
+            let reload = try #require(after.changes[1].reload)
+            #expect(reload.version == after.version)
+            #expect(!reload.reconfigured.isEmpty, "every title changed")
+            // The next reload frees the menu before the first: a since before it is gone.
+            #expect(try reloadable.reload(to: 3))
+            try liveExpectError(
+                try await client.get("/changes?since=1", session: session), status: 410, code: "gone")
+            let second = try await client.get("/changes?since=2", session: session).decode(LiveChanges.self)
+            try #require(second.changes.map(\.revision) == [3])
+            #expect(second.changes[0].reload?.version == second.version)
+            // Writes after the reload are entries again.
             _ = try await client.toggle("mains", session: session)
-            #expect(try entries(try await client.get("/changes?since=1", session: session)).count == 1)
+            #expect(try entries(try await client.get("/changes?since=3", session: session)).count == 1)
         }
     }
 }

@@ -86,7 +86,7 @@ extension AppTests {
             let refused = try await client.send(
                 "POST", "/groups/mains/toggle", session: session, headers: [("If-Match", before)])
             try liveExpectError(refused, status: 412, code: "precondition_failed", extraKeys: ["revision"])
-            #expect(try refused.decode(LiveRevision.self).revision == 0)  // a reload keeps the revision
+            #expect(try refused.decode(LiveRevision.self).revision == 1)  // the reload is a revision
             let after = try await client.get("/count", session: session)
             #expect(after.header("ETag") != before)
             #expect(

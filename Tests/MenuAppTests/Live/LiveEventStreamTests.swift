@@ -192,7 +192,7 @@ extension AppTests {
         }
 
         @Test
-        func aStreamWithoutASessionFollowsTheDefaultViewAndAMenuReloadSaysReload() throws {
+        func aMenuReloadReachesASessionsStreamAndLongPollAsAnEntryAndADefaultViewStreamAsReload() throws {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
                 "menu-sse-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -210,17 +210,33 @@ extension AppTests {
             let before = try #require(try plain.nextEvent())
             #expect(try before.json()["action"]?.stringValue == "none")
             #expect(try followed.nextEvent()?.event == "open")
+            let polling = try server.connect()
+            try polling.sendRequest("GET", "/changes?since=1&wait=30", headers: [("X-Session-Id", session)])
             // A new menu: a dish renamed.
             let text = try String(contentsOf: config, encoding: .utf8)
             #expect(text.contains("\"Kung Pao Chicken\""))
             try text.replacingOccurrences(of: "\"Kung Pao Chicken\"", with: "\"Kung Pao Chicken (new)\"").write(
                 to: config, atomically: true, encoding: .utf8)
             _ = try server.server.reload()
-            for stream in [plain, followed] {
-                let reload = try #require(try stream.nextEvent())
-                #expect(reload.event == "reload", "\(reload)")
-                #expect(try reload.json()["version"] != before.json()["version"], "the new menu's version")
-            }
+            let reload = try #require(try plain.nextEvent())
+            #expect(reload.event == "reload", "\(reload)")
+            let newVersion = try reload.json()["version"]
+            #expect(try newVersion != before.json()["version"], "the new menu's version")
+            // The session's stream: one change event, the reload entry, at the next revision.
+            let entry = try #require(try followed.nextEvent())
+            #expect(entry.event == "change", "\(entry)")
+            #expect(entry.id == "2")
+            let carried = try entry.json()
+            #expect(carried["revision"] == .number(2))
+            #expect(carried["reload"]?["version"] == newVersion)
+            #expect(carried["reload"]?["reconfigured"] != nil && carried["reload"]?["changes"] == .array([]))
+            // The long poll: answered with the same entry.
+            let answer = try polling.readResponse()
+            #expect(answer.status == 200)
+            let polled = try answer.decode(LiveChanges.self)
+            #expect(polled.revision == 2 && polled.changes.map(\.revision) == [2])
+            #expect(polled.changes.first?.reload?.version == newVersion?.stringValue)
+            #expect(polled.changes.first?.reload?.reconfigured.count == 1, "the renamed dish")
         }
     }
 }

@@ -179,6 +179,10 @@ struct ReloadStoreTests {
         #expect(adopted.rebased == sessions.count)
         #expect(adopted.remaining == 0)
         #expect(oldEpoch == nil, "every session is on the new menu: nothing holds the old epoch")
+        if reloading.store.recordsReloads {
+            #expect(oldMenu != nil, "the newest epoch keeps the menu before it, for the reload's splices")
+            reloading.reload()
+        }
         #expect(oldMenu == nil, "nothing holds the old menu's nodes")
     }
 }
