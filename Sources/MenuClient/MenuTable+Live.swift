@@ -10,8 +10,9 @@ extension MenuTable {
     /// iterated (cancel the iterating task, or drop the sequence, to stop; keep it to the app's
     /// time in the foreground, and iterate again on resume: the first look catches up from the
     /// table's revision). Each element is what one step did to the table, as ``sync()`` reports
-    /// it: `.changed` for each splice, `.reloaded` when the menu changed or the history no longer
-    /// reaches the table's revision, `.sessionRecreated` after the session was lost.
+    /// it: `.changed` for each splice (a menu reload too, when the server's feed has its entry),
+    /// `.reloaded` when the menu changed with no such entry or the history no longer reaches the
+    /// table's revision, `.sessionRecreated` after the session was lost.
     ///
     /// A dropped stream is opened again after the server's `retry:` hint (3 s), with
     /// `Last-Event-ID`, so nothing is missed or applied twice; a failed one (no network, a 503)
@@ -110,6 +111,9 @@ extension MenuTable {
                     if fields["action"] as? String == "reload" { report(try await sync()) }
                 case "change":
                     report(try await applyStreamed(event.data, version: version))
+                    if let reload = fields["reload"] as? [String: Any], let next = reload["version"] as? String {
+                        version = next
+                    }
                 case "reload":
                     version = fields["version"] as? String ?? version
                     report(try await sync())
@@ -134,7 +138,7 @@ extension MenuTable {
         return .ended(retryMilliseconds: stream.retryMilliseconds ?? 3_000)
     }
 
-    /// One `change` event (`{"revision","change"}`) applied to the table as it is now: skipped
+    /// One `change` event (`{"revision","change"}` or `{"revision","reload"}`) applied to the table as it is now: skipped
     /// when the table has it already (its own write, echoed), applied when it is the next
     /// revision, and a catch-up from the feed when revisions are missing.
     private func applyStreamed(_ data: String, version: String) async throws(MenuClientError) -> [MenuTableEvent] {
@@ -149,7 +153,8 @@ extension MenuTable {
             let revision = state.withLock { $0.revision }
             if entry.revision <= revision { return [] }
             if entry.revision > revision + 1 { return try await catchUpLocked() }
-            let feed = MenuChangesAnswer(version: version, revision: entry.revision, changes: [entry])
+            let feed = MenuChangesAnswer(
+                version: entry.reload?.version ?? version, revision: entry.revision, changes: [entry])
             let body: Data
             do { body = try JSONEncoder().encode(feed) } catch { return try await catchUpLocked() }
             let sessionID = await session.id ?? ""

@@ -6,8 +6,9 @@ import Synchronization
 /// holding ``MenuTable/writes``.
 extension MenuTable {
     /// Brings the table to the session's current state: `GET /count` with `If-None-Match` (304:
-    /// nothing to do), else the splices since the table's revision from `GET /changes` (or every
-    /// row dropped when the menu changed or the feed no longer reaches that far). Returns what it did.
+    /// nothing to do), else the splices since the table's revision from `GET /changes`, a menu
+    /// reload's among them (or every row dropped when the menu changed with no reload entry, or
+    /// the feed no longer reaches that far). Returns what it did.
     @discardableResult
     public func sync() async throws(MenuClientError) -> [MenuTableEvent] {
         try await writes.withLock { () async throws(MenuClientError) -> [MenuTableEvent] in try await revalidateLocked()
@@ -30,10 +31,8 @@ extension MenuTable {
         case 304: return []
         case 200:
             let counted = try answer.decode(MenuCountAnswer.self)
-            if counted.version != version {
-                return reset(to: counted, reason: .menuChanged(from: version, to: counted.version))
-            }
-            return counted.revision == revision ? [] : try await catchUpLocked()
+            // Another menu: the feed takes the rows there when it has the reload's entry.
+            return counted.revision == revision && counted.version == version ? [] : try await catchUpLocked()
         default:
             if answer.error.code == "unknown_session" { return try await recoverLocked(failedID: sessionID) }
             throw answer.error
@@ -48,8 +47,9 @@ extension MenuTable {
     }
 
     /// Applies a `GET /changes` answer to the table as it is now: entries it has already (a write
-    /// here landed meanwhile) are skipped, the rest applied in order; the menu changed or the
-    /// history gone reload it; `unknown_session` makes a new session.
+    /// here landed meanwhile) are skipped, the rest applied in order, a menu reload's as its
+    /// splices; another menu with no reload entry to it, or the history gone, reload the table;
+    /// `unknown_session` makes a new session.
     func applyFeedLocked(_ answer: MenuHTTPAnswer, sessionID: String) async throws(MenuClientError)
         -> [MenuTableEvent]
     {
@@ -57,17 +57,24 @@ extension MenuTable {
         switch answer.status {
         case 200:
             let feed = try answer.decode(MenuChangesAnswer.self)
-            if feed.version != version {
+            // Another menu is applied as splices when a reload entry leads to it, else read again.
+            if feed.version != version, !feed.changes.contains(where: { $0.reload?.version == feed.version }) {
                 return try await resetLocked(reason: .menuChanged(from: version, to: feed.version))
             }
             var events: [MenuTableEvent] = []
+            var reloaded = false
             for entry in feed.changes {
-                guard let applied = apply(entry.change, revision: entry.revision, changedGroup: .unknown) else {
-                    return events + (try await resetLocked(reason: .requested))
+                let applied: [MenuTableEvent]?
+                if let reload = entry.reload {
+                    applied = apply(reload, revision: entry.revision)
+                    reloaded = true
+                } else {
+                    applied = apply(entry.change, revision: entry.revision, changedGroup: .unknown)
                 }
+                guard let applied else { return events + (try await resetLocked(reason: .requested)) }
                 events += applied
             }
-            if !events.isEmpty {
+            if !events.isEmpty || reloaded {
                 await refreshLayout()
                 await refreshLeafCount()
             }
@@ -101,6 +108,43 @@ extension MenuTable {
                         splice: splice, count: state.cache.count, revision: revision, section: section,
                         reconfiguredRows: touched))
             ]
+        }
+    }
+
+    /// Applies a menu reload that took the session to `revision`, the table's next one (nil,
+    /// applying nothing, otherwise, or when its splices do not fit: the caller reloads). Each
+    /// splice is a `.changed` event (no rows reconfigured: the reload names them); the rows kept
+    /// but shown differently come last, as a `.changed` with an empty splice at the table's end
+    /// (so every one of them is a row before it, as the event says).
+    func apply(_ reload: MenuReloadEntry, revision: Int) -> [MenuTableEvent]? {
+        state.withLock { state -> [MenuTableEvent]? in
+            guard revision == state.revision + 1 else { return revision <= state.revision ? [] : nil }
+            var cache = state.cache
+            var events: [MenuTableEvent] = []
+            do {
+                for splice in reload.changes {
+                    try cache.replace(splice)
+                    events.append(
+                        .changed(
+                            MenuTableChange(
+                                splice: splice, count: cache.count, revision: revision, section: section,
+                                reconfiguredRows: [])))
+                }
+                try cache.drop(reload.reconfigured)
+            } catch { return nil }
+            if !reload.reconfigured.isEmpty {
+                events.append(
+                    .changed(
+                        MenuTableChange(
+                            splice: MenuSplice(at: cache.count, inserted: 0, removed: 0), count: cache.count,
+                            revision: revision, section: section, reconfiguredRows: reload.reconfigured)))
+            }
+            state.cache = cache
+            state.version = reload.version
+            state.revision = revision
+            state.epoch += 1
+            state.loading = [:]
+            return events
         }
     }
 

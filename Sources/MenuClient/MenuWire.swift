@@ -84,21 +84,37 @@ public enum MenuExpansionMode: String, Sendable, Hashable, Codable {
     case `default`
 }
 
-/// `GET /changes?since=R`: the splices after `R`, oldest first (a nil change: a hidden group).
+/// `GET /changes?since=R`: the entries after `R`, oldest first: a write's splice (nil: a hidden
+/// group), or a menu reload's splices (``MenuReloadEntry``).
 public struct MenuChangesAnswer: Sendable, Hashable, Codable {
     public struct Entry: Sendable, Hashable, Codable {
         public var revision: Int
         public var change: MenuSplice?
-        private enum CodingKeys: String, CodingKey { case revision, change }
+        /// Set when the entry is a menu reload.
+        public var reload: MenuReloadEntry?
+        private enum CodingKeys: String, CodingKey { case revision, change, reload }
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(revision, forKey: .revision)
-            try container.encode(change, forKey: .change)
+            if let reload {
+                try container.encode(reload, forKey: .reload)
+            } else {
+                try container.encode(change, forKey: .change)
+            }
         }
     }
     public var version: String
     public var revision: Int
     public var changes: [Entry]
+}
+
+/// A menu reload in the changes feed: the new menu's `version`; `changes`, the splices that take
+/// the session's rows on the old menu to its rows on the new one, applied in order; and
+/// `reconfigured`, the rows (positions after the splices) kept but shown differently.
+public struct MenuReloadEntry: Sendable, Hashable, Codable {
+    public var version: String
+    public var changes: [MenuSplice]
+    public var reconfigured: [Int]
 }
 
 /// `GET /nodes/{id}`: where a node is (`index` and `row` nil when hidden) and its enclosing groups.

@@ -111,4 +111,20 @@ struct RowCache: Sendable {
         slots.replaceSubrange(at ..< at + removed, with: repeatElement(nil, count: inserted))
         return touched.reversed()
     }
+
+    /// Applies `splice` of a menu reload: `removed` slots at `at` go, `inserted` placeholders come;
+    /// no other row is touched (the reload names the rows it changed, ``drop(_:)``).
+    mutating func replace(_ splice: MenuSplice) throws(SpliceOutOfRange) {
+        let (at, removed, inserted) = (splice.at, splice.removed, splice.inserted)
+        guard at >= 0, removed >= 0, inserted >= 0, at <= slots.count, removed <= slots.count - at else {
+            throw SpliceOutOfRange()
+        }
+        slots.replaceSubrange(at ..< at + removed, with: repeatElement(nil, count: inserted))
+    }
+
+    /// Drops the rows at `positions` to placeholders (rows whose content changed).
+    mutating func drop(_ positions: [Int]) throws(SpliceOutOfRange) {
+        guard positions.allSatisfy({ $0 >= 0 && $0 < slots.count }) else { throw SpliceOutOfRange() }
+        for position in positions { slots[position] = nil }
+    }
 }

@@ -22,8 +22,9 @@ final class ClientTestServer: Sendable {
         MenuClientConfiguration(baseURL: URL(string: "http://127.0.0.1:\(port)")!)
     }
 
-    /// Starts a server for `config` (JSON text) on `port` (0: any free port).
-    init(config: String, port: Int = 0, configPath: String? = nil) throws {
+    /// Starts a server for `config` (JSON text) on `port` (0: any free port), its sessions in
+    /// memory or, with `dataDirectory`, in the durable store there.
+    init(config: String, port: Int = 0, configPath: String? = nil, dataDirectory: String? = nil) throws {
         let path =
             configPath
             ?? FileManager.default.temporaryDirectory
@@ -34,6 +35,7 @@ final class ClientTestServer: Sendable {
         settings.port = port
         settings.host = "127.0.0.1"
         settings.configPath = path
+        settings.dataDirectory = dataDirectory
         server = try LiveServer(settings: settings).server
     }
 

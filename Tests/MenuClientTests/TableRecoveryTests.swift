@@ -1,5 +1,6 @@
-// What the server changes under a table: a menu reload (every row dropped, reported with both
-// versions), a session it no longer has (recreated from its layout, reported), a restart.
+// What the server changes under a table: a menu reload (its splices and renamed rows applied, or
+// with a store that keeps no reload entries every row dropped, reported with both versions), a
+// session it no longer has (recreated from its layout, reported), a restart.
 
 import Foundation
 import MenuClient
@@ -13,8 +14,41 @@ import FoundationNetworking
 @Suite(.timeLimit(.minutes(10))) struct TableRecoveryTests {
     private let menu = ClientTestMenus.large(groups: 4, subgroups: 3, leaves: 4)
 
-    @Test func aMenuReloadOnTheServerDropsTheCacheAndIsReportedWithBothVersions() async throws {
+    @Test func aMenuReloadOnTheServerReachesTheTableAsSplicesAndReconfiguredRows() async throws {
         let server = try ClientTestServer(config: menu)
+        defer { server.shutdown() }
+        let table = try await MenuTable(session: MenuSession(configuration: server.configuration))
+        try await table.toggle("g1")
+        let before = try await table.rows(in: 0 ..< table.count)
+        let old = table.version
+        // One more top-level group, every title new: a splice, and every kept row reconfigured.
+        try server.reload(with: ClientTestMenus.large(groups: 5, subgroups: 3, leaves: 4, tag: "@2"))
+        let events = try await table.sync()
+        let new = table.version
+        #expect(new != old && table.revision == 2)
+        let changes = events.compactMap { if case .changed(let change) = $0 { change } else { nil } }
+        #expect(changes.count == events.count, "no reload of the whole table: \(events)")
+        let spliced = changes.dropLast()
+        #expect(spliced.reduce(before.count) { $0 + $1.splice.inserted - $1.splice.removed } == table.count)
+        #expect(spliced.allSatisfy { $0.reconfiguredRows.isEmpty } && spliced.count >= 1)
+        let renamed = try #require(changes.last)
+        #expect(renamed.splice == MenuSplice(at: table.count, inserted: 0, removed: 0))
+        #expect(table.cachedRows.contains { $0 != nil }, "the rows the reload kept as they were stay cached")
+        try await expectCacheMatchesServer(table, server: server, "the rows kept")
+        // The session's layout carried over on the server (g1 stays collapsed); the rows are the new menu's.
+        let rows = try await table.rows(in: 0 ..< table.count)
+        #expect(rows.contains { $0.title.hasSuffix("@2") } && rows.first { $0.id == "g1" }?.isExpanded == false)
+        let oldIDs = Set(before.map(\.id))
+        let renamedRows = rows.indices.filter { rows[$0].title.hasSuffix("@2") && oldIDs.contains(rows[$0].id) }
+        #expect(renamed.reconfiguredRows == renamedRows, "exactly the kept rows whose title changed")
+        try await expectCacheMatchesServer(table, server: server, "after the reload")
+    }
+
+    @Test func aMenuReloadWithTheDurableStoreDropsTheCacheAndIsReportedWithBothVersions() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("client-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try ClientTestServer(config: menu, dataDirectory: directory.path)
         defer { server.shutdown() }
         let table = try await MenuTable(session: MenuSession(configuration: server.configuration))
         try await table.toggle("g1")
@@ -26,10 +60,20 @@ import FoundationNetworking
         #expect(new != old)
         #expect(events == [.reloaded(version: new, count: table.count, reason: .menuChanged(from: old, to: new))])
         #expect(table.cachedRows.allSatisfy { $0 == nil })
-        // The session's layout carried over on the server (g1 stays collapsed); the rows are the new menu's.
-        let rows = try await table.rows(in: 0 ..< table.count)
-        #expect(rows.contains { $0.title.hasSuffix("@2") } && rows.first { $0.id == "g1" }?.isExpanded == false)
         try await expectCacheMatchesServer(table, server: server, "after the reload")
+    }
+
+    @Test func twoMenuReloadsBetweenTwoSyncsDropTheCacheAsHistoryGone() async throws {
+        let server = try ClientTestServer(config: menu)
+        defer { server.shutdown() }
+        let table = try await MenuTable(session: MenuSession(configuration: server.configuration))
+        try await table.toggle("g1")
+        _ = try await table.rows(in: 0 ..< table.count)
+        try server.reload(with: ClientTestMenus.large(groups: 4, subgroups: 3, leaves: 4, tag: "@2"))
+        try server.reload(with: ClientTestMenus.large(groups: 4, subgroups: 3, leaves: 4, tag: "@3"))
+        let events = try await table.sync()
+        #expect(events == [.reloaded(version: table.version, count: table.count, reason: .historyGone)], "\(events)")
+        try await expectCacheMatchesServer(table, server: server, "after the reloads")
     }
 
     @Test func aWriteJustAfterAReloadItHasNotSeenReloadsTheTableThenAppliesItsPut() async throws {
@@ -39,14 +83,14 @@ import FoundationNetworking
         _ = try await table.rows(in: 0 ..< table.count)
         let old = table.version
         try server.reload(with: ClientTestMenus.large(groups: 4, subgroups: 3, leaves: 4, tag: "@3"))
-        // Its If-Match names the old menu (412); the feed then answers for another version: reload, then the PUT.
+        // Its If-Match names the old menu (412); the feed then has the reload's entry (every row
+        // renamed), then the PUT.
         let update = try await table.setExpanded("g2", false)
-        guard case .reloaded(let version, _, .menuChanged(from: old, to: let to))? = update.events.first else {
-            Issue.record("expected a reload first, got \(update.events)")
-            return
-        }
-        #expect(version == to && table.version == to)
-        #expect(update.changes.count == 1 && update.changes.first?.splice.removed == 8)
+        #expect(update.events.allSatisfy { if case .changed = $0 { true } else { false } }, "\(update.events)")
+        #expect(table.version != old)
+        #expect(update.changes.count == 2, "the renames, then the write: \(update.changes)")
+        #expect(update.changes.first?.reconfiguredRows.isEmpty == false)
+        #expect(update.changes.last?.splice.removed == 8)
         #expect(try await table.rows(in: 0 ..< table.count).first { $0.id == "g2" }?.isExpanded == false)
         try await expectCacheMatchesServer(table, server: server, "after the write")
     }
