@@ -33,6 +33,7 @@ const state = {
   bulk: true,              // whether the server answers PUT /expansion
   busy: Promise.resolve(), // writes run one after another
   language: localStorage.getItem(LANGUAGE_KEY) || "", // `?lang=` chosen (search.js); "": Accept-Language
+  reloadsSpliced: 0,       // menu reloads applied as their feed entry's splices (not a refetch)
 };
 
 const $ = (id) => document.getElementById(id);
@@ -287,7 +288,8 @@ async function onKey(event) {
 
 /// Catches up with writes made elsewhere in this session (another tab): GET /count revalidates
 /// with the ETag held (304: nothing changed); otherwise GET /changes since the revision held
-/// applies their splices, or, when the history no longer reaches it, everything is refetched.
+/// applies their splices (a menu reload's too), or, when the history no longer reaches it or the
+/// menu changed with no reload entry, everything is refetched.
 let syncQueued = false;
 function sync() {
   if (syncQueued) return state.busy;
@@ -303,15 +305,27 @@ async function catchUp() {
     const counted = await api("GET", "/count", { headers });
     if (counted.notModified) return render();
     state.etag = counted.response.headers.get("ETag");
-    if (counted.json.version === state.version && counted.json.revision !== state.revision && state.sessionId) {
+    const moved = counted.json.version !== state.version || counted.json.revision !== state.revision;
+    if (moved && state.sessionId && state.version !== null) {
       try {
         const { json } = await api("GET", `/changes?since=${state.revision}`);
-        json.changes.forEach((entry) => splice(entry.change));
-        adopt(counted.json);
-        // A group's own flag may have changed with a splice: refetch what is in view.
-        const { first, last } = visibleRange();
-        for (let index = first; index <= last; index++) state.rows.delete(index);
-        return render();
+        // Another menu is reached by its reload entry's splices; without one, everything is refetched.
+        const reached = json.version === state.version
+          || json.changes.some((entry) => entry.reload && entry.reload.version === json.version);
+        if (reached) {
+          for (const entry of json.changes) {
+            if (!entry.reload) { splice(entry.change); continue; }
+            entry.reload.changes.forEach(splice);
+            entry.reload.reconfigured.forEach((index) => state.rows.delete(index)); // shown differently now
+            state.version = entry.reload.version;
+            state.reloadsSpliced += 1;
+          }
+          adopt(counted.json);
+          // A group's own flag may have changed with a splice: refetch what is in view.
+          const { first, last } = visibleRange();
+          for (let index = first; index <= last; index++) state.rows.delete(index);
+          return render();
+        }
       } catch (error) {
         if (error.code !== "gone") throw error;
       }

@@ -302,6 +302,23 @@ def test_reload_reaches_an_open_page(driver):
         wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, '[data-id="added-setting"]'), "the added row, live")
         expect_dom_matches_api(driver, server)
         print("browser-test: a reload that adds a row showed in the open page by itself")
+
+        # With a session, the reload is an entry of the session's feed: the page applies its
+        # splices and refetches only the rows it names (a renamed title, a new row), keeping the rest.
+        row_element(driver, "general").find_element(By.CSS_SELECTOR, ".twisty").click()
+        wait(driver, lambda d: expanded_flag(d, "general") == "true", "general to expand")
+        wait(driver, lambda d: session_of(d) is not None, "the session id in localStorage")
+        document["items"][0]["title"] = {"en": "Account (renamed)", "de": "Konto (umbenannt)"}
+        document["items"].insert(1, {"id": "added-again", "title": {"en": "Added again", "de": "Wieder neu"}})
+        with open(config, "w") as target:
+            json.dump(document, target)
+        server.process.send_signal(signal.SIGHUP)
+        wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, '[data-id="added-again"]'), "the second added row, live")
+        wait(driver, lambda d: "(" in row_element(d, "account").text, "the renamed title, live")
+        assert driver.execute_script("return window.menuPage.state.reloadsSpliced") == 1
+        assert expanded_flag(driver, "general") == "true"
+        expect_dom_matches_api(driver, server)
+        print("browser-test: a reload with a session reached the page as the splices of its feed entry")
     finally:
         server.stop()
 
