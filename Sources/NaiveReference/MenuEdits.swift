@@ -1,23 +1,21 @@
-import NaiveReference
-
-@testable import MenuModel
+import MenuModel
 
 /// A reload's worth of random edits to a menu described in code, for the translation tests: delete
 /// a subtree, insert a node (with a fresh id or one an earlier edit deleted), move a subtree under
 /// another group (so to another depth), flip a group's default, turn a group into a row (its
 /// children move up to its place) or a row into a group, never deeper than a config may nest.
 /// Reproducible from the generator's seed.
-struct MenuEdits {
-    private(set) var items: [TreeSpec]
+package struct MenuEdits {
+    package private(set) var items: [TreeSpec]
     /// Ids deleted so far and not inserted again: an insert may bring one back.
     private var deleted: [String] = []
     private var fresh = 0
     /// What each edit did, for failure messages.
-    private(set) var log: [String] = []
+    package private(set) var log: [String] = []
 
-    init(_ items: [TreeSpec]) { self.items = items }
+    package init(_ items: [TreeSpec]) { self.items = items }
 
-    mutating func applyRandom(_ count: Int, using rng: inout SplitMix64) {
+    package mutating func applyRandom(_ count: Int, using rng: inout SplitMix64) {
         for _ in 0 ..< count { applyOne(using: &rng) }
     }
 
@@ -63,8 +61,8 @@ struct MenuEdits {
                 list.insert(contentsOf: [TreeSpec.row(group.id)] + (group.children ?? []), at: path.last!)
             }
             log.append("turn group \(group.id) into a row")
-        case 5 where rows.contains(where: { $0.count < MenuBuilder.depthLimit }):
-            let path = rows.filter { $0.count < MenuBuilder.depthLimit }.randomElement(using: &rng)!
+        case 5 where rows.contains(where: { $0.count < Menu.depthLimit }):
+            let path = rows.filter { $0.count < Menu.depthLimit }.randomElement(using: &rng)!
             let expanded = Bool.random(using: &rng)
             let children = freshRows(Int.random(in: 0 ... 2, using: &rng))
             modify(at: path) { $0 = .group($0.id, expanded: expanded, children) }
@@ -82,7 +80,7 @@ struct MenuEdits {
     }
 
     /// Every node's path of child indexes, in preorder.
-    static func paths(_ items: [TreeSpec], under prefix: [Int] = []) -> [[Int]] {
+    package static func paths(_ items: [TreeSpec], under prefix: [Int] = []) -> [[Int]] {
         items.enumerated().flatMap { index, item in
             let path = prefix + [index]
             return [path] + paths(item.children ?? [], under: path)
@@ -91,7 +89,7 @@ struct MenuEdits {
 
     /// The top level and those of `groups` under which `item` nests no deeper than the limit.
     static func parents(for item: TreeSpec, among groups: [[Int]]) -> [[Int]] {
-        [[]] + groups.filter { $0.count + height(of: item) <= MenuBuilder.depthLimit }
+        [[]] + groups.filter { $0.count + height(of: item) <= Menu.depthLimit }
     }
 
     /// Levels in `item`'s subtree: 1 for a row or an empty group.
@@ -103,7 +101,7 @@ struct MenuEdits {
         [item.id] + (item.children ?? []).flatMap(ids(of:))
     }
 
-    func node(at path: [Int]) -> TreeSpec {
+    package func node(at path: [Int]) -> TreeSpec {
         var list = items
         for index in path.dropLast() { list = list[index].children! }
         return list[path.last!]

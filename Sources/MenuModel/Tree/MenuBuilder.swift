@@ -263,3 +263,8 @@ struct PendingProblem {
     var kind: ConfigProblem.Kind
     var value: String
 }
+
+extension Menu {
+    /// How deep a config may nest: for generators of test menus, which must stay within it.
+    package static let depthLimit = MenuBuilder.depthLimit
+}
