@@ -29,6 +29,8 @@ package struct ServerSettings: Sendable, Equatable {
     package var maxStreams = MenuAPI.defaultMaxStreams
     /// Seconds between an event stream's heartbeat comments (`--stream-heartbeat`).
     package var streamHeartbeatSeconds = Int(MenuAPI.defaultStreamHeartbeat.components.seconds)
+    /// Seconds after a reload that its feed entries can be read (`--reload-entry-window`).
+    package var reloadEntryWindowSeconds = Int(MenuAPI.defaultReloadEntryWindow.components.seconds)
     package var maxSessions = SessionLimits.defaults.maxSessions
     package var sessionTTLSeconds = Int(SessionLimits.defaults.timeToLive.components.seconds)
     /// Idle seconds after which a session may be evicted (least recently used first) for a new one
@@ -157,6 +159,10 @@ package struct ServerSettings: Sendable, Equatable {
             "--stream-heartbeat", "MENU_STREAM_HEARTBEAT",
             "seconds between an event stream's heartbeat comments: below every proxy's read timeout on the way; each also looks for news missed and finds clients gone",
             1 ... 300, \.streamHeartbeatSeconds),
+        integer(
+            "--reload-entry-window", "MENU_RELOAD_ENTRY_WINDOW",
+            "seconds after a menu reload that sessions in memory can read it as an entry of their changes feed (its splices), the previous menu kept that long; 0 = no entries, clients re-read their rows",
+            0 ... 86400, \.reloadEntryWindowSeconds),
         integer(
             "--max-sessions", "MENU_MAX_SESSIONS", "sessions held at most; then eviction or 429", 1 ... 100_000_000,
             \.maxSessions),

@@ -1,3 +1,4 @@
+import Dispatch
 import HTTPCore
 import MenuModel
 import MenuSessions
@@ -51,6 +52,12 @@ package final class MenuAPI: Sendable {
     package static let defaultStreamHeartbeat = Duration.seconds(15)
     /// The heartbeat of event streams (``ChangeStream``).
     package let streamHeartbeat: Duration
+    /// How long after a reload sessions in memory can read it as an entry of their feed
+    /// (`--reload-entry-window`): the previous menu is kept that long, then freed; zero keeps
+    /// none (feeds answer `410` from before a reload).
+    package let reloadEntryWindow: Duration
+    /// Long enough for every client that follows its feed, or comes back within minutes.
+    package static let defaultReloadEntryWindow = Duration.seconds(600)
     /// The `Retry-After` of a wait refused at `--max-streams`: long enough that refused clients
     /// do not come back at once, all together.
     package static let streamRetrySeconds = 5
@@ -66,10 +73,13 @@ package final class MenuAPI: Sendable {
         searchSlots: SearchBuildSlots = SearchBuildSlots(limit: MenuAPI.defaultSearchBuilds),
         sessionRateLimiter: SessionRateLimiter? = nil, trustedProxy: IPAddress? = nil, metricsPage: MetricsPage? = nil,
         crossOriginPolicy: CrossOriginPolicy? = nil, maxStreams: Int = MenuAPI.defaultMaxStreams,
-        streamHeartbeat: Duration = MenuAPI.defaultStreamHeartbeat
+        streamHeartbeat: Duration = MenuAPI.defaultStreamHeartbeat,
+        reloadEntryWindow: Duration = MenuAPI.defaultReloadEntryWindow
     ) {
         precondition(streamHeartbeat > .zero, "a stream heartbeat must be positive")
+        precondition(reloadEntryWindow >= .zero, "a reload entry window cannot be negative")
         self.streamHeartbeat = streamHeartbeat
+        self.reloadEntryWindow = reloadEntryWindow
         precondition(Self.maxLimitRange.contains(maxLimit), "maxLimit \(maxLimit) is outside \(Self.maxLimitRange)")
         changeWaits = ChangeWaits(limit: maxStreams)
         // Another instance's write (Redis) releases the long polls of its session here; news
@@ -113,12 +123,26 @@ package final class MenuAPI: Sendable {
     /// request already running finishes on the menu it started with; the old menu is freed when
     /// the last of them returns. Sessions are carried over by the store: lazily on their next
     /// use, and by ``SessionStore/adopt(_:)``, which the caller runs next, off the request path.
+    /// For a store that records reload entries the old menu is kept ``reloadEntryWindow`` more
+    /// (or until the next reload), for the entries' splices; `previousMenuFreed` runs once it is
+    /// let go by the timer (where the caller hands the memory back to the system).
     @discardableResult
-    package func install(_ menu: Menu) -> MenuGeneration {
+    package func install(_ menu: Menu, previousMenuFreed: @escaping @Sendable () -> Void = {}) -> MenuGeneration {
         installing.withLock { _ in
-            let next = ServedMenu(current.generation.succeeded(by: menu, keepingPrevious: store.recordsReloads))
+            let keeping = store.recordsReloads && reloadEntryWindow > .zero
+            let next = ServedMenu(current.generation.succeeded(by: menu, keepingPrevious: keeping))
             served.withLock { $0 = next }
             changeWaits.releaseAll()  // long polls and streams see the new version
+            if keeping {
+                let window = reloadEntryWindow.components
+                let nanoseconds = Int(window.seconds) * 1_000_000_000 + Int(window.attoseconds / 1_000_000_000)
+                DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
+                    [weak epoch = next.generation.epoch] in
+                    guard let epoch else { return }
+                    epoch.forgetPreviousMenu()
+                    previousMenuFreed()
+                }
+            }
             return next.generation
         }
     }

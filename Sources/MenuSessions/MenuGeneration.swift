@@ -81,6 +81,13 @@ package final class MenuEpoch: Sendable {
     /// The menu before this one, while this epoch is the newest; nil after the next reload.
     fileprivate var reloadSource: ReloadSource? { previous.withLock { $0 } }
 
+    /// Frees the menu before this one (and the splices computed from it) before the next reload:
+    /// from now on a session's reload entry to this menu cannot be computed (its feed answers
+    /// `410` from before it).
+    package func forgetPreviousMenu() {
+        previous.withLock { $0 = nil }
+    }
+
     /// The translations from this epoch to `target`, in order; nil when `target` is not this
     /// epoch or a later one. O(epochs between them).
     func translations(to target: MenuEpoch) -> [MenuTranslation]? {

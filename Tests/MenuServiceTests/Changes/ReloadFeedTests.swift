@@ -1,12 +1,14 @@
 import Foundation
 import HTTPCore
-import MenuModel
 import MenuService
 import MenuServiceTestSupport
 import MenuSessions
 import MenuTestSupport
 import NaiveReference
+import Synchronization
 import Testing
+
+@testable import MenuModel
 
 /// A menu reload in the changes feed of the in-memory store (issue 26 §2): a session's rows on the
 /// old menu, with the reload entry's splices applied (inserted rows fetched from the new menu) and
@@ -139,5 +141,45 @@ struct ReloadFeedTests {
         #expect(Self.revision(service, idle) == 2)
         #expect(service.call("GET", "/changes", query: [("since", "0")], session: idle).status == 410)
         #expect(service.call("GET", "/changes", query: [("since", "2")], session: idle).status == 200)
+    }
+}
+
+/// `--reload-entry-window`: the previous menu is kept that long after a reload, then freed, and
+/// the feed answers `410` from before the reload; zero keeps none.
+struct ReloadEntryWindowTests {
+    /// Set by the service's timer thread, read by the test.
+    private final class FreedFlag: Sendable {
+        let value = Atomic(false)
+        var isSet: Bool { value.load(ordering: .relaxed) }
+    }
+
+    @Test func withNoWindowThePreviousMenuIsNotKeptAndTheFeedIsGoneFromBeforeTheReload() throws {
+        let service = MenuAPI(
+            store: InMemorySessionStore(menu: ReloadMenus.menu(generation: 1)), reloadEntryWindow: .zero)
+        let session = try #require(service.call("POST", "/sessions").json["sessionId"] as? String)
+        #expect(service.call("POST", "/groups/sides/toggle", session: session).status == 200)
+        weak let oldMenu = service.menu.storage
+        service.store.adopt(service.install(ReloadMenus.menu(generation: 2)))
+        #expect(oldMenu == nil, "nothing keeps the old menu")
+        #expect(service.call("GET", "/changes", query: [("since", "1")], session: session).status == 410)
+        #expect(service.call("GET", "/changes", query: [("since", "2")], session: session).status == 200)
+    }
+
+    @Test func whenTheWindowEndsThePreviousMenuIsFreedAndTheFeedIsGoneFromBeforeTheReload() async throws {
+        let service = MenuAPI(
+            store: InMemorySessionStore(menu: ReloadMenus.menu(generation: 1)), reloadEntryWindow: .milliseconds(20))
+        let session = try #require(service.call("POST", "/sessions").json["sessionId"] as? String)
+        #expect(service.call("POST", "/groups/sides/toggle", session: session).status == 200)
+        weak let oldMenu = service.menu.storage
+        let freed = FreedFlag()
+        service.store.adopt(
+            service.install(ReloadMenus.menu(generation: 2)) { freed.value.store(true, ordering: .relaxed) })
+        // The timer runs on a Dispatch queue of its own: wait for it (bounded), without blocking the pool.
+        for _ in 0 ..< 3_000 where !freed.isSet {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(freed.isSet, "the window's end was reported")
+        #expect(oldMenu == nil, "the old menu is freed")
+        #expect(service.call("GET", "/changes", query: [("since", "1")], session: session).status == 410)
     }
 }
