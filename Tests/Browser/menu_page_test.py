@@ -319,6 +319,29 @@ def test_reload_reaches_an_open_page(driver):
         assert expanded_flag(driver, "general") == "true"
         expect_dom_matches_api(driver, server)
         print("browser-test: a reload with a session reached the page as the splices of its feed entry")
+
+        # Two tabs of the session, and a reload: each shows the new row, the one in front live,
+        # the other once it is shown again, both by the feed entry's splices.
+        first = driver.current_window_handle
+        driver.switch_to.new_window("tab")
+        driver.get(server.url + "/")
+        expect_dom_matches_api(driver, server)
+        second = driver.current_window_handle
+        assert expanded_flag(driver, "general") == "true"  # the same session, from localStorage
+        wait(driver, lambda d: metric(server, "menu_event_streams_open") >= 1, "the second tab to follow")
+        document["items"].insert(2, {"id": "added-third", "title": {"en": "Added third", "de": "Dritte"}})
+        with open(config, "w") as target:
+            json.dump(document, target)
+        server.process.send_signal(signal.SIGHUP)
+        for handle, spliced in ((second, 1), (first, 2)):
+            driver.switch_to.window(handle)
+            wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, '[data-id="added-third"]'), "the third row in each tab")
+            assert driver.execute_script("return window.menuPage.state.reloadsSpliced") == spliced
+            expect_dom_matches_api(driver, server)
+        driver.switch_to.window(second)
+        driver.close()
+        driver.switch_to.window(first)
+        print("browser-test: two tabs of one session both showed a reload by its splices")
     finally:
         server.stop()
 

@@ -128,6 +128,35 @@ import FoundationNetworking
         try await expectCacheMatchesServer(tablet, server: server, "the tablet after the reload")
     }
 
+    @Test func aReloadAddingOneDishIsOneInsertOnEveryFollowingTable() async throws {
+        let menu = ClientTestMenus.large(groups: 2, subgroups: 2, leaves: 3)
+        let server = try ClientTestServer(config: menu)
+        defer { server.shutdown() }
+        // Three tables: two devices on one session, and another session with g1 collapsed.
+        let (phone, tablet, _) = try await twoDevices(server)
+        let other = try await MenuTable(session: MenuSession(configuration: server.configuration))
+        try await other.toggle("g1")
+        var follows: [AsyncStream<[MenuTableEvent]>.Iterator] = []
+        for table in [phone, tablet, other] {
+            _ = try await table.rows(in: 0 ..< table.count)
+            follows.append(table.liveChanges().makeAsyncIterator())
+        }
+        #expect(try await eventuallyAsync { try await metric("menu_event_streams_open", server) == 3 })
+        let counts = [phone.count, tablet.count, other.count]
+        // A dish before r0-0-0, in s0-0 (open by default, as g0 is): row 2 in every table.
+        let dish = #"{"id":"new-dish","title":"New dish"},"#
+        try server.reload(with: menu.replacingOccurrences(of: #"{"id":"r0-0-0""#, with: dish + #"{"id":"r0-0-0""#))
+        for (index, table) in [phone, tablet, other].enumerated() {
+            let heard = await hear(1, from: &follows[index])
+            let changes = heard.compactMap { if case .changed(let change) = $0 { change } else { nil } }
+            #expect(changes.count == heard.count, "no reload of the table: \(heard)")
+            let splices = changes.map(\.splice).filter { $0.inserted > 0 || $0.removed > 0 }
+            #expect(splices == [MenuSplice(at: 2, inserted: 1, removed: 0)], "\(heard)")  // after g0, s0-0
+            #expect(table.count == counts[index] + 1)
+            try await expectCacheMatchesServer(table, server: server, "table \(index) after the reload")
+        }
+    }
+
     @Test func aDeletedSessionIsRecreatedAndTheTableReloaded() async throws {
         let server = try ClientTestServer(config: ClientTestMenus.large(groups: 2, subgroups: 2, leaves: 2))
         defer { server.shutdown() }
