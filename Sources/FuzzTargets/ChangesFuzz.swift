@@ -11,7 +11,7 @@ extension FuzzTarget {
     /// The session the target reads: created once, toggled to revision 1; a write that releases a
     /// long poll toggles it on (its revision grows with the inputs that wait).
     private static let changesSession: String = {
-        let created = service.respond(to: HTTPRequest(method: "POST", path: "/groups/g/toggle"))
+        let created = changesService.respond(to: HTTPRequest(method: "POST", path: "/groups/g/toggle"))
         return created.headers.first { $0.name == "X-Session-Id" }?.value ?? ""
     }()
 
@@ -25,7 +25,7 @@ extension FuzzTarget {
         let request = HTTPRequest(
             method: "GET", path: "/changes", query: query, headers: [("X-Session-Id", session)])
         var route = -1
-        let reply = service.reply(to: request, route: &route)
+        let reply = changesService.reply(to: request, route: &route)
         let waits = query.contains { $0.name == "wait" }
         let response: HTTPResponse
         switch reply {
@@ -33,13 +33,15 @@ extension FuzzTarget {
             response = now
         case .deferred(let deferred):
             guard waits else { return "a GET /changes without wait waited" }
-            guard service.changeWaits.figures.open == 1 else {
-                return "a long poll waits, but \(service.changeWaits.figures.open) waiters are held"
+            guard changesService.changeWaits.figures.open == 1 else {
+                return "a long poll waits, but \(changesService.changeWaits.figures.open) waiters are held"
             }
-            let write = service.respond(
+            let write = changesService.respond(
                 to: HTTPRequest(method: "POST", path: "/groups/g/toggle", headers: [("X-Session-Id", session)]))
             guard write.status == 200 else { return "the releasing write answered \(write.status)" }
-            guard service.changeWaits.figures.open == 0 else { return "a write of the session left its long poll held" }
+            guard changesService.changeWaits.figures.open == 0 else {
+                return "a write of the session left its long poll held"
+            }
             response = deferred.waitForResponse()
             guard response.status == 200, response.body.count > 40 else {
                 return
@@ -49,6 +51,6 @@ extension FuzzTarget {
         if let problem = checkAnswer(response) {
             return "GET /changes?\(String(decoding: bytes, as: UTF8.self)): \(problem)"
         }
-        return service.changeWaits.figures.open == 0 ? nil : "a waiter is still held"
+        return changesService.changeWaits.figures.open == 0 ? nil : "a waiter is still held"
     }
 }

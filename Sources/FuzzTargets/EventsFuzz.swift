@@ -13,7 +13,7 @@ extension FuzzTarget {
     /// The session the target streams: created once, toggled to revision 1; a write that checks a
     /// stream toggles it on (its revision grows with the inputs that stream).
     private static let eventsSession: String = {
-        let created = service.respond(to: HTTPRequest(method: "POST", path: "/groups/h/toggle"))
+        let created = eventsService.respond(to: HTTPRequest(method: "POST", path: "/groups/h/toggle"))
         return created.headers.first { $0.name == "X-Session-Id" }?.value ?? ""
     }()
 
@@ -31,12 +31,12 @@ extension FuzzTarget {
         if lines.count > 1 { headers.append(("Last-Event-ID", line(1))) }
         let request = HTTPRequest(method: "GET", path: "/changes", query: query, headers: headers)
         var route = -1
-        let reply = service.reply(to: request, route: &route)
-        if case .deferred = reply { service.changeWaits.releaseAll() }  // a long poll answers now
+        let reply = eventsService.reply(to: request, route: &route)
+        if case .deferred = reply { eventsService.changeWaits.releaseAll() }  // a long poll answers now
         let response = reply.waitForResponse()
         guard let body = response.streamedBody else {
             if let problem = checkAnswer(response) { return "GET /changes (no stream): \(problem)" }
-            return service.changeWaits.figures.open == 0 ? nil : "a waiter is still held"
+            return eventsService.changeWaits.figures.open == 0 ? nil : "a waiter is still held"
         }
         defer { body.connectionEnded() }
         guard EventStreamRequest.wantsEventStream(request.headers), response.status == 200 else {
@@ -51,7 +51,7 @@ extension FuzzTarget {
             let action = object["action"] as? String, ["none", "apply", "reload"].contains(action),
             let revision = object["revision"] as? Int
         else { return "a stream opened with \(String(reflecting: opened.prefix(300)))" }
-        let write = service.respond(
+        let write = eventsService.respond(
             to: HTTPRequest(method: "POST", path: "/groups/h/toggle", headers: [("X-Session-Id", session)]))
         guard write.status == 200 else { return "the write answered \(write.status)" }
         // The stream looks on a queue of its own: wait (bounded) for the write's event.

@@ -52,13 +52,19 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     case language
 
     /// Built once per process: the targets only read it.
-    static let service: MenuAPI = {
+    static let service = makeService()
+    /// The long-poll and stream targets' own services: each checks that no waiter is left held,
+    /// which another target's waits (the corpus tests run targets at once) must not disturb.
+    static let changesService = makeService()
+    static let eventsService = makeService()
+
+    private static func makeService() -> MenuAPI {
         let json = Data(
             #"{"items":[{"id":"g","title":"G","expanded":true,"items":[{"id":"r","title":"R"},{"id":"h","title":"H","items":[{"id":"x","title":"X"}]}]}]}"#
                 .utf8)
         let menu = try! Menu(jsonData: json)
         return MenuAPI(menu: menu, store: InMemorySessionStore(menu: menu, maxSessions: 64))
-    }()
+    }
 
     /// Runs one input; nil when the outcome is well formed, otherwise what is wrong with it.
     package func check(_ bytes: [UInt8]) -> String? {
