@@ -56,6 +56,10 @@ let package = Package(
                 .embedInCode("search.js"), .embedInCode("app.js"),
                 .embedInCode("app.css")
             ]),
+        // Nettle (SHA-256) through a system-library target; only AdminAccess imports it.
+        .systemLibrary(name: "CNettle", pkgConfig: "nettle", providers: [.apt(["nettle-dev"])]),
+        // Who may use the admin API: bearer tokens from a file, kept as digests. Knows no menus.
+        .target(name: "AdminAccess", dependencies: ["CNettle"]),
         // The API: request value in, response value out (routing, JSON). No C, no concrete store, no files.
         .target(name: "MenuService", dependencies: ["MenuModel", "MenuSessions", "HTTPCore", "WebAssets"]),
         // The composition root as a library: settings, store choice, reload, start and stop.
@@ -64,7 +68,7 @@ let package = Package(
             dependencies: [
                 "MenuModel", "MenuSessions", "MenuSessionsDurable", "MenuService", "HTTPCore", "HTTPServer", "Metrics",
                 "LineLog",
-                "RedisClient", "MenuSessionsRedis"
+                "RedisClient", "MenuSessionsRedis", "AdminAccess"
             ]),
         .executableTarget(name: "menu-server", dependencies: ["MenuApp"]),
         // The client library for apps and tools: Foundation (FoundationNetworking on Linux) and
@@ -86,7 +90,9 @@ let package = Package(
         // libFuzzer targets for the config loader, routing/query parsing and the PUT body (scripts/fuzz).
         .target(
             name: "FuzzTargets",
-            dependencies: ["MenuModel", "MenuSessionsDurable", "MenuService", "HTTPCore", "HTTPServer"]),
+            dependencies: [
+                "MenuModel", "MenuSessionsDurable", "MenuService", "HTTPCore", "HTTPServer", "AdminAccess"
+            ]),
         .executableTarget(name: "menu-fuzz", dependencies: ["FuzzTargets"]),
         // Child processes over posix_spawn (Foundation's Process crashes with many descriptors open on Linux).
         .target(name: "CSpawn"),
@@ -116,6 +122,7 @@ let package = Package(
             ]),
 
         .testTarget(name: "MenuModelTests", dependencies: ["MenuModel", "NaiveReference"]),
+        .testTarget(name: "AdminAccessTests", dependencies: ["AdminAccess"]),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics", "LineLog", "ShardedCounters"]),
         .testTarget(name: "ChildProcessTests", dependencies: ["ChildProcess"]),
         .testTarget(

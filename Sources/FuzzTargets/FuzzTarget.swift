@@ -50,6 +50,9 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     /// `Accept-Language` (``LanguagePreference``) and its RFC 4647 lookup, a language tag's shape
     /// (``LanguageTag``), and `?lang=`, through reads of a menu with locales.
     case language
+    /// The admin API's `Authorization: Bearer` field (``BearerCredentials``) and the match of its
+    /// token against a token file (``AdminTokens``).
+    case admin
 
     /// Built once per process: the targets only read it.
     static let service = makeService()
@@ -102,6 +105,8 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
             return Self.checkChanges(bytes)
         case .events:
             return Self.checkEvents(bytes)
+        case .admin:
+            return Self.checkAdmin(bytes)
         }
     }
 
