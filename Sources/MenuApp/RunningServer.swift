@@ -1,3 +1,4 @@
+import AdminAccess
 import Foundation
 import HTTPCore
 import HTTPServer
@@ -27,6 +28,8 @@ package final class RunningServer: Sendable {
     /// Held for a whole reload: reloads run one at a time, in the order asked.
     private let reloading = Mutex(())
     private let watcher: Mutex<ConfigWatcher?> = Mutex(nil)
+    /// The admin API's listener (``ServerSettings/adminListen``), once started.
+    private let adminHTTP: Mutex<HTTPServer?> = Mutex(nil)
 
     /// The real port, also when the settings asked for port 0.
     package var port: Int { http.port }
@@ -65,6 +68,12 @@ package final class RunningServer: Sendable {
         if let serverLog {
             metrics.append { serverLog.writeMetrics(to: &$0) }
             serverLog.watch(Self.evictionNotes(of: { sessions.evictedHere }, log: log))
+        }
+        do throws(StartupError) {
+            try startAdmin(settings)
+        } catch {
+            shutdown(gracePeriod: .zero)
+            throw error
         }
         guard settings.watchConfig else { return }
         do {
@@ -121,6 +130,42 @@ package final class RunningServer: Sendable {
             throw error
         }
     }
+
+    /// Starts the admin API's listener when the settings name one (``AdminAPI``).
+    private func startAdmin(_ settings: ServerSettings) throws(StartupError) {
+        guard let address = settings.adminListen, let path = settings.adminTokenFile else { return }
+        let tokens: AdminTokens
+        do throws(AdminTokenFileError) { tokens = try AdminTokens(path: path) } catch { throw .adminTokens(error) }
+        let api = AdminAPI(tokens: tokens, log: log) { [weak self] () -> Result<MenuReload, ReloadError> in
+            guard let self else { return .failure(.serverStopping) }
+            do throws(ReloadError) {
+                let reload = try self.reload()
+                self.metrics.recordReload(succeeded: true)
+                return .success(reload)
+            } catch {
+                self.metrics.recordReload(succeeded: false)
+                return .failure(error)
+            }
+        }
+        var configuration = HTTPServerConfiguration()
+        configuration.maxBodyBytes = MenuAPI.maxBodyBytes
+        configuration.connectionTimeoutSeconds = settings.connectionTimeoutSeconds
+        configuration.headerTimeoutSeconds = settings.headerTimeoutSeconds
+        configuration.connectionMemoryLimit = settings.connectionMemoryLimit
+        do throws(HTTPServerError) {
+            let http = try AdminAPI.listener(api, on: address, like: configuration)
+            adminHTTP.withLock { $0 = http }
+        } catch {
+            throw .cannotListen(error)
+        }
+        metrics.append { api.writeMetrics(to: &$0) }
+        log(
+            "admin API listening on http://\(address.host.contains(":") ? "[\(address.host)]" : address.host):\(adminPort ?? address.port) (\(tokens.tokens.count) token\(tokens.tokens.count == 1 ? "" : "s") from \(path))"
+        )
+    }
+
+    /// The admin listener's real port (also when asked for port 0); nil without one.
+    package var adminPort: Int? { adminHTTP.withLock { $0?.port } }
 
     /// Re-reads ``configPath`` and, when it holds a valid menu other than the one served, serves
     /// it: requests in flight finish on the old menu, later ones see the new one, and every session
@@ -190,6 +235,7 @@ package final class RunningServer: Sendable {
         service.changeWaits.close()  // long polls answer now: the drain need not wait them out
         http.shutdown(gracePeriod: gracePeriod)
         metricsHTTP?.shutdown(gracePeriod: .zero)
+        adminHTTP.withLock { $0 }?.shutdown(gracePeriod: .zero)
         sessions.shutdown()
     }
 
@@ -228,9 +274,11 @@ package enum StartupError: Error, Sendable, CustomStringConvertible {
     case cannotListen(HTTPServerError)
     case dataDirectory(DurableStoreError)
     case cannotWatchConfig(String)
+    case adminTokens(AdminTokenFileError)
 
     package var description: String {
         switch self {
+        case .adminTokens(let error): error.description
         case .invalidConfig(let path, let error):
             error.isUnreadableFile ? error.description : "cannot load menu config \(path): \(error.description)"
         case .cannotListen(let error): error.description
@@ -273,9 +321,12 @@ package struct MenuReload: Sendable {
 /// Why a reload changed nothing.
 package enum ReloadError: Error, Sendable, CustomStringConvertible {
     case invalidConfig(path: String, MenuConfigError)
+    /// The server stopped before the reload could run.
+    case serverStopping
 
     package var description: String {
         switch self {
+        case .serverStopping: "the server is stopping"
         case .invalidConfig(let path, let error):
             error.isUnreadableFile ? error.description : "cannot reload menu config \(path): \(error.description)"
         }

@@ -79,6 +79,10 @@ package struct ServerSettings: Sendable, Equatable {
     package var watchConfig = false
     /// Where `GET /metrics` is served on a listener of its own; nil: on the main port.
     package var metricsListen: ListenAddress?
+    /// Where the admin API listens (`--admin-listen`); nil: no admin API.
+    package var adminListen: ListenAddress?
+    /// The admin API's bearer tokens, one a line (`--admin-token-file`).
+    package var adminTokenFile: String?
     /// How log lines look on standard error.
     package var logFormat = LogFormat.text
     /// Lines below this level are not written; request lines are `info`.
@@ -312,6 +316,26 @@ package struct ServerSettings: Sendable, Equatable {
             s.metricsListen = address
         },
         text(
+            "--admin-listen", "MENU_ADMIN_LISTEN", "ADDR:PORT",
+            "serve the admin API (/admin/...) on a listener of its own at this address; needs --admin-token-file",
+            shown: "none"
+        ) { s, v throws(SettingsError) in
+            guard let address = ListenAddress(v) else {
+                throw .invalidValue(
+                    source: "--admin-listen", value: v,
+                    expected: "ADDR:PORT, an IP address and a port from 0 to 65535 (127.0.0.1:9091)")
+            }
+            s.adminListen = address
+        },
+        text(
+            "--admin-token-file", "MENU_ADMIN_TOKEN_FILE", "PATH",
+            "the admin API's bearer tokens, one a line (16-512 bytes each; re-read when the file changes)",
+            shown: "none"
+        ) { s, v throws(SettingsError) in
+            guard !v.isEmpty else { throw .invalidValue(source: "--admin-token-file", value: v, expected: "a path") }
+            s.adminTokenFile = v
+        },
+        text(
             "--log-format", "MENU_LOG_FORMAT", "FORMAT", "text|json: how log lines on standard error look",
             shown: defaults.logFormat.rawValue
         ) { s, v throws(SettingsError) in
@@ -484,6 +508,7 @@ package struct ServerSettings: Sendable, Equatable {
             try option.apply(&settings, value)
         }
         try settings.checkStoreChoice()
+        try settings.checkAdmin()
         return .run(settings)
     }
 
@@ -540,6 +565,8 @@ package enum SettingsError: Error, Sendable, Equatable, CustomStringConvertible 
     case invalidURL(source: String, String)
     /// Two options that exclude each other were both given.
     case conflicting(String, String, reason: String)
+    /// An option given without another it needs.
+    case requires(String, String, reason: String)
 
     package var description: String {
         switch self {
@@ -550,6 +577,7 @@ package enum SettingsError: Error, Sendable, Equatable, CustomStringConvertible 
         case .invalidURL(let source, let problem): "\(source): \(problem)"
         case .conflicting(let first, let second, let reason):
             "\(first) and \(second) cannot be used together: \(reason)"
+        case .requires(let first, let second, let reason): "\(first) needs \(second): \(reason)"
         }
     }
 }

@@ -42,8 +42,9 @@ package final class SessionRateLimiter: Sendable {
     }
 
     /// Takes a token for a creation by `address`: nil when it may go ahead, else the whole
-    /// seconds (at least 1) until its next token.
-    package func admit(_ address: IPAddress) -> Int? {
+    /// seconds (at least 1) until its next token. With `taking` false, only answers whether a
+    /// token is there (the admin API's failed attempts: looked at first, taken on a failure).
+    package func admit(_ address: IPAddress, taking: Bool = true) -> Int? {
         let key = address.clientPrefix
         let place = UInt(bitPattern: key.hashValue)
         let shard = Int(place % UInt(Self.shardCount))
@@ -63,7 +64,7 @@ package final class SessionRateLimiter: Sendable {
             }
             defer { buckets[index] = bucket }
             guard bucket.units < Self.token else {
-                bucket.units -= Self.token
+                if taking { bucket.units -= Self.token }
                 return nil
             }
             let waitMilliseconds = (Self.token - bucket.units + rate - 1) / rate

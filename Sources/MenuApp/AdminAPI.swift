@@ -1,0 +1,187 @@
+import AdminAccess
+import Foundation
+import HTTPCore
+import HTTPServer
+import MenuService
+import MenuSessions
+import Metrics
+import Synchronization
+
+extension ServerSettings {
+    /// The admin API takes both its listener and its tokens: there is no default token, and it is
+    /// never served on the public port (where the CORS policy and the page are).
+    func checkAdmin() throws(SettingsError) {
+        if adminListen != nil, adminTokenFile == nil {
+            throw .requires(
+                "--admin-listen", "--admin-token-file", reason: "the admin API has no default token")
+        }
+        if adminTokenFile != nil, adminListen == nil {
+            throw .requires(
+                "--admin-token-file", "--admin-listen",
+                reason: "the admin API is served only on a listener of its own (127.0.0.1:9091, say)")
+        }
+    }
+}
+
+/// The admin API (`/admin/…`), on a listener of its own (`--admin-listen`): every request needs
+/// `Authorization: Bearer <token>` with a token of `--admin-token-file`. Routes: `POST
+/// /admin/reload` (the menu, as SIGHUP does, answering what happened).
+///
+/// A missing token is `401` with `WWW-Authenticate: Bearer realm="menu-server admin"`; a wrong one
+/// `401` with `error="invalid_token"`, a malformed field `400` with `error="invalid_request"`.
+/// Both count as failed attempts of the client's address: past ``failedAttemptsPerMinute`` a
+/// minute the address gets `429` with `Retry-After`, before any token is looked at. Every
+/// request that passed is logged with the token's fingerprint (never the token) and what it did.
+///
+/// Cost: per request a `stat` of the token file, a SHA-256 of the candidate, one short lock.
+package final class AdminAPI: Sendable {
+    /// Failed authentications one address may make a minute (a bucket that deep, refilled as fast).
+    package static let failedAttemptsPerMinute = 10
+    package static let realm = "menu-server admin"
+
+    private let tokens: AdminTokens
+    private let failures: SessionRateLimiter
+    private let reloadMenu: @Sendable () -> Result<MenuReload, ReloadError>
+    private let log: @Sendable (String) -> Void
+    private let outcomes = AdminOutcomes()
+
+    package init(
+        tokens: AdminTokens,
+        failures: SessionRateLimiter = SessionRateLimiter(perMinute: AdminAPI.failedAttemptsPerMinute),
+        log: @escaping @Sendable (String) -> Void,
+        reloadMenu: @escaping @Sendable () -> Result<MenuReload, ReloadError>
+    ) {
+        self.tokens = tokens
+        self.failures = failures
+        self.log = log
+        self.reloadMenu = reloadMenu
+    }
+
+    package func respond(to request: HTTPRequest) -> HTTPResponse {
+        let from = request.peerAddress.map { "\($0)" } ?? "an unknown address"
+        if let address = request.peerAddress, let wait = failures.admit(address, taking: false) {
+            outcomes.limited.add(1, ordering: .relaxed)
+            return Self.error(
+                429, "too_many_failures",
+                "\(Self.failedAttemptsPerMinute) failed authentications a minute from one address at most; retry in \(wait) s",
+                headers: [("Retry-After", "\(wait)")])
+        }
+        if let problem = tokens.refresh() { log("admin: \(problem); the tokens read before stay in use") }
+        let token: AdminTokens.Token
+        switch BearerCredentials(authorization: request.header("Authorization")) {
+        case .missing:
+            outcomes.unauthorized.add(1, ordering: .relaxed)
+            return Self.error(
+                401, "unauthorized", "the admin API needs Authorization: Bearer <a token of --admin-token-file>",
+                headers: [("WWW-Authenticate", "Bearer realm=\"\(Self.realm)\"")])
+        case .malformed(let reason):
+            failed(request, from: from, because: reason)
+            return Self.error(
+                400, "invalid_request", reason,
+                headers: [("WWW-Authenticate", "Bearer realm=\"\(Self.realm)\", error=\"invalid_request\"")])
+        case .token(let candidate):
+            guard let matched = tokens.match(candidate) else {
+                failed(request, from: from, because: "a token not in \(tokens.path)")
+                return Self.error(
+                    401, "invalid_token", "the token is not one of the admin API's",
+                    headers: [("WWW-Authenticate", "Bearer realm=\"\(Self.realm)\", error=\"invalid_token\"")])
+            }
+            token = matched
+        }
+        let who = "admin: token \(token.fingerprint) from \(from)"
+        guard request.path(is: "/admin/reload") else {
+            outcomes.notFound.add(1, ordering: .relaxed)
+            return Self.error(404, "not_found", "admin routes: POST /admin/reload")
+        }
+        guard request.method == "POST" else {
+            outcomes.notFound.add(1, ordering: .relaxed)
+            return Self.error(
+                405, "method_not_allowed", "\(request.method) is not allowed here: POST /admin/reload",
+                headers: [("Allow", "POST")])
+        }
+        switch reloadMenu() {
+        case .success(let reload):
+            outcomes.succeeded.add(1, ordering: .relaxed)
+            log("\(who): POST /admin/reload: \(reload.summary)")
+            var body: [String: Any] = [
+                "reloaded": reload.changed, "version": reload.to, "nodes": reload.nodeCount, "summary": reload.summary
+            ]
+            if reload.changed {
+                body["previousVersion"] = reload.from
+                body["sessionsCarriedOver"] = reload.sessions.rebased
+            }
+            return Self.json(200, body)
+        case .failure(let error):
+            outcomes.refused.add(1, ordering: .relaxed)
+            log("\(who): POST /admin/reload refused: \(error.description)")
+            return Self.error(422, "invalid_config", error.description)
+        }
+    }
+
+    /// A failed authentication: counted against the address, logged (without the token).
+    private func failed(_ request: HTTPRequest, from: String, because reason: String) {
+        outcomes.unauthorized.add(1, ordering: .relaxed)
+        if let address = request.peerAddress { _ = failures.admit(address) }
+        log("admin: refused \(request.method) \(request.path) from \(from): \(reason)")
+    }
+
+    /// `menu_admin_requests_total{outcome}`.
+    package func writeMetrics(to out: inout PrometheusText) {
+        out.family(
+            "menu_admin_requests_total", .counter,
+            help:
+                "Admin API requests by outcome: succeeded, refused (an invalid config), unauthorized (no, a wrong or a malformed token), limited (429 after failed attempts), not_found."
+        )
+        out.sample("menu_admin_requests_total", [("outcome", "succeeded")], outcomes.succeeded.load(ordering: .relaxed))
+        out.sample("menu_admin_requests_total", [("outcome", "refused")], outcomes.refused.load(ordering: .relaxed))
+        out.sample(
+            "menu_admin_requests_total", [("outcome", "unauthorized")], outcomes.unauthorized.load(ordering: .relaxed))
+        out.sample("menu_admin_requests_total", [("outcome", "limited")], outcomes.limited.load(ordering: .relaxed))
+        out.sample("menu_admin_requests_total", [("outcome", "not_found")], outcomes.notFound.load(ordering: .relaxed))
+    }
+
+    private static func json(_ status: Int, _ object: [String: Any], headers: [(String, String)] = []) -> HTTPResponse {
+        let body =
+            (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+            ?? Data("{}".utf8)
+        return HTTPResponse(
+            status: status,
+            headers: [(name: "Content-Type", value: "application/json; charset=utf-8"), ("Cache-Control", "no-store")]
+                + headers.map { (name: $0.0, value: $0.1) },
+            body: Array(body))
+    }
+
+    private static func error(_ status: Int, _ code: String, _ message: String, headers: [(String, String)] = [])
+        -> HTTPResponse
+    {
+        json(status, ["error": ["code": code, "message": message]], headers: headers)
+    }
+
+    /// The listener serving `api` on `address`, with `configuration`'s limits and one thread.
+    package static func listener(
+        _ api: AdminAPI, on address: ListenAddress, like configuration: HTTPServerConfiguration
+    ) throws(HTTPServerError) -> HTTPServer {
+        var settings = configuration
+        settings.host = address.host
+        settings.port = address.port
+        settings.threads = 1
+        settings.connectionLimit = min(settings.connectionLimit, 64)
+        return try HTTPServer(
+            configuration: settings, handler: { api.respond(to: $0) },
+            rejection: { rejection in
+                guard rejection != .serverStopping else {
+                    return error(503, "unavailable", "the server is stopping", headers: [("Retry-After", "1")])
+                }
+                return error(400, "bad_request", "malformed request")
+            })
+    }
+}
+
+/// The admin API's request counts (``AdminAPI/writeMetrics(to:)``).
+private final class AdminOutcomes: Sendable {
+    let succeeded = Atomic<Int>(0)
+    let refused = Atomic<Int>(0)
+    let unauthorized = Atomic<Int>(0)
+    let limited = Atomic<Int>(0)
+    let notFound = Atomic<Int>(0)
+}
