@@ -1,4 +1,5 @@
 import DurableTestSupport
+import Foundation
 import MenuApp
 import MenuTestSupport
 
@@ -19,6 +20,15 @@ package struct ContractReloadableServer {
     /// Serves generation `k` from now on; true when the menu changed.
     package func reload(to k: Int) throws -> Bool {
         try ReloadMenus.write(generation: k, to: config)
+        return try server.server.reload().changed
+    }
+
+    /// Serves the menu `json` describes from now on (written as a deployment would: a temporary
+    /// file renamed over the config); true when the menu changed.
+    package func reload(toJSON json: Data) throws -> Bool {
+        let temporary = config + ".tmp"
+        try json.write(to: URL(fileURLWithPath: temporary))
+        guard rename(temporary, config) == 0 else { throw CocoaError(.fileWriteUnknown) }
         return try server.server.reload().changed
     }
 
