@@ -2,6 +2,7 @@ import Foundation
 import HTTPTestSupport
 import MenuApp
 import MenuAppTestSupport
+import MenuService
 import MenuTestSupport
 import Testing
 
@@ -189,6 +190,38 @@ extension AppTests {
             #expect(end.event == "end")
             #expect(try end.json()["reason"]?.stringValue == "server_stopping" && end.json()["retry"] == .bool(true))
             #expect(try stream.next() == nil)
+        }
+
+        @Test
+        func aReloadEntryOver16KiBIsAReloadEventOnTheStreamAndWholeInTheList() throws {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "menu-sse-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let config = directory.appendingPathComponent("menu.json")
+            // One open group of 4,000 dishes; the next menu renames every one: 4,000 reconfigured rows.
+            func menu(_ suffix: String) -> Data {
+                let dishes = (0 ..< 4_000).map { #"{"id":"d\#($0)","title":"Dish \#($0)\#(suffix)"}"# }
+                return Data(
+                    #"{"items":[{"id":"all","title":"All","expanded":true,"items":[\#(dishes.joined(separator: ","))]}]}"#
+                        .utf8)
+            }
+            try menu("").write(to: config)
+            let server = try LiveServer { $0.configPath = config.path }
+            defer { server.shutdown() }
+            let connection = try server.connect()
+            let session = try Self.newSession(connection)
+            let followed = try Self.stream(server, session)
+            #expect(try followed.nextEvent()?.event == "open")
+            try menu(" (new)").write(to: config)
+            _ = try server.server.reload()
+            let event = try #require(try followed.nextEvent())
+            #expect(event.event == "reload", "too large to wait in the stream's buffer: \(event.event)")
+            #expect(event.id == "1")
+            let list = try connection.request("GET", "/changes?since=0", headers: [("X-Session-Id", session)])
+            #expect(list.body.count > ChangeStream.bodyLimit / 2)
+            let feed = try list.decode(LiveChanges.self)
+            #expect(feed.changes.first?.reload?.reconfigured == Array(1 ... 4_000))
         }
 
         @Test
