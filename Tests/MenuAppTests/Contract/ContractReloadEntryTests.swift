@@ -59,9 +59,11 @@ extension AppTests {
                     let after = try await rows(client, session.id)
                     var applied = session.rows
                     for splice in reload.changes {
-                        try #require(splice.at + splice.removed <= applied.count && splice.at + splice.inserted <= after.count)
+                        try #require(
+                            splice.at + splice.removed <= applied.count && splice.at + splice.inserted <= after.count)
                         applied.replaceSubrange(
-                            splice.at ..< splice.at + splice.removed, with: after[splice.at ..< splice.at + splice.inserted])
+                            splice.at ..< splice.at + splice.removed,
+                            with: after[splice.at ..< splice.at + splice.inserted])
                     }
                     for index in reload.reconfigured where index < applied.count { applied[index] = after[index] }
                     #expect(applied == after, "\(context)")
