@@ -52,6 +52,7 @@ package struct ChangeHistory: Sendable, Equatable {
     /// Records the splice of a write that moved the session to the next revision, keeping the
     /// newest `capacity` entries.
     package mutating func record(_ change: RowChange?, capacity: Int) {
+        forgetUnanswerableReload()
         endRevision += 1
         append(
             change.map {
@@ -65,10 +66,7 @@ package struct ChangeHistory: Sendable, Equatable {
     /// `mark` when read. The entries up to an older mark are forgotten: that reload's menu is
     /// freed by this one, so a `since` before it is gone anyway.
     package mutating func recordReload(_ mark: ReloadMark, capacity: Int) {
-        if let older = splices.lastIndex(of: .reload) {
-            splices.removeFirst(older + 1)
-            reload = nil
-        }
+        forgetThroughReload()
         endRevision += 1
         append(.reload, capacity: capacity)
         if capacity > 0 { reload = mark }
@@ -79,6 +77,20 @@ package struct ChangeHistory: Sendable, Equatable {
     package mutating func skipReloads(_ count: Int) {
         endRevision += count
         clear()
+    }
+
+    /// Forgets the entries up to and including the reload entry, if there is one.
+    private mutating func forgetThroughReload() {
+        guard let last = splices.lastIndex(of: .reload) else { return }
+        splices.removeFirst(last + 1)
+        reload = nil
+    }
+
+    /// Forgets the reload entry (and the entries before it) once its splices can no longer be
+    /// computed (``ReloadMark/canBeAnswered``: the window ran out), so the state it keeps is freed
+    /// at the session's next write rather than at the next reload.
+    private mutating func forgetUnanswerableReload() {
+        if let reload, !reload.canBeAnswered { forgetThroughReload() }
     }
 
     private mutating func append(_ splice: Splice, capacity: Int) {

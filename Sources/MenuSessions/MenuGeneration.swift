@@ -137,6 +137,10 @@ package struct ReloadMark: Sendable, Equatable {
         a.to === b.to && a.state == b.state
     }
 
+    /// Whether ``listingDiff(on:)`` can still answer on the newest menu: false once a later
+    /// reload or the end of `--reload-entry-window` freed the menu before. O(1).
+    package var canBeAnswered: Bool { to?.reloadSource != nil }
+
     /// The splices from the session's rows on the older menu to its rows on `generation`'s menu
     /// (its state carried over by the reload rule); nil when `generation` is not the mark's newer
     /// menu or the older menu is no longer kept (a later reload freed it): the client starts over.

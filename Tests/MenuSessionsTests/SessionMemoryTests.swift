@@ -172,4 +172,26 @@ struct SessionMemoryTests {
         #expect(SessionLimits.defaults.maxStateBytes > 0)
         #expect(SessionLimits.defaults.maxStateBytes < SessionLimits.defaults.maxSessionBytes)
     }
+    @Test func aReloadMarkIsCountedAndFreedAtTheNextWriteOnceItCanNoLongerBeAnswered() throws {
+        let menu = try wideMenu(groups: 2_000)
+        let sessions = store(ManualSessionClock(), menu: menu, sessionMemory: 1 << 30)
+        let id = try sessions.create(in: sessions.currentMenu, state: expandedState(0 ..< 1_000, in: menu))
+        let before = sessions.table.bytes
+        // A reload keeping the previous menu: the session keeps its state on it for its entry.
+        let next = sessions.currentMenu.succeeded(by: try wideMenu(groups: 2_001), keepingPrevious: true)
+        sessions.adopt(next)
+        let carried = sessions.table.bytes
+        #expect(carried > before + 1_000 * 4, "the mark's state is counted")
+        #expect(carried == recounted(sessions.table))
+        // While the entry can be answered a write keeps it.
+        _ = try sessions.apply(.toggle(groupID: "g1999"), to: id, in: next)
+        #expect(try sessions.changes(of: id, since: 0, in: next).entries?.count == 2)
+        // Once the window ran out it goes at the next write.
+        next.epoch.forgetPreviousMenu()
+        _ = try sessions.apply(.toggle(groupID: "g1999"), to: id, in: next)
+        #expect(sessions.table.bytes < carried - 1_000 * 4)
+        #expect(sessions.table.bytes == recounted(sessions.table))
+        #expect(try sessions.changes(of: id, since: 0, in: next).entries == nil)
+        #expect(try sessions.changes(of: id, since: 2, in: next).entries?.count == 1)
+    }
 }
