@@ -170,7 +170,7 @@ let package = Package(
                 "Metrics", "HTTPTestSupport", "MenuServiceTestSupport", "MenuTestSupport", "DurableTestSupport",
                 "NaiveReference",
                 "ChildProcess", "NginxTestSupport", "RedisClient", "MenuSessionsRedis", "RedisTestSupport",
-                "MenuAppTestSupport"
+                "MenuAppTestSupport", "AdminAccess"
             ]),
         // MenuClient against the real server started in-process (and the menu-server process).
         .testTarget(
