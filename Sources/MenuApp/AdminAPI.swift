@@ -161,19 +161,9 @@ package final class AdminAPI: Sendable {
     package static func listener(
         _ api: AdminAPI, on address: ListenAddress, like configuration: HTTPServerConfiguration
     ) throws(HTTPServerError) -> HTTPServer {
-        var settings = configuration
-        settings.host = address.host
-        settings.port = address.port
-        settings.threads = 1
-        settings.connectionLimit = min(settings.connectionLimit, 64)
-        return try HTTPServer(
-            configuration: settings, handler: { api.respond(to: $0) },
-            rejection: { rejection in
-                guard rejection != .serverStopping else {
-                    return error(503, "unavailable", "the server is stopping", headers: [("Retry-After", "1")])
-                }
-                return error(400, "bad_request", "malformed request")
-            })
+        try HTTPServer.sideListener(
+            on: address, like: configuration, error: { error($0, $1, $2, headers: $3) },
+            handler: { api.respond(to: $0) })
     }
 }
 

@@ -204,30 +204,19 @@ extension MenuMetrics {
         on address: ListenAddress, page: MetricsPage,
         like configuration: HTTPServerConfiguration
     ) throws(HTTPServerError) -> HTTPServer {
-        var settings = configuration
-        settings.host = address.host
-        settings.port = address.port
-        settings.threads = 1
-        settings.connectionLimit = min(settings.connectionLimit, 64)
-        return try HTTPServer(
-            configuration: settings,
-            handler: { request in
-                guard request.path(is: "/metrics") else {
-                    return plainError(404, "not_found", "only GET /metrics is served here")
-                }
-                guard request.method == "GET" || request.method == "HEAD" else {
-                    return plainError(
-                        405, "method_not_allowed", "GET /metrics only", extra: [(name: "Allow", value: "GET, HEAD")])
-                }
-                return page.response()
-            },
-            rejection: { rejection in
-                guard rejection != .serverStopping else {
-                    return plainError(
-                        503, "unavailable", "the server is stopping", extra: [(name: "Retry-After", value: "1")])
-                }
-                return plainError(400, "bad_request", "malformed request")
-            })
+        try HTTPServer.sideListener(
+            on: address, like: configuration,
+            error: { plainError($0, $1, $2, extra: $3.map { (name: $0.0, value: $0.1) }) }
+        ) { request in
+            guard request.path(is: "/metrics") else {
+                return plainError(404, "not_found", "only GET /metrics is served here")
+            }
+            guard request.method == "GET" || request.method == "HEAD" else {
+                return plainError(
+                    405, "method_not_allowed", "GET /metrics only", extra: [(name: "Allow", value: "GET, HEAD")])
+            }
+            return page.response()
+        }
     }
 
     private static func plainError(

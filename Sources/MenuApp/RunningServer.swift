@@ -106,17 +106,7 @@ package final class RunningServer: Sendable {
         _ settings: ServerSettings, _ observed: ObservedService,
         metrics page: MetricsPage
     ) throws(HTTPServerError) -> (main: HTTPServer, metrics: HTTPServer?) {
-        var configuration = HTTPServerConfiguration()
-        configuration.host = settings.host
-        configuration.port = settings.port
-        configuration.threads = settings.threads
-        configuration.maxBodyBytes = MenuAPI.maxBodyBytes
-        configuration.connectionLimit = settings.maxConnections
-        configuration.perIPConnectionLimit = settings.perIPConnections
-        configuration.connectionTimeoutSeconds = settings.connectionTimeoutSeconds
-        configuration.headerTimeoutSeconds = settings.headerTimeoutSeconds
-        configuration.connectionMemoryLimit = settings.connectionMemoryLimit
-        configuration.listenBacklog = settings.listenBacklog
+        var configuration = Self.configuration(settings)
         configuration.stoppingResponse = observed.service.reject(.serverStopping)
         let http = try HTTPServer(
             configuration: configuration, replying: { observed.reply(to: $0) }, rejection: { observed.reject($0) })
@@ -131,36 +121,40 @@ package final class RunningServer: Sendable {
         }
     }
 
+    /// The main listener's settings (its address, threads, limits and timeouts), which the
+    /// listeners beside it start from.
+    private static func configuration(_ settings: ServerSettings) -> HTTPServerConfiguration {
+        var configuration = HTTPServerConfiguration()
+        configuration.host = settings.host
+        configuration.port = settings.port
+        configuration.threads = settings.threads
+        configuration.maxBodyBytes = MenuAPI.maxBodyBytes
+        configuration.connectionLimit = settings.maxConnections
+        configuration.perIPConnectionLimit = settings.perIPConnections
+        configuration.connectionTimeoutSeconds = settings.connectionTimeoutSeconds
+        configuration.headerTimeoutSeconds = settings.headerTimeoutSeconds
+        configuration.connectionMemoryLimit = settings.connectionMemoryLimit
+        configuration.listenBacklog = settings.listenBacklog
+        return configuration
+    }
+
     /// Starts the admin API's listener when the settings name one (``AdminAPI``).
     private func startAdmin(_ settings: ServerSettings) throws(StartupError) {
         guard let address = settings.adminListen, let path = settings.adminTokenFile else { return }
         let tokens: AdminTokens
         do throws(AdminTokenFileError) { tokens = try AdminTokens(path: path) } catch { throw .adminTokens(error) }
-        let api = AdminAPI(tokens: tokens, log: log) { [weak self] () -> Result<MenuReload, ReloadError> in
-            guard let self else { return .failure(.serverStopping) }
-            do throws(ReloadError) {
-                let reload = try self.reload()
-                self.metrics.recordReload(succeeded: true)
-                return .success(reload)
-            } catch {
-                self.metrics.recordReload(succeeded: false)
-                return .failure(error)
-            }
+        let api = AdminAPI(tokens: tokens, log: log) { [weak self] in
+            self?.reloadCounted() ?? .failure(.serverStopping)
         }
-        var configuration = HTTPServerConfiguration()
-        configuration.maxBodyBytes = MenuAPI.maxBodyBytes
-        configuration.connectionTimeoutSeconds = settings.connectionTimeoutSeconds
-        configuration.headerTimeoutSeconds = settings.headerTimeoutSeconds
-        configuration.connectionMemoryLimit = settings.connectionMemoryLimit
         do throws(HTTPServerError) {
-            let http = try AdminAPI.listener(api, on: address, like: configuration)
+            let http = try AdminAPI.listener(api, on: address, like: Self.configuration(settings))
             adminHTTP.withLock { $0 = http }
         } catch {
             throw .cannotListen(error)
         }
         metrics.append { api.writeMetrics(to: &$0) }
         log(
-            "admin API listening on http://\(address.host.contains(":") ? "[\(address.host)]" : address.host):\(adminPort ?? address.port) (\(tokens.tokens.count) token\(tokens.tokens.count == 1 ? "" : "s") from \(path))"
+            "admin API listening on \(Self.url(host: address.host, port: adminPort ?? address.port)) (\(tokens.tokens.count) token\(tokens.tokens.count == 1 ? "" : "s") from \(path))"
         )
     }
 
@@ -214,19 +208,30 @@ package final class RunningServer: Sendable {
 
     /// ``reload()``, its outcome logged (SIGHUP and `--watch-config`).
     package func reloadLogged(reason: String) {
-        do {
-            log("\(reason): " + (try reload()).summary)
+        switch reloadCounted() {
+        case .success(let reload): log("\(reason): " + reload.summary)
+        case .failure(let error): log("\(reason): still serving version \(service.menu.version); \(error.description)")
+        }
+    }
+
+    /// ``reload()``, its outcome counted in `menu_reloads_total` (SIGHUP, `--watch-config`, the admin API).
+    private func reloadCounted() -> Result<MenuReload, ReloadError> {
+        do throws(ReloadError) {
+            let done = try reload()
             metrics.recordReload(succeeded: true)
+            return .success(done)
         } catch {
-            log("\(reason): still serving version \(service.menu.version); \(error.description)")
             metrics.recordReload(succeeded: false)
+            return .failure(error)
         }
     }
 
     /// The line printed when ready: `menu-server listening on http://HOST:PORT`.
-    package var listeningLine: String {
-        let shownHost = host.contains(":") ? "[\(host)]" : host
-        return "menu-server listening on http://\(shownHost):\(port)"
+    package var listeningLine: String { "menu-server listening on \(Self.url(host: host, port: port))" }
+
+    /// `http://HOST:PORT`, an IPv6 host in brackets.
+    private static func url(host: String, port: Int) -> String {
+        "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
     }
 
     /// Stops accepting, lets requests in flight finish (up to `gracePeriod`), then stops.

@@ -304,29 +304,14 @@ package struct ServerSettings: Sendable, Equatable {
         integer(
             "--store-timeout", "MENU_STORE_TIMEOUT",
             "seconds a session write may wait for the disk before it answers 503", 1 ... 3600, \.storeTimeoutSeconds),
-        text(
-            "--metrics-listen", "MENU_METRICS_LISTEN", "ADDR:PORT",
-            "serve GET /metrics on a listener of its own at this address instead of on the main port", shown: "none"
-        ) { s, v throws(SettingsError) in
-            guard let address = ListenAddress(v) else {
-                throw .invalidValue(
-                    source: "--metrics-listen", value: v,
-                    expected: "ADDR:PORT, an IP address and a port from 0 to 65535 ([::1]:9090 for IPv6)")
-            }
-            s.metricsListen = address
-        },
-        text(
-            "--admin-listen", "MENU_ADMIN_LISTEN", "ADDR:PORT",
+        listener(
+            "--metrics-listen", "MENU_METRICS_LISTEN",
+            "serve GET /metrics on a listener of its own at this address instead of on the main port",
+            example: "[::1]:9090 for IPv6", \.metricsListen),
+        listener(
+            "--admin-listen", "MENU_ADMIN_LISTEN",
             "serve the admin API (/admin/...) on a listener of its own at this address; needs --admin-token-file",
-            shown: "none"
-        ) { s, v throws(SettingsError) in
-            guard let address = ListenAddress(v) else {
-                throw .invalidValue(
-                    source: "--admin-listen", value: v,
-                    expected: "ADDR:PORT, an IP address and a port from 0 to 65535 (127.0.0.1:9091)")
-            }
-            s.adminListen = address
-        },
+            example: "127.0.0.1:9091", \.adminListen),
         text(
             "--admin-token-file", "MENU_ADMIN_TOKEN_FILE", "PATH",
             "the admin API's bearer tokens, one a line (16-512 bytes each; re-read when the file changes)",
@@ -404,6 +389,21 @@ package struct ServerSettings: Sendable, Equatable {
         Option(
             flag: flag, environment: environment, placeholder: placeholder, help: help + " (default \(shown))",
             integer: nil, apply: apply)
+    }
+
+    /// A listener's address (``ListenAddress``), off unless given.
+    private static func listener(
+        _ flag: String, _ environment: String, _ help: String, example: String,
+        _ field: any WritableKeyPath<ServerSettings, ListenAddress?> & Sendable
+    ) -> Option {
+        text(flag, environment, "ADDR:PORT", help, shown: "none") { settings, text throws(SettingsError) in
+            guard let address = ListenAddress(text) else {
+                throw .invalidValue(
+                    source: flag, value: text,
+                    expected: "ADDR:PORT, an IP address and a port from 0 to 65535 (\(example))")
+            }
+            settings[keyPath: field] = address
+        }
     }
 
     /// An integer option: decimal digits only, within `range`; its help ends in the field's default.
