@@ -64,10 +64,8 @@ struct RowCache: Sendable {
     /// - a group whose descendants cover only part of that block: dropped.
     /// Returns the positions (before `at`, so the same before and after) of the rows touched.
     mutating func apply(_ splice: MenuSplice, changedGroup: ChangedGroup) throws(SpliceOutOfRange) -> [Int] {
+        try requireFit(splice)
         let (at, removed, inserted) = (splice.at, splice.removed, splice.inserted)
-        guard at >= 0, removed >= 0, inserted >= 0, at <= slots.count, removed <= slots.count - at else {
-            throw SpliceOutOfRange()
-        }
         var touched: [Int] = []
         if at > 0 {
             let changedPosition = at - 1
@@ -115,11 +113,17 @@ struct RowCache: Sendable {
     /// Applies `splice` of a menu reload: `removed` slots at `at` go, `inserted` placeholders come;
     /// no other row is touched (the reload names the rows it changed, ``drop(_:)``).
     mutating func replace(_ splice: MenuSplice) throws(SpliceOutOfRange) {
+        try requireFit(splice)
+        slots.replaceSubrange(
+            splice.at ..< splice.at + splice.removed, with: repeatElement(nil, count: splice.inserted))
+    }
+
+    /// Throws unless `splice`'s counts are non-negative and its removed rows lie in the table.
+    private func requireFit(_ splice: MenuSplice) throws(SpliceOutOfRange) {
         let (at, removed, inserted) = (splice.at, splice.removed, splice.inserted)
         guard at >= 0, removed >= 0, inserted >= 0, at <= slots.count, removed <= slots.count - at else {
             throw SpliceOutOfRange()
         }
-        slots.replaceSubrange(at ..< at + removed, with: repeatElement(nil, count: inserted))
     }
 
     /// Drops the rows at `positions` to placeholders (rows whose content changed).

@@ -57,14 +57,10 @@ package final class MenuEpoch: Sendable {
     /// The menu before this one, while this epoch is the newest.
     private let previous: Mutex<ReloadSource?>
 
-    fileprivate init(number: Int, nodeCount: Int, reloadSource: ReloadSource?) {
+    fileprivate init(number: Int, nodeCount: Int, reloadSource: ReloadSource? = nil) {
         self.number = number
         self.nodeCount = nodeCount
         previous = Mutex(reloadSource)
-    }
-
-    convenience init(number: Int, nodeCount: Int) {
-        self.init(number: number, nodeCount: nodeCount, reloadSource: nil)
     }
 
     fileprivate func link(to next: MenuEpoch, translation: MenuTranslation) {

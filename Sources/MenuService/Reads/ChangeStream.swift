@@ -160,8 +160,8 @@ package final class ChangeStream: Sendable {
                     let fresh = entries.filter { $0.revision > state.sentRevision }
                     // Another menu without a reload entry to it (a store that forgets at a reload):
                     // the client starts over, below.
-                    let reaches = fresh.last { if case .reload = $0 { true } else { false } }
-                    if versionJSON == state.versionJSON || reaches != nil {
+                    let reaches = fresh.contains { if case .reload = $0 { true } else { false } }
+                    if versionJSON == state.versionJSON || reaches {
                         state.sentRevision = max(state.sentRevision, revision)
                         state.versionJSON = versionJSON
                         return fresh.map(Self.changeEvent).joined()
