@@ -12,7 +12,7 @@ extension AppTests {
     /// never a 5xx, never a reload; and the server goes on serving both ports.
     @Suite("Hostile input: the admin API's Authorization")
     struct HostileAdminTests {
-        static let token = "admin-token-0123456789abcdef"
+        static let token = LiveAdminTests.token
 
         static let cases: [HostileCase] = {
             let head = "POST /admin/reload HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n"
@@ -59,19 +59,9 @@ extension AppTests {
         @Test
         func everyHostileAuthorizationIsRefusedAndNothingIsReloaded() async throws {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("admin-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory) }
-            let config = directory.appendingPathComponent("menu.json")
-            try ReloadMenus.write(generation: 1, to: config.path)
-            let tokens = directory.appendingPathComponent("tokens")
-            try Data("\(Self.token)\n".utf8).write(to: tokens)
-            let server = try LiveServer {
-                $0.configPath = config.path
-                $0.adminListen = ListenAddress("127.0.0.1:0")
-                $0.adminTokenFile = tokens.path
-            }
+            let (server, adminPort, config, _) = try LiveAdminTests.start(directory)
             defer { server.shutdown() }
-            let adminPort = try #require(server.server.adminPort)
             try ReloadMenus.write(generation: 2, to: config.path)  // a reload would serve it
             let version = server.server.service.menu.version
             for hostile in Self.cases {

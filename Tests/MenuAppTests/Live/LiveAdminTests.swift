@@ -18,8 +18,9 @@ extension AppTests {
     struct LiveAdminTests {
         static let token = "admin-token-0123456789abcdef"
 
-        /// A server with an admin listener on a free port, its config and token file in `directory`.
-        private static func start(_ directory: URL) throws -> (LiveServer, admin: Int, config: URL, tokens: URL) {
+        /// A server with an admin listener on a free port, its config and token file in `directory`
+        /// (the hostile suite's too).
+        static func start(_ directory: URL) throws -> (LiveServer, admin: Int, config: URL, tokens: URL) {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let config = directory.appendingPathComponent("menu.json")
             try ReloadMenus.write(generation: 1, to: config.path)
