@@ -82,21 +82,39 @@ package struct SessionRebaseReport: Sendable, Equatable {
     package init() {}
 }
 
+/// How a store whose sessions can be pinned (``SessionTableEntry/isPinned``: the durable store's
+/// write in flight) waits for a pin to clear. A pinned session is never carried over to a newer
+/// menu: its write was computed on the older one and replaces the state when it settles, so a
+/// carry-over under it would be lost, and the reload's revision with it.
+package protocol PinnedWriteSettlement: AnyObject, Sendable {
+    /// A count of the pinned writes settled so far; take it before looking at the session.
+    var settlementMark: UInt64 { get }
+    /// Waits until a write settles after `mark` (`.unavailable` past the store's timeout).
+    func waitForSettlement(after mark: UInt64) throws(SessionStoreError)
+}
+
 /// The reload logic both stores share. A rebase never runs under a shard lock: the stale state is
 /// copied out under the lock (O(1), copy-on-write), carried over outside it, and installed under
-/// the lock again only when the session still holds exactly that state at that epoch (a write in
-/// between wins, and the next use starts over). So a request waits for at most its own session's
-/// rebase, and the background pass holds each shard's lock only to list and to install.
+/// the lock again only when the session still holds exactly that state at that epoch and is not
+/// pinned (a write in between wins, and the next use starts over). So a request waits for at most
+/// its own session's rebase, or its own session's write in flight, and the background pass holds
+/// each shard's lock only to list and to install.
 extension SessionTable where Entry: SessionStateEntry {
     /// Runs `body` on `id`'s live entry once its state belongs to `generation`, carrying the
-    /// session over first when it is older. Under the shard lock (``withShardForWrite(of:now:_:)``
-    /// when `forWrite`: the write's expiry sweep follows). `.unknownSession` for no live session,
-    /// `.menuChanged` when the session is already on a newer menu than `generation`.
+    /// session over first when it is older (after its write in flight settles: `settlement`,
+    /// which a store whose entries are never pinned leaves nil). Under the shard lock
+    /// (``withShardForWrite(of:now:_:)`` when `forWrite`: the write's expiry sweep follows).
+    /// `.unknownSession` for no live session, `.menuChanged` when the session is already on a
+    /// newer menu than `generation`.
     package func withEntry<Result: Sendable>(
         of id: SessionID, in generation: MenuGeneration, now: SessionTime, forWrite: Bool,
+        settlement: (any PinnedWriteSettlement)? = nil,
         _ body: (inout SessionShard<Entry>, SessionShard<Entry>.Position) throws(SessionStoreError) -> Result
     ) throws(SessionStoreError) -> Result {
         let timeToLive = timeToLive
+        // Taken only once a pinned stale session was seen, then the session is looked at again:
+        // a settlement between the two looks is not missed, and the common path takes no mark.
+        var mark: UInt64?
         while true {
             // A local function, not a closure in a `let`: that one's context was allocated on the
             // heap for every read and write.
@@ -104,27 +122,38 @@ extension SessionTable where Entry: SessionStateEntry {
                 guard let position = shard.use(id, now: now, timeToLive: timeToLive) else { throw .unknownSession }
                 switch shard.reading(at: position, { $0.freshness(for: generation) }) {
                 case .current: return .done(try body(&shard, position))
-                case .stale(let state, let epoch): return .stale(state, epoch)
+                case .stale(let state, let epoch):
+                    return shard.reading(at: position, \.isPinned) ? .pinned : .stale(state, epoch)
                 case .newer: throw .menuChanged
                 }
             }
             let outcome = forWrite ? try withShardForWrite(of: id, now: now, step) : try withShard(of: id, step)
             switch outcome {
             case .done(let result): return result
-            case .stale(let state, let epoch): rebase(id, state, from: epoch, to: generation)
+            case .stale(let state, let epoch):
+                mark = nil
+                rebase(id, state, from: epoch, to: generation)
+            case .pinned:
+                guard let settlement else { preconditionFailure("a pinned session needs a store that settles pins") }
+                if let seen = mark {
+                    mark = nil
+                    try settlement.waitForSettlement(after: seen)
+                } else {
+                    mark = settlement.settlementMark
+                }
             }
         }
     }
 
     /// Carries `state` (the session's at `epoch`) over to `generation` outside any lock, then
-    /// installs it if the session still holds that state at that epoch. O(k · (depth + log k)).
+    /// installs it if the session still holds that state at that epoch and has no write in
+    /// flight. O(k · (depth + log k)).
     package func rebase(_ id: SessionID, _ state: ExpansionState, from epoch: MenuEpoch, to generation: MenuGeneration)
     {
         let rebased = state.rebased(from: epoch, to: generation)
         withShard(of: id) { shard in
             _ = shard.install(
-                rebased, for: id, replacing: state, at: epoch, to: generation.epoch, unlessPinned: false,
-                historyCapacity: historyCapacity)
+                rebased, for: id, replacing: state, at: epoch, to: generation.epoch, historyCapacity: historyCapacity)
         }
     }
 
@@ -163,7 +192,7 @@ extension SessionTable where Entry: SessionStateEntry {
                     var installed = 0
                     for ((id, state, epoch), new) in zip(batch, rebased)
                     where shard.install(
-                        new, for: id, replacing: state, at: epoch, to: generation.epoch, unlessPinned: true,
+                        new, for: id, replacing: state, at: epoch, to: generation.epoch,
                         historyCapacity: historyCapacity)
                     {
                         installed += 1
@@ -182,9 +211,9 @@ extension SessionTable where Entry: SessionStateEntry {
     /// the shard lock: O(entries answered); a reload entry's splices are computed by the caller.
     package func changes(
         of id: SessionID, since: Int, in generation: MenuGeneration,
-        now: SessionTime
+        now: SessionTime, settlement: (any PinnedWriteSettlement)? = nil
     ) throws(SessionStoreError) -> SessionChanges {
-        try withEntry(of: id, in: generation, now: now, forWrite: false) { shard, position in
+        try withEntry(of: id, in: generation, now: now, forWrite: false, settlement: settlement) { shard, position in
             let history = shard[position].history
             return SessionChanges(revision: history.endRevision, entries: history.entries(since: since))
         }
@@ -196,15 +225,15 @@ extension SessionTable where Entry: SessionStateEntry {
 
 extension SessionShard where Entry: SessionStateEntry {
     /// Installs `rebased` (carried from `epoch` to `next`) in `id`'s entry, in place, when the
-    /// session still holds exactly `state` at `epoch` (a write in between wins) and, with
-    /// `unlessPinned`, has no write in flight; true when installed. The check both rebases share.
+    /// session still holds exactly `state` at `epoch` (a write in between wins) and has no write
+    /// in flight; true when installed. The check both rebases share.
     mutating func install(
         _ rebased: ExpansionState, for id: SessionID, replacing state: ExpansionState, at epoch: MenuEpoch,
-        to next: MenuEpoch, unlessPinned: Bool, historyCapacity: Int
+        to next: MenuEpoch, historyCapacity: Int
     ) -> Bool {
         guard let position = position(of: id) else { return false }
         return withEntry(at: position) { entry in
-            guard entry.epoch === epoch, entry.state == state, !(unlessPinned && entry.isPinned) else { return false }
+            guard entry.epoch === epoch, entry.state == state, !entry.isPinned else { return false }
             entry.carry(rebased, to: next, historyCapacity: historyCapacity)
             return true
         }
@@ -214,6 +243,8 @@ extension SessionShard where Entry: SessionStateEntry {
 private enum RebaseStep<Result: Sendable>: Sendable {
     case done(Result)
     case stale(ExpansionState, MenuEpoch)
+    /// Stale, but a write of the session is in flight: wait for it first.
+    case pinned
 }
 
 /// The newest menu a store has been handed, which the store's own work (compaction, a session

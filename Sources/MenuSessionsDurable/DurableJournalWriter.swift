@@ -281,3 +281,10 @@ final class DurableJournalWriter: @unchecked Sendable {
         while state.running { condition.wait() }
     }
 }
+
+extension DurableJournalWriter: PinnedWriteSettlement {
+    /// Waits, at most the store timeout, for a write settled after `mark`.
+    func waitForSettlement(after mark: UInt64) throws(SessionStoreError) {
+        try waitForSettlement(after: mark, deadline: deadline())
+    }
+}

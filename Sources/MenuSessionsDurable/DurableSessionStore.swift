@@ -286,7 +286,8 @@ package final class DurableSessionStore: SessionStore {
     package func snapshot(of id: SessionID, in menu: MenuGeneration) throws(SessionStoreError) -> SessionSnapshot {
         latest.note(menu)
         let now = clock()
-        return try table.withEntry(of: id, in: menu, now: now, forWrite: false) { shard, position in
+        return try table.withEntry(of: id, in: menu, now: now, forWrite: false, settlement: writer) {
+            shard, position in
             shard.withEntry(at: position) { entry in
                 touchIfDue(id, &entry, now: now)
                 return entry.snapshot
@@ -350,7 +351,8 @@ package final class DurableSessionStore: SessionStore {
                 guard let position = shard.position(of: id) else { return }
                 switch fate {
                 case .durable:
-                    // With the epoch it was computed on: a rebase while pending is overwritten whole.
+                    // The session is still on the epoch the write was computed on: no carry-over
+                    // lands while it is pinned.
                     shard[position].carry(state, to: menu.epoch, historyCapacity: changeHistory)
                     shard[position].history.record(change.splice, capacity: changeHistory)
                     shard[position].journaledUse = now
@@ -450,7 +452,7 @@ package final class DurableSessionStore: SessionStore {
         -> SessionChanges
     {
         latest.note(menu)
-        return try table.changes(of: id, since: since, in: menu, now: clock())
+        return try table.changes(of: id, since: since, in: menu, now: clock(), settlement: writer)
     }
 
     /// Makes `menu` the newest and carries every session over to it (see ``SessionStore/adopt(_:)``),
