@@ -177,7 +177,8 @@ let package = Package(
             name: "MenuClientTests",
             dependencies: [
                 "MenuClient", "MenuApp", "MenuModel", "MenuTestSupport", "HTTPTestSupport", "ChildProcess",
-                "MenuService", "MenuSessions", "HTTPServer", "HTTPCore", "MenuAppTestSupport"
+                "MenuService", "MenuSessions", "HTTPServer", "HTTPCore", "MenuAppTestSupport", "RedisTestSupport",
+                "RedisClient"
             ]),
         // The terminal app: keys, widths, rows, frame diff in-process; menu-client in tmux against the built menu-server.
         .testTarget(

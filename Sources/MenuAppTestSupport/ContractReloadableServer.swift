@@ -10,11 +10,17 @@ package struct ContractReloadableServer {
     package let server: ContractServer
     private let config: String
 
-    package init(over transport: ContractTransport) throws {
+    /// Sessions in memory, or with `onDisk` in the durable store in a directory beside the config.
+    package init(over transport: ContractTransport, onDisk: Bool = false) throws {
         config = directory.file("menu.json")
         try ReloadMenus.write(generation: 1, to: config)
         let config = config
-        server = try transport.start { $0.configPath = config }
+        let data = directory.file("data")
+        if onDisk { try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: false) }
+        server = try transport.start { settings in
+            settings.configPath = config
+            if onDisk { settings.dataDirectory = data }
+        }
     }
 
     /// Serves generation `k` from now on; true when the menu changed.

@@ -52,7 +52,8 @@ package final class MenuAPI: Sendable {
     package static let defaultStreamHeartbeat = Duration.seconds(15)
     /// The heartbeat of event streams (``ChangeStream``).
     package let streamHeartbeat: Duration
-    /// How long after a reload sessions in memory can read it as an entry of their feed
+    /// How long after a reload the sessions of a store that records reloads
+    /// (``SessionStore/recordsReloads``) can read it as an entry of their feed
     /// (`--reload-entry-window`): the previous menu is kept that long, then freed; zero keeps
     /// none (feeds answer `410` from before a reload).
     package let reloadEntryWindow: Duration

@@ -91,17 +91,25 @@ extension DurableSessionStore {
             to: &buffer, magic: DurableRecord.snapshotMagic, generation: generation, time: time)
         var written: Int64 = 0
         var count = 0
+        var reloadsWritten = 0
         let now = clock()
         for index in 0 ..< SessionTable<Entry>.shardCount {
             let sessions = table.withShard(at: index) { $0 }
-            // Read after the copy: no session in it is on a newer menu (``LatestMenu``).
+            // Read after the copy: no session in it is on a newer menu (``LatestMenu``), and the
+            // journal has its reload (noted only after).
             let menu = latest.current
+            let reloads = reloads(of: menu.epoch)
+            if reloads != reloadsWritten {
+                DurableRecord.appendSnapshotReloads(reloads, to: &buffer)
+                reloadsWritten = reloads
+            }
             try sessions.forEach { (id, entry) throws(DurableIOError) in
                 let idle = now.milliseconds(since: entry.lastUsed)
                 guard idle < timeToLiveMilliseconds else { return }
+                // State and revision as carried over to `menu`: one revision per reload crossed.
                 DurableRecord.appendSession(
                     id, lastUsed: time - idle, state: entry.portable(latest: menu),
-                    revision: entry.revision, to: &buffer)
+                    revision: entry.revision + menu.epoch.number - entry.epoch.number, to: &buffer)
                 count += 1
                 if buffer.count >= 1 << 20 {
                     try file.write(buffer, at: written)

@@ -29,18 +29,20 @@ extension DurableRecord {
         state.marks.map { .mark($0.id, mode: $0.mode) } + state.flips.map { .flip($0.id, isExpanded: $0.isExpanded) }
     }
 
-    /// The journal events that set session `id` to `state` at `revision`: one ``Kind/state``
-    /// record, then ``Kind/stateMore`` records for the entries that do not fit in it, each
-    /// payload within `payloadLimit`.
-    static func stateEvents(of id: SessionID, _ state: PortableExpansion, revision: Int, payloadLimit: Int = maxPayload)
-        -> [Event]
-    {
+    /// The journal events that set session `id` to `state` at `revision` (on a menu of reload
+    /// count `reloads`): one ``Kind/state`` record, then ``Kind/stateMore`` records for the entries
+    /// that do not fit in it, each payload within `payloadLimit`.
+    static func stateEvents(
+        of id: SessionID, _ state: PortableExpansion, revision: Int, reloads: Int = 0, payloadLimit: Int = maxPayload
+    ) -> [Event] {
         let entries = stateEntries(state)
-        // kind, time, id, revision, base, total, count; a continuation: kind, time, id, count.
+        // kind, time, id, revision, (reloads), base, total, count; a continuation: kind, time, id, count.
         let parts = chunked(
-            entries, firstHead: 1 + 8 + 16 + 8 + 1 + 4 + 4, moreHead: 1 + 8 + 16 + 4, payloadLimit: payloadLimit)
-        return [.state(id, revision: revision, base: state.base, total: entries.count, entries: parts[0])]
-            + parts.dropFirst().map { .stateMore(id, entries: $0) }
+            entries, firstHead: 1 + 8 + 16 + 8 + (reloads > 0 ? 8 : 0) + 1 + 4 + 4, moreHead: 1 + 8 + 16 + 4,
+            payloadLimit: payloadLimit)
+        return [
+            .state(id, revision: revision, reloads: reloads, base: state.base, total: entries.count, entries: parts[0])
+        ] + parts.dropFirst().map { .stateMore(id, entries: $0) }
     }
 
     /// `entries` cut into parts in order, the first within `payloadLimit` after `firstHead`

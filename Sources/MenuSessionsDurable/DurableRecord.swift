@@ -39,6 +39,18 @@ enum DurableRecord {
         case state = 0x15
         /// Journal: more entries of the ``state`` record before it: `i64 time | id | u32 n | n × entry`.
         case stateMore = 0x16
+        /// Journal: a menu reload, the `reloads`-th the data directory has seen: `i64 time | u64 reloads`.
+        /// Written before any session is carried over to that menu. A session's revision grows by
+        /// one per reload after its last record (see ``Event``).
+        case reload = 0x17
+        /// Journal: as ``created``, at a reload count above 0: `i64 time | id | u64 reloads`.
+        case createdAtReload = 0x18
+        /// Journal: as ``groupSetAtRevision``, at a reload count above 0:
+        /// `i64 time | id | u64 revision | u64 reloads | u8 isExpanded | group id`.
+        case groupSetAtReload = 0x19
+        /// Journal: as ``state``, at a reload count above 0:
+        /// `i64 time | id | u64 revision | u64 reloads | u8 base | u32 total | u32 n | n × entry`.
+        case stateAtReload = 0x1A
         /// Snapshot: `i64 last used | id | u32 n | n × (u8 isExpanded | u32 length | group id)`.
         case session = 0x20
         /// Snapshot, last record: `u64 session count`.
@@ -54,34 +66,53 @@ enum DurableRecord {
         /// `i64 last used | id | u64 revision | u8 base | u32 n | n × entry` (``StateEntry``);
         /// more entries follow in ``sessionGroups`` records. Other sessions keep the kinds above.
         case sessionState = 0x24
+        /// Snapshot: the reload count the session records after it are at, when above 0:
+        /// `u64 reloads` (their revisions are carried over to that reload's menu).
+        case snapshotReloads = 0x25
     }
 
     /// The kinds a journal holds, for ``DurableSalvage``.
-    static let journalKinds: [Kind] = [.created, .deleted, .groupSet, .touched, .groupSetAtRevision, .state, .stateMore]
+    static let journalKinds: [Kind] = [
+        .created, .deleted, .groupSet, .touched, .groupSetAtRevision, .state, .stateMore, .reload, .createdAtReload,
+        .groupSetAtReload, .stateAtReload
+    ]
     /// The kinds a snapshot holds, for ``DurableSalvage``.
-    static let snapshotKinds: [Kind] = [.session, .sessionGroups, .snapshotEnd, .sessionAtRevision, .sessionState]
+    static let snapshotKinds: [Kind] = [
+        .session, .sessionGroups, .snapshotEnd, .sessionAtRevision, .sessionState, .snapshotReloads
+    ]
 
     /// A change as the journal keeps it: resolved (a toggle is journaled as the state it set) and
     /// by group id, never by position, so a journal replays onto a changed menu. A group set
     /// carries the session's revision after it (nil only when read from an older file), so
     /// replaying a record twice leaves the revision as it is. A bulk command is journaled as the
     /// whole state it leaves (`state`, then `stateMore` parts when it does not fit in one record:
-    /// ``stateEvents(of:_:revision:payloadLimit:)``), whatever number of groups it affects.
+    /// ``stateEvents(of:_:revision:reloads:payloadLimit:)``), whatever number of groups it affects.
+    ///
+    /// Reloads: a carry-over to a new menu is a revision of the session, but it is not journaled
+    /// per session. The journal records each reload once (``reload(count:)``, the data
+    /// directory's reload count), and every record that sets a revision says the reload count of
+    /// the menu it was computed on (`reloads`, 0 in files older than reloads). Replay then gives a
+    /// session `revision + (reloads recorded - reloads of its last record)`: what memory showed,
+    /// one revision per reload crossed, whether or not the carry-over had happened yet.
     enum Event: Equatable {
-        case created(SessionID)
+        case created(SessionID, reloads: Int = 0)
         case deleted(SessionID)
-        case groupSet(SessionID, group: String, isExpanded: Bool, revision: Int? = nil)
+        case groupSet(SessionID, group: String, isExpanded: Bool, revision: Int? = nil, reloads: Int = 0)
         case touched(SessionID)
         /// The session's state from now on: `base`, and the first of `total` entries.
-        case state(SessionID, revision: Int, base: ExpansionMode, total: Int, entries: [StateEntry])
+        case state(SessionID, revision: Int, reloads: Int = 0, base: ExpansionMode, total: Int, entries: [StateEntry])
         case stateMore(SessionID, entries: [StateEntry])
+        /// The data directory's `count`-th menu reload.
+        case reload(count: Int)
 
-        var session: SessionID {
+        /// The session the record is about; nil for a reload.
+        var session: SessionID? {
             switch self {
-            case .created(let id), .deleted(let id), .groupSet(let id, _, _, _), .touched(let id),
-                .state(let id, _, _, _, _),
+            case .created(let id, _), .deleted(let id), .groupSet(let id, _, _, _, _), .touched(let id),
+                .state(let id, _, _, _, _, _),
                 .stateMore(let id, _):
                 id
+            case .reload: nil
             }
         }
     }
@@ -118,30 +149,40 @@ enum DurableRecord {
 
     static func append(_ event: Event, time: Int64, to bytes: inout [UInt8]) {
         appendFrame(to: &bytes) { payload in
-            switch event {
-            case .created: payload.append(Kind.created.rawValue)
-            case .deleted: payload.append(Kind.deleted.rawValue)
-            case .groupSet(_, _, _, nil): payload.append(Kind.groupSet.rawValue)
-            case .groupSet: payload.append(Kind.groupSetAtRevision.rawValue)
-            case .touched: payload.append(Kind.touched.rawValue)
-            case .state: payload.append(Kind.state.rawValue)
-            case .stateMore: payload.append(Kind.stateMore.rawValue)
-            }
+            // At reload count 0 the kinds from before reloads: such files stay as they were.
+            let kind: Kind =
+                switch event {
+                case .created(_, let reloads): reloads > 0 ? .createdAtReload : .created
+                case .deleted: .deleted
+                case .groupSet(_, _, _, nil, _): .groupSet
+                case .groupSet(_, _, _, _, let reloads): reloads > 0 ? .groupSetAtReload : .groupSetAtRevision
+                case .touched: .touched
+                case .state(_, _, let reloads, _, _, _): reloads > 0 ? .stateAtReload : .state
+                case .stateMore: .stateMore
+                case .reload: .reload
+                }
+            payload.append(kind.rawValue)
             payload.appendLittleEndian(UInt64(bitPattern: time))
-            payload.append(event.session)
+            if let session = event.session { payload.append(session) }
             switch event {
-            case .groupSet(_, let group, let isExpanded, let revision):
+            case .created(_, let reloads):
+                if kind == .createdAtReload { payload.appendLittleEndian(UInt64(reloads)) }
+            case .groupSet(_, let group, let isExpanded, let revision, let reloads):
                 if let revision { payload.appendLittleEndian(UInt64(revision)) }
+                if kind == .groupSetAtReload { payload.appendLittleEndian(UInt64(reloads)) }
                 payload.append(isExpanded ? 1 : 0)
                 payload.append(contentsOf: group.utf8)
-            case .state(_, let revision, let base, let total, let entries):
+            case .state(_, let revision, let reloads, let base, let total, let entries):
                 payload.appendLittleEndian(UInt64(revision))
+                if kind == .stateAtReload { payload.appendLittleEndian(UInt64(reloads)) }
                 payload.append(base.durableByte)
                 payload.appendLittleEndian(UInt32(total))
                 appendEntries(entries, to: &payload)
             case .stateMore(_, let entries):
                 appendEntries(entries, to: &payload)
-            case .created, .deleted, .touched: break
+            case .reload(let count):
+                payload.appendLittleEndian(UInt64(count))
+            case .deleted, .touched: break
             }
         }
     }
@@ -189,6 +230,14 @@ enum DurableRecord {
             revision: revision, to: &bytes, payloadLimit: payloadLimit)
     }
 
+    /// Appends the record saying the session records after it are at reload count `reloads`.
+    static func appendSnapshotReloads(_ reloads: Int, to bytes: inout [UInt8]) {
+        appendFrame(to: &bytes) { payload in
+            payload.append(Kind.snapshotReloads.rawValue)
+            payload.appendLittleEndian(UInt64(reloads))
+        }
+    }
+
     static func appendSnapshotEnd(sessionCount: Int, to bytes: inout [UInt8]) {
         appendFrame(to: &bytes) { payload in
             payload.append(Kind.snapshotEnd.rawValue)
@@ -221,33 +270,53 @@ enum DurableRecord {
     /// Decodes a journal event payload; nil when it is not one (or is malformed).
     static func decodeEvent(_ payload: ArraySlice<UInt8>) -> (event: Event, time: Int64)? {
         var reader = DurablePayloadReader(payload)
-        guard let kind = reader.byte().flatMap(Kind.init(rawValue:)), let time = reader.int64(),
-            let id = reader.sessionID()
-        else { return nil }
+        guard let kind = reader.byte().flatMap(Kind.init(rawValue:)), let time = reader.int64() else { return nil }
+        if kind == .reload {
+            guard let count = reader.count(), count > 0, reader.isAtEnd else { return nil }
+            return (.reload(count: count), time)
+        }
+        guard let id = reader.sessionID() else { return nil }
         switch kind {
         case .created: return reader.isAtEnd ? (.created(id), time) : nil
+        case .createdAtReload:
+            guard let reloads = reader.count(), reloads > 0, reader.isAtEnd else { return nil }
+            return (.created(id, reloads: reloads), time)
         case .deleted: return reader.isAtEnd ? (.deleted(id), time) : nil
         case .touched: return reader.isAtEnd ? (.touched(id), time) : nil
-        case .groupSet, .groupSetAtRevision:
+        case .groupSet, .groupSetAtRevision, .groupSetAtReload:
             var revision: Int?
-            if kind == .groupSetAtRevision {
-                guard let stored = reader.uint64(), stored <= UInt64(Int.max) else { return nil }
-                revision = Int(stored)
+            var reloads = 0
+            if kind != .groupSet {
+                guard let stored = reader.count() else { return nil }
+                revision = stored
+            }
+            if kind == .groupSetAtReload {
+                guard let stored = reader.count(), stored > 0 else { return nil }
+                reloads = stored
             }
             guard let flag = reader.byte(), flag <= 1, let group = reader.string(length: reader.remaining) else {
                 return nil
             }
-            return (.groupSet(id, group: group, isExpanded: flag == 1, revision: revision), time)
-        case .state:
-            guard let revision = reader.uint64(), revision <= UInt64(Int.max),
-                let base = reader.byte().flatMap(ExpansionMode.init(durableByte:)),
+            return (.groupSet(id, group: group, isExpanded: flag == 1, revision: revision, reloads: reloads), time)
+        case .state, .stateAtReload:
+            guard let revision = reader.count() else { return nil }
+            var reloads = 0
+            if kind == .stateAtReload {
+                guard let stored = reader.count(), stored > 0 else { return nil }
+                reloads = stored
+            }
+            guard let base = reader.byte().flatMap(ExpansionMode.init(durableByte:)),
                 let total = reader.uint32(), let entries = decodeEntries(&reader), entries.count <= total
             else { return nil }
-            return (.state(id, revision: Int(revision), base: base, total: Int(total), entries: entries), time)
+            return (
+                .state(id, revision: revision, reloads: reloads, base: base, total: Int(total), entries: entries), time
+            )
         case .stateMore:
             guard let entries = decodeEntries(&reader) else { return nil }
             return (.stateMore(id, entries: entries), time)
-        case .fileHeader, .session, .sessionGroups, .snapshotEnd, .sessionAtRevision, .sessionState: return nil
+        case .fileHeader, .session, .sessionGroups, .snapshotEnd, .sessionAtRevision, .sessionState, .snapshotReloads,
+            .reload:
+            return nil
         }
     }
 
@@ -266,6 +335,8 @@ enum DurableRecord {
         case session(SessionID, lastUsed: Int64, groups: [(id: String, isExpanded: Bool)], revision: Int = 0)
         case sessionState(SessionID, lastUsed: Int64, revision: Int, base: ExpansionMode, entries: [StateEntry])
         case moreGroups(SessionID, entries: [StateEntry])
+        /// The reload count of the session records after it.
+        case reloads(Int)
         case end(sessionCount: Int)
     }
 
@@ -290,6 +361,9 @@ enum DurableRecord {
         case .sessionGroups:
             guard let id = reader.sessionID(), let entries = decodeEntries(&reader) else { return nil }
             return .moreGroups(id, entries: entries)
+        case .snapshotReloads:
+            guard let reloads = reader.count(), reloads > 0, reader.isAtEnd else { return nil }
+            return .reloads(reloads)
         case .snapshotEnd:
             guard let count = reader.uint64(), reader.isAtEnd else { return nil }
             return .end(sessionCount: Int(clamping: count))
@@ -345,6 +419,12 @@ struct DurablePayloadReader {
     }
 
     mutating func int64() -> Int64? { uint64().map { Int64(bitPattern: $0) } }
+
+    /// A `u64` that fits an `Int` (a revision, a reload count).
+    mutating func count() -> Int? {
+        guard let value = uint64(), value <= UInt64(Int.max) else { return nil }
+        return Int(value)
+    }
 
     mutating func sessionID() -> SessionID? {
         guard let high = uint64(), let low = uint64() else { return nil }

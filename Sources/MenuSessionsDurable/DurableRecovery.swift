@@ -87,6 +87,8 @@ enum DurableRecovery {
         var journalFileBytes: Int64
         /// All journal bytes since the snapshot, the open file's included.
         var journalBytes: Int64
+        /// The reloads the files record: this process's first menu is at this reload count.
+        var reloads: Int
         /// The snapshot was damaged: write a fresh one before serving.
         var needsCompaction: Bool
         var report: DurableRecoveryReport
@@ -100,20 +102,25 @@ enum DurableRecovery {
         var marks: [PortableExpansion.Mark] = []
         var groups: [PortableExpansion.Flip] = []
         var lastUsed: Int64
-        /// The session's revision as the files record it.
+        /// The session's revision as its last record gives it.
         var revision = 0
+        /// The reload count of the menu that record was written on: the session's revision grew
+        /// by one for each reload the files record after it (``DurableRecord/Event``).
+        var reloads = 0
 
         init(
-            lastUsed: Int64, revision: Int = 0, base: ExpansionMode = .default, entries: [DurableRecord.StateEntry] = []
+            lastUsed: Int64, revision: Int = 0, reloads: Int = 0, base: ExpansionMode = .default,
+            entries: [DurableRecord.StateEntry] = []
         ) {
             self.lastUsed = lastUsed
             self.revision = revision
+            self.reloads = reloads
             self.base = base
             add(entries)
         }
 
-        init(groups: [(id: String, isExpanded: Bool)], lastUsed: Int64, revision: Int) {
-            self.init(lastUsed: lastUsed, revision: revision)
+        init(groups: [(id: String, isExpanded: Bool)], lastUsed: Int64, revision: Int, reloads: Int) {
+            self.init(lastUsed: lastUsed, revision: revision, reloads: reloads)
             self.groups = groups.map { PortableExpansion.Flip(id: $0.id, isExpanded: $0.isExpanded) }
         }
 
@@ -186,7 +193,8 @@ enum DurableRecovery {
             }
             let lastUsed = now.0.advanced(byMilliseconds: -idle)
             shards[SessionTable<DurableSessionStore.Entry>.shardIndex(of: id)][id] = DurableSessionStore.Entry(
-                state: state, epoch: generation.epoch, history: ChangeHistory(revision: saved.revision),
+                state: state, epoch: generation.epoch,
+                history: ChangeHistory(revision: saved.revision + replay.reloads - saved.reloads),
                 lastUsed: lastUsed,
                 journaledUse: lastUsed)
             sessionCount += 1
@@ -214,6 +222,6 @@ enum DurableRecovery {
             lock: lock, shards: shards, sessionCount: sessionCount, snapshotBytes: report.snapshotBytes,
             journalFile: target.file,
             generation: target.generation, journalFileBytes: target.bytes, journalBytes: replay.journalBytes,
-            needsCompaction: replay.needsFreshSnapshot, report: report)
+            reloads: replay.reloads, needsCompaction: replay.needsFreshSnapshot, report: report)
     }
 }

@@ -28,6 +28,9 @@ extension DurableRecovery {
         var partialStates: [SessionID: (state: SavedSession, missing: Int)] = [:]
         var report = DurableRecoveryReport()
         var snapshotGeneration: UInt64 = 0
+        /// The most reloads any record counts (``DurableRecord/Event``): a record of a session
+        /// written on a reload's menu counts it even if the reload's own record was lost.
+        var reloads = 0
         /// Damage that only a fresh snapshot repairs.
         var needsFreshSnapshot = false
         /// Journals replayed and kept, oldest first, with the length appends continue from.
@@ -64,6 +67,7 @@ extension DurableRecovery {
             report.snapshotBytes = Int64(bytes.count)
             sessions.reserveCapacity(bytes.count / 37)  // 37 bytes: the smallest session record
             var listed: Int?  // the end record's session count
+            var snapshotReloads = 0  // the reload count of the session records that follow
             var salvage = DurableSalvage(
                 bytes, magic: DurableRecord.snapshotMagic, kinds: DurableRecord.snapshotKinds,
                 isRecord: { DurableRecord.decodeSnapshotItem($0) != nil },
@@ -71,10 +75,15 @@ extension DurableRecovery {
                     guard listed == nil, let item = DurableRecord.decodeSnapshotItem(payload) else { return false }
                     switch item {
                     case .session(let id, let lastUsed, let groups, let revision):
-                        sessions[id] = SavedSession(groups: groups, lastUsed: lastUsed, revision: revision)
+                        sessions[id] = SavedSession(
+                            groups: groups, lastUsed: lastUsed, revision: revision, reloads: snapshotReloads)
                     case .sessionState(let id, let lastUsed, let revision, let base, let entries):
                         sessions[id] = SavedSession(
-                            lastUsed: lastUsed, revision: revision, base: base, entries: entries)
+                            lastUsed: lastUsed, revision: revision, reloads: snapshotReloads, base: base,
+                            entries: entries)
+                    case .reloads(let count):
+                        snapshotReloads = count
+                        reloads = max(reloads, count)
                     case .moreGroups(let id, let entries):
                         // Nothing when the session's first record was lost.
                         sessions[id]?.add(entries)
@@ -145,28 +154,38 @@ extension DurableRecovery {
         }
 
         mutating func apply(_ event: DurableRecord.Event, time: Int64) {
-            if !partialStates.isEmpty {
-                if case .stateMore = event {} else { partialStates[event.session] = nil }
+            if !partialStates.isEmpty, let session = event.session {
+                if case .stateMore = event {} else { partialStates[session] = nil }
             }
             switch event {
-            case .created(let id):
+            case .created(let id, let reloads):
                 // A re-created id starts over: replaying a record already in the snapshot is harmless.
-                sessions[id] = SavedSession(lastUsed: time)
+                sessions[id] = SavedSession(lastUsed: time, reloads: reloads)
+                self.reloads = max(self.reloads, reloads)
             case .deleted(let id):
                 sessions[id] = nil
-            case .groupSet(let id, let group, let isExpanded, let revision):
+            case .groupSet(let id, let group, let isExpanded, let revision, let reloads):
                 // Nothing when the session is gone (deleted, or expired before the snapshot).
                 guard let before = sessions[id]?.revision else { return }
                 // In place: the session's groups are not copied.
                 sessions[id]!.set(group, isExpanded, at: time)
                 // An older file's record names no revision: every journaled set changed the state.
-                sessions[id]!.revision = revision ?? before + 1
+                if let revision {
+                    sessions[id]!.revision = revision
+                    sessions[id]!.reloads = reloads
+                    self.reloads = max(self.reloads, reloads)
+                } else {
+                    sessions[id]!.revision = before + 1
+                }
             case .touched(let id):
                 sessions[id]?.use(at: time)
-            case .state(let id, let revision, let base, let total, let entries):
+            case .reload(let count):
+                reloads = max(reloads, count)
+            case .state(let id, let revision, let reloads, let base, let total, let entries):
                 guard let lastUsed = sessions[id]?.lastUsed else { return }
+                self.reloads = max(self.reloads, reloads)
                 let state = SavedSession(
-                    lastUsed: max(lastUsed, time), revision: revision, base: base, entries: entries)
+                    lastUsed: max(lastUsed, time), revision: revision, reloads: reloads, base: base, entries: entries)
                 if entries.count < total {
                     partialStates[id] = (state, total - entries.count)
                 } else {

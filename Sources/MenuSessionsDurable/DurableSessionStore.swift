@@ -37,6 +37,11 @@ import Darwin
 ///   compaction starts a new journal generation before it reads any shard.
 /// - The files stay bounded by the live state: compaction runs once the journals since the
 ///   snapshot exceed max(`compactionMinimumBytes`, 2 × snapshot size).
+/// - A reload is a revision of every session (a ``ReloadMark`` entry in its feed), journaled once
+///   for all: the reload's record is in the journal before any session is carried over to its
+///   menu, and every record says the reload count of the menu it was computed on, so replay
+///   restores the revisions memory showed (``DurableRecord/Event``). A session with a write in
+///   flight is carried over only once the write settles, so the two never claim one revision.
 ///
 /// Start-up replays the snapshot, then the journals: O(snapshot + journal) = O(live state)
 /// record decoding, plus O(k · (depth + log k)) to rebuild a session's state of k entries
@@ -75,6 +80,12 @@ package final class DurableSessionStore: SessionStore {
     let compactionRetryAfter = Atomic<Int64>(0)
     let snapshotBytes: Atomic<Int64>
     let closed = Atomic<Bool>(false)
+    /// The reloads the files recorded at start-up: the reload count of epoch 1's menu.
+    let reloadsAtStart: Int
+    /// The newest epoch number whose reload is in the journal (1: the start-up menu needs none);
+    /// the mutex orders the reload records, the atomic is the lock-free check every call makes.
+    private let journaledEpoch = Mutex<Int>(1)
+    private let journaledEpochNumber = Atomic<Int>(1)
 
     struct Entry: SessionStateEntry {
         var state: ExpansionState
@@ -91,10 +102,9 @@ package final class DurableSessionStore: SessionStore {
         /// Neither expiry nor eviction may remove a session whose write is pending.
         var isPinned: Bool { pending }
 
-        /// A reload keeps the revision and answers `410` to a `since` before it: a carry-over is
-        /// not journaled, so a revision it added would be lost at a restart, and a carry-over
-        /// may land while a write computed on the older menu is still in the journal's hands.
-        static var carryRecordsReload: Bool { false }
+        /// A reload is a revision with a feed entry, as in memory: the journal's reload records
+        /// restore the revision at a restart, and a pinned session is not carried over.
+        static var carryRecordsReload: Bool { true }
     }
 
     /// Opens (or starts) the store in `directory`, which must exist and be writable: takes the
@@ -172,6 +182,7 @@ package final class DurableSessionStore: SessionStore {
         self.clock = clock
         self.wallClock = wallClock
         recovery = recovered.report
+        reloadsAtStart = recovered.reloads
         directoryLock = Mutex(recovered.lock)
         snapshotBytes = Atomic(recovered.snapshotBytes)
         table = SessionTable(
@@ -200,6 +211,32 @@ package final class DurableSessionStore: SessionStore {
     package var sessionCounts: SessionCounts { table.counts }
     package var currentMenu: MenuGeneration { latest.current }
 
+    /// A session carried over to a new menu gets a reload entry (``SessionStateEntry/carryRecordsReload``).
+    package var recordsReloads: Bool { true }
+
+    /// The data directory's reload count of `epoch`'s menu: what records written on it say.
+    func reloads(of epoch: MenuEpoch) -> Int { reloadsAtStart + epoch.number - 1 }
+
+    /// Makes `menu` the newest (``LatestMenu/note(_:)``), journaling its reload first when it is a
+    /// newer menu than the journal knows: no session is carried over to a menu whose reload the
+    /// journal could lose. One atomic load unless a reload happened; the first call after one waits
+    /// for its record (`.unavailable` when the disk does not take it in time).
+    private func noteMenu(_ menu: MenuGeneration) throws(SessionStoreError) {
+        if menu.epoch.number > journaledEpochNumber.load(ordering: .acquiring) { try journalReload(of: menu.epoch) }
+        latest.note(menu)
+    }
+
+    private func journalReload(of epoch: MenuEpoch) throws(SessionStoreError) {
+        let record = Self.records([.reload(count: reloads(of: epoch))], time: wallClock())
+        try journaledEpoch.withLock { (journaled: inout Int) throws(SessionStoreError) in
+            guard epoch.number > journaled else { return }
+            // A record the caller gave up on may still land: a reload counted twice only raises revisions.
+            _ = try writer.commit(record, deadline: writer.deadline()) { _ in }
+            journaled = epoch.number
+            journaledEpochNumber.store(epoch.number, ordering: .releasing)
+        }
+    }
+
     /// A journal record is refreshed by a read at most this often (milliseconds), so idle times
     /// survive a restart to within 1/16 of the time to live.
     private var touchInterval: Int64 { max(timeToLiveMilliseconds / 16, 1000) }
@@ -210,10 +247,12 @@ package final class DurableSessionStore: SessionStore {
         let state = try state.checkedForNewSession(maxChangedGroups: maxChangedGroups, maxStateBytes: maxStateBytes)
         // A state other than the default: one state record (base, marks, flips) at revision 0.
         let portable = state == ExpansionState() ? nil : state.portable(in: menu.menu)
+        let reloads = reloads(of: menu.epoch)
         return try insert(
             state, history: ChangeHistory(revision: 0), in: menu,
             events: { id in
-                [.created(id)] + (portable.map { DurableRecord.stateEvents(of: id, $0, revision: 0) } ?? [])
+                [.created(id, reloads: reloads)]
+                    + (portable.map { DurableRecord.stateEvents(of: id, $0, revision: 0, reloads: reloads) } ?? [])
             })
     }
 
@@ -223,7 +262,7 @@ package final class DurableSessionStore: SessionStore {
         _ state: ExpansionState, history: ChangeHistory, in menu: MenuGeneration,
         events: (SessionID) -> [DurableRecord.Event]
     ) throws(SessionStoreError) -> SessionID {
-        latest.note(menu)
+        try noteMenu(menu)
         let now = clock()
         let entry = Entry(state: state, epoch: menu.epoch, history: history, lastUsed: now, journaledUse: now)
         try table.reserveSlot(
@@ -261,7 +300,7 @@ package final class DurableSessionStore: SessionStore {
         let time = wallClock()
         try markPending(id, in: nil, deadline: deadline) { _ in true }
         let journalBytes = try writer.commit(Self.records([.deleted(id)], time: time), deadline: deadline) {
-            [table, writer, latest] fate in
+            [table, writer, latest, reloadsAtStart] fate in
             table.withShard(of: id) { shard in
                 guard let position = shard.position(of: id) else { return }
                 switch fate {
@@ -271,10 +310,12 @@ package final class DurableSessionStore: SessionStore {
                 case .refused: break
                 case .abandoned:
                     // Brings the session back as it was: created, then its whole state at its revision.
+                    let reloads = reloadsAtStart + shard[position].epoch.number - 1
                     let state = DurableRecord.stateEvents(
                         of: id, shard[position].portable(latest: latest.current),
-                        revision: shard[position].revision)
-                    writer.enqueue(Self.records([.created(id)] + state, time: time), essential: true)
+                        revision: shard[position].revision, reloads: reloads)
+                    writer.enqueue(
+                        Self.records([.created(id, reloads: reloads)] + state, time: time), essential: true)
                 }
                 shard[position].pending = false
             }
@@ -284,7 +325,7 @@ package final class DurableSessionStore: SessionStore {
     }
 
     package func snapshot(of id: SessionID, in menu: MenuGeneration) throws(SessionStoreError) -> SessionSnapshot {
-        latest.note(menu)
+        try noteMenu(menu)
         let now = clock()
         return try table.withEntry(of: id, in: menu, now: now, forWrite: false, settlement: writer) {
             shard, position in
@@ -308,15 +349,17 @@ package final class DurableSessionStore: SessionStore {
             var history = ChangeHistory(revision: 0)
             if outcome.changedState { history.record(outcome.change.splice, capacity: changeHistory) }
             let state = view.state
+            let reloads = reloads(of: menu.epoch)
             let newID = try insert(state, history: history, in: menu) { id in
-                [.created(id)]
+                [.created(id, reloads: reloads)]
                     + (outcome.changedState
-                        ? Self.events(of: command, outcome, state, in: menu, of: id, revision: 1) : [])
+                        ? Self.events(of: command, outcome, state, in: menu, of: id, revision: 1, reloads: reloads)
+                        : [])
             }
             return AppliedChange(
                 sessionID: newID, created: true, change: outcome.change, state: state, revision: history.endRevision)
         }
-        latest.note(menu)
+        try noteMenu(menu)
         let now = clock()
         let deadline = writer.deadline()
         let limit = maxChangedGroups
@@ -344,9 +387,12 @@ package final class DurableSessionStore: SessionStore {
         // One commit for every group the command set (a reveal sets several), or for the whole
         // state a bulk command leaves, at the revision the write leaves the session at.
         let record = Self.records(
-            Self.events(of: command, outcome, state, in: menu, of: id, revision: revision), time: time)
+            Self.events(
+                of: command, outcome, state, in: menu, of: id, revision: revision, reloads: reloads(of: menu.epoch)),
+            time: time)
         let changeHistory = changeHistory
-        let journalBytes = try writer.commit(record, deadline: deadline) { [table, writer, latest] fate in
+        let journalBytes = try writer.commit(record, deadline: deadline) {
+            [table, writer, latest, reloadsAtStart] fate in
             table.withShard(of: id) { shard in
                 guard let position = shard.position(of: id) else { return }
                 switch fate {
@@ -362,11 +408,14 @@ package final class DurableSessionStore: SessionStore {
                     // command's whole state; else the command changed exactly these groups, and
                     // their state before is the opposite.
                     let revision = shard[position].revision
+                    let reloads = reloadsAtStart + shard[position].epoch.number - 1
                     let undo =
                         command.isBulk
                         ? DurableRecord.stateEvents(
-                            of: id, shard[position].portable(latest: latest.current), revision: revision)
-                        : Self.groupSets(groups.map { ($0.id, !$0.isExpanded) }, of: id, revision: revision)
+                            of: id, shard[position].portable(latest: latest.current), revision: revision,
+                            reloads: reloads)
+                        : Self.groupSets(
+                            groups.map { ($0.id, !$0.isExpanded) }, of: id, revision: revision, reloads: reloads)
                     writer.enqueue(Self.records(undo, time: time), essential: true)
                 }
                 shard[position].pending = false
@@ -451,7 +500,7 @@ package final class DurableSessionStore: SessionStore {
     package func changes(of id: SessionID, since: Int, in menu: MenuGeneration) throws(SessionStoreError)
         -> SessionChanges
     {
-        latest.note(menu)
+        try noteMenu(menu)
         return try table.changes(of: id, since: since, in: menu, now: clock(), settlement: writer)
     }
 
@@ -461,8 +510,23 @@ package final class DurableSessionStore: SessionStore {
     /// even if a later menu brings its id back, as it is in memory).
     @discardableResult
     package func adopt(_ menu: MenuGeneration) -> SessionRebaseReport {
-        latest.note(menu)
         var total = SessionRebaseReport()
+        // No session is carried over before the reload's record is in the journal: while the
+        // disk refuses it, requests carry their own sessions over once it takes it.
+        var logged = false
+        while true {
+            do {
+                try noteMenu(menu)
+                break
+            } catch {
+                if closed.load(ordering: .relaxed) { return total }
+                if !logged {
+                    log("data dir \(directory): cannot journal the menu reload yet (\(error)); retrying every 50 ms")
+                    logged = true
+                }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+        }
         while true {
             let pass = table.rebaseAll(to: menu)
             total.rebased += pass.rebased

@@ -6,6 +6,7 @@ import MenuApp
 import MenuAppTestSupport
 import MenuClient
 import MenuTestSupport
+import RedisClient
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -23,8 +24,11 @@ final class ClientTestServer: Sendable {
     }
 
     /// Starts a server for `config` (JSON text) on `port` (0: any free port), its sessions in
-    /// memory or, with `dataDirectory`, in the durable store there.
-    init(config: String, port: Int = 0, configPath: String? = nil, dataDirectory: String? = nil) throws {
+    /// memory or, with `dataDirectory`, in the durable store there, or with `redis` in that Redis.
+    init(
+        config: String, port: Int = 0, configPath: String? = nil, dataDirectory: String? = nil,
+        redis: RedisEndpoint? = nil
+    ) throws {
         let path =
             configPath
             ?? FileManager.default.temporaryDirectory
@@ -36,6 +40,7 @@ final class ClientTestServer: Sendable {
         settings.host = "127.0.0.1"
         settings.configPath = path
         settings.dataDirectory = dataDirectory
+        if let redis { settings.store = .redis(redis) }
         server = try LiveServer(settings: settings).server
     }
 

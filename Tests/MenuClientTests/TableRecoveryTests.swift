@@ -1,10 +1,12 @@
-// What the server changes under a table: a menu reload (its splices and renamed rows applied, or
-// with a store that keeps no reload entries every row dropped, reported with both versions), a
-// session it no longer has (recreated from its layout, reported), a restart.
+// What the server changes under a table: a menu reload (its splices and renamed rows applied,
+// with sessions in memory or on disk; with the Redis store, which keeps no reload entries, every
+// row dropped, reported with both versions), a session it no longer has (recreated from its
+// layout, reported), a restart.
 
 import Foundation
 import MenuClient
 import MenuTestSupport
+import RedisTestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -14,8 +16,12 @@ import FoundationNetworking
 @Suite(.timeLimit(.minutes(10))) struct TableRecoveryTests {
     private let menu = ClientTestMenus.large(groups: 4, subgroups: 3, leaves: 4)
 
-    @Test func aMenuReloadOnTheServerReachesTheTableAsSplicesAndReconfiguredRows() async throws {
-        let server = try ClientTestServer(config: menu)
+    @Test(arguments: [false, true])
+    func aMenuReloadOnTheServerReachesTheTableAsSplicesAndReconfiguredRows(onDisk: Bool) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("client-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try ClientTestServer(config: menu, dataDirectory: onDisk ? directory.path : nil)
         defer { server.shutdown() }
         let table = try await MenuTable(session: MenuSession(configuration: server.configuration))
         try await table.toggle("g1")
@@ -44,11 +50,10 @@ import FoundationNetworking
         try await expectCacheMatchesServer(table, server: server, "after the reload")
     }
 
-    @Test func aMenuReloadWithTheDurableStoreDropsTheCacheAndIsReportedWithBothVersions() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("client-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let server = try ClientTestServer(config: menu, dataDirectory: directory.path)
+    @Test func aMenuReloadWithTheRedisStoreDropsTheCacheAndIsReportedWithBothVersions() async throws {
+        let redis = try RedisServerProcess()
+        defer { redis.stop() }
+        let server = try ClientTestServer(config: menu, redis: redis.endpoint)
         defer { server.shutdown() }
         let table = try await MenuTable(session: MenuSession(configuration: server.configuration))
         try await table.toggle("g1")

@@ -6,10 +6,10 @@ import NaiveReference
 import Testing
 
 extension AppTests {
-    /// A menu reload in the changes feed, over both transports (issue 26 §5): generations of
-    /// random menu edits, sessions in random states; each session's rows before, with its reload
-    /// entry applied (splices, then the reconfigured rows fetched again), are its rows after in
-    /// every field.
+    /// A menu reload in the changes feed, over both transports and with sessions in memory and on
+    /// disk (issue 26 §5): generations of random menu edits, sessions in random states; each
+    /// session's rows before, with its reload entry applied (splices, then the reconfigured rows
+    /// fetched again), are its rows after in every field.
     @Suite("Contract: a reload entry takes the old rows to the new")
     struct ContractReloadEntryTests {
         /// Every row of the session's table, without `index` (its position).
@@ -28,7 +28,18 @@ extension AppTests {
         func generationsOfRandomEditsReachEverySessionAsEntries(over transport: ContractTransport, seed: UInt64)
             async throws
         {
-            let reloadable = try ContractReloadableServer(over: transport)
+            try await run(over: transport, seed: seed, onDisk: false)
+        }
+
+        @Test(arguments: ContractTransport.each(2 ..< 3 as Range<UInt64>))
+        func generationsOfRandomEditsReachEveryDurableSessionAsEntries(over transport: ContractTransport, seed: UInt64)
+            async throws
+        {
+            try await run(over: transport, seed: seed, onDisk: true)
+        }
+
+        private func run(over transport: ContractTransport, seed: UInt64, onDisk: Bool) async throws {
+            let reloadable = try ContractReloadableServer(over: transport, onDisk: onDisk)
             defer { reloadable.shutdown() }
             let client = reloadable.server.client()
             var rng = SplitMix64(state: 0x26_05 ^ seed &* 0x9E37_79B9_7F4A_7C15)
@@ -49,7 +60,8 @@ extension AppTests {
                 }
                 edits.applyRandom(Int.random(in: 1 ... 6, using: &rng), using: &rng)
                 guard try reloadable.reload(toJSON: menuJSON(edits.items)) else { continue }
-                let context = "seed \(seed), generation \(generation): \(edits.log.suffix(6).joined(separator: "; "))"
+                let context =
+                    "seed \(seed)\(onDisk ? " on disk" : ""), generation \(generation): \(edits.log.suffix(6).joined(separator: "; "))"
                 for session in sessions {
                     let feed = try await client.get("/changes?since=\(session.revision)", session: session.id)
                         .decode(LiveChanges.self)
