@@ -118,7 +118,7 @@ let package = Package(
             dependencies: [
                 "MenuApp", "MenuService", "MenuModel", "HTTPCore", "MenuTestSupport", "HTTPTestSupport",
                 "DurableTestSupport",
-                "ChildProcess", "NaiveReference"
+                "ChildProcess", "NaiveReference", "RedisClient"
             ]),
 
         .testTarget(name: "MenuModelTests", dependencies: ["MenuModel", "NaiveReference"]),

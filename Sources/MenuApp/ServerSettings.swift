@@ -165,7 +165,7 @@ package struct ServerSettings: Sendable, Equatable {
             1 ... 300, \.streamHeartbeatSeconds),
         integer(
             "--reload-entry-window", "MENU_RELOAD_ENTRY_WINDOW",
-            "seconds after a menu reload that sessions (in memory or --data-dir) can read it as an entry of their changes feed (its splices), the previous menu kept that long; 0 = no entries, clients re-read their rows",
+            "seconds after a menu reload that sessions can read it as an entry of their changes feed (its splices), the previous menu kept that long; 0 = no entries, clients re-read their rows",
             0 ... 86400, \.reloadEntryWindowSeconds),
         integer(
             "--max-sessions", "MENU_MAX_SESSIONS", "sessions held at most; then eviction or 429", 1 ... 100_000_000,

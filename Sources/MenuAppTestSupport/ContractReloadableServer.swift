@@ -2,6 +2,7 @@ import DurableTestSupport
 import Foundation
 import MenuApp
 import MenuTestSupport
+import RedisClient
 
 /// A contract server serving generation 1 of ``ReloadMenus`` from a config file of its own, which
 /// ``reload(to:)`` rewrites and reloads: for the contract tests of what a reload does.
@@ -10,8 +11,9 @@ package struct ContractReloadableServer {
     package let server: ContractServer
     private let config: String
 
-    /// Sessions in memory, or with `onDisk` in the durable store in a directory beside the config.
-    package init(over transport: ContractTransport, onDisk: Bool = false) throws {
+    /// Sessions in memory, with `onDisk` in the durable store in a directory beside the config,
+    /// or with `redis` in that Redis.
+    package init(over transport: ContractTransport, onDisk: Bool = false, redis: RedisEndpoint? = nil) throws {
         config = directory.file("menu.json")
         try ReloadMenus.write(generation: 1, to: config)
         let config = config
@@ -20,6 +22,7 @@ package struct ContractReloadableServer {
         server = try transport.start { settings in
             settings.configPath = config
             if onDisk { settings.dataDirectory = data }
+            if let redis { settings.store = .redis(redis) }
         }
     }
 

@@ -77,6 +77,10 @@ package final class MenuEpoch: Sendable {
     /// The menu before this one, while this epoch is the newest; nil after the next reload.
     fileprivate var reloadSource: ReloadSource? { previous.withLock { $0 } }
 
+    /// The menu before this one while this epoch keeps it (see ``forgetPreviousMenu()``): what a
+    /// store that holds states by id decodes a reload entry's older state on.
+    package var previousMenu: Menu? { reloadSource?.menu }
+
     /// Frees the menu before this one (and the splices computed from it) before the next reload:
     /// from now on a session's reload entry to this menu cannot be computed (its feed answers
     /// `410` from before it).

@@ -1,7 +1,7 @@
 import MenuModel
 import MenuSessions
 
-/// One session as Redis holds it: the hash at `<prefix>s:<sessionID>` with four fields.
+/// One session as Redis holds it: the hash at `<prefix>s:<sessionID>` with four or five fields.
 ///
 /// - `r`: the revision, decimal ASCII (what the compare-and-set script compares).
 /// - `s`: the state by id (``encodeState(_:)``): `u8 format (1) | u8 base | u32 n | n × (u8 tag |
@@ -9,6 +9,9 @@ import MenuSessions
 ///   so an instance on any menu version decodes it with its own menu (``state(on:)``).
 /// - `v`: the ``Menu/version`` the history's splices were computed on.
 /// - `h`: the history, `n × 12` bytes (``RedisHistory``), oldest first, at most `historyLimit`.
+/// - `o`: where a reload entry of the history came from (``ReloadOrigin``): the menu version the
+///   session was carried over from and its state then, so an instance that still keeps that menu
+///   computes the entry's splices. Absent unless the history starts with a reload entry.
 ///
 /// A hash rather than one string: the script reads `r` and `v` without parsing the state, and
 /// a read is one `HMGET` either way. Invariant: `history.count` is a multiple of 12 and at most
@@ -19,22 +22,25 @@ package struct RedisSessionRecord: Sendable, Equatable {
     package var state: [UInt8]
     package var historyVersion: String
     package var history: [UInt8]
+    /// The `o` field: ``ReloadOrigin/encoded``, empty for none.
+    package var origin: [UInt8]
 
-    package init(revision: Int, state: [UInt8], historyVersion: String, history: [UInt8]) {
+    package init(revision: Int, state: [UInt8], historyVersion: String, history: [UInt8], origin: [UInt8] = []) {
         self.revision = revision
         self.state = state
         self.historyVersion = historyVersion
         self.history = history
+        self.origin = origin
     }
 
     /// The hash's field names, in the order ``init(fields:key:)`` reads them.
-    package static let fieldNames = ["r", "s", "v", "h"]
+    package static let fieldNames = ["r", "s", "v", "h", "o"]
 
-    /// The record from the four fields' values (nil for a field the hash lacks); nil when the
-    /// key holds no session (no revision). A malformed field throws, naming `key`.
+    /// The record from the fields' values (nil for a field the hash lacks; `o` may be left out);
+    /// nil when the key holds no session (no revision). A malformed field throws, naming `key`.
     package init?(fields: [[UInt8]?], key: String) throws(RedisRecordError) {
-        guard fields.count == 4 else {
-            throw RedisRecordError(key: key, problem: "expected 4 fields, got \(fields.count)")
+        guard fields.count == 4 || fields.count == 5 else {
+            throw RedisRecordError(key: key, problem: "expected 5 fields, got \(fields.count)")
         }
         guard let revisionBytes = fields[0] else { return nil }
         guard let revision = Int(String(decoding: revisionBytes, as: UTF8.self)), revision >= 0 else {
@@ -47,7 +53,7 @@ package struct RedisSessionRecord: Sendable, Equatable {
         self.init(
             revision: revision, state: fields[1] ?? [],
             historyVersion: String(decoding: fields[2] ?? [], as: UTF8.self),
-            history: history)
+            history: history, origin: fields.count == 5 ? fields[4] ?? [] : [])
     }
 
     /// The state on `menu`: ids `menu` lacks (or that name rows there) are dropped, as a reload
@@ -57,10 +63,10 @@ package struct RedisSessionRecord: Sendable, Equatable {
         return ExpansionState(portable: try Self.decodeState(state, key: key), in: menu, ignoredIDs: &ignored)
     }
 
-    /// The splices since `since` for a reader on `menuVersion`: nil when the history does not
+    /// The entries since `since` for a reader on `menuVersion`: nil when the history does not
     /// reach back to `since`, `since` is past the revision, or the splices belong to another menu
     /// (a reader there would replay wrong rows); empty at the current revision, whatever the menu.
-    package func entries(since: Int, menuVersion: String) -> [(revision: Int, change: RowChange?)]? {
+    package func entries(since: Int, menuVersion: String) -> [RedisHistory.Entry]? {
         if since == revision { return [] }
         guard historyVersion == menuVersion else { return nil }
         return RedisHistory.entries(history, endRevision: revision, since: since)
@@ -68,14 +74,26 @@ package struct RedisSessionRecord: Sendable, Equatable {
 
     /// The record after a write that moves it to `revision + 1` with `state`, recording `change`
     /// (computed on `menuVersion`): exactly what the compare-and-set script stores, so the cache
-    /// holds what Redis holds without reading it back.
+    /// holds what Redis holds without reading it back. A write on another menu starts the history
+    /// (and the origin) afresh.
     package func advanced(to state: [UInt8], change: RowChange?, menuVersion: String, historyLimit: Int)
         -> RedisSessionRecord
     {
-        let kept = historyVersion == menuVersion ? history : []
+        let same = historyVersion == menuVersion
         return RedisSessionRecord(
             revision: revision + 1, state: state, historyVersion: menuVersion,
-            history: RedisHistory.appending(RedisHistory.entry(change), to: kept, limit: historyLimit))
+            history: RedisHistory.appending(RedisHistory.entry(change), to: same ? history : [], limit: historyLimit),
+            origin: same ? origin : [])
+    }
+
+    /// The record after the carry-over of a session written on ``historyVersion`` to the menu
+    /// `menuVersion`: one revision, its state unchanged (it is by id), a history of one reload
+    /// entry whose origin is the older menu and this state.
+    package func carried(to menuVersion: String, historyLimit: Int) -> RedisSessionRecord {
+        RedisSessionRecord(
+            revision: revision + 1, state: state, historyVersion: menuVersion,
+            history: RedisHistory.appending(RedisHistory.reloadEntry, to: [], limit: historyLimit),
+            origin: ReloadOrigin(version: historyVersion, state: state).encoded)
     }
 
     // MARK: The state's bytes
@@ -129,6 +147,30 @@ package struct RedisSessionRecord: Sendable, Equatable {
     }
 }
 
+/// Where a session's reload entry came from: the menu version it was carried over from and its
+/// state (the `s` field's bytes) then. On the wire `u8 version length | version | state`.
+package struct ReloadOrigin: Sendable, Equatable {
+    package var version: String
+    package var state: [UInt8]
+
+    package init(version: String, state: [UInt8]) {
+        self.version = version
+        self.state = state
+    }
+
+    /// The bytes of an `o` field; nil for none or one this server cannot read.
+    package init?(_ bytes: [UInt8]) {
+        guard let length = bytes.first, bytes.count > Int(length), length > 0 else { return nil }
+        version = String(decoding: bytes[1 ... Int(length)], as: UTF8.self)
+        state = Array(bytes[(Int(length) + 1)...])
+    }
+
+    package var encoded: [UInt8] {
+        let version = Array(self.version.utf8.prefix(255))
+        return [UInt8(version.count)] + version + state
+    }
+}
+
 /// A record Redis holds that this server cannot read (written by something else, or damaged):
 /// what a store call answers as unavailable, naming the key to inspect or delete.
 package struct RedisRecordError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -141,10 +183,25 @@ package struct RedisRecordError: Error, Sendable, Equatable, CustomStringConvert
 }
 
 /// The `h` field: one 12-byte entry per revision, `u32 at | u32 inserted | u32 removed` little
-/// endian, `at` = 0xFFFFFFFF for a write that changed no visible row. The script appends with
-/// the same rule as ``appending(_:to:limit:)``. A read O(entries answered).
+/// endian, `at` = 0xFFFFFFFF for a write that changed no visible row, 0xFFFFFFFE for a carry-over
+/// to a new menu (its splices are computed from the record's ``ReloadOrigin``). The script appends
+/// with the same rule as ``appending(_:to:limit:)``. A read O(entries answered).
 package enum RedisHistory {
     package static let entrySize = 12
+
+    /// One entry read back: a write's splice (nil for none), or a reload.
+    package struct Entry: Sendable, Equatable {
+        package var revision: Int
+        package var change: RowChange?
+        package var isReload = false
+    }
+
+    /// The entry of a carry-over to a new menu.
+    package static let reloadEntry: [UInt8] = {
+        var bytes: [UInt8] = []
+        for word: UInt32 in [.max - 1, 0, 0] { withUnsafeBytes(of: word.littleEndian) { bytes.append(contentsOf: $0) } }
+        return bytes
+    }()
 
     /// The entry of a write whose splice was `change`.
     package static func entry(_ change: RowChange?) -> [UInt8] {
@@ -169,9 +226,7 @@ package enum RedisHistory {
 
     /// The entries from revision `since` to `endRevision`, oldest first; nil when `history`
     /// does not reach back to `since` or `since` is past `endRevision`.
-    package static func entries(_ history: [UInt8], endRevision: Int, since: Int) -> [(
-        revision: Int, change: RowChange?
-    )]? {
+    package static func entries(_ history: [UInt8], endRevision: Int, since: Int) -> [Entry]? {
         let count = history.count / entrySize
         guard since >= endRevision - count, since <= endRevision else { return nil }
         func word(_ offset: Int) -> UInt32 {
@@ -181,10 +236,11 @@ package enum RedisHistory {
         return (since ..< endRevision).map { revision in
             let offset = (count - (endRevision - revision)) * entrySize
             let at = word(offset)
+            if at == .max - 1 { return Entry(revision: revision + 1, change: nil, isReload: true) }
             let change =
                 at == .max
                 ? nil : RowChange(at: Int(at), inserted: Int(word(offset + 4)), removed: Int(word(offset + 8)))
-            return (revision + 1, change)
+            return Entry(revision: revision + 1, change: change)
         }
     }
 }

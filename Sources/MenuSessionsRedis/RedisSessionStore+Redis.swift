@@ -27,7 +27,8 @@ extension RedisSessionStore {
     /// milliseconds ('' for none), [7] sessions the prefix holds at most, [8] the idle
     /// milliseconds after which one may be evicted, [9] the session keys' prefix (`<prefix>s:`),
     /// [10] the bytes the prefix's sessions may count for together, [11] the bytes a session
-    /// counts for beside its state and history (its key, fields, TTL, index and size entries).
+    /// counts for beside its state and history (its key, fields, TTL, index and size entries),
+    /// [12] the record's `o` field after the write ('' for none: see ``RedisSessionRecord``).
     /// Answers the new revision, -1 for no session (or a taken id), the fields of the record Redis
     /// holds at another revision, the new revision followed by the ids of sessions the write
     /// evicted (the instance running the script is not told of its own deletions: `NOLOOP`), or,
@@ -38,7 +39,7 @@ extension RedisSessionStore {
     /// A create, and a growing write that does not fit, first drop index entries whose TTL has run out (and any whose key is gone),
     /// then evicting the least recently used session idle for ARGV[8], never the one written:
     /// the count and the bytes across every instance on the prefix, checked atomically with the
-    /// write. A session's size is the length of its state and history plus ARGV[11].
+    /// write. A session's size is the length of its state, history and origin plus ARGV[11].
     /// It reads the key again after writing it: tracking is `NOLOOP` (Redis does not report a
     /// connection's own writes to it), and a write ends every client's tracking of the key, so
     /// without that read the next write of another client would not be reported here either.
@@ -102,7 +103,7 @@ extension RedisSessionStore {
           if ARGV[4] ~= '' then nextRevision = 1 end
         else
           if not revision then return -1 end
-          if revision ~= ARGV[1] then return redis.call('HMGET', key, 'r', 's', 'v', 'h') end
+          if revision ~= ARGV[1] then return redis.call('HMGET', key, 'r', 's', 'v', 'h', 'o') end
           nextRevision = tonumber(revision) + 1
           if redis.call('HGET', key, 'v') == ARGV[3] then history = redis.call('HGET', key, 'h') or '' end
         end
@@ -111,7 +112,7 @@ extension RedisSessionStore {
           local limit = tonumber(ARGV[5])
           if #history > limit then history = string.sub(history, #history - limit + 1) end
         end
-        local size = #ARGV[2] + #history + tonumber(ARGV[11])
+        local size = #ARGV[2] + #history + #ARGV[12] + tonumber(ARGV[11])
         local previous = 0
         if revision then previous = tonumber(redis.call('HGET', KEYS[4], id)) or 0 end
         local full = nil
@@ -125,6 +126,7 @@ extension RedisSessionStore {
         if full then return {full[1], full[2], unpack(evicted)} end
         if not revision then redis.call('HINCRBY', KEYS[3], 'created', 1) end
         redis.call('HSET', key, 'r', string.format('%d', nextRevision), 's', ARGV[2], 'v', ARGV[3], 'h', history)
+        if ARGV[12] ~= '' then redis.call('HSET', key, 'o', ARGV[12]) elseif revision then redis.call('HDEL', key, 'o') end
         if ARGV[6] ~= '' then redis.call('PEXPIRE', key, ARGV[6]) end
         redis.call('ZADD', KEYS[2], now, id)
         if size ~= previous then
@@ -215,7 +217,7 @@ extension RedisSessionStore {
             Array((ttlMilliseconds.map { String($0) } ?? "").utf8),
             Array(String(options.maxSessions).utf8),
             Array(String(SessionClock.milliseconds(of: options.evictionIdle)).utf8), keyPrefix,
-            Array(String(options.sessionMemory).utf8), Array(String(Self.sessionOverheadBytes).utf8)
+            Array(String(options.sessionMemory).utf8), Array(String(Self.sessionOverheadBytes).utf8), record.origin
         ]
     }
 

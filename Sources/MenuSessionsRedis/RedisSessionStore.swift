@@ -78,7 +78,8 @@ package final class RedisSessionStore: SessionStore {
 
         /// The bytes the copy holds: the record's arrays, the decoded state, the fixed parts.
         var heapBytes: Int {
-            record.state.capacity + record.history.capacity + record.historyVersion.utf8.count + state.heapBytes + 160
+            record.state.capacity + record.history.capacity + record.origin.capacity + record.historyVersion.utf8.count
+                + state.heapBytes + 160
         }
 
         /// This copy with its state decoded on the menu of `epoch` instead (record, expiry and
@@ -233,7 +234,7 @@ package final class RedisSessionStore: SessionStore {
         -> SessionSnapshot
     {
         latest.note(menu)
-        let session = try session(id, in: menu, atLeast: revision)
+        let session = try carriedIfDue(try session(id, in: menu, atLeast: revision), of: id, in: menu)
         return SessionSnapshot(state: try state(of: session, id: id, in: menu), revision: session.record.revision)
     }
 
@@ -268,6 +269,8 @@ package final class RedisSessionStore: SessionStore {
         if let cached { session = cached } else { session = try self.session(id, in: menu, atLeast: 0) }
         var fresh = cached == nil
         for _ in 0 ..< options.writeAttempts {
+            let carried = try carriedIfDue(session, of: id, in: menu)
+            if carried.record != session.record { (session, fresh) = (carried, true) }
             let revision = session.record.revision
             var view = FlattenedView(menu: menu.menu)
             let outcome: ExpansionCommand.Outcome
@@ -318,12 +321,73 @@ package final class RedisSessionStore: SessionStore {
     {
         latest.note(menu)
         // `since` is a revision the client holds: a cached copy older than it is fetched.
-        let record = try session(id, in: menu, atLeast: since).record
-        return SessionChanges(
-            revision: record.revision,
-            entries: record.entries(since: since, menuVersion: menu.menu.version)?.map {
-                ChangeEntry(revision: $0.revision, change: $0.change)
-            })
+        let record = try carriedIfDue(try session(id, in: menu, atLeast: since), of: id, in: menu).record
+        guard let entries = record.entries(since: since, menuVersion: menu.menu.version) else {
+            return SessionChanges(revision: record.revision, entries: nil)
+        }
+        var answered: [ChangeEntry] = []
+        answered.reserveCapacity(entries.count)
+        for entry in entries {
+            guard entry.isReload else {
+                answered.append(ChangeEntry(revision: entry.revision, change: entry.change))
+                continue
+            }
+            // The reload's splices need the menu it came from: only while this instance keeps it.
+            guard let mark = reloadMark(of: record, id: id, in: menu) else {
+                return SessionChanges(revision: record.revision, entries: nil)
+            }
+            answered.append(ChangeEntry(revision: entry.revision, reload: mark))
+        }
+        return SessionChanges(revision: record.revision, entries: answered)
+    }
+
+    /// Sessions are carried over to a new menu as a write of their own (a reload entry), by the
+    /// first instance on the new menu that still keeps the one before it.
+    package var recordsReloads: Bool { true }
+
+    /// The reload entry's mark of `record` on `menu`: its origin's state decoded on the menu this
+    /// instance had before `menu`; nil when that menu is not kept (or is not the origin's).
+    private func reloadMark(of record: RedisSessionRecord, id: SessionID, in menu: MenuGeneration) -> ReloadMark? {
+        guard let previous = menu.epoch.previousMenu, let origin = ReloadOrigin(record.origin),
+            origin.version == previous.version,
+            let portable = try? RedisSessionRecord.decodeState(origin.state, key: keyText(of: id))
+        else { return nil }
+        var ignored: [String] = []
+        return ReloadMark(to: menu.epoch, state: ExpansionState(portable: portable, in: previous, ignoredIDs: &ignored))
+    }
+
+    /// `session` carried over to `menu` when it was last written on the menu this instance had
+    /// just before (and still keeps): one compare-and-set write of a reload entry, so every
+    /// instance sees the carry-over as one revision. Unchanged otherwise: a session written on
+    /// `menu` already, on an older menu than the one before (its feed starts over), or that the
+    /// byte budget has no room to grow for. Another instance's write in between is carried over
+    /// in turn (at most ``RedisStoreOptions/writeAttempts`` rounds).
+    func carriedIfDue(_ session: CachedSession, of id: SessionID, in menu: MenuGeneration) throws(SessionStoreError)
+        -> CachedSession
+    {
+        guard let previous = menu.epoch.previousMenu?.version, session.record.historyVersion == previous,
+            previous != menu.menu.version
+        else { return session }
+        var session = session
+        for _ in 0 ..< options.writeAttempts {
+            let record = session.record.carried(to: menu.menu.version, historyLimit: options.historyLimit)
+            let outcome: WriteOutcome
+            do {
+                outcome = try write(
+                    record, entry: RedisHistory.reloadEntry, of: id, over: session.record.revision,
+                    state: try state(of: session, id: id, in: menu), in: menu)
+            } catch .sessionMemoryFull, .tooManySessions {
+                return session
+            }
+            switch outcome {
+            case .written: return writeBasis.value(of: id) ?? session
+            case .missing: throw .unknownSession
+            case .moved(let current):
+                guard current.record.historyVersion == previous else { return current }
+                session = current
+            }
+        }
+        return session
     }
 
     package func readinessProblem() -> String? {

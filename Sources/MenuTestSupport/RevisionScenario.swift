@@ -4,9 +4,12 @@ import MenuSessions
 /// The revision rules run against any ``SessionStore``, written once for both stores' tests: each
 /// step's name and the revision the store answered (or the error it threw), in order. `parent` is
 /// a group expanded by default with the group `child` among its children; the store's menu must
-/// have them. The tests compare the trail with ``expectedTrail(of:)``.
+/// have them; `next` is the menu a reload installs (another version with both). The tests compare
+/// the trail with ``expectedTrail(of:)``.
 package enum RevisionScenario {
-    package static func trail(of store: any SessionStore, parent: String, child: String) -> [String] {
+    package static func trail(of store: any SessionStore, parent: String, child: String, reloadingTo next: Menu)
+        -> [String]
+    {
         var trail: [String] = []
         func step(_ name: String, _ body: () throws(SessionStoreError) -> Int) {
             do throws(SessionStoreError) {
@@ -39,7 +42,8 @@ package enum RevisionScenario {
         step("unknown group") { () throws(SessionStoreError) in
             try store.apply(.toggle(groupID: "no-such-group"), to: id).revision
         }
-        store.adopt(store.currentMenu.succeeded(by: store.currentMenu.menu))
+        // As the service reloads: the menu before kept for reload entries by a store that records them.
+        store.adopt(store.currentMenu.succeeded(by: next, keepingPrevious: store.recordsReloads))
         step("read after a reload") { () throws(SessionStoreError) in try store.snapshot(of: id).revision }
         step("new session by a toggle") { () throws(SessionStoreError) in
             try store.apply(.toggle(groupID: parent), to: nil).revision

@@ -24,10 +24,11 @@ final class ClientTestServer: Sendable {
     }
 
     /// Starts a server for `config` (JSON text) on `port` (0: any free port), its sessions in
-    /// memory or, with `dataDirectory`, in the durable store there, or with `redis` in that Redis.
+    /// memory or, with `dataDirectory`, in the durable store there, or with `redis` in that Redis;
+    /// `reloadEntryWindow` is `--reload-entry-window` (0: no reload entries).
     init(
         config: String, port: Int = 0, configPath: String? = nil, dataDirectory: String? = nil,
-        redis: RedisEndpoint? = nil
+        redis: RedisEndpoint? = nil, reloadEntryWindow: Int? = nil
     ) throws {
         let path =
             configPath
@@ -41,6 +42,7 @@ final class ClientTestServer: Sendable {
         settings.configPath = path
         settings.dataDirectory = dataDirectory
         if let redis { settings.store = .redis(redis) }
+        if let reloadEntryWindow { settings.reloadEntryWindowSeconds = reloadEntryWindow }
         server = try LiveServer(settings: settings).server
     }
 

@@ -1,7 +1,7 @@
 // What the server changes under a table: a menu reload (its splices and renamed rows applied,
-// with sessions in memory or on disk; with the Redis store, which keeps no reload entries, every
-// row dropped, reported with both versions), a session it no longer has (recreated from its
-// layout, reported), a restart.
+// with sessions in memory, on disk or in Redis; with no reload entries, every row dropped,
+// reported with both versions), a session it no longer has (recreated from its layout,
+// reported), a restart.
 
 import Foundation
 import MenuClient
@@ -16,12 +16,15 @@ import FoundationNetworking
 @Suite(.timeLimit(.minutes(10))) struct TableRecoveryTests {
     private let menu = ClientTestMenus.large(groups: 4, subgroups: 3, leaves: 4)
 
-    @Test(arguments: [false, true])
-    func aMenuReloadOnTheServerReachesTheTableAsSplicesAndReconfiguredRows(onDisk: Bool) async throws {
+    @Test(arguments: ["memory", "disk", "redis"])
+    func aMenuReloadOnTheServerReachesTheTableAsSplicesAndReconfiguredRows(store: String) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("client-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let server = try ClientTestServer(config: menu, dataDirectory: onDisk ? directory.path : nil)
+        let redis = store == "redis" ? try RedisServerProcess() : nil
+        defer { redis?.stop() }
+        let server = try ClientTestServer(
+            config: menu, dataDirectory: store == "disk" ? directory.path : nil, redis: redis?.endpoint)
         defer { server.shutdown() }
         let table = try await MenuTable(session: MenuSession(configuration: server.configuration))
         try await table.toggle("g1")
@@ -50,10 +53,11 @@ import FoundationNetworking
         try await expectCacheMatchesServer(table, server: server, "after the reload")
     }
 
-    @Test func aMenuReloadWithTheRedisStoreDropsTheCacheAndIsReportedWithBothVersions() async throws {
+    @Test func aMenuReloadWithoutReloadEntriesDropsTheCacheAndIsReportedWithBothVersions() async throws {
         let redis = try RedisServerProcess()
         defer { redis.stop() }
-        let server = try ClientTestServer(config: menu, redis: redis.endpoint)
+        // No previous menu kept: Redis's sessions keep their revision, their feed has no entry.
+        let server = try ClientTestServer(config: menu, redis: redis.endpoint, reloadEntryWindow: 0)
         defer { server.shutdown() }
         let table = try await MenuTable(session: MenuSession(configuration: server.configuration))
         try await table.toggle("g1")

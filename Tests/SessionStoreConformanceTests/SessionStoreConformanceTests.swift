@@ -6,6 +6,7 @@ import DurableTestSupport
 import MenuModel
 import MenuSessions
 import MenuTestSupport
+import NaiveReference
 import Testing
 
 @Suite("Session stores: the contract every store keeps", .serialized)
@@ -15,8 +16,12 @@ struct SessionStoreConformanceTests {
         let subject = try StoreUnderTest(kind, menu: try storeTestMenu())
         defer { subject.stop() }
         #expect(
-            RevisionScenario.trail(of: subject.store, parent: "a", child: "b")
-                == RevisionScenario.expectedTrail(of: subject.store))
+            RevisionScenario.trail(
+                of: subject.store, parent: "a", child: "b",
+                reloadingTo: try makeMenu([
+                    .group("a", expanded: true, [.row("a1"), .group("b", expanded: false, [.row("b1")])]),
+                    .group("c", expanded: true, [.row("c1"), .row("c2"), .row("c3")])
+                ])) == RevisionScenario.expectedTrail(of: subject.store))
     }
 
     /// A read looks for the revision its client knows (`If-None-Match`) only for a store whose

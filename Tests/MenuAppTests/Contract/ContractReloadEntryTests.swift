@@ -3,6 +3,8 @@ import MenuAppTestSupport
 import MenuModel
 import MenuTestSupport
 import NaiveReference
+import RedisClient
+import RedisTestSupport
 import Testing
 
 extension AppTests {
@@ -38,8 +40,19 @@ extension AppTests {
             try await run(over: transport, seed: seed, onDisk: true)
         }
 
-        private func run(over transport: ContractTransport, seed: UInt64, onDisk: Bool) async throws {
-            let reloadable = try ContractReloadableServer(over: transport, onDisk: onDisk)
+        @Test(arguments: ContractTransport.each(3 ..< 4 as Range<UInt64>))
+        func generationsOfRandomEditsReachEveryRedisSessionAsEntries(over transport: ContractTransport, seed: UInt64)
+            async throws
+        {
+            let redis = try RedisServerProcess()
+            defer { redis.stop() }
+            try await run(over: transport, seed: seed, onDisk: false, redis: redis.endpoint)
+        }
+
+        private func run(
+            over transport: ContractTransport, seed: UInt64, onDisk: Bool, redis: RedisEndpoint? = nil
+        ) async throws {
+            let reloadable = try ContractReloadableServer(over: transport, onDisk: onDisk, redis: redis)
             defer { reloadable.shutdown() }
             let client = reloadable.server.client()
             var rng = SplitMix64(state: 0x26_05 ^ seed &* 0x9E37_79B9_7F4A_7C15)

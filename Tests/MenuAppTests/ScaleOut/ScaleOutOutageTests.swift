@@ -201,25 +201,32 @@ extension AppTests {
             let changed = try changedMenu()
             try cluster.fixture.replace(with: changed, at: cluster.configs[0])
             cluster.instances[0].hangUp(awaiting: "menu reloaded")
-            // The first instance serves the new menu, the second the old one: a session written on either reads on both.
+            // The first instance serves the new menu, the second the old one: a session written on
+            // either reads on both. The first carries it over in Redis: one revision, a reload entry.
             let reloaded = try cluster.direct(0).state(of: session)
-            #expect(reloaded.version != old.version && reloaded.revision == old.revision, "\(reloaded) after \(old)")
+            #expect(
+                reloaded.version != old.version && reloaded.revision == old.revision + 1, "\(reloaded) after \(old)")
+            let entry = try cluster.direct(0).send("GET", "/changes?since=\(old.revision)", session: session)
+            #expect(entry.status == 200 && entry.text.contains(#""reload":{"#), "\(entry)")
+            let gone = try cluster.direct(1).send("GET", "/changes?since=\(old.revision)", session: session)
+            #expect(gone.status == 410, "the old menu's instance cannot replay the new rows: \(gone)")
             #expect(
                 reloaded.groups["breakfast"] == false && reloaded.groups["desserts"] == true
                     && reloaded.groups["baijiu"] == nil, "\(reloaded)")
             #expect(try cluster.direct(0).send("POST", "/groups/main-courses/toggle", session: session).status == 200)
             var onOld = try cluster.direct(1).state(of: session)
             #expect(
-                onOld.version == old.version && onOld.revision == old.revision + 1
+                onOld.version == old.version && onOld.revision == old.revision + 2
                     && onOld.groups["main-courses"] == false, "\(onOld)")
             #expect(
                 try cluster.direct(1).send(
                     "PUT", "/groups/beer/expansion", session: session, body: #"{"isExpanded":false}"#
                 ).status == 200)
             onOld = try cluster.direct(1).state(of: session)
+            // A write on the old menu's instance: the new one carries the session over again.
             let onNew = try cluster.direct(0).state(of: session)
             #expect(
-                onNew.revision == old.revision + 2 && onNew.groups["beer"] == false
+                onNew.revision == old.revision + 4 && onNew.groups["beer"] == false
                     && onNew.groups["breakfast"] == false, "\(onNew)")
             for group in Set(onNew.groups.keys).intersection(onOld.groups.keys) {
                 #expect(onNew.groups[group] == onOld.groups[group], "\(group)")
