@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# Issue 26 §4: a reload of the 1.1M-node menu as feed entries, with SESSIONS sessions in memory
-# (one in ten with TOGGLES groups toggled, the rest at the default). Prints the reload's own
+# Issue 26 §4: a reload of the 1.1M-node menu as feed entries, with SESSIONS sessions in STORE
+# (memory, disk: --data-dir with --fsync everysec, or redis: a redis-server of its own) (one in
+# ten with TOGGLES groups toggled, the rest at the default). Prints the reload's own
 # times (the server's log line), the time from SIGHUP to the reload entry on two open event
 # streams (a default-state session's and a toggled one's), the entry's size when one dish was
 # added to a group open by default, the time of GET /changes for READS more toggled sessions
 # (each state a diff of its own), and VmRSS before, after the reload and after a second one
 # (the server keeps the previous menu until the next reload) and once --reload-entry-window
 # (WINDOW seconds) has run out after it.
-#   Benchmarks/reload-entry.sh    (SESSIONS=10000 TOGGLES=3 READS=20 WINDOW=30 SIZE=large)
+#   Benchmarks/reload-entry.sh    (STORE=memory SESSIONS=10000 TOGGLES=3 READS=20 WINDOW=30 SIZE=large)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 sessions=${SESSIONS:-10000}
@@ -15,17 +16,32 @@ toggles=${TOGGLES:-3}
 reads=${READS:-20}
 window=${WINDOW:-30}
 size=${SIZE:-large}
+store=${STORE:-memory}
 
 . Benchmarks/release-build.sh python3
+
+case $store in
+    memory) store_flags=() ;;
+    disk) mkdir "$work/data" && store_flags=(--data-dir "$work/data") ;;
+    redis)
+        command -v redis-server >/dev/null || { echo "installing redis-server" >&2; apt-get install -y -qq redis-server >&2; }
+        redis-server --port 0 --unixsocket "$work/redis.sock" --unixsocketperm 700 --save "" --appendonly no \
+            --dir "$work" --daemonize no --logfile "$work/redis.log" &
+        pids+=($!)
+        for _ in $(seq 100); do [ -S "$work/redis.sock" ] && break; sleep 0.05; done
+        store_flags=(--store "redis+unix://$work/redis.sock")
+        ;;
+    *) echo "STORE is memory, disk or redis, not $store" >&2; exit 64 ;;
+esac
 
 "$bin/menu-bench" --write-menu "$size" "$work/a.json"
 cp "$work/a.json" "$work/menu.json"
 "$bin/menu-server" --config "$work/menu.json" --port 0 --max-sessions $((sessions * 2)) --per-ip-connections 0 \
-    --session-rate 0 --reload-entry-window "$window" >"$work/server.out" 2>"$work/server.err" &
+    --session-rate 0 --reload-entry-window "$window" "${store_flags[@]}" >"$work/server.out" 2>"$work/server.err" &
 server_pid=$!
 pids+=("$server_pid")
 wait_for_url "$server_pid" "$work/server.out"
-echo "menu: $size ($(wc -c <"$work/a.json") bytes); sessions: $sessions; $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "menu: $size ($(wc -c <"$work/a.json") bytes); sessions: $sessions in $store; $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg)"
 
 python3 - "$url" "$work" "$server_pid" "$sessions" "$toggles" "$reads" "$window" <<'PY'
 import http.client, json, os, random, re, signal, socket, sys, time, urllib.parse
