@@ -59,5 +59,40 @@ extension AppTests {
                     ])
             child.expectCleanStop()
         }
+
+        /// The reload entry's revision, answered before a SIGKILL, is what the restarted server
+        /// answers (from the snapshot written after the reload's pass and the journal's reload
+        /// count), and the next write is the revision after it, never one a client saw.
+        @Test
+        func aReloadsRevisionAnsweredBeforeASIGKILLIsWhatTheRestartedServerAnswers() throws {
+            let fixture = try ReloadFixture()
+            let data = fixture.directory.appendingPathComponent("data")
+            try FileManager.default.createDirectory(at: data, withIntermediateDirectories: false)
+            let arguments = fixture.arguments(["--data-dir", data.path, "--fsync", "always"])
+            try fixture.replace(with: reloadMenu(ReloadProcessTests.first))
+            let session: String
+            let carried: Int
+            do {
+                let child = try LiveChildServer(arguments: arguments)
+                defer { child.stop() }
+                session = try child.newSession()
+                #expect(try child.setExpansion("mains", true, session: session).status == 200)
+                let before = try child.count(session: session).revision
+                try fixture.replace(with: reloadMenu(ReloadProcessTests.second))
+                child.hangUp(awaiting: "menu reloaded")
+                carried = try child.count(session: session).revision
+                #expect(carried == before + 1)
+                let feed = try child.request("GET", "/changes?since=\(before)", session: session)
+                #expect(feed.status == 200 && feed.text.contains(#""reload":{"#), "\(feed)")
+                #expect(child.signalAndWait(SIGKILL))
+            }
+            let child = try LiveChildServer(arguments: arguments)
+            defer { child.stop() }
+            #expect(try child.count(session: session).revision == carried)
+            let write = try child.setExpansion("mains", false, session: session)
+            #expect(write.status == 200)
+            #expect(try child.count(session: session).revision == carried + 1)
+            child.expectCleanStop()
+        }
     }
 }
