@@ -19,6 +19,9 @@ let package = Package(
     targets: [
         // Pure model: the immutable menu, its config format, expansion state, the flattened view.
         .target(name: "MenuModel"),
+        // Availability (sold out, paused, until when) beside the menu, by node id: the overlay the
+        // admin API sets and its resolution on one menu. No sessions, no HTTP.
+        .target(name: "MenuAvailability", dependencies: ["MenuModel"]),
         // libmicrohttpd through a system-library target; only HTTPServer imports it.
         .systemLibrary(
             name: "CMicroHTTPD",
@@ -91,7 +94,8 @@ let package = Package(
         .target(
             name: "FuzzTargets",
             dependencies: [
-                "MenuModel", "MenuSessionsDurable", "MenuService", "HTTPCore", "HTTPServer", "AdminAccess"
+                "MenuModel", "MenuSessionsDurable", "MenuService", "HTTPCore", "HTTPServer", "AdminAccess",
+                "MenuAvailability"
             ]),
         .executableTarget(name: "menu-fuzz", dependencies: ["FuzzTargets"]),
         // Child processes over posix_spawn (Foundation's Process crashes with many descriptors open on Linux).
@@ -187,6 +191,8 @@ let package = Package(
                 "MenuTerminal", "MenuClient", "MenuTestSupport", "NaiveReference", "ChildProcess", "HTTPTestSupport",
                 "MenuAppTestSupport"
             ]),
+        .testTarget(
+            name: "MenuAvailabilityTests", dependencies: ["MenuAvailability", "MenuModel", "NaiveReference"]),
         // RedisClient against real redis-server processes (RedisTestSupport).
         .testTarget(
             name: "RedisClientTests", dependencies: ["RedisClient", "RedisTestSupport", "HTTPTestSupport"])

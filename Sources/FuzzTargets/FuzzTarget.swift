@@ -53,6 +53,9 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     /// The admin API's `Authorization: Bearer` field (``BearerCredentials``) and the match of its
     /// token against a token file (``AdminTokens``).
     case admin
+    /// An RFC 3339 time (``Timestamp``), as an availability's `until` is sent: one accepted writes
+    /// back in UTC and reads back to the same millisecond; one refused says why.
+    case timestamp
 
     /// Built once per process: the targets only read it.
     static let service = makeService()
@@ -107,6 +110,8 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
             return Self.checkEvents(bytes)
         case .admin:
             return Self.checkAdmin(bytes)
+        case .timestamp:
+            return Self.checkTimestamp(bytes)
         }
     }
 

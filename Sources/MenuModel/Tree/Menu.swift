@@ -67,6 +67,10 @@ public struct Menu: Sendable {
     }
     /// One past the last node of `node`'s subtree, in preorder.
     public func subtreeEnd(_ node: Node) -> Node { Int(storage.records[node].subtreeEnd) }
+    /// The rows (not groups) of `node`'s subtree, itself included: 1 for a row. O(1).
+    public func leafCount(of node: Node) -> Int {
+        Int(storage.leavesBefore[subtreeEnd(node)] - storage.leavesBefore[node])
+    }
     /// The node's attributes exactly as the config gives them, or nil when it gives none.
     public func attributes(of node: Node) -> [String: JSONValue]? {
         let slot = storage.attributeSlot[node]

@@ -1,0 +1,98 @@
+import MenuModel
+
+/// An ``AvailabilityOverlay`` resolved on one menu: what each node shows.
+///
+/// - A node with an entry of its own shows it.
+/// - A node without one, under a group with an entry, shows the nearest such group's (pausing a
+///   group pauses everything in it that has no entry of its own).
+/// - Any other group whose rows all show an availability shows a computed one: `sold_out` when
+///   every row shows sold out, else `paused`; `until` the earliest of the rows' ends (when the
+///   first comes back; none if none ends by itself); no reason.
+///
+/// Invariant: built from one overlay revision and one menu, never changed. Cost: building is
+/// O(k · (log k + depth)) for k entries, whatever the menu's size; ``availability(of:)`` is one
+/// hash lookup, plus a walk up the node's ancestors (O(depth)) only when some group has an entry.
+/// Memory: one dictionary entry per node that shows an availability of its own or computed.
+public struct ResolvedAvailability: Sendable {
+    public let revision: Int
+    private let shown: [Menu.Node: Availability]
+    /// Groups with an entry of their own: nodes without one look up for them.
+    private let explicitGroups: Set<Menu.Node>
+    private let menu: Menu
+
+    /// Nothing unavailable.
+    public init(menu: Menu) {
+        self.init(AvailabilityOverlay(), on: menu)
+    }
+
+    public init(_ overlay: AvailabilityOverlay, on menu: Menu) {
+        self.menu = menu
+        revision = overlay.revision
+        var shown: [Menu.Node: Availability] = [:]
+        var explicitGroups = Set<Menu.Node>()
+        var entries: [(node: Menu.Node, availability: Availability)] = []
+        for (id, availability) in overlay.entries {
+            guard let node = menu.node(withID: id) else { continue }
+            shown[node] = availability
+            entries.append((node, availability))
+            if menu.isGroup(node) { explicitGroups.insert(node) }
+        }
+        entries.sort { $0.node < $1.node }
+        // Each entry's region: the rows of its subtree that show it (not those under a nested
+        // entry). Preorder with a stack of the enclosing group entries finds each one's parent entry.
+        var regionRows = entries.map { menu.leafCount(of: $0.node) }
+        var enclosing: [(index: Int, end: Menu.Node)] = []
+        for (index, entry) in entries.enumerated() {
+            while let top = enclosing.last, top.end <= entry.node { enclosing.removeLast() }
+            if let parent = enclosing.last { regionRows[parent.index] -= regionRows[index] }
+            if menu.isGroup(entry.node) { enclosing.append((index, menu.subtreeEnd(entry.node))) }
+        }
+        struct Tally {
+            var rows = 0
+            var allSoldOut = true
+            var earliest: Timestamp?
+        }
+        var tallies: [Menu.Node: Tally] = [:]
+        for (index, entry) in entries.enumerated() where regionRows[index] > 0 {
+            var ancestor = menu.parent(of: entry.node)
+            while let group = ancestor {
+                var tally = tallies[group, default: Tally()]
+                tally.rows += regionRows[index]
+                tally.allSoldOut = tally.allSoldOut && entry.availability.state == .soldOut
+                if let until = entry.availability.until { tally.earliest = min(tally.earliest ?? until, until) }
+                tallies[group] = tally
+                ancestor = menu.parent(of: group)
+            }
+        }
+        func isCovered(_ group: Menu.Node) -> Bool {
+            var ancestor = menu.parent(of: group)
+            while let above = ancestor {
+                if explicitGroups.contains(above) { return true }
+                ancestor = menu.parent(of: above)
+            }
+            return false
+        }
+        for (group, tally) in tallies where shown[group] == nil {
+            let rows = menu.leafCount(of: group)
+            guard rows > 0, tally.rows == rows, !isCovered(group) else { continue }
+            shown[group] = Availability(state: tally.allSoldOut ? .soldOut : .paused, until: tally.earliest)
+        }
+        self.shown = shown
+        self.explicitGroups = explicitGroups
+    }
+
+    /// Nodes that show an availability (their own, computed, or not counting inherited ones).
+    public var count: Int { shown.count }
+
+    /// What `node` shows: nil when it is available.
+    public func availability(of node: Menu.Node) -> Availability? {
+        if let own = shown[node] { return own }
+        guard !explicitGroups.isEmpty else { return nil }
+        var ancestor = menu.parent(of: node)
+        while let group = ancestor {
+            if explicitGroups.contains(group) { return shown[group] }
+            ancestor = menu.parent(of: group)
+        }
+        return nil
+    }
+}
