@@ -23,6 +23,7 @@ import urllib.request
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
 from selenium.webdriver.common.keys import Keys
@@ -77,6 +78,14 @@ def browser(language="en-US"):
     options.add_experimental_option("prefs", {"intl.accept_languages": language})
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+
+
+def press(driver, key, on):
+    # A key for the row `on` once it has the focus, sent to whatever is focused when it goes out:
+    # the page may replace the row's element (a write's rows coming back) between a lookup of
+    # the active element and a send_keys to it, which then fails as stale.
+    wait(driver, lambda d: d.switch_to.active_element.get_attribute("data-id") == on, f"{on} focused for {key!r}")
+    ActionChains(driver).send_keys(key).perform()
 
 
 def wait(driver, condition, what):
@@ -192,17 +201,15 @@ def test_sichuan(driver, server):
 
     # Keyboard: focus beer, collapse it with ArrowLeft, open it again with ArrowRight, Enter toggles.
     row_element(driver, "beer").click()
-    active = driver.switch_to.active_element
-    assert active.get_attribute("data-id") == "beer"
-    active.send_keys(Keys.ARROW_LEFT)
+    press(driver, Keys.ARROW_LEFT, on="beer")
     wait(driver, lambda d: expanded_flag(d, "beer") == "false", "ArrowLeft to collapse beer")
-    driver.switch_to.active_element.send_keys(Keys.ARROW_RIGHT)
+    press(driver, Keys.ARROW_RIGHT, on="beer")
     wait(driver, lambda d: expanded_flag(d, "beer") == "true", "ArrowRight to expand beer")
-    driver.switch_to.active_element.send_keys(Keys.ARROW_DOWN)
+    press(driver, Keys.ARROW_DOWN, on="beer")
     wait(driver, lambda d: d.switch_to.active_element.get_attribute("data-id") == "snow-beer", "ArrowDown to move to snow-beer")
-    driver.switch_to.active_element.send_keys(Keys.ARROW_LEFT)  # a leaf: to its parent
+    press(driver, Keys.ARROW_LEFT, on="snow-beer")  # a leaf: to its parent
     wait(driver, lambda d: d.switch_to.active_element.get_attribute("data-id") == "beer", "ArrowLeft on a leaf to its group")
-    driver.switch_to.active_element.send_keys(Keys.ENTER)
+    press(driver, Keys.ENTER, on="beer")
     wait(driver, lambda d: expanded_flag(d, "beer") == "false", "Enter to collapse beer")
     expect_dom_matches_api(driver, server)
 
@@ -390,7 +397,8 @@ def scroll_far(driver, server, count):
     driver.execute_script(
         "const v = document.getElementById('viewport').getBoundingClientRect();"
         "return document.elementFromPoint(v.left + v.width * 0.8, v.top + v.height / 2).closest('.row')").click()
-    driver.switch_to.active_element.send_keys(Keys.END)
+    wait(driver, lambda d: d.switch_to.active_element.get_attribute("data-id") is not None, "the clicked row focused")
+    ActionChains(driver).send_keys(Keys.END).perform()
     wait(driver, lambda d: d.switch_to.active_element.get_attribute("aria-rowindex") == str(count + 1), "End to focus the last row")
     expect_dom_matches_api(driver, server)
     return most
