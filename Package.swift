@@ -64,7 +64,9 @@ let package = Package(
         // Who may use the admin API: bearer tokens from a file, kept as digests. Knows no menus.
         .target(name: "AdminAccess", dependencies: ["CNettle"]),
         // The API: request value in, response value out (routing, JSON). No C, no concrete store, no files.
-        .target(name: "MenuService", dependencies: ["MenuModel", "MenuSessions", "HTTPCore", "WebAssets"]),
+        .target(
+            name: "MenuService",
+            dependencies: ["MenuModel", "MenuSessions", "HTTPCore", "WebAssets", "MenuAvailability"]),
         // The composition root as a library: settings, store choice, reload, start and stop.
         .target(
             name: "MenuApp",
@@ -164,7 +166,7 @@ let package = Package(
                 "MenuService", "MenuModel", "MenuSessions", "HTTPCore", "MenuServiceTestSupport", "MenuTestSupport",
                 "NaiveReference", "FuzzTargets", "MenuSessionsDurable", "DurableTestSupport", "MenuSessionsRedis",
                 "RedisClient",
-                "RedisTestSupport", "HTTPTestSupport", "MenuAppTestSupport"
+                "RedisTestSupport", "HTTPTestSupport", "MenuAppTestSupport", "MenuAvailability"
             ]),
         // Live: RunningServer started in-process on port 0, the menu-server process, hostile clients, settings.
         .testTarget(

@@ -56,6 +56,9 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     /// An RFC 3339 time (``Timestamp``), as an availability's `until` is sent: one accepted writes
     /// back in UTC and reads back to the same millisecond; one refused says why.
     case timestamp
+    /// The `PUT /admin/availability` body (``AvailabilityBatchParser``), written back and read
+    /// again, then applied to an overlay on a small menu and resolved.
+    case availability
 
     /// Built once per process: the targets only read it.
     static let service = makeService()
@@ -112,6 +115,8 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
             return Self.checkAdmin(bytes)
         case .timestamp:
             return Self.checkTimestamp(bytes)
+        case .availability:
+            return Self.checkAvailability(bytes)
         }
     }
 
