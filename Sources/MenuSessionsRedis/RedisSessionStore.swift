@@ -365,8 +365,9 @@ package final class RedisSessionStore: SessionStore {
     func carriedIfDue(_ session: CachedSession, of id: SessionID, in menu: MenuGeneration) throws(SessionStoreError)
         -> CachedSession
     {
-        guard let previous = menu.epoch.previousMenu?.version, session.record.historyVersion == previous,
-            previous != menu.menu.version
+        // The version compare first: a session written on `menu` (the steady state) takes no lock.
+        guard session.record.historyVersion != menu.menu.version, let previous = menu.epoch.previousMenu?.version,
+            session.record.historyVersion == previous
         else { return session }
         var session = session
         for _ in 0 ..< options.writeAttempts {
