@@ -215,7 +215,10 @@ package final class DurableSessionStore: SessionStore {
     package var recordsReloads: Bool { true }
 
     /// The data directory's reload count of `epoch`'s menu: what records written on it say.
-    func reloads(of epoch: MenuEpoch) -> Int { reloadsAtStart + epoch.number - 1 }
+    func reloads(of epoch: MenuEpoch) -> Int { Self.reloads(of: epoch, atStart: reloadsAtStart) }
+
+    /// ``reloads(of:)`` for the settle closures, which hold no reference to the store.
+    static func reloads(of epoch: MenuEpoch, atStart: Int) -> Int { atStart + epoch.number - 1 }
 
     /// Makes `menu` the newest (``LatestMenu/note(_:)``), journaling its reload first when it is a
     /// newer menu than the journal knows: no session is carried over to a menu whose reload the
@@ -310,7 +313,7 @@ package final class DurableSessionStore: SessionStore {
                 case .refused: break
                 case .abandoned:
                     // Brings the session back as it was: created, then its whole state at its revision.
-                    let reloads = reloadsAtStart + shard[position].epoch.number - 1
+                    let reloads = Self.reloads(of: shard[position].epoch, atStart: reloadsAtStart)
                     let state = DurableRecord.stateEvents(
                         of: id, shard[position].portable(latest: latest.current),
                         revision: shard[position].revision, reloads: reloads)
@@ -408,7 +411,7 @@ package final class DurableSessionStore: SessionStore {
                     // command's whole state; else the command changed exactly these groups, and
                     // their state before is the opposite.
                     let revision = shard[position].revision
-                    let reloads = reloadsAtStart + shard[position].epoch.number - 1
+                    let reloads = Self.reloads(of: shard[position].epoch, atStart: reloadsAtStart)
                     let undo =
                         command.isBulk
                         ? DurableRecord.stateEvents(

@@ -59,8 +59,15 @@ package struct RedisSessionRecord: Sendable, Equatable {
     /// The state on `menu`: ids `menu` lacks (or that name rows there) are dropped, as a reload
     /// drops them. O(k · (depth + log k)) for k entries.
     package func state(on menu: Menu, key: String) throws(RedisRecordError) -> ExpansionState {
+        try Self.state(of: state, on: menu, key: key)
+    }
+
+    /// A state's bytes (an `s` field, or a ``ReloadOrigin``'s) decoded on `menu`, by the same rule.
+    package static func state(of bytes: [UInt8], on menu: Menu, key: String) throws(RedisRecordError)
+        -> ExpansionState
+    {
         var ignored: [String] = []
-        return ExpansionState(portable: try Self.decodeState(state, key: key), in: menu, ignoredIDs: &ignored)
+        return ExpansionState(portable: try decodeState(bytes, key: key), in: menu, ignoredIDs: &ignored)
     }
 
     /// The entries since `since` for a reader on `menuVersion`: nil when the history does not

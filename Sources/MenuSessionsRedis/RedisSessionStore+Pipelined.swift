@@ -51,9 +51,7 @@ extension RedisSessionStore: PipelinedSessionStore {
         _ command: ExpansionCommand, to id: SessionID, in menu: MenuGeneration,
         if condition: RevisionCondition?
     ) -> PendingWrite? {
-        guard let session = cache?.value(of: id) ?? writeBasis.value(of: id),
-            session.record.historyVersion == menu.menu.version
-                || session.record.historyVersion != menu.epoch.previousMenu?.version
+        guard let session = cache?.value(of: id) ?? writeBasis.value(of: id), !carryIsDue(session.record, in: menu)
         else { return nil }  // a carry-over to `menu` first: `apply` writes it
         let revision = session.record.revision
         if let condition, !condition.admits(revision) { return nil }

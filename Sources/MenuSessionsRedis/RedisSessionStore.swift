@@ -350,10 +350,16 @@ package final class RedisSessionStore: SessionStore {
     private func reloadMark(of record: RedisSessionRecord, id: SessionID, in menu: MenuGeneration) -> ReloadMark? {
         guard let previous = menu.epoch.previousMenu, let origin = ReloadOrigin(record.origin),
             origin.version == previous.version,
-            let portable = try? RedisSessionRecord.decodeState(origin.state, key: keyText(of: id))
+            let state = try? RedisSessionRecord.state(of: origin.state, on: previous, key: keyText(of: id))
         else { return nil }
-        var ignored: [String] = []
-        return ReloadMark(to: menu.epoch, state: ExpansionState(portable: portable, in: previous, ignoredIDs: &ignored))
+        return ReloadMark(to: menu.epoch, state: state)
+    }
+
+    /// Whether `record`, read on `menu`, is to be carried over first (``carriedIfDue(_:of:in:)``):
+    /// last written on the menu this instance had just before `menu` and still keeps. The version
+    /// compare first: a session written on `menu` (the steady state) takes no lock.
+    func carryIsDue(_ record: RedisSessionRecord, in menu: MenuGeneration) -> Bool {
+        record.historyVersion != menu.menu.version && record.historyVersion == menu.epoch.previousMenu?.version
     }
 
     /// `session` carried over to `menu` when it was last written on the menu this instance had
@@ -365,10 +371,7 @@ package final class RedisSessionStore: SessionStore {
     func carriedIfDue(_ session: CachedSession, of id: SessionID, in menu: MenuGeneration) throws(SessionStoreError)
         -> CachedSession
     {
-        // The version compare first: a session written on `menu` (the steady state) takes no lock.
-        guard session.record.historyVersion != menu.menu.version, let previous = menu.epoch.previousMenu?.version,
-            session.record.historyVersion == previous
-        else { return session }
+        guard carryIsDue(session.record, in: menu) else { return session }
         var session = session
         for _ in 0 ..< options.writeAttempts {
             let record = session.record.carried(to: menu.menu.version, historyLimit: options.historyLimit)
@@ -384,7 +387,7 @@ package final class RedisSessionStore: SessionStore {
             case .written: return writeBasis.value(of: id) ?? session
             case .missing: throw .unknownSession
             case .moved(let current):
-                guard current.record.historyVersion == previous else { return current }
+                guard carryIsDue(current.record, in: menu) else { return current }
                 session = current
             }
         }
