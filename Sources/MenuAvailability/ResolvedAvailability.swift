@@ -86,13 +86,42 @@ public struct ResolvedAvailability: Sendable {
 
     /// What `node` shows: nil when it is available.
     public func availability(of node: Menu.Node) -> Availability? {
-        if let own = shown[node] { return own }
+        source(of: node).flatMap { shown[$0] }
+    }
+
+    /// The node whose availability `node` shows: itself (an entry of its own, or computed), the
+    /// nearest group above it with an entry, or nil when it is available.
+    public func source(of node: Menu.Node) -> Menu.Node? {
+        if shown[node] != nil { return node }
         guard !explicitGroups.isEmpty else { return nil }
         var ancestor = menu.parent(of: node)
         while let group = ancestor {
-            if explicitGroups.contains(group) { return shown[group] }
+            if explicitGroups.contains(group) { return group }
             ancestor = menu.parent(of: group)
         }
         return nil
     }
+
+    /// How a node shows what it shows.
+    public enum Origin: Sendable, Equatable {
+        /// An entry of the overlay for this node.
+        case own
+        /// Computed for a group whose rows all show an availability.
+        case computed
+    }
+
+    /// Calls `body` once per node that shows an availability of its own or computed (not per
+    /// node that inherits one), in no particular order; `coversSubtree` is true for a group with
+    /// an entry of its own, which every node under it without one shows too. O(count).
+    public func forEachShown(
+        _ body: (_ node: Menu.Node, _ availability: Availability, _ origin: Origin, _ coversSubtree: Bool) -> Void
+    ) {
+        for (node, availability) in shown {
+            let covers = explicitGroups.contains(node)
+            body(node, availability, covers || !menu.isGroup(node) ? .own : .computed, covers)
+        }
+    }
+
+    /// The menu this was resolved on.
+    public var resolvedMenu: Menu { menu }
 }

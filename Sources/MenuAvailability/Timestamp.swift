@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// An instant, in whole milliseconds since 1970-01-01T00:00:00Z, read from and written as RFC 3339
 /// (`2026-12-06T19:30:00Z`, `2026-12-06T20:30:00.250+01:00`).
 ///
@@ -10,6 +18,16 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     public var milliseconds: Int64
 
     public init(milliseconds: Int64) { self.milliseconds = milliseconds }
+
+    /// The system's wall clock now (`CLOCK_REALTIME`, to the millisecond).
+    public static var now: Timestamp {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        return Timestamp(milliseconds: Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000)
+    }
+
+    /// This instant `milliseconds` later.
+    public func adding(milliseconds delta: Int64) -> Timestamp { Timestamp(milliseconds: milliseconds + delta) }
 
     public static func < (a: Timestamp, b: Timestamp) -> Bool { a.milliseconds < b.milliseconds }
 

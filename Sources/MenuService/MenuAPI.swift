@@ -1,5 +1,6 @@
 import Dispatch
 import HTTPCore
+import MenuAvailability
 import MenuModel
 import MenuSessions
 import Synchronization
@@ -65,8 +66,12 @@ package final class MenuAPI: Sendable {
 
     /// The menu answered from; replaced whole by ``install(_:)``.
     private let served: Mutex<ServedMenu>
-    /// Serializes ``install(_:)`` calls (never taken by requests).
-    private let installing = Mutex(())
+    /// Serializes ``install(_:)`` and changes of availability (never taken by requests).
+    let installing = Mutex(())
+    /// Where the availability overlay is kept besides memory (``AvailabilityKeeper``); nil: memory only.
+    let availabilityKeeper: (any AvailabilityKeeper)?
+    /// Ends `until` entries of the overlay when their time comes.
+    let availabilityExpiry = AvailabilityExpiry()
 
     /// A service answering from the store's current menu. `maxLimit` must be in ``maxLimitRange``.
     package init(
@@ -75,7 +80,8 @@ package final class MenuAPI: Sendable {
         sessionRateLimiter: SessionRateLimiter? = nil, trustedProxy: IPAddress? = nil, metricsPage: MetricsPage? = nil,
         crossOriginPolicy: CrossOriginPolicy? = nil, maxStreams: Int = MenuAPI.defaultMaxStreams,
         streamHeartbeat: Duration = MenuAPI.defaultStreamHeartbeat,
-        reloadEntryWindow: Duration = MenuAPI.defaultReloadEntryWindow
+        reloadEntryWindow: Duration = MenuAPI.defaultReloadEntryWindow,
+        availabilityKeeper: (any AvailabilityKeeper)? = nil
     ) {
         precondition(streamHeartbeat > .zero, "a stream heartbeat must be positive")
         precondition(reloadEntryWindow >= .zero, "a reload entry window cannot be negative")
@@ -100,7 +106,12 @@ package final class MenuAPI: Sendable {
         self.sessionRateLimiter = sessionRateLimiter
         self.trustedProxy = trustedProxy
         self.crossOriginPolicy = crossOriginPolicy
-        served = Mutex(ServedMenu(store.currentMenu))
+        self.availabilityKeeper = availabilityKeeper
+        let generation = store.currentMenu
+        let (overlay, dropped) = (availabilityKeeper?.keptOverlay ?? AvailabilityOverlay()).keeping(
+            nodesOf: generation.menu)
+        served = Mutex(ServedMenu(generation, availability: overlay, droppedAtReload: dropped))
+        scheduleAvailabilityExpiry()
     }
 
     /// A service answering from `menu`, which must be the menu `store` was made with.
@@ -116,6 +127,8 @@ package final class MenuAPI: Sendable {
 
     /// The menu requests are answered from now.
     package var current: ServedMenu { served.withLock { $0 } }
+    /// Serves `menu` from now on (the current menu with another availability). Under ``installing``.
+    func serve(_ menu: ServedMenu) { served.withLock { $0 = menu } }
     /// The menu served now.
     package var menu: Menu { current.generation.menu }
 
@@ -131,7 +144,11 @@ package final class MenuAPI: Sendable {
     package func install(_ menu: Menu, previousMenuFreed: @escaping @Sendable () -> Void = {}) -> MenuGeneration {
         installing.withLock { _ in
             let keeping = store.recordsReloads && reloadEntryWindow > .zero
-            let next = ServedMenu(current.generation.succeeded(by: menu, keepingPrevious: keeping))
+            let (overlay, dropped) = current.availability.overlay.keeping(nodesOf: menu)
+            let next = ServedMenu(
+                current.generation.succeeded(by: menu, keepingPrevious: keeping), availability: overlay,
+                droppedAtReload: dropped)
+            if !dropped.isEmpty { keepAvailability(overlay) }
             served.withLock { $0 = next }
             changeWaits.releaseAll()  // long polls and streams see the new version
             if keeping {
@@ -265,7 +282,8 @@ package final class MenuAPI: Sendable {
         writeCounts(view, revision: context.session.revision, of: context.menu, to: &writer)
         writePlace(offset: offset, limit: limit, to: &writer)
         writer.raw(",\"rows\":")
-        context.menu.encoded[context.locale].writeRows(of: view, offset: offset, limit: pageRows, to: &writer)
+        context.menu.encoded[context.locale].writeRows(
+            of: view, offset: offset, limit: pageRows, marks: context.menu.availability.marks, to: &writer)
         writer.raw("}")
         return read(writer.finish(), context)
     }
@@ -303,7 +321,7 @@ package final class MenuAPI: Sendable {
         Self.writeIDs(view.ancestors(of: node).map(view.menu.id(of:)), to: &writer)
         writer.raw(",\"row\":")
         if let index {
-            menu.encoded[context.locale].writeRow(of: view, at: index, to: &writer)
+            menu.encoded[context.locale].writeRow(of: view, at: index, marks: menu.availability.marks, to: &writer)
         } else {
             writer.raw("null")
         }

@@ -6,13 +6,19 @@ extension EncodedMenu {
     /// none), each from the node's pre-encoded bytes: `{"index":N` (its row in the filtered view),
     /// the encoded row (in this encoding's locale), and for a group `isExpanded` (true when something inside it is shown) and
     /// `visibleDescendantCount` (its shown descendants). O(limit): a few copies per row, as a page
-    /// of the session's own tree, and no search for the first row.
-    func writeRows(of view: FilteredView, offset: Int, limit: Int, to writer: inout JSONWriter) {
+    /// of the session's own tree, and no search for the first row. With `marks`, as
+    /// ``writeRows(of:offset:limit:marks:to:)`` of a session's tree.
+    func writeRows(
+        of view: FilteredView, offset: Int, limit: Int, marks: AvailabilityMarks?, to writer: inout JSONWriter
+    ) {
         var first = true
         writer.raw("[")
         blob.withUnsafeBytes { blob in
             view.forEachRow(offset: offset, limit: limit) { row, descendants in
                 let (head, tail, end) = (spans[row.node].start, spans[row.node].split, spans[row.node + 1].start)
+                let fragment = marks.map { $0.isMarked(row.node) ? $0.fragment(of: row.node) : [] } ?? []
+                // A marked row (not a group) is copied without its closing brace, written after the availability.
+                let copied = tail == end && !fragment.isEmpty ? tail - 1 : tail
                 writer.raw(first ? "{\"index\":" : ",{\"index\":")
                 first = false
                 writer.integer(row.index)
@@ -24,13 +30,22 @@ extension EncodedMenu {
                             UnsafeRawBufferPointer(
                                 rebasing: bytes[titles.offsets[row.node] ..< titles.offsets[row.node + 1]]))
                     }
-                    writer.raw(UnsafeRawBufferPointer(rebasing: blob[title.split ..< tail]))
+                    writer.raw(UnsafeRawBufferPointer(rebasing: blob[title.split ..< copied]))
                 } else {
-                    writer.raw(UnsafeRawBufferPointer(rebasing: blob[head ..< tail]))
+                    writer.raw(UnsafeRawBufferPointer(rebasing: blob[head ..< copied]))
                 }
-                guard tail < end else { return }  // a row: one copy
+                guard tail < end else {  // a row: one copy
+                    if !fragment.isEmpty {
+                        writer.raw(fragment)
+                        writer.raw("}")
+                    }
+                    return
+                }
                 writer.bool(row.isExpanded)
-                writer.raw(UnsafeRawBufferPointer(rebasing: blob[tail ..< end]))
+                let key = end - EncodedMenu.descendantCountKeyLength
+                writer.raw(UnsafeRawBufferPointer(rebasing: blob[tail ..< key]))
+                writer.raw(fragment)
+                writer.raw(UnsafeRawBufferPointer(rebasing: blob[key ..< end]))
                 writer.integer(descendants)
                 writer.raw("}")
             }

@@ -139,31 +139,38 @@ struct EncodedMenu: Sendable {
     /// fits in what `writer` has spare, the rows are written as the model's inlinable walk finds
     /// them; otherwise the walk first records the nodes and the exact bytes they take, and the
     /// rows are written after one reservation. O(limit) after the walk finds the first row.
-    func writeRows(of view: FlattenedView, offset: Int, limit: Int, to writer: inout JSONWriter) {
+    ///
+    /// With `marks`, a row that shows an availability gets its JSON (``AvailabilityMarks``): one
+    /// bit test per row, and a copy more for a marked one.
+    func writeRows(
+        of view: FlattenedView, offset: Int, limit: Int, marks: AvailabilityMarks?, to writer: inout JSONWriter
+    ) {
         let rowCount = offset >= 0 ? max(0, min(limit, view.count - offset)) : 0
         guard rowCount > 0 else {
             writer.raw("[]")
             return
         }
-        let (worstCase, overflow) = rowCount.multipliedReportingOverflow(by: rowBound)
+        let (worstCase, overflow) = rowCount.multipliedReportingOverflow(by: rowBound + (marks?.maxFragmentLength ?? 0))
         if !overflow, worstCase < writer.spareCapacity {
-            writeRowsAsFound(of: view, offset: offset, rowCount: rowCount, maxBytes: worstCase &+ 1, to: &writer)
+            writeRowsAsFound(
+                of: view, offset: offset, rowCount: rowCount, marks: marks, maxBytes: worstCase &+ 1, to: &writer)
         } else {
-            writeRowsMeasured(of: view, offset: offset, rowCount: rowCount, to: &writer)
+            writeRowsMeasured(of: view, offset: offset, rowCount: rowCount, marks: marks, to: &writer)
         }
     }
 
     /// Appends the one row object at visible row `index` of `view` (`null` past the end).
-    func writeRow(of view: FlattenedView, at index: Int, to writer: inout JSONWriter) {
-        var page = JSONWriter(capacity: rowBound + 2)
-        writeRows(of: view, offset: index, limit: 1, to: &page)
+    func writeRow(of view: FlattenedView, at index: Int, marks: AvailabilityMarks?, to writer: inout JSONWriter) {
+        var page = JSONWriter(capacity: rowBound + (marks?.maxFragmentLength ?? 0) + 2)
+        writeRows(of: view, offset: index, limit: 1, marks: marks, to: &page)
         let bytes = page.bytes
         if bytes.count > 2 { writer.raw(Array(bytes[1 ..< bytes.count - 1])) } else { writer.raw("null") }
     }
 
     /// One pass: each row written as the walk reaches it, into `maxBytes` reserved at once.
     private func writeRowsAsFound(
-        of view: FlattenedView, offset: Int, rowCount: Int, maxBytes: Int, to writer: inout JSONWriter
+        of view: FlattenedView, offset: Int, rowCount: Int, marks: AvailabilityMarks?, maxBytes: Int,
+        to writer: inout JSONWriter
     ) {
         writer.raw(atMost: maxBytes) { target in
             spans.withUnsafeBufferPointer { spans in
@@ -174,7 +181,7 @@ struct EncodedMenu: Sendable {
                         view.forEachVisibleNode(offset: offset, limit: rowCount) { row in
                             out = Self.writeRow(
                                 row.node, isExpanded: row.isExpanded, of: view, opening: opening, spans: spans,
-                                blob: blob.baseAddress!, titles: titles, at: out)
+                                blob: blob.baseAddress!, titles: titles, marks: marks, at: out)
                             opening.advance()
                         }
                         out.storeBytes(of: UInt8(ascii: "]"), as: UInt8.self)
@@ -215,7 +222,9 @@ struct EncodedMenu: Sendable {
 
     /// Two passes: the walk records each row's node (bitwise negated unless it is an expanded
     /// group) and sums the exact bytes they take; then the rows are written after one reservation.
-    private func writeRowsMeasured(of view: FlattenedView, offset: Int, rowCount: Int, to writer: inout JSONWriter) {
+    private func writeRowsMeasured(
+        of view: FlattenedView, offset: Int, rowCount: Int, marks: AvailabilityMarks?, to writer: inout JSONWriter
+    ) {
         withUnsafeTemporaryAllocation(of: Int.self, capacity: rowCount) { rows in
             spans.withUnsafeBufferPointer { spans in
                 withTitlePointers { titles in
@@ -227,6 +236,7 @@ struct EncodedMenu: Sendable {
                         bytes &+=
                             spans[row.node &+ 1].start &- spans[row.node].start
                             &+ (titles?.extraBytes(of: row.node) ?? 0)
+                        if let marks, marks.isMarked(row.node) { bytes &+= marks.fragment(of: row.node).count }
                     }
                     bytes &+= filled &* (RowOpening.maxLength &+ Self.groupValuesMaxLength)
                     writer.raw(atMost: bytes) { target in
@@ -237,7 +247,7 @@ struct EncodedMenu: Sendable {
                                 let entry = rows[position]
                                 out = Self.writeRow(
                                     entry < 0 ? ~entry : entry, isExpanded: entry >= 0, of: view, opening: opening,
-                                    spans: spans, blob: blob.baseAddress!, titles: titles, at: out)
+                                    spans: spans, blob: blob.baseAddress!, titles: titles, marks: marks, at: out)
                                 opening.advance()
                             }
                             out.storeBytes(of: UInt8(ascii: "]"), as: UInt8.self)
@@ -254,11 +264,13 @@ struct EncodedMenu: Sendable {
     /// computed per row (``FlattenedView/visibleDescendantCount(ofExpandedGroup:)``, O(log m),
     /// only for an expanded group). With `titles`, the row's title is that locale's: three
     /// copies (up to the title, the title, after it) where the default locale's row takes one.
+    /// A node `marks` marks gets its availability before the closing brace (a row) or before the
+    /// `visibleDescendantCount` key (a group, whose key is then copied again).
     @inline(__always)
     private static func writeRow(
         _ node: Int, isExpanded: Bool, of view: FlattenedView, opening: RowOpening,
         spans: UnsafeBufferPointer<Span>, blob: UnsafeRawPointer, titles: TitlePointers?,
-        at target: UnsafeMutableRawPointer
+        marks: AvailabilityMarks?, at target: UnsafeMutableRawPointer
     ) -> UnsafeMutableRawPointer {
         var out = target
         let (head, tail, end) = (spans[node].start, spans[node].split, spans[node &+ 1].start)
@@ -276,7 +288,14 @@ struct EncodedMenu: Sendable {
             out.copyMemory(from: blob + head, byteCount: tail &- head)
             out += tail &- head
         }
-        guard tail < end else { return out }  // a row: one copy
+        let marked = marks?.isMarked(node) ?? false
+        guard tail < end else {  // a row: one copy
+            guard marked, let marks else { return out }
+            out -= 1  // its closing brace, written again after the availability
+            out += storeFragment(marks.fragment(of: node), at: out)
+            out.storeBytes(of: UInt8(ascii: "}"), as: UInt8.self)
+            return out + 1
+        }
         // A group: its isExpanded goes here, its visibleDescendantCount and closing brace at the end.
         if isExpanded {
             out.storeBytes(of: trueWord.littleEndian, as: UInt32.self)
@@ -288,9 +307,28 @@ struct EncodedMenu: Sendable {
         }
         out.copyMemory(from: blob + tail, byteCount: end &- tail)
         out += end &- tail
+        if marked, let marks {
+            out -= Self.descendantCountKeyLength
+            out += storeFragment(marks.fragment(of: node), at: out)
+            out.copyMemory(
+                from: blob + (end &- Self.descendantCountKeyLength), byteCount: Self.descendantCountKeyLength)
+            out += Self.descendantCountKeyLength
+        }
         out += storeDecimal(isExpanded ? view.visibleDescendantCount(ofExpandedGroup: node) : 0, at: out)
         out.storeBytes(of: UInt8(ascii: "}"), as: UInt8.self)
         return out + 1
+    }
+
+    /// `,"visibleDescendantCount":`, which ends every group's bytes.
+    static let descendantCountKeyLength = 26
+
+    /// Stores `fragment` at `target`; returns its length.
+    @inline(__always)
+    private static func storeFragment(_ fragment: [UInt8], at target: UnsafeMutableRawPointer) -> Int {
+        fragment.withUnsafeBytes { bytes in
+            if let base = bytes.baseAddress { target.copyMemory(from: base, byteCount: bytes.count) }
+        }
+        return fragment.count
     }
 
     /// `true` and `fals` as little-endian words (first character in the low byte).

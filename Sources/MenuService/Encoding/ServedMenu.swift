@@ -1,3 +1,4 @@
+import MenuAvailability
 import MenuModel
 import MenuSessions
 
@@ -32,7 +33,10 @@ package final class ServedMenu: Sendable {
     /// Every node's folded texts (titles in every locale), built with the menu (load and reload).
     package let searchIndex: SearchIndex
     /// The filtered views of recent searches, shared by every session of this menu.
-    package let searchCache = SearchCache()
+    package let searchCache: SearchCache
+    /// What is not available now, as this menu shows it. A change of availability serves a copy
+    /// of this menu with another (``with(_:)``), sharing everything else.
+    package let availability: ServedAvailability
 
     /// `Content-Language` and `Vary` for an answer that is no session read (`/changes`, `/nodes`):
     /// none for a menu without locales, whose answers do not vary by language.
@@ -40,7 +44,11 @@ package final class ServedMenu: Sendable {
         localeKeys.isEmpty ? [] : localeHeaders[locale]
     }
 
-    init(_ generation: MenuGeneration) {
+    /// The menu of `generation`, encoded, with `overlay` (checked against it by the caller).
+    init(
+        _ generation: MenuGeneration, availability overlay: AvailabilityOverlay = AvailabilityOverlay(),
+        droppedAtReload: [String] = []
+    ) {
         self.generation = generation
         let menu = generation.menu
         let versionPrefix = SessionEntityTag.prefix(version: menu.version)
@@ -58,5 +66,30 @@ package final class ServedMenu: Sendable {
         var writer = JSONWriter()
         writer.string(menu.version)
         versionJSON = writer.bytes
+        searchCache = SearchCache()
+        availability = ServedAvailability(
+            overlay, on: menu, tagPrefixes: entityTagPrefixes, droppedAtReload: droppedAtReload)
+    }
+
+    /// This menu with `availability` instead (everything else shared, not copied). O(1) here.
+    private init(sharing base: ServedMenu, availability: ServedAvailability) {
+        generation = base.generation
+        encoded = base.encoded
+        versionJSON = base.versionJSON
+        entityTagPrefixes = base.entityTagPrefixes
+        localeKeys = base.localeKeys
+        localeHeaders = base.localeHeaders
+        readVary = base.readVary
+        searchIndex = base.searchIndex
+        searchCache = base.searchCache
+        self.availability = availability
+    }
+
+    /// This menu serving `overlay` (its ids checked against the menu by the caller). O(k · depth +
+    /// n/64) for k unavailable nodes (``ServedAvailability``).
+    func with(_ overlay: AvailabilityOverlay) -> ServedMenu {
+        ServedMenu(
+            sharing: self,
+            availability: ServedAvailability(overlay, on: generation.menu, tagPrefixes: entityTagPrefixes))
     }
 }

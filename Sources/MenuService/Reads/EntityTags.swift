@@ -211,7 +211,9 @@ package struct EntityTagCondition: Sendable, Equatable {
     }
 }
 
-/// The strong entity tag of a session's rows and count: `"<version>-<revision>"`, the version
+/// The strong entity tag of a session's rows and count: `"<version>-<revision>"` (with the
+/// locale, the availability overlay's revision and a filter's part between, when there are
+/// any: ``ReadContext``), the version
 /// with every byte outside `A-Z a-z 0-9 . _ ~` percent-encoded (so the tag is always valid and
 /// the last `-` ends the version). The same tag for `/rows` and `/count` of one session state,
 /// so a client may send any tag it holds; the anonymous view is revision 0.
@@ -284,12 +286,20 @@ package struct SessionEntityTag: Sendable, Equatable {
     /// or not a canonical decimal (a tag this server never sent).
     static func revision(in opaque: [UInt8], prefix: [UInt8]) -> Int? {
         guard opaque.count > prefix.count, opaque.starts(with: prefix) else { return nil }
+        var start = prefix.count
+        // A read after a change of availability has the overlay's part (`a`, its revision, `-`).
+        if opaque[start] == UInt8(ascii: "a") {
+            guard let dash = opaque[start...].firstIndex(of: UInt8(ascii: "-")),
+                canonicalRevision(opaque[(start + 1) ..< dash]) != nil
+            else { return nil }
+            start = dash + 1
+        }
         // A filtered page's tag has its query's part (`s`, 16 hex digits, `-`) before the revision.
         let query = MenuAPI.queryTagPartLength
         let skip =
-            opaque.count - prefix.count > query && opaque[prefix.count] == UInt8(ascii: "s")
-                && opaque[prefix.count + query - 1] == UInt8(ascii: "-") ? query : 0
-        return canonicalRevision(opaque[(prefix.count + skip)...])
+            opaque.count - start > query && opaque[start] == UInt8(ascii: "s")
+                && opaque[start + query - 1] == UInt8(ascii: "-") ? query : 0
+        return canonicalRevision(opaque[(start + skip)...])
     }
 
     /// The revision `digits` spell: canonical decimal (no leading zero), 1 to 18 digits, else nil.

@@ -9,8 +9,9 @@ import MenuSessions
 /// shapes its tag too.
 ///
 /// Invariant: `locale` indexes `menu`'s locales; `session.state` is a state of `menu`; the tag
-/// names `menu`'s version, `locale` (on a menu with locales), `query` (``MenuAPI/queryTagPart(_:)``)
-/// and `session.revision`.
+/// names `menu`'s version, `locale` (on a menu with locales), the availability overlay's revision
+/// once it changed (``ServedAvailability``), `query` (``MenuAPI/queryTagPart(_:)``) and
+/// `session.revision`.
 /// Cost: making one is the session's look-up and the locale's negotiation, and for a filtered
 /// read the query's hash and one small array (its tag); ``view`` is a ``FlattenedView`` over the
 /// shared menu.
@@ -29,7 +30,7 @@ struct ReadContext {
         self.session = session
         self.locale = locale
         self.query = query
-        let prefix = menu.entityTagPrefixes[locale]
+        let prefix = menu.availability.readTagPrefixes[locale]
         tag = SessionEntityTag(
             prefix: query.map { prefix + MenuAPI.queryTagPart($0) } ?? prefix, revision: session.revision)
     }

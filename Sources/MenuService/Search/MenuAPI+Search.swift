@@ -75,7 +75,8 @@ extension MenuAPI {
         writeFilteredCounts(filtered, query: query, revision: context.session.revision, of: context.menu, to: &writer)
         writePlace(offset: offset, limit: limit, to: &writer)
         writer.raw(",\"rows\":")
-        context.menu.encoded[context.locale].writeRows(of: filtered, offset: offset, limit: pageRows, to: &writer)
+        context.menu.encoded[context.locale].writeRows(
+            of: filtered, offset: offset, limit: pageRows, marks: context.menu.availability.marks, to: &writer)
         writer.raw("}")
         return read(writer.finish(), context)
     }

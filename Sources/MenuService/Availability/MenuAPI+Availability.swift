@@ -1,0 +1,148 @@
+import Dispatch
+import MenuAvailability
+import MenuModel
+import MenuSessions
+import Synchronization
+
+/// Where the availability overlay is kept beyond the process's memory (the data directory, so a
+/// restart keeps it). ``MenuAPI`` keeps each accepted overlay here before serving it: a batch
+/// whose overlay could not be kept is refused, not acknowledged and lost.
+package protocol AvailabilityKeeper: Sendable {
+    /// The overlay kept last (nil: none yet), read once when the service starts.
+    var keptOverlay: AvailabilityOverlay? { get }
+    /// Keeps `overlay` in place of the one kept before; durable when it returns.
+    func keep(_ overlay: AvailabilityOverlay) throws(AvailabilityNotKept)
+}
+
+/// Why an overlay could not be kept (the message names the file and the system's error).
+package struct AvailabilityNotKept: Error, Sendable, CustomStringConvertible {
+    package var description: String
+    package init(_ description: String) { self.description = description }
+}
+
+/// A batch of availability changes that was applied.
+package struct AvailabilityUpdate: Sendable, Equatable {
+    /// The overlay's revision after the batch (as before when nothing changed).
+    package let revision: Int
+    /// The ids whose availability changed, in the batch's order.
+    package let changed: [String]
+
+    package init(revision: Int, changed: [String]) {
+        self.revision = revision
+        self.changed = changed
+    }
+}
+
+/// Why a batch was not applied.
+package enum AvailabilityUpdateError: Error, Sendable, CustomStringConvertible {
+    /// The batch itself: unknown ids, an id twice, a time not ahead (`400`).
+    case refused(AvailabilityOverlay.Refusal)
+    /// The overlay could not be kept (`503`): nothing changed.
+    case notKept(AvailabilityNotKept)
+
+    package var description: String {
+        switch self {
+        case .refused(let refusal): refusal.description
+        case .notKept(let problem): "the availability could not be kept: \(problem); nothing was changed"
+        }
+    }
+}
+
+extension MenuAPI {
+    /// Applies `changes` all or none (``AvailabilityOverlay/applying(_:on:now:)``) to the served
+    /// menu's overlay, after ending the entries due at `now`; keeps the result
+    /// (``AvailabilityKeeper``) and serves it. Runs one at a time with reloads. O(changes) plus
+    /// the served marks' O(k · depth + n/64) when something changed.
+    package func updateAvailability(_ changes: [AvailabilityOverlay.Change], now: Timestamp = .now)
+        throws(AvailabilityUpdateError) -> AvailabilityUpdate
+    {
+        let update = try installing.withLock { _ throws(AvailabilityUpdateError) -> AvailabilityUpdate in
+            let menu = current
+            let before = menu.availability.overlay
+            let next: AvailabilityOverlay
+            let changed: [String]
+            do throws(AvailabilityOverlay.Refusal) {
+                (next, changed) = try before.expiring(at: now).overlay.applying(
+                    changes, on: menu.generation.menu, now: now)
+            } catch {
+                throw .refused(error)
+            }
+            if next != before {
+                if let availabilityKeeper {
+                    do throws(AvailabilityNotKept) { try availabilityKeeper.keep(next) } catch { throw .notKept(error) }
+                }
+                serve(menu.with(next))
+            }
+            return AvailabilityUpdate(revision: next.revision, changed: changed)
+        }
+        scheduleAvailabilityExpiry()
+        return update
+    }
+
+    /// The overlay's entries still in force at `now` (sorted by id), and its revision.
+    package func availabilityEntries(now: Timestamp = .now) -> (revision: Int, entries: [(String, Availability)]) {
+        let overlay = current.availability.overlay
+        let entries = overlay.entries.filter { $0.value.until.map { $0 > now } ?? true }.sorted { $0.key < $1.key }
+        return (overlay.revision, entries.map { ($0.key, $0.value) })
+    }
+
+    /// Ends the entries due at `now`: a new overlay revision, kept and served, when any was.
+    /// Returns the ids ended.
+    @discardableResult
+    package func expireAvailability(now: Timestamp = .now) -> [String] {
+        let expired = installing.withLock { _ -> [String] in
+            let menu = current
+            let (next, expired) = menu.availability.overlay.expiring(at: now)
+            guard !expired.isEmpty else { return [] }
+            // Not kept is not lost: a kept entry past its time is ended again when it is read back.
+            keepAvailability(next)
+            serve(menu.with(next))
+            return expired
+        }
+        scheduleAvailabilityExpiry()
+        return expired
+    }
+
+    /// Keeps `overlay` when it is not the result of a request (an expiry, a reload): a failure
+    /// leaves the last kept overlay, which is reconciled the same way when read back.
+    func keepAvailability(_ overlay: AvailabilityOverlay) {
+        guard let availabilityKeeper else { return }
+        do throws(AvailabilityNotKept) { try availabilityKeeper.keep(overlay) } catch {}
+    }
+
+    /// Starts a timer for the overlay's next `until` unless one runs for that time or earlier;
+    /// when it fires it ends what is due and starts the next. The timer holds the service weakly.
+    func scheduleAvailabilityExpiry() {
+        guard let next = current.availability.overlay.nextExpiry, availabilityExpiry.claim(next) else { return }
+        let delay = max(0, next.milliseconds - Timestamp.now.milliseconds) + 1
+        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + .milliseconds(Int(min(delay, 86_400_000)))) {
+            [weak self] in
+            guard let self else { return }
+            availabilityExpiry.fired(next)
+            expireAvailability()
+        }
+    }
+}
+
+/// The one timer for the overlay's next end: which instant it is set for, so that a batch starts
+/// another only for an earlier one.
+///
+/// Invariant: `scheduled` is the earliest instant a timer is running for, or nil when none is.
+final class AvailabilityExpiry: Sendable {
+    private let scheduled = Mutex<Timestamp?>(nil)
+
+    /// True when a timer must be started for `instant` (none runs for it or earlier); it is then
+    /// the one recorded.
+    func claim(_ instant: Timestamp) -> Bool {
+        scheduled.withLock { scheduled in
+            if let running = scheduled, running <= instant { return false }
+            scheduled = instant
+            return true
+        }
+    }
+
+    /// The timer for `instant` fired.
+    func fired(_ instant: Timestamp) {
+        scheduled.withLock { if $0 == instant { $0 = nil } }
+    }
+}
