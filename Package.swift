@@ -73,7 +73,7 @@ let package = Package(
             dependencies: [
                 "MenuModel", "MenuSessions", "MenuSessionsDurable", "MenuService", "HTTPCore", "HTTPServer", "Metrics",
                 "LineLog",
-                "RedisClient", "MenuSessionsRedis", "AdminAccess"
+                "RedisClient", "MenuSessionsRedis", "AdminAccess", "MenuAvailability"
             ]),
         .executableTarget(name: "menu-server", dependencies: ["MenuApp"]),
         // The client library for apps and tools: Foundation (FoundationNetworking on Linux) and

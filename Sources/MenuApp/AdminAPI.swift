@@ -2,6 +2,7 @@ import AdminAccess
 import Foundation
 import HTTPCore
 import HTTPServer
+import MenuAvailability
 import MenuService
 import MenuSessions
 import Metrics
@@ -25,7 +26,9 @@ extension ServerSettings {
 
 /// The admin API (`/admin/…`), on a listener of its own (`--admin-listen`): every request needs
 /// `Authorization: Bearer <token>` with a token of `--admin-token-file`. Routes: `POST
-/// /admin/reload` (the menu, as SIGHUP does, answering what happened).
+/// /admin/reload` (the menu, as SIGHUP does, answering what happened); `PUT /admin/availability`
+/// (a batch of availability changes, all or none: ``AvailabilityBatchParser``,
+/// ``MenuAPI/updateAvailability(_:now:)``) and `GET /admin/availability` (what is not available).
 ///
 /// A missing token is `401` with `WWW-Authenticate: Bearer realm="menu-server admin"`; a wrong one
 /// `401` with `error="invalid_token"`, a malformed field `400` with `error="invalid_request"`.
@@ -42,20 +45,26 @@ package final class AdminAPI: Sendable {
     private let tokens: AdminTokens
     private let failures: SessionRateLimiter
     private let reloadMenu: @Sendable () -> Result<MenuReload, ReloadError>
-    private let log: @Sendable (String) -> Void
-    private let outcomes = AdminOutcomes()
+    let log: @Sendable (String) -> Void
+    let outcomes = AdminOutcomes()
+    /// The service whose availability the admin API sets; nil: no availability routes.
+    private let service: MenuAPI?
 
     package init(
         tokens: AdminTokens,
         failures: SessionRateLimiter = SessionRateLimiter(perMinute: AdminAPI.failedAttemptsPerMinute),
-        log: @escaping @Sendable (String) -> Void,
+        log: @escaping @Sendable (String) -> Void, service: MenuAPI? = nil,
         reloadMenu: @escaping @Sendable () -> Result<MenuReload, ReloadError>
     ) {
         self.tokens = tokens
         self.failures = failures
         self.log = log
+        self.service = service
         self.reloadMenu = reloadMenu
     }
+
+    /// What the admin API answers to, for a 404's and a 405's message.
+    private static let routes = "POST /admin/reload, GET or PUT /admin/availability"
 
     package func respond(to request: HTTPRequest) -> HTTPResponse {
         let from = request.peerAddress.map { "\($0)" } ?? "an unknown address"
@@ -89,9 +98,19 @@ package final class AdminAPI: Sendable {
             token = matched
         }
         let who = "admin: token \(token.fingerprint) from \(from)"
+        if request.path(is: "/admin/availability") {
+            guard let service else {
+                outcomes.notFound.add(1, ordering: .relaxed)
+                return Self.error(
+                    501, "not_implemented",
+                    "availability is not shared between instances through Redis yet (each would keep its own); serve it from one instance's memory or --data-dir"
+                )
+            }
+            return availability(request, service, who: who)
+        }
         guard request.path(is: "/admin/reload") else {
             outcomes.notFound.add(1, ordering: .relaxed)
-            return Self.error(404, "not_found", "admin routes: POST /admin/reload")
+            return Self.error(404, "not_found", "admin routes: \(Self.routes)")
         }
         guard request.method == "POST" else {
             outcomes.notFound.add(1, ordering: .relaxed)
@@ -138,9 +157,23 @@ package final class AdminAPI: Sendable {
             "menu_admin_requests_total", [("outcome", "unauthorized")], outcomes.unauthorized.load(ordering: .relaxed))
         out.sample("menu_admin_requests_total", [("outcome", "limited")], outcomes.limited.load(ordering: .relaxed))
         out.sample("menu_admin_requests_total", [("outcome", "not_found")], outcomes.notFound.load(ordering: .relaxed))
+        guard let service else { return }
+        out.family(
+            "menu_availability_changes_total", .counter,
+            help: "Node ids whose availability an admin batch changed (PUT /admin/availability).")
+        out.sample("menu_availability_changes_total", [], outcomes.availabilityChanges.load(ordering: .relaxed))
+        let availability = service.current.availability
+        out.family(
+            "menu_availability_entries", .gauge,
+            help: "Nodes with an availability entry (sold_out or paused), until it ends or is cleared.")
+        out.sample("menu_availability_entries", [], availability.overlay.entries.count)
+        out.family(
+            "menu_availability_revision", .gauge,
+            help: "The availability overlay's revision: one more for each batch, expiry or reload that changed it.")
+        out.sample("menu_availability_revision", [], availability.overlay.revision)
     }
 
-    private static func json(_ status: Int, _ object: [String: Any], headers: [(String, String)] = []) -> HTTPResponse {
+    static func json(_ status: Int, _ object: [String: Any], headers: [(String, String)] = []) -> HTTPResponse {
         let body =
             (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
             ?? Data("{}".utf8)
@@ -151,7 +184,7 @@ package final class AdminAPI: Sendable {
             body: Array(body))
     }
 
-    private static func error(_ status: Int, _ code: String, _ message: String, headers: [(String, String)] = [])
+    static func error(_ status: Int, _ code: String, _ message: String, headers: [(String, String)] = [])
         -> HTTPResponse
     {
         json(status, ["error": ["code": code, "message": message]], headers: headers)
@@ -168,8 +201,10 @@ package final class AdminAPI: Sendable {
 }
 
 /// The admin API's request counts (``AdminAPI/writeMetrics(to:)``).
-private final class AdminOutcomes: Sendable {
+final class AdminOutcomes: Sendable {
     let succeeded = Atomic<Int>(0)
+    /// Node ids whose availability a batch changed.
+    let availabilityChanges = Atomic<Int>(0)
     let refused = Atomic<Int>(0)
     let unauthorized = Atomic<Int>(0)
     let limited = Atomic<Int>(0)

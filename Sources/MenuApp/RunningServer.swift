@@ -50,7 +50,19 @@ package final class RunningServer: Sendable {
         let sessions = try settings.sessionBackend(
             menu: MenuGeneration(menu), log: Self.logger(serverLog, .warn, otherwise: plainLog))
         let metrics = MenuMetrics()
-        let service = Self.service(settings, store: sessions.store, metrics: metrics)
+        let availabilityFile: AvailabilityFile?
+        do throws(StartupError) {
+            availabilityFile = try settings.dataDirectory.map { directory throws(StartupError) in
+                try AvailabilityFile(directory: directory)
+            }
+        } catch {
+            sessions.shutdown()
+            throw error
+        }
+        let service = Self.service(settings, store: sessions.store, metrics: metrics, availability: availabilityFile)
+        if let dropped = Optional(service.current.availability.droppedAtReload), !dropped.isEmpty {
+            log("availability: the menu has no node \(dropped.joined(separator: ", ")); their entries were dropped")
+        }
         let listeners: (main: HTTPServer, metrics: HTTPServer?)
         do {
             listeners = try Self.listen(
@@ -89,7 +101,9 @@ package final class RunningServer: Sendable {
 
     /// The API over `store` with the settings' limits; it serves `GET /metrics` itself unless a
     /// listener of its own does (``ServerSettings/metricsListen``).
-    private static func service(_ settings: ServerSettings, store: any SessionStore, metrics: MenuMetrics) -> MenuAPI {
+    private static func service(
+        _ settings: ServerSettings, store: any SessionStore, metrics: MenuMetrics, availability: AvailabilityFile?
+    ) -> MenuAPI {
         MenuAPI(
             store: store, maxLimit: settings.maxLimit, searchSlots: SearchBuildSlots(limit: settings.searchBuilds),
             sessionRateLimiter: settings.sessionRatePerMinute > 0
@@ -97,7 +111,7 @@ package final class RunningServer: Sendable {
             trustedProxy: settings.trustedProxy, metricsPage: settings.metricsListen == nil ? metrics.page : nil,
             crossOriginPolicy: settings.crossOriginPolicy, maxStreams: settings.maxStreams,
             streamHeartbeat: .seconds(settings.streamHeartbeatSeconds),
-            reloadEntryWindow: .seconds(settings.reloadEntryWindowSeconds))
+            reloadEntryWindow: .seconds(settings.reloadEntryWindowSeconds), availabilityKeeper: availability)
     }
 
     /// The main listener answering through `observed`, and the metrics listener when the settings
@@ -143,7 +157,9 @@ package final class RunningServer: Sendable {
         guard let address = settings.adminListen, let path = settings.adminTokenFile else { return }
         let tokens: AdminTokens
         do throws(AdminTokenFileError) { tokens = try AdminTokens(path: path) } catch { throw .adminTokens(error) }
-        let api = AdminAPI(tokens: tokens, log: log) { [weak self] in
+        // With Redis every instance would keep an overlay of its own: not served until it is shared.
+        let api = AdminAPI(tokens: tokens, log: log, service: settings.redisEndpoint == nil ? service : nil) {
+            [weak self] in
             self?.reloadCounted() ?? .failure(.serverStopping)
         }
         do throws(HTTPServerError) {
@@ -185,6 +201,7 @@ package final class RunningServer: Sendable {
             }
             var previous: ServedMenu? = service.current
             let generation = service.install(menu) { FreedMemory.release() }
+            let dropped = service.current.availability.droppedAtReload
             let installed = ContinuousClock.now
             let report = store.adopt(generation)
             // The old menu is freed here, not on an HTTP thread (about 10 ms for the 1.1M-node menu):
@@ -192,7 +209,8 @@ package final class RunningServer: Sendable {
             Self.release(&previous)
             return MenuReload(
                 from: old, to: menu.version, nodeCount: menu.nodeCount, load: loaded - started,
-                install: installed - loaded, rebase: ContinuousClock.now - installed, sessions: report)
+                install: installed - loaded, rebase: ContinuousClock.now - installed, sessions: report,
+                availabilityDropped: dropped)
         }
     }
 
@@ -280,9 +298,12 @@ package enum StartupError: Error, Sendable, CustomStringConvertible {
     case dataDirectory(DurableStoreError)
     case cannotWatchConfig(String)
     case adminTokens(AdminTokenFileError)
+    case availabilityFile(path: String, reason: String)
 
     package var description: String {
         switch self {
+        case .availabilityFile(let path, let reason):
+            "cannot read the availability kept in \(path): \(reason); fix the file, or remove it to make every node available"
         case .adminTokens(let error): error.description
         case .invalidConfig(let path, let error):
             error.isUnreadableFile ? error.description : "cannot load menu config \(path): \(error.description)"
@@ -305,6 +326,8 @@ package struct MenuReload: Sendable {
     package var install: Duration
     package var rebase: Duration
     package var sessions: SessionRebaseReport
+    /// The availability entries of ids the new menu lacks, dropped from the overlay.
+    package var availabilityDropped: [String] = []
 
     package var changed: Bool { from != to }
 
@@ -315,6 +338,10 @@ package struct MenuReload: Sendable {
             "menu reloaded: version \(from) -> \(to), \(nodeCount) nodes; read in \(Self.ms(load)), served after \(Self.ms(install)) more; "
             + "\(sessions.rebased) session\(sessions.rebased == 1 ? "" : "s") carried over in \(Self.ms(rebase))"
             + (sessions.superseded ? " (a newer reload took over)" : "")
+            + (availabilityDropped.isEmpty
+                ? ""
+                : "; availability dropped for \(availabilityDropped.count) node\(availabilityDropped.count == 1 ? "" : "s") the menu no longer has: "
+                    + availabilityDropped.prefix(20).joined(separator: ", "))
     }
 
     private static func ms(_ duration: Duration) -> String {

@@ -1,0 +1,216 @@
+import Foundation
+import HTTPTestSupport
+import MenuApp
+import MenuAppTestSupport
+import MenuAvailability
+import MenuTestSupport
+import Metrics
+import Testing
+
+extension AppTests {
+    /// Availability through the admin API of a real server (issue 27 §2): a batch with a good
+    /// token shows on every session's rows at once, on the public port, and in the listing and
+    /// the metrics; a bad batch or token changes nothing; `until` ends an entry by itself; a
+    /// reload keeps entries by id; `--data-dir` keeps them across a restart.
+    @Suite("Live: availability through the admin API")
+    struct LiveAvailabilityTests {
+        static let token = LiveAdminTests.token
+
+        private static func put(_ admin: LiveRawConnection, _ body: String, token: String? = Self.token) throws
+            -> LiveResponse
+        {
+            try admin.request(
+                "PUT", "/admin/availability",
+                headers: (token.map { [("Authorization", "Bearer \($0)")] } ?? []) + [
+                    ("Content-Type", "application/json")
+                ], body: Array(body.utf8))
+        }
+
+        private static func listing(_ admin: LiveRawConnection) throws -> LiveJSON {
+            try admin.request("GET", "/admin/availability", headers: [("Authorization", "Bearer \(Self.token)")]).json()
+        }
+
+        /// The availability each row of the default view shows, by id.
+        private static func shown(_ server: LiveServer) throws -> [String: LiveJSON] {
+            let rows = try server.connect().request("GET", "/rows?limit=500").json()["rows"]?.arrayValue ?? []
+            var shown: [String: LiveJSON] = [:]
+            for row in rows {
+                if let id = row["id"]?.stringValue, let availability = row["availability"] { shown[id] = availability }
+            }
+            return shown
+        }
+
+        private static func directory() -> URL {
+            FileManager.default.temporaryDirectory.appendingPathComponent("availability-\(UUID().uuidString)")
+        }
+
+        /// Runs `body` with a server with an admin listener (``LiveAdminTests/start(_:)``), a
+        /// connection to that listener and the config file, and stops it after.
+        private static func withServer(_ body: (LiveServer, LiveRawConnection, URL) throws -> Void) throws {
+            let directory = Self.directory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let (server, adminPort, config, _) = try LiveAdminTests.start(directory)
+            defer { server.shutdown() }
+            try body(server, try LiveRawConnection(port: adminPort), config)
+        }
+
+        @Test func aBatchWithAGoodTokenShowsOnThePublicRowsAndInTheListingAndMetrics() throws {
+            try Self.withServer { server, admin, _ in
+                let before = try server.connect().request("GET", "/rows?limit=500")
+                let tag = try #require(before.header("ETag"))
+
+                let applied = try Self.put(
+                    admin,
+                    #"{"changes": [{"id": "mapo-tofu", "state": "sold_out", "until": "2999-01-01T19:30:00+01:00", "reason": "back at 19:30"}, {"id": "sides", "state": "paused"}]}"#
+                )
+                #expect(applied.status == 200, "\(applied.text)")
+                #expect(
+                    try applied.json()
+                        == .object(["revision": .number(1), "changed": .array([.string("mapo-tofu"), .string("sides")])]
+                        ))
+
+                let shown = try Self.shown(server)
+                #expect(
+                    shown["mapo-tofu"]
+                        == .object([
+                            "state": .string("sold_out"), "until": .string("2999-01-01T18:30:00Z"),
+                            "reason": .string("back at 19:30")
+                        ]))
+                #expect(shown["sides"] == .object(["state": .string("paused")]))
+                #expect(shown.count == 2, "\(shown.keys.sorted())")
+                let after = try server.connect().request("GET", "/rows?limit=500", headers: [("If-None-Match", tag)])
+                #expect(after.status == 200, "a page cached before the batch is not confirmed")
+
+                let listing = try Self.listing(admin)
+                #expect(listing["revision"] == .number(1))
+                #expect(
+                    listing["unavailable"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == ["mapo-tofu", "sides"])
+                let metrics = LiveMetrics(try server.connect().request("GET", "/metrics").text)
+                #expect(metrics["menu_availability_entries"] == 2)
+                #expect(metrics["menu_availability_revision"] == 1)
+                #expect(metrics["menu_availability_changes_total"] == 2)
+
+                // Clearing is a batch too.
+                #expect(try Self.put(admin, #"{"changes": [{"id": "sides", "state": "available"}]}"#).status == 200)
+                #expect(try Self.shown(server).keys.sorted() == ["mapo-tofu"])
+            }
+        }
+
+        @Test func aBadBatchOrTokenChangesNothingAndTheAnswerSaysWhy() throws {
+            try Self.withServer { server, admin, _ in
+                let good = #"{"changes": [{"id": "mapo-tofu", "state": "sold_out"}]}"#
+                try liveExpectError(try Self.put(admin, good, token: nil), status: 401, code: "unauthorized")
+                try liveExpectError(
+                    try Self.put(admin, good, token: "wrong-token-0123456789abcdef"), status: 401, code: "invalid_token"
+                )
+                let unknown = try Self.put(
+                    admin,
+                    #"{"changes": [{"id": "mapo-tofu", "state": "sold_out"}, {"id": "no-such-dish", "state": "paused"}]}"#
+                )
+                try liveExpectError(unknown, status: 400, code: "unknown_node")
+                #expect(try unknown.json()["error"]?["message"]?.stringValue?.contains("\"no-such-dish\"") == true)
+                let typo = try Self.put(
+                    admin, #"{"changes": [{"id": "mapo-tofu", "state": "sold_out", "untill": "x"}]}"#)
+                try liveExpectError(typo, status: 400, code: "invalid_body")
+                #expect(try typo.json()["error"]?["message"]?.stringValue?.contains("changes[0]") == true)
+                let past = try Self.put(
+                    admin, #"{"changes": [{"id": "mapo-tofu", "state": "sold_out", "until": "2001-01-01T00:00:00Z"}]}"#)
+                try liveExpectError(past, status: 400, code: "invalid_batch")
+                try liveExpectError(
+                    try admin.request(
+                        "DELETE", "/admin/availability", headers: [("Authorization", "Bearer \(Self.token)")]),
+                    status: 405, code: "method_not_allowed")
+                // The public port has no admin route.
+                try liveExpectError(
+                    try server.connect().request(
+                        "PUT", "/admin/availability", headers: [("Authorization", "Bearer \(Self.token)")],
+                        body: Array(good.utf8)), status: 404, code: "not_found")
+                #expect(try Self.shown(server).isEmpty)
+                #expect(try Self.listing(admin)["revision"] == .number(0))
+            }
+        }
+
+        @Test func anEntryEndsByItselfAtItsUntil() throws {
+            try Self.withServer { server, admin, _ in
+                let until = Timestamp.now.adding(milliseconds: 1_500)
+                let body =
+                    #"{"changes": [{"id": "drinks", "state": "sold_out", "until": "\#(until.rfc3339)"}, {"id": "grass-jelly", "state": "paused"}]}"#
+                #expect(try Self.put(admin, body).status == 200)
+                // Shown until then (unless this machine took that long to ask).
+                let shownBefore = try Self.shown(server)["drinks"] != nil
+                #expect(shownBefore || Timestamp.now >= until, "shown until its time")
+                #expect(try eventually { try Self.shown(server)["drinks"] == nil }, "the entry ended by itself")
+                #expect(Timestamp.now >= until, "not before its time")
+                #expect(try Self.shown(server).keys.sorted() == ["grass-jelly"])
+                #expect(try Self.listing(admin)["revision"] == .number(2))
+            }
+        }
+
+        @Test func aReloadKeepsEntriesByIdAndSaysWhichItDropped() throws {
+            try Self.withServer { server, admin, config in
+                // `hotpot` is only in odd generations; `drinks` (a group at the top) in generation 2 too.
+                #expect(
+                    try Self.put(
+                        admin,
+                        #"{"changes": [{"id": "hotpot", "state": "sold_out"}, {"id": "drinks", "state": "paused"}]}"#
+                    ).status == 200)
+                try ReloadMenus.write(generation: 2, to: config.path)
+                let reloaded = try admin.request(
+                    "POST", "/admin/reload", headers: [("Authorization", "Bearer \(Self.token)")])
+                #expect(reloaded.status == 200)
+                #expect(
+                    try reloaded.json()["summary"]?.stringValue?.contains("availability dropped for 1 node") == true)
+                #expect(
+                    try Self.listing(admin)["unavailable"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == [
+                        "drinks"
+                    ])
+                #expect(try Self.shown(server).keys.sorted() == ["drinks"])
+            }
+        }
+
+        @Test func theDataDirectoryKeepsTheOverlayAcrossARestart() throws {
+            let directory = Self.directory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let config = directory.appendingPathComponent("menu.json")
+            try ReloadMenus.write(generation: 1, to: config.path)
+            let tokens = directory.appendingPathComponent("tokens")
+            try Data("\(Self.token)\n".utf8).write(to: tokens)
+            try FileManager.default.createDirectory(
+                at: directory.appendingPathComponent("data"), withIntermediateDirectories: true)
+            func start() throws -> LiveServer {
+                try LiveServer {
+                    $0.configPath = config.path
+                    $0.adminListen = ListenAddress("127.0.0.1:0")
+                    $0.adminTokenFile = tokens.path
+                    $0.dataDirectory = directory.appendingPathComponent("data").path
+                }
+            }
+            let first = try start()
+            let admin = try LiveRawConnection(port: try #require(first.server.adminPort))
+            #expect(
+                try Self.put(admin, #"{"changes": [{"id": "mapo-tofu", "state": "sold_out", "reason": "none left"}]}"#)
+                    .status
+                    == 200)
+            first.shutdown()
+
+            let second = try start()
+            defer { second.shutdown() }
+            #expect(
+                try Self.shown(second)["mapo-tofu"]
+                    == .object(["state": .string("sold_out"), "reason": .string("none left")]))
+            let again = try LiveRawConnection(port: try #require(second.server.adminPort))
+            #expect(try Self.listing(again)["revision"] == .number(1))
+
+            // A file that is not what the server writes stops the start, naming it.
+            second.shutdown()
+            try Data(#"{"revision": 1, "entries": {"rice": {"state": "gone"}}}"#.utf8).write(
+                to: directory.appendingPathComponent("data/availability.json"))
+            #expect {
+                _ = try start()
+            } throws: { error in
+                "\(error)".contains("availability.json") && "\(error)".contains("entries.rice")
+            }
+        }
+    }
+}
