@@ -90,7 +90,7 @@ let package = Package(
             name: "menu-bench",
             dependencies: [
                 "MenuModel", "MenuSessions", "MenuService", "MenuApp", "HTTPCore", "HTTPServer", "NaiveReference",
-                "ChildProcess"
+                "ChildProcess", "MenuAvailability"
             ]),
         // libFuzzer targets for the config loader, routing/query parsing and the PUT body (scripts/fuzz).
         .target(

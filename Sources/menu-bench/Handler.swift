@@ -19,8 +19,13 @@ import Darwin
 /// It shows how much of an HTTP request's CPU time is ours (the rest is the kernel and libmicrohttpd).
 /// Also the same page revalidated with the `If-None-Match` of its ETag: the 304 a caching client gets.
 enum HandlerFigures {
-    static func measure(_ path: String, plan: TimingPlan) throws -> String {
-        let menu = try Menu(contentsOfFile: path)
+    /// A service over `menu` with the page `Benchmarks/http.sh` asks for: a session with six
+    /// groups toggled, its headers, its row count, and `GET /rows?offset=count/2&limit=50`
+    /// (answered once: `page`).
+    static func sessionPage(_ menu: Menu) throws -> (
+        service: MenuAPI, headers: [(name: String, value: String)], count: Int, rows: HTTPRequest,
+        page: HTTPResponse
+    ) {
         let service = MenuAPI(menu: menu, store: InMemorySessionStore(menu: menu))
         let created = service.respond(to: HTTPRequest(method: "POST", path: "/sessions"))
         let session =
@@ -35,6 +40,11 @@ enum HandlerFigures {
             method: "GET", path: "/rows", query: [("offset", String(count / 2)), ("limit", "50")], headers: headers)
         let page = service.respond(to: rows)
         guard page.status == 200 else { throw BenchError.childFailed("GET /rows answered \(page.status)") }
+        return (service, headers, count, rows, page)
+    }
+
+    static func measure(_ path: String, plan: TimingPlan) throws -> String {
+        let (service, headers, count, rows, page) = try sessionPage(try Menu(contentsOfFile: path))
         let tag = page.headers.first { $0.name == "ETag" }?.value ?? ""
         let revalidation = HTTPRequest(
             method: "GET", path: "/rows", query: [("offset", String(count / 2)), ("limit", "50")],

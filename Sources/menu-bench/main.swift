@@ -18,6 +18,7 @@ struct Options {
           --smoke       smallest menu, 1 short round, 1,000 sessions: checks that it all runs
           --write-menu SIZE PATH  only write the synthetic menu of SIZE (small, medium, large) to PATH
           --handler FILE  only time MenuAPI.respond (no socket) for Benchmarks/http.sh's requests
+          --availability FILE  only time availability batches and pages with unavailable rows (issue 27 §5)
           --full-table N,N  only time a refused create (429) and a read at full session tables of N
           --translation  only time a MenuTranslation between the 1.1M menu and an edited copy, and carrying states
           --bulk        only time expand all on the 1.1M menu and pages at deep offsets after it
@@ -44,6 +45,8 @@ struct Options {
     var sessionMemory: (path: String, sessions: Int, changes: Int)?
     /// `--handler FILE`: time the service's request handling alone and stop.
     var handler: String?
+    /// `--availability FILE`: time availability batches and pages with unavailable rows, and stop.
+    var availability: String?
     /// `--full-table N,N`: time a refused create and a read at full session tables and stop.
     var fullTable: [Int]?
     /// `--translation`: time a reload's translation and carrying states through it, and stop.
@@ -99,6 +102,7 @@ struct Options {
                 loadRuns = 1
             case "--load-only": loadOnly = try value(flag)
             case "--handler": handler = try value(flag)
+            case "--availability": availability = try value(flag)
             case "--full-table":
                 let text = try value(flag)
                 let sizes = text.split(separator: ",").compactMap { Int($0) }.filter { $0 > 0 }
@@ -226,6 +230,8 @@ do {
         print(try TranslationFigures.measure(plan: options.plan))
     } else if let file = options.handler {
         print(try HandlerFigures.measure(file, plan: options.plan))
+    } else if let file = options.availability {
+        print(try AvailabilityFigures.measure(file, plan: options.plan))
     } else if let (path, sessions, changes) = options.sessionMemory {
         print(SessionMemory.measureHere(path, sessions: sessions, changes: changes))
     } else {

@@ -8,19 +8,36 @@ import MenuModel
 /// `"computed":true` for a group whose rows all show one, and `"from":"<group id>"` for a node
 /// that shows the entry of a group above it.
 ///
-/// Invariant: bit `n` of `bits` is set exactly when node `n` shows an availability, and then
-/// ``fragment(of:)`` finds its JSON. Built from one overlay revision on one menu, never changed.
-/// Cost: building is O(k · depth + n/64) for k nodes with an entry or a computed one (a group's
-/// subtree is one run of bits); a marked row costs a hash lookup more, and an inherited one a
-/// walk up its ancestors. Memory: n/8 bytes, plus each fragment (under 300 bytes with the
-/// longest reason) — built only when something is unavailable.
-struct AvailabilityMarks: Sendable {
-    private let bits: [UInt64]
-    /// The JSON of each node that shows an availability of its own or computed.
-    private let fragments: [Menu.Node: [UInt8]]
-    /// For each group with an entry of its own, the JSON of the nodes under it that show it.
-    private let inheritedFragments: [Menu.Node: [UInt8]]
-    private let resolved: ResolvedAvailability
+/// Layout: `marked` has a bit per node that shows an availability; `sources` a bit per node with
+/// JSON of its own (an entry of its own, or computed). A source's JSON is found by its rank
+/// among the sources (`ranks` counts the sources before each word, then one popcount): no hash
+/// table on the page's path. A marked node that is no source shows the entry of the nearest
+/// group above it, which is the first source met going up (a computed group is never under a
+/// group with an entry), and takes that group's `inherited` JSON.
+///
+/// Invariant: bit `n` of `marked` is set exactly when node `n` shows an availability, and then
+/// ``Pointers/fragment(of:)`` is its JSON. Built from one overlay revision on one menu, never
+/// changed. Cost: building is O(k · depth + n/64) for k nodes with an entry or a computed one
+/// (a group's subtree is one run of bits); an unmarked row costs a bit test, a marked source a
+/// popcount and two loads more, an inherited one a walk up its ancestors. Memory: 2n/8 + n/16
+/// bytes (n nodes), 16 bytes and the JSON (under 300 bytes with the longest reason) per source.
+/// Built only when something is unavailable. A class: a page takes one reference, not six.
+final class AvailabilityMarks: Sendable {
+    /// Where a fragment lies in `bytes`.
+    struct Entry: Sendable {
+        var start: UInt32
+        var end: UInt32
+        /// The fragment of nodes under this group that show its entry (empty for others).
+        var inheritedStart: UInt32
+        var inheritedEnd: UInt32
+    }
+
+    private let marked: [UInt64]
+    private let sources: [UInt64]
+    private let ranks: [UInt32]
+    private let entries: [Entry]
+    private let bytes: [UInt8]
+    private let menu: Menu
     /// The longest fragment: what a row can take more than without availability.
     let maxFragmentLength: Int
 
@@ -28,28 +45,50 @@ struct AvailabilityMarks: Sendable {
     init?(_ resolved: ResolvedAvailability) {
         guard resolved.count > 0 else { return nil }
         let menu = resolved.resolvedMenu
-        var bits = [UInt64](repeating: 0, count: (menu.nodeCount + 1) / 64 + 1)
-        var fragments: [Menu.Node: [UInt8]] = [:]
-        var inherited: [Menu.Node: [UInt8]] = [:]
-        var longest = 0
+        let words = (menu.nodeCount + 1) / 64 + 1
+        var marked = [UInt64](repeating: 0, count: words)
+        var sources = [UInt64](repeating: 0, count: words)
+        var shown: [(node: Menu.Node, own: [UInt8], inherited: [UInt8])] = []
         resolved.forEachShown { node, availability, origin, coversSubtree in
-            let own = Self.fragment(availability, origin: origin, from: nil)
-            fragments[node] = own
-            longest = max(longest, own.count)
+            sources[node >> 6] |= 1 << UInt64(node & 63)
             if coversSubtree {
-                let under = Self.fragment(availability, origin: .own, from: menu.id(of: node))
-                inherited[node] = under
-                longest = max(longest, under.count)
-                Self.set(&bits, from: node, to: menu.subtreeEnd(node))
+                Self.set(&marked, from: node, to: menu.subtreeEnd(node))
             } else {
-                bits[node >> 6] |= 1 << UInt64(node & 63)
+                marked[node >> 6] |= 1 << UInt64(node & 63)
             }
+            shown.append(
+                (
+                    node, Self.fragment(availability, origin: origin, from: nil),
+                    coversSubtree ? Self.fragment(availability, origin: .own, from: menu.id(of: node)) : []
+                ))
         }
-        self.bits = bits
-        self.fragments = fragments
-        inheritedFragments = inherited
-        self.resolved = resolved
-        maxFragmentLength = longest
+        shown.sort { $0.node < $1.node }  // the order of their ranks
+        var bytes: [UInt8] = []
+        var entries: [Entry] = []
+        entries.reserveCapacity(shown.count)
+        for (_, own, inherited) in shown {
+            let start = UInt32(bytes.count)
+            bytes += own
+            let inheritedStart = UInt32(bytes.count)
+            bytes += inherited
+            entries.append(
+                Entry(
+                    start: start, end: inheritedStart, inheritedStart: inheritedStart,
+                    inheritedEnd: UInt32(bytes.count)))
+        }
+        var ranks = [UInt32](repeating: 0, count: words)
+        var before: UInt32 = 0
+        for word in 0 ..< words {
+            ranks[word] = before
+            before += UInt32(sources[word].nonzeroBitCount)
+        }
+        self.marked = marked
+        self.sources = sources
+        self.ranks = ranks
+        self.entries = entries
+        self.bytes = bytes
+        self.menu = menu
+        maxFragmentLength = shown.reduce(0) { max($0, $1.own.count, $1.inherited.count) }
     }
 
     /// Sets the bits of nodes `start ..< end`: whole words at once between the partial ends.
@@ -66,13 +105,62 @@ struct AvailabilityMarks: Sendable {
         }
     }
 
-    @inline(__always) func isMarked(_ node: Int) -> Bool { bits[node &>> 6] & (1 &<< UInt64(node & 63)) != 0 }
+    /// Unsafe views of the marks while one page is written: no reference counting per row.
+    struct Pointers {
+        let marked: UnsafePointer<UInt64>
+        let sources: UnsafePointer<UInt64>
+        let ranks: UnsafePointer<UInt32>
+        let entries: UnsafePointer<Entry>
+        let bytes: UnsafeRawPointer
+        let menu: Menu
 
-    /// The JSON node `node` gets (a marked node's; empty for an unmarked one).
-    func fragment(of node: Int) -> [UInt8] {
-        if let own = fragments[node] { return own }
-        guard let source = resolved.source(of: node) else { return [] }
-        return inheritedFragments[source] ?? []
+        @inline(__always) func isMarked(_ node: Int) -> Bool {
+            marked[node &>> 6] & (1 &<< UInt64(node & 63)) != 0
+        }
+
+        @inline(__always) private func isSource(_ node: Int) -> Bool {
+            sources[node &>> 6] & (1 &<< UInt64(node & 63)) != 0
+        }
+
+        /// The entry of source `node`: its rank among the sources.
+        @inline(__always) private func entry(_ node: Int) -> Entry {
+            let word = node &>> 6
+            let below = sources[word] & ((1 &<< UInt64(node & 63)) &- 1)
+            return entries[Int(ranks[word]) &+ below.nonzeroBitCount]
+        }
+
+        /// The JSON of marked node `node`.
+        @inline(__always) func fragment(of node: Int) -> UnsafeRawBufferPointer {
+            if isSource(node) {
+                let entry = entry(node)
+                return UnsafeRawBufferPointer(start: bytes + Int(entry.start), count: Int(entry.end &- entry.start))
+            }
+            var ancestor = menu.parent(of: node)
+            while let group = ancestor, !isSource(group) { ancestor = menu.parent(of: group) }
+            guard let group = ancestor else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+            let entry = entry(group)
+            return UnsafeRawBufferPointer(
+                start: bytes + Int(entry.inheritedStart), count: Int(entry.inheritedEnd &- entry.inheritedStart))
+        }
+    }
+
+    /// `body` with ``Pointers`` to these marks (valid during the call).
+    func withPointers<Result>(_ body: (Pointers) -> Result) -> Result {
+        marked.withUnsafeBufferPointer { marked in
+            sources.withUnsafeBufferPointer { sources in
+                ranks.withUnsafeBufferPointer { ranks in
+                    entries.withUnsafeBufferPointer { entries in
+                        bytes.withUnsafeBytes { bytes in
+                            body(
+                                Pointers(
+                                    marked: marked.baseAddress!, sources: sources.baseAddress!,
+                                    ranks: ranks.baseAddress!, entries: entries.baseAddress!,
+                                    bytes: bytes.baseAddress!, menu: menu))
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// `,"availability":{…}` of `availability`.
@@ -97,5 +185,13 @@ struct AvailabilityMarks: Sendable {
         }
         writer.raw("}")
         return writer.bytes
+    }
+}
+
+extension Optional where Wrapped == AvailabilityMarks {
+    /// `body` with the marks' pointers, or nil without marks.
+    func withPointers<Result>(_ body: (AvailabilityMarks.Pointers?) -> Result) -> Result {
+        guard let marks = self else { return body(nil) }
+        return marks.withPointers { body($0) }
     }
 }

@@ -13,41 +13,48 @@ extension EncodedMenu {
     ) {
         var first = true
         writer.raw("[")
-        blob.withUnsafeBytes { blob in
-            view.forEachRow(offset: offset, limit: limit) { row, descendants in
-                let (head, tail, end) = (spans[row.node].start, spans[row.node].split, spans[row.node + 1].start)
-                let fragment = marks.map { $0.isMarked(row.node) ? $0.fragment(of: row.node) : [] } ?? []
-                // A marked row (not a group) is copied without its closing brace, written after the availability.
-                let copied = tail == end && !fragment.isEmpty ? tail - 1 : tail
-                writer.raw(first ? "{\"index\":" : ",{\"index\":")
-                first = false
-                writer.integer(row.index)
-                if let titles = localeTitles {  // another locale: its title in place of the default's
-                    let title = titles.defaultTitles[row.node]
-                    writer.raw(UnsafeRawBufferPointer(rebasing: blob[head ..< title.start]))
-                    titles.bytes.withUnsafeBytes { bytes in
-                        writer.raw(
-                            UnsafeRawBufferPointer(
-                                rebasing: bytes[titles.offsets[row.node] ..< titles.offsets[row.node + 1]]))
+        marks.withPointers { marks in
+            blob.withUnsafeBytes { blob in
+                view.forEachRow(offset: offset, limit: limit) { row, descendants in
+                    let (head, tail, end) = (spans[row.node].start, spans[row.node].split, spans[row.node + 1].start)
+                    let fragment =
+                        marks.map {
+                            $0.isMarked(row.node)
+                                ? $0.fragment(of: row.node) : UnsafeRawBufferPointer(start: nil, count: 0)
+                        }
+                        ?? UnsafeRawBufferPointer(start: nil, count: 0)
+                    // A marked row (not a group) is copied without its closing brace, written after the availability.
+                    let copied = tail == end && !fragment.isEmpty ? tail - 1 : tail
+                    writer.raw(first ? "{\"index\":" : ",{\"index\":")
+                    first = false
+                    writer.integer(row.index)
+                    if let titles = localeTitles {  // another locale: its title in place of the default's
+                        let title = titles.defaultTitles[row.node]
+                        writer.raw(UnsafeRawBufferPointer(rebasing: blob[head ..< title.start]))
+                        titles.bytes.withUnsafeBytes { bytes in
+                            writer.raw(
+                                UnsafeRawBufferPointer(
+                                    rebasing: bytes[titles.offsets[row.node] ..< titles.offsets[row.node + 1]]))
+                        }
+                        writer.raw(UnsafeRawBufferPointer(rebasing: blob[title.split ..< copied]))
+                    } else {
+                        writer.raw(UnsafeRawBufferPointer(rebasing: blob[head ..< copied]))
                     }
-                    writer.raw(UnsafeRawBufferPointer(rebasing: blob[title.split ..< copied]))
-                } else {
-                    writer.raw(UnsafeRawBufferPointer(rebasing: blob[head ..< copied]))
-                }
-                guard tail < end else {  // a row: one copy
-                    if !fragment.isEmpty {
-                        writer.raw(fragment)
-                        writer.raw("}")
+                    guard tail < end else {  // a row: one copy
+                        if !fragment.isEmpty {
+                            writer.raw(fragment)
+                            writer.raw("}")
+                        }
+                        return
                     }
-                    return
+                    writer.bool(row.isExpanded)
+                    let key = end - EncodedMenu.descendantCountKeyLength
+                    writer.raw(UnsafeRawBufferPointer(rebasing: blob[tail ..< key]))
+                    writer.raw(fragment)
+                    writer.raw(UnsafeRawBufferPointer(rebasing: blob[key ..< end]))
+                    writer.integer(descendants)
+                    writer.raw("}")
                 }
-                writer.bool(row.isExpanded)
-                let key = end - EncodedMenu.descendantCountKeyLength
-                writer.raw(UnsafeRawBufferPointer(rebasing: blob[tail ..< key]))
-                writer.raw(fragment)
-                writer.raw(UnsafeRawBufferPointer(rebasing: blob[key ..< end]))
-                writer.integer(descendants)
-                writer.raw("}")
             }
         }
         writer.raw("]")

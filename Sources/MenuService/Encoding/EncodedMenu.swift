@@ -176,16 +176,18 @@ struct EncodedMenu: Sendable {
             spans.withUnsafeBufferPointer { spans in
                 blob.withUnsafeBytes { blob in
                     withTitlePointers { titles in
-                        var opening = RowOpening(index: offset)
-                        var out = target
-                        view.forEachVisibleNode(offset: offset, limit: rowCount) { row in
-                            out = Self.writeRow(
-                                row.node, isExpanded: row.isExpanded, of: view, opening: opening, spans: spans,
-                                blob: blob.baseAddress!, titles: titles, marks: marks, at: out)
-                            opening.advance()
+                        marks.withPointers { marks in
+                            var opening = RowOpening(index: offset)
+                            var out = target
+                            view.forEachVisibleNode(offset: offset, limit: rowCount) { row in
+                                out = Self.writeRow(
+                                    row.node, isExpanded: row.isExpanded, of: view, opening: opening, spans: spans,
+                                    blob: blob.baseAddress!, titles: titles, marks: marks, at: out)
+                                opening.advance()
+                            }
+                            out.storeBytes(of: UInt8(ascii: "]"), as: UInt8.self)
+                            return out + 1 - target
                         }
-                        out.storeBytes(of: UInt8(ascii: "]"), as: UInt8.self)
-                        return out + 1 - target
                     }
                 }
             }
@@ -228,30 +230,32 @@ struct EncodedMenu: Sendable {
         withUnsafeTemporaryAllocation(of: Int.self, capacity: rowCount) { rows in
             spans.withUnsafeBufferPointer { spans in
                 withTitlePointers { titles in
-                    var filled = 0
-                    var bytes = 1  // the closing bracket
-                    view.forEachVisibleNode(offset: offset, limit: rowCount) { row in
-                        rows[filled] = row.isExpanded ? row.node : ~row.node
-                        filled &+= 1
-                        bytes &+=
-                            spans[row.node &+ 1].start &- spans[row.node].start
-                            &+ (titles?.extraBytes(of: row.node) ?? 0)
-                        if let marks, marks.isMarked(row.node) { bytes &+= marks.fragment(of: row.node).count }
-                    }
-                    bytes &+= filled &* (RowOpening.maxLength &+ Self.groupValuesMaxLength)
-                    writer.raw(atMost: bytes) { target in
-                        blob.withUnsafeBytes { blob in
-                            var opening = RowOpening(index: offset)
-                            var out = target
-                            for position in 0 ..< filled {
-                                let entry = rows[position]
-                                out = Self.writeRow(
-                                    entry < 0 ? ~entry : entry, isExpanded: entry >= 0, of: view, opening: opening,
-                                    spans: spans, blob: blob.baseAddress!, titles: titles, marks: marks, at: out)
-                                opening.advance()
+                    marks.withPointers { marks in
+                        var filled = 0
+                        var bytes = 1  // the closing bracket
+                        view.forEachVisibleNode(offset: offset, limit: rowCount) { row in
+                            rows[filled] = row.isExpanded ? row.node : ~row.node
+                            filled &+= 1
+                            bytes &+=
+                                spans[row.node &+ 1].start &- spans[row.node].start
+                                &+ (titles?.extraBytes(of: row.node) ?? 0)
+                            if let marks, marks.isMarked(row.node) { bytes &+= marks.fragment(of: row.node).count }
+                        }
+                        bytes &+= filled &* (RowOpening.maxLength &+ Self.groupValuesMaxLength)
+                        writer.raw(atMost: bytes) { target in
+                            blob.withUnsafeBytes { blob in
+                                var opening = RowOpening(index: offset)
+                                var out = target
+                                for position in 0 ..< filled {
+                                    let entry = rows[position]
+                                    out = Self.writeRow(
+                                        entry < 0 ? ~entry : entry, isExpanded: entry >= 0, of: view, opening: opening,
+                                        spans: spans, blob: blob.baseAddress!, titles: titles, marks: marks, at: out)
+                                    opening.advance()
+                                }
+                                out.storeBytes(of: UInt8(ascii: "]"), as: UInt8.self)
+                                return out + 1 - target
                             }
-                            out.storeBytes(of: UInt8(ascii: "]"), as: UInt8.self)
-                            return out + 1 - target
                         }
                     }
                 }
@@ -270,7 +274,7 @@ struct EncodedMenu: Sendable {
     private static func writeRow(
         _ node: Int, isExpanded: Bool, of view: FlattenedView, opening: RowOpening,
         spans: UnsafeBufferPointer<Span>, blob: UnsafeRawPointer, titles: TitlePointers?,
-        marks: AvailabilityMarks?, at target: UnsafeMutableRawPointer
+        marks: AvailabilityMarks.Pointers?, at target: UnsafeMutableRawPointer
     ) -> UnsafeMutableRawPointer {
         var out = target
         let (head, tail, end) = (spans[node].start, spans[node].split, spans[node &+ 1].start)
@@ -324,10 +328,8 @@ struct EncodedMenu: Sendable {
 
     /// Stores `fragment` at `target`; returns its length.
     @inline(__always)
-    private static func storeFragment(_ fragment: [UInt8], at target: UnsafeMutableRawPointer) -> Int {
-        fragment.withUnsafeBytes { bytes in
-            if let base = bytes.baseAddress { target.copyMemory(from: base, byteCount: bytes.count) }
-        }
+    private static func storeFragment(_ fragment: UnsafeRawBufferPointer, at target: UnsafeMutableRawPointer) -> Int {
+        if let base = fragment.baseAddress { target.copyMemory(from: base, byteCount: fragment.count) }
         return fragment.count
     }
 
