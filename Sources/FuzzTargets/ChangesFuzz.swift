@@ -1,5 +1,5 @@
 // The `changes` fuzz target: the input as the query string of `GET /changes` (`since`, `wait`,
-// `lang`, anything) on a session at revision 1, answered through `reply(to:route:)` as a server
+// `lang`, `availabilitySince`, anything) on a session at revision 1 with availability at revision 2, answered through `reply(to:route:)` as a server
 // thread would. A request that waits (a `wait` of 1 to 60 and nothing after `since`) is released
 // by a write of its session, and must then carry that write; every answer is well formed (never a
 // 5xx), and no waiter is left held.

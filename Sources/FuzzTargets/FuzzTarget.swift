@@ -1,6 +1,7 @@
 import Foundation
 import HTTPCore
 import HTTPServer
+import MenuAvailability
 import MenuModel
 import MenuService
 import MenuSessions
@@ -64,7 +65,14 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     static let service = makeService()
     /// The long-poll and stream targets' own services: each checks that no waiter is left held,
     /// which another target's waits (the corpus tests run targets at once) must not disturb.
-    static let changesService = makeService()
+    /// With availability at revision 2 (`r` sold out, then `h` paused): `availabilitySince` 0 or
+    /// 1 computes the rows to fetch again, another one asks for every row.
+    static let changesService: MenuAPI = {
+        let service = makeService()
+        _ = try! service.updateAvailability([.init(id: "r", Availability(state: .soldOut))])
+        _ = try! service.updateAvailability([.init(id: "h", Availability(state: .paused, reason: "x"))])
+        return service
+    }()
     static let eventsService = makeService()
 
     private static func makeService() -> MenuAPI {

@@ -102,6 +102,29 @@ public struct ResolvedAvailability: Sendable {
         return nil
     }
 
+    /// What a row shows, as its JSON says it: the availability and where it comes from.
+    public struct Shown: Sendable, Equatable {
+        public var availability: Availability
+        public var origin: ShownOrigin
+    }
+
+    /// Where a row's availability comes from.
+    public enum ShownOrigin: Sendable, Equatable {
+        case own
+        case computed
+        /// The entry of the group `from`, above the node.
+        case inherited(from: Menu.Node)
+    }
+
+    /// What `node`'s row shows; nil when it is available. As ``availability(of:)``.
+    public func shown(_ node: Menu.Node) -> Shown? {
+        guard let source = source(of: node), let availability = shown[source] else { return nil }
+        if source != node { return Shown(availability: availability, origin: .inherited(from: source)) }
+        return Shown(
+            availability: availability,
+            origin: menu.isGroup(node) && !explicitGroups.contains(node) ? .computed : .own)
+    }
+
     /// How a node shows what it shows.
     public enum Origin: Sendable, Equatable {
         /// An entry of the overlay for this node.

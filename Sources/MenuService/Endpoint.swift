@@ -52,7 +52,7 @@ package enum Endpoint: Hashable, Sendable {
             .rows),
         Route(["GET", "HEAD"], "/count", query: ["lang", "q", "filter"], .count),
         Route(["GET", "HEAD"], "/search", query: ["q", "filter", "offset", "limit", "lang"], .search),
-        Route(["GET", "HEAD"], "/changes", query: ["since", "wait", "lang"], .changes),
+        Route(["GET", "HEAD"], "/changes", query: ["since", "wait", "lang", "availabilitySince"], .changes),
         Route(["GET", "HEAD"], "/healthz", .health),
         Route(["GET", "HEAD"], "/readyz", .readiness),
         Route(["POST"], "/sessions", .createSession),

@@ -147,7 +147,7 @@ package final class MenuAPI: Sendable {
             let (overlay, dropped) = current.availability.overlay.keeping(nodesOf: menu)
             let next = ServedMenu(
                 current.generation.succeeded(by: menu, keepingPrevious: keeping), availability: overlay,
-                droppedAtReload: dropped)
+                droppedAtReload: dropped, availabilityHistory: current.availability.historyAfter)
             if !dropped.isEmpty { keepAvailability(overlay) }
             served.withLock { $0 = next }
             changeWaits.releaseAll()  // long polls and streams see the new version

@@ -75,6 +75,7 @@ extension MenuAPI {
             }
             return AvailabilityUpdate(revision: next.revision, changed: changed)
         }
+        if !update.changed.isEmpty { changeWaits.releaseAll() }  // feeds and streams tell their clients
         scheduleAvailabilityExpiry()
         return update
     }
@@ -99,6 +100,7 @@ extension MenuAPI {
             serve(menu.with(next))
             return expired
         }
+        if !expired.isEmpty { changeWaits.releaseAll() }
         scheduleAvailabilityExpiry()
         return expired
     }

@@ -24,7 +24,23 @@ package final class ServedAvailability: Sendable {
     /// overlay's segment).
     let readTagPrefixes: [[UInt8]]
 
-    init(_ overlay: AvailabilityOverlay, on menu: Menu, tagPrefixes: [[UInt8]], droppedAtReload: [String] = []) {
+    /// The overlays served before this one, oldest first (at most ``historyLimit``, and at most
+    /// ``historyEntryLimit`` entries in all): what a changes feed compares a client's rows with.
+    let history: [AvailabilityOverlay]
+    static let historyLimit = 64
+    static let historyEntryLimit = 200_000
+
+    init(
+        _ overlay: AvailabilityOverlay, on menu: Menu, tagPrefixes: [[UInt8]], droppedAtReload: [String] = [],
+        history: [AvailabilityOverlay] = []
+    ) {
+        var history = Array(history.suffix(Self.historyLimit))
+        var entries = history.reduce(0) { $0 + $1.entries.count }
+        while entries > Self.historyEntryLimit, let oldest = history.first {
+            entries -= oldest.entries.count
+            history.removeFirst()
+        }
+        self.history = history
         self.overlay = overlay
         resolved = ResolvedAvailability(overlay, on: menu)
         marks = AvailabilityMarks(resolved)
@@ -32,6 +48,16 @@ package final class ServedAvailability: Sendable {
         readTagPrefixes =
             overlay.revision == 0 ? tagPrefixes : tagPrefixes.map { $0 + Self.tagSegment(overlay.revision) }
     }
+
+    /// The overlay this one or ``history`` has at `revision`; nil when none has (too old, or
+    /// never served here).
+    func overlay(atRevision revision: Int) -> AvailabilityOverlay? {
+        if revision == overlay.revision { return overlay }
+        return history.last { $0.revision == revision }
+    }
+
+    /// The history the next overlay served after this one keeps.
+    var historyAfter: [AvailabilityOverlay] { history + [overlay] }
 
     /// `a<revision>-`.
     static func tagSegment(_ revision: Int) -> [UInt8] { Array("a\(revision)-".utf8) }

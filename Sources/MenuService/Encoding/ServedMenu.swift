@@ -47,7 +47,7 @@ package final class ServedMenu: Sendable {
     /// The menu of `generation`, encoded, with `overlay` (checked against it by the caller).
     init(
         _ generation: MenuGeneration, availability overlay: AvailabilityOverlay = AvailabilityOverlay(),
-        droppedAtReload: [String] = []
+        droppedAtReload: [String] = [], availabilityHistory: [AvailabilityOverlay] = []
     ) {
         self.generation = generation
         let menu = generation.menu
@@ -68,7 +68,8 @@ package final class ServedMenu: Sendable {
         versionJSON = writer.bytes
         searchCache = SearchCache()
         availability = ServedAvailability(
-            overlay, on: menu, tagPrefixes: entityTagPrefixes, droppedAtReload: droppedAtReload)
+            overlay, on: menu, tagPrefixes: entityTagPrefixes, droppedAtReload: droppedAtReload,
+            history: availabilityHistory)
     }
 
     /// This menu with `availability` instead (everything else shared, not copied). O(1) here.
@@ -90,6 +91,7 @@ package final class ServedMenu: Sendable {
     func with(_ overlay: AvailabilityOverlay) -> ServedMenu {
         ServedMenu(
             sharing: self,
-            availability: ServedAvailability(overlay, on: generation.menu, tagPrefixes: entityTagPrefixes))
+            availability: ServedAvailability(
+                overlay, on: generation.menu, tagPrefixes: entityTagPrefixes, history: availability.historyAfter))
     }
 }

@@ -17,6 +17,8 @@ import Synchronization
 /// - `change`: `{"revision","change"}`, one write, as in `GET /changes`;
 /// - `reload`: `{"version","revision"}`, the history was lost on the way (a menu reload, a
 ///   session rebuilt): read the rows again;
+/// - `availability` (no `id`): `{"since","revision","reconfigured"}`, a change of availability
+///   (``AvailabilityFeedEntry``): fetch the rows `reconfigured` names again (all when null);
 /// - `end` (last): `{"reason","retry"}`: `session_ended` (deleted, expired or evicted; `retry`
 ///   false: do not reconnect), `store_unavailable` or `server_stopping` (`retry` true);
 /// - a comment line every heartbeat, which also finds a client that left.
@@ -35,8 +37,11 @@ package final class ChangeStream: Sendable {
     /// What a look at the stream's key found.
     package enum Look: Sendable {
         /// The menu version (as JSON), the revision now, and the entries after the last one
-        /// written (nil: the history no longer reaches it).
-        case changes(versionJSON: String, revision: Int, entries: [FeedEntry]?)
+        /// written (nil: the history no longer reaches it); the availability overlay's revision
+        /// now and, when it moved past the one last written, the rows to fetch again.
+        case changes(
+            versionJSON: String, revision: Int, entries: [FeedEntry]?, availabilityRevision: Int,
+            availability: AvailabilityFeedEntry?)
         /// The stream is over.
         case ended(EndReason)
     }
@@ -53,6 +58,8 @@ package final class ChangeStream: Sendable {
 
     private struct State {
         var sentRevision: Int
+        /// The availability revision the client's rows show, as far as this stream told it.
+        var sentAvailability: Int
         var versionJSON: String
         var looking = false
         var lookAgain = false
@@ -66,29 +73,35 @@ package final class ChangeStream: Sendable {
 
     package let key: ChangeWaits.Key
     package let body: StreamedBody
-    private let lookUp: @Sendable (_ since: Int) -> Look
+    private let lookUp: @Sendable (_ since: Int, _ availabilitySince: Int) -> Look
     private let state: Mutex<State>
     private let heartbeat: HeartbeatTimer
     private static let looks = DispatchQueue(label: "menu.change-streams")
 
     /// A stream of `key` whose first look since `since` found the menu `versionJSON`, the key at
-    /// `revision` and `entries` after `since` (nil: the history no longer reaches it); writes the
-    /// `open` event and any `change` events now. `lookUp` reads the key's changes since a
-    /// revision, off the request path; a comment goes out every `heartbeat`.
+    /// `revision` and `entries` after `since` (nil: the history no longer reaches it), for a
+    /// client whose rows show `availabilityRevision` (after `availability`, when given); writes
+    /// the `open` event and any `change` and `availability` events now. `lookUp` reads the key's
+    /// changes since a revision and an availability revision, off the request path; a comment
+    /// goes out every `heartbeat`.
     package init(
         key: ChangeWaits.Key, since: Int, versionJSON: String, revision: Int,
-        entries: [FeedEntry]?, heartbeat interval: Duration,
-        lookUp: @escaping @Sendable (_ since: Int) -> Look
+        entries: [FeedEntry]?, heartbeat interval: Duration, availabilityRevision: Int = 0,
+        availability: AvailabilityFeedEntry? = nil,
+        lookUp: @escaping @Sendable (_ since: Int, _ availabilitySince: Int) -> Look
     ) {
         self.key = key
         body = StreamedBody(limit: Self.bodyLimit)
         self.lookUp = lookUp
         let action = entries == nil ? "reload" : entries!.isEmpty ? "none" : "apply"
         var text = "retry: \(Self.retryMilliseconds)\nevent: open\nid: \(entries == nil ? revision : since)\n"
+        let shown = availabilityRevision > 0 ? ",\"availabilityRevision\":\(availabilityRevision)" : ""
         text +=
-            "data: {\"version\":\(versionJSON),\"revision\":\(revision),\"since\":\(since),\"action\":\"\(action)\"}\n\n"
+            "data: {\"version\":\(versionJSON),\"revision\":\(revision),\"since\":\(since),\"action\":\"\(action)\"\(shown)}\n\n"
         for entry in entries ?? [] { text += Self.changeEvent(entry) }
-        state = Mutex(State(sentRevision: revision, versionJSON: versionJSON))
+        if let availability { text += Self.availabilityEvent(availability) }
+        state = Mutex(
+            State(sentRevision: revision, sentAvailability: availabilityRevision, versionJSON: versionJSON))
         body.write(Array(text.utf8))
         let timer = DispatchSource.makeTimerSource(queue: Self.looks)
         heartbeat = HeartbeatTimer(source: timer)
@@ -136,8 +149,8 @@ package final class ChangeStream: Sendable {
     /// Looks until no ``changed()`` came in meanwhile. On the looks queue.
     private func look() {
         while true {
-            let since = state.withLock { $0.sentRevision }
-            write(lookUp(since))
+            let (since, availabilitySince) = state.withLock { ($0.sentRevision, $0.sentAvailability) }
+            write(lookUp(since, availabilitySince))
             let again = state.withLock { state -> Bool in
                 guard state.lookAgain, !state.ended else {
                     state.looking = false
@@ -155,7 +168,7 @@ package final class ChangeStream: Sendable {
         let text: String? = state.withLock { state -> String? in
             guard !state.ended else { return nil }
             switch found {
-            case .changes(let versionJSON, let revision, let entries):
+            case .changes(let versionJSON, let revision, let entries, let availabilityRevision, let availability):
                 if let entries {
                     let fresh = entries.filter { $0.revision > state.sentRevision }
                     // Another menu without a reload entry to it (a store that forgets at a reload):
@@ -164,12 +177,18 @@ package final class ChangeStream: Sendable {
                     if versionJSON == state.versionJSON || reaches {
                         state.sentRevision = max(state.sentRevision, revision)
                         state.versionJSON = versionJSON
-                        return fresh.map(Self.changeEvent).joined()
+                        var text = fresh.map(Self.changeEvent).joined()
+                        if let availability, availability.since == state.sentAvailability {
+                            state.sentAvailability = availability.revision
+                            text += Self.availabilityEvent(availability)
+                        }
+                        return text
                     }
                 }
                 guard revision > state.sentRevision || versionJSON != state.versionJSON else { return nil }
                 state.sentRevision = revision
                 state.versionJSON = versionJSON
+                state.sentAvailability = availabilityRevision  // the rows read again show it
                 return "event: reload\nid: \(revision)\ndata: {\"version\":\(versionJSON),\"revision\":\(revision)}\n\n"
             case .ended(let reason):
                 state.ended = true
@@ -198,6 +217,16 @@ package final class ChangeStream: Sendable {
             return "event: reload\nid: \(revision)\ndata: {\"version\":\(versionJSON),\"revision\":\(revision)}\n\n"
         }
         return "event: change\nid: \(entry.revision)\ndata: \(String(decoding: data, as: UTF8.self))\n\n"
+    }
+
+    /// An `availability` event (no `id`: it moves no revision); `reconfigured` null when the
+    /// rows would not fit the body's limit (the client fetches every row it holds).
+    private static func availabilityEvent(_ entry: AvailabilityFeedEntry) -> String {
+        var entry = entry
+        if entry.encodedBound > bodyLimit / 2 { entry.reconfigured = nil }
+        var writer = JSONWriter(capacity: entry.encodedBound)
+        entry.write(to: &writer)
+        return "event: availability\ndata: \(String(decoding: writer.finish().bytes, as: UTF8.self))\n\n"
     }
 
     private static func endEvent(_ reason: EndReason) -> String {

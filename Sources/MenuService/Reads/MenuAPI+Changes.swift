@@ -1,4 +1,5 @@
 import HTTPCore
+import MenuAvailability
 import MenuModel
 import MenuSessions
 
@@ -34,16 +35,23 @@ extension MenuAPI {
         guard since >= 0 else {
             throw .invalidParameter("since is required: the revision the client holds (GET /rows answers it)")
         }
+        let given = try Self.integerParameter("availabilitySince", in: request, default: -1, range: 0 ... Int.max)
+        let availabilitySince = given >= 0 ? given : nil
         let session = try sessionID(in: request)
-        if streaming { return .response(try changeStream(of: session, since: since, for: request)) }
-        let (menu, changes) = try changesOrDefaultView(of: session, since: since, for: request)
-        guard wait > 0, changes.entries?.isEmpty == true else {
-            return .response(try changesResponse(menu, changes, since: since, for: request))
+        if streaming {
+            return .response(
+                try changeStream(of: session, since: since, availabilitySince: availabilitySince, for: request))
+        }
+        let (menu, changes, availability) = try feed(
+            of: session, since: since, availabilitySince: availabilitySince, for: request)
+        guard wait > 0, changes.entries?.isEmpty == true, availability == nil else {
+            return .response(try changesResponse(menu, changes, availability, since: since, for: request))
         }
         let deferred = DeferredResponse { [self] in
             do throws(APIError) {
-                let (menu, changes) = try changesOrDefaultView(of: session, since: since, for: request)
-                return try changesResponse(menu, changes, since: since, for: request)
+                let (menu, changes, availability) = try feed(
+                    of: session, since: since, availabilitySince: availabilitySince, for: request)
+                return try changesResponse(menu, changes, availability, since: since, for: request)
             } catch {
                 return errorResponse(error)
             }
@@ -52,7 +60,11 @@ extension MenuAPI {
         switch changeWaits.register(key, since: since, for: .seconds(wait), deferred) {
         case .held: break
         case .full: throw .tooManyStreams(limit: changeWaits.limit)
-        case .closed: return .response(try changesResponse(menu, changes, since: since, for: request))
+        case .closed: return .response(try changesResponse(menu, changes, availability, since: since, for: request))
+        }
+        // A change of availability between the first look and the registration released no one.
+        if let availabilitySince, current.availability.overlay.revision != availabilitySince {
+            changeWaits.notify(key, revision: Int.max)
         }
         // A write or a deletion between the first look and the registration notified no one: look again.
         if let session {
@@ -69,20 +81,26 @@ extension MenuAPI {
     /// `GET /changes` as a `text/event-stream` (``ChangeStream``): its first look now (a session
     /// unknown, or `since` past its revision, is answered as without the stream), then held in
     /// ``changeWaits`` until it ends.
-    private func changeStream(of session: SessionID?, since: Int, for request: HTTPRequest) throws(APIError)
-        -> HTTPResponse
-    {
-        let (menu, changes) = try changesOrDefaultView(of: session, since: since, for: request)
+    private func changeStream(
+        of session: SessionID?, since: Int, availabilitySince: Int?, for request: HTTPRequest
+    ) throws(APIError) -> HTTPResponse {
+        let (menu, changes, availability) = try feed(
+            of: session, since: since, availabilitySince: availabilitySince, for: request)
         try Self.requireSince(since, within: changes)
         let stream = ChangeStream(
             key: session.map { .session($0) } ?? .defaultView, since: since,
             versionJSON: menu.versionText, revision: changes.revision,
-            entries: changes.entries, heartbeat: streamHeartbeat
-        ) { [self] since in
+            entries: changes.entries, heartbeat: streamHeartbeat,
+            availabilityRevision: availability?.revision ?? availabilitySince ?? menu.availability.overlay.revision,
+            availability: availability
+        ) { [self] since, availabilitySince in
             do throws(APIError) {
                 // Not the stream's own request: its headers would stay in memory as long as the stream.
-                let (menu, changes) = try changesOrDefaultView(of: session, since: since, for: Self.streamLook)
-                return .changes(versionJSON: menu.versionText, revision: changes.revision, entries: changes.entries)
+                let (menu, changes, availability) = try feed(
+                    of: session, since: since, availabilitySince: availabilitySince, for: Self.streamLook)
+                return .changes(
+                    versionJSON: menu.versionText, revision: changes.revision, entries: changes.entries,
+                    availabilityRevision: menu.availability.overlay.revision, availability: availability)
             } catch {
                 switch error {
                 case .unknownSession, .invalidSession: return .ended(.sessionEnded)
@@ -113,6 +131,20 @@ extension MenuAPI {
     /// The request a stream's later looks read the store for: no header (no `If-None-Match`).
     private static let streamLook = HTTPRequest(method: "GET", path: "/changes")
 
+    /// ``changesOrDefaultView(of:since:for:)`` and, for a client at availability revision
+    /// `availabilitySince`, the rows to fetch again after a change of availability
+    /// (``availabilityEntry(since:on:session:revision:)``; none while the history is gone).
+    private func feed(of session: SessionID?, since: Int, availabilitySince: Int?, for request: HTTPRequest)
+        throws(APIError) -> (ServedMenu, FeedChanges, AvailabilityFeedEntry?)
+    {
+        let (menu, changes) = try changesOrDefaultView(of: session, since: since, for: request)
+        guard changes.entries != nil else { return (menu, changes, nil) }
+        return (
+            menu, changes,
+            availabilityEntry(since: availabilitySince, on: menu, session: session, revision: changes.revision)
+        )
+    }
+
     /// The served menu and the changes of `session` (nil: the default view) since `since`, each
     /// reload's splices computed.
     private func changesOrDefaultView(of session: SessionID?, since: Int, for request: HTTPRequest) throws(APIError)
@@ -126,23 +158,31 @@ extension MenuAPI {
     }
 
     /// The answer to `GET /changes?since=` for `changes` on `menu` (see ``changes(_:)``).
-    private func changesResponse(_ menu: ServedMenu, _ changes: FeedChanges, since: Int, for request: HTTPRequest)
-        throws(APIError) -> HTTPResponse
-    {
+    private func changesResponse(
+        _ menu: ServedMenu, _ changes: FeedChanges, _ availability: AvailabilityFeedEntry?, since: Int,
+        for request: HTTPRequest
+    ) throws(APIError) -> HTTPResponse {
         try Self.requireSince(since, within: changes)
         guard let entries = changes.entries else { throw .gone(since: since, revision: changes.revision) }
         let locale = try negotiatedLocale(for: request, on: menu)
-        var writer = JSONWriter(capacity: 64 + entries.reduce(0) { $0 + $1.encodedBound })
+        var writer = JSONWriter(
+            capacity: 96 + entries.reduce(0) { $0 + $1.encodedBound } + (availability?.encodedBound ?? 0))
         writer.raw("{\"version\":")
         writer.raw(menu.versionJSON)
         writer.raw(",\"revision\":")
         writer.integer(changes.revision)
+        writeAvailabilityRevision(of: menu, to: &writer)
         writer.raw(",\"changes\":[")
         for (index, entry) in entries.enumerated() {
             if index > 0 { writer.raw(",") }
             entry.write(to: &writer)
         }
-        writer.raw("]}")
+        writer.raw("]")
+        if let availability {
+            writer.raw(",\"availability\":")
+            availability.write(to: &writer)
+        }
+        writer.raw("}")
         return json(200, writer.finish(), extraHeaders: menu.languageHeaders(locale))
     }
 

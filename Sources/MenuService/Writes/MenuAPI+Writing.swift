@@ -1,3 +1,5 @@
+import MenuAvailability
+
 /// The parts several answers open with, written once.
 extension MenuAPI {
     /// Writes `{"version":…,"revision":…,"count":…,"leafCount":…` (object left open).
@@ -7,6 +9,16 @@ extension MenuAPI {
         writer.integer(count)
         writer.raw(",\"leafCount\":")
         writer.integer(leafCount)
+        writeAvailabilityRevision(of: menu, to: &writer)
+    }
+
+    /// Writes `,"availabilityRevision":…` once the availability overlay has changed (nothing
+    /// before: revision 0): the `availabilitySince` of the feed for rows read with it.
+    func writeAvailabilityRevision(of menu: ServedMenu, to writer: inout JSONWriter) {
+        let revision = menu.availability.overlay.revision
+        guard revision > 0 else { return }
+        writer.raw(",\"availabilityRevision\":")
+        writer.integer(revision)
     }
 
     /// Writes `,"offset":…,"limit":…`.

@@ -32,6 +32,25 @@ extension AppTests {
                 HostileCase.text("wait with a percent-encoded NUL", refused) { changes("since=0&wait=1%00") },
                 HostileCase.text("wait without since", refused) { changes("wait=5") },
                 HostileCase.text("wait zero answers at once", .json(200, "")) { changes("since=0&wait=0") },
+                // availabilitySince: the same integer grammar; one the overlays never had asks for every row.
+                HostileCase.text("availabilitySince negative", refused) { changes("since=0&availabilitySince=-1") },
+                HostileCase.text("availabilitySince of 20 digits", refused) {
+                    changes("since=0&availabilitySince=99999999999999999999")
+                },
+                HostileCase.text("availabilitySince not a number", refused) { changes("since=0&availabilitySince=x") },
+                HostileCase.text("availabilitySince empty", refused) { changes("since=0&availabilitySince=") },
+                HostileCase.text("availabilitySince twice", refused) {
+                    changes("since=0&availabilitySince=0&availabilitySince=1")
+                },
+                HostileCase.text("availabilitySince with a percent-encoded NUL", refused) {
+                    changes("since=0&availabilitySince=0%00")
+                },
+                HostileCase.text("availabilitySince never served", .json(200, "")) {
+                    changes("since=0&availabilitySince=9223372036854775807")
+                },
+                HostileCase.text("availabilitySince on a stream", .json(400, "invalid_parameter")) {
+                    "GET /changes?since=0&availabilitySince=-5 HTTP/1.1\r\n\(h)Accept: text/event-stream\r\n\r\n"
+                },
                 // Event streams: a Last-Event-ID this server never sent is refused, never guessed at;
                 // an Accept that does not name text/event-stream (or refuses it) gets the JSON feed.
                 HostileCase.text("Last-Event-ID not a number", refused) { stream("Last-Event-ID: soon\r\n") },

@@ -168,6 +168,38 @@ extension AppTests {
             }
         }
 
+        @Test func anOpenStreamGetsAnAvailabilityEventNamingTheRowsThatChanged() throws {
+            try Self.withServer { server, admin, _ in
+                let created = try server.connect().request("POST", "/sessions")
+                let session = try #require(try created.json()["sessionId"]?.stringValue)
+                let rows =
+                    try server.connect().request(
+                        "GET", "/rows?limit=500", headers: [("X-Session-Id", session)]
+                    ).json()["rows"]?.arrayValue ?? []
+                let index = try #require(rows.firstIndex { $0["id"]?.stringValue == "mapo-tofu" })
+                let stream = try LiveEventStream(
+                    port: server.port, "/changes?since=0",
+                    headers: [("Accept", "text/event-stream"), ("X-Session-Id", session)])
+                #expect(try stream.nextEvent()?.event == "open")
+                #expect(
+                    try Self.put(admin, #"{"changes": [{"id": "mapo-tofu", "state": "sold_out"}]}"#).status == 200)
+                let event = try #require(try stream.nextEvent())
+                #expect(event.event == "availability" && event.id == nil, "\(event)")
+                #expect(
+                    try event.json()
+                        == .object([
+                            "since": .number(0), "revision": .number(1),
+                            "reconfigured": .array([.number(Double(index))])
+                        ]))
+                // A write then comes as before, its revision the session's next.
+                #expect(
+                    try server.connect().request("POST", "/groups/drinks/toggle", headers: [("X-Session-Id", session)])
+                        .status == 200)
+                let change = try #require(try stream.nextEvent())
+                #expect(change.event == "change" && change.id == "1", "\(change)")
+            }
+        }
+
         @Test func theDataDirectoryKeepsTheOverlayAcrossARestart() throws {
             let directory = Self.directory()
             defer { try? FileManager.default.removeItem(at: directory) }
