@@ -34,6 +34,8 @@ const state = {
   busy: Promise.resolve(), // writes run one after another
   language: localStorage.getItem(LANGUAGE_KEY) || "", // `?lang=` chosen (search.js); "": Accept-Language
   reloadsSpliced: 0,       // menu reloads applied as their feed entry's splices (not a refetch)
+  availability: 0,         // the availability revision every row held shows (availabilitySince)
+  availabilityUpdates: 0,  // changes of availability applied as the rows they name (not a refetch)
 };
 
 const $ = (id) => document.getElementById(id);
@@ -114,6 +116,9 @@ async function fetchPage(offset) {
     const { json, response } = await api("GET", `/rows?offset=${offset}&limit=${PAGE}`);
     if (json.version !== state.version || json.revision > state.revision) return sync(); // written elsewhere
     if (epoch !== state.epoch) return render(); // spliced meanwhile: its indices are stale
+    const availability = json.availabilityRevision ?? 0;
+    if (state.rows.size === 0) state.availability = availability;
+    else if (availability !== state.availability) sync(); // the rows held before show an older one
     state.etag = response.headers.get("ETag");
     // The titles' language (the browser's Accept-Language chose it): zh-Hant and zh-Hans pick their own glyphs.
     const language = response.headers.get("Content-Language");
@@ -156,7 +161,7 @@ function render() {
   for (let index = first; index <= last; index++) {
     const row = state.rows.get(index);
     if (!row && missing === null) missing = index;
-    const key = row ? `${index}|${row.id}|${row.isExpanded}` : String(index);
+    const key = row ? `${index}|${row.id}|${row.isExpanded}|${row.availability ? JSON.stringify(row.availability) : ""}` : String(index);
     let element = elements.get(index);
     if (!element || element.dataset.key !== key) {
       const fresh = row ? rowElement(row) : placeholder(index);
@@ -305,10 +310,11 @@ async function catchUp() {
     const counted = await api("GET", "/count", { headers });
     if (counted.notModified) return render();
     state.etag = counted.response.headers.get("ETag");
-    const moved = counted.json.version !== state.version || counted.json.revision !== state.revision;
-    if (moved && state.sessionId && state.version !== null) {
+    const moved = counted.json.version !== state.version || counted.json.revision !== state.revision
+      || (counted.json.availabilityRevision ?? 0) !== state.availability;
+    if (moved && state.version !== null) {
       try {
-        const { json } = await api("GET", `/changes?since=${state.revision}`);
+        const { json } = await api("GET", `/changes?since=${state.revision}&availabilitySince=${state.availability}`);
         // Another menu is reached by its reload entry's splices; without one, everything is refetched.
         const reached = json.version === state.version
           || json.changes.some((entry) => entry.reload && entry.reload.version === json.version);
@@ -320,6 +326,13 @@ async function catchUp() {
             state.version = entry.reload.version;
             state.reloadsSpliced += 1;
           }
+          // A dish sold out or back: the rows it shows on are fetched again (all, when null).
+          if (json.availability) {
+            if (json.availability.reconfigured) json.availability.reconfigured.forEach((index) => state.rows.delete(index));
+            else state.rows.clear();
+            state.availabilityUpdates += 1;
+          }
+          state.availability = json.availabilityRevision ?? 0;
           adopt(counted.json);
           // A group's own flag may have changed with a splice: refetch what is in view.
           const { first, last } = visibleRange();
@@ -332,6 +345,7 @@ async function catchUp() {
     }
     state.rows.clear();
     state.epoch += 1;
+    state.availability = counted.json.availabilityRevision ?? 0;
     adopt(counted.json);
     render();
   } catch (error) {
@@ -385,7 +399,7 @@ async function followStream(lastEventId, remember) {
   if (session) headers["X-Session-Id"] = session;
   if (lastEventId) headers["Last-Event-ID"] = lastEventId;
   followAbort = new AbortController();
-  const response = await fetch(withLanguage(`/changes?since=${state.revision}`),
+  const response = await fetch(withLanguage(`/changes?since=${state.revision}&availabilitySince=${state.availability}`),
     { headers, cache: "no-store", signal: followAbort.signal });
   if (!(response.headers.get("Content-Type") || "").startsWith("text/event-stream")) {
     let json = null;
@@ -401,7 +415,7 @@ async function followStream(lastEventId, remember) {
     try { fields = JSON.parse(event.data); } catch { /* not JSON: nothing to read */ }
     if (event.type === "open" && fields.action !== "none") await sync();
     else if (event.type === "change" && Number(event.id) > state.revision) await sync();
-    else if (event.type === "reload") await sync();
+    else if (event.type === "reload" || event.type === "availability") await sync();
     else if (event.type === "end") {
       ended = fields;
       followAbort.abort(); // the server ends the body next: do not wait for it
@@ -415,8 +429,8 @@ async function followStream(lastEventId, remember) {
 /// One long poll of the feed (where nothing streams); the milliseconds to wait before the next.
 async function longPoll() {
   const since = state.revision;
-  const { json } = await api("GET", `/changes?since=${since}&wait=25`);
-  if (json.version !== state.version || json.revision > state.revision) await sync();
+  const { json } = await api("GET", `/changes?since=${since}&wait=25&availabilitySince=${state.availability}`);
+  if (json.version !== state.version || json.revision > state.revision || json.availability) await sync();
   return 0;
 }
 

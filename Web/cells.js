@@ -52,8 +52,28 @@ function rowElement(row) {
   name.firstChild.setAttribute("aria-hidden", "true");
   if (typeof a.en === "string" && a.en !== row.title) name.append(span("subtitle", a.en));
   if (row.isGroup) name.append(span("count", String(row.childCount)));
+  if (row.availability) {
+    element.classList.add("unavailable");
+    const mark = span("availability", availabilityText(row.availability));
+    mark.title = mark.textContent; // the whole of it where the cell cuts it short
+    name.append(mark);
+  }
   element.append(name, cell("price", price(a)), cell("spicy", spicy(a.spicy)), cell("veg", vegetarian(a.vegetarian)), cell("more", ...details(a)));
   return element;
+}
+
+/// "Sold out · back at 19:30 · the kitchen" in the reader's locale: the time alone today, with
+/// the day otherwise.
+function availabilityText(availability) {
+  const parts = [availability.state === "sold_out" ? "Sold out" : "Paused"];
+  const until = availability.until ? new Date(availability.until) : null;
+  if (until && !Number.isNaN(until.getTime())) {
+    const today = until.toDateString() === new Date().toDateString();
+    const options = today ? { hour: "numeric", minute: "2-digit" } : { weekday: "short", day: "numeric", month: "short", hour: "numeric", minute: "2-digit" };
+    parts.push("back " + (today ? "at " : "") + new Intl.DateTimeFormat(undefined, options).format(until));
+  }
+  if (availability.reason) parts.push(availability.reason);
+  return parts.join(" · ");
 }
 
 function price(a) {

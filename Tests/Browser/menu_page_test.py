@@ -14,9 +14,11 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
+import time
 import traceback
 import urllib.error
 import urllib.request
@@ -353,6 +355,53 @@ def test_reload_reaches_an_open_page(driver):
         server.stop()
 
 
+def test_availability_reaches_an_open_page(driver):
+    """A dish sold out through the admin API shows in an open page by itself, struck through with
+    its state, its end in the reader's time and the reason; the page refetches only the rows the
+    feed names; clearing it takes the mark away again."""
+    token = "browser-admin-token-0123456789abcdef"
+    tokens = os.path.join(OUT, "admin-tokens")
+    with open(tokens, "w") as target:
+        target.write(token + "\n")
+    with socket.socket() as probe:  # a free port for the admin listener (its line goes to stderr)
+        probe.bind(("127.0.0.1", 0))
+        admin_port = probe.getsockname()[1]
+    server = Server(os.path.join(ROOT, "Config", "menu.json"),
+                    "--admin-listen", f"127.0.0.1:{admin_port}", "--admin-token-file", tokens)
+    server.admin_url = f"http://127.0.0.1:{admin_port}"
+
+    def admin(changes):
+        request = urllib.request.Request(
+            server.admin_url + "/admin/availability", data=json.dumps({"changes": changes}).encode(), method="PUT",
+            headers={"Authorization": "Bearer " + token, "Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return json.loads(response.read())
+
+    try:
+        driver.get(server.url + "/")
+        driver.execute_script("localStorage.clear()")
+        driver.get(server.url + "/")
+        expect_dom_matches_api(driver, server)
+        wait(driver, lambda d: metric(server, "menu_event_streams_open") >= 1, "the page to follow an event stream")
+        dish = next(row for row in dom_rows(driver) if row["id"] and row["expanded"] is None)["id"]
+        assert not row_element(driver, dish).get_attribute("class").count("unavailable")
+        until = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + 3600))
+        assert admin([{"id": dish, "state": "sold_out", "until": until, "reason": "the wok is busy"}])["revision"] == 1
+        wait(driver, lambda d: "unavailable" in row_element(d, dish).get_attribute("class"), "the sold-out mark, live")
+        text = row_element(driver, dish).text
+        assert "Sold out" in text and "back at" in text and "the wok is busy" in text, text
+        title = row_element(driver, dish).find_element(By.CSS_SELECTOR, ".title")
+        assert "line-through" in title.value_of_css_property("text-decoration"), title.value_of_css_property("text-decoration")
+        assert driver.execute_script("return window.menuPage.state.availabilityUpdates") >= 1
+        driver.save_screenshot(os.path.join(OUT, "availability.png"))
+        admin([{"id": dish, "state": "available"}])
+        wait(driver, lambda d: "unavailable" not in row_element(d, dish).get_attribute("class"), "the mark gone, live")
+        expect_dom_matches_api(driver, server)
+        print(f"browser-test: {dish} sold out and back showed in the open page by itself")
+    finally:
+        server.stop()
+
+
 def test_large_menu_stays_virtualized(driver, server):
     driver.get(server.url + "/")
     driver.execute_script("localStorage.clear()")
@@ -483,6 +532,7 @@ def main():
                            ("settings", lambda: test_settings(driver, servers["settings"])),
                            ("large", lambda: test_large_menu_stays_virtualized(driver, servers["large"])),
                            ("reload", lambda: test_reload_reaches_an_open_page(driver)),
+                           ("availability", lambda: test_availability_reaches_an_open_page(driver)),
                            ("cross-origin", lambda: test_cross_origin(driver, menu))]:
             try:
                 test()
