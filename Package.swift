@@ -184,7 +184,7 @@ let package = Package(
             dependencies: [
                 "MenuClient", "MenuApp", "MenuModel", "MenuTestSupport", "HTTPTestSupport", "ChildProcess",
                 "MenuService", "MenuSessions", "HTTPServer", "HTTPCore", "MenuAppTestSupport", "RedisTestSupport",
-                "RedisClient"
+                "RedisClient", "MenuAvailability"
             ]),
         // The terminal app: keys, widths, rows, frame diff in-process; menu-client in tmux against the built menu-server.
         .testTarget(

@@ -199,7 +199,7 @@ struct MenuHTTP: Sendable {
     /// The strong tag `"<version>-<revision>"` the server sends on `/rows` and `/count` (docs/api.md,
     /// "Revisions and conditional requests": the version percent-encoded outside `A-Z a-z 0-9 . _ ~`),
     /// `"<version>-<locale>-<revision>"` for a menu with locales (`locale` its Content-Language).
-    static func entityTag(version: String, locale: String? = nil, revision: Int) -> String {
+    static func entityTag(version: String, locale: String? = nil, availability: Int = 0, revision: Int) -> String {
         var text = "\""
         for byte in version.utf8 {
             switch byte {
@@ -212,6 +212,7 @@ struct MenuHTTP: Sendable {
             }
         }
         if let locale { text += "-" + locale }
+        if availability > 0 { text += "-a\(availability)" }
         return text + "-\(revision)\""
     }
 }

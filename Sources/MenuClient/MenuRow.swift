@@ -1,3 +1,5 @@
+import Foundation
+
 /// One row of the flat table as `GET /rows` sends it: a group or a row of the menu at `index`.
 ///
 /// Groups carry `isExpanded`, `childCount` and `visibleDescendantCount` (the rows a collapse would
@@ -14,10 +16,13 @@ public struct MenuRow: Sendable, Hashable, Codable {
     public var childCount: Int?
     public var attributes: [String: MenuJSONValue]?
     public var visibleDescendantCount: Int?
+    /// Set while the node is not available (sold out, paused: the server's admin API).
+    public var availability: MenuRowAvailability?
 
     public init(
         index: Int, id: String, title: String, depth: Int, parentId: String?, isGroup: Bool, isExpanded: Bool? = nil,
-        childCount: Int? = nil, attributes: [String: MenuJSONValue]? = nil, visibleDescendantCount: Int? = nil
+        childCount: Int? = nil, attributes: [String: MenuJSONValue]? = nil, visibleDescendantCount: Int? = nil,
+        availability: MenuRowAvailability? = nil
     ) {
         self.index = index
         self.id = id
@@ -29,10 +34,12 @@ public struct MenuRow: Sendable, Hashable, Codable {
         self.childCount = childCount
         self.attributes = attributes
         self.visibleDescendantCount = visibleDescendantCount
+        self.availability = availability
     }
 
     private enum CodingKeys: String, CodingKey {
         case index, id, title, depth, parentId, isGroup, isExpanded, childCount, attributes, visibleDescendantCount
+        case availability
     }
 
     /// As the server writes it: `parentId` always present (`null` at the top), the group fields
@@ -49,5 +56,54 @@ public struct MenuRow: Sendable, Hashable, Codable {
         try container.encodeIfPresent(childCount, forKey: .childCount)
         try container.encodeIfPresent(attributes, forKey: .attributes)
         try container.encodeIfPresent(visibleDescendantCount, forKey: .visibleDescendantCount)
+        try container.encodeIfPresent(availability, forKey: .availability)
     }
+}
+
+/// Why a row cannot be ordered now, as the server shows it: its state, when that ends by itself,
+/// a reason, and where it comes from (a group above it, or computed for a group whose rows all
+/// show one).
+public struct MenuRowAvailability: Sendable, Hashable, Codable {
+    public var state: MenuAvailabilityState
+    /// RFC 3339 (UTC), as sent; ``untilDate`` reads it.
+    public var until: String?
+    public var reason: String?
+    /// The group above whose entry this row shows.
+    public var from: String?
+    /// True on a group whose rows all show one.
+    public var computed: Bool?
+
+    public init(
+        state: MenuAvailabilityState, until: String? = nil, reason: String? = nil, from: String? = nil,
+        computed: Bool? = nil
+    ) {
+        self.state = state
+        self.until = until
+        self.reason = reason
+        self.from = from
+        self.computed = computed
+    }
+
+    /// ``until`` as a date (nil without one, or when it is not RFC 3339).
+    public var untilDate: Date? {
+        guard let until else { return nil }
+        let formatter = ISO8601DateFormatter()
+        if let date = formatter.date(from: until) { return date }
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.date(from: until)
+    }
+}
+
+/// A node's state when it is not available; a state this client does not know yet is kept as sent.
+public struct MenuAvailabilityState: RawRepresentable, Sendable, Hashable, Codable {
+    public var rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public init(from decoder: any Decoder) throws { rawValue = try decoder.singleValueContainer().decode(String.self) }
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+
+    public static let soldOut = MenuAvailabilityState(rawValue: "sold_out")
+    public static let paused = MenuAvailabilityState(rawValue: "paused")
 }

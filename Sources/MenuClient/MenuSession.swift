@@ -133,14 +133,16 @@ public actor MenuSession {
     /// the answer so that a caller seeing `unknown_session` knows which id failed.
     /// A `text/event-stream` of `GET /changes?since=` for the session (created first when it has
     /// no id yet), resuming after `lastEventID` when given; not yet started.
-    func changeStream(since revision: Int, lastEventID: String?, idleTimeout: TimeInterval)
+    func changeStream(since revision: Int, availabilitySince: Int, lastEventID: String?, idleTimeout: TimeInterval)
         async throws(MenuClientError)
         -> (stream: MenuEventStream, sessionID: String)
     {
         let id = try await ensureID()
         var headers = [("X-Session-Id", id), ("Accept", "text/event-stream")]
         if let lastEventID, !lastEventID.isEmpty { headers.append(("Last-Event-ID", lastEventID)) }
-        let request = try http.urlRequest("GET", "changes", query: [("since", String(revision))], headers: headers)
+        let request = try http.urlRequest(
+            "GET", "changes", query: [("since", String(revision)), ("availabilitySince", String(availabilitySince))],
+            headers: headers)
         return (MenuEventStream(request: request, lastEventID: lastEventID ?? "", idleTimeout: idleTimeout), id)
     }
 

@@ -70,10 +70,11 @@ extension MenuTable {
     func followStream(lastEventID: inout String?, report: ([MenuTableEvent]) -> Void) async throws(MenuClientError)
         -> StreamOutcome
     {
-        let revision = state.withLock { $0.revision }
+        let (revision, availability) = state.withLock { ($0.revision, $0.availability) }
         // Idle for four default heartbeats (15 s each) before the stream counts as dropped.
         let (stream, sessionID) = try await session.changeStream(
-            since: revision, lastEventID: lastEventID, idleTimeout: max(60, session.configuration.timeout))
+            since: revision, availabilitySince: availability, lastEventID: lastEventID,
+            idleTimeout: max(60, session.configuration.timeout))
         defer { stream.cancel() }
         let head: MenuEventStream.Head
         let body: Data
@@ -117,6 +118,8 @@ extension MenuTable {
                 case "reload":
                     version = fields["version"] as? String ?? version
                     report(try await sync())
+                case "availability":
+                    report(try await applyStreamedAvailability(event.data))
                 case "end":
                     guard fields["retry"] as? Bool == false else {
                         return .ended(retryMilliseconds: stream.retryMilliseconds ?? 3_000)
@@ -163,15 +166,34 @@ extension MenuTable {
         }
     }
 
+    /// One `availability` event applied: the rows it names dropped (``apply(_:)-(MenuAvailabilityChange)``)
+    /// when it starts from the table's availability revision; otherwise, or when it cannot be
+    /// applied, a catch-up from the feed.
+    private func applyStreamedAvailability(_ data: String) async throws(MenuClientError) -> [MenuTableEvent] {
+        guard let change = try? JSONDecoder().decode(MenuAvailabilityChange.self, from: Data(data.utf8)) else {
+            throw .unexpectedAnswer(status: 200, detail: "cannot read an availability event from \(data.prefix(300))")
+        }
+        return try await writes.withLock { () async throws(MenuClientError) -> [MenuTableEvent] in
+            guard change.since == state.withLock({ $0.availability }), let applied = apply(change) else {
+                return try await revalidateLocked()
+            }
+            return applied
+        }
+    }
+
     /// The seconds a long poll asks the server to wait: the request's timeout less 5 s, 1 to 60.
     var longPollSeconds: Int { max(1, min(60, Int(session.configuration.timeout) - 5)) }
 
     /// One long poll from the table's revision, then what it brought applied (holding the
     /// writes lock only for that, on the table as it is by then).
     func waitForChanges() async throws(MenuClientError) -> [MenuTableEvent] {
-        let revision = state.withLock { $0.revision }
+        let (revision, availability) = state.withLock { ($0.revision, $0.availability) }
         let (answer, sessionID) = try await session.send(
-            "GET", "changes", query: [("since", String(revision)), ("wait", String(longPollSeconds))])
+            "GET", "changes",
+            query: [
+                ("since", String(revision)), ("wait", String(longPollSeconds)),
+                ("availabilitySince", String(availability))
+            ])
         return try await writes.withLock { () async throws(MenuClientError) -> [MenuTableEvent] in
             try await applyFeedLocked(answer, sessionID: sessionID)
         }

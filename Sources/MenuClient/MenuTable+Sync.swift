@@ -24,15 +24,17 @@ extension MenuTable {
     }
 
     func revalidateLocked() async throws(MenuClientError) -> [MenuTableEvent] {
-        let (version, revision) = state.withLock { ($0.version, $0.revision) }
-        let tag = MenuHTTP.entityTag(version: version, locale: await session.contentLanguage, revision: revision)
+        let (version, revision, availability) = state.withLock { ($0.version, $0.revision, $0.availability) }
+        let tag = MenuHTTP.entityTag(
+            version: version, locale: await session.contentLanguage, availability: availability, revision: revision)
         let (answer, sessionID) = try await session.send("GET", "count", headers: [("If-None-Match", tag)])
         switch answer.status {
         case 304: return []
         case 200:
             let counted = try answer.decode(MenuCountAnswer.self)
             // Another menu: the feed takes the rows there when it has the reload's entry.
-            return counted.revision == revision && counted.version == version ? [] : try await catchUpLocked()
+            return counted.revision == revision && counted.version == version
+                && counted.availabilityRevision ?? 0 == availability ? [] : try await catchUpLocked()
         default:
             if answer.error.code == "unknown_session" { return try await recoverLocked(failedID: sessionID) }
             throw answer.error
@@ -41,8 +43,9 @@ extension MenuTable {
 
     /// Applies the splices after the table's revision from `GET /changes`, in order.
     func catchUpLocked() async throws(MenuClientError) -> [MenuTableEvent] {
-        let revision = state.withLock { $0.revision }
-        let (answer, sessionID) = try await session.send("GET", "changes", query: [("since", String(revision))])
+        let (revision, availability) = state.withLock { ($0.revision, $0.availability) }
+        let (answer, sessionID) = try await session.send(
+            "GET", "changes", query: [("since", String(revision)), ("availabilitySince", String(availability))])
         return try await applyFeedLocked(answer, sessionID: sessionID)
     }
 
@@ -72,6 +75,10 @@ extension MenuTable {
                     applied = apply(entry.change, revision: entry.revision, changedGroup: .unknown)
                 }
                 guard let applied else { return events + (try await resetLocked(reason: .requested)) }
+                events += applied
+            }
+            if let change = feed.availability {
+                guard let applied = apply(change) else { return events + (try await resetLocked(reason: .historyGone)) }
                 events += applied
             }
             if !events.isEmpty || reloaded {
@@ -148,6 +155,28 @@ extension MenuTable {
         }
     }
 
+    /// Applies a change of availability from the table's availability revision: the rows it names
+    /// dropped to placeholders, as one `.changed` with an empty splice at the table's end (nil,
+    /// applying nothing, when it names no rows or one past the table: the caller reloads). One
+    /// from another revision than the table's is none of its business (an empty list).
+    func apply(_ change: MenuAvailabilityChange) -> [MenuTableEvent]? {
+        state.withLock { state -> [MenuTableEvent]? in
+            guard change.since == state.availability else { return [] }
+            guard let rows = change.reconfigured else { return nil }
+            do { try state.cache.drop(rows) } catch { return nil }
+            state.availability = change.revision
+            guard !rows.isEmpty else { return [] }
+            state.epoch += 1
+            state.loading = [:]
+            return [
+                .changed(
+                    MenuTableChange(
+                        splice: MenuSplice(at: state.cache.count, inserted: 0, removed: 0), count: state.cache.count,
+                        revision: state.revision, section: section, reconfiguredRows: rows))
+            ]
+        }
+    }
+
     /// Drops every row and reads the count (`GET /count`) for the state to start again from.
     func resetLocked(reason: MenuTableReloadReason) async throws(MenuClientError) -> [MenuTableEvent] {
         let (answer, sessionID) = try await session.send("GET", "count")
@@ -165,6 +194,7 @@ extension MenuTable {
             state.version = counted.version
             state.revision = counted.revision
             state.leafCount = counted.leafCount
+            state.availability = counted.availabilityRevision ?? 0
             state.epoch += 1
             state.loading = [:]
         }

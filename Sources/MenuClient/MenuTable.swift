@@ -38,6 +38,8 @@ public final class MenuTable: Sendable {
         var version: String
         var revision: Int
         var leafCount: Int
+        /// The availability revision every cached row shows (the feed's `availabilitySince`).
+        var availability = 0
         /// Bumped whenever positions change or rows are dropped; a page fetched in another epoch is not installed.
         var epoch = 0
         /// The page loads running for this epoch, by page number, for coalescing.
@@ -72,7 +74,7 @@ public final class MenuTable: Sendable {
         state = Mutex(
             State(
                 cache: RowCache(count: counted.count), version: counted.version, revision: counted.revision,
-                leafCount: counted.leafCount))
+                leafCount: counted.leafCount, availability: counted.availabilityRevision ?? 0))
     }
 
     deinit { eventSink.finish() }
@@ -159,6 +161,10 @@ public final class MenuTable: Sendable {
             }
             if installed {
                 eventSink.yield(.rowsLoaded(rows: rows.offset ..< rows.offset + rows.rows.count, section: section))
+                // Availability changed since the rows held were read: the feed names those to read again.
+                if rows.availabilityRevision ?? 0 != state.withLock({ $0.availability }) {
+                    await catchUpInBackground(recovering: nil)
+                }
             } else if rows.version != version || rows.revision > revision {
                 // The session moved on (another device, a reload): catch up before anyone asks again.
                 await catchUpInBackground(recovering: nil)

@@ -22,6 +22,8 @@ public struct MenuCountAnswer: Sendable, Hashable, Codable {
     public var revision: Int
     public var count: Int
     public var leafCount: Int
+    /// The availability revision the answer shows (absent, nil: 0).
+    public var availabilityRevision: Int? = nil
 }
 
 /// `GET /rows`: one page.
@@ -33,6 +35,8 @@ public struct MenuRowsAnswer: Sendable, Hashable, Codable {
     public var offset: Int
     public var limit: Int
     public var rows: [MenuRow]
+    /// The availability revision the rows show (absent, nil: 0).
+    public var availabilityRevision: Int? = nil
 }
 
 /// A toggle, a set or a reveal: the node's row `index` after it (nil when hidden) and the splice
@@ -106,6 +110,24 @@ public struct MenuChangesAnswer: Sendable, Hashable, Codable {
     public var version: String
     public var revision: Int
     public var changes: [Entry]
+    /// The availability revision now (absent, nil: 0).
+    public var availabilityRevision: Int? = nil
+    /// With `availabilitySince`, when availability moved since: the rows to fetch again.
+    public var availability: MenuAvailabilityChange? = nil
+}
+
+/// A change of availability in the changes feed: from revision `since` to `revision`, the rows
+/// (positions after the answer's entries) that show something else now; nil rows: every row.
+public struct MenuAvailabilityChange: Sendable, Hashable, Codable {
+    public var since: Int
+    public var revision: Int
+    public var reconfigured: [Int]?
+
+    public init(since: Int, revision: Int, reconfigured: [Int]?) {
+        self.since = since
+        self.revision = revision
+        self.reconfigured = reconfigured
+    }
 }
 
 /// A menu reload in the changes feed: the new menu's `version`; `changes`, the splices that take

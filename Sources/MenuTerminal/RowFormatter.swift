@@ -1,3 +1,4 @@
+import Foundation
 import MenuClient
 
 /// Draws one row of the table as a screen line, as the seed's app shows its menu: groups flush
@@ -32,13 +33,18 @@ public struct RowFormatter: Sendable {
         }
         let indent = String(repeating: "  ", count: max(0, row.depth))
         var left = [Span(number, faint)]
+        // Sold out or paused: the title dimmed, then what and until when.
+        let unavailable = row.availability != nil
         if row.isGroup {
             left.append(Span(indent + (row.isExpanded == true ? "▾ " : "▸ "), plain))
-            left.append(Span(row.title, isCursor ? .reversedBold : .bold))
+            left.append(Span(row.title, isCursor ? .reversedBold : unavailable ? .dim : .bold))
             if let children = row.childCount { left.append(Span(" (\(children))", faint)) }
         } else {
             left.append(Span(indent + "  ", plain))
-            left.append(Span(row.title, plain))
+            left.append(Span(row.title, unavailable ? faint : plain))
+        }
+        if let availability = row.availability {
+            left.append(Span("  " + Self.availabilityText(availability), isCursor ? .reversed : .error))
         }
         // The English name beside the title, unless the title is in English already (`--lang en`).
         if let english = row.attributes?["en"]?.stringValue, english != row.title {
@@ -55,6 +61,21 @@ public struct RowFormatter: Sendable {
             right = [Span(" " + price, plain)]
         }
         return Self.assemble(left, right: right, width: width, filler: plain)
+    }
+
+    /// "sold out · back 19:30 · the wok is busy": the state, the end in local time, the reason.
+    public static func availabilityText(_ availability: MenuRowAvailability) -> String {
+        var parts = [
+            availability.state == .soldOut
+                ? "sold out" : availability.state == .paused ? "paused" : availability.state.rawValue
+        ]
+        if let until = availability.untilDate {
+            let formatter = DateFormatter()
+            formatter.dateFormat = Calendar.current.isDateInToday(until) ? "HH:mm" : "EEE HH:mm"
+            parts.append("back " + formatter.string(from: until))
+        }
+        if let reason = availability.reason { parts.append(reason) }
+        return parts.joined(separator: " · ")
     }
 
     /// `left` then `right` flush with the right edge, `left` cut to what is left of `width`.

@@ -3,7 +3,10 @@
 
 import Foundation
 import HTTPTestSupport
+import MenuApp
+import MenuAvailability
 import MenuClient
+import MenuService
 import MenuTestSupport
 import Testing
 
@@ -155,6 +158,49 @@ import FoundationNetworking
             #expect(table.count == counts[index] + 1)
             try await expectCacheMatchesServer(table, server: server, "table \(index) after the reload")
         }
+    }
+
+    /// A dish sold out through the server's availability (issue 27 §4): a following table hears
+    /// it as a `.changed` whose reconfigured rows are the dish's (an empty splice, the session's
+    /// revision unchanged), and reads that row again with its availability; a table that only
+    /// syncs gets the same from the feed, and clearing it comes through the same way.
+    @Test func aSoldOutDishReachesTheTablesAsItsReconfiguredRow() async throws {
+        let server = try ClientTestServer(config: ClientTestMenus.large(groups: 3, subgroups: 3, leaves: 4))
+        defer { server.shutdown() }
+        let (phone, tablet, _) = try await twoDevices(server)
+        let rows = try await tablet.rows(in: 0 ..< tablet.count)
+        _ = try await phone.rows(in: 0 ..< phone.count)
+        let dish = try #require(rows.last { !$0.isGroup })
+        var live = tablet.liveChanges().makeAsyncIterator()
+        #expect(try await eventuallyAsync { try await metric("menu_event_streams_open", server) == 1 })
+        let revision = tablet.revision
+        _ = try server.server.service.updateAvailability(
+            [.init(id: dish.id, Availability(state: .soldOut, reason: "none left"))])
+        let heard = await hear(1, from: &live)
+        #expect(
+            heard == [
+                .changed(
+                    MenuTableChange(
+                        splice: MenuSplice(at: tablet.count, inserted: 0, removed: 0), count: tablet.count,
+                        revision: revision, section: 0, reconfiguredRows: [dish.index]))
+            ], "\(heard)")
+        #expect(tablet.row(at: dish.index) == nil, "dropped to a placeholder")
+        let again = try await tablet.rows(in: dish.index ..< dish.index + 1)
+        #expect(again.first?.availability == MenuRowAvailability(state: .soldOut, reason: "none left"))
+        #expect(tablet.revision == revision)
+
+        // The phone does not follow: its sync finds the same in the feed.
+        let synced = try await phone.sync()
+        #expect(
+            synced.contains {
+                if case .changed(let change) = $0 { change.reconfiguredRows == [dish.index] } else { false }
+            })
+        #expect(try await phone.rows(in: dish.index ..< dish.index + 1).first?.availability?.state == .soldOut)
+
+        _ = try server.server.service.updateAvailability([.init(id: dish.id, Availability(state: .available))])
+        _ = await hear(1, from: &live)
+        #expect(try await tablet.rows(in: dish.index ..< dish.index + 1).first?.availability == nil)
+        try await expectCacheMatchesServer(tablet, server: server, "the tablet after availability changes")
     }
 
     @Test func aDeletedSessionIsRecreatedAndTheTableReloaded() async throws {

@@ -71,6 +71,20 @@ extension TerminalTests {
             #expect(lines[4].hasSuffix("¥1280"))
         }
 
+        @Test func aSoldOutDishIsDimmedWithWhatAndWhyAndAnEscapeInTheReasonIsNotWritten() {
+            var row = Self.dishes[0]
+            row.availability = MenuRowAvailability(state: .soldOut, reason: "wok \u{1B}[2Jbusy")
+            let formatter = RowFormatter(width: 90, rowCount: 30)
+            let line = formatter.line(for: row, at: 1, isCursor: false)
+            #expect(line.spans.first { $0.text.string == "宮保雞丁" }?.style == .dim)
+            #expect(line.description.contains("sold out · wok"), "\(line.description)")
+            #expect(!line.description.contains("\u{1B}"))
+            #expect(line.spans.contains { $0.style == .error && $0.text.string.contains("sold out") })
+            #expect(DisplayWidth.of(line.description) == 90)
+            row.availability = MenuRowAvailability(state: .paused)
+            #expect(formatter.line(for: row, at: 1, isCursor: true).description.contains("  paused"))
+        }
+
         @Test func aLongTitleIsCutWithAnEllipsisBeforeThePriceColumn() {
             let formatter = RowFormatter(width: 44, rowCount: 30)
             let line = formatter.line(for: Self.dishes[1], at: 9, isCursor: false).description
