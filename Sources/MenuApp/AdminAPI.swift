@@ -98,14 +98,7 @@ package final class AdminAPI: Sendable {
             token = matched
         }
         let who = "admin: token \(token.fingerprint) from \(from)"
-        if request.path(is: "/admin/availability") {
-            guard let service else {
-                outcomes.notFound.add(1, ordering: .relaxed)
-                return Self.error(
-                    501, "not_implemented",
-                    "availability is not shared between instances through Redis yet (each would keep its own); serve it from one instance's memory or --data-dir"
-                )
-            }
+        if request.path(is: "/admin/availability"), let service {
             return availability(request, service, who: who)
         }
         guard request.path(is: "/admin/reload") else {

@@ -33,21 +33,9 @@ package final class AvailabilityFile: AvailabilityKeeper {
         }
     }
 
-    package func keep(_ overlay: AvailabilityOverlay) throws(AvailabilityNotKept) {
-        var entries: [String: Any] = [:]
-        for (id, availability) in overlay.entries {
-            var entry: [String: Any] = ["state": availability.state.rawValue]
-            if let until = availability.until { entry["until"] = until.rfc3339 }
-            if let reason = availability.reason { entry["reason"] = reason }
-            entries[id] = entry
-        }
-        let data: Data
-        do {
-            data = try JSONSerialization.data(
-                withJSONObject: ["revision": overlay.revision, "entries": entries], options: [.sortedKeys])
-        } catch {
-            throw AvailabilityNotKept("cannot encode the overlay: \(error)")
-        }
+    /// One process writes the file: `previous` is not checked.
+    package func keep(_ overlay: AvailabilityOverlay, over previous: Int) throws(AvailabilityNotKept) {
+        let data = try Self.data(of: overlay)
         let temporary = path + ".tmp"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw Self.failure("open", temporary) }
@@ -82,6 +70,23 @@ package final class AvailabilityFile: AvailabilityKeeper {
 
     private static func failure(_ call: String, _ path: String) -> AvailabilityNotKept {
         AvailabilityNotKept("\(call) \(path): \(String(cString: strerror(errno)))")
+    }
+
+    /// `overlay` as this type writes it (Redis keeps the same text).
+    static func data(of overlay: AvailabilityOverlay) throws(AvailabilityNotKept) -> Data {
+        var entries: [String: Any] = [:]
+        for (id, availability) in overlay.entries {
+            var entry: [String: Any] = ["state": availability.state.rawValue]
+            if let until = availability.until { entry["until"] = until.rfc3339 }
+            if let reason = availability.reason { entry["reason"] = reason }
+            entries[id] = entry
+        }
+        do {
+            return try JSONSerialization.data(
+                withJSONObject: ["revision": overlay.revision, "entries": entries], options: [.sortedKeys])
+        } catch {
+            throw AvailabilityNotKept("cannot encode the overlay: \(error)")
+        }
     }
 
     /// The overlay `data` holds, checked as strictly as a batch (states, times, reasons).

@@ -7,6 +7,7 @@ import MenuService
 import MenuSessions
 import MenuSessionsDurable
 import Metrics
+import RedisClient
 import Synchronization
 
 /// A running menu-server: the menu loaded from settings, the session store, the routing service
@@ -30,6 +31,8 @@ package final class RunningServer: Sendable {
     private let watcher: Mutex<ConfigWatcher?> = Mutex(nil)
     /// The admin API's listener (``ServerSettings/adminListen``), once started.
     private let adminHTTP: Mutex<HTTPServer?> = Mutex(nil)
+    /// The availability shared through Redis (with the Redis store), followed until shutdown.
+    private let redisAvailability: RedisAvailability?
 
     /// The real port, also when the settings asked for port 0.
     package var port: Int { http.port }
@@ -50,16 +53,24 @@ package final class RunningServer: Sendable {
         let sessions = try settings.sessionBackend(
             menu: MenuGeneration(menu), log: Self.logger(serverLog, .warn, otherwise: plainLog))
         let metrics = MenuMetrics()
-        let availabilityFile: AvailabilityFile?
+        let availabilityKeeper: (any AvailabilityKeeper)?
         do throws(StartupError) {
-            availabilityFile = try settings.dataDirectory.map { directory throws(StartupError) in
+            availabilityKeeper = try settings.dataDirectory.map { directory throws(StartupError) in
                 try AvailabilityFile(directory: directory)
             }
         } catch {
             sessions.shutdown()
             throw error
         }
-        let service = Self.service(settings, store: sessions.store, metrics: metrics, availability: availabilityFile)
+        // With Redis every instance on the prefix shares one overlay.
+        let redisAvailability = settings.redisEndpoint.map { endpoint in
+            RedisAvailability(
+                endpoint: endpoint, options: RedisOptions(timeout: settings.redisTimeout), prefix: settings.redisPrefix,
+                log: Self.logger(serverLog, .warn, otherwise: plainLog))
+        }
+        self.redisAvailability = redisAvailability
+        let service = Self.service(
+            settings, store: sessions.store, metrics: metrics, availability: redisAvailability ?? availabilityKeeper)
         if let dropped = Optional(service.current.availability.droppedAtReload), !dropped.isEmpty {
             log("availability: the menu has no node \(dropped.joined(separator: ", ")); their entries were dropped")
         }
@@ -69,6 +80,7 @@ package final class RunningServer: Sendable {
                 settings, ObservedService(service: service, metrics: metrics, log: serverLog), metrics: metrics.page)
         } catch {
             sessions.shutdown()
+            redisAvailability?.stop()
             throw .cannotListen(error)
         }
         (self.service, self.sessions, self.metrics, self.log) = (service, sessions, metrics, log)
@@ -102,7 +114,8 @@ package final class RunningServer: Sendable {
     /// The API over `store` with the settings' limits; it serves `GET /metrics` itself unless a
     /// listener of its own does (``ServerSettings/metricsListen``).
     private static func service(
-        _ settings: ServerSettings, store: any SessionStore, metrics: MenuMetrics, availability: AvailabilityFile?
+        _ settings: ServerSettings, store: any SessionStore, metrics: MenuMetrics,
+        availability: (any AvailabilityKeeper)?
     ) -> MenuAPI {
         MenuAPI(
             store: store, maxLimit: settings.maxLimit, searchSlots: SearchBuildSlots(limit: settings.searchBuilds),
@@ -157,8 +170,7 @@ package final class RunningServer: Sendable {
         guard let address = settings.adminListen, let path = settings.adminTokenFile else { return }
         let tokens: AdminTokens
         do throws(AdminTokenFileError) { tokens = try AdminTokens(path: path) } catch { throw .adminTokens(error) }
-        // With Redis every instance would keep an overlay of its own: not served until it is shared.
-        let api = AdminAPI(tokens: tokens, log: log, service: settings.redisEndpoint == nil ? service : nil) {
+        let api = AdminAPI(tokens: tokens, log: log, service: service) {
             [weak self] in
             self?.reloadCounted() ?? .failure(.serverStopping)
         }
@@ -259,6 +271,7 @@ package final class RunningServer: Sendable {
         http.shutdown(gracePeriod: gracePeriod)
         metricsHTTP?.shutdown(gracePeriod: .zero)
         adminHTTP.withLock { $0 }?.shutdown(gracePeriod: .zero)
+        redisAvailability?.stop()
         sessions.shutdown()
     }
 

@@ -112,6 +112,7 @@ package final class MenuAPI: Sendable {
             nodesOf: generation.menu)
         served = Mutex(ServedMenu(generation, availability: overlay, droppedAtReload: dropped))
         scheduleAvailabilityExpiry()
+        availabilityKeeper?.follow { [weak self] overlay in self?.adoptAvailability(overlay) }
     }
 
     /// A service answering from `menu`, which must be the menu `store` was made with.
@@ -148,7 +149,7 @@ package final class MenuAPI: Sendable {
             let next = ServedMenu(
                 current.generation.succeeded(by: menu, keepingPrevious: keeping), availability: overlay,
                 droppedAtReload: dropped, availabilityHistory: current.availability.historyAfter)
-            if !dropped.isEmpty { keepAvailability(overlay) }
+            if !dropped.isEmpty { keepAvailability(overlay, over: current.availability.overlay.revision) }
             served.withLock { $0 = next }
             changeWaits.releaseAll()  // long polls and streams see the new version
             if keeping {

@@ -4,20 +4,35 @@ import MenuModel
 import MenuSessions
 import Synchronization
 
-/// Where the availability overlay is kept beyond the process's memory (the data directory, so a
-/// restart keeps it). ``MenuAPI`` keeps each accepted overlay here before serving it: a batch
-/// whose overlay could not be kept is refused, not acknowledged and lost.
+/// Where the availability overlay is kept beyond the process's memory: the data directory (a
+/// restart keeps it) or Redis (every instance on it shares it). ``MenuAPI`` keeps each accepted
+/// overlay here before serving it: a batch whose overlay could not be kept is refused, not
+/// acknowledged and lost.
 package protocol AvailabilityKeeper: Sendable {
     /// The overlay kept last (nil: none yet), read once when the service starts.
     var keptOverlay: AvailabilityOverlay? { get }
-    /// Keeps `overlay` in place of the one kept before; durable when it returns.
-    func keep(_ overlay: AvailabilityOverlay) throws(AvailabilityNotKept)
+    /// Keeps `overlay` in place of the one kept before, which the caller had at revision
+    /// `previous`; durable when it returns. A shared keeper refuses when another writer kept
+    /// another revision meanwhile (``AvailabilityNotKept/current``).
+    func keep(_ overlay: AvailabilityOverlay, over previous: Int) throws(AvailabilityNotKept)
+    /// Calls `adopt` with each overlay another writer keeps from now on (a shared keeper; the
+    /// others never call it). `adopt` may run on any thread.
+    func follow(_ adopt: @escaping @Sendable (AvailabilityOverlay) -> Void)
 }
 
-/// Why an overlay could not be kept (the message names the file and the system's error).
+extension AvailabilityKeeper {
+    package func follow(_ adopt: @escaping @Sendable (AvailabilityOverlay) -> Void) {}
+}
+
+/// Why an overlay could not be kept (the message names the file or the server and the error).
 package struct AvailabilityNotKept: Error, Sendable, CustomStringConvertible {
     package var description: String
-    package init(_ description: String) { self.description = description }
+    /// Set when another writer kept another overlay first: that one, to apply the batch to again.
+    package var current: AvailabilityOverlay?
+    package init(_ description: String, current: AvailabilityOverlay? = nil) {
+        self.description = description
+        self.current = current
+    }
 }
 
 /// A batch of availability changes that was applied.
@@ -57,23 +72,32 @@ extension MenuAPI {
         throws(AvailabilityUpdateError) -> AvailabilityUpdate
     {
         let update = try installing.withLock { _ throws(AvailabilityUpdateError) -> AvailabilityUpdate in
-            let menu = current
-            let before = menu.availability.overlay
-            let next: AvailabilityOverlay
-            let changed: [String]
-            do throws(AvailabilityOverlay.Refusal) {
-                (next, changed) = try before.expiring(at: now).overlay.applying(
-                    changes, on: menu.generation.menu, now: now)
-            } catch {
-                throw .refused(error)
-            }
-            if next != before {
-                if let availabilityKeeper {
-                    do throws(AvailabilityNotKept) { try availabilityKeeper.keep(next) } catch { throw .notKept(error) }
+            // Against a shared keeper another instance may keep first: then again on its overlay.
+            for _ in 0 ..< Self.availabilityAttempts {
+                let menu = current
+                let before = menu.availability.overlay
+                let next: AvailabilityOverlay
+                let changed: [String]
+                do throws(AvailabilityOverlay.Refusal) {
+                    (next, changed) = try before.expiring(at: now).overlay.applying(
+                        changes, on: menu.generation.menu, now: now)
+                } catch {
+                    throw .refused(error)
                 }
-                serve(menu.with(next))
+                if next != before, let availabilityKeeper {
+                    do throws(AvailabilityNotKept) {
+                        try availabilityKeeper.keep(next, over: before.revision)
+                    } catch {
+                        guard let theirs = error.current else { throw .notKept(error) }
+                        serve(menu.with(theirs))
+                        continue
+                    }
+                }
+                if next != before { serve(menu.with(next)) }
+                return AvailabilityUpdate(revision: next.revision, changed: changed)
             }
-            return AvailabilityUpdate(revision: next.revision, changed: changed)
+            throw .notKept(
+                AvailabilityNotKept("other instances kept \(Self.availabilityAttempts) overlays first; send it again"))
         }
         if !update.changed.isEmpty { changeWaits.releaseAll() }  // feeds and streams tell their clients
         scheduleAvailabilityExpiry()
@@ -95,8 +119,12 @@ extension MenuAPI {
             let menu = current
             let (next, expired) = menu.availability.overlay.expiring(at: now)
             guard !expired.isEmpty else { return [] }
-            // Not kept is not lost: a kept entry past its time is ended again when it is read back.
-            keepAvailability(next)
+            // Not kept is not lost: a kept entry past its time is ended again when it is read back,
+            // and another instance that kept first has ended it too.
+            if let theirs = keepAvailability(next, over: menu.availability.overlay.revision) {
+                serve(menu.with(theirs))
+                return []
+            }
             serve(menu.with(next))
             return expired
         }
@@ -106,10 +134,32 @@ extension MenuAPI {
     }
 
     /// Keeps `overlay` when it is not the result of a request (an expiry, a reload): a failure
-    /// leaves the last kept overlay, which is reconciled the same way when read back.
-    func keepAvailability(_ overlay: AvailabilityOverlay) {
-        guard let availabilityKeeper else { return }
-        do throws(AvailabilityNotKept) { try availabilityKeeper.keep(overlay) } catch {}
+    /// leaves the last kept overlay, which is reconciled the same way when read back. Returns the
+    /// overlay another instance kept first, if one did.
+    @discardableResult
+    func keepAvailability(_ overlay: AvailabilityOverlay, over previous: Int) -> AvailabilityOverlay? {
+        guard let availabilityKeeper else { return nil }
+        do throws(AvailabilityNotKept) { try availabilityKeeper.keep(overlay, over: previous) } catch {
+            return error.current
+        }
+        return nil
+    }
+
+    /// How many times a batch is applied again after another instance kept first.
+    static let availabilityAttempts = 8
+
+    /// Serves `overlay`, kept by another instance, when it is newer than the one served; feeds
+    /// and streams are told. O(k · depth + n/64) when it is.
+    package func adoptAvailability(_ overlay: AvailabilityOverlay) {
+        let adopted = installing.withLock { _ -> Bool in
+            let menu = current
+            guard overlay.revision > menu.availability.overlay.revision else { return false }
+            serve(menu.with(overlay))
+            return true
+        }
+        guard adopted else { return }
+        changeWaits.releaseAll()
+        scheduleAvailabilityExpiry()
     }
 
     /// Starts a timer for the overlay's next `until` unless one runs for that time or earlier;

@@ -3,8 +3,11 @@ import HTTPTestSupport
 import MenuApp
 import MenuAppTestSupport
 import MenuAvailability
+import MenuService
 import MenuTestSupport
 import Metrics
+import RedisClient
+import RedisTestSupport
 import Testing
 
 extension AppTests {
@@ -42,6 +45,16 @@ extension AppTests {
 
         private static func directory() -> URL {
             FileManager.default.temporaryDirectory.appendingPathComponent("availability-\(UUID().uuidString)")
+        }
+
+        /// A menu (generation 1 of ``ReloadMenus``) and a token file in a new `directory`.
+        private static func files(in directory: URL) throws -> (config: URL, tokens: URL) {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let config = directory.appendingPathComponent("menu.json")
+            try ReloadMenus.write(generation: 1, to: config.path)
+            let tokens = directory.appendingPathComponent("tokens")
+            try Data("\(token)\n".utf8).write(to: tokens)
+            return (config, tokens)
         }
 
         /// Runs `body` with a server with an admin listener (``LiveAdminTests/start(_:)``), a
@@ -200,14 +213,119 @@ extension AppTests {
             }
         }
 
+        /// Three instances on one Redis: a batch sent to one shows on the rows of all three, an
+        /// open stream on another hears it, batches sent to two at once both land (one applied
+        /// again on the other's overlay), and an instance started later serves the overlay too.
+        @Test func threeInstancesOnOneRedisServeOneAdminWrite() throws {
+            let redis = try RedisServerProcess()
+            defer { redis.stop() }
+            let directory = Self.directory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let (config, tokens) = try Self.files(in: directory)
+            func start() throws -> LiveServer {
+                try LiveServer {
+                    $0.configPath = config.path
+                    $0.store = .redis(redis.endpoint)
+                    $0.redisTimeoutMilliseconds = 2_000
+                    $0.adminListen = ListenAddress("127.0.0.1:0")
+                    $0.adminTokenFile = tokens.path
+                }
+            }
+            let servers = try (0 ..< 3).map { _ in try start() }
+            defer { for server in servers { server.shutdown() } }
+            let admins = try servers.map { try LiveRawConnection(port: try #require($0.server.adminPort)) }
+            let created = try servers[2].connect().request("POST", "/sessions")
+            let session = try #require(try created.json()["sessionId"]?.stringValue)
+            let stream = try LiveEventStream(
+                port: servers[2].port, "/changes?since=0",
+                headers: [("Accept", "text/event-stream"), ("X-Session-Id", session)])
+            #expect(try stream.nextEvent()?.event == "open")
+
+            #expect(try Self.put(admins[0], #"{"changes": [{"id": "mapo-tofu", "state": "sold_out"}]}"#).status == 200)
+            for (index, server) in servers.enumerated() {
+                #expect(
+                    try eventually { try Self.shown(server)["mapo-tofu"] != nil }, "instance \(index) shows the dish")
+            }
+            let heard = try #require(try stream.nextEvent())
+            #expect(heard.event == "availability", "\(heard)")
+            #expect(try heard.json()["revision"] == .number(1))
+
+            // Two batches at once, through two instances: both land, in some order.
+            let first = LiveLocked<Int?>(nil)
+            let second = LiveLocked<Int?>(nil)
+            let ports = try servers.prefix(2).map { try #require($0.server.adminPort) }
+            let threads = [
+                Thread {
+                    let admin = try? LiveRawConnection(port: ports[0])
+                    let status = admin.flatMap {
+                        try? Self.put($0, #"{"changes": [{"id": "drinks", "state": "paused"}]}"#).status
+                    }
+                    first.update { $0 = status ?? -1 }
+                },
+                Thread {
+                    let admin = try? LiveRawConnection(port: ports[1])
+                    let status = admin.flatMap {
+                        try? Self.put($0, #"{"changes": [{"id": "desserts", "state": "paused"}]}"#).status
+                    }
+                    second.update { $0 = status ?? -1 }
+                }
+            ]
+            for thread in threads { thread.start() }
+            #expect(eventually { first.value != nil && second.value != nil })
+            #expect(first.value == 200 && second.value == 200)
+            for (index, server) in servers.enumerated() {
+                #expect(
+                    try eventually {
+                        let shown = try Self.shown(server)
+                        return shown["drinks"] != nil && shown["desserts"] != nil && shown["mapo-tofu"] != nil
+                    }, "instance \(index) shows all three")
+                #expect(try Self.listing(admins[index])["revision"] == .number(3))
+            }
+            // One started later reads the overlay from Redis.
+            let late = try start()
+            defer { late.shutdown() }
+            #expect(try Self.shown(late).keys.contains("mapo-tofu"))
+        }
+
+        /// The Redis keeper's compare-and-set: a second writer that kept nothing of the first's is
+        /// refused with the first's overlay, and keeps over it once it has it.
+        @Test func aSecondWriterOnRedisIsToldTheOverlayKeptFirst() throws {
+            let redis = try RedisServerProcess()
+            defer { redis.stop() }
+            let options = RedisOptions(timeout: .seconds(2))
+            let one = RedisAvailability(endpoint: redis.endpoint, options: options, prefix: "t:", log: { _ in })
+            let two = RedisAvailability(endpoint: redis.endpoint, options: options, prefix: "t:", log: { _ in })
+            defer {
+                one.stop()
+                two.stop()
+            }
+            #expect(one.keptOverlay == nil)
+            let first = AvailabilityOverlay(revision: 1, entries: ["a": Availability(state: .soldOut, reason: "r")])
+            try one.keep(first, over: 0)
+            let mine = AvailabilityOverlay(revision: 1, entries: ["b": Availability(state: .paused)])
+            do {
+                try two.keep(mine, over: 0)
+                Issue.record("the second writer's overlay was kept over the first's")
+            } catch {
+                #expect(error.current == first)
+            }
+            let merged = AvailabilityOverlay(revision: 2, entries: first.entries.merging(mine.entries) { $1 })
+            try two.keep(merged, over: 1)
+            let adopted = LiveLocked<AvailabilityOverlay?>(nil)
+            one.follow { overlay in adopted.update { $0 = overlay } }
+            #expect(eventually { adopted.value == merged }, "the first writer reads the second's")
+            #expect(
+                RedisAvailability(endpoint: redis.endpoint, options: options, prefix: "t:", log: { _ in }).keptOverlay
+                    == merged)
+            #expect(
+                RedisAvailability(endpoint: redis.endpoint, options: options, prefix: "u:", log: { _ in }).keptOverlay
+                    == nil, "another prefix shares nothing")
+        }
+
         @Test func theDataDirectoryKeepsTheOverlayAcrossARestart() throws {
             let directory = Self.directory()
             defer { try? FileManager.default.removeItem(at: directory) }
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let config = directory.appendingPathComponent("menu.json")
-            try ReloadMenus.write(generation: 1, to: config.path)
-            let tokens = directory.appendingPathComponent("tokens")
-            try Data("\(Self.token)\n".utf8).write(to: tokens)
+            let (config, tokens) = try Self.files(in: directory)
             try FileManager.default.createDirectory(
                 at: directory.appendingPathComponent("data"), withIntermediateDirectories: true)
             func start() throws -> LiveServer {

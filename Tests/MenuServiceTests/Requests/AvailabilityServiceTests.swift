@@ -165,7 +165,7 @@ struct AvailabilityServiceTests {
         let failing = Atomic<Bool>(false)
         let kept = Mutex<[AvailabilityOverlay]>([])
         var keptOverlay: AvailabilityOverlay? { kept.withLock { $0.last } }
-        func keep(_ overlay: AvailabilityOverlay) throws(AvailabilityNotKept) {
+        func keep(_ overlay: AvailabilityOverlay, over previous: Int) throws(AvailabilityNotKept) {
             if failing.load(ordering: .relaxed) { throw AvailabilityNotKept("disk full") }
             kept.withLock { $0.append(overlay) }
         }
