@@ -14,7 +14,8 @@ let package = Package(
         .executable(name: "menu-server", targets: ["menu-server"]),
         // The app library: URLSession only, no server target, no C module (scripts/test checks it).
         .library(name: "MenuClient", targets: ["MenuClient"]),
-        .executable(name: "menu-client", targets: ["menu-client"])
+        .executable(name: "menu-client", targets: ["menu-client"]),
+        .executable(name: "menu-admin", targets: ["menu-admin"])
     ],
     targets: [
         // Pure model: the immutable menu, its config format, expansion state, the flattened view.
@@ -83,6 +84,8 @@ let package = Package(
         .target(name: "MenuTerminal", dependencies: ["MenuClient"]),
         // `menu-client [URL]`: the Sichuan restaurant's ordering app in a terminal; main.swift only.
         .executableTarget(name: "menu-client", dependencies: ["MenuClient", "MenuTerminal"]),
+        // `menu-admin`: the admin API from a terminal (sold out, paused, available, list, reload); Foundation only.
+        .executableTarget(name: "menu-admin"),
         // The seeds' naive design (mutable tree, recursive walks) as a reference for tests and benchmarks.
         .target(name: "NaiveReference", dependencies: ["MenuModel"]),
         // `swift run -c release menu-bench`: the model against the naive reference on synthetic menus.

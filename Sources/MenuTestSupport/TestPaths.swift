@@ -23,7 +23,11 @@ package enum LivePaths {
     /// The `menu-server` executable that `swift build` / `swift test` put next to the test bundle.
     /// Looks in the directory of the running test binary (and a few parents, for macOS bundles),
     /// then in `.build/debug` of the package. Never builds anything.
-    package static func executable() throws -> URL {
+    package static func executable() throws -> URL { try executable(named: "menu-server") }
+
+    /// The built executable `name` (`menu-server`, `menu-admin`), found as ``executable()`` finds
+    /// `menu-server`.
+    package static func executable(named name: String) throws -> URL {
         var candidates: [URL] = []
         var directories: [URL] = []
         if let first = CommandLine.arguments.first {
@@ -36,11 +40,11 @@ package enum LivePaths {
         for directory in directories {
             var current = directory.standardizedFileURL
             for _ in 0 ..< 4 {
-                candidates.append(current.appendingPathComponent("menu-server"))
+                candidates.append(current.appendingPathComponent(name))
                 current = current.deletingLastPathComponent()
             }
         }
-        candidates.append(packageRoot.appendingPathComponent(".build/debug/menu-server"))
+        candidates.append(packageRoot.appendingPathComponent(".build/debug/\(name)"))
         for candidate in candidates {
             var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory),
@@ -51,7 +55,7 @@ package enum LivePaths {
             }
         }
         throw LiveError(
-            "menu-server executable not found (run `swift build` first); looked at "
+            "\(name) executable not found (run `swift build` first); looked at "
                 + candidates.map(\.path).joined(separator: ", "))
     }
 }
