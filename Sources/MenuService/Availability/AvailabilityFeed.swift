@@ -42,7 +42,7 @@ extension MenuAPI {
     ) -> AvailabilityFeedEntry? {
         let served = menu.availability
         guard let since, since != served.overlay.revision else { return nil }
-        guard let old = served.overlay(atRevision: since) else {
+        guard let (resolvedOld, changedIDs) = served.changes(since: since, on: menu.generation.menu) else {
             return AvailabilityFeedEntry(since: since, revision: served.overlay.revision, reconfigured: nil)
         }
         var state = ExpansionState()
@@ -53,8 +53,8 @@ extension MenuAPI {
             state = snapshot.state
         }
         let rows = AvailabilityRows.reconfigured(
-            from: ResolvedAvailability(old, on: menu.generation.menu), to: served.resolved,
-            changedIDs: AvailabilityRows.changedIDs(from: old, to: served.overlay),
+            from: resolvedOld, to: served.resolved,
+            changedIDs: changedIDs,
             in: FlattenedView(menu: menu.generation.menu, state: state))
         return AvailabilityFeedEntry(since: since, revision: served.overlay.revision, reconfigured: rows)
     }

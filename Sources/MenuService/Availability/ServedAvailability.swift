@@ -1,5 +1,6 @@
 import MenuAvailability
 import MenuModel
+import Synchronization
 
 /// The availability overlay as one menu serves it: the overlay, resolved on the menu, the rows'
 /// marks, and the entity tag prefixes of reads, which name the overlay's revision.
@@ -23,6 +24,8 @@ package final class ServedAvailability: Sendable {
     /// What each read's tag starts with, per locale (``ServedMenu/entityTagPrefixes`` plus the
     /// overlay's segment).
     let readTagPrefixes: [[UInt8]]
+    /// Overlays of ``history`` resolved on this menu and their changed ids, by revision (at most 4).
+    private let resolvedHistory = Mutex<[Int: (resolved: ResolvedAvailability, changedIDs: [String])]>([:])
 
     /// The overlays served before this one, oldest first (at most ``historyLimit``, and at most
     /// ``historyEntryLimit`` entries in all): what a changes feed compares a client's rows with.
@@ -54,6 +57,21 @@ package final class ServedAvailability: Sendable {
     func overlay(atRevision revision: Int) -> AvailabilityOverlay? {
         if revision == overlay.revision { return overlay }
         return history.last { $0.revision == revision }
+    }
+
+    /// The overlay at `revision` (``overlay(atRevision:)``) resolved on `menu`, and the ids whose
+    /// entries differ from this one's: built once for every feed and stream that asks (a change of
+    /// availability makes each open stream ask for the one before it); nil when no overlay kept
+    /// has that revision.
+    func changes(since revision: Int, on menu: Menu) -> (resolved: ResolvedAvailability, changedIDs: [String])? {
+        if let cached = resolvedHistory.withLock({ $0[revision] }) { return cached }
+        guard let old = overlay(atRevision: revision) else { return nil }
+        let built = (ResolvedAvailability(old, on: menu), AvailabilityRows.changedIDs(from: old, to: overlay))
+        resolvedHistory.withLock { cache in
+            if cache.count >= 4 { cache.removeAll() }
+            cache[revision] = built
+        }
+        return built
     }
 
     /// The history the next overlay served after this one keeps.
