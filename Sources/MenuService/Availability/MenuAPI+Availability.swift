@@ -89,18 +89,16 @@ extension MenuAPI {
                         try availabilityKeeper.keep(next, over: before.revision)
                     } catch {
                         guard let theirs = error.current else { throw .notKept(error) }
-                        serve(menu.with(theirs))
+                        serve(theirs, on: menu)
                         continue
                     }
                 }
-                if next != before { serve(menu.with(next)) }
+                if next != before { serve(next, on: menu) }
                 return AvailabilityUpdate(revision: next.revision, changed: changed)
             }
             throw .notKept(
                 AvailabilityNotKept("other instances kept \(Self.availabilityAttempts) overlays first; send it again"))
         }
-        if !update.changed.isEmpty { changeWaits.releaseAll() }  // feeds and streams tell their clients
-        scheduleAvailabilityExpiry()
         return update
     }
 
@@ -122,15 +120,22 @@ extension MenuAPI {
             // Not kept is not lost: a kept entry past its time is ended again when it is read back,
             // and another instance that kept first has ended it too.
             if let theirs = keepAvailability(next, over: menu.availability.overlay.revision) {
-                serve(menu.with(theirs))
+                serve(theirs, on: menu)
                 return []
             }
-            serve(menu.with(next))
+            serve(next, on: menu)
             return expired
         }
-        if !expired.isEmpty { changeWaits.releaseAll() }
-        scheduleAvailabilityExpiry()
+        scheduleAvailabilityExpiry()  // also when the timer fired before anything was due
         return expired
+    }
+
+    /// Serves `overlay` on `menu` (under ``installing``): every feed and stream is told, and the
+    /// timer is set for its next end. Every change of the overlay served goes through here.
+    private func serve(_ overlay: AvailabilityOverlay, on menu: ServedMenu) {
+        serve(menu.with(overlay))
+        changeWaits.releaseAll()
+        scheduleAvailabilityExpiry()
     }
 
     /// Keeps `overlay` when it is not the result of a request (an expiry, a reload): a failure
@@ -151,15 +156,11 @@ extension MenuAPI {
     /// Serves `overlay`, kept by another instance, when it is newer than the one served; feeds
     /// and streams are told. O(k · depth + n/64) when it is.
     package func adoptAvailability(_ overlay: AvailabilityOverlay) {
-        let adopted = installing.withLock { _ -> Bool in
+        installing.withLock { _ in
             let menu = current
-            guard overlay.revision > menu.availability.overlay.revision else { return false }
-            serve(menu.with(overlay))
-            return true
+            guard overlay.revision > menu.availability.overlay.revision else { return }
+            serve(overlay, on: menu)
         }
-        guard adopted else { return }
-        changeWaits.releaseAll()
-        scheduleAvailabilityExpiry()
     }
 
     /// Starts a timer for the overlay's next `until` unless one runs for that time or earlier;
