@@ -157,6 +157,15 @@ def expect_dom_matches_api(driver, server):
     return rows, page
 
 
+def open_fresh_page(driver, server):
+    """The page with nothing of an earlier test's in localStorage, checked against the API (its
+    rows and the page's answer, as expect_dom_matches_api returns them)."""
+    driver.get(server.url + "/")
+    driver.execute_script("localStorage.clear()")
+    driver.get(server.url + "/")
+    return expect_dom_matches_api(driver, server)
+
+
 def row_element(driver, node_id):
     return driver.find_element(By.CSS_SELECTOR, f'#spacer > .row[data-id="{node_id}"]')
 
@@ -181,10 +190,7 @@ def expect_no_session_id_in_a_url(driver, session):
 
 
 def test_sichuan(driver, server):
-    driver.get(server.url + "/")
-    driver.execute_script("localStorage.clear()")
-    driver.get(server.url + "/")
-    rows, page = expect_dom_matches_api(driver, server)
+    rows, page = open_fresh_page(driver, server)
     assert page["count"] == 30 and session_of(driver) is None  # the default expansion, no session yet
     # Chromium runs with --lang=en-US and sends it: the menu's English titles, and the document says so.
     assert driver.execute_script("return document.documentElement.lang") == "en"
@@ -277,10 +283,7 @@ def test_sichuan(driver, server):
 
 
 def test_settings(driver, server):
-    driver.get(server.url + "/")
-    driver.execute_script("localStorage.clear()")
-    driver.get(server.url + "/")
-    expect_dom_matches_api(driver, server)
+    open_fresh_page(driver, server)
     row_element(driver, "general").find_element(By.CSS_SELECTOR, ".twisty").click()
     wait(driver, lambda d: expanded_flag(d, "general") == "true", "general to expand")
     wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, '[data-id="software-update"] .chip.badge'), "the badge chip")
@@ -298,10 +301,7 @@ def test_reload_reaches_an_open_page(driver):
         json.dump(document, target)
     server = Server(config)
     try:
-        driver.get(server.url + "/")
-        driver.execute_script("localStorage.clear()")
-        driver.get(server.url + "/")
-        expect_dom_matches_api(driver, server)
+        open_fresh_page(driver, server)
         wait(driver, lambda d: metric(server, "menu_event_streams_open") >= 1, "the page to follow an event stream")
         assert not driver.find_elements(By.CSS_SELECTOR, '[data-id="added-setting"]')
         document["items"].append({"id": "added-setting", "title": {"en": "Added setting", "de": "Neue Einstellung"}})
@@ -378,10 +378,7 @@ def test_availability_reaches_an_open_page(driver):
             return json.loads(response.read())
 
     try:
-        driver.get(server.url + "/")
-        driver.execute_script("localStorage.clear()")
-        driver.get(server.url + "/")
-        expect_dom_matches_api(driver, server)
+        open_fresh_page(driver, server)
         wait(driver, lambda d: metric(server, "menu_event_streams_open") >= 1, "the page to follow an event stream")
         dish = next(row for row in dom_rows(driver) if row["id"] and row["expanded"] is None)["id"]
         assert not row_element(driver, dish).get_attribute("class").count("unavailable")
@@ -403,10 +400,7 @@ def test_availability_reaches_an_open_page(driver):
 
 
 def test_large_menu_stays_virtualized(driver, server):
-    driver.get(server.url + "/")
-    driver.execute_script("localStorage.clear()")
-    driver.get(server.url + "/")
-    _, page = expect_dom_matches_api(driver, server)
+    _, page = open_fresh_page(driver, server)
     assert page["count"] > 10_000, page["count"]
     most = scroll_far(driver, server, page["count"])
     print(f"browser-test: {page['count']} rows, at most {most} in the DOM while scrolling")
