@@ -42,6 +42,9 @@ let package = Package(
         .target(name: "Metrics", dependencies: ["ShardedCounters"]),
         // A bounded queue of log entries written to a descriptor by a thread of its own (the access log).
         .target(name: "LineLog"),
+        // The UTC offset of an IANA time zone at any instant, read from the machine's TZif files
+        // (/usr/share/zoneinfo or $TZDIR): Foundation on Linux answers from ICU's bundled copy instead.
+        .target(name: "TimeZoneRules"),
         // Sessions outside the menu: the SessionStore protocol, ids, clock, the in-memory store.
         .target(name: "MenuSessions", dependencies: ["MenuModel"]),
         // hiredis through a system-library target; only RedisClient imports it.
@@ -200,7 +203,9 @@ let package = Package(
             name: "MenuAvailabilityTests", dependencies: ["MenuAvailability", "MenuModel", "NaiveReference"]),
         // RedisClient against real redis-server processes (RedisTestSupport).
         .testTarget(
-            name: "RedisClientTests", dependencies: ["RedisClient", "RedisTestSupport", "HTTPTestSupport"])
+            name: "RedisClientTests", dependencies: ["RedisClient", "RedisTestSupport", "HTTPTestSupport"]),
+        // TZif and POSIX TZ parsing against hand-worked instants and Foundation's TimeZone; hostile files.
+        .testTarget(name: "TimeZoneRulesTests", dependencies: ["TimeZoneRules"])
     ],
     swiftLanguageModes: [.v6]
 )
