@@ -14,10 +14,10 @@ import Synchronization
 /// Writes are compare-and-set: the new state is computed here from the session at revision R
 /// (cached or read), then ``RedisSessionStore/writeScript`` stores it only if Redis still holds
 /// R, appending the history entry, setting R + 1 and the TTL in one atomic step; otherwise it
-/// answers the record it holds and the write is computed again on it (at most
-/// ``RedisStoreOptions/writeAttempts`` rounds). So `If-Match` and the change limit are checked
-/// against the revision the write lands on, and two instances writing one session never lose a
-/// write. A write that changes nothing sends nothing.
+/// answers the record it holds and the write is computed again on it (at least
+/// ``RedisStoreOptions/writeAttempts`` rounds, and for at least the Redis timeout). So
+/// `If-Match` and the change limit are checked against the revision the write lands on, and two
+/// instances writing one session never lose a write. A write that changes nothing sends nothing.
 ///
 /// Reads go through a ``SessionCache`` when ``RedisStoreOptions/trackingCache`` is on and the
 /// invalidation listener is subscribed: a cached read costs no Redis call. Otherwise a read is
@@ -268,7 +268,12 @@ package final class RedisSessionStore: SessionStore {
         var session: CachedSession
         if let cached { session = cached } else { session = try self.session(id, in: menu, atLeast: 0) }
         var fresh = cached == nil
-        for _ in 0 ..< options.writeAttempts {
+        // Rounds go on past `writeAttempts` until the Redis timeout has passed too: on a loaded
+        // machine one instance's queue can win many rounds in a row without the other stalling.
+        let deadline = ContinuousClock.now + options.redis.timeout
+        var attempt = 0
+        while attempt < options.writeAttempts || ContinuousClock.now < deadline {
+            attempt += 1
             let carried = try carriedIfDue(session, of: id, in: menu)
             if carried.record != session.record { (session, fresh) = (carried, true) }
             let revision = session.record.revision
@@ -312,8 +317,8 @@ package final class RedisSessionStore: SessionStore {
             }
         }
         throw .unavailable(
-            reason: "session \(id) was changed by other writers \(options.writeAttempts) times while this write "
-                + "was computed; nothing was changed, retry")
+            reason: "session \(id) was changed by other writers \(attempt) times in \(options.redis.timeout) while "
+                + "this write was computed; nothing was changed, retry")
     }
 
     package func changes(of id: SessionID, since: Int, in menu: MenuGeneration) throws(SessionStoreError)

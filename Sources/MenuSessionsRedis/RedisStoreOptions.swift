@@ -26,7 +26,8 @@ package struct RedisStoreOptions: Sendable {
     /// of the bytes they may hold (``SessionLimits/heldBytes(ofBudget:)``), three quarters for the
     /// cache, a quarter for the last copies it wrote; a session's state a 64th of the budget.
     package var sessionMemory = SessionLimits.defaults.sessionMemory
-    /// Compare-and-set rounds a write tries before it gives up (another instance won each one:
+    /// Compare-and-set rounds a write tries, at the least, before it gives up; it goes on trying
+    /// until the Redis timeout has passed as well (another instance won each one:
     /// writes of one session on one instance queue for each other, so each round has at most one
     /// contender per instance, each round costs one round trip, and some writer wins every round).
     package var writeAttempts = 64
