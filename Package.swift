@@ -19,10 +19,10 @@ let package = Package(
     ],
     targets: [
         // Pure model: the immutable menu, its config format, expansion state, the flattened view.
-        .target(name: "MenuModel"),
+        .target(name: "MenuModel", dependencies: ["TimeZoneRules"]),
         // Availability (sold out, paused, until when) beside the menu, by node id: the overlay the
         // admin API sets and its resolution on one menu. No sessions, no HTTP.
-        .target(name: "MenuAvailability", dependencies: ["MenuModel"]),
+        .target(name: "MenuAvailability", dependencies: ["MenuModel", "TimeZoneRules"]),
         // libmicrohttpd through a system-library target; only HTTPServer imports it.
         .systemLibrary(
             name: "CMicroHTTPD",
@@ -133,7 +133,7 @@ let package = Package(
                 "ChildProcess", "NaiveReference", "RedisClient"
             ]),
 
-        .testTarget(name: "MenuModelTests", dependencies: ["MenuModel", "NaiveReference"]),
+        .testTarget(name: "MenuModelTests", dependencies: ["MenuModel", "NaiveReference", "TimeZoneRules"]),
         .testTarget(name: "AdminAccessTests", dependencies: ["AdminAccess"]),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics", "LineLog", "ShardedCounters"]),
         .testTarget(name: "ChildProcessTests", dependencies: ["ChildProcess"]),
@@ -200,7 +200,8 @@ let package = Package(
                 "MenuAppTestSupport"
             ]),
         .testTarget(
-            name: "MenuAvailabilityTests", dependencies: ["MenuAvailability", "MenuModel", "NaiveReference"]),
+            name: "MenuAvailabilityTests",
+            dependencies: ["MenuAvailability", "MenuModel", "NaiveReference", "TimeZoneRules"]),
         // RedisClient against real redis-server processes (RedisTestSupport).
         .testTarget(
             name: "RedisClientTests", dependencies: ["RedisClient", "RedisTestSupport", "HTTPTestSupport"]),

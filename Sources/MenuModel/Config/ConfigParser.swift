@@ -57,6 +57,8 @@ struct ConfigParser {
                     }
                 case "searchable":
                     try parseSearchable(key: key)
+                case "timeZone":
+                    if let name = try parseStringField(key: key) { builder.timeZoneName = name }
                 default:
                     try reportUnknownKey(key)
                 }
@@ -67,6 +69,7 @@ struct ConfigParser {
         }
         builder.endRoot(children: topLevel)
         builder.resolveLocales()
+        builder.resolveTimeZone()
         skipWhitespace()
         guard index == bytes.count else {
             throw SyntaxError(offset: index, message: "unexpected text after the JSON document")
@@ -145,6 +148,10 @@ struct ConfigParser {
                 } else {
                     try reportWrongType(key: key, expected: "an object")
                 }
+            case "hours":
+                builder.setHours(try parseKeptValue(at: key), of: position)
+            case "exceptions":
+                builder.setExceptions(try parseKeptValue(at: key), of: position)
             default:
                 try reportUnknownKey(key)
             }

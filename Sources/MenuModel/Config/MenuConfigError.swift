@@ -63,6 +63,26 @@ public struct ConfigProblem: Sendable, Equatable, CustomStringConvertible {
         /// The menu built from the config breaks a structural invariant (a menu-server bug the
         /// load check caught; `value` names the node).
         case inconsistentStructure(detail: String)
+        /// A key an object of `hours` or `exceptions` does not take; `allowed` lists those it does.
+        case unknownScheduleKey(allowed: String)
+        /// Not `HH:MM` from 00:00 to 23:59 (`to` may be 24:00).
+        case invalidTimeOfDay
+        /// Not one of mon, tue, wed, thu, fri, sat, sun.
+        case invalidDay
+        /// `from` equal to `to`: empty, or a whole day meant as 00:00-24:00.
+        case emptyTimeRange
+        /// Not a `YYYY-MM-DD` date of the calendar.
+        case invalidDate
+        /// A date given twice in one node's `exceptions`; `firstPath` is the first.
+        case repeatedExceptionDate(firstPath: String)
+        /// Two ranges of one exception that overlap; `firstPath` is the other.
+        case overlappingRanges(firstPath: String)
+        /// An exception with neither `"closed": true` nor `hours`, or with both.
+        case exceptionWithoutHours
+        /// `timeZone` names no zone of the machine's time zone database.
+        case unknownTimeZone(reason: String)
+        /// `hours` or `exceptions` in a menu without a top-level `timeZone`.
+        case hoursWithoutTimeZone
     }
 
     /// The JSON path of the problem; `$` is the document itself.
@@ -89,7 +109,7 @@ public struct ConfigProblem: Sendable, Equatable, CustomStringConvertible {
             return "not valid JSON \(place)".trimmingTrailingSpace() + (value.isEmpty ? "" : ": \(value)")
         case .unknownKey:
             what =
-                "unknown key \(value); allowed keys are id, title, items, expanded, attributes (and title, items, defaultLocale, locales, searchable at the top)"
+                "unknown key \(value); allowed keys are id, title, items, expanded, attributes, hours, exceptions (and title, items, defaultLocale, locales, searchable, timeZone at the top)"
         case .missingKey: what = "missing required key \(value)"
         case .wrongType(let expected): what = "must be \(expected), found \(value)"
         case .emptyTitle: what = "title must be a non-empty string, found \(value)"
@@ -111,6 +131,21 @@ public struct ConfigProblem: Sendable, Equatable, CustomStringConvertible {
         case .localizedTitleWithoutDefaultLocale:
             what =
                 "titles per locale need a top-level \"defaultLocale\" naming the locale every title has, found \(value)"
+        case .unknownScheduleKey(let allowed): what = "unknown key \(value); allowed keys here are \(allowed)"
+        case .invalidTimeOfDay: what = "must be a time HH:MM from 00:00 to 23:59 (\"to\" may be 24:00), found \(value)"
+        case .invalidDay: what = "must be one of mon, tue, wed, thu, fri, sat, sun, found \(value)"
+        case .emptyTimeRange:
+            what = "\"from\" and \"to\" are both \(value): give different times (00:00 to 24:00 for a whole day)"
+        case .invalidDate: what = "must be a date YYYY-MM-DD, found \(value)"
+        case .repeatedExceptionDate(let firstPath):
+            what = "date \(value) already has an exception at \(firstPath); give each date once"
+        case .overlappingRanges(let firstPath): what = "range \(value) overlaps the range at \(firstPath)"
+        case .exceptionWithoutHours:
+            what = "an exception needs either \"closed\": true or \"hours\" (not both), found \(value)"
+        case .unknownTimeZone(let reason): what = "time zone \(value) cannot be used: \(reason)"
+        case .hoursWithoutTimeZone:
+            what =
+                "\(value) needs a top-level \"timeZone\" (an IANA name such as \"Europe/Paris\") to say whose clock the times are on"
         case .unreadable(let reason): return "cannot read \(value): \(reason)"
         case .inconsistentStructure(let detail):
             return

@@ -1,3 +1,5 @@
+import TimeZoneRules
+
 /// The immutable menu: a tree of groups and rows, frozen after validation and shared read-only
 /// by every thread without locks.
 ///
@@ -50,6 +52,14 @@ public struct Menu: Sendable {
     /// Every index ``title(of:locale:)`` takes: `locales.indices`, or `0 ..< 1` (the one title of
     /// each node) for a menu without locales.
     public var localeIndices: Range<Int> { 0 ..< max(1, storage.locales.count) }
+    /// The zone the config's `timeZone` names: the clock of every node's opening hours. nil when
+    /// the config gives none (then no node has hours).
+    public var timeZone: ZoneRules? { storage.timeZone }
+    /// The node's own `hours` and `exceptions`; nil when its config gives neither (its groups'
+    /// hours may still apply). One hash lookup.
+    public func openingHours(of node: Node) -> OpeningHours? { storage.openingHours[node] }
+    /// The nodes whose config gives `hours` or `exceptions`, in preorder.
+    public var scheduledNodes: [Node] { storage.scheduledNodes }
     /// 0 for a top-level node.
     public func depth(of node: Node) -> Int { Int(storage.records[node].depth) }
     public func isGroup(_ node: Node) -> Bool { storage.records[node].flags & Storage.groupFlag != 0 }
@@ -149,6 +159,11 @@ extension Menu {
         let attributeSlot: [Int32]
         let attributes: [[String: JSONValue]]
         let idIndex: IDIndex
+        let timeZone: ZoneRules?
+        /// Only the nodes whose config gives `hours` or `exceptions`.
+        let openingHours: [Node: OpeningHours]
+        /// The keys of ``openingHours`` in preorder.
+        let scheduledNodes: [Node]
         /// The node at each visible row of the default expansion (4 bytes per default-visible row):
         /// a session that changed nothing finds a page's first row in O(1) instead of descending.
         let defaultRowNodes: [Int32]
@@ -177,6 +192,9 @@ extension Menu {
             attributeSlot = b.attributeSlot
             attributes = b.attributes
             idIndex = b.idIndex
+            timeZone = b.timeZone
+            openingHours = Dictionary(uniqueKeysWithValues: b.openingHours.map { (Int($0.key), $0.value) })
+            scheduledNodes = openingHours.keys.sorted()
             defaultRowNodes = Self.visibleRows(records: b.records)
             (leavesBefore, leafChildren) = Self.leafCounts(records: b.records)
         }

@@ -1,3 +1,5 @@
+import TimeZoneRules
+
 /// Builds the frozen arrays of ``Menu`` node by node as ``ConfigParser`` reads them, validating as
 /// it goes and collecting every problem with its JSON path. Mutable while it builds; used once.
 struct MenuBuilder {
@@ -34,6 +36,13 @@ struct MenuBuilder {
     var attributeSlot: [Int32] = [-1]
     var attributes: [[String: JSONValue]] = []
     var idIndex = IDIndex()
+    /// The document's `timeZone` as written, and its rules once ``resolveTimeZone()`` loaded them.
+    var timeZoneName: String?
+    var timeZone: ZoneRules?
+    /// The `hours` and `exceptions` of the nodes that give them.
+    var openingHours: [Int32: OpeningHours] = [:]
+    /// The first node giving `hours` or `exceptions`, and which: named when no `timeZone` is given.
+    var firstScheduledNode: (node: Int32, key: String)?
 
     private(set) var problems: [ConfigProblem] = []
     private(set) var omittedProblems = 0
