@@ -81,9 +81,14 @@ package final class AvailabilityFile: AvailabilityKeeper {
             if let reason = availability.reason { entry["reason"] = reason }
             entries[id] = entry
         }
+        var closed: [String: Any] = [:]
+        for (id, availability) in overlay.closedByHours {
+            closed[id] = availability.until.map { $0.rfc3339 as Any } ?? NSNull()
+        }
         do {
             return try JSONSerialization.data(
-                withJSONObject: ["revision": overlay.revision, "entries": entries], options: [.sortedKeys])
+                withJSONObject: ["revision": overlay.revision, "entries": entries, "closed": closed],
+                options: [.sortedKeys])
         } catch {
             throw AvailabilityNotKept("cannot encode the overlay: \(error)")
         }
@@ -100,7 +105,7 @@ package final class AvailabilityFile: AvailabilityKeeper {
         var overlay: [String: Availability] = [:]
         for (id, value) in entries {
             guard let entry = value as? [String: Any], let stateName = entry["state"] as? String,
-                let state = AvailabilityState(rawValue: stateName), state != .available
+                let state = AvailabilityState(rawValue: stateName), state == .soldOut || state == .paused
             else { throw AvailabilityNotKept("entries.\(id): no state sold_out or paused") }
             var until: Timestamp?
             if let text = entry["until"] as? String {
@@ -114,6 +119,19 @@ package final class AvailabilityFile: AvailabilityKeeper {
             }
             overlay[id] = Availability(state: state, until: until, reason: reason)
         }
-        return AvailabilityOverlay(revision: revision, entries: overlay)
+        // The nodes the hours closed when it was kept (absent before opening hours existed).
+        var closed: [String: Availability] = [:]
+        for (id, value) in object["closed"] as? [String: Any] ?? [:] {
+            var until: Timestamp?
+            if let text = value as? String {
+                do throws(Timestamp.Malformed) { until = try Timestamp(rfc3339: text) } catch {
+                    throw AvailabilityNotKept("closed.\(id): \(error.reason)")
+                }
+            } else if !(value is NSNull) {
+                throw AvailabilityNotKept("closed.\(id): not a time or null")
+            }
+            closed[id] = Availability(state: .closed, until: until)
+        }
+        return AvailabilityOverlay(revision: revision, entries: overlay, closedByHours: closed)
     }
 }

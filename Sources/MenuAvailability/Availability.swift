@@ -6,6 +6,12 @@ public enum AvailabilityState: String, Sendable, CaseIterable {
     case soldOut = "sold_out"
     /// Taken off for now (the kitchen, a supplier): back when put back (or at `until`).
     case paused
+    /// Outside the node's opening hours (its own or a group's): back when they open (`until`).
+    /// Set by the menu's hours (``MenuHours``), never by the admin API.
+    case closed
+
+    /// The states a batch of the admin API may set.
+    public static let settable: [AvailabilityState] = [.available, .soldOut, .paused]
 }
 
 /// A node's availability when it is not plainly available: its state, when that ends by itself,

@@ -4,17 +4,35 @@ import MenuModel
 /// revision that every change moves: the volatile state a restaurant sets during service, kept
 /// outside the immutable menu so that a change invalidates no menu version and no session state.
 ///
-/// Invariant: no entry is ``AvailabilityState/available``; ``revision`` grows by one with every
-/// batch, expiry or reload that changed an entry, and only then. Keyed by id, so it survives a
+/// Beside the admin API's entries it holds the scheduled nodes the menu's opening hours close,
+/// as of the instant it was last advanced to (``advanced(to:hours:)``): kept and shared like the
+/// entries, so that every instance serves one sequence of revisions and a restart or a reload
+/// starts from what clients were shown.
+///
+/// Invariant: no entry is ``AvailabilityState/available`` and none is `closed`; every
+/// ``closedByHours`` value is `closed`; ``revision`` grows by one with every batch, expiry, hours
+/// boundary or reload that changed what it holds, and only then. Keyed by id, so it survives a
 /// reload wherever the id does (``keeping(nodesOf:)``). Memory: one dictionary entry per
 /// unavailable node (id, state, optional time and reason: about 100 bytes with a short reason).
 public struct AvailabilityOverlay: Sendable, Equatable {
     public private(set) var revision: Int
+    /// What the admin API set.
     public private(set) var entries: [String: Availability]
+    /// What the opening hours close, each `closed` until it opens.
+    public private(set) var closedByHours: [String: Availability]
 
-    public init(revision: Int = 0, entries: [String: Availability] = [:]) {
+    public init(
+        revision: Int = 0, entries: [String: Availability] = [:], closedByHours: [String: Availability] = [:]
+    ) {
         self.revision = revision
-        self.entries = entries.filter { $0.value.state != .available }
+        self.entries = entries.filter { $0.value.state != .available && $0.value.state != .closed }
+        self.closedByHours = closedByHours.mapValues { Availability(state: .closed, until: $0.until) }
+    }
+
+    /// What each node with an entry or closed by hours shows of its own: closed by hours wins over
+    /// an entry (the kitchen is shut either way, and the opening time is what a guest needs).
+    public var shownEntries: [String: Availability] {
+        closedByHours.isEmpty ? entries : entries.merging(closedByHours) { _, closed in closed }
     }
 
     /// One change of a batch: `id` becomes `availability` (``AvailabilityState/available`` clears it).
@@ -87,6 +105,18 @@ public struct AvailabilityOverlay: Sendable, Equatable {
         return (next, changed)
     }
 
+    /// This overlay at `now`: without the entries due (``expiring(at:)``) and with the nodes
+    /// `hours` close then (none without hours); one revision more when anything changed, and the
+    /// ids whose shown availability changed. O(entries) plus ``MenuHours/state(at:)``.
+    public func advanced(to now: Timestamp, hours: MenuHours?) -> (overlay: AvailabilityOverlay, changed: [String]) {
+        var next = self
+        next.entries = entries.filter { $0.value.until.map { $0 > now } ?? true }
+        next.closedByHours = hours?.state(at: now).closed.mapValues { Availability(state: .closed, until: $0) } ?? [:]
+        guard next.entries != entries || next.closedByHours != closedByHours else { return (self, []) }
+        next.revision += 1
+        return (next, AvailabilityRows.changedIDs(from: self, to: next))
+    }
+
     /// The earliest `until` of any entry: when ``expiring(at:)`` next has something to do.
     public var nextExpiry: Timestamp? { entries.values.compactMap(\.until).min() }
 
@@ -101,11 +131,15 @@ public struct AvailabilityOverlay: Sendable, Equatable {
     }
 
     /// This overlay without the ids `menu` does not have (a reload removed them), and those ids.
+    /// (The hours' closings of ids it lacks are dropped too, without being reported: the next
+    /// ``advanced(to:hours:)`` on the new menu sets them.)
     public func keeping(nodesOf menu: Menu) -> (overlay: AvailabilityOverlay, dropped: [String]) {
         let dropped = entries.keys.filter { menu.node(withID: $0) == nil }.sorted()
-        guard !dropped.isEmpty else { return (self, []) }
+        let unscheduled = closedByHours.keys.filter { menu.node(withID: $0) == nil }
+        guard !dropped.isEmpty || !unscheduled.isEmpty else { return (self, []) }
         var next = self
         for id in dropped { next.entries[id] = nil }
+        for id in unscheduled { next.closedByHours[id] = nil }
         next.revision += 1
         return (next, dropped)
     }

@@ -4,11 +4,13 @@ import MenuModel
 /// feed tells a client to fetch again (`reconfigured`) after a change of availability, so that an
 /// open table updates those rows only.
 public enum AvailabilityRows {
-    /// The ids whose entry differs between `old` and `new` (one side may have none).
+    /// The ids whose shown entry (``AvailabilityOverlay/shownEntries``) differs between `old` and
+    /// `new` (one side may have none).
     public static func changedIDs(from old: AvailabilityOverlay, to new: AvailabilityOverlay) -> [String] {
+        let (before, after) = (old.shownEntries, new.shownEntries)
         var ids: [String] = []
-        for (id, entry) in new.entries where old.entries[id] != entry { ids.append(id) }
-        for id in old.entries.keys where new.entries[id] == nil { ids.append(id) }
+        for (id, entry) in after where before[id] != entry { ids.append(id) }
+        for id in before.keys where after[id] == nil { ids.append(id) }
         return ids.sorted()
     }
 

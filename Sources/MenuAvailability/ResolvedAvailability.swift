@@ -5,8 +5,8 @@ import MenuModel
 /// - A node with an entry of its own shows it.
 /// - A node without one, under a group with an entry, shows the nearest such group's (pausing a
 ///   group pauses everything in it that has no entry of its own).
-/// - Any other group whose rows all show an availability shows a computed one: `sold_out` when
-///   every row shows sold out, else `paused`; `until` the earliest of the rows' ends (when the
+/// - Any other group whose rows all show an availability shows a computed one: the rows' state
+///   when they all show one (`sold_out`, `paused` or `closed`), else `paused`; `until` the earliest of the rows' ends (when the
 ///   first comes back; none if none ends by itself); no reason.
 ///
 /// Invariant: built from one overlay revision and one menu, never changed. Cost: building is
@@ -31,7 +31,7 @@ public struct ResolvedAvailability: Sendable {
         var shown: [Menu.Node: Availability] = [:]
         var explicitGroups = Set<Menu.Node>()
         var entries: [(node: Menu.Node, availability: Availability)] = []
-        for (id, availability) in overlay.entries {
+        for (id, availability) in overlay.shownEntries {
             guard let node = menu.node(withID: id) else { continue }
             shown[node] = availability
             entries.append((node, availability))
@@ -49,7 +49,9 @@ public struct ResolvedAvailability: Sendable {
         }
         struct Tally {
             var rows = 0
-            var allSoldOut = true
+            /// The one state every row shows; nil once two differ.
+            var state: AvailabilityState?
+            var mixed = false
             var earliest: Timestamp?
         }
         var tallies: [Menu.Node: Tally] = [:]
@@ -58,7 +60,11 @@ public struct ResolvedAvailability: Sendable {
             while let group = ancestor {
                 var tally = tallies[group, default: Tally()]
                 tally.rows += regionRows[index]
-                tally.allSoldOut = tally.allSoldOut && entry.availability.state == .soldOut
+                if tally.state == nil && !tally.mixed {
+                    tally.state = entry.availability.state
+                } else if tally.state != entry.availability.state {
+                    (tally.state, tally.mixed) = (nil, true)
+                }
                 if let until = entry.availability.until { tally.earliest = min(tally.earliest ?? until, until) }
                 tallies[group] = tally
                 ancestor = menu.parent(of: group)
@@ -75,7 +81,7 @@ public struct ResolvedAvailability: Sendable {
         for (group, tally) in tallies where shown[group] == nil {
             let rows = menu.leafCount(of: group)
             guard rows > 0, tally.rows == rows, !isCovered(group) else { continue }
-            shown[group] = Availability(state: tally.allSoldOut ? .soldOut : .paused, until: tally.earliest)
+            shown[group] = Availability(state: tally.state ?? .paused, until: tally.earliest)
         }
         self.shown = shown
         self.explicitGroups = explicitGroups

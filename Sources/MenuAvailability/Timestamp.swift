@@ -1,3 +1,5 @@
+import MenuModel
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -53,7 +55,7 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
         let day = try reader.number(2, "the day")
         guard (1 ... 9999).contains(year) else { throw Malformed(reason: "year \(year) is not from 0001 to 9999") }
         guard (1 ... 12).contains(month) else { throw Malformed(reason: "month \(month) is not from 01 to 12") }
-        guard (1 ... Self.days(inMonth: month, of: year)).contains(day) else {
+        guard let date = LocalDate(year: year, month: month, day: day) else {
             throw Malformed(reason: "\(year)-\(Self.two(month)) has no day \(day)")
         }
         guard let separator = reader.next(),
@@ -93,8 +95,8 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
         default: throw Malformed(reason: "no time zone: end it with Z or an offset such as +01:00")
         }
         guard reader.isAtEnd else { throw Malformed(reason: "text after the time zone") }
-        let days = Self.daysSinceEpoch(year: year, month: month, day: day)
-        let seconds = Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second - offsetMinutes * 60)
+        let seconds =
+            Int64(date.daysSinceEpoch) * 86_400 + Int64(hour * 3600 + minute * 60 + second - offsetMinutes * 60)
         milliseconds = seconds * 1000 + Int64(millisecond)
         // An offset can move a time at either end of the years out of them: it could not be written back.
         guard Self.range.contains(milliseconds) else { throw Malformed(reason: "not from year 0001 to 9999 in UTC") }
@@ -111,7 +113,7 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
         let millisecond = Int(milliseconds - seconds * 1000)
         let days = Int(seconds.floorDivided(by: 86_400))
         let time = Int(seconds - Int64(days) * 86_400)
-        let (year, month, day) = Self.civil(fromDays: days)
+        let (year, month, day) = LocalDate(daysSinceEpoch: days).civil
         var text = "\(Self.four(year))-\(Self.two(month))-\(Self.two(day))T"
         text += "\(Self.two(time / 3600)):\(Self.two(time / 60 % 60)):\(Self.two(time % 60))"
         if millisecond != 0 {
@@ -121,37 +123,6 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     }
 
     public var description: String { rfc3339 }
-
-    // MARK: Civil calendar (proleptic Gregorian; H. Hinnant's days_from_civil and civil_from_days)
-
-    static func days(inMonth month: Int, of year: Int) -> Int {
-        switch month {
-        case 2: year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
-    }
-
-    static func daysSinceEpoch(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    static func civil(fromDays days: Int) -> (year: Int, month: Int, day: Int) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
 
     private static func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
     private static func four(_ value: Int) -> String { String(String(value + 10_000).suffix(4)) }

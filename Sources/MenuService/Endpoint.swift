@@ -48,10 +48,11 @@ package enum Endpoint: Hashable, Sendable {
     /// refusal, the 404 hint, and the contract `openapi.yaml` documents (tests keep them in step).
     package static let routes: [Route] = [
         Route(
-            ["GET", "HEAD"], "/rows", query: ["offset", "limit", "after", "before", "around", "lang", "q", "filter"],
+            ["GET", "HEAD"], "/rows",
+            query: ["offset", "limit", "after", "before", "around", "lang", "q", "filter", "at"],
             .rows),
-        Route(["GET", "HEAD"], "/count", query: ["lang", "q", "filter"], .count),
-        Route(["GET", "HEAD"], "/search", query: ["q", "filter", "offset", "limit", "lang"], .search),
+        Route(["GET", "HEAD"], "/count", query: ["lang", "q", "filter", "at"], .count),
+        Route(["GET", "HEAD"], "/search", query: ["q", "filter", "offset", "limit", "lang", "at"], .search),
         Route(["GET", "HEAD"], "/changes", query: ["since", "wait", "lang", "availabilitySince"], .changes),
         Route(["GET", "HEAD"], "/healthz", .health),
         Route(["GET", "HEAD"], "/readyz", .readiness),
@@ -61,7 +62,7 @@ package enum Endpoint: Hashable, Sendable {
         Route(["POST"], "/groups/{id}/toggle", Endpoint.toggleGroup(id:)),
         Route(["PUT"], "/groups/{id}/expansion", Endpoint.setGroupExpansion(id:)),
         Route(["PUT"], "/expansion", .setAllExpansion),
-        Route(["GET", "HEAD"], "/nodes/{id}", query: ["lang"], Endpoint.node(id:)),
+        Route(["GET", "HEAD"], "/nodes/{id}", query: ["lang", "at"], Endpoint.node(id:)),
         Route(["POST"], "/nodes/{id}/reveal", Endpoint.revealNode(id:)),
         Route(["GET", "HEAD"], "/metrics", .metrics),
         Route(["GET", "HEAD"], WebAsset.page.path, .webPage),

@@ -72,6 +72,11 @@ package final class MenuAPI: Sendable {
     let availabilityKeeper: (any AvailabilityKeeper)?
     /// Ends `until` entries of the overlay when their time comes.
     let availabilityExpiry = AvailabilityExpiry()
+    /// The time availability is judged at (entries' ends, opening hours): the system's clock,
+    /// unless a test fixes it.
+    let clock: @Sendable () -> Timestamp
+    /// ``clock``'s reading.
+    package var now: Timestamp { clock() }
 
     /// A service answering from the store's current menu. `maxLimit` must be in ``maxLimitRange``.
     package init(
@@ -81,8 +86,9 @@ package final class MenuAPI: Sendable {
         crossOriginPolicy: CrossOriginPolicy? = nil, maxStreams: Int = MenuAPI.defaultMaxStreams,
         streamHeartbeat: Duration = MenuAPI.defaultStreamHeartbeat,
         reloadEntryWindow: Duration = MenuAPI.defaultReloadEntryWindow,
-        availabilityKeeper: (any AvailabilityKeeper)? = nil
+        availabilityKeeper: (any AvailabilityKeeper)? = nil, clock: @escaping @Sendable () -> Timestamp = { .now }
     ) {
+        self.clock = clock
         precondition(streamHeartbeat > .zero, "a stream heartbeat must be positive")
         precondition(reloadEntryWindow >= .zero, "a reload entry window cannot be negative")
         self.streamHeartbeat = streamHeartbeat
@@ -108,9 +114,13 @@ package final class MenuAPI: Sendable {
         self.crossOriginPolicy = crossOriginPolicy
         self.availabilityKeeper = availabilityKeeper
         let generation = store.currentMenu
-        let (overlay, dropped) = (availabilityKeeper?.keptOverlay ?? AvailabilityOverlay()).keeping(
-            nodesOf: generation.menu)
-        served = Mutex(ServedMenu(generation, availability: overlay, droppedAtReload: dropped))
+        let kept = availabilityKeeper?.keptOverlay ?? AvailabilityOverlay()
+        let (onMenu, dropped) = kept.keeping(nodesOf: generation.menu)
+        // What was kept may be from before an opening or a closing: start from now.
+        let now = clock()
+        let overlay = onMenu.advanced(to: now, hours: MenuHours(menu: generation.menu)).overlay
+        served = Mutex(ServedMenu(generation, availability: overlay, droppedAtReload: dropped, now: now))
+        if overlay != kept, let theirs = keepAvailability(overlay, over: kept.revision) { adoptAvailability(theirs) }
         scheduleAvailabilityExpiry()
         availabilityKeeper?.follow { [weak self] overlay in self?.adoptAvailability(overlay) }
     }
@@ -145,13 +155,18 @@ package final class MenuAPI: Sendable {
     package func install(_ menu: Menu, previousMenuFreed: @escaping @Sendable () -> Void = {}) -> MenuGeneration {
         installing.withLock { _ in
             let keeping = store.recordsReloads && reloadEntryWindow > .zero
-            let (overlay, dropped) = current.availability.overlay.keeping(nodesOf: menu)
+            let before = current.availability.overlay
+            let (onMenu, dropped) = before.keeping(nodesOf: menu)
+            // The new menu's hours may close or open other nodes.
+            let now = clock()
+            let overlay = onMenu.advanced(to: now, hours: MenuHours(menu: menu)).overlay
             let next = ServedMenu(
                 current.generation.succeeded(by: menu, keepingPrevious: keeping), availability: overlay,
-                droppedAtReload: dropped, availabilityHistory: current.availability.historyAfter)
-            if !dropped.isEmpty { keepAvailability(overlay, over: current.availability.overlay.revision) }
+                droppedAtReload: dropped, availabilityHistory: current.availability.historyAfter, now: now)
+            if overlay != before { keepAvailability(overlay, over: before.revision) }
             served.withLock { $0 = next }
             changeWaits.releaseAll()  // long polls and streams see the new version
+            scheduleAvailabilityExpiry()
             if keeping {
                 let window = reloadEntryWindow.components
                 let nanoseconds = Int(window.seconds) * 1_000_000_000 + Int(window.attoseconds / 1_000_000_000)

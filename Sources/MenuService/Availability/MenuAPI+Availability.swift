@@ -65,12 +65,13 @@ package enum AvailabilityUpdateError: Error, Sendable, CustomStringConvertible {
 
 extension MenuAPI {
     /// Applies `changes` all or none (``AvailabilityOverlay/applying(_:on:now:)``) to the served
-    /// menu's overlay, after ending the entries due at `now`; keeps the result
+    /// menu's overlay, after advancing it to `now` (entries due ended, hours applied); keeps the result
     /// (``AvailabilityKeeper``) and serves it. Runs one at a time with reloads. O(changes) plus
     /// the served marks' O(k · depth + n/64) when something changed.
-    package func updateAvailability(_ changes: [AvailabilityOverlay.Change], now: Timestamp = .now)
+    package func updateAvailability(_ changes: [AvailabilityOverlay.Change], now given: Timestamp? = nil)
         throws(AvailabilityUpdateError) -> AvailabilityUpdate
     {
+        let now = given ?? self.now
         let update = try installing.withLock { _ throws(AvailabilityUpdateError) -> AvailabilityUpdate in
             // Against a shared keeper another instance may keep first: then again on its overlay.
             for _ in 0 ..< Self.availabilityAttempts {
@@ -79,7 +80,7 @@ extension MenuAPI {
                 let next: AvailabilityOverlay
                 let changed: [String]
                 do throws(AvailabilityOverlay.Refusal) {
-                    (next, changed) = try before.expiring(at: now).overlay.applying(
+                    (next, changed) = try before.advanced(to: now, hours: menu.hours).overlay.applying(
                         changes, on: menu.generation.menu, now: now)
                 } catch {
                     throw .refused(error)
@@ -89,11 +90,11 @@ extension MenuAPI {
                         try availabilityKeeper.keep(next, over: before.revision)
                     } catch {
                         guard let theirs = error.current else { throw .notKept(error) }
-                        serve(theirs, on: menu)
+                        serve(theirs, on: menu, now: now)
                         continue
                     }
                 }
-                if next != before { serve(next, on: menu) }
+                if next != before { serve(next, on: menu, now: now) }
                 return AvailabilityUpdate(revision: next.revision, changed: changed)
             }
             throw .notKept(
@@ -102,28 +103,33 @@ extension MenuAPI {
         return update
     }
 
-    /// The overlay's entries still in force at `now` (sorted by id), and its revision.
-    package func availabilityEntries(now: Timestamp = .now) -> (revision: Int, entries: [(String, Availability)]) {
-        let overlay = current.availability.overlay
-        let entries = overlay.entries.filter { $0.value.until.map { $0 > now } ?? true }.sorted { $0.key < $1.key }
+    /// What is not available at `now` by the admin API's entries and the opening hours (sorted by
+    /// id; a node closed by hours shows `closed`), and the overlay's revision.
+    package func availabilityEntries(now given: Timestamp? = nil) -> (revision: Int, entries: [(String, Availability)])
+    {
+        let menu = current
+        let overlay = menu.availability.overlay.advanced(to: given ?? now, hours: menu.hours).overlay
+        let entries = overlay.shownEntries.sorted { $0.key < $1.key }
         return (overlay.revision, entries.map { ($0.key, $0.value) })
     }
 
-    /// Ends the entries due at `now`: a new overlay revision, kept and served, when any was.
-    /// Returns the ids ended.
+    /// Advances the overlay to `now` (``AvailabilityOverlay/advanced(to:hours:)``: entries due
+    /// ended, the nodes the hours close then closed): a new overlay revision, kept and served,
+    /// when anything changed. Returns the ids whose availability changed.
     @discardableResult
-    package func expireAvailability(now: Timestamp = .now) -> [String] {
+    package func expireAvailability(now given: Timestamp? = nil) -> [String] {
+        let now = given ?? self.now
         let expired = installing.withLock { _ -> [String] in
             let menu = current
-            let (next, expired) = menu.availability.overlay.expiring(at: now)
+            let (next, expired) = menu.availability.overlay.advanced(to: now, hours: menu.hours)
             guard !expired.isEmpty else { return [] }
             // Not kept is not lost: a kept entry past its time is ended again when it is read back,
             // and another instance that kept first has ended it too.
             if let theirs = keepAvailability(next, over: menu.availability.overlay.revision) {
-                serve(theirs, on: menu)
+                serve(theirs, on: menu, now: now)
                 return []
             }
-            serve(next, on: menu)
+            serve(next, on: menu, now: now)
             return expired
         }
         scheduleAvailabilityExpiry()  // also when the timer fired before anything was due
@@ -132,8 +138,8 @@ extension MenuAPI {
 
     /// Serves `overlay` on `menu` (under ``installing``): every feed and stream is told, and the
     /// timer is set for its next end. Every change of the overlay served goes through here.
-    private func serve(_ overlay: AvailabilityOverlay, on menu: ServedMenu) {
-        serve(menu.with(overlay))
+    private func serve(_ overlay: AvailabilityOverlay, on menu: ServedMenu, now: Timestamp) {
+        serve(menu.with(overlay, now: now))
         changeWaits.releaseAll()
         scheduleAvailabilityExpiry()
     }
@@ -159,15 +165,16 @@ extension MenuAPI {
         installing.withLock { _ in
             let menu = current
             guard overlay.revision > menu.availability.overlay.revision else { return }
-            serve(overlay, on: menu)
+            serve(overlay, on: menu, now: now)
         }
     }
 
-    /// Starts a timer for the overlay's next `until` unless one runs for that time or earlier;
-    /// when it fires it ends what is due and starts the next. The timer holds the service weakly.
+    /// Starts a timer for the served availability's next change (an entry's `until`, an opening
+    /// or closing of the hours) unless one runs for that time or earlier; when it fires it
+    /// advances the overlay and starts the next. The timer holds the service weakly.
     func scheduleAvailabilityExpiry() {
-        guard let next = current.availability.overlay.nextExpiry, availabilityExpiry.claim(next) else { return }
-        let delay = max(0, next.milliseconds - Timestamp.now.milliseconds) + 1
+        guard let next = current.availability.nextChangeAt, availabilityExpiry.claim(next) else { return }
+        let delay = max(0, next.milliseconds - now.milliseconds) + 1
         DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + .milliseconds(Int(min(delay, 86_400_000)))) {
             [weak self] in
             guard let self else { return }

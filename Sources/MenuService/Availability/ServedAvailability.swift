@@ -19,6 +19,10 @@ package final class ServedAvailability: Sendable {
     package let resolved: ResolvedAvailability
     /// nil when nothing is unavailable: rows are written as without availability.
     let marks: AvailabilityMarks?
+    /// The first instant after this was built at which what it shows changes by itself: an
+    /// entry's `until`, or an opening or closing of the menu's hours (nil: none is known). Rows and
+    /// counts carry it as `nextChangeAt`; the service's timer advances the overlay then.
+    package let nextChangeAt: Timestamp?
     /// The ids a reload dropped from the overlay (the new menu lacks them) on the way to this one.
     package let droppedAtReload: [String]
     /// What each read's tag starts with, per locale (``ServedMenu/entityTagPrefixes`` plus the
@@ -35,7 +39,7 @@ package final class ServedAvailability: Sendable {
 
     init(
         _ overlay: AvailabilityOverlay, on menu: Menu, tagPrefixes: [[UInt8]], droppedAtReload: [String] = [],
-        history: [AvailabilityOverlay] = []
+        history: [AvailabilityOverlay] = [], now: Timestamp = .now
     ) {
         var history = Array(history.suffix(Self.historyLimit))
         var entries = history.reduce(0) { $0 + $1.entries.count }
@@ -46,6 +50,8 @@ package final class ServedAvailability: Sendable {
         self.history = history
         self.overlay = overlay
         resolved = ResolvedAvailability(overlay, on: menu)
+        let hoursChange = MenuHours(menu: menu)?.state(at: now).nextChange
+        nextChangeAt = [overlay.nextExpiry, hoursChange].compactMap { $0 }.min()
         marks = AvailabilityMarks(resolved)
         self.droppedAtReload = droppedAtReload
         readTagPrefixes =

@@ -1,4 +1,5 @@
 import HTTPCore
+import MenuAvailability
 import MenuModel
 import MenuSessions
 
@@ -51,10 +52,40 @@ struct ReadContext {
 extension MenuAPI {
     /// The read context of `request`: the session `X-Session-Id` names (or the default view), the
     /// locale `?lang=` or `Accept-Language` asks for, and `query` when the read is filtered.
+    /// With `?at=<RFC 3339>` the menu shows the availability at that instant instead of now
+    /// (``ServedMenu/at(_:)``): what will be orderable then.
     func readContext(of request: HTTPRequest, query: SearchQuery? = nil) throws(APIError) -> ReadContext {
-        let (menu, session) = try servedState(for: request)
+        let at = try Self.instantParameter(in: request)
+        let (served, session) = try servedState(for: request)
+        let menu = at.map { served.at($0) } ?? served
         return ReadContext(
             menu: menu, session: session, locale: try negotiatedLocale(for: request, on: menu), query: query)
+    }
+
+    /// `?at=`: an RFC 3339 instant (`2026-12-24T19:30:00+01:00`; a space where the offset's `+`
+    /// was sent unencoded is read as `+`), or nil when not given.
+    static func instantParameter(in request: HTTPRequest) throws(APIError) -> Timestamp? {
+        let query = request.query
+        guard let position = query.firstIndex(named: "at") else { return nil }
+        let hint = "at must be an RFC 3339 instant such as 2026-12-24T19:30:00Z or 2026-12-24T19:30:00%2B01:00"
+        guard query.count(named: "at") == 1 else { throw .invalidParameter("at given more than once; " + hint) }
+        guard let text = query.value(at: position), text.utf8.count <= Timestamp.maxLength else {
+            throw .invalidParameter(hint)
+        }
+        do throws(Timestamp.Malformed) {
+            return try Timestamp(rfc3339: Self.offsetSignRestored(text))
+        } catch {
+            throw .invalidParameter("\(hint); \(error.reason)")
+        }
+    }
+
+    /// `text` with a space after the seconds read as `+`: a query's unencoded `+` arrives as a
+    /// space, and only an offset's sign can stand there (a space between date and time stays).
+    static func offsetSignRestored(_ text: String) -> String {
+        var bytes = Array(text.utf8)
+        guard bytes.count > 19, let last = bytes.lastIndex(of: UInt8(ascii: " ")), last >= 19 else { return text }
+        bytes[last] = UInt8(ascii: "+")
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The read context of the session `id` (which must exist: `unknown_session` otherwise).

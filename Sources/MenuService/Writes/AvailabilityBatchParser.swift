@@ -56,8 +56,10 @@ package struct AvailabilityBatchParser {
                 "\(path) must be a node id, 1 to \(Menu.idLengthLimit) characters from A-Z a-z 0-9 . _ ~ -; found \"\(found.prefix(40))\""
             case .invalidState(let path, let found):
                 "\(path) must be "
-                    + AvailabilityState.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+                    + AvailabilityState.settable.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
                     + "; found \"\(found.prefix(40))\""
+                    + (found == AvailabilityState.closed.rawValue
+                        ? " (closed comes from the menu's opening hours: change \"hours\" in the config)" : "")
             case .invalidUntil(let path, let reason): "\(path): \(reason)"
             case .invalidReason(let path, let reason): "\(path) \(reason)"
             }
@@ -127,7 +129,9 @@ package struct AvailabilityBatchParser {
                 id = text
             case "state":
                 let text = try parser.text(at)
-                guard let value = AvailabilityState(rawValue: text) else { throw .invalidState(path: at, found: text) }
+                guard let value = AvailabilityState(rawValue: text), AvailabilityState.settable.contains(value) else {
+                    throw .invalidState(path: at, found: text)
+                }
                 state = value
             case "until":
                 guard let text = try parser.optionalText(at) else { return }

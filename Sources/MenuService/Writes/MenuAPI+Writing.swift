@@ -2,7 +2,9 @@ import MenuAvailability
 
 /// The parts several answers open with, written once.
 extension MenuAPI {
-    /// Writes `{"version":…,"revision":…,"count":…,"leafCount":…` (object left open).
+    /// Writes `{"version":…,"revision":…,"count":…,"leafCount":…` and, when known, the
+    /// availability's revision and `nextChangeAt` (``ServedAvailability/nextChangeAt``), the
+    /// instant a client should read again (object left open).
     func writeCounts(count: Int, leafCount: Int, revision: Int, of menu: ServedMenu, to writer: inout JSONWriter) {
         writeOpening(revision: revision, of: menu, to: &writer)
         writer.raw(",\"count\":")
@@ -10,6 +12,10 @@ extension MenuAPI {
         writer.raw(",\"leafCount\":")
         writer.integer(leafCount)
         writeAvailabilityRevision(of: menu, to: &writer)
+        if let next = menu.availability.nextChangeAt {
+            writer.raw(",\"nextChangeAt\":")
+            writer.string(next.rfc3339)
+        }
     }
 
     /// Writes `,"availabilityRevision":…` once the availability overlay has changed (nothing

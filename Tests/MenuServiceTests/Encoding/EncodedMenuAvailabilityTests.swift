@@ -114,7 +114,7 @@ struct EncodedMenuAvailabilityTests {
                 .init(id: menu.id(of: leaf), Availability(state: .soldOut))
             ], on: menu, now: Timestamp(milliseconds: 1)
         ).overlay
-        let withAvailability = served.with(overlay)
+        let withAvailability = served.with(overlay, now: Timestamp(milliseconds: 1))
         let marks = try #require(withAvailability.availability.marks)
         let filtered = try withAvailability.filteredView(
             for: try SearchQuery(text: "1"), slots: SearchBuildSlots(limit: 1))

@@ -43,6 +43,8 @@ struct AvailabilityBatchParserTests {
         (#"{"changes":[{"id":"a b","state":"paused"}]}"#, .invalidID(path: "changes[0].id", found: "a b")),
         (#"{"changes":[{"id":7,"state":"paused"}]}"#, .notAString(path: "changes[0].id")),
         (#"{"changes":[{"id":"a","state":"gone"}]}"#, .invalidState(path: "changes[0].state", found: "gone")),
+        // closed comes from the menu's opening hours, never from a batch.
+        (#"{"changes":[{"id":"a","state":"closed"}]}"#, .invalidState(path: "changes[0].state", found: "closed")),
         (#"{"changes":[{"id":"a","state":"paused","untill":"x"}]}"#, .unknownKey("untill", path: "changes[0]")),
         (
             #"{"changes":[{"id":"a","state":"paused","reason":"\u001b[2J"}]}"#,

@@ -57,7 +57,7 @@ import Testing
             ("POST", "/nodes/beer", [], .methodNotAllowed(method: "POST", allowed: ["GET", "HEAD"])),
             (
                 "GET", "/nodes/beer", [("offset", "1")],
-                .invalidParameter(#"unknown query parameter "offset"; GET /nodes/{id} takes lang"#)
+                .invalidParameter(#"unknown query parameter "offset"; GET /nodes/{id} takes lang and at"#)
             ),
             ("GET", "/nope", [("limt", "1")], .notFound(path: "/nope")),
             ("POST", "/rows", [("limt", "1")], .methodNotAllowed(method: "POST", allowed: ["GET", "HEAD"])),
@@ -81,12 +81,12 @@ import Testing
             ("get", "/rows", [], .methodNotAllowed(method: "get", allowed: ["GET", "HEAD"])),
             (
                 "HEAD", "/count", [("limit", "1")],
-                .invalidParameter(#"unknown query parameter "limit"; HEAD /count takes lang, q and filter"#)
+                .invalidParameter(#"unknown query parameter "limit"; HEAD /count takes lang, q, filter and at"#)
             ),
             (
                 "GET", "/rows", [("offset", "1"), ("Limit", "2")],
                 .invalidParameter(
-                    #"unknown query parameter "Limit"; GET /rows takes offset, limit, after, before, around, lang, q and filter"#
+                    #"unknown query parameter "Limit"; GET /rows takes offset, limit, after, before, around, lang, q, filter and at"#
                 )
             )
         ]
