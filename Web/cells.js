@@ -62,15 +62,16 @@ function rowElement(row) {
   return element;
 }
 
-/// "Sold out · back at 19:30 · the kitchen" in the reader's locale: the time alone today, with
-/// the day otherwise.
+/// "Sold out · back at 19:30 · the kitchen", "Closed · opens at 07:00" in the reader's locale:
+/// the time alone today, with the day otherwise.
 function availabilityText(availability) {
-  const parts = [availability.state === "sold_out" ? "Sold out" : "Paused"];
+  const closed = availability.state === "closed";
+  const parts = [availability.state === "sold_out" ? "Sold out" : closed ? "Closed" : "Paused"];
   const until = availability.until ? new Date(availability.until) : null;
   if (until && !Number.isNaN(until.getTime())) {
     const today = until.toDateString() === new Date().toDateString();
     const options = today ? { hour: "numeric", minute: "2-digit" } : { weekday: "short", day: "numeric", month: "short", hour: "numeric", minute: "2-digit" };
-    parts.push("back " + (today ? "at " : "") + new Intl.DateTimeFormat(undefined, options).format(until));
+    parts.push((closed ? "opens " : "back ") + (today ? "at " : "") + new Intl.DateTimeFormat(undefined, options).format(until));
   }
   if (availability.reason) parts.push(availability.reason);
   return parts.join(" · ");

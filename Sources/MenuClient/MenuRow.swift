@@ -106,4 +106,6 @@ public struct MenuAvailabilityState: RawRepresentable, Sendable, Hashable, Codab
 
     public static let soldOut = MenuAvailabilityState(rawValue: "sold_out")
     public static let paused = MenuAvailabilityState(rawValue: "paused")
+    /// Outside the node's opening hours; `until` is when it opens.
+    public static let closed = MenuAvailabilityState(rawValue: "closed")
 }

@@ -24,6 +24,9 @@ public struct MenuCountAnswer: Sendable, Hashable, Codable {
     public var leafCount: Int
     /// The availability revision the answer shows (absent, nil: 0).
     public var availabilityRevision: Int? = nil
+    /// RFC 3339: the menu's next opening-hours boundary, when rows may open or close (absent
+    /// when no node has hours). The changes feed reports what changes then.
+    public var nextChangeAt: String? = nil
 }
 
 /// `GET /rows`: one page.
@@ -37,6 +40,9 @@ public struct MenuRowsAnswer: Sendable, Hashable, Codable {
     public var rows: [MenuRow]
     /// The availability revision the rows show (absent, nil: 0).
     public var availabilityRevision: Int? = nil
+    /// RFC 3339: the menu's next opening-hours boundary, when rows may open or close (absent
+    /// when no node has hours). The changes feed reports what changes then.
+    public var nextChangeAt: String? = nil
 }
 
 /// A toggle, a set or a reveal: the node's row `index` after it (nil when hidden) and the splice

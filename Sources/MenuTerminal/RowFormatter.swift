@@ -63,16 +63,15 @@ public struct RowFormatter: Sendable {
         return Self.assemble(left, right: right, width: width, filler: plain)
     }
 
-    /// "sold out · back 19:30 · the wok is busy": the state, the end in local time, the reason.
+    /// "sold out · back 19:30 · the wok is busy", "closed · opens Tue 07:00": the state, the end
+    /// in local time, the reason.
     public static func availabilityText(_ availability: MenuRowAvailability) -> String {
-        var parts = [
-            availability.state == .soldOut
-                ? "sold out" : availability.state == .paused ? "paused" : availability.state.rawValue
-        ]
+        let names: [MenuAvailabilityState: String] = [.soldOut: "sold out", .paused: "paused", .closed: "closed"]
+        var parts = [names[availability.state] ?? availability.state.rawValue]
         if let until = availability.untilDate {
             let formatter = DateFormatter()
             formatter.dateFormat = Calendar.current.isDateInToday(until) ? "HH:mm" : "EEE HH:mm"
-            parts.append("back " + formatter.string(from: until))
+            parts.append((availability.state == .closed ? "opens " : "back ") + formatter.string(from: until))
         }
         if let reason = availability.reason { parts.append(reason) }
         return parts.joined(separator: " · ")

@@ -119,6 +119,24 @@ import FoundationNetworking
             try JSONDecoder().decode(MenuErrorAnswer.self, from: notVisible.body).error.path == ["g0", "s0-0", "n0-0"])
     }
 
+    @Test func aClosedRowAndTheNextBoundaryDecodeAndRoundTrip() async throws {
+        let config = #"""
+            {"timeZone": "UTC", "items": [{"id": "bar", "title": "Bar", "expanded": true,
+              "hours": [{"from": "22:00", "to": "02:00"}], "items": [{"id": "beer", "title": "Beer"}]}]}
+            """#
+        let server = try ClientTestServer(config: config)
+        defer { server.shutdown() }
+        let noon = try await exchange(server, "GET", "/rows?at=2026-12-07T12:00:00Z")
+        try expectRoundTrip(MenuRowsAnswer.self, noon.body)
+        let closed = try JSONDecoder().decode(MenuRowsAnswer.self, from: noon.body)
+        #expect(closed.nextChangeAt == "2026-12-07T22:00:00Z")
+        #expect(closed.rows.map(\.availability?.state) == [.closed, .closed])
+        #expect(closed.rows.first?.availability?.until == "2026-12-07T22:00:00Z")
+        let night = try await exchange(server, "GET", "/count?at=2026-12-07T23:00:00Z")
+        try expectRoundTrip(MenuCountAnswer.self, night.body)
+        #expect(try JSONDecoder().decode(MenuCountAnswer.self, from: night.body).nextChangeAt == "2026-12-08T02:00:00Z")
+    }
+
     @Test func theIfMatchTagTheClientBuildsIsTheETagTheServerSends() async throws {
         let server = try ClientTestServer(config: ClientTestMenus.large(groups: 1, subgroups: 1, leaves: 1))
         defer { server.shutdown() }
