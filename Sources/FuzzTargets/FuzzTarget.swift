@@ -14,7 +14,8 @@ import MenuSessionsDurable
 /// Cost: one parse (plus, for `request`, `body` and `portable`, Foundation JSON parses of the answers).
 package enum FuzzTarget: String, CaseIterable, Sendable {
     /// The menu config loader (JSON decoding, validation, error paths); a menu that loads must
-    /// walk as many rows as it counts, under toggles.
+    /// walk as many rows as it counts, under toggles, and its opening hours must agree with
+    /// themselves (``checkHours(of:seed:)``).
     case config
     /// Routing, query parameters, session header and body over a whole request; the same bytes
     /// read as a request head by HTTPServer's framing decision (``checkFraming(head:)``).
@@ -60,6 +61,9 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     /// The `PUT /admin/availability` body (``AvailabilityBatchParser``), written back and read
     /// again, then applied to an overlay on a small menu and resolved.
     case availability
+    /// `?at=` (an RFC 3339 instant, a `+` sent as a space restored) through reads of a menu with
+    /// opening hours: the rows closed then are those MenuHours closes, and `nextChangeAt` is later.
+    case at
 
     /// Built once per process: the targets only read it.
     static let service = makeService()
@@ -125,6 +129,8 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
             return Self.checkTimestamp(bytes)
         case .availability:
             return Self.checkAvailability(bytes)
+        case .at:
+            return Self.checkAt(bytes)
         }
     }
 
@@ -153,7 +159,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
             let group = groups[Int(bytes[(step * 7) % bytes.count]) % groups.count]
             _ = try? view.toggle(menu.id(of: group))
         }
-        return nil
+        return checkHours(of: menu, seed: bytes)
     }
 
     /// An address found prints and parses back to itself; a request from the proxy always has a

@@ -1,8 +1,9 @@
 // libFuzzer entry points for menu-server's parsers. Build and run with scripts/fuzz.
 //
-// One binary, thirteen targets, chosen by MENU_FUZZ_TARGET (see FuzzTarget):
+// One binary, one target per parser of untrusted input, chosen by MENU_FUZZ_TARGET (see FuzzTarget):
 //   config   – the menu config loader (JSON decoding, validation, error paths); a menu that
-//              loads must walk as many rows as it counts, under toggles
+//              loads must walk as many rows as it counts, under toggles, and its opening hours
+//              agree with themselves (nothing changes before the next change; open at its until)
 //   request  – routing, query parameters, session header and body over a whole request, and the
 //              same bytes read as a request head by HTTPServer's framing decision
 //   body     – the PUT /groups/{id}/expansion body parser
@@ -20,6 +21,10 @@
 //   events   – Accept and Last-Event-ID of GET /changes: a stream opens with its open event and
 //              carries a write of its session; no stream left held
 //   language – Accept-Language and its lookup, a language tag's shape, and ?lang=, through reads of a menu with locales
+//   admin    – Authorization: Bearer and its match against a token file
+//   timestamp – an RFC 3339 time: read, written back in UTC, read back to the same millisecond
+//   availability – the PUT /admin/availability body, applied to an overlay and resolved
+//   at       – ?at= through reads of a menu with opening hours, against MenuHours
 // Each input must never crash, and its outcome must be well formed (FuzzTarget.check): no 5xx and
 // a JSON answer for a request, the same isExpanded as Foundation reads for a body, an address that
 // prints and parses back to itself. The corpus regression test (FuzzCorpusTests) replays

@@ -81,7 +81,7 @@ extension MenuAPI {
 
     /// `text` with a space after the seconds read as `+`: a query's unencoded `+` arrives as a
     /// space, and only an offset's sign can stand there (a space between date and time stays).
-    static func offsetSignRestored(_ text: String) -> String {
+    package static func offsetSignRestored(_ text: String) -> String {
         var bytes = Array(text.utf8)
         guard bytes.count > 19, let last = bytes.lastIndex(of: UInt8(ascii: " ")), last >= 19 else { return text }
         bytes[last] = UInt8(ascii: "+")

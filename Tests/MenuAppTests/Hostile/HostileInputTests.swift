@@ -502,7 +502,7 @@ struct HostileCase: Sendable, CustomTestStringConvertible {
                 "DELETE /sessions/..%2F..%2Fetc HTTP/1.1\r\n\(h)\r\n"
             },
             text("dot-dot above the root", .json(404, "not_found")) { "GET /../../etc/passwd HTTP/1.1\r\n\(h)\r\n" }
-        ] + anchors + searches + sessionHeaders
+        ] + anchors + searches + sessionHeaders + instants
     }()
 
     /// What this reply says about the case, as a list of problems (empty when it passed).
@@ -669,7 +669,9 @@ extension AppTests {
 
         @Test
         func everyHostileRequestAtOnceAgainstOneServerLeavesItServing() async throws {
-            let server = try Self.server()
+            // Every case on a connection of its own, all from 127.0.0.1: more than the per-address
+            // limit (128), which its own test checks.
+            let server = try Self.server { $0.perIPConnections = 1000 }
             defer { server.shutdown() }
             let port = server.port
             let before = try await hostileOnThread { try HostileFixture.prepare(port: port) }
@@ -1113,7 +1115,41 @@ extension AppTests {
                     .text(
                         #"{"items":[{"id":"g","title":"G","items":[{"id":"a","title":"A"}],"items":[{"id":"b","title":"B"}]}]}"#
                     ),
-                    [#"items[0].items (node "g"): duplicate key "items""#])
+                    [#"items[0].items (node "g"): duplicate key "items""#]),
+                // Opening hours
+                BadConfig(
+                    "a time zone that is a path", .text(#"{"timeZone":"../../etc/passwd","items":[]}"#),
+                    ["timeZone", "is not a time zone name"]),
+                BadConfig(
+                    "an unknown time zone", .text(#"{"timeZone":"Mars/Olympus","items":[]}"#),
+                    ["timeZone", "no time zone Mars/Olympus", "tzdata"]),
+                BadConfig(
+                    "hours without a time zone",
+                    .text(#"{"items":[{"id":"b","title":"B","hours":[{"from":"07:00","to":"10:30"}]}]}"#),
+                    [#"items[0].hours (node "b")"#, "timeZone"]),
+                BadConfig(
+                    "hour 25",
+                    .text(
+                        #"{"timeZone":"UTC","items":[{"id":"b","title":"B","hours":[{"from":"25:00","to":"10:30"}]}]}"#),
+                    [#"items[0].hours[0].from (node "b")"#, #"found "25:00""#]),
+                BadConfig(
+                    "February 30th as an exception",
+                    .text(
+                        #"{"timeZone":"UTC","items":[{"id":"b","title":"B","exceptions":[{"date":"2026-02-30","closed":true}]}]}"#
+                    ),
+                    [#"items[0].exceptions[0].date (node "b")"#, #"found "2026-02-30""#]),
+                BadConfig(
+                    "a date given two exceptions",
+                    .text(
+                        #"{"timeZone":"UTC","items":[{"id":"b","title":"B","exceptions":[{"date":"2026-12-25","closed":true},{"date":"2026-12-25","closed":true}]}]}"#
+                    ),
+                    [#"items[0].exceptions[1].date (node "b")"#, "items[0].exceptions[0].date"]),
+                BadConfig(
+                    "overlapping hours on an exception date",
+                    .text(
+                        #"{"timeZone":"UTC","items":[{"id":"b","title":"B","exceptions":[{"date":"2026-12-31","hours":[{"from":"07:00","to":"12:00"},{"from":"11:00","to":"13:00"}]}]}]}"#
+                    ),
+                    [#"items[0].exceptions[0].hours[1] (node "b")"#, "overlaps", "items[0].exceptions[0].hours[0]"])
             ]
         }()
 

@@ -1,5 +1,7 @@
 import Foundation
 import HTTPCore
+import MenuAvailability
+import MenuModel
 import MenuTestSupport
 import Testing
 
@@ -36,5 +38,19 @@ import Testing
         #expect(
             FuzzTarget.checkAnswer(.init(status: 404, body: Array(#"{"error":{"code":"x","message":"y"}}"#.utf8)))
                 == nil)
+    }
+
+    /// The hours checks can fail: a row shown open while its group's hours close it, or one closed
+    /// that opens before the instant asked about; the corpus's Paris menu loads and has hours.
+    @Test func theHoursChecksReportAWrongRow() throws {
+        let saturdayNoon = try Timestamp(rfc3339: "2026-12-05T12:00:00Z")
+        #expect(FuzzTarget.checkClosedRows([["id": "eggs"]], at: saturdayNoon) != nil)
+        let closed: [String: Any] = ["id": "eggs", "availability": ["state": "closed", "until": "2026-12-05T11:00:00Z"]]
+        #expect(FuzzTarget.checkClosedRows([closed], at: saturdayNoon) != nil)
+        #expect(FuzzTarget.checkClosedRows([["id": "tea"]], at: saturdayNoon) == nil)
+        let paris = try Data(contentsOf: repositoryRoot.appendingPathComponent("Fuzz/corpus/config/hours-paris.json"))
+        let menu = try Menu(jsonData: paris)
+        #expect(MenuHours(menu: menu) != nil)
+        #expect(FuzzTarget.checkHours(of: menu, seed: Array(paris)) == nil)
     }
 }
