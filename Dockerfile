@@ -1,6 +1,6 @@
 # menu-server container image: a static-stdlib release build on Swift's Debian 12 image, run on
-# Debian 12 slim with only libmicrohttpd, hiredis (the Redis session store), nettle (admin tokens)
-# and their needs.
+# Debian 12 slim with only libmicrohttpd, hiredis (the Redis session store), nettle (admin tokens),
+# the IANA time zone database (opening hours' "timeZone") and their needs.
 #   docker build -t menu-server .
 #   docker run -p 8080:8080 menu-server                      # Config/menu.json, sessions in memory
 #   docker run -p 8080:8080 -v menu-data:/data -e MENU_DATA_DIR=/data menu-server
@@ -24,7 +24,7 @@ RUN swift build -c release --product menu-server --static-swift-stdlib \
 FROM debian:bookworm-slim
 # hadolint ignore=DL3008
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libmicrohttpd12 libhiredis0.14 libnettle8 \
+    && apt-get install -y --no-install-recommends libmicrohttpd12 libhiredis0.14 libnettle8 tzdata \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --uid 10001 --home-dir /app menu \
     && mkdir -p /data && chown menu /data
