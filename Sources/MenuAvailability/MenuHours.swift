@@ -13,12 +13,17 @@ import TimeZoneRules
 ///   forward) that is the instant the clock jumps past it; in a repeated hour (fall back) it is
 ///   the first pass. A range that falls entirely in a skipped hour is empty that day.
 ///
-/// Invariant: built from one menu, never changed. Cost: ``state(at:)`` is O(s · r · d) for s
-/// scheduled nodes with r ranges a day over the d days looked at (9, or 367 for a node closed
-/// that long), plus O(depth) per scheduled node to find its scheduled group.
+/// Invariant: built from one menu, never changed (its cache of answers aside). Cost:
+/// ``state(at:)`` is O(8) when a cached answer holds at the instant; otherwise O(h · r · d) for
+/// h distinct hours with r ranges a day over the d days looked at (9, or 367 for a node closed
+/// that long), plus O(depth + intervals) per scheduled node. 1,000 groups with one schedule on the
+/// 1.1M menu: docs/performance.md, Opening hours.
 public struct MenuHours: Sendable {
     public let menu: Menu
     public let zone: ZoneRules
+
+    /// Answers already computed, shared by the copies of this value.
+    private let cache = SpanCache<State>()
 
     /// nil when no node of `menu` has hours.
     public init?(menu: Menu) {
@@ -42,8 +47,31 @@ public struct MenuHours: Sendable {
     static let horizonDays = 8
     static let longHorizonDays = 366
 
+    /// What the hours say at `instant`: from the cache when an earlier answer still holds (a
+    /// state holds from the instant it was computed for until its next change), else computed
+    /// and kept.
     public func state(at instant: Timestamp) -> State {
+        if let known = cache.value(at: instant.milliseconds) { return known }
+        let state = computeState(at: instant)
+        // No change within the days looked at: the answer is kept for an hour only.
+        let validUntil = state.nextChange?.milliseconds ?? instant.milliseconds + 3_600_000
+        cache.keep(state, from: instant.milliseconds, until: validUntil)
+        return state
+    }
+
+    func computeState(at instant: Timestamp) -> State {
         let t = instant.milliseconds.floorDivided(by: 1000)
+        // Nodes with the same hours (a breakfast's dishes) share their intervals.
+        var near: [OpeningHours: [Interval]] = [:]
+        var far: [OpeningHours: [Interval]] = [:]
+        func intervals(of node: Menu.Node, days: Int) -> [Interval] {
+            guard let hours = menu.openingHours(of: node) else { return [] }
+            if days == Self.horizonDays, let known = near[hours] { return known }
+            if days != Self.horizonDays, let known = far[hours] { return known }
+            let found = self.intervals(of: hours, from: t, days: days)
+            if days == Self.horizonDays { near[hours] = found } else { far[hours] = found }
+            return found
+        }
         // Where the days looked at end: an interval reaching it ends there only for this look.
         let horizon = self.instant(localDate(of: t).adding(days: Self.horizonDays + 1), minute: 0)
         var effective: [Menu.Node: [Interval]] = [:]
@@ -51,7 +79,7 @@ public struct MenuHours: Sendable {
         var nextChange: Int64?
         for node in menu.scheduledNodes {
             let group = scheduledGroup(of: node)
-            var open = intervals(of: node, from: t, days: Self.horizonDays)
+            var open = intervals(of: node, days: Self.horizonDays)
             if let group { open = Self.intersect(open, effective[group] ?? []) }
             effective[node] = open
             let containing = open.first { $0.start <= t && t < $0.end }
@@ -63,13 +91,13 @@ public struct MenuHours: Sendable {
             if let opening {
                 nextChange = min(nextChange ?? opening, opening)
             } else {
-                var far = intervals(of: node, from: t, days: Self.longHorizonDays)
+                var farOpen = intervals(of: node, days: Self.longHorizonDays)
                 var above = group
                 while let scheduled = above {
-                    far = Self.intersect(far, intervals(of: scheduled, from: t, days: Self.longHorizonDays))
+                    farOpen = Self.intersect(farOpen, intervals(of: scheduled, days: Self.longHorizonDays))
                     above = scheduledGroup(of: scheduled)
                 }
-                opening = far.first { $0.start > t }?.start
+                opening = farOpen.first { $0.start > t }?.start
             }
             // updateValue: a subscript assignment of nil would drop a node that never opens.
             closed.updateValue(opening.map { Timestamp(milliseconds: $0 * 1000) }, forKey: menu.id(of: node))
@@ -97,6 +125,11 @@ public struct MenuHours: Sendable {
     /// days after it, sorted and merged (22:00-24:00 and 00:00-02:00 make one).
     func intervals(of node: Menu.Node, from t: Int64, days: Int) -> [Interval] {
         guard let hours = menu.openingHours(of: node) else { return [] }
+        return intervals(of: hours, from: t, days: days)
+    }
+
+    /// `hours`' open intervals, as ``intervals(of:from:days:)``.
+    func intervals(of hours: OpeningHours, from t: Int64, days: Int) -> [Interval] {
         let today = localDate(of: t)
         var spans: [Interval] = []
         for offset in -1 ... days {

@@ -19,6 +19,7 @@ struct Options {
           --write-menu SIZE PATH  only write the synthetic menu of SIZE (small, medium, large) to PATH
           --handler FILE  only time MenuAPI.respond (no socket) for Benchmarks/http.sh's requests
           --availability FILE  only time availability batches and pages with unavailable rows (issue 27 §5)
+          --hours FILE  only time opening hours on FILE's menu with 1,000 scheduled groups (issue 27 §3)
           --full-table N,N  only time a refused create (429) and a read at full session tables of N
           --translation  only time a MenuTranslation between the 1.1M menu and an edited copy, and carrying states
           --bulk        only time expand all on the 1.1M menu and pages at deep offsets after it
@@ -47,6 +48,8 @@ struct Options {
     var handler: String?
     /// `--availability FILE`: time availability batches and pages with unavailable rows, and stop.
     var availability: String?
+    /// `--hours FILE`: time opening hours on FILE's menu, and stop.
+    var hours: String?
     /// `--full-table N,N`: time a refused create and a read at full session tables and stop.
     var fullTable: [Int]?
     /// `--translation`: time a reload's translation and carrying states through it, and stop.
@@ -103,6 +106,7 @@ struct Options {
             case "--load-only": loadOnly = try value(flag)
             case "--handler": handler = try value(flag)
             case "--availability": availability = try value(flag)
+            case "--hours": hours = try value(flag)
             case "--full-table":
                 let text = try value(flag)
                 let sizes = text.split(separator: ",").compactMap { Int($0) }.filter { $0 > 0 }
@@ -232,6 +236,8 @@ do {
         print(try HandlerFigures.measure(file, plan: options.plan))
     } else if let file = options.availability {
         print(try AvailabilityFigures.measure(file, plan: options.plan))
+    } else if let file = options.hours {
+        print(try HoursFigures.measure(file, plan: options.plan))
     } else if let (path, sessions, changes) = options.sessionMemory {
         print(SessionMemory.measureHere(path, sessions: sessions, changes: changes))
     } else {

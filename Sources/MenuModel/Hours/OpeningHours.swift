@@ -4,7 +4,7 @@
 ///
 /// Invariant: every range is non-empty; each exception date appears once and its ranges do not
 /// overlap. Memory: a few words per range. Evaluation lives in `MenuAvailability.MenuHours`.
-public struct OpeningHours: Sendable, Equatable {
+public struct OpeningHours: Sendable, Hashable {
     /// The weekly ranges; nil when the config gives no `hours` (open all day, every day, but for
     /// the exceptions). An empty list is never open but on exception dates with hours.
     public var weekly: [WeeklyRange]?

@@ -38,7 +38,8 @@ package final class ServedAvailability: Sendable {
     static let historyEntryLimit = 200_000
 
     init(
-        _ overlay: AvailabilityOverlay, on menu: Menu, tagPrefixes: [[UInt8]], droppedAtReload: [String] = [],
+        _ overlay: AvailabilityOverlay, on menu: Menu, hours: MenuHours?, tagPrefixes: [[UInt8]],
+        droppedAtReload: [String] = [],
         history: [AvailabilityOverlay] = [], now: Timestamp = .now
     ) {
         var history = Array(history.suffix(Self.historyLimit))
@@ -50,7 +51,7 @@ package final class ServedAvailability: Sendable {
         self.history = history
         self.overlay = overlay
         resolved = ResolvedAvailability(overlay, on: menu)
-        let hoursChange = MenuHours(menu: menu)?.state(at: now).nextChange
+        let hoursChange = hours?.state(at: now).nextChange
         nextChangeAt = [overlay.nextExpiry, hoursChange].compactMap { $0 }.min()
         marks = AvailabilityMarks(resolved)
         self.droppedAtReload = droppedAtReload

@@ -93,6 +93,11 @@ import Testing
         #expect(later.json["nextChangeAt"] as? String == "2026-12-08T06:00:00Z", "the next change after at")
         #expect(later.json["availabilityRevision"] == nil, "today's revision: nothing changed yet")
         #expect(later.header("ETag")?.contains("t1796641200000-") == true)
+        // Until the next change the rows are the same: a later instant gets the same menu and tag.
+        let afternoon = service.call("GET", "/rows", query: [("at", "2026-12-07T15:00:00+01:00")])
+        #expect(afternoon.header("ETag") == later.header("ETag") && afternoon.body == later.body)
+        let tomorrow = service.call("GET", "/rows", query: [("at", "2026-12-08T08:00:00+01:00")])
+        #expect(tomorrow.header("ETag") != later.header("ETag") && Self.shown(tomorrow).isEmpty)
         // An unencoded + arrives as a space: read as +.
         let spaced = service.call("GET", "/count", query: [("at", "2026-12-07T12:00:00 01:00")])
         #expect(spaced.status == 200 && spaced.json["nextChangeAt"] as? String == "2026-12-08T06:00:00Z")
