@@ -9,6 +9,7 @@ Every wait is for a DOM condition (explicit waits, bounded); nothing asserts a t
 compares what the page shows with what the API answers for the page's own session.
 """
 
+import calendar
 import http.server
 import json
 import os
@@ -399,6 +400,45 @@ def test_availability_reaches_an_open_page(driver):
         server.stop()
 
 
+def test_opening_hours_on_the_page():
+    """A group outside its opening hours shows closed, struck through, with the time it opens in
+    the reader's own zone: a browser in Asia/Kolkata (UTC+05:30) reads a UTC menu's opening a
+    half hour off the hour; the dish under it shows the group's closing too."""
+    opens = time.gmtime((int(time.time()) // 60 + 120) * 60)  # two hours from now, to the minute
+    closes = time.gmtime(calendar.timegm(opens) + 3600)
+    config = os.path.join(OUT, "hours.json")
+    with open(config, "w") as target:
+        json.dump({"timeZone": "UTC", "items": [
+            {"id": "late", "title": "Late kitchen", "expanded": True,
+             "hours": [{"from": time.strftime("%H:%M", opens), "to": time.strftime("%H:%M", closes)}],
+             "items": [{"id": "noodles", "title": "Dan dan noodles"}]},
+            {"id": "tea", "title": "Jasmine tea"}]}, target)
+    server = Server(config)
+    previous = os.environ.get("TZ")
+    os.environ["TZ"] = "Asia/Kolkata"
+    driver = browser()
+    try:
+        open_fresh_page(driver, server)
+        wait(driver, lambda d: "unavailable" in row_element(d, "noodles").get_attribute("class"), "the closed dish")
+        kolkata = time.gmtime(calendar.timegm(opens) + 5 * 3600 + 1800)
+        expected = f"{kolkata.tm_hour % 12 or 12}:{kolkata.tm_min:02d}"
+        for node in ["late", "noodles"]:
+            text = row_element(driver, node).text
+            assert "Closed" in text and "opens" in text and expected in text, f"{node}: {text!r}, expected {expected}"
+        title = row_element(driver, "noodles").find_element(By.CSS_SELECTOR, ".title")
+        assert "line-through" in title.value_of_css_property("text-decoration")
+        assert "unavailable" not in row_element(driver, "tea").get_attribute("class")
+        driver.save_screenshot(os.path.join(OUT, "hours.png"))
+        print(f"browser-test: a group closed until {time.strftime('%H:%M', opens)} UTC shows it opens at {expected} in Kolkata")
+    finally:
+        driver.quit()
+        if previous is None:
+            os.environ.pop("TZ", None)
+        else:
+            os.environ["TZ"] = previous
+        server.stop()
+
+
 def test_large_menu_stays_virtualized(driver, server):
     _, page = open_fresh_page(driver, server)
     assert page["count"] > 10_000, page["count"]
@@ -527,6 +567,7 @@ def main():
                            ("large", lambda: test_large_menu_stays_virtualized(driver, servers["large"])),
                            ("reload", lambda: test_reload_reaches_an_open_page(driver)),
                            ("availability", lambda: test_availability_reaches_an_open_page(driver)),
+                           ("hours", test_opening_hours_on_the_page),
                            ("cross-origin", lambda: test_cross_origin(driver, menu))]:
             try:
                 test()
