@@ -116,10 +116,10 @@ package final class MenuAPI: Sendable {
         let generation = store.currentMenu
         let kept = availabilityKeeper?.keptOverlay ?? AvailabilityOverlay()
         let (onMenu, dropped) = kept.keeping(nodesOf: generation.menu)
-        // What was kept may be from before an opening or a closing: start from now.
-        let now = clock()
-        let overlay = onMenu.advanced(to: now, hours: MenuHours(menu: generation.menu)).overlay
-        served = Mutex(ServedMenu(generation, availability: overlay, droppedAtReload: dropped, now: now))
+        // Served as of now: what was kept may be from before an opening or a closing.
+        let first = ServedMenu(generation, availability: onMenu, droppedAtReload: dropped, now: clock())
+        served = Mutex(first)
+        let overlay = first.availability.overlay
         if overlay != kept, let theirs = keepAvailability(overlay, over: kept.revision) { adoptAvailability(theirs) }
         scheduleAvailabilityExpiry()
         availabilityKeeper?.follow { [weak self] overlay in self?.adoptAvailability(overlay) }
@@ -157,12 +157,11 @@ package final class MenuAPI: Sendable {
             let keeping = store.recordsReloads && reloadEntryWindow > .zero
             let before = current.availability.overlay
             let (onMenu, dropped) = before.keeping(nodesOf: menu)
-            // The new menu's hours may close or open other nodes.
-            let now = clock()
-            let overlay = onMenu.advanced(to: now, hours: MenuHours(menu: menu)).overlay
+            // Served as of now: the new menu's hours may close or open other nodes.
             let next = ServedMenu(
-                current.generation.succeeded(by: menu, keepingPrevious: keeping), availability: overlay,
-                droppedAtReload: dropped, availabilityHistory: current.availability.historyAfter, now: now)
+                current.generation.succeeded(by: menu, keepingPrevious: keeping), availability: onMenu,
+                droppedAtReload: dropped, availabilityHistory: current.availability.historyAfter, now: clock())
+            let overlay = next.availability.overlay
             if overlay != before { keepAvailability(overlay, over: before.revision) }
             served.withLock { $0 = next }
             changeWaits.releaseAll()  // long polls and streams see the new version

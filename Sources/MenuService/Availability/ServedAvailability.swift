@@ -40,7 +40,7 @@ package final class ServedAvailability: Sendable {
     init(
         _ overlay: AvailabilityOverlay, on menu: Menu, hours: MenuHours?, tagPrefixes: [[UInt8]],
         droppedAtReload: [String] = [],
-        history: [AvailabilityOverlay] = [], now: Timestamp = .now
+        history: [AvailabilityOverlay] = [], now: Timestamp
     ) {
         var history = Array(history.suffix(Self.historyLimit))
         var entries = history.reduce(0) { $0 + $1.entries.count }

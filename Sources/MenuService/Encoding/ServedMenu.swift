@@ -46,7 +46,9 @@ package final class ServedMenu: Sendable {
         localeKeys.isEmpty ? [] : localeHeaders[locale]
     }
 
-    /// The menu of `generation`, encoded, with `overlay` (checked against it by the caller).
+    /// The menu of `generation`, encoded, with `overlay` (checked against it by the caller)
+    /// advanced to `now`: what was kept, or served on the menu before, may be from before an
+    /// opening or a closing of this menu's hours.
     init(
         _ generation: MenuGeneration, availability overlay: AvailabilityOverlay = AvailabilityOverlay(),
         droppedAtReload: [String] = [], availabilityHistory: [AvailabilityOverlay] = [], now: Timestamp = .now
@@ -72,7 +74,8 @@ package final class ServedMenu: Sendable {
         let hours = MenuHours(menu: menu)
         self.hours = hours
         availability = ServedAvailability(
-            overlay, on: menu, hours: hours, tagPrefixes: entityTagPrefixes, droppedAtReload: droppedAtReload,
+            overlay.advanced(to: now, hours: hours).overlay, on: menu, hours: hours, tagPrefixes: entityTagPrefixes,
+            droppedAtReload: droppedAtReload,
             history: availabilityHistory, now: now)
     }
 
