@@ -105,9 +105,9 @@ public struct AvailabilityOverlay: Sendable, Equatable {
         return (next, changed)
     }
 
-    /// This overlay at `now`: without the entries due (``expiring(at:)``) and with the nodes
-    /// `hours` close then (none without hours); one revision more when anything changed, and the
-    /// ids whose shown availability changed. O(entries) plus ``MenuHours/state(at:)``.
+    /// This overlay at `now`: without the entries whose `until` is `now` or earlier, and with the
+    /// nodes `hours` close then (none without hours); one revision more when anything changed, and
+    /// the ids whose shown availability changed. O(entries) plus ``MenuHours/state(at:)``.
     public func advanced(to now: Timestamp, hours: MenuHours?) -> (overlay: AvailabilityOverlay, changed: [String]) {
         var next = self
         next.entries = entries.filter { $0.value.until.map { $0 > now } ?? true }
@@ -117,18 +117,8 @@ public struct AvailabilityOverlay: Sendable, Equatable {
         return (next, AvailabilityRows.changedIDs(from: self, to: next))
     }
 
-    /// The earliest `until` of any entry: when ``expiring(at:)`` next has something to do.
+    /// The earliest `until` of any entry: when ``advanced(to:hours:)`` next has an entry to end.
     public var nextExpiry: Timestamp? { entries.values.compactMap(\.until).min() }
-
-    /// This overlay without the entries whose `until` is `now` or earlier, and their ids. O(entries).
-    public func expiring(at now: Timestamp) -> (overlay: AvailabilityOverlay, expired: [String]) {
-        let expired = entries.filter { $0.value.until.map { $0 <= now } ?? false }.map(\.key).sorted()
-        guard !expired.isEmpty else { return (self, []) }
-        var next = self
-        for id in expired { next.entries[id] = nil }
-        next.revision += 1
-        return (next, expired)
-    }
 
     /// This overlay without the ids `menu` does not have (a reload removed them), and those ids.
     /// (The hours' closings of ids it lacks are dropped too, without being reported: the next

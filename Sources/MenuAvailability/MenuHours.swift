@@ -184,11 +184,3 @@ public struct MenuHours: Sendable {
         return zone.nextTransition(after: wall - after) ?? wall - before
     }
 }
-
-extension Int64 {
-    /// Division rounding toward negative infinity.
-    fileprivate func floorDivided(by divisor: Int64) -> Int64 {
-        let quotient = self / divisor
-        return self % divisor < 0 ? quotient - 1 : quotient
-    }
-}

@@ -160,7 +160,7 @@ private struct DigitReader {
 
 extension Int64 {
     /// Division rounding toward negative infinity (instants before 1970 included).
-    fileprivate func floorDivided(by divisor: Int64) -> Int64 {
+    func floorDivided(by divisor: Int64) -> Int64 {
         let quotient = self / divisor
         return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? quotient - 1 : quotient
     }
