@@ -106,8 +106,9 @@ struct PosixTimeZone: Sendable, Equatable {
     }
 }
 
-/// Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
-func daysFromCivil(_ year: Int, _ month: Int, _ day: Int) -> Int {
+/// Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's `days_from_civil`);
+/// month 13 is January of the next year. MenuModel's `LocalDate` counts its days with it.
+public func daysFromCivil(_ year: Int, _ month: Int, _ day: Int) -> Int {
     let year = month <= 2 ? year - 1 : year
     let era = (year >= 0 ? year : year - 399) / 400
     let yearOfEra = year - era * 400

@@ -1,3 +1,5 @@
+import TimeZoneRules
+
 /// When a node can be ordered, as its config's `hours` and `exceptions` say, in the menu's time
 /// zone (``Menu/timeZone``). A node without either is not limited by hours of its own; a node's
 /// hours narrow its group's (docs/config.md, Opening hours).
@@ -87,7 +89,8 @@ public struct WeeklyRange: Sendable, Hashable {
 /// A date of the proleptic Gregorian calendar, as the restaurant's clock shows it: no time zone.
 ///
 /// Invariant: `daysSinceEpoch` is the count of days from 1970-01-01; year, month and day follow
-/// from it (Howard Hinnant's civil-date algorithms, O(1)).
+/// from it (Howard Hinnant's civil-date algorithms, O(1): `daysFromCivil` of TimeZoneRules one
+/// way, ``civil`` the other).
 public struct LocalDate: Sendable, Hashable, Comparable, CustomStringConvertible {
     public let daysSinceEpoch: Int
 
@@ -96,12 +99,7 @@ public struct LocalDate: Sendable, Hashable, Comparable, CustomStringConvertible
     /// nil when the three do not name a date (month 13, February 30).
     public init?(year: Int, month: Int, day: Int) {
         guard (1 ... 12).contains(month), day >= 1, day <= Self.daysIn(month: month, year: year) else { return nil }
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        daysSinceEpoch = era * 146_097 + dayOfEra - 719_468
+        daysSinceEpoch = daysFromCivil(year, month, day)
     }
 
     /// `YYYY-MM-DD`, or nil.
