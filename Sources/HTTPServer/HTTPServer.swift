@@ -78,7 +78,8 @@ package final class HTTPServer: Sendable {
         let context = Unmanaged.passRetained(
             ServerContext(
                 handler: handler, rejection: rejection, maxBodyBytes: configuration.maxBodyBytes,
-                stoppingResponse: configuration.stoppingResponse, requestDeadlines: requestDeadlines))
+                stoppingResponse: configuration.stoppingResponse, requestDeadlines: requestDeadlines,
+                gatherResumesAbove: configuration.gatherResumesAbove))
         let contextPointer = context.toOpaque()
         connectionCount = context.takeUnretainedValue().openConnections
 
@@ -216,6 +217,11 @@ package final class HTTPServer: Sendable {
     /// Streamed responses queued and not yet done with; 0 once stopped. For tests.
     var streamsOpen: Int {
         running.withLock { $0?.context.takeUnretainedValue().openStreams ?? 0 }
+    }
+
+    /// Resumes sent gathered so far (``HTTPServerConfiguration/gatherResumesAbove``; for tests).
+    var gatheredResumes: Int {
+        running.withLock { $0?.context.takeUnretainedValue().gatheredResumes ?? 0 }
     }
 
     /// Stops the server if ``shutdown(gracePeriod:)`` has not: with no grace period, so requests

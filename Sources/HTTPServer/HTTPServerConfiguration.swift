@@ -33,6 +33,10 @@ package struct HTTPServerConfiguration: Sendable {
     package var connectionMemoryLimit: Int = 32 * 1024
     /// Pending-connection queue length of the listening socket (`MHD_OPTION_LISTEN_BACKLOG_SIZE`).
     package var listenBacklog: Int = 511
+    /// Suspended connections (waits and parked streams) above which resumes are gathered, each
+    /// sent within 2 ms together with those asked meanwhile: libmicrohttpd walks every suspended
+    /// connection of a thread whenever it resumes any (``ServerContext/resume(_:then:)``).
+    package var gatherResumesAbove: Int = 256
 
     /// The answer to a request still waiting for a ``DeferredResponse`` when the server stops
     /// (``HTTPServer/shutdown(gracePeriod:)``, after the grace period); the deferred response's
@@ -63,6 +67,7 @@ package struct HTTPServerConfiguration: Sendable {
         /// It must hold the request line, the headers and libmicrohttpd's buffers.
         package static let connectionMemoryLimit = 4096 ... 1 << 24
         package static let listenBacklog = 1 ... 65_535
+        package static let gatherResumesAbove = 0 ... 1_000_000
     }
 
     /// Throws for the first field out of range.
@@ -93,6 +98,7 @@ package struct HTTPServerConfiguration: Sendable {
             ValidRange.connectionMemoryLimit, connectionMemoryLimit, "connectionMemoryLimit",
             " bytes (it must hold the request line and headers)")
         try require(ValidRange.listenBacklog, listenBacklog, "listenBacklog")
+        try require(ValidRange.gatherResumesAbove, gatherResumesAbove, "gatherResumesAbove")
     }
 }
 

@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import Dispatch
 import HTTPCore
 import ShardedCounters
 import Synchronization
@@ -39,21 +40,42 @@ final class ServerContext: Sendable {
         var suspended: [ObjectIdentifier: DeferredResponse] = [:]
         /// Streamed bodies whose response is queued and not yet destroyed.
         var streams: [ObjectIdentifier: StreamedBody] = [:]
-        /// Streams whose connection is suspended and whose resume has not been asked for.
-        var parkedStreams: Set<ObjectIdentifier> = []
+        /// Streams whose connection is suspended and whose resume has not been asked for, each
+        /// with its parks not yet matched by a resume (2 when it parked again before the resume
+        /// that woke it was counted).
+        var parkedStreams: [ObjectIdentifier: Int] = [:]
         var closed = false
     }
 
     private let waits = Mutex(Waits())
     private let refusing = Atomic<Bool>(false)
 
+    /// Resumes asked for while many connections are suspended, sent together (``resume(_:then:)``).
+    private struct PendingResumes {
+        var items: [(connection: SuspendedConnection, resumed: @Sendable () -> Void)] = []
+        var scheduled = false
+    }
+
+    private let pendingResumes = Mutex(PendingResumes())
+    private let resumeQueue = DispatchQueue(label: "menu.http.resumes")
+
+    /// Suspended connections (waits and parked streams) above which resumes are gathered
+    /// (``HTTPServerConfiguration/gatherResumesAbove``).
+    let gatherResumesAbove: Int
+    /// How long the first of gathered resumes waits for others.
+    static let resumeWindow = DispatchTimeInterval.milliseconds(2)
+    /// Resumes sent gathered so far (for tests).
+    private let gatheredResumeCount = Atomic<Int>(0)
+
     init(
         handler: @escaping @Sendable (HTTPRequest) -> HTTPReply,
         rejection: @escaping @Sendable (HTTPRejection) -> HTTPResponse,
         maxBodyBytes: Int,
         stoppingResponse: HTTPResponse,
-        requestDeadlines: RequestDeadlineSweeper
+        requestDeadlines: RequestDeadlineSweeper,
+        gatherResumesAbove: Int = HTTPServerConfiguration().gatherResumesAbove
     ) {
+        self.gatherResumesAbove = gatherResumesAbove
         self.handler = handler
         self.rejection = rejection
         self.maxBodyBytes = maxBodyBytes
@@ -104,12 +126,47 @@ final class ServerContext: Sendable {
         MHD_suspend_connection(connection)
         let handle = SuspendedConnection(pointer: connection)
         let resume: @Sendable () -> Void = { [self] in
-            MHD_resume_connection(handle.pointer)
-            waits.withLock { _ = $0.suspended.removeValue(forKey: key) }
+            self.resume(handle) { [self] in waits.withLock { _ = $0.suspended.removeValue(forKey: key) } }
         }
         if !deferred.whenReady(resume) { resume() }
         return true
     }
+
+    /// Asks libmicrohttpd to resume `connection`, then runs `resumed`. At once while few
+    /// connections are suspended; past ``gatherResumesAbove``, together with every other resume
+    /// asked within ``resumeWindow``, on a queue of its own.
+    ///
+    /// Why: libmicrohttpd 0.9.75 (daemon.c, `resume_suspended_connections`) walks the whole list
+    /// of a thread's suspended connections in each round that has a resume to do. One write that
+    /// wakes 10,000 parked streams, one resume after the other, made its threads walk that list
+    /// once per stream: a core spent in the walk, and the last event 544 ms after the write
+    /// (`scripts/bench-admin-events`). Gathered, the walk runs once per window.
+    func resume(_ connection: SuspendedConnection, then resumed: @escaping @Sendable () -> Void) {
+        let suspended = waits.withLock { $0.suspended.count + $0.parkedStreams.count }
+        guard suspended > gatherResumesAbove else {
+            MHD_resume_connection(connection.pointer)
+            return resumed()
+        }
+        let schedule = pendingResumes.withLock { pending -> Bool in
+            pending.items.append((connection, resumed))
+            defer { pending.scheduled = true }
+            return !pending.scheduled
+        }
+        guard schedule else { return }
+        resumeQueue.asyncAfter(deadline: .now() + Self.resumeWindow) { [self] in
+            let items = pendingResumes.withLock { pending in
+                pending.scheduled = false
+                defer { pending.items = [] }
+                return pending.items
+            }
+            for item in items { MHD_resume_connection(item.connection.pointer) }
+            for item in items { item.resumed() }
+            gatheredResumeCount.add(items.count, ordering: .relaxed)
+        }
+    }
+
+    /// Resumes sent gathered so far (for tests).
+    var gatheredResumes: Int { gatheredResumeCount.load(ordering: .relaxed) }
 
     /// Admits `body`, a streamed response about to be queued; false once ``closeWaits()`` has
     /// begun (the caller answers ``stoppingResponse`` instead).
@@ -123,19 +180,23 @@ final class ServerContext: Sendable {
 
     /// A stream's connection is being suspended (inside its content reader).
     func streamParked(_ key: ObjectIdentifier) {
-        waits.withLock { _ = $0.parkedStreams.insert(key) }
+        waits.withLock { $0.parkedStreams[key, default: 0] += 1 }
     }
 
-    /// A stream's connection has been asked to resume.
+    /// A stream's connection has been asked to resume. (It may have parked again already: then its
+    /// count stays above zero.)
     func streamResumed(_ key: ObjectIdentifier) {
-        waits.withLock { _ = $0.parkedStreams.remove(key) }
+        waits.withLock { waits in
+            guard let parks = waits.parkedStreams[key] else { return }
+            waits.parkedStreams[key] = parks > 1 ? parks - 1 : nil
+        }
     }
 
     /// A stream's response is destroyed: its connection is done with it.
     func streamEnded(_ key: ObjectIdentifier) {
         waits.withLock { waits in
             waits.streams[key] = nil
-            waits.parkedStreams.remove(key)
+            waits.parkedStreams[key] = nil
         }
     }
 

@@ -30,8 +30,7 @@ final class StreamReader {
         self.context = context
         let (handle, key) = (self.connection, ObjectIdentifier(body))
         body.setWake { [context] in
-            MHD_resume_connection(handle.pointer)
-            context.streamResumed(key)
+            context.resume(handle) { context.streamResumed(key) }
         }
     }
 

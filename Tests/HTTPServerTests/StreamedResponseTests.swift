@@ -16,8 +16,11 @@ private final class OpenBodies: Sendable {
 
 /// A server whose `/stream` answers a streamed body (kept in `bodies`, `limit` bytes of room) and
 /// whose other paths answer `plain <path>` at once.
-private func startStreamingServer(threads: Int = 2, limit: Int = 1 << 20, _ bodies: OpenBodies) throws -> HTTPServer {
-    try startServer(threads: threads) { request in
+private func startStreamingServer(
+    threads: Int = 2, limit: Int = 1 << 20, gatherResumesAbove: Int = HTTPServerConfiguration().gatherResumesAbove,
+    _ bodies: OpenBodies
+) throws -> HTTPServer {
+    try startServer(threads: threads, gatherResumesAbove: gatherResumesAbove) { request in
         guard request.path == "/stream" else {
             return HTTPResponse(status: 200, body: Array("plain \(request.path)".utf8))
         }
@@ -123,6 +126,33 @@ struct StreamedResponseTests {
         #expect(try connection.readChunk().map { String(decoding: $0, as: UTF8.self) } == "last words\n")
         #expect(try connection.readChunk() == nil, "the stream ends cleanly")
         #expect(!bodies[0].isOpen)
+    }
+
+    @Test func manyParkedStreamsAreResumedTogetherAndAStopWaitsForThoseGathered() throws {
+        let bodies = OpenBodies()
+        // Gathered above 2 suspended connections: 8 parked streams written one after the other
+        // see at least 3 parked (those not written yet) up to the sixth write.
+        let server = try startStreamingServer(gatherResumesAbove: 2, bodies)
+        let streams = try (0 ..< 8).map { _ in try RawHTTPConnection(port: server.port) }
+        for stream in streams {
+            try stream.sendText("GET /stream HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            #expect(try stream.readResponseHead().status == 200)
+        }
+        #expect(eventually { bodies.count == 8 && (0 ..< 8).allSatisfy { bodies[$0].isParked } })
+        for index in 0 ..< 8 { #expect(bodies[index].write(Array("first \(index)\n".utf8))) }
+        for (index, stream) in streams.enumerated() {
+            #expect(try stream.readChunk().map { String(decoding: $0, as: UTF8.self) } == "first \(index)\n")
+        }
+        #expect(server.gatheredResumes >= 6, "the writes' resumes went out gathered")
+        #expect(eventually { (0 ..< 8).allSatisfy { bodies[$0].isParked } })
+        // Written, then stopped at once: the stop waits for the gathered resumes it finds pending
+        // (MHD_stop_daemon aborts the process on a suspended connection).
+        for index in 0 ..< 8 { #expect(bodies[index].write(Array("last \(index)\n".utf8))) }
+        server.shutdown(gracePeriod: .milliseconds(200))
+        for (index, stream) in streams.enumerated() {
+            #expect(try stream.readChunk().map { String(decoding: $0, as: UTF8.self) } == "last \(index)\n")
+            #expect(try stream.readChunk() == nil, "the stream ends cleanly")
+        }
     }
 
     @Test func aReaderThatFallsMoreThanTheLimitBehindIsDropped() throws {

@@ -52,10 +52,12 @@ func startServer(
     maxBodyBytes: Int = 64 * 1024,
     threads: Int = 2,
     perIPConnectionLimit: Int = HTTPServerConfiguration().perIPConnectionLimit,
+    gatherResumesAbove: Int = HTTPServerConfiguration().gatherResumesAbove,
     handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse = { _ in HTTPResponse(status: 200) }
 ) throws -> HTTPServer {
     var configuration = HTTPServerConfiguration()
     configuration.perIPConnectionLimit = perIPConnectionLimit
+    configuration.gatherResumesAbove = gatherResumesAbove
     configuration.host = "127.0.0.1"
     configuration.port = 0
     configuration.maxBodyBytes = maxBodyBytes
