@@ -59,7 +59,7 @@ package struct LiveMenuModel: Sendable {
     /// The visible rows under `state`, as the server should list them.
     package func rows(_ state: State) -> [LiveRow] {
         var rows: [LiveRow] = []
-        func visit(_ node: Int, parent: String?) {
+        func visit(_ node: Int, parent: String?, place: Int, of siblings: Int) {
             let n = nodes[node]
             let row = rows.count
             rows.append(
@@ -67,13 +67,17 @@ package struct LiveMenuModel: Sendable {
                     index: row, id: n.id, title: n.title, depth: n.depth, isGroup: n.children != nil,
                     isExpanded: n.children == nil ? nil : state.expanded[node],
                     childCount: n.children?.count, attributes: n.attributes, parentId: parent,
-                    visibleDescendantCount: n.children == nil ? nil : 0))
+                    visibleDescendantCount: n.children == nil ? nil : 0, posInSet: place, setSize: siblings))
             if let children = n.children, state.expanded[node] {
-                for child in children { visit(child, parent: n.id) }
+                for (position, child) in children.enumerated() {
+                    visit(child, parent: n.id, place: position + 1, of: children.count)
+                }
                 rows[row].visibleDescendantCount = rows.count - row - 1
             }
         }
-        for node in topLevel { visit(node, parent: nil) }
+        for (position, node) in topLevel.enumerated() {
+            visit(node, parent: nil, place: position + 1, of: topLevel.count)
+        }
         return rows
     }
 

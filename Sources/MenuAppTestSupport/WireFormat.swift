@@ -29,9 +29,14 @@ package struct LiveRow: Decodable, Equatable, Sendable, CustomStringConvertible 
     package var attributes: [String: LiveJSON]?
     package var parentId: String?
     package var visibleDescendantCount: Int?
+    package var level: Int
+    package var posInSet: Int
+    package var setSize: Int
 
     /// The keys of a row that is not a group; `parentId` is always there (null at the top).
-    package static let rowKeys: Set<String> = ["index", "id", "title", "depth", "parentId", "isGroup"]
+    package static let rowKeys: Set<String> = [
+        "index", "level", "posInSet", "setSize", "id", "title", "depth", "parentId", "isGroup"
+    ]
     /// A group's keys; `attributes` joins either set when the node has some.
     package static let groupKeys = rowKeys.union(["isExpanded", "childCount", "visibleDescendantCount"])
 
@@ -39,9 +44,13 @@ package struct LiveRow: Decodable, Equatable, Sendable, CustomStringConvertible 
     /// group, `attributes` only when the node has some, `parentId` always.
     package init(
         index: Int, id: String, title: String, depth: Int, isGroup: Bool, isExpanded: Bool?, childCount: Int?,
-        attributes: [String: LiveJSON]?, parentId: String?, visibleDescendantCount: Int?
+        attributes: [String: LiveJSON]?, parentId: String?, visibleDescendantCount: Int?, posInSet: Int,
+        setSize: Int
     ) {
         keys = isGroup ? Self.groupKeys : Self.rowKeys
+        level = depth + 1
+        self.posInSet = posInSet
+        self.setSize = setSize
         if attributes != nil { keys.insert("attributes") }
         self.index = index
         self.id = id
@@ -69,10 +78,13 @@ package struct LiveRow: Decodable, Equatable, Sendable, CustomStringConvertible 
         childCount = try object.decodeIfPresent(Int.self, forKey: key("childCount"))
         attributes = try object.decodeIfPresent([String: LiveJSON].self, forKey: key("attributes"))
         visibleDescendantCount = try object.decodeIfPresent(Int.self, forKey: key("visibleDescendantCount"))
+        level = try object.decode(Int.self, forKey: key("level"))
+        posInSet = try object.decode(Int.self, forKey: key("posInSet"))
+        setSize = try object.decode(Int.self, forKey: key("setSize"))
     }
 
     package var description: String {
-        "\(index) \(id) depth \(depth) parent \(parentId ?? "-") \(isGroup ? "group \(isExpanded == true ? "open" : "closed") of \(childCount ?? -1), \(visibleDescendantCount ?? -1) visible below" : "row") keys \(keys.sorted())"
+        "\(index) \(id) level \(level) \(posInSet) of \(setSize) depth \(depth) parent \(parentId ?? "-") \(isGroup ? "group \(isExpanded == true ? "open" : "closed") of \(childCount ?? -1), \(visibleDescendantCount ?? -1) visible below" : "row") keys \(keys.sorted())"
     }
 }
 
@@ -83,7 +95,8 @@ extension LiveRow {
             index: model.index, id: model.id, title: model.title, depth: model.depth, isGroup: model.isGroup,
             isExpanded: model.isExpanded, childCount: model.childCount,
             attributes: model.attributes?.mapValues(LiveJSON.init), parentId: model.parentID,
-            visibleDescendantCount: model.visibleDescendantCount)
+            visibleDescendantCount: model.visibleDescendantCount, posInSet: model.positionInSet,
+            setSize: model.setSize)
     }
 
     /// The row as the server should send it for the naive oracle's `row`.
@@ -92,7 +105,7 @@ extension LiveRow {
             index: row.index, id: row.id, title: row.title, depth: row.depth, isGroup: row.isGroup,
             isExpanded: row.isExpanded, childCount: row.childCount,
             attributes: row.attributes?.mapValues(LiveJSON.init), parentId: row.parentID,
-            visibleDescendantCount: row.visibleDescendantCount)
+            visibleDescendantCount: row.visibleDescendantCount, posInSet: row.positionInSet, setSize: row.setSize)
     }
 }
 

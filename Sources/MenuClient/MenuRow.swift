@@ -4,7 +4,10 @@ import Foundation
 ///
 /// Groups carry `isExpanded`, `childCount` and `visibleDescendantCount` (the rows a collapse would
 /// remove now, 0 when collapsed); rows have them nil. `attributes` is nil when the config gives
-/// none. A row handed out by ``MenuTable`` has the `index` it has in the table now.
+/// none. A row handed out by ``MenuTable`` has the `index` it has in the table now. `level`,
+/// `posInSet` and `setSize` place it for a screen reader (`aria-level`, `aria-posinset`,
+/// `aria-setsize`; in a filtered tree, among the rows shown); nil only from a server older than
+/// them.
 public struct MenuRow: Sendable, Hashable, Codable {
     public var index: Int
     public var id: String
@@ -18,13 +21,21 @@ public struct MenuRow: Sendable, Hashable, Codable {
     public var visibleDescendantCount: Int?
     /// Set while the node is not available (sold out, paused: the server's admin API).
     public var availability: MenuRowAvailability?
+    /// The row's level, from 1 at the top (`depth` + 1).
+    public var level: Int?
+    /// Its place among its parent's children, from 1, and their number.
+    public var posInSet: Int?
+    public var setSize: Int?
 
     public init(
         index: Int, id: String, title: String, depth: Int, parentId: String?, isGroup: Bool, isExpanded: Bool? = nil,
         childCount: Int? = nil, attributes: [String: MenuJSONValue]? = nil, visibleDescendantCount: Int? = nil,
-        availability: MenuRowAvailability? = nil
+        availability: MenuRowAvailability? = nil, level: Int? = nil, posInSet: Int? = nil, setSize: Int? = nil
     ) {
         self.index = index
+        self.level = level
+        self.posInSet = posInSet
+        self.setSize = setSize
         self.id = id
         self.title = title
         self.depth = depth
@@ -38,15 +49,18 @@ public struct MenuRow: Sendable, Hashable, Codable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case index, id, title, depth, parentId, isGroup, isExpanded, childCount, attributes, visibleDescendantCount
-        case availability
+        case index, level, posInSet, setSize, id, title, depth, parentId, isGroup, isExpanded, childCount, attributes
+        case visibleDescendantCount, availability
     }
 
     /// As the server writes it: `parentId` always present (`null` at the top), the group fields
-    /// only on groups, `attributes` only when there are some.
+    /// only on groups, `attributes` only when there are some, the placement when it was given.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(index, forKey: .index)
+        try container.encodeIfPresent(level, forKey: .level)
+        try container.encodeIfPresent(posInSet, forKey: .posInSet)
+        try container.encodeIfPresent(setSize, forKey: .setSize)
         try container.encode(id, forKey: .id)
         try container.encode(title, forKey: .title)
         try container.encode(depth, forKey: .depth)

@@ -15,6 +15,9 @@ package struct NaiveRow: Sendable, Equatable {
     package var childCount: Int?
     package var attributes: [String: JSONValue]?
     package var visibleDescendantCount: Int?
+    /// Its place among its parent's children, from 1, and their number.
+    package var positionInSet: Int
+    package var setSize: Int
 }
 
 extension NaiveMenu {
@@ -25,7 +28,9 @@ extension NaiveMenu {
                 index: index, id: item.id, title: item.title, depth: item.depth,
                 parentID: item.parent?.parent == nil ? nil : item.parent?.id, isGroup: item.isGroup,
                 isExpanded: item.isGroup ? item.isExpand : nil, childCount: item.isGroup ? item.children.count : nil,
-                attributes: item.attributes, visibleDescendantCount: item.visibleDescendantCount())
+                attributes: item.attributes, visibleDescendantCount: item.visibleDescendantCount(),
+                positionInSet: item.parent!.children.firstIndex { $0 === item }! + 1,
+                setSize: item.parent!.children.count)
         }
     }
 }

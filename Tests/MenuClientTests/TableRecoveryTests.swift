@@ -47,9 +47,16 @@ import FoundationNetworking
         // The session's layout carried over on the server (g1 stays collapsed); the rows are the new menu's.
         let rows = try await table.rows(in: 0 ..< table.count)
         #expect(rows.contains { $0.title.hasSuffix("@2") } && rows.first { $0.id == "g1" }?.isExpanded == false)
-        let oldIDs = Set(before.map(\.id))
-        let renamedRows = rows.indices.filter { rows[$0].title.hasSuffix("@2") && oldIDs.contains(rows[$0].id) }
-        #expect(renamed.reconfiguredRows == renamedRows, "exactly the kept rows whose title changed")
+        let oldRows = Dictionary(uniqueKeysWithValues: before.map { ($0.id, $0) })
+        // Kept rows whose title changed, or whose place among their siblings did (the new
+        // top-level group makes five where there were four).
+        let changedRows = rows.indices.filter { index in
+            guard let old = oldRows[rows[index].id] else { return false }
+            return rows[index].title.hasSuffix("@2")
+                || (old.posInSet, old.setSize) != (rows[index].posInSet, rows[index].setSize)
+        }
+        #expect(changedRows.contains { !rows[$0].title.hasSuffix("@2") }, "a row reconfigured for its place alone")
+        #expect(renamed.reconfiguredRows == changedRows, "exactly the kept rows whose title or place changed")
         try await expectCacheMatchesServer(table, server: server, "after the reload")
     }
 

@@ -61,7 +61,9 @@ public struct FlattenedView: Sendable {
                 childCount: isGroup ? menu.childCount(of: node) : nil,
                 attributes: menu.attributes(of: node),
                 parentID: menu.parent(of: node).map(menu.id(of:)),
-                visibleDescendantCount: isGroup ? visibleDescendantCount(ofNode: node) : nil)
+                visibleDescendantCount: isGroup ? visibleDescendantCount(ofNode: node) : nil,
+                positionInSet: menu.siblingPosition(of: node),
+                setSize: menu.siblingCount(of: node))
         }
     }
 
@@ -406,12 +408,18 @@ public struct FlattenedRow: Sendable, Equatable {
     public var parentID: String?
     /// The rows a collapse of this group would remove now (0 when it is collapsed).
     public var visibleDescendantCount: Int?
+    /// Its place among its parent's children, from 1, and their number (`aria-posinset`,
+    /// `aria-setsize`; the level is ``depth`` + 1).
+    public var positionInSet: Int
+    public var setSize: Int
 
     public init(
         index: Int, node: Menu.Node, id: String, title: String, depth: Int, isGroup: Bool,
         isExpanded: Bool?, childCount: Int?, attributes: [String: JSONValue]?,
-        parentID: String? = nil, visibleDescendantCount: Int? = nil
+        parentID: String? = nil, visibleDescendantCount: Int? = nil, positionInSet: Int = 1, setSize: Int = 1
     ) {
+        self.positionInSet = positionInSet
+        self.setSize = setSize
         self.index = index
         self.node = node
         self.id = id

@@ -101,8 +101,9 @@ public struct ListingDiff: Sendable, Equatable {
 extension ListingDiff {
     /// The diff from `old`'s rows to `new`'s (the same session on two menus): rows are matched by
     /// node id; a kept row is reconfigured when any field a row carries but its index differs:
-    /// title (every locale), attributes, depth, parent, group-ness, expansion, child count or
-    /// visible descendants. O(rows · log rows) plus the walk of both listings.
+    /// title (every locale), attributes, depth, parent, place among its siblings and their number,
+    /// group-ness, expansion, child count or visible descendants. O(rows · log rows) plus the walk
+    /// of both listings.
     public static func between(_ old: FlattenedView, _ new: FlattenedView) -> ListingDiff {
         let (oldMenu, newMenu) = (old.menu, new.menu)
         let oldRows = ListedRows(old)
@@ -119,6 +120,8 @@ extension ListingDiff {
                 oldRows.nodes[i].isExpanded == newRows.nodes[j].isExpanded,
                 oldMenu.depth(of: a) == newMenu.depth(of: b),
                 oldMenu.childCount(of: a) == newMenu.childCount(of: b),
+                oldMenu.siblingCount(of: a) == newMenu.siblingCount(of: b),
+                oldMenu.siblingPosition(of: a) == newMenu.siblingPosition(of: b),
                 oldRows.descendants(of: i) == newRows.descendants(of: j),
                 oldMenu.parent(of: a).map(oldMenu.id(of:)) == newMenu.parent(of: b).map(newMenu.id(of:)),
                 oldMenu.attributes(of: a) == newMenu.attributes(of: b)

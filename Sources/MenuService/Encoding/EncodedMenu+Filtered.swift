@@ -4,7 +4,8 @@ import MenuModel
 extension EncodedMenu {
     /// Appends the JSON array of rows `offset ..< offset + limit` of `view` (`[]` when there are
     /// none), each from the node's pre-encoded bytes: `{"index":N` (its row in the filtered view),
-    /// the encoded row (in this encoding's locale), and for a group `isExpanded` (true when something inside it is shown) and
+    /// its place among the rows shown (`level`, `posInSet`, `setSize`), the encoded row after its
+    /// place in the whole tree (in this encoding's locale), and for a group `isExpanded` (true when something inside it is shown) and
     /// `visibleDescendantCount` (its shown descendants). O(limit): a few copies per row, as a page
     /// of the session's own tree, and no search for the first row. With `marks`, as
     /// ``writeRows(of:offset:limit:marks:to:)`` of a session's tree.
@@ -16,7 +17,7 @@ extension EncodedMenu {
         marks.withPointers { marks in
             blob.withUnsafeBytes { blob in
                 view.forEachRow(offset: offset, limit: limit) { row, descendants in
-                    let (head, tail, end) = (spans[row.node].start, spans[row.node].split, spans[row.node + 1].start)
+                    let (start, tail, end) = (spans[row.node].start, spans[row.node].split, spans[row.node + 1].start)
                     let fragment =
                         marks.map {
                             $0.isMarked(row.node)
@@ -28,6 +29,11 @@ extension EncodedMenu {
                     writer.raw(first ? "{\"index\":" : ",{\"index\":")
                     first = false
                     writer.integer(row.index)
+                    // Its place among the rows shown, in place of its place in the whole tree.
+                    EncodedMenu.writePlacement(
+                        level: view.menu.depth(of: row.node) + 1, positionInSet: view.positionInSet(at: row.index),
+                        setSize: view.setSize(at: row.index), to: &writer)
+                    let head = start + EncodedMenu.placementLength(at: start, in: blob)
                     if let titles = localeTitles {  // another locale: its title in place of the default's
                         let title = titles.defaultTitles[row.node]
                         writer.raw(UnsafeRawBufferPointer(rebasing: blob[head ..< title.start]))

@@ -7,7 +7,9 @@ import MenuModel
 /// `"index":N` (its `parentId` included, encoded once per node) up to where a group's
 /// `isExpanded` value goes, and `blob[spans[n].split ..< spans[n + 1].start]` the rest: for a row
 /// up to its closing brace, for a group up to where its `visibleDescendantCount` digits and the
-/// closing brace go (the key last, so a group's dynamic values cost no third copy). For a row (not a group) nothing is
+/// closing brace go (the key last, so a group's dynamic values cost no third copy). Each node's
+/// bytes open with its place in the whole tree, `,"level":L,"posInSet":P,"setSize":S`
+/// (``placementLength(at:in:)``), which a filtered view's rows replace with their own. For a row (not a group) nothing is
 /// inserted, so `spans[n].split == spans[n + 1].start` and the whole object is one copy;
 /// `spans[n].split < spans[n + 1].start` exactly for groups. One span per node plus one past the
 /// last, so a row's three offsets are two adjacent loads.
@@ -59,8 +61,12 @@ struct EncodedMenu: Sendable {
             titleSpans.reserveCapacity(menu.nodeCount + 1)
             titleSpans.append(Span(start: 0, split: 0))
         }
+        let places = menu.siblingPositions()
         for node in menu.nodes {
             let start = writer.count
+            Self.writePlacement(
+                level: menu.depth(of: node) + 1, positionInSet: Int(places[node]),
+                setSize: menu.siblingCount(of: node), to: &writer)
             writer.raw(",\"id\":")
             writer.string(menu.id(of: node))
             writer.raw(",\"title\":")
@@ -321,6 +327,30 @@ struct EncodedMenu: Sendable {
         out += storeDecimal(isExpanded ? view.visibleDescendantCount(ofExpandedGroup: node) : 0, at: out)
         out.storeBytes(of: UInt8(ascii: "}"), as: UInt8.self)
         return out + 1
+    }
+
+    /// `,"level":L,"posInSet":P,"setSize":S`: where a row sits, for a screen reader (`aria-level`,
+    /// `aria-posinset`, `aria-setsize`).
+    static func writePlacement(level: Int, positionInSet: Int, setSize: Int, to writer: inout JSONWriter) {
+        writer.raw(",\"level\":")
+        writer.integer(level)
+        writer.raw(",\"posInSet\":")
+        writer.integer(positionInSet)
+        writer.raw(",\"setSize\":")
+        writer.integer(setSize)
+    }
+
+    /// The length of the placement ``writePlacement(level:positionInSet:setSize:to:)`` wrote at
+    /// `start` of `blob` (a node's bytes open with it): its three keys and their digits. O(digits).
+    static func placementLength(at start: Int, in blob: UnsafeRawBufferPointer) -> Int {
+        var position = start
+        for key in [9, 12, 11] {  // `,"level":`, `,"posInSet":`, `,"setSize":`
+            position += key
+            while position < blob.count, blob[position] >= UInt8(ascii: "0"), blob[position] <= UInt8(ascii: "9") {
+                position += 1
+            }
+        }
+        return position - start
     }
 
     /// `,"visibleDescendantCount":`, which ends every group's bytes.

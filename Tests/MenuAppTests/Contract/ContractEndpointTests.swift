@@ -87,19 +87,29 @@ extension AppTests {
             #expect(response.status == 200)
             let rows = try #require(try response.json()["rows"]?.arrayValue)
             #expect(rows.count == 30)
+            let placed: Set<String> = ["index", "level", "posInSet", "setSize", "id", "title", "depth", "parentId"]
             for row in rows {
                 let keys = Set(try #require(row.objectValue).keys)
                 if row["isGroup"] == .bool(true) {
                     #expect(
-                        keys == [
-                            "index", "id", "title", "depth", "parentId", "isGroup", "isExpanded",
-                            "visibleDescendantCount",
-                            "childCount", "attributes"
-                        ], "\(row)")
+                        keys
+                            == placed.union([
+                                "isGroup", "isExpanded", "visibleDescendantCount", "childCount", "attributes"
+                            ]), "\(row)")
                 } else {
-                    #expect(keys == ["index", "id", "title", "depth", "parentId", "isGroup", "attributes"], "\(row)")
+                    #expect(keys == placed.union(["isGroup", "attributes"]), "\(row)")
                 }
             }
+            // Where a screen reader places a row: its level, and its place among its siblings.
+            func placement(_ id: String) throws -> [LiveJSON?] {
+                let row = try #require(rows.first { $0["id"] == .string(id) })
+                return [row["level"], row["posInSet"], row["setSize"]]
+            }
+            #expect(try placement("main-courses") == [.number(1), .number(1), .number(3)])
+            #expect(try placement("drinks") == [.number(1), .number(3), .number(3)])
+            #expect(try placement("dry-braised-fish") == [.number(2), .number(2), .number(9)])
+            #expect(try placement("tsingtao-beer") == [.number(3), .number(2), .number(3)])
+            #expect(try placement("zhuyeqing-tea") == [.number(3), .number(4), .number(4)])
         }
 
         @Test(arguments: ContractTransport.allCases)

@@ -112,6 +112,11 @@ extension AppTests {
             #expect(page.rows.map(\.index) == Array(0 ..< 5))
             #expect(page.rows.map(\.isExpanded) == [true, true, nil, true, nil])
             #expect(page.rows.map(\.visibleDescendantCount) == [2, 1, nil, 1, nil])
+            // Placed among the rows shown: drinks and food are the two top-level rows shown; each
+            // shows one child.
+            #expect(page.rows.map(\.level) == [1, 2, 3, 1, 2])
+            #expect(page.rows.map(\.posInSet) == [1, 1, 1, 2, 1])
+            #expect(page.rows.map(\.setSize) == [2, 1, 1, 2, 1])
             let second = try await client.get("/rows?q=creme&offset=3&limit=1", session: session).decode(
                 FilteredPage.self)
             #expect(second.rows.map(\.id) == ["food"] && second.offset == 3)

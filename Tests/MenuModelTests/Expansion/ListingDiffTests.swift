@@ -104,6 +104,7 @@ struct ListingDiffTests {
                     || was.isExpanded != now.isExpanded || was.childCount != now.childCount
                     || was.depth != now.depth || was.parentID != now.parentID
                     || was.visibleDescendantCount != now.visibleDescendantCount
+                    || was.positionInSet != now.positionInSet || was.setSize != now.setSize
                 #expect(diff.reconfigured.contains(index) == changed, "row \(now.id); \(context)")
             }
             #expect(diff.reconfigured.allSatisfy(kept.contains), "\(context)")

@@ -159,6 +159,12 @@ import Testing
         let descendants = nodes.map { node in nodes.count { $0 > node && $0 < menu.subtreeEnd(node) } }
         #expect((0 ..< view.count).map(view.descendantCount(at:)) == descendants, "seed \(seed) step \(step)")
         #expect(view.leafCount == nodes.count { !menu.isGroup($0) })
+        // A row's place among the shown children of its parent, and their number, by a scan.
+        let siblings = nodes.map { node in nodes.filter { menu.parent(of: $0) == menu.parent(of: node) } }
+        #expect(
+            (0 ..< view.count).map(view.positionInSet(at:)) == zip(nodes, siblings).map { $1.firstIndex(of: $0)! + 1 },
+            "seed \(seed) step \(step)")
+        #expect((0 ..< view.count).map(view.setSize(at:)) == siblings.map(\.count), "seed \(seed) step \(step)")
         var rows: [Int] = []
         view.forEachRow(offset: 1, limit: 7) { row, count in
             rows.append(row.node)

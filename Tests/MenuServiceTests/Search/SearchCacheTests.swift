@@ -35,17 +35,18 @@ import Testing
     }
 
     @Test func positionsHeldStayWithinTheBudgetAndAnOversizedViewIsNotKept() throws {
-        let (small, smallView) = try Self.entry("row 2")  // 2 matches, 2 shown: 6 positions
-        let (large, largeView) = try Self.entry("row")  // 20 matches, 20 shown: 60 positions
+        // A view holds its matches and four numbers per row shown (node, descendants, place, set size).
+        let (small, smallView) = try Self.entry("row 2")  // 2 matches, 2 shown: 10 positions
+        let (large, largeView) = try Self.entry("row")  // 20 matches, 20 shown: 100 positions
         let cache = SearchCache(maxEntries: 8, maxPositions: 20)
         _ = cache.view(for: small) { smallView }
-        #expect(cache.usage == (1, 6))
+        #expect(cache.usage == (1, 10))
         _ = cache.view(for: large) { largeView }
-        #expect(cache.usage == (1, 6))  // answered, not kept
-        let (other, otherView) = try Self.entry("row 3")  // 1 match: 3 positions
+        #expect(cache.usage == (1, 10))  // answered, not kept
+        let (other, otherView) = try Self.entry("row 3")  // 1 match: 5 positions
         _ = cache.view(for: other) { otherView }
-        #expect(cache.usage == (2, 9))
-        let (tight, tightView) = try Self.entry("row 1")  // 11 matches: 33 positions, over the budget alone
+        #expect(cache.usage == (2, 15))
+        let (tight, tightView) = try Self.entry("row 1")  // 11 matches: 55 positions, over the budget alone
         _ = cache.view(for: tight) { tightView }
         #expect(cache.usage.positions <= 20)
     }
