@@ -64,6 +64,9 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     /// `?at=` (an RFC 3339 instant, a `+` sent as a space restored) through reads of a menu with
     /// opening hours: the rows closed then are those MenuHours closes, and `nextChangeAt` is later.
     case at
+    /// `?ancestors=` of `GET /rows` (``MenuAPI/booleanParameter(_:in:default:)``), in a session's
+    /// tree and a filtered one: `true` answers the first row's groups, each the row at its index.
+    case ancestors
 
     /// Built once per process: the targets only read it.
     static let service = makeService()
@@ -131,6 +134,8 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
             return Self.checkAvailability(bytes)
         case .at:
             return Self.checkAt(bytes)
+        case .ancestors:
+            return Self.checkAncestors(bytes)
         }
     }
 

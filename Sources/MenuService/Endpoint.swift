@@ -49,7 +49,7 @@ package enum Endpoint: Hashable, Sendable {
     package static let routes: [Route] = [
         Route(
             ["GET", "HEAD"], "/rows",
-            query: ["offset", "limit", "after", "before", "around", "lang", "q", "filter", "at"],
+            query: ["offset", "limit", "after", "before", "around", "lang", "q", "filter", "at", "ancestors"],
             .rows),
         Route(["GET", "HEAD"], "/count", query: ["lang", "q", "filter", "at"], .count),
         Route(["GET", "HEAD"], "/search", query: ["q", "filter", "offset", "limit", "lang", "at"], .search),

@@ -288,6 +288,7 @@ package final class MenuAPI: Sendable {
         if let query = try SearchParameters.query(of: request) {
             return try filteredRows(request, query, anchor: anchor, limit: limit)
         }
+        let ancestors = try Self.booleanParameter("ancestors", in: request, default: false)
         let context = try readContext(of: request)
         if let unchanged = try notModified(request, context) { return unchanged }
         let view = context.view
@@ -297,8 +298,12 @@ package final class MenuAPI: Sendable {
         writeCounts(view, revision: context.session.revision, of: context.menu, to: &writer)
         writePlace(offset: offset, limit: limit, to: &writer)
         writer.raw(",\"rows\":")
-        context.menu.encoded[context.locale].writeRows(
-            of: view, offset: offset, limit: pageRows, marks: context.menu.availability.marks, to: &writer)
+        let (encoded, marks) = (context.menu.encoded[context.locale], context.menu.availability.marks)
+        encoded.writeRows(of: view, offset: offset, limit: pageRows, marks: marks, to: &writer)
+        if ancestors {
+            writer.raw(",\"ancestors\":")
+            encoded.writeAncestorRows(of: view, above: offset, marks: marks, to: &writer)
+        }
         writer.raw("}")
         return read(writer.finish(), context)
     }
@@ -521,6 +526,33 @@ package final class MenuAPI: Sendable {
             let given = query.value(at: position).map { String($0.prefix(40)) } ?? ""
             throw .invalidParameter(
                 "\(name) must be an integer from \(range.lowerBound) to \(range.upperBound), got \"\(given)\"")
+        }
+        return value
+    }
+
+    /// The query parameter `name` as `true` or `false` (exactly those words), `fallback` when
+    /// absent; anything else, or the name given twice, is a 400 naming it.
+    static func booleanParameter(_ name: StaticString, in request: HTTPRequest, default fallback: Bool)
+        throws(APIError) -> Bool
+    {
+        let query = request.query
+        var found: Int?
+        for position in query.indices where query.name(at: position, equals: name) {
+            guard found == nil else {
+                throw .invalidParameter("\(name) given more than once; \(name) must be true or false")
+            }
+            found = position
+        }
+        guard let position = found else { return fallback }
+        let value: Bool? = query.withValue(at: position) { bytes in
+            guard let bytes else { return nil }
+            if bytes.elementsEqual("true".utf8) { return true }
+            if bytes.elementsEqual("false".utf8) { return false }
+            return nil
+        }
+        guard let value else {
+            let given = query.value(at: position).map { String($0.prefix(40)) } ?? ""
+            throw .invalidParameter("\(name) must be true or false, got \"\(given)\"")
         }
         return value
     }

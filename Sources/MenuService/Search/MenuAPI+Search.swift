@@ -66,6 +66,7 @@ extension MenuAPI {
     func filteredRows(_ request: HTTPRequest, _ query: SearchQuery, anchor: PageAnchor, limit: Int) throws(APIError)
         -> HTTPResponse
     {
+        let ancestors = try Self.booleanParameter("ancestors", in: request, default: false)
         let context = try readContext(of: request, query: query)
         let filtered = try context.filteredView(slots: searchSlots)
         if let unchanged = try notModified(request, context) { return unchanged }
@@ -75,8 +76,12 @@ extension MenuAPI {
         writeFilteredCounts(filtered, query: query, revision: context.session.revision, of: context.menu, to: &writer)
         writePlace(offset: offset, limit: limit, to: &writer)
         writer.raw(",\"rows\":")
-        context.menu.encoded[context.locale].writeRows(
-            of: filtered, offset: offset, limit: pageRows, marks: context.menu.availability.marks, to: &writer)
+        let (encoded, marks) = (context.menu.encoded[context.locale], context.menu.availability.marks)
+        encoded.writeRows(of: filtered, offset: offset, limit: pageRows, marks: marks, to: &writer)
+        if ancestors {
+            writer.raw(",\"ancestors\":")
+            encoded.writeAncestorRows(of: filtered, above: offset, marks: marks, to: &writer)
+        }
         writer.raw("}")
         return read(writer.finish(), context)
     }

@@ -113,6 +113,41 @@ extension AppTests {
         }
 
         @Test(arguments: ContractTransport.allCases)
+        func aPageWithAncestorsCarriesTheRowsOfItsFirstRowsGroupsFromTheTop(over transport: ContractTransport)
+            async throws
+        {
+            let server = try transport.start()
+            defer { server.shutdown() }
+            let client = server.client()
+            let all = try await client.get("/rows?limit=500").decode(LiveRowsPage.self).rows
+            func ancestors(_ target: String) async throws -> [LiveRow]? {
+                let response = try await client.get(target)
+                #expect(response.status == 200, "\(target): \(response)")
+                let object = try response.json()
+                guard object["ancestors"] != nil else { return nil }
+                struct Page: Decodable { var ancestors: [LiveRow] }
+                return try response.decode(Page.self).ancestors
+            }
+            // Snow beer (row 18) sits in drinks (16) and beer (17): their rows, as the page shows them.
+            #expect(try await ancestors("/rows?offset=18&limit=2&ancestors=true") == [all[16], all[17]])
+            #expect(try await ancestors("/rows?offset=17&limit=1&ancestors=true") == [all[16]])
+            #expect(try await ancestors("/rows?offset=0&ancestors=true") == [], "a top-level row has none")
+            #expect(try await ancestors("/rows?offset=500&ancestors=true") == [], "past the end: none")
+            #expect(try await ancestors("/rows?offset=18&ancestors=false") == nil)
+            #expect(try await ancestors("/rows?offset=18") == nil, "only when asked")
+            // In a filtered tree, the groups shown above the first row, at their filtered indices.
+            let filtered = try await client.get("/rows?q=%E9%9D%92%E5%B3%B6&limit=10").decode(LiveRowsPage.self).rows
+            #expect(filtered.map(\.id) == ["drinks", "beer", "tsingtao-beer"])
+            #expect(
+                try await ancestors("/rows?q=%E9%9D%92%E5%B3%B6&offset=2&ancestors=true") == Array(filtered[0 ..< 2]))
+            for bad in ["yes", "TRUE", "1", ""] {
+                let response = try await client.get("/rows?ancestors=\(bad)")
+                #expect(response.status == 400, "ancestors=\(bad)")
+                #expect(try response.decode(LiveErrorBody.self).error.code == "invalid_parameter")
+            }
+        }
+
+        @Test(arguments: ContractTransport.allCases)
         func rowsAttributesAreTheConfigsAttributesUnchanged(over transport: ContractTransport) async throws {
             let server = try transport.start()
             defer { server.shutdown() }

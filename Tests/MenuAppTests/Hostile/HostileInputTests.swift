@@ -502,7 +502,7 @@ struct HostileCase: Sendable, CustomTestStringConvertible {
                 "DELETE /sessions/..%2F..%2Fetc HTTP/1.1\r\n\(h)\r\n"
             },
             text("dot-dot above the root", .json(404, "not_found")) { "GET /../../etc/passwd HTTP/1.1\r\n\(h)\r\n" }
-        ] + anchors + searches + sessionHeaders + instants
+        ] + anchors + searches + sessionHeaders + instants + ancestorFlags
     }()
 
     /// What this reply says about the case, as a list of problems (empty when it passed).
