@@ -50,7 +50,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     /// its `open` event and carries a write of its session; anything else is a well-formed answer.
     case events
     /// `Accept-Language` (``LanguagePreference``) and its RFC 4647 lookup, a language tag's shape
-    /// (``LanguageTag``), and `?lang=`, through reads of a menu with locales.
+    /// (``LanguageTag``), and `?lang=`, through reads of a menu with locales (`/rows`, `/count`, `/menu`).
     case language
     /// The admin API's `Authorization: Bearer` field (``BearerCredentials``) and the match of its
     /// token against a token file (``AdminTokens``).

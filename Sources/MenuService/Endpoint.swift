@@ -10,6 +10,8 @@ package enum Endpoint: Hashable, Sendable {
     case rows
     /// `GET`/`HEAD /count`: the table's row and leaf counts.
     case count
+    /// `GET`/`HEAD /menu`: the menu's title, locales, version, counts and attribute types.
+    case menu
     /// `GET`/`HEAD /search`: the nodes matching a query and filters, with where the session shows them.
     case search
     /// `GET`/`HEAD /changes`: the session's splices since a revision.
@@ -52,6 +54,7 @@ package enum Endpoint: Hashable, Sendable {
             query: ["offset", "limit", "after", "before", "around", "lang", "q", "filter", "at", "ancestors"],
             .rows),
         Route(["GET", "HEAD"], "/count", query: ["lang", "q", "filter", "at"], .count),
+        Route(["GET", "HEAD"], "/menu", query: ["lang"], .menu),
         Route(["GET", "HEAD"], "/search", query: ["q", "filter", "offset", "limit", "lang", "at"], .search),
         Route(["GET", "HEAD"], "/changes", query: ["since", "wait", "lang", "availabilitySince"], .changes),
         Route(["GET", "HEAD"], "/healthz", .health),

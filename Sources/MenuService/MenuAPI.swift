@@ -253,6 +253,7 @@ package final class MenuAPI: Sendable {
         switch try Endpoint(routing: request, route: &route) {
         case .rows: return .response(try rows(request))
         case .count: return .response(try count(request))
+        case .menu: return .response(try menuSummary(request))
         case .search: return .response(try search(request))
         case .changes: return try changes(request)
         case .health: return .response(json(200, Self.healthBody))

@@ -1,6 +1,7 @@
 import MenuAvailability
 import MenuModel
 import MenuSessions
+import Synchronization
 
 /// One menu as the service answers from it: the store's generation, the rows encoded once per
 /// locale, and the version as JSON. Immutable; replaced whole on a reload, freed when no request
@@ -39,6 +40,17 @@ package final class ServedMenu: Sendable {
     package let availability: ServedAvailability
     /// The menus ``at(_:)`` made for instants, of this availability.
     private let instants = SpanCache<ServedMenu>()
+    /// ``Menu/attributeTypes()``, read on the first `GET /menu` and kept.
+    private let attributeTypesRead = Mutex<[(name: String, types: [String])]?>(nil)
+
+    /// The attribute names and the JSON types of their values (``Menu/attributeTypes()``): one
+    /// pass over the attribute objects on the first call, kept for the menu's life.
+    var attributeTypes: [(name: String, types: [String])] {
+        if let read = attributeTypesRead.withLock({ $0 }) { return read }
+        let read = generation.menu.attributeTypes()
+        attributeTypesRead.withLock { $0 = read }
+        return read
+    }
 
     /// `Content-Language` and `Vary` for an answer that is no session read (`/changes`, `/nodes`):
     /// none for a menu without locales, whose answers do not vary by language.

@@ -26,7 +26,7 @@ extension AppTests {
             try liveExpectError(response, status: 400, code: "invalid_parameter")
             #expect(
                 try response.decode(LiveErrorBody.self).error.message
-                    == #"unknown query parameter "limt"; GET /rows takes offset, limit, after, before, around, lang, q, filter and at"#
+                    == #"unknown query parameter "limt"; GET /rows takes offset, limit, after, before, around, lang, q, filter, at and ancestors"#
             )
         }
     }

@@ -231,7 +231,7 @@ extension AppTests {
             "//", "/nope", "/rows/", "/rows/extra", "/ROWS", "/count.json", "/healthz/", "/groups", "/groups/beer",
             "/groups/beer/toggle/extra", "/groups//toggle", "/groups/beer/expand", "/sessions/", "/session/",
             "/Session",
-            "/menu?offset=1", "/%22quote%5Cbackslash%0Anewline%01", "/%FF%FE", "/%E4%B8%BB%E8%8F%9C",
+            "/menus?offset=1", "/%22quote%5Cbackslash%0Anewline%01", "/%FF%FE", "/%E4%B8%BB%E8%8F%9C",
             "/groups/x/open", "//rows"
         ]
 

@@ -25,7 +25,8 @@ extension AppTests {
         /// target (ids of the test menu filled in, the query the operation needs) and the body. An
         /// operation documented without an entry here fails the test until it has one.
         static let requests: [String: (target: String, body: String)] = [
-            "/rows": ("/rows?limit=5", ""), "/count": ("/count", ""), "/search": ("/search?q=beer", ""),
+            "/rows": ("/rows?limit=5", ""), "/count": ("/count", ""), "/menu": ("/menu", ""),
+            "/search": ("/search?q=beer", ""),
             "/changes": ("/changes?since=0", ""), "/healthz": ("/healthz", ""), "/readyz": ("/readyz", ""),
             "/sessions": ("/sessions", ""), "/session": ("/session", ""),
             "/groups/{id}/toggle": ("/groups/drinks/toggle", ""),

@@ -136,7 +136,7 @@ import Testing
     }
 
     @Test func theNotFoundHintListsEveryRoute() throws {
-        let response = try makeService().call("GET", "/menu")
+        let response = try makeService().call("GET", "/menus")
         #expect(response.status == 404)
         let message = (response.json["error"] as? [String: Any])?["message"] as? String ?? ""
         for route in Endpoint.routes {
@@ -146,7 +146,7 @@ import Testing
         }
         #expect(
             message
-                == "no resource at /menu; the routes are GET or HEAD /rows, GET or HEAD /count, GET or HEAD /search, GET or HEAD /changes, GET or HEAD /healthz, GET or HEAD /readyz, "
+                == "no resource at /menus; the routes are GET or HEAD /rows, GET or HEAD /count, GET or HEAD /menu, GET or HEAD /search, GET or HEAD /changes, GET or HEAD /healthz, GET or HEAD /readyz, "
                 + "POST /sessions, GET or HEAD /session, DELETE /session, POST /groups/{id}/toggle, PUT /groups/{id}/expansion, PUT /expansion, "
                 + "GET or HEAD /nodes/{id}, POST /nodes/{id}/reveal, GET or HEAD /metrics, GET or HEAD /, GET or HEAD /app.js, GET or HEAD /app.css"
         )

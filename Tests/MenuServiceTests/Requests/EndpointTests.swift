@@ -12,7 +12,8 @@ import Testing
     /// Every request the contract describes, written out, with the endpoint it reaches.
     static let contract: [(method: String, path: String, endpoint: Endpoint)] = [
         ("GET", "/rows", .rows), ("HEAD", "/rows", .rows),
-        ("GET", "/count", .count), ("HEAD", "/count", .count), ("GET", "/search", .search),
+        ("GET", "/count", .count), ("HEAD", "/count", .count), ("GET", "/menu", .menu), ("HEAD", "/menu", .menu),
+        ("GET", "/search", .search),
         ("HEAD", "/search", .search),
         ("GET", "/changes", .changes), ("HEAD", "/changes", .changes),
         ("GET", "/healthz", .health), ("HEAD", "/healthz", .health),
@@ -86,7 +87,7 @@ import Testing
             (
                 "GET", "/rows", [("offset", "1"), ("Limit", "2")],
                 .invalidParameter(
-                    #"unknown query parameter "Limit"; GET /rows takes offset, limit, after, before, around, lang, q, filter and at"#
+                    #"unknown query parameter "Limit"; GET /rows takes offset, limit, after, before, around, lang, q, filter, at and ancestors"#
                 )
             )
         ]
@@ -111,6 +112,7 @@ import Testing
         switch endpoint {
         case .rows: ("rows", nil)
         case .count: ("count", nil)
+        case .menu: ("menu", nil)
         case .search: ("search", nil)
         case .changes: ("changes", nil)
         case .health: ("health", nil)

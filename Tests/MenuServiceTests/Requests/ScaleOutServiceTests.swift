@@ -274,12 +274,14 @@ extension MenuAPI {
             }
             templates.insert("\(method) \(Endpoint.routes[route].template)")
         }
-        // Every route but the liveness probe, the metrics, the page and the readiness (its own test) was asked.
+        // Every route but the liveness probe, the metrics, the page, the menu's summary (none reaches the
+        // store) and the readiness (its own test) was asked.
         let unasked = Set(Endpoint.methodRoutes.map { "\($0.method) \($0.route.template)" }).subtracting(templates)
         #expect(
             unasked == [
                 "GET /healthz", "HEAD /healthz", "GET /readyz", "HEAD /readyz", "GET /metrics", "HEAD /metrics",
-                "GET /", "HEAD /", "GET /app.js", "HEAD /app.js", "GET /app.css", "HEAD /app.css"
+                "GET /", "HEAD /", "GET /app.js", "HEAD /app.js", "GET /app.css", "HEAD /app.css", "GET /menu",
+                "HEAD /menu"
             ])
         #expect(instances.second.call("GET", "/healthz").status == 200)
         #expect(instances.second.call("GET", "/rows").status == 200, "the default view needs no store")
