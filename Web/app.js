@@ -180,9 +180,52 @@ function render() {
   }
   if (missing !== null) fetchPage(Math.max(0, Math.floor(missing / PAGE) * PAGE));
   else grid.setAttribute("aria-busy", "false");
+  showPath(Math.min(state.count - 1, Math.max(0, Math.ceil(top / ROW_HEIGHT))));
   trim(first, last);
   const focused = elements.get(state.focus);
   if (hadFocus && focused && document.activeElement !== focused) focused.focus({ preventScroll: true });
+}
+
+// MARK: The path above the rows
+
+/// "Drinks › Beer" above a view that starts inside them: the groups enclosing the first row in
+/// view, from the rows held when they are all there, else from `GET /rows?ancestors=true` (one
+/// request at a time; the latest first row wins).
+let pathShownFor = null;
+let pathAsking = false;
+let pathWanted = null;
+async function showPath(index) {
+  const key = `${state.epoch}:${state.revision}:${index}`;
+  pathWanted = index;
+  if (pathShownFor === key || pathAsking) return;
+  const row = state.rows.get(index);
+  if (!row) return;
+  const chain = [];
+  let parent = row.parentId;
+  while (parent) {
+    const held = [...state.rows.values()].find((candidate) => candidate.id === parent && candidate.index < index);
+    if (!held) break;
+    chain.unshift(held);
+    parent = held.parentId;
+  }
+  if (!parent) return drawPath(key, chain);
+  pathAsking = true;
+  try {
+    const { json } = await api("GET", `/rows?offset=${index}&limit=1&ancestors=true`);
+    drawPath(key, json.ancestors || []);
+  } catch { /* the next render asks again */ } finally {
+    pathAsking = false;
+  }
+  if (pathWanted !== index) showPath(pathWanted); // the view moved on meanwhile
+}
+
+function drawPath(key, ancestors) {
+  pathShownFor = key;
+  const path = $("path");
+  path.replaceChildren(...ancestors.flatMap((row, position) => {
+    const step = span("step", row.title);
+    return position === 0 ? [step] : [span("separator", "›"), step];
+  }));
 }
 
 // MARK: Actions
@@ -487,6 +530,7 @@ async function start() {
     render();
   });
   startSearch();
+  loadSummary();
   followChanges();
   $("expand-all").addEventListener("click", () => setAll("expanded"));
   $("collapse-all").addEventListener("click", () => setAll("collapsed"));

@@ -42,7 +42,10 @@ function rowElement(row) {
   const element = baseRow(row.index);
   const a = row.attributes || {};
   element.dataset.id = row.id;
-  element.setAttribute("aria-level", String(row.depth + 1));
+  // Where the row sits, for a screen reader that sees only the rows in the DOM.
+  element.setAttribute("aria-level", String(row.level ?? row.depth + 1));
+  if (row.posInSet) element.setAttribute("aria-posinset", String(row.posInSet));
+  if (row.setSize) element.setAttribute("aria-setsize", String(row.setSize));
   if (row.isGroup) {
     element.classList.add("group");
     element.setAttribute("aria-expanded", String(row.isExpanded));

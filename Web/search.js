@@ -4,9 +4,9 @@
 // ↑/↓ choose, Enter or a click reveals the match (POST /nodes/{id}/reveal) and focuses its row,
 // Escape or an empty box closes the list. The language select sets `?lang=` on every request
 // (session.js) and is kept in localStorage; left at "Browser default", the browser's Accept-Language
-// (navigator.languages) decides. The select shows once an answer has a Content-Language (a menu
-// with locales); the API does not list a menu's locales, so it offers the languages index.html
-// names and each one an answer came in. Served between session.js and app.js (Web/WebAssetFiles.swift).
+// (navigator.languages) decides. The select lists the menu's locales (GET /menu) and shows for a
+// menu with locales, each named in its own language; the page's title is the menu's own, in the
+// locale chosen. Served between session.js and app.js (Web/WebAssetFiles.swift).
 "use strict";
 
 const SEARCH_DEBOUNCE_MS = 150;
@@ -161,8 +161,29 @@ function startLanguage() {
     state.epoch += 1;
     state.etag = null;
     if ($("search-box").value.trim()) runSearch($("search-box").value.trim());
+    loadSummary();
     sync();
   });
+}
+
+/// The menu's own title and languages (GET /menu): the page's title and heading, and one option
+/// per locale, each named in its own language. A menu without locales shows no select.
+async function loadSummary() {
+  try {
+    const { json } = await api("GET", "/menu");
+    const title = json.title || "Menu";
+    document.title = title;
+    $("title").textContent = title;
+    if (json.locale) $("title").lang = json.locale;
+    // The menu's order, the default first: each appended again after the ones before it.
+    const select = $("language");
+    for (const tag of json.locales || []) {
+      addLanguage(tag);
+      select.append([...select.options].find((option) => option.value === tag));
+    }
+  } catch (error) {
+    say(error.message);
+  }
 }
 
 /// Shows the select (the menu has locales: an answer named one) with `tag` among its choices.
@@ -175,5 +196,6 @@ function addLanguage(tag) {
   let name = tag;
   try { name = new Intl.DisplayNames([tag], { type: "language" }).of(tag) || tag; } catch { /* not a tag Intl knows */ }
   option.textContent = name;
+  option.lang = tag; // read in its own language
   select.append(option);
 }

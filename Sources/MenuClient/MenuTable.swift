@@ -91,6 +91,11 @@ public final class MenuTable: Sendable {
         state.withLock { state in (0 ..< state.cache.count).map { state.cache.row(at: $0) } }
     }
 
+    /// The row at `index` if cached, else nil, fetching nothing.
+    public func cachedRow(at index: Int) -> MenuRow? {
+        state.withLock { $0.cache.row(at: index) }
+    }
+
     /// The row at `index` if cached, else nil; either way the pages around it that are not fully
     /// cached are fetched in the background (``MenuTableEvent/rowsLoaded(rows:section:)`` when in).
     public func row(at index: Int) -> MenuRow? {

@@ -250,11 +250,36 @@ public final class MenuBrowser {
         return Frame(lines: lines, scrolling: 1 ..< 1 + treeHeight)
     }
 
+    /// ` menu-client  <title>  Drinks › Beer`: the groups enclosing the top row (when they are
+    /// cached), the counts on the right.
     private func headerLine() -> ScreenLine {
         let counts = "\(viewport.count) rows, \(source.leafCount) dishes shown"
-        return RowFormatter.assemble(
-            [Span(" menu-client  " + title, .reversedBold)],
-            right: [Span(counts + " ", .reversed)], width: width, filler: .reversed)
+        var left = [Span(" menu-client  " + title, .reversedBold)]
+        if let path = path(ofRowAt: viewport.top), !path.isEmpty {
+            left.append(Span("  " + path.joined(separator: " › "), .reversed))
+        }
+        return RowFormatter.assemble(left, right: [Span(counts + " ", .reversed)], width: width, filler: .reversed)
+    }
+
+    /// How far above a row ``path(ofRowAt:)`` looks for its groups among the cached rows.
+    static let pathScanLimit = 2_000
+
+    /// The titles of the groups enclosing the row at `index`, the top-level one first: each the
+    /// nearest cached row above with the id its child names as `parentId`. Nil when one of them
+    /// is not cached within ``pathScanLimit`` rows (a sticky header that guessed would mislead).
+    func path(ofRowAt index: Int) -> [String]? {
+        guard var wanted = source.cachedRow(at: index)?.parentId else { return [] }
+        var titles: [String] = []
+        var position = index - 1
+        while position >= 0, index - position <= Self.pathScanLimit {
+            if let row = source.cachedRow(at: position), row.id == wanted {
+                titles.insert(row.title, at: 0)
+                guard let next = row.parentId else { return titles }
+                wanted = next
+            }
+            position -= 1
+        }
+        return nil
     }
 
     private func statusLine() -> ScreenLine {

@@ -11,6 +11,8 @@ public protocol MenuRowSource: AnyObject, Sendable {
     func row(at index: Int) -> MenuRow?
     /// Every slot of the cache, nil for rows not fetched (never fetches).
     var cachedRows: [MenuRow?] { get }
+    /// The row at `index` if cached (never fetches).
+    func cachedRow(at index: Int) -> MenuRow?
     func toggle(_ id: String) async throws(MenuClientError) -> MenuTableUpdate
     func reveal(_ id: String) async throws(MenuClientError) -> MenuTableUpdate
     func setAll(_ mode: MenuExpansionMode) async throws(MenuClientError) -> MenuTableUpdate

@@ -62,7 +62,11 @@ do {
     StandardError.write("menu-client: \(error)")
     exit(1)
 }
-let stoppedBy = await MenuClientApp(table: table, terminal: terminal, title: address.absoluteString).run()
+// The menu's own title (GET /menu) beside where it is served; the address alone from an older server.
+let summary = try? await table.session.summary()
+let host = address.host.map { name in address.port.map { "\(name):\($0)" } ?? name } ?? address.absoluteString
+let title = summary?.title.map { "\($0) · \(host)" } ?? address.absoluteString
+let stoppedBy = await MenuClientApp(table: table, terminal: terminal, title: title).run()
 terminal.restore()
 // Stopped by a signal: the shell's convention, 128 + the signal (the terminal is restored either way).
 if let stoppedBy { exit(128 + stoppedBy) }

@@ -111,6 +111,7 @@ def dom_rows(driver):
         return [...document.querySelectorAll('#spacer > .row')].map(e => ({
             index: Number(e.dataset.index), id: e.dataset.id || null,
             level: Number(e.getAttribute('aria-level')), rowindex: Number(e.getAttribute('aria-rowindex')),
+            posinset: Number(e.getAttribute('aria-posinset')), setsize: Number(e.getAttribute('aria-setsize')),
             expanded: e.getAttribute('aria-expanded'),
             title: e.querySelector('.title') ? e.querySelector('.title').textContent : null,
             top: e.getBoundingClientRect().top,
@@ -151,7 +152,8 @@ def expect_dom_matches_api(driver, server):
     for row in rows:
         want = api[row["index"]]
         assert row["id"] == want["id"] and row["title"] == want["title"], (row, want)
-        assert row["level"] == want["depth"] + 1 and row["rowindex"] == want["index"] + 2, (row, want)
+        assert row["level"] == want["level"] == want["depth"] + 1 and row["rowindex"] == want["index"] + 2, (row, want)
+        assert (row["posinset"], row["setsize"]) == (want["posInSet"], want["setSize"]), (row, want)
         assert row["expanded"] == (str(want["isExpanded"]).lower() if want["isGroup"] else None), (row, want)
     count = int(driver.find_element(By.ID, "grid").get_attribute("aria-rowcount")) - 1
     assert count == page["count"], (count, page["count"])
@@ -190,12 +192,45 @@ def expect_no_session_id_in_a_url(driver, session):
     assert not [url for url in urls if session in url], [url for url in urls if session in url]
 
 
+def path_shown(driver):
+    """The groups the path above the grid names, as read."""
+    return [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#path .step")]
+
+
+def first_row_in_view(driver):
+    """The index of the first row whose top is in the viewport."""
+    return driver.execute_script(
+        "const top = document.getElementById('viewport').getBoundingClientRect().top;"
+        "const rows = [...document.querySelectorAll('#spacer > .row')].filter(e => e.getBoundingClientRect().top >= top - 1);"
+        "return rows.length ? Math.min(...rows.map(e => Number(e.dataset.index))) : null")
+
+
+def expect_path_matches_api(driver, server):
+    """The path above the grid names the groups enclosing the first row in view, as the API's
+    ancestors=true says for the page's session and language."""
+    language = driver.execute_script("return document.documentElement.lang")
+    def matches(d):
+        first = first_row_in_view(d)
+        if first is None:
+            return False
+        _, _, page = server.call("GET", f"/rows?offset={first}&limit=1&ancestors=true", session_of(d),
+                                 headers={"Accept-Language": language})
+        shown = path_shown(d)
+        return (shown,) if shown == [row["title"] for row in page["ancestors"]] else None
+    return wait(driver, matches, "the path above the grid to name the first row's groups")[0]
+
+
 def test_sichuan(driver, server):
     rows, page = open_fresh_page(driver, server)
     assert page["count"] == 30 and session_of(driver) is None  # the default expansion, no session yet
     # Chromium runs with --lang=en-US and sends it: the menu's English titles, and the document says so.
     assert driver.execute_script("return document.documentElement.lang") == "en"
     assert rows[0]["title"] == "Main Courses", rows[0]
+    # The page is named by the menu (GET /menu), and its languages are the menu's.
+    _, _, summary = server.call("GET", "/menu", headers={"Accept-Language": "en"})
+    wait(driver, lambda d: d.title == summary["title"] == "Sichuan Restaurant", "the menu's title as the page's")
+    options = [o.get_attribute("value") for o in driver.find_elements(By.CSS_SELECTOR, "#language option")]
+    assert options == [""] + summary["locales"], options
     assert driver.find_element(By.CSS_SELECTOR, '[data-id="mapo-tofu"] .pepper') is not None
     assert "¥" in row_element(driver, "mapo-tofu").find_element(By.CSS_SELECTOR, ".price").text or \
         "CN" in row_element(driver, "mapo-tofu").find_element(By.CSS_SELECTOR, ".price").text
@@ -461,6 +496,7 @@ def scroll_far(driver, server, count):
     """Scrolls to a quarter, half, the end and a tenth, then to the last row by keyboard, checking
     the rows in view against the API each time; returns the most rows the DOM held."""
     most = 0
+    paths = []
     for fraction in [0.25, 0.5, 0.999, 0.1]:
         driver.execute_script(f"const v = document.getElementById('viewport'); v.scrollTop = (v.scrollHeight - v.clientHeight) * {fraction}")
         expected = int((count - 1) * fraction * 0.9)
@@ -470,9 +506,13 @@ def scroll_far(driver, server, count):
                 abs(rows[0]["index"] - count * fraction) < count * 0.05 + 100
         wait(driver, near, f"rows near {fraction:.0%} to load")
         rows, _ = expect_dom_matches_api(driver, server)
+        # Inside groups whose rows are far above (not held): asked with ancestors=true.
+        paths.append(expect_path_matches_api(driver, server))
         most = max(most, len(driver.find_elements(By.CSS_SELECTOR, "#spacer > .row")))
     # 800 px of viewport at 36 px a row is about 20 rows, plus 8 of overscan each side.
     assert most <= 60, f"{most} rows in the DOM"
+    assert any(paths), f"no view started inside a group: {paths}"
+    print(f"browser-test: paths above the grid {[' › '.join(p) for p in paths]}")
     # Scrolled away from the focused row, the grid is still one Tab stop: a row in view.
     stops = driver.execute_script("return [...document.querySelectorAll('#spacer > .row')].filter(e => e.tabIndex === 0).length")
     assert stops == 1, f"{stops} rows in the tab order"

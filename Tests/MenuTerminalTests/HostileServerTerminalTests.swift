@@ -28,10 +28,10 @@ extension TerminalTests {
             "␛]0;pwned-\(field)␇␛[41m<U+009B>41m<U+202E>\(field)␛[?25h␛[?1049l␛[2J"
         }
 
-        /// A menu of two groups whose titles, English names and a currency are hostile.
+        /// A menu of two groups whose own title, titles, English names and a currency are hostile.
         static func hostileMenu() throws -> Data {
             let menu: [String: Any] = [
-                "title": "hostile",
+                "title": "hostile" + payload("menu"),
                 "items": [
                     [
                         "id": "group", "title": "G" + payload("title"), "expanded": true,
@@ -166,7 +166,9 @@ extension TerminalTests {
                 command: try Self.command(url: "http://127.0.0.1:\(proxy.port)"), width: 220, height: 12,
                 keeping: keeping)
             var screen = try pane.waitForScreen("the hostile menu") { $0.count > 5 && $0[5].contains("Tea") }
-            #expect(screen[0].hasPrefix(" menu-client  http://127.0.0.1:\(proxy.port) "))
+            // The menu's own title (GET /menu) is server text too: shown, never obeyed.
+            let header = " menu-client  hostile" + Self.shown("menu") + " · 127.0.0.1:\(proxy.port) "
+            #expect(screen[0].hasPrefix(header), "\(screen[0])")
             #expect(screen[1].hasPrefix("1 ▾ G" + Self.shown("title") + " (2)  E" + Self.shown("english")))
             #expect(screen[2].hasPrefix("2     Dish" + Self.shown("dish")))
             #expect(screen[2].hasSuffix("5 " + Self.shown("currency")))
@@ -179,7 +181,7 @@ extension TerminalTests {
             #expect(
                 Self.status(screen).hasPrefix(
                     "the server answered 400 bad" + Self.shown("code") + ": " + Self.shown("message")))
-            #expect(screen[0].hasPrefix(" menu-client  http://127.0.0.1:\(proxy.port) "))  // not cleared
+            #expect(screen[0].hasPrefix(header))  // not cleared
             try #expect(pane.format("#{alternate_on} #{cursor_flag}") == "1 0")
             try Self.expectTerminalUntouched(pane, "the toggle's error")
 

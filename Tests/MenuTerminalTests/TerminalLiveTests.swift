@@ -48,8 +48,9 @@ extension TerminalTests {
 
         @Test
         func theSichuanMenuShowsGroupsFlushLeftDishesIndentedAndPricesAtTheRightEdge() throws {
-            let (_, port, screen) = try Self.sichuanClient()
-            #expect(screen[0].hasPrefix(" menu-client  http://127.0.0.1:\(port) "))
+            let (pane, port, screen) = try Self.sichuanClient()
+            // The menu's own title (GET /menu: the config's root title) beside where it is served.
+            #expect(screen[0].hasPrefix(" menu-client  川菜館 · 127.0.0.1:\(port) "))
             #expect(screen[0].hasSuffix(" 30 rows, 24 dishes shown"))
             #expect(screen[1] == " 1 ▾ 主菜 (9)  Main Courses")
             #expect(screen[2].hasPrefix(" 2     宮保雞丁  Kung Pao Chicken"))
@@ -71,6 +72,11 @@ extension TerminalTests {
                 of: "127.0.0.1:\(port) ", with: "127.0.0.1:8080" + String(repeating: " ", count: String(port).count - 3)
             )
             #expect(documented.trimmingCharacters(in: .newlines) == shown.trimmingCharacters(in: .newlines))
+
+            // Scrolled to the end, the top row is inside Main Courses: the header names the group.
+            try pane.send("G")
+            let end = try pane.waitForScreen("the last row") { Self.status($0).hasSuffix("row 30/30") }
+            #expect(end[0].hasPrefix(" menu-client  川菜館 · 127.0.0.1:\(port)  主菜 "), "\(end[0])")
         }
 
         @Test
