@@ -10,7 +10,13 @@
 // search box, the language) and this file, in that order, as one script (Web/WebAssetFiles.swift).
 "use strict";
 
-const ROW_HEIGHT = 36;          // px, as --row in app.css
+let ROW_HEIGHT = rowHeight();   // px: --row in app.css (taller on a phone, where a row has two lines)
+/// Developer details (the menu's version, the session, the reveal-by-id box) with `#debug` only.
+const DEBUG = /(^|[#&])debug(&|$)/.test(location.hash.slice(1));
+
+function rowHeight() {
+  return parseFloat(getComputedStyle(document.documentElement).getPropertyValue("--row")) || 36;
+}
 const PAGE = 200;               // rows per GET /rows
 const OVERSCAN = 8;             // rows rendered beyond each edge of the viewport
 // Browsers cap element heights; a larger table is scaled into this many pixels of scrolling
@@ -58,7 +64,8 @@ function setCount(count) {
   grid.setAttribute("aria-rowcount", String(count + 1));
   spacer.style.height = Math.min(count * ROW_HEIGHT, MAX_SCROLL_PX) + "px";
   if (state.focus >= count) state.focus = Math.max(0, count - 1);
-  $("footer").textContent = `${count.toLocaleString()} visible rows · menu version ${state.version ?? "?"} · `
+  const rows = `${count.toLocaleString()} ${count === 1 ? "row" : "rows"}`;
+  $("footer").textContent = !DEBUG ? rows : `${rows} · menu version ${state.version ?? "?"} · `
     + (state.sessionId ? `session ${state.sessionId.slice(0, 6)}…, revision ${state.revision}` : "default expansion (no session yet)");
 }
 
@@ -151,6 +158,8 @@ function trim(first, last) {
 const elements = new Map(); // index -> row element in the DOM
 
 function render() {
+  // The header's columns over the rows': as wide as the rows beside the viewport's scroll bar.
+  grid.querySelector(".row.head").style.paddingRight = (viewport.offsetWidth - viewport.clientWidth) + "px";
   const { first, last } = visibleRange();
   const { top } = geometry();
   const hadFocus = grid.contains(document.activeElement) && document.activeElement.classList.contains("row");
@@ -509,7 +518,18 @@ async function start() {
   savePortableSoon();
   render();
   viewport.addEventListener("scroll", () => requestAnimationFrame(render), { passive: true });
-  window.addEventListener("resize", () => render());
+  window.addEventListener("resize", () => {
+    // A phone turned, or a window narrowed past the two-line layout: the same first row stays on top.
+    const height = rowHeight();
+    if (height !== ROW_HEIGHT) {
+      const first = geometry().top / ROW_HEIGHT;
+      ROW_HEIGHT = height;
+      setCount(state.count);
+      viewport.scrollTop = first * ROW_HEIGHT / geometry().ratio;
+    }
+    render();
+  });
+  if (DEBUG) for (const element of document.querySelectorAll(".debug-only")) element.hidden = false;
   window.addEventListener("focus", () => sync());
   document.addEventListener("visibilitychange", () => {
     if (document.hidden) { if (followAbort) followAbort.abort(); } else { sync(); followChanges(); }

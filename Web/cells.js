@@ -52,6 +52,7 @@ function rowElement(row) {
   }
   const name = cell("name", span("twisty"), span("title", row.title));
   name.style.paddingLeft = (10 + row.depth * 22) + "px";
+  element.style.setProperty("--indent", (10 + row.depth * 22 + 24) + "px"); // a phone's second line, under the title
   name.firstChild.setAttribute("aria-hidden", "true");
   if (typeof a.en === "string" && a.en !== row.title) name.append(span("subtitle", a.en));
   if (row.isGroup) name.append(span("count", String(row.childCount)));
@@ -99,14 +100,35 @@ function spicy(level) {
 }
 
 function vegetarian(value) {
-  return value === true ? span("leaf", "yes") : "";
+  return value === true ? span("leaf", "vegetarian") : "";
 }
 
+/// Any other attribute as a person reads it: a flag true as its name ("alcoholic"), false as
+/// nothing, a name ending in a unit as a quantity ("500 ml"), else "name: value".
 function details(a) {
-  return Object.keys(a).filter((key) => !known.has(key)).map((key) => {
+  return Object.keys(a).filter((key) => !known.has(key) && a[key] !== false && a[key] !== null).map((key) => {
     const value = a[key];
-    const chip = span(key === "badge" ? "chip badge" : "chip", key === "badge" ? String(value) : `${key}: ${typeof value === "object" ? JSON.stringify(value) : value}`);
-    if (key === "badge") chip.setAttribute("aria-label", `badge ${value}`);
-    return chip;
+    if (key === "badge") {
+      const chip = span("chip badge", String(value));
+      chip.setAttribute("aria-label", `badge ${value}`);
+      return chip;
+    }
+    return span("chip", readable(key, value));
   });
+}
+
+const UNITS = [["Ml", "ml"], ["Grams", "g"], ["Kcal", "kcal"], ["Cl", "cl"]];
+
+function readable(key, value) {
+  if (value === true) return words(key);
+  if (typeof value === "number") {
+    const unit = UNITS.find(([suffix]) => key.endsWith(suffix) && key.length > suffix.length);
+    if (unit) return `${value.toLocaleString(document.documentElement.lang || undefined)} ${unit[1]}`;
+  }
+  return `${words(key)}: ${typeof value === "object" ? JSON.stringify(value) : value}`;
+}
+
+/// `volumeMl` → "volume ml", `isNew` → "is new": a camelCase name as words.
+function words(key) {
+  return key.replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase();
 }

@@ -160,12 +160,14 @@ def expect_dom_matches_api(driver, server):
     return rows, page
 
 
-def open_fresh_page(driver, server):
+def open_fresh_page(driver, server, fragment=""):
     """The page with nothing of an earlier test's in localStorage, checked against the API (its
-    rows and the page's answer, as expect_dom_matches_api returns them)."""
+    rows and the page's answer, as expect_dom_matches_api returns them). `#debug` shows the
+    developer's tools (the reveal-by-id box)."""
     driver.get(server.url + "/")
     driver.execute_script("localStorage.clear()")
-    driver.get(server.url + "/")
+    driver.get(server.url + "/" + fragment)
+    driver.refresh()  # a new fragment alone loads nothing
     return expect_dom_matches_api(driver, server)
 
 
@@ -221,7 +223,7 @@ def expect_path_matches_api(driver, server):
 
 
 def test_sichuan(driver, server):
-    rows, page = open_fresh_page(driver, server)
+    rows, page = open_fresh_page(driver, server, "#debug")
     assert page["count"] == 30 and session_of(driver) is None  # the default expansion, no session yet
     # Chromium runs with --lang=en-US and sends it: the menu's English titles, and the document says so.
     assert driver.execute_script("return document.documentElement.lang") == "en"
@@ -599,10 +601,12 @@ def main():
     driver = browser()
     failed = False
     import search_page_test  # here, not at the top: it imports this file's helpers
+    import phone_page_test
     try:
         for name, test in [("sichuan", lambda: test_sichuan(driver, servers["sichuan"])),
                            ("search", lambda: search_page_test.test_search(driver, servers["sichuan"])),
                            ("language", lambda: search_page_test.test_language(servers["sichuan"])),
+                           ("phone", lambda: phone_page_test.test_phone(driver, servers["sichuan"])),
                            ("settings", lambda: test_settings(driver, servers["settings"])),
                            ("large", lambda: test_large_menu_stays_virtualized(driver, servers["large"])),
                            ("reload", lambda: test_reload_reaches_an_open_page(driver)),

@@ -47,7 +47,7 @@ def test_search(driver, server):
     driver.get(server.url + "/")
     wait(driver, loaded, "the rows in view to load")
     box = driver.find_element(By.ID, "search-box")
-    assert box.get_attribute("role") == "searchbox" and box.get_attribute("aria-controls") == "search-results"
+    assert box.get_attribute("role") == "combobox" and box.get_attribute("aria-controls") == "search-results"
     assert driver.find_element(By.CSS_SELECTOR, "label[for=search-box]").text == "Search"
     assert driver.find_element(By.ID, "search-results").get_attribute("role") == "listbox"
 
