@@ -1,3 +1,4 @@
+import Foundation
 import HTTPCore
 import HTTPServer
 import MenuApp
@@ -52,6 +53,17 @@ enum HandlerFigures {
         guard service.respond(to: revalidation).status == 304 else {
             throw BenchError.childFailed("the revalidation did not answer 304")
         }
+        // The same page with the rows of its first row's groups (a sticky header's "Drinks › Beer").
+        let withAncestors = HTTPRequest(
+            method: "GET", path: "/rows",
+            query: [("offset", String(count / 2)), ("limit", "50"), ("ancestors", "true")], headers: headers)
+        let ancestorPage = service.respond(to: withAncestors)
+        let ancestorCount =
+            ((try? JSONSerialization.jsonObject(with: Data(ancestorPage.body))) as? [String: Any])?["ancestors"]
+            as? [Any]
+        guard ancestorPage.status == 200, let ancestorCount, !ancestorCount.isEmpty else {
+            throw BenchError.childFailed("the page's first row has no ancestors to measure")
+        }
         let toggle = HTTPRequest(method: "POST", path: "/groups/g14/toggle", headers: headers)
         let rowsTime = plan.nanosecondsPerOp { _ in service.respond(to: rows).status }
         // The same through the server's request path: route, status and time counted (GET /metrics)
@@ -69,11 +81,13 @@ enum HandlerFigures {
         }
         log.stop()
         let notModifiedTime = plan.nanosecondsPerOp { _ in service.respond(to: revalidation).status }
+        let ancestorsTime = plan.nanosecondsPerOp { _ in service.respond(to: withAncestors).status }
         let toggleTime = plan.nanosecondsPerOp { _ in service.respond(to: toggle).status }
         return "| `MenuAPI.respond` GET /rows?offset=\(count / 2)&limit=50 (\(page.body.count) bytes) | "
             + "\(Report.time(rowsTime)) |\n| the same through `ObservedService` (metrics counted, X-Request-Id made) | \(Report.time(observedTime)) |"
             + "\n| the same with the access log (text, to /dev/null; \(log.dropped) of \(loggedOps) lines dropped by the full queue) | \(Report.time(loggedTime)) |"
             + "\n| `MenuAPI.respond` the same with its If-None-Match (304) | \(Report.time(notModifiedTime)) |"
+            + "\n| `MenuAPI.respond` the same with `ancestors=true` (\(ancestorCount.count) groups above, \(ancestorPage.body.count) bytes) | \(Report.time(ancestorsTime)) |"
             + "\n| `MenuAPI.respond` POST /groups/g14/toggle | \(Report.time(toggleTime)) |"
     }
 }
