@@ -59,7 +59,8 @@ let package = Package(
         .target(
             name: "WebAssets", path: "Web",
             resources: [
-                .embedInCode("index.html"), .embedInCode("cells.js"), .embedInCode("session.js"),
+                .embedInCode("index.html"), .embedInCode("texts.js"), .embedInCode("cells.js"),
+                .embedInCode("session.js"),
                 .embedInCode("search.js"), .embedInCode("app.js"),
                 .embedInCode("app.css")
             ]),

@@ -64,7 +64,7 @@ function setCount(count) {
   grid.setAttribute("aria-rowcount", String(count + 1));
   spacer.style.height = Math.min(count * ROW_HEIGHT, MAX_SCROLL_PX) + "px";
   if (state.focus >= count) state.focus = Math.max(0, count - 1);
-  const rows = `${count.toLocaleString()} ${count === 1 ? "row" : "rows"}`;
+  const rows = t("rows", count);
   $("footer").textContent = !DEBUG ? rows : `${rows} · menu version ${state.version ?? "?"} · `
     + (state.sessionId ? `session ${state.sessionId.slice(0, 6)}…, revision ${state.revision}` : "default expansion (no session yet)");
 }
@@ -129,7 +129,10 @@ async function fetchPage(offset) {
     state.etag = response.headers.get("ETag");
     // The titles' language (the browser's Accept-Language chose it): zh-Hant and zh-Hans pick their own glyphs.
     const language = response.headers.get("Content-Language");
-    if (language) document.documentElement.lang = language;
+    if (language && language !== document.documentElement.lang) {
+      document.documentElement.lang = language;
+      applyTexts();
+    }
     json.rows.forEach((row) => state.rows.set(row.index, row));
     if (!grid.classList.contains("dishes") && json.rows.some(isDish)) {
       grid.classList.add("dishes");
@@ -139,7 +142,7 @@ async function fetchPage(offset) {
     render();
   } catch (error) {
     // A lost session is restored in the writes' queue, once however many pages failed.
-    if (error.code === "unknown_session" || error.code === "invalid_session") sync(); else say(error.message);
+    if (error.code === "unknown_session" || error.code === "invalid_session") sync(); else say(explain(error));
   } finally {
     state.inflight.delete(key);
   }
@@ -251,9 +254,9 @@ function write(label, body) {
         await restoreSession(load());
         try { applyWrite((await body()).json); return; } catch (again) { error = again; }
       }
-      say(`${label}: ${error.message}`);
+      say(explain(error));
     }
-  }).catch((error) => say(error.message)); // the queue itself never stays rejected
+  }).catch((error) => say(explain(error))); // the queue itself never stays rejected
   return state.busy;
 }
 
@@ -286,7 +289,7 @@ async function reveal(id) {
     if (element) element.classList.add("revealed");
     say(`Showing ${id} (row ${json.index + 1}).`);
   } catch (error) {
-    say(`Reveal ${id}: ${error.message}`);
+    say(explain(error));
   }
 }
 
@@ -351,7 +354,7 @@ let syncQueued = false;
 function sync() {
   if (syncQueued) return state.busy;
   syncQueued = true;
-  state.busy = state.busy.then(() => { syncQueued = false; return catchUp(); }).catch((error) => say(error.message));
+  state.busy = state.busy.then(() => { syncQueued = false; return catchUp(); }).catch((error) => say(explain(error)));
   return state.busy;
 }
 
@@ -493,7 +496,7 @@ async function recover(error) {
     state.epoch += 1;
     return catchUp();
   }
-  say(error.message);
+  say(explain(error));
 }
 
 // MARK: Start
@@ -507,9 +510,9 @@ async function start() {
     const { json, response } = await api("GET", "/count");
     state.etag = response.headers.get("ETag");
     adopt(json);
-    if (stored.sessionId && !stored.expansion) say("Continuing your session.");
+    if (stored.sessionId && !stored.expansion) say(t("continuing"));
   } catch (error) {
-    if (error.code !== "unknown_session" && error.code !== "invalid_session") return say(error.message);
+    if (error.code !== "unknown_session" && error.code !== "invalid_session") return say(explain(error));
     await restoreSession(stored);
     const { json } = await api("GET", "/count");
     adopt(json);
@@ -538,7 +541,7 @@ async function start() {
     const element = event.target.closest(".row");
     if (element) state.focus = Number(element.dataset.index);
   });
-  spacer.addEventListener("keydown", (event) => { onKey(event).catch((error) => say(error.message)); });
+  spacer.addEventListener("keydown", (event) => { onKey(event).catch((error) => say(explain(error))); });
   spacer.addEventListener("click", (event) => {
     const element = event.target.closest(".row");
     if (!element) return;
@@ -549,6 +552,7 @@ async function start() {
     if (row && row.isGroup && (event.target.closest(".twisty") || event.target.closest(".title"))) toggle(row);
     render();
   });
+  applyTexts();
   startSearch();
   loadSummary();
   followChanges();
@@ -563,7 +567,7 @@ async function start() {
     state.rows.clear();
     state.epoch += 1;
     state.etag = null;
-    say("Back to the menu's default expansion.");
+    say(t("backToDefault"));
     await sync();
   });
   $("reveal-form").addEventListener("submit", (event) => {

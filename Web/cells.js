@@ -54,11 +54,16 @@ function rowElement(row) {
   name.style.paddingLeft = (10 + row.depth * 22) + "px";
   element.style.setProperty("--indent", (10 + row.depth * 22 + 24) + "px"); // a phone's second line, under the title
   name.firstChild.setAttribute("aria-hidden", "true");
-  if (typeof a.en === "string" && a.en !== row.title) name.append(span("subtitle", a.en));
+  if (typeof a.en === "string" && a.en !== row.title) {
+    const english = span("subtitle", a.en);
+    english.lang = "en"; // the English name beside a Chinese title is read with an English voice
+    name.append(english);
+  }
   if (row.isGroup) name.append(span("count", String(row.childCount)));
   if (row.availability) {
     element.classList.add("unavailable");
     const mark = span("availability", availabilityText(row.availability));
+    mark.lang = textLanguage(document.documentElement.lang);
     mark.title = mark.textContent; // the whole of it where the cell cuts it short
     name.append(mark);
   }
@@ -70,12 +75,13 @@ function rowElement(row) {
 /// the time alone today, with the day otherwise.
 function availabilityText(availability) {
   const closed = availability.state === "closed";
-  const parts = [availability.state === "sold_out" ? "Sold out" : closed ? "Closed" : "Paused"];
+  const parts = [availability.state === "sold_out" ? t("soldOut") : closed ? t("closed") : t("paused")];
   const until = availability.until ? new Date(availability.until) : null;
   if (until && !Number.isNaN(until.getTime())) {
     const today = until.toDateString() === new Date().toDateString();
     const options = today ? { hour: "numeric", minute: "2-digit" } : { weekday: "short", day: "numeric", month: "short", hour: "numeric", minute: "2-digit" };
-    parts.push((closed ? "opens " : "back ") + (today ? "at " : "") + new Intl.DateTimeFormat(undefined, options).format(until));
+    const time = new Intl.DateTimeFormat(undefined, options).format(until);
+    parts.push(`${t(closed ? "opens" : "back")} ${today ? t("at") + " " : ""}${time}`);
   }
   if (availability.reason) parts.push(availability.reason);
   return parts.join(" · ");
@@ -93,14 +99,14 @@ function spicy(level) {
   if (typeof level !== "number") return "";
   const wrap = span("peppers");
   wrap.setAttribute("role", "img");
-  wrap.setAttribute("aria-label", level === 0 ? "not spicy" : `spicy, ${level} of 3`);
+  wrap.setAttribute("aria-label", level === 0 ? t("notSpicy") : t("spicyLevel", level));
   wrap.title = wrap.getAttribute("aria-label");
   for (let i = 0; i < Math.max(3, level); i++) wrap.append(span(i < level ? "pepper" : "pepper off"));
   return wrap;
 }
 
 function vegetarian(value) {
-  return value === true ? span("leaf", "vegetarian") : "";
+  return value === true ? span("leaf", t("isVegetarian")) : "";
 }
 
 /// Any other attribute as a person reads it: a flag true as its name ("alcoholic"), false as

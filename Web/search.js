@@ -58,7 +58,7 @@ async function runSearch(query) {
     if (asked !== search.asked || error.name === "AbortError") return;
     showMatches({ matches: [], total: 0 }, query);
     if (error.code === "unknown_session") sync(); // restores the session (app.js); the next key searches in it
-    say(error.code === "not_found" ? "This server has no search (GET /search); Reveal takes a node id." : `Search: ${error.message}`);
+    say(explain(error));
   } finally {
     if (search.controller === controller) search.controller = null;
   }
@@ -70,12 +70,13 @@ function showMatches(json, query) {
   search.shown = query;
   list.replaceChildren(...json.matches.map((match, position) => matchElement(match, position)));
   // Outside the listbox, which holds options only.
-  $("search-note").textContent = !json.matches.length ? "No match"
-    : json.total > json.matches.length ? `${json.matches.length} of ${json.total} matches: type more to narrow them` : "";
+  $("search-note").textContent = !json.matches.length ? t("noMatch")
+    : json.total > json.matches.length ? t("someMatches", json.matches.length, json.total) : "";
+  $("search-note").lang = textLanguage(document.documentElement.lang);
   $("search-panel").hidden = false;
   $("search-box").setAttribute("aria-expanded", "true");
   setActive(json.matches.length ? 0 : -1);
-  say(json.matches.length ? `${json.total} ${json.total === 1 ? "match" : "matches"}.` : "No match.");
+  say(json.matches.length ? t("matchesFound", json.total) : t("noMatch"));
 }
 
 function matchElement(match, position) {
@@ -171,7 +172,7 @@ function startLanguage() {
 async function loadSummary() {
   try {
     const { json } = await api("GET", "/menu");
-    const title = json.title || "Menu";
+    const title = json.title || t("menu");
     document.title = title;
     $("title").textContent = title;
     if (json.locale) $("title").lang = json.locale;
@@ -182,7 +183,7 @@ async function loadSummary() {
       select.append([...select.options].find((option) => option.value === tag));
     }
   } catch (error) {
-    say(error.message);
+    say(explain(error));
   }
 }
 

@@ -115,9 +115,9 @@ async function restoreSession(stored) {
       const { json } = await api("POST", "/sessions", { body: stored.expansion });
       state.sessionId = json.sessionId;
       const ignored = json.ignored && json.ignored.length ? ` (${json.ignored.length} groups no longer in the menu)` : "";
-      say(`Restored your expansion in a new session${ignored}.`);
+      say(t("restored") + (DEBUG ? ignored : ""));
     } catch (error) {
-      say(`Could not restore your expansion: ${error.message}`);
+      say(t("notRestored"));
       return;
     }
   }

@@ -90,6 +90,18 @@ def test_phone(driver, server):
         wait(driver, lambda d: d.execute_script("return document.documentElement.lang") == "zh-Hant" and
              d.title == "川菜館", "the menu in traditional Chinese")
         time.sleep(0.3)
+        # The page's own words follow the menu's language, each marked with its language; the
+        # English names beside the titles say they are English.
+        words = driver.execute_script("""
+            const text = (id) => { const e = document.getElementById(id); return [e.textContent.trim(), e.lang]; };
+            return {expand: text('expand-all'), collapse: text('collapse-all'), search: [document.querySelector('label[for=search-box]').textContent, document.querySelector('label[for=search-box]').lang],
+                    header: [...document.querySelectorAll('.row.head .cell')].map((e) => [e.textContent, e.lang]),
+                    english: [...document.querySelectorAll('#spacer .subtitle')].map((e) => e.lang),
+                    unlabelled: [...document.querySelectorAll('button, label, [role=columnheader]')].filter((e) => /[A-Za-z]{3}/.test(e.textContent) && !e.closest('[lang=en]')).map((e) => e.textContent)};""")
+        assert words["expand"] == ["全部展開", "zh-Hant"] and words["collapse"] == ["全部收合", "zh-Hant"], words
+        assert words["search"] == ["搜尋", "zh-Hant"] and words["header"][:2] == [["名稱", "zh-Hant"], ["價格", "zh-Hant"]], words
+        assert words["english"] and all(lang == "en" for lang in words["english"]), words
+        assert not words["unlabelled"], f"English words read as Chinese: {words['unlabelled']}"
         expect_accessible(driver, "another-language")
         driver.execute_script("const s = document.getElementById('language'); s.value = ''; s.dispatchEvent(new Event('change'))")
     finally:
