@@ -45,6 +45,8 @@ package enum APIError: Error, Sendable, Equatable {
     case tooManyStreams(limit: Int)
     /// Every search build slot is taken (``SearchBuildSlots``); `builds` is the limit.
     case searchBusy(builds: Int)
+    /// `?at=` of an instant no recent request asked, while every build slot is taken.
+    case instantBusy(builds: Int)
     /// An `If-Match` write found the session at `revision`, which none of the client's tags names.
     case preconditionFailed(revision: Int)
     /// `GET /changes?since=` names a revision the session's history no longer reaches (older than
@@ -60,7 +62,7 @@ package enum APIError: Error, Sendable, Equatable {
         case .notAGroup, .tooManyChanges, .sessionTooLarge, .notVisible: 409
         case .methodNotAllowed: 405
         case .payloadTooLarge: 413
-        case .tooManySessions, .sessionMemoryFull, .rateLimited, .searchBusy: 429
+        case .tooManySessions, .sessionMemoryFull, .rateLimited, .searchBusy, .instantBusy: 429
         case .unavailable, .stopping, .tooManyStreams: 503
         case .notImplemented: 501
         case .preconditionFailed: 412
@@ -92,7 +94,7 @@ package enum APIError: Error, Sendable, Equatable {
         case .sessionMemoryFull: "session_memory_full"
         case .rateLimited: "rate_limited"
         case .unavailable, .stopping: "unavailable"
-        case .searchBusy: "busy"
+        case .searchBusy, .instantBusy: "busy"
         case .tooManyStreams: "too_many_streams"
         case .notImplemented: "not_implemented"
         case .preconditionFailed: "precondition_failed"
@@ -137,6 +139,8 @@ package enum APIError: Error, Sendable, Equatable {
             "the server is stopping and did not finish this request; retry in 1 s (another instance, or this one restarted, answers; a write may have been applied, so retry a toggle with If-Match)"
         case .searchBusy(let builds):
             "the server is building \(builds == 1 ? "a search" : "\(builds) searches") not asked for recently, the most it builds at once; retry in 1 s (a query asked recently is answered at once)"
+        case .instantBusy(let builds):
+            "the server is computing \(builds == 1 ? "the menu at another instant" : "the menu at \(builds) other instants") not asked for recently (?at=), the most it computes at once; retry in 1 s (an instant asked recently is answered at once)"
         case .tooManyStreams(let limit):
             "the server holds its limit of \(limit) waiting requests and streams (--max-streams); retry in \(MenuAPI.streamRetrySeconds) s, or GET /changes without wait"
         case .gone(let since, let revision):

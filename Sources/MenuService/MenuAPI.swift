@@ -622,7 +622,7 @@ package final class MenuAPI: Sendable {
         case .methodNotAllowed(_, let allowed): headers.append(("Allow", allowed.joined(separator: ", ")))
         case .tooManySessions(_, let retry), .sessionMemoryFull(_, let retry), .rateLimited(_, let retry):
             headers.append(("Retry-After", String(retry)))
-        case .unavailable, .searchBusy, .stopping: headers.append(("Retry-After", "1"))
+        case .unavailable, .searchBusy, .instantBusy, .stopping: headers.append(("Retry-After", "1"))
         case .tooManyStreams: headers.append(("Retry-After", String(Self.streamRetrySeconds)))
         default: break
         }

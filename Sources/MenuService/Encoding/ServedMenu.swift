@@ -100,9 +100,12 @@ package final class ServedMenu: Sendable {
     /// tag naming the instant (`t<milliseconds>-`; a later instant that shows the same gets the
     /// same menu and tag from ``instants``). For `?at=`; O(k · depth + n/64) like a change, O(8)
     /// from the cache.
-    func at(_ instant: Timestamp) -> ServedMenu {
+    /// An instant no span asked before costs a computation (375 µs on the 1.1M menu with 1,000
+    /// scheduled groups): it takes one of `slots` (the budget uncached searches share), and nil
+    /// comes back when all are taken.
+    func at(_ instant: Timestamp, slots: SearchBuildSlots) -> ServedMenu? {
         if let known = instants.value(at: instant.milliseconds) { return known }
-        let then = computedAt(instant)
+        guard let then = slots.run({ computedAt(instant) }) else { return nil }
         // It shows the same until its next change: later instants before it share it (and its tag).
         let until = then.availability.nextChangeAt?.milliseconds ?? instant.milliseconds + 3_600_000
         instants.keep(then, from: instant.milliseconds, until: until)

@@ -57,7 +57,11 @@ extension MenuAPI {
     func readContext(of request: HTTPRequest, query: SearchQuery? = nil) throws(APIError) -> ReadContext {
         let at = try Self.instantParameter(in: request)
         let (served, session) = try servedState(for: request)
-        let menu = at.map { served.at($0) } ?? served
+        var menu = served
+        if let at {
+            guard let then = served.at(at, slots: searchSlots) else { throw .instantBusy(builds: searchSlots.limit) }
+            menu = then
+        }
         return ReadContext(
             menu: menu, session: session, locale: try negotiatedLocale(for: request, on: menu), query: query)
     }

@@ -38,6 +38,7 @@ extension AppTests {
                 .payloadTooLarge(limit: 1), .badRequest("x"), .notImplemented("x"),
                 .tooManySessions(limit: 1, retryAfterSeconds: 1),
                 .unavailable("x"), .stopping, .tooManyStreams(limit: 1), .searchBusy(builds: 1),
+                .instantBusy(builds: 1),
                 .tooManyChanges(limit: 1),
                 .rateLimited(perMinute: 1, retryAfterSeconds: 1),
                 .preconditionFailed(revision: 1), .gone(since: 1, revision: 2), .sessionTooLarge(limit: 1),

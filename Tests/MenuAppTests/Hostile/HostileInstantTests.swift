@@ -1,6 +1,7 @@
 // Hostile `?at=` (the instant GET /rows, /count, /search and /nodes/{id} are read at), on the
 // raw socket: run with every other hostile request by HostileInputTests (`HostileCase.all`
-// includes these). Anything that is not one RFC 3339 instant is a 400 `invalid_parameter`.
+// includes these). Anything that is not one RFC 3339 instant is a 400 `invalid_parameter`; an
+// instant no request asked before may be a 429 `busy` while others are computed at once.
 
 extension HostileCase {
     static let instants: [HostileCase] = {
@@ -33,13 +34,13 @@ extension HostileCase {
             text("an instant in another case of the name", bad) {
                 "GET /rows?AT=2026-12-07T12:00:00Z HTTP/1.1\r\n\(h)\r\n"
             },
-            text("an offset whose + arrived as a space", .json(200, "")) {
+            text("an offset whose + arrived as a space", .json(200, ""), .json(429, "busy")) {
                 "GET /rows?at=2026-12-07T12:00:00+01:00 HTTP/1.1\r\n\(h)\r\n"
             },
-            text("lower-case t and z, and milliseconds", .json(200, "")) {
+            text("lower-case t and z, and milliseconds", .json(200, ""), .json(429, "busy")) {
                 "GET /count?at=2026-12-07t12:00:00.123z HTTP/1.1\r\n\(h)\r\n"
             },
-            text("the first instant there is", .json(200, "")) {
+            text("the first instant there is", .json(200, ""), .json(429, "busy")) {
                 "GET /nodes/beer?at=0001-01-01T00:00:00Z HTTP/1.1\r\n\(h)\r\n"
             }
         ]

@@ -93,4 +93,31 @@ import Testing
         #expect(service.call("GET", "/search", query: [("q", "麻婆")]).status == 200)
         #expect(slots.refused == 3)
     }
+
+    @Test func anInstantNotAskedBeforeWithEverySlotTakenIsBusyWhileKnownInstantsAreServed() throws {
+        let menu = try sichuanMenu()
+        let slots = SearchBuildSlots(limit: 1)
+        let service = MenuAPI(store: InMemorySessionStore(menu: menu), searchSlots: slots)
+        let known = [("at", Optional("2026-12-24T19:30:00Z"))]
+        #expect(service.call("GET", "/rows", query: known).status == 200)  // its span now kept
+        let release = DispatchSemaphore(value: 0)
+        let holder = hold(slots, until: release)
+
+        // Another day: a computation, refused while the one slot is taken, on every route taking ?at=.
+        for path in ["/rows", "/count", "/nodes/beer"] {
+            let busy = service.call("GET", path, query: [("at", "2027-01-05T12:00:00Z")])
+            #expect(busy.status == 429 && busy.errorCode == "busy", "\(path)")
+            #expect(busy.header("Retry-After") == "1")
+            let message = (busy.json["error"] as? [String: Any])?["message"] as? String ?? ""
+            #expect(message.contains("?at=") && message.contains("retry in 1 s"), "\(message)")
+        }
+        // A later instant of the span asked before, and reads without ?at=, are answered.
+        #expect(service.call("GET", "/rows", query: [("at", "2026-12-24T19:45:00Z")]).status == 200)
+        #expect(service.call("GET", "/rows").status == 200)
+
+        release.signal()
+        holder.wait()
+        #expect(service.call("GET", "/rows", query: [("at", "2027-01-05T12:00:00Z")]).status == 200)
+        #expect(slots.refused == 3)
+    }
 }
