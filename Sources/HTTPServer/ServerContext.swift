@@ -57,7 +57,7 @@ final class ServerContext: Sendable {
     }
 
     private let pendingResumes = Mutex(PendingResumes())
-    private let resumeQueue = DispatchQueue(label: "menu.http.resumes")
+    private let resumeQueue = DispatchQueue(label: "HTTPServer.resumes")
 
     /// Suspended connections (waits and parked streams) above which resumes are gathered
     /// (``HTTPServerConfiguration/gatherResumesAbove``).
