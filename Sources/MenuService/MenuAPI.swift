@@ -537,14 +537,10 @@ package final class MenuAPI: Sendable {
         throws(APIError) -> Bool
     {
         let query = request.query
-        var found: Int?
-        for position in query.indices where query.name(at: position, equals: name) {
-            guard found == nil else {
-                throw .invalidParameter("\(name) given more than once; \(name) must be true or false")
-            }
-            found = position
+        guard let position = query.firstIndex(named: name) else { return fallback }
+        guard query.count(named: name) == 1 else {
+            throw .invalidParameter("\(name) given more than once; \(name) must be true or false")
         }
-        guard let position = found else { return fallback }
         let value: Bool? = query.withValue(at: position) { bytes in
             guard let bytes else { return nil }
             if bytes.elementsEqual("true".utf8) { return true }

@@ -1,19 +1,33 @@
 extension Menu {
     /// Each node's place among its parent's children, from 1 (what `aria-posinset` says of its
-    /// row in the whole tree), indexed by position; 0 for the root. O(n) time, one pass over the
-    /// records in preorder; 4 bytes per node, held by the caller (the menu keeps none).
+    /// row in the whole tree), indexed by position; 0 for the root. O(n): each group's child list
+    /// read once, in order. 4 bytes per node, held by the caller (the menu keeps none).
     public func siblingPositions() -> [Int32] {
         var positions = [Int32](repeating: 0, count: nodeCount + 1)
-        // The children seen so far, per group (the root included).
-        var seen = [Int32](repeating: 0, count: nodeCount + 1)
         storage.records.withUnsafeBufferPointer { records in
-            for node in nodes {
-                let parent = Int(records[node].parent)
-                seen[parent] &+= 1
-                positions[node] = seen[parent]
+            storage.children.withUnsafeBufferPointer { children in
+                for group in records.indices where records[group].childCount > 0 {
+                    let first = Int(records[group].firstChildSlot)
+                    for place in 0 ..< Int(records[group].childCount) {
+                        positions[Int(children[first + place].node)] = Int32(place + 1)
+                    }
+                }
             }
         }
         return positions
+    }
+
+    /// The groups enclosing `node`, from the top-level one down to its parent (empty at the top).
+    /// O(depth).
+    public func ancestors(of node: Node) -> [Node] {
+        var path: [Node] = []
+        path.reserveCapacity(depth(of: node))
+        var current = node
+        while let parent = parent(of: current) {
+            path.append(parent)
+            current = parent
+        }
+        return path.reversed()
     }
 
     /// `node`'s place among its parent's children, from 1: a binary search of the parent's child

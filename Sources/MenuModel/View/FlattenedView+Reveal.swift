@@ -19,16 +19,7 @@ extension FlattenedView {
     }
 
     /// The groups enclosing `node`, from the top-level one down to its parent (empty at the top).
-    public func ancestors(of node: Menu.Node) -> [Menu.Node] {
-        var path: [Menu.Node] = []
-        path.reserveCapacity(menu.depth(of: node))
-        var current = node
-        while let parent = menu.parent(of: current) {
-            path.append(parent)
-            current = parent
-        }
-        return path.reversed()
-    }
+    public func ancestors(of node: Menu.Node) -> [Menu.Node] { menu.ancestors(of: node) }
 
     /// The enclosing groups of `node` that are collapsed here, from the top down: what
     /// ``reveal(_:)`` expands.

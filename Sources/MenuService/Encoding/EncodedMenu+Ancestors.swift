@@ -19,17 +19,9 @@ extension EncodedMenu {
     func writeAncestorRows(
         of view: FilteredView, above index: Int, marks: AvailabilityMarks?, to writer: inout JSONWriter
     ) {
-        var path: [Menu.Node] = []
-        var current = index >= 0 && index < view.count ? view.node(at: index) : nil
-        while let node = current, let parent = view.menu.parent(of: node) {
-            path.append(parent)
-            current = parent
-        }
-        writeArray(of: path.reversed().compactMap(view.index(ofNode:)), to: &writer) { row, writer in
-            var one = JSONWriter(capacity: rowBound + (marks?.maxFragmentLength ?? 0) + 64)
-            writeRows(of: view, offset: row, limit: 1, marks: marks, to: &one)
-            let bytes = one.bytes  // `[{…}]`
-            writer.raw(Array(bytes[1 ..< bytes.count - 1]))
+        let path = index >= 0 && index < view.count ? view.menu.ancestors(of: view.node(at: index)) : []
+        writeArray(of: path.compactMap(view.index(ofNode:)), to: &writer) { row, writer in
+            writeRow(marks: marks, to: &writer) { writeRows(of: view, offset: row, limit: 1, marks: marks, to: &$0) }
         }
     }
 

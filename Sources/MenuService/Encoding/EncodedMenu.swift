@@ -167,8 +167,14 @@ struct EncodedMenu: Sendable {
 
     /// Appends the one row object at visible row `index` of `view` (`null` past the end).
     func writeRow(of view: FlattenedView, at index: Int, marks: AvailabilityMarks?, to writer: inout JSONWriter) {
+        writeRow(marks: marks, to: &writer) { writeRows(of: view, offset: index, limit: 1, marks: marks, to: &$0) }
+    }
+
+    /// Appends the one row object `writePage` writes as a page of one row (`null` for an empty
+    /// page): the page written into a buffer of its own, its brackets left out.
+    func writeRow(marks: AvailabilityMarks?, to writer: inout JSONWriter, _ writePage: (inout JSONWriter) -> Void) {
         var page = JSONWriter(capacity: rowBound + (marks?.maxFragmentLength ?? 0) + 2)
-        writeRows(of: view, offset: index, limit: 1, marks: marks, to: &page)
+        writePage(&page)
         let bytes = page.bytes
         if bytes.count > 2 { writer.raw(Array(bytes[1 ..< bytes.count - 1])) } else { writer.raw("null") }
     }
