@@ -62,7 +62,7 @@ final class MenuEventStream: NSObject, URLSessionDataDelegate, @unchecked Sendab
                 session.dataTask(with: request).resume()
             }
         } onCancel: {
-            self.cancel()
+            PendingExchange.cancels.async { self.cancel() }  // not under the task's lock: see MenuHTTP.exchange
         }
         guard !head.isEventStream else { return (head, Data()) }
         // Not a stream: the whole (short) body, for the error it carries.

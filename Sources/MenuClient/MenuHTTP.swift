@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -132,7 +133,7 @@ struct MenuHTTP: Sendable {
         let data: Data
         let response: URLResponse
         do {
-            (data, response) = try await session.data(for: request)
+            (data, response) = try await Self.exchange(request, on: session)
         } catch {
             throw .transport("\(method) /\(path): \(error.localizedDescription)")
         }
@@ -144,6 +145,41 @@ struct MenuHTTP: Sendable {
             if let name = name as? String, let value = value as? String { fields[name.lowercased()] = value }
         }
         return MenuHTTPAnswer(status: http.statusCode, headers: fields, body: data)
+    }
+
+    /// `session.data(for:)` with a cancellation that cannot deadlock. Foundation's own cancels the
+    /// data task from inside the Swift task's cancellation handler, holding the task's status lock,
+    /// and waits for the session's work queue; the work queue, delivering the answer at that
+    /// moment, waits for the same status lock (swift-corelibs-foundation#5412, in Swift 6.3.1):
+    /// every later request of the session then hangs. Here the answer comes through a completion
+    /// handler and the cancel is sent from a queue of its own, outside the lock.
+    static func exchange(_ request: URLRequest, on session: URLSession) async throws -> (Data, URLResponse) {
+        let exchange = Mutex(PendingExchange())
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let task = session.dataTask(with: request) { data, response, error in
+                    if let error {
+                        continuation.resume(throwing: error)
+                    } else if let response {
+                        continuation.resume(returning: (data ?? Data(), response))
+                    } else {
+                        continuation.resume(throwing: URLError(.badServerResponse))
+                    }
+                }
+                let cancelled = exchange.withLock { pending in
+                    pending.task = task
+                    return pending.cancelled
+                }
+                task.resume()
+                if cancelled { PendingExchange.cancel(task) }
+            }
+        } onCancel: {
+            let task = exchange.withLock { pending in
+                pending.cancelled = true
+                return pending.task
+            }
+            if let task { PendingExchange.cancel(task) }
+        }
     }
 
     /// The request for `path` (percent-encoded already) with `query`, the language and `headers`.
@@ -220,5 +256,19 @@ struct MenuHTTP: Sendable {
 extension String {
     fileprivate func leftPadded(to width: Int) -> String {
         count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}
+
+/// One exchange's data task and whether its Swift task was cancelled, whichever came first.
+struct PendingExchange: Sendable {
+    var task: URLSessionDataTask?
+    var cancelled = false
+
+    static let cancels = DispatchQueue(label: "MenuHTTP.cancels")
+
+    /// Cancels `task` from ``cancels``, never from inside a cancellation handler (see
+    /// ``MenuHTTP/exchange(_:on:)``); ``MenuEventStream`` ends its streams from there too.
+    static func cancel(_ task: URLSessionDataTask) {
+        cancels.async { task.cancel() }
     }
 }
