@@ -1,0 +1,197 @@
+/// One session's selection over the menu's leaves, kept outside the immutable ``Menu`` like
+/// ``ExpansionState``: a base (every leaf selected, or none) and toggles, each a node (group or
+/// leaf) that flips the selection of every leaf of its subtree against what encloses it.
+///
+/// A leaf is selected when ``allByDefault`` is, flipped once by each toggle on its path (itself
+/// and its ancestors). A write on a node drops every toggle of its subtree and adds at most one of
+/// its own (plus one a leaf it must leave out), so selecting or clearing everything, or a whole
+/// group at any depth, takes O(1) memory whatever is expanded.
+///
+/// Invariants:
+/// - `toggles` ascend by node, at most one a node, each with its subtree end in the menu the state
+///   belongs to (containment is known without the menu).
+/// - `edges` ascend strictly and are in *leaf-rank* space (a leaf's rank is the number of leaves
+///   before it in menu order): the ranks at which the selection changes from the rank before.
+///   Ranks where two toggles meet cancel, so two states select the same leaves exactly when their
+///   bases and edges are equal, however their toggles differ (a group, or each of its children).
+/// - `selectedBefore[i]` is the number of selected leaves of rank below `edges[i]`.
+///
+/// Cost: a write O(k + log n) for k toggles, plus O(k log k) to redo the edges; a leaf's state and
+/// a subtree's selected count O(log k); memory 8 bytes a toggle and 8 an edge.
+public struct SelectionState: Sendable {
+    @usableFromInline var base = false
+    @usableFromInline var toggles: [SelectionToggle] = []
+    @usableFromInline var edges: [Int32] = []
+    @usableFromInline var selectedBefore: [Int32] = []
+
+    /// Nothing selected.
+    public init() {}
+
+    /// Every leaf selected (`true`) or none: what select-all and clear-all leave. O(1).
+    public init(all: Bool) { base = all }
+
+    /// Whether a leaf no toggle covers is selected.
+    public var allByDefault: Bool { base }
+
+    /// Toggles the state holds (what a session's byte budget counts, with ``heapBytes``).
+    public var toggleCount: Int { toggles.count }
+
+    /// Bytes the state holds on the heap, counted as ``heapBytes(of:)`` counts an array.
+    public var heapBytes: Int {
+        MenuModel.heapBytes(of: toggles) + MenuModel.heapBytes(of: edges) + MenuModel.heapBytes(of: selectedBefore)
+    }
+
+    /// The toggled nodes, in menu order.
+    public var toggledNodes: [Menu.Node] { toggles.map { Int($0.node) } }
+
+    /// Whether `leaf` is selected (for a group: whether the first leaf at or after it in menu
+    /// order is, which is meaningless; ask ``selectedCount(in:of:)``). O(log k).
+    public func isSelected(_ leaf: Menu.Node, in menu: Menu) -> Bool {
+        isSelected(rank: menu.storage.leavesBefore[leaf])
+    }
+
+    /// Leaves of `node`'s subtree selected (0, the root, for the whole menu). O(log k).
+    public func selectedCount(in node: Menu.Node, of menu: Menu) -> Int {
+        let leavesBefore = menu.storage.leavesBefore
+        let end = node == 0 ? menu.nodeCount + 1 : menu.subtreeEnd(node)
+        return Int(selected(below: leavesBefore[end]) - selected(below: leavesBefore[node]))
+    }
+
+    /// Leaves selected in the whole menu. O(log k).
+    public func selectedCount(of menu: Menu) -> Int { selectedCount(in: 0, of: menu) }
+
+    /// Whether the leaf of rank `rank` is selected: the base, flipped at each edge at or below it.
+    @inlinable func isSelected(rank: Int32) -> Bool {
+        base != (edges.upperBound(rank) % 2 == 1)
+    }
+
+    /// Selected leaves of rank below `rank`. O(log k).
+    @inlinable func selected(below rank: Int32) -> Int32 {
+        let passed = edges.upperBound(rank)  // edges at or below `rank`
+        guard passed > 0 else { return base ? rank : 0 }
+        let last = passed - 1
+        // After the (last + 1)-th edge the state is the base flipped that many times.
+        let selectedFromLast = base != ((last + 1) % 2 == 1)
+        return selectedBefore[last] + (selectedFromLast ? rank - edges[last] : 0)
+    }
+
+    // MARK: Writes
+
+    /// Selects (`true`) or clears every leaf of `node`'s subtree (one leaf when `node` is a leaf),
+    /// at any depth, but leaves each of `excluded` (leaves of that subtree, say unavailable ones)
+    /// cleared. Returns whether the selected leaves changed. O(k + e log k + log n) for k toggles
+    /// and e excluded leaves, plus redoing the edges.
+    @discardableResult
+    public mutating func set(
+        _ node: Menu.Node, selected: Bool, in menu: Menu, excluding excluded: [Menu.Node] = []
+    ) -> Bool {
+        let before = (base, edges)
+        let end = Int32(menu.subtreeEnd(node))
+        let low = toggles.lowerBound(toggle: Int32(node))
+        let high = toggles.lowerBound(toggle: end)
+        toggles.removeSubrange(low ..< high)
+        if inherited(at: Int32(node), insertionPoint: low) != selected {
+            toggles.insert(SelectionToggle(node: Int32(node), end: end), at: low)
+        }
+        if selected {
+            // Every leaf of the subtree is selected now: flipping an excluded one clears it.
+            for leaf in Set(excluded) where leaf >= node && leaf < Int(end) && !menu.isGroup(leaf) {
+                let at = toggles.lowerBound(toggle: Int32(leaf))
+                if at < toggles.count && toggles[at].node == Int32(leaf) {
+                    toggles.remove(at: at)
+                } else {
+                    toggles.insert(SelectionToggle(node: Int32(leaf), end: Int32(leaf) + 1), at: at)
+                }
+            }
+        }
+        rebuildEdges(in: menu)
+        return before != (base, edges)
+    }
+
+    /// Selects or clears every leaf of the menu. Returns whether the selected leaves changed. O(1)
+    /// but for the arrays it frees.
+    @discardableResult
+    public mutating func setAll(_ selected: Bool) -> Bool {
+        let changed = base != selected || !edges.isEmpty
+        self = SelectionState(all: selected)
+        return changed
+    }
+
+    /// The state in force at `node` before its own toggle: the base flipped by each toggle above
+    /// it (each before `insertionPoint`, `node`'s place in `toggles`, whose subtree holds `node`).
+    private func inherited(at node: Int32, insertionPoint: Int) -> Bool {
+        var state = base
+        for toggle in toggles[..<insertionPoint] where toggle.end > node { state.toggle() }
+        return state
+    }
+
+    /// Redoes `edges` and `selectedBefore` from `toggles`: each toggle's start and end as ranks,
+    /// sorted, pairs cancelled. O(k log k).
+    mutating func rebuildEdges(in menu: Menu) {
+        let leavesBefore = menu.storage.leavesBefore
+        var ranks: [Int32] = []
+        ranks.reserveCapacity(toggles.count * 2)
+        for toggle in toggles {
+            let (start, end) = (leavesBefore[Int(toggle.node)], leavesBefore[Int(toggle.end)])
+            if start != end {  // a toggle with no leaves (an empty group) selects nothing
+                ranks.append(start)
+                ranks.append(end)
+            }
+        }
+        ranks.sort()
+        var kept: [Int32] = []
+        kept.reserveCapacity(ranks.count)
+        for rank in ranks {
+            if kept.last == rank { kept.removeLast() } else { kept.append(rank) }
+        }
+        // A rank equal to the leaf count flips nothing: no leaf is at or after it.
+        let leaves = leavesBefore[menu.nodeCount + 1]
+        while let last = kept.last, last >= leaves { kept.removeLast() }
+        edges = kept
+        selectedBefore = []
+        selectedBefore.reserveCapacity(kept.count)
+        var total: Int32 = 0
+        var state = base
+        var from: Int32 = 0
+        for edge in kept {
+            if state { total += edge - from }
+            selectedBefore.append(total)
+            state.toggle()
+            from = edge
+        }
+    }
+}
+
+extension SelectionState: Equatable, Hashable {
+    /// Equal when they select the same leaves (of the menu both belong to), whatever their toggles.
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.base == rhs.base && lhs.edges == rhs.edges }
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(base)
+        hasher.combine(edges)
+    }
+}
+
+/// A node whose subtree's leaves are flipped, and one past its subtree's last node. 8 bytes.
+@usableFromInline
+struct SelectionToggle: Sendable, Hashable {
+    @usableFromInline var node: Int32
+    @usableFromInline var end: Int32
+}
+
+extension Array where Element == SelectionToggle {
+    /// First index whose toggle's node is >= `node`.
+    @inlinable func lowerBound(toggle node: Int32) -> Int { lowerBound(node) { $0.node }.index }
+}
+
+extension Array where Element == Int32 {
+    /// How many elements are <= `value` (ascending elements).
+    @inlinable func upperBound(_ value: Int32) -> Int {
+        var low = 0
+        var high = count
+        while low < high {
+            let mid = (low + high) / 2
+            if self[mid] <= value { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+}
