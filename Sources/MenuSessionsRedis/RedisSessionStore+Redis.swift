@@ -46,7 +46,8 @@ extension RedisSessionStore {
     static let writeScript = RedisScript(
         """
         local key = KEYS[1]
-        local revision = redis.call('HGET', key, 'r')
+        local held = redis.call('HMGET', key, 'r', 'v', 'h', 'o')
+        local revision = held[1]
         local history = ''
         local nextRevision = 0
         \(nowInMilliseconds)
@@ -105,7 +106,7 @@ extension RedisSessionStore {
           if not revision then return -1 end
           if revision ~= ARGV[1] then return redis.call('HMGET', key, 'r', 's', 'v', 'h', 'o') end
           nextRevision = tonumber(revision) + 1
-          if redis.call('HGET', key, 'v') == ARGV[3] then history = redis.call('HGET', key, 'h') or '' end
+          if held[2] == ARGV[3] then history = held[3] or '' end
         end
         if ARGV[4] ~= '' then
           history = history .. ARGV[4]
@@ -126,7 +127,7 @@ extension RedisSessionStore {
         if full then return {full[1], full[2], unpack(evicted)} end
         if not revision then redis.call('HINCRBY', KEYS[3], 'created', 1) end
         redis.call('HSET', key, 'r', string.format('%d', nextRevision), 's', ARGV[2], 'v', ARGV[3], 'h', history)
-        if ARGV[12] ~= '' then redis.call('HSET', key, 'o', ARGV[12]) elseif revision then redis.call('HDEL', key, 'o') end
+        if ARGV[12] ~= '' then redis.call('HSET', key, 'o', ARGV[12]) elseif held[4] then redis.call('HDEL', key, 'o') end
         if ARGV[6] ~= '' then redis.call('PEXPIRE', key, ARGV[6]) end
         redis.call('ZADD', KEYS[2], now, id)
         if size ~= previous then
