@@ -65,6 +65,7 @@ function setCount(count) {
   spacer.style.height = Math.min(count * ROW_HEIGHT, MAX_SCROLL_PX) + "px";
   if (state.focus >= count) state.focus = Math.max(0, count - 1);
   const rows = t("rows", count);
+  $("footer").lang = textLanguage(document.documentElement.lang);
   $("footer").textContent = !DEBUG ? rows : `${rows} · menu version ${state.version ?? "?"} · `
     + (state.sessionId ? `session ${state.sessionId.slice(0, 6)}…, revision ${state.revision}` : "default expansion (no session yet)");
 }
@@ -132,6 +133,7 @@ async function fetchPage(offset) {
     if (language && language !== document.documentElement.lang) {
       document.documentElement.lang = language;
       applyTexts();
+      setCount(state.count); // the footer's count in the new language
     }
     json.rows.forEach((row) => state.rows.set(row.index, row));
     if (!grid.classList.contains("dishes") && json.rows.some(isDish)) {

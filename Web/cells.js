@@ -50,14 +50,18 @@ function rowElement(row) {
     element.classList.add("group");
     element.setAttribute("aria-expanded", String(row.isExpanded));
   }
-  const name = cell("name", span("twisty"), span("title", row.title));
+  // The title and its English name in one label: cut with "…" on one line where the column is
+  // wide, over two lines on a phone, where a long name would otherwise have no way to be read.
+  const label = span("label");
+  label.append(span("title", row.title));
+  const name = cell("name", span("twisty"), label);
   name.style.paddingLeft = (10 + row.depth * 22) + "px";
   element.style.setProperty("--indent", (10 + row.depth * 22 + 24) + "px"); // a phone's second line, under the title
   name.firstChild.setAttribute("aria-hidden", "true");
   if (typeof a.en === "string" && a.en !== row.title) {
     const english = span("subtitle", a.en);
     english.lang = "en"; // the English name beside a Chinese title is read with an English voice
-    name.append(english);
+    label.append(" ", english);
   }
   if (row.isGroup) name.append(span("count", String(row.childCount)));
   if (row.availability) {

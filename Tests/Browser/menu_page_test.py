@@ -607,6 +607,8 @@ def main():
                            ("search", lambda: search_page_test.test_search(driver, servers["sichuan"])),
                            ("language", lambda: search_page_test.test_language(servers["sichuan"])),
                            ("phone", lambda: phone_page_test.test_phone(driver, servers["sichuan"])),
+                           ("long names", lambda: phone_page_test.test_long_names_and_a_lost_server(driver)),
+                           ("keyboard", lambda: phone_page_test.test_keyboard_alone(driver, servers["sichuan"])),
                            ("settings", lambda: test_settings(driver, servers["settings"])),
                            ("large", lambda: test_large_menu_stays_virtualized(driver, servers["large"])),
                            ("reload", lambda: test_reload_reaches_an_open_page(driver)),
