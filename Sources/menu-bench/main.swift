@@ -20,6 +20,7 @@ struct Options {
           --handler FILE  only time MenuAPI.respond (no socket) for Benchmarks/http.sh's requests
           --availability FILE  only time availability batches and pages with unavailable rows (issue 27 §5)
           --hours FILE  only time opening hours on FILE's menu with 1,000 scheduled groups (issue 27 §3)
+          --selection FILE  only time a session's selection on FILE's menu: select-all, a group, counts (issue 28 §5)
           --full-table N,N  only time a refused create (429) and a read at full session tables of N
           --translation  only time a MenuTranslation between the 1.1M menu and an edited copy, and carrying states
           --bulk        only time expand all on the 1.1M menu and pages at deep offsets after it
@@ -50,6 +51,8 @@ struct Options {
     var availability: String?
     /// `--hours FILE`: time opening hours on FILE's menu, and stop.
     var hours: String?
+    /// `--selection FILE`: time a selection's writes and counts on FILE's menu, and stop.
+    var selection: String?
     /// `--full-table N,N`: time a refused create and a read at full session tables and stop.
     var fullTable: [Int]?
     /// `--translation`: time a reload's translation and carrying states through it, and stop.
@@ -107,6 +110,7 @@ struct Options {
             case "--handler": handler = try value(flag)
             case "--availability": availability = try value(flag)
             case "--hours": hours = try value(flag)
+            case "--selection": selection = try value(flag)
             case "--full-table":
                 let text = try value(flag)
                 let sizes = text.split(separator: ",").compactMap { Int($0) }.filter { $0 > 0 }
@@ -238,6 +242,8 @@ do {
         print(try AvailabilityFigures.measure(file, plan: options.plan))
     } else if let file = options.hours {
         print(try HoursFigures.measure(file, plan: options.plan))
+    } else if let file = options.selection {
+        print(try SelectionFigures.measure(file, plan: options.plan))
     } else if let (path, sessions, changes) = options.sessionMemory {
         print(SessionMemory.measureHere(path, sessions: sessions, changes: changes))
     } else {
