@@ -1,5 +1,5 @@
 """The page on a phone and for a screen reader (issue 28 §4), run by menu_page_test.py's main():
-at 1280, 390 and 320 CSS px nothing runs past the window, the search box is usable, every column
+at 1280, 768, 641, 390 and 320 CSS px nothing runs past the window nor scrolls sideways, the search box is usable, every column
 header sits over its column, and developer details stay out of view; axe-core finds no
 violation in any of the page's states (first load, collapsed, deep, search open, no match,
 another language, each width, a server that went away). A long dish name is shown whole over two
@@ -15,7 +15,7 @@ from selenium.webdriver.common.keys import Keys
 from accessibility import axe_version, axe_violations
 from menu_page_test import OUT, Server, expect_dom_matches_api, loaded, open_fresh_page, wait
 
-WIDTHS = [1280, 390, 320]
+WIDTHS = [1280, 768, 641, 390, 320]
 
 
 def columns(driver):
@@ -34,6 +34,10 @@ def expect_layout(driver, width):
     """Nothing wider than the window; a usable search box; every shown header over its cells."""
     overflow = driver.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
     assert overflow[0] <= overflow[1], f"{width} px: the page is {overflow[0]} px wide"
+    # The header stands outside the scrolled rows: a grid that scrolled sideways would move the
+    # cells from under it.
+    grid = driver.execute_script("const v = document.getElementById('viewport'); return [v.scrollWidth, v.clientWidth]")
+    assert grid[0] <= grid[1], f"{width} px: the rows are {grid[0]} px wide in a grid of {grid[1]} px"
     box = driver.find_element(By.ID, "search-box").rect
     assert box["width"] >= 150, f"{width} px: a search box {box['width']} px wide"
     assert not driver.find_element(By.ID, "reveal-form").is_displayed(), "the reveal-by-id box is a developer's tool"
