@@ -21,8 +21,12 @@ import MenuModel
 /// (a group's subtree is one run of bits); an unmarked row costs a bit test, a marked source a
 /// popcount and two loads more, an inherited one a walk up its ancestors. Memory: 2n/8 + n/16
 /// bytes (n nodes), 16 bytes and the JSON (under 300 bytes with the longest reason) per source.
-/// Built only when something is unavailable. A class: a page takes one reference, not six.
-final class AvailabilityMarks: Sendable {
+/// Built only when something is unavailable. A class: a page takes one reference, not six. It
+/// owns its tables as allocated memory, never changed after `init`, so a page takes their
+/// ``pointers`` directly instead of through five nested `withUnsafeBufferPointer` closures: on
+/// the 1.1M menu a page with 1,000 marks elsewhere read 1.03, 1.07 and 1.00× one without in three
+/// runs, against 1.06, 1.10 and 1.08× through the closures (docs/performance.md, Availability).
+final class AvailabilityMarks: @unchecked Sendable {
     /// Where a fragment lies in `bytes`.
     struct Entry: Sendable {
         var start: UInt32
@@ -32,11 +36,11 @@ final class AvailabilityMarks: Sendable {
         var inheritedEnd: UInt32
     }
 
-    private let marked: [UInt64]
-    private let sources: [UInt64]
-    private let ranks: [UInt32]
-    private let entries: [Entry]
-    private let bytes: [UInt8]
+    private let marked: UnsafeMutableBufferPointer<UInt64>
+    private let sources: UnsafeMutableBufferPointer<UInt64>
+    private let ranks: UnsafeMutableBufferPointer<UInt32>
+    private let entries: UnsafeMutableBufferPointer<Entry>
+    private let bytes: UnsafeMutableBufferPointer<UInt8>
     private let menu: Menu
     /// The longest fragment: what a row can take more than without availability.
     let maxFragmentLength: Int
@@ -82,13 +86,28 @@ final class AvailabilityMarks: Sendable {
             ranks[word] = before
             before += UInt32(sources[word].nonzeroBitCount)
         }
-        self.marked = marked
-        self.sources = sources
-        self.ranks = ranks
-        self.entries = entries
-        self.bytes = bytes
+        self.marked = Self.owned(marked)
+        self.sources = Self.owned(sources)
+        self.ranks = Self.owned(ranks)
+        self.entries = Self.owned(entries)
+        self.bytes = Self.owned(bytes)
         self.menu = menu
         maxFragmentLength = shown.reduce(0) { max($0, $1.own.count, $1.inherited.count) }
+    }
+
+    deinit {
+        marked.deallocate()
+        sources.deallocate()
+        ranks.deallocate()
+        entries.deallocate()
+        bytes.deallocate()
+    }
+
+    /// A copy of `array` in memory of its own (one element at least, so it has an address).
+    private static func owned<Element>(_ array: [Element]) -> UnsafeMutableBufferPointer<Element> {
+        let buffer = UnsafeMutableBufferPointer<Element>.allocate(capacity: max(1, array.count))
+        _ = buffer.initialize(from: array)
+        return buffer
     }
 
     /// Sets the bits of nodes `start ..< end`: whole words at once between the partial ends.
@@ -144,23 +163,17 @@ final class AvailabilityMarks: Sendable {
         }
     }
 
+    /// ``Pointers`` to these marks, valid while the marks are alive (``withPointers(_:)`` keeps them so).
+    fileprivate var pointers: Pointers {
+        Pointers(
+            marked: UnsafePointer(marked.baseAddress!), sources: UnsafePointer(sources.baseAddress!),
+            ranks: UnsafePointer(ranks.baseAddress!), entries: UnsafePointer(entries.baseAddress!),
+            bytes: UnsafeRawPointer(bytes.baseAddress!), menu: menu)
+    }
+
     /// `body` with ``Pointers`` to these marks (valid during the call).
     func withPointers<Result>(_ body: (Pointers) -> Result) -> Result {
-        marked.withUnsafeBufferPointer { marked in
-            sources.withUnsafeBufferPointer { sources in
-                ranks.withUnsafeBufferPointer { ranks in
-                    entries.withUnsafeBufferPointer { entries in
-                        bytes.withUnsafeBytes { bytes in
-                            body(
-                                Pointers(
-                                    marked: marked.baseAddress!, sources: sources.baseAddress!,
-                                    ranks: ranks.baseAddress!, entries: entries.baseAddress!,
-                                    bytes: bytes.baseAddress!, menu: menu))
-                        }
-                    }
-                }
-            }
-        }
+        withExtendedLifetime(self) { body(pointers) }
     }
 
     /// `,"availability":{…}` of `availability`.
@@ -191,7 +204,6 @@ final class AvailabilityMarks: Sendable {
 extension Optional where Wrapped == AvailabilityMarks {
     /// `body` with the marks' pointers, or nil without marks.
     func withPointers<Result>(_ body: (AvailabilityMarks.Pointers?) -> Result) -> Result {
-        guard let marks = self else { return body(nil) }
-        return marks.withPointers { body($0) }
+        withExtendedLifetime(self) { body(self?.pointers) }
     }
 }

@@ -12,10 +12,7 @@ extension MenuAPI {
         writer.raw(",\"leafCount\":")
         writer.integer(leafCount)
         writeAvailabilityRevision(of: menu, to: &writer)
-        if let next = menu.availability.nextChangeAt {
-            writer.raw(",\"nextChangeAt\":")
-            writer.string(next.rfc3339)
-        }
+        writer.raw(menu.availability.nextChangeAtJSON)
     }
 
     /// Writes `,"availabilityRevision":…` once the availability overlay has changed (nothing
