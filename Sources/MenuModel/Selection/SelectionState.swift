@@ -184,14 +184,7 @@ extension Array where Element == SelectionToggle {
 }
 
 extension Array where Element == Int32 {
-    /// How many elements are <= `value` (ascending elements).
-    @inlinable func upperBound(_ value: Int32) -> Int {
-        var low = 0
-        var high = count
-        while low < high {
-            let mid = (low + high) / 2
-            if self[mid] <= value { low = mid + 1 } else { high = mid }
-        }
-        return low
-    }
+    /// How many elements are <= `value` (ascending elements): the first index at or above
+    /// `value + 1`, by the project's one binary search (``lowerBound(of:)``).
+    @inlinable func upperBound(_ value: Int32) -> Int { lowerBound(of: value &+ 1).index }
 }
