@@ -148,6 +148,8 @@ struct ConfigParser {
                 } else {
                     try reportWrongType(key: key, expected: "an object")
                 }
+            case "minSelect", "maxSelect":
+                builder.setSelectionBound(key, try parseKeptValue(at: key), of: position)
             case "hours":
                 builder.setHours(try parseKeptValue(at: key), of: position)
             case "exceptions":

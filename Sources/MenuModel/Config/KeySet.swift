@@ -4,7 +4,7 @@ struct KeySet {
     private let allowed: UInt16
     private var bits: UInt16 = 0
 
-    static var node: KeySet { KeySet(allowed: 0b1_1000_0001_1111) }
+    static var node: KeySet { KeySet(allowed: 0b1_1110_0001_1111) }
     /// The document allows `title`, `items`, `searchable`, `defaultLocale`, `locales` and `timeZone`.
     static var document: KeySet { KeySet(allowed: 0b1_1110_0110) }
 
@@ -23,6 +23,8 @@ struct KeySet {
         case "defaultLocale": bit = 64
         case "locales": bit = 128
         case "timeZone": bit = 256
+        case "minSelect": bit = 512
+        case "maxSelect": bit = 1024
         case "hours": bit = 2048
         case "exceptions": bit = 4096
         default: return nil

@@ -83,6 +83,12 @@ public struct ConfigProblem: Sendable, Equatable, CustomStringConvertible {
         case unknownTimeZone(reason: String)
         /// `hours` or `exceptions` in a menu without a top-level `timeZone`.
         case hoursWithoutTimeZone
+        /// `minSelect` or `maxSelect` on a row: only a group's leaves are chosen from.
+        case selectionRuleOnRow
+        /// `minSelect` above `maxSelect`.
+        case selectionRuleConflict(maxSelect: Int)
+        /// `minSelect` above the leaves the group has: it could never be met.
+        case minSelectAboveLeaves(leaves: Int)
     }
 
     /// The JSON path of the problem; `$` is the document itself.
@@ -146,6 +152,12 @@ public struct ConfigProblem: Sendable, Equatable, CustomStringConvertible {
         case .hoursWithoutTimeZone:
             what =
                 "\(value) needs a top-level \"timeZone\" (an IANA name such as \"Europe/Paris\") to say whose clock the times are on"
+        case .selectionRuleOnRow:
+            what = "\"minSelect\" and \"maxSelect\" are only allowed on groups (nodes with \"items\"), found \(value)"
+        case .selectionRuleConflict(let maxSelect):
+            what = "minSelect \(value) is above maxSelect \(maxSelect): no selection could keep both"
+        case .minSelectAboveLeaves(let leaves):
+            what = "minSelect \(value) is above the \(leaves) rows the group has: it could never be met"
         case .unreadable(let reason): return "cannot read \(value): \(reason)"
         case .inconsistentStructure(let detail):
             return

@@ -58,6 +58,10 @@ public struct Menu: Sendable {
     /// The node's own `hours` and `exceptions`; nil when its config gives neither (its groups'
     /// hours may still apply). One hash lookup.
     public func openingHours(of node: Node) -> OpeningHours? { storage.openingHours[node] }
+    /// The group's `minSelect` and `maxSelect`; nil when its config gives neither. One hash lookup.
+    public func selectionRule(of node: Node) -> SelectionRule? { storage.selectionRules[node] }
+    /// The groups whose config gives `minSelect` or `maxSelect`, in preorder.
+    public var ruledGroups: [Node] { storage.ruledGroups }
     /// The nodes whose config gives `hours` or `exceptions`, in preorder.
     public var scheduledNodes: [Node] { storage.scheduledNodes }
     /// 0 for a top-level node.
@@ -164,6 +168,10 @@ extension Menu {
         let openingHours: [Node: OpeningHours]
         /// The keys of ``openingHours`` in preorder.
         let scheduledNodes: [Node]
+        /// Only the groups whose config gives `minSelect` or `maxSelect`.
+        let selectionRules: [Node: SelectionRule]
+        /// The keys of ``selectionRules`` in preorder.
+        let ruledGroups: [Node]
         /// The node at each visible row of the default expansion (4 bytes per default-visible row):
         /// a session that changed nothing finds a page's first row in O(1) instead of descending.
         let defaultRowNodes: [Int32]
@@ -195,6 +203,8 @@ extension Menu {
             timeZone = b.timeZone
             openingHours = Dictionary(uniqueKeysWithValues: b.openingHours.map { (Int($0.key), $0.value) })
             scheduledNodes = openingHours.keys.sorted()
+            selectionRules = Dictionary(uniqueKeysWithValues: b.selectionRules.map { (Int($0.key), $0.value) })
+            ruledGroups = selectionRules.keys.sorted()
             defaultRowNodes = Self.visibleRows(records: b.records)
             (leavesBefore, leafChildren) = Self.leafCounts(records: b.records)
         }

@@ -41,6 +41,8 @@ struct MenuBuilder {
     var timeZone: ZoneRules?
     /// The `hours` and `exceptions` of the nodes that give them.
     var openingHours: [Int32: OpeningHours] = [:]
+    /// The `minSelect` and `maxSelect` of the groups that give them (``setSelectionBound(_:_:of:)``).
+    var selectionRules: [Int32: SelectionRule] = [:]
     /// The first node giving `hours` or `exceptions`, and which: named when no `timeZone` is given.
     var firstScheduledNode: (node: Int32, key: String)?
 
@@ -140,6 +142,7 @@ struct MenuBuilder {
             report(.init(key: "expanded", kind: .expandedOnRow, value: String(expanded)))
         }
         records[p].subtreeEnd = Int32(ids.count)
+        if selectionRules[position] != nil { checkSelectionRule(of: position, isGroup: list != nil) }
         openNode = records[p].parent
     }
 
