@@ -14,9 +14,10 @@ public struct PortableSelection: Sendable, Hashable, Codable {
 
 extension SelectionState {
     /// This state by id, read against `menu` (the menu it belongs to). O(k).
-    public func portable(in menu: Menu) -> PortableSelection {
-        PortableSelection(all: base, toggled: toggles.map { menu.id(of: Int($0.node)) })
-    }
+    public func portable(in menu: Menu) -> PortableSelection { portable }
+
+    /// This state by id: its base and its toggles' ids, in the order of the menu it belongs to. O(1).
+    public var portable: PortableSelection { PortableSelection(all: base, toggled: toggleIDs) }
 
     /// The state `portable` describes, on `menu`. An id that names no node of `menu` is ignored
     /// and appended to `ignoredIDs`; an id given twice counts once. O(k log k) for k ids.
@@ -31,13 +32,15 @@ extension SelectionState {
             nodes.insert(Int32(node))
         }
         toggles = nodes.sorted().map { SelectionToggle(node: $0, end: Int32(menu.subtreeEnd(Int($0)))) }
+        toggleIDs = toggles.map { menu.id(of: Int($0.node)) }
         rebuildEdges(in: menu)
     }
 
-    /// This state (of `old`) on `new`, by id: each toggle whose id `new` still has is kept, on
-    /// that node; the ids of the others are appended to `dropped`. O(k log k).
-    public func carried(from old: Menu, to new: Menu, dropped: inout [String]) -> SelectionState {
-        SelectionState(portable: portable(in: old), in: new, ignoredIDs: &dropped)
+    /// This state (of the menu before a reload, which need not be kept) on `new`, by id: each
+    /// toggle whose id `new` still has is kept, on that node; the ids of the others are appended
+    /// to `dropped`. O(k log k).
+    public func carried(to new: Menu, dropped: inout [String]) -> SelectionState {
+        SelectionState(portable: portable, in: new, ignoredIDs: &dropped)
     }
 
     /// The selected leaves from the `offset`-th (0-based, in menu order), at most `limit` of them.

@@ -9,7 +9,9 @@
 ///
 /// Invariants:
 /// - `toggles` ascend by node, at most one a node, each with its subtree end in the menu the state
-///   belongs to (containment is known without the menu).
+///   belongs to (containment is known without the menu); `toggleIDs[i]` is the id of
+///   `toggles[i]`'s node, so a reload carries the state by id without the menu it left (a
+///   reload's translation maps groups only, and a toggle may be a leaf).
 /// - `edges` ascend strictly and are in *leaf-rank* space (a leaf's rank is the number of leaves
 ///   before it in menu order): the ranks at which the selection changes from the rank before.
 ///   Ranks where two toggles meet cancel, so two states select the same leaves exactly when their
@@ -21,6 +23,7 @@
 public struct SelectionState: Sendable {
     @usableFromInline var base = false
     @usableFromInline var toggles: [SelectionToggle] = []
+    var toggleIDs: [String] = []
     @usableFromInline var edges: [Int32] = []
     @usableFromInline var selectedBefore: [Int32] = []
 
@@ -38,7 +41,12 @@ public struct SelectionState: Sendable {
 
     /// Bytes the state holds on the heap, counted as ``heapBytes(of:)`` counts an array.
     public var heapBytes: Int {
-        MenuModel.heapBytes(of: toggles) + MenuModel.heapBytes(of: edges) + MenuModel.heapBytes(of: selectedBefore)
+        var total =
+            MenuModel.heapBytes(of: toggles) + MenuModel.heapBytes(of: edges) + MenuModel.heapBytes(of: selectedBefore)
+            + MenuModel.heapBytes(of: toggleIDs)
+        // An id of more than 15 UTF-8 bytes is a heap object of its own (32 bytes of header).
+        for id in toggleIDs where id.utf8.count > 15 { total += (32 + id.utf8.count + 16 + 15) & ~15 }
+        return total
     }
 
     /// The toggled nodes, in menu order.
@@ -90,8 +98,10 @@ public struct SelectionState: Sendable {
         let low = toggles.lowerBound(toggle: Int32(node))
         let high = toggles.lowerBound(toggle: end)
         toggles.removeSubrange(low ..< high)
+        toggleIDs.removeSubrange(low ..< high)
         if inherited(at: Int32(node), insertionPoint: low) != selected {
             toggles.insert(SelectionToggle(node: Int32(node), end: end), at: low)
+            toggleIDs.insert(menu.id(of: node), at: low)
         }
         if selected {
             // Every leaf of the subtree is selected now: flipping an excluded one clears it.
@@ -99,8 +109,10 @@ public struct SelectionState: Sendable {
                 let at = toggles.lowerBound(toggle: Int32(leaf))
                 if at < toggles.count && toggles[at].node == Int32(leaf) {
                     toggles.remove(at: at)
+                    toggleIDs.remove(at: at)
                 } else {
                     toggles.insert(SelectionToggle(node: Int32(leaf), end: Int32(leaf) + 1), at: at)
+                    toggleIDs.insert(menu.id(of: leaf), at: at)
                 }
             }
         }

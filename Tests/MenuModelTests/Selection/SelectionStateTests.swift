@@ -36,6 +36,7 @@ import Testing
             let expected = Array(selected.dropFirst(offset).prefix(limit))
             #expect(page == expected, "\(context): page \(offset)+\(limit)")
         }
+        #expect(state.portable.toggled == state.toggledNodes.map(menu.id(of:)), "\(context): the toggles' ids")
         var ignored: [String] = []
         let rebuilt = SelectionState(portable: state.portable(in: menu), in: menu, ignoredIDs: &ignored)
         #expect(rebuilt == state && ignored.isEmpty, "\(context): portable round trip")
@@ -119,7 +120,7 @@ import Testing
         state.set(try #require(old.node(withID: "a")), selected: true, in: old)
         state.set(try #require(old.node(withID: "gone")), selected: true, in: old)
         var dropped: [String] = []
-        let carried = state.carried(from: old, to: new, dropped: &dropped)
+        let carried = state.carried(to: new, dropped: &dropped)  // no look at `old`: its ids are the state's
         #expect(dropped == ["gone"])
         // The group is selected by id: its new leaf with it.
         #expect(carried.selectedLeaves(in: new, offset: 0, limit: 10).map(new.id(of:)) == ["a0", "a1", "a2"])
