@@ -131,7 +131,7 @@ package func durableIsUnavailable(_ error: SessionStoreError?) -> Bool {
 }
 
 /// Every group's expansion in a state, by id: what a comparison across menus or processes uses.
-package func durableExpansion(_ state: ExpansionState, menu: Menu = DurableFixtures.menu()) -> [String: Bool] {
+package func durableExpansion(_ state: SessionState, menu: Menu = DurableFixtures.menu()) -> [String: Bool] {
     let view = FlattenedView(menu: menu, state: state)
     var result: [String: Bool] = [:]
     for node in menu.nodes where menu.isGroup(node) { result[menu.id(of: node)] = view.isExpanded(node) }

@@ -67,6 +67,9 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     /// `?ancestors=` of `GET /rows` (``MenuAPI/booleanParameter(_:in:default:)``), in a session's
     /// tree and a filtered one: `true` answers the first row's groups, each the row at its index.
     case ancestors
+    /// The selection bodies (`PUT /nodes/{id}/selection`, `PUT /selection`): the boolean
+    /// Foundation reads, and the selection a session then holds.
+    case selection
 
     /// Built once per process: the targets only read it.
     static let service = makeService()
@@ -136,6 +139,8 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
             return Self.checkAt(bytes)
         case .ancestors:
             return Self.checkAncestors(bytes)
+        case .selection:
+            return Self.checkSelection(bytes)
         }
     }
 

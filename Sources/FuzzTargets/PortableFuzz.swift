@@ -10,7 +10,7 @@ import MenuService
 
 extension FuzzTarget {
     static func checkPortable(_ bytes: [UInt8]) -> String? {
-        let parsed: PortableExpansion
+        let parsed: PortableState
         do {
             parsed = try MenuAPI.parsePortableExpansionBody(bytes)
         } catch {
@@ -22,6 +22,10 @@ extension FuzzTarget {
                 let theirs = object[key] as? [String] ?? []
                 let ours = parsed.flips.filter { $0.isExpanded == isExpanded }.map(\.id)
                 guard ours == theirs else { return "read \(key) \(ours), Foundation reads \(theirs)" }
+            }
+            let theirs = (object["selection"] as? [String: Any])?["toggled"] as? [String] ?? []
+            guard parsed.selection.toggled == theirs || object["selection"] as? [String: Any] == nil else {
+                return "read selection.toggled \(parsed.selection.toggled), Foundation reads \(theirs)"
             }
         }
         let text = portableJSON(parsed)
@@ -44,8 +48,10 @@ extension FuzzTarget {
         let read = service.respond(to: HTTPRequest(method: "GET", path: "/session", headers: [("X-Session-Id", first)]))
         if let problem = checkAnswer(read) { return "GET /session: \(problem)" }
         guard let answer = (try? JSONSerialization.jsonObject(with: Data(read.body))) as? [String: Any],
-            let expansion = answer["expansion"], let body = try? JSONSerialization.data(withJSONObject: expansion)
-        else { return "GET /session has no expansion object" }
+            var expansion = answer["expansion"] as? [String: Any], let selection = answer["selection"]
+        else { return "GET /session has no expansion or selection object" }
+        expansion["selection"] = selection
+        guard let body = try? JSONSerialization.data(withJSONObject: expansion) else { return "cannot write the state" }
         let copy = service.respond(to: HTTPRequest(method: "POST", path: "/sessions", body: Array(body)))
         guard copy.status == 201, let second = copy.headers.first(where: { $0.name == "X-Session-Id" })?.value else {
             return
@@ -57,8 +63,9 @@ extension FuzzTarget {
         }
         let reread = service.respond(
             to: HTTPRequest(method: "GET", path: "/session", headers: [("X-Session-Id", second)]))
-        let expansions = [read, reread].map {
-            ((try? JSONSerialization.jsonObject(with: Data($0.body))) as? [String: Any])?["expansion"] as? NSDictionary
+        let expansions = [read, reread].map { answer -> NSDictionary? in
+            let object = (try? JSONSerialization.jsonObject(with: Data(answer.body))) as? [String: Any]
+            return ["expansion": object?["expansion"] ?? NSNull(), "selection": object?["selection"] ?? NSNull()]
         }
         return expansions[0] == expansions[1]
             ? nil
@@ -66,12 +73,13 @@ extension FuzzTarget {
     }
 
     /// `expansion` as a body, with Foundation's writer.
-    private static func portableJSON(_ expansion: PortableExpansion) -> [UInt8] {
+    private static func portableJSON(_ expansion: PortableState) -> [UInt8] {
         let object: [String: Any] = [
             "base": expansion.base.rawValue,
             "marks": expansion.marks.map { ["id": $0.id, "mode": $0.mode.rawValue] },
             "expanded": expansion.flips.filter(\.isExpanded).map(\.id),
-            "collapsed": expansion.flips.filter { !$0.isExpanded }.map(\.id)
+            "collapsed": expansion.flips.filter { !$0.isExpanded }.map(\.id),
+            "selection": ["all": expansion.selection.all, "toggled": expansion.selection.toggled]
         ]
         return Array((try? JSONSerialization.data(withJSONObject: object)) ?? Data())
     }

@@ -38,7 +38,7 @@ package final class MeasuredSessionStore: PipelinedSessionStore {
 
     package var currentMenu: MenuGeneration { base.currentMenu }
 
-    package func create(in menu: MenuGeneration, state: ExpansionState) throws(SessionStoreError) -> SessionID {
+    package func create(in menu: MenuGeneration, state: SessionState) throws(SessionStoreError) -> SessionID {
         try timedWrite { () throws(SessionStoreError) in try base.create(in: menu, state: state) }
     }
 
@@ -66,7 +66,7 @@ package final class MeasuredSessionStore: PipelinedSessionStore {
     package func readinessProblem() -> String? { base.readinessProblem() }
 
     package func apply(
-        _ command: ExpansionCommand, to id: SessionID?, in menu: MenuGeneration,
+        _ command: SessionCommand, to id: SessionID?, in menu: MenuGeneration,
         if condition: RevisionCondition?
     ) throws(SessionStoreError) -> AppliedChange {
         try timedWrite { () throws(SessionStoreError) in try base.apply(command, to: id, in: menu, if: condition) }
@@ -81,7 +81,7 @@ package final class MeasuredSessionStore: PipelinedSessionStore {
     /// Forwards to `base` when it pipelines writes (false otherwise), timed and counted as
     /// ``apply(_:to:in:if:)`` is once the completion reports.
     package func startApply(
-        _ command: ExpansionCommand, to id: SessionID, in menu: MenuGeneration, if condition: RevisionCondition?,
+        _ command: SessionCommand, to id: SessionID, in menu: MenuGeneration, if condition: RevisionCondition?,
         then completion: @escaping @Sendable (PipelinedWrite) -> Void
     ) -> Bool {
         guard let pipelinedBase else { return false }

@@ -56,6 +56,11 @@ package struct LiveMenuModel: Sendable {
 
     package var defaultState: State { State(expanded: nodes.map(\.defaultExpanded)) }
 
+    /// The leaves under `node`, at any depth (1 for a leaf).
+    package func leafCount(of node: Int) -> Int {
+        nodes[node].children.map { $0.reduce(0) { $0 + leafCount(of: $1) } } ?? 1
+    }
+
     /// The visible rows under `state`, as the server should list them.
     package func rows(_ state: State) -> [LiveRow] {
         var rows: [LiveRow] = []
@@ -67,7 +72,8 @@ package struct LiveMenuModel: Sendable {
                     index: row, id: n.id, title: n.title, depth: n.depth, isGroup: n.children != nil,
                     isExpanded: n.children == nil ? nil : state.expanded[node],
                     childCount: n.children?.count, attributes: n.attributes, parentId: parent,
-                    visibleDescendantCount: n.children == nil ? nil : 0, posInSet: place, setSize: siblings))
+                    visibleDescendantCount: n.children == nil ? nil : 0, posInSet: place, setSize: siblings,
+                    selectableCount: n.children == nil ? nil : leafCount(of: node)))
             if let children = n.children, state.expanded[node] {
                 for (position, child) in children.enumerated() {
                     visit(child, parent: n.id, place: position + 1, of: children.count)

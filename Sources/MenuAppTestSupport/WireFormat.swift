@@ -32,22 +32,40 @@ package struct LiveRow: Decodable, Equatable, Sendable, CustomStringConvertible 
     package var level: Int
     package var posInSet: Int
     package var setSize: Int
+    /// A leaf's selection; nil for a group.
+    package var selected: Bool?
+    /// A group's selection (`none`, `some`, `all`) and counts; nil for a leaf.
+    package var selection: String?
+    package var selectedCount: Int?
+    package var selectableCount: Int?
 
-    /// The keys of a row that is not a group; `parentId` is always there (null at the top).
+    /// The keys of a leaf; `parentId` is always there (null at the top).
     package static let rowKeys: Set<String> = [
-        "index", "level", "posInSet", "setSize", "id", "title", "depth", "parentId", "isGroup"
+        "index", "level", "posInSet", "setSize", "id", "title", "depth", "parentId", "isGroup", "selected"
     ]
     /// A group's keys; `attributes` joins either set when the node has some.
-    package static let groupKeys = rowKeys.union(["isExpanded", "childCount", "visibleDescendantCount"])
+    package static let groupKeys = rowKeys.subtracting(["selected"]).union([
+        "isExpanded", "childCount", "visibleDescendantCount", "selection", "selectedCount", "selectableCount"
+    ])
 
     /// The row the contract says the server sends with these fields: a group's fields only on a
-    /// group, `attributes` only when the node has some, `parentId` always.
+    /// group, `attributes` only when the node has some, `parentId` always. The selection is
+    /// `selected` for a leaf and `selectedCount` of `selectableCount` for a group (nothing
+    /// selected, every leaf selectable, unless given).
     package init(
         index: Int, id: String, title: String, depth: Int, isGroup: Bool, isExpanded: Bool?, childCount: Int?,
         attributes: [String: LiveJSON]?, parentId: String?, visibleDescendantCount: Int?, posInSet: Int,
-        setSize: Int
+        setSize: Int, selected: Bool = false, selectedCount: Int = 0, selectableCount: Int? = nil
     ) {
         keys = isGroup ? Self.groupKeys : Self.rowKeys
+        if isGroup {
+            let selectable = selectableCount ?? 0
+            self.selectedCount = selectedCount
+            self.selectableCount = selectable
+            selection = selectedCount == 0 ? "none" : selectedCount >= selectable ? "all" : "some"
+        } else {
+            self.selected = selected
+        }
         level = depth + 1
         self.posInSet = posInSet
         self.setSize = setSize
@@ -81,10 +99,14 @@ package struct LiveRow: Decodable, Equatable, Sendable, CustomStringConvertible 
         level = try object.decode(Int.self, forKey: key("level"))
         posInSet = try object.decode(Int.self, forKey: key("posInSet"))
         setSize = try object.decode(Int.self, forKey: key("setSize"))
+        selected = try object.decodeIfPresent(Bool.self, forKey: key("selected"))
+        selection = try object.decodeIfPresent(String.self, forKey: key("selection"))
+        selectedCount = try object.decodeIfPresent(Int.self, forKey: key("selectedCount"))
+        selectableCount = try object.decodeIfPresent(Int.self, forKey: key("selectableCount"))
     }
 
     package var description: String {
-        "\(index) \(id) level \(level) \(posInSet) of \(setSize) depth \(depth) parent \(parentId ?? "-") \(isGroup ? "group \(isExpanded == true ? "open" : "closed") of \(childCount ?? -1), \(visibleDescendantCount ?? -1) visible below" : "row") keys \(keys.sorted())"
+        "\(index) \(id) level \(level) \(posInSet) of \(setSize) depth \(depth) parent \(parentId ?? "-") \(isGroup ? "group \(isExpanded == true ? "open" : "closed") of \(childCount ?? -1), \(visibleDescendantCount ?? -1) visible below" : "row") \(isGroup ? "selected \(selectedCount ?? -1) of \(selectableCount ?? -1) (\(selection ?? "-"))" : "selected \(selected.map(String.init) ?? "-")") keys \(keys.sorted())"
     }
 }
 
@@ -96,7 +118,8 @@ extension LiveRow {
             isExpanded: model.isExpanded, childCount: model.childCount,
             attributes: model.attributes?.mapValues(LiveJSON.init), parentId: model.parentID,
             visibleDescendantCount: model.visibleDescendantCount, posInSet: model.positionInSet,
-            setSize: model.setSize)
+            setSize: model.setSize, selected: model.selected ?? false, selectedCount: model.selectedCount ?? 0,
+            selectableCount: model.leafCount)
     }
 
     /// The row as the server should send it for the naive oracle's `row`.
@@ -105,7 +128,8 @@ extension LiveRow {
             index: row.index, id: row.id, title: row.title, depth: row.depth, isGroup: row.isGroup,
             isExpanded: row.isExpanded, childCount: row.childCount,
             attributes: row.attributes?.mapValues(LiveJSON.init), parentId: row.parentID,
-            visibleDescendantCount: row.visibleDescendantCount, posInSet: row.positionInSet, setSize: row.setSize)
+            visibleDescendantCount: row.visibleDescendantCount, posInSet: row.positionInSet, setSize: row.setSize,
+            selectableCount: row.leafCount)
     }
 }
 

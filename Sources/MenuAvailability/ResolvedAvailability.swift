@@ -151,6 +151,27 @@ public struct ResolvedAvailability: Sendable {
         }
     }
 
+    /// The outermost nodes at or under `node` (0: the whole menu) whose every leaf is unavailable
+    /// (a node showing an availability of its own or computed, whose subtree shows it or its own),
+    /// ascending, none under another: what a selection of `node` leaves out. O(count · depth).
+    public func unavailableRoots(under node: Menu.Node) -> [Menu.Node] {
+        let end = node == 0 ? menu.nodeCount + 1 : menu.subtreeEnd(node)
+        var roots: [Menu.Node] = []
+        for candidate in shown.keys where candidate >= node && candidate < end {
+            var ancestor = menu.parent(of: candidate)
+            var covered = false
+            while let group = ancestor, group >= node {
+                if shown[group] != nil {
+                    covered = true
+                    break
+                }
+                ancestor = menu.parent(of: group)
+            }
+            if !covered { roots.append(candidate) }
+        }
+        return roots.sorted()
+    }
+
     /// The menu this was resolved on.
     public var resolvedMenu: Menu { menu }
 }

@@ -26,12 +26,27 @@ public struct MenuRow: Sendable, Hashable, Codable {
     /// Its place among its parent's children, from 1, and their number.
     public var posInSet: Int?
     public var setSize: Int?
+    /// A leaf's place in the session's selection; nil for a group (and from a server older than
+    /// selection).
+    public var selected: Bool?
+    /// A group's checkbox: every leaf under it selected, some, or none (`aria-checked` true,
+    /// mixed, false); nil for a leaf.
+    public var selection: MenuGroupSelection?
+    /// A group's selected leaves, at any depth, and those that can be selected now.
+    public var selectedCount: Int?
+    public var selectableCount: Int?
 
     public init(
         index: Int, id: String, title: String, depth: Int, parentId: String?, isGroup: Bool, isExpanded: Bool? = nil,
         childCount: Int? = nil, attributes: [String: MenuJSONValue]? = nil, visibleDescendantCount: Int? = nil,
-        availability: MenuRowAvailability? = nil, level: Int? = nil, posInSet: Int? = nil, setSize: Int? = nil
+        availability: MenuRowAvailability? = nil, level: Int? = nil, posInSet: Int? = nil, setSize: Int? = nil,
+        selected: Bool? = nil, selection: MenuGroupSelection? = nil, selectedCount: Int? = nil,
+        selectableCount: Int? = nil
     ) {
+        self.selected = selected
+        self.selection = selection
+        self.selectedCount = selectedCount
+        self.selectableCount = selectableCount
         self.index = index
         self.level = level
         self.posInSet = posInSet
@@ -50,7 +65,7 @@ public struct MenuRow: Sendable, Hashable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case index, level, posInSet, setSize, id, title, depth, parentId, isGroup, isExpanded, childCount, attributes
-        case visibleDescendantCount, availability
+        case visibleDescendantCount, availability, selected, selection, selectedCount, selectableCount
     }
 
     /// As the server writes it: `parentId` always present (`null` at the top), the group fields
@@ -69,9 +84,19 @@ public struct MenuRow: Sendable, Hashable, Codable {
         try container.encodeIfPresent(isExpanded, forKey: .isExpanded)
         try container.encodeIfPresent(childCount, forKey: .childCount)
         try container.encodeIfPresent(attributes, forKey: .attributes)
-        try container.encodeIfPresent(visibleDescendantCount, forKey: .visibleDescendantCount)
         try container.encodeIfPresent(availability, forKey: .availability)
+        try container.encodeIfPresent(selection, forKey: .selection)
+        try container.encodeIfPresent(selectedCount, forKey: .selectedCount)
+        try container.encodeIfPresent(selectableCount, forKey: .selectableCount)
+        try container.encodeIfPresent(visibleDescendantCount, forKey: .visibleDescendantCount)
+        try container.encodeIfPresent(selected, forKey: .selected)
     }
+}
+
+/// A group's checkbox as the server computes it from the whole tree: `none`, `some` (a screen
+/// reader's `mixed`) or `all` of its selectable leaves selected.
+public enum MenuGroupSelection: String, Sendable, Hashable, Codable {
+    case none, some, all
 }
 
 /// Why a row cannot be ordered now, as the server shows it: its state, when that ends by itself,

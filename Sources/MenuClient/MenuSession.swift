@@ -113,8 +113,8 @@ public actor MenuSession {
         if answer.status == 405 || (answer.status == 404 && answer.error.code == "not_found") { return layout }
         guard answer.status == 200 else { throw answer.error }
         let state = try answer.decode(MenuSessionStateAnswer.self)
-        if self.id == id { layout = state.expansion }
-        return state.expansion
+        if self.id == id { layout = state.layout }
+        return state.layout
     }
 
     /// Ends the session on the server (`DELETE /session`, the id in `X-Session-Id`); the next use

@@ -71,6 +71,8 @@ extension MenuTable {
                 if let reload = entry.reload {
                     applied = apply(reload, revision: entry.revision)
                     reloaded = true
+                } else if let reconfigured = entry.reconfigured {
+                    applied = apply(reconfigured, revision: entry.revision)
                 } else {
                     applied = apply(entry.change, revision: entry.revision, changedGroup: .unknown)
                 }
@@ -155,6 +157,37 @@ extension MenuTable {
         }
     }
 
+    /// Applies a selection that took the session to `revision`, the table's next one (nil,
+    /// applying nothing, otherwise, or when its rows do not fit: the caller reloads): the rows it
+    /// names that the table holds dropped to placeholders, as one `.changed` with an empty splice
+    /// at the table's end.
+    func apply(_ reconfigured: MenuReconfiguredRows, revision: Int) -> [MenuTableEvent]? {
+        state.withLock { state -> [MenuTableEvent]? in
+            guard revision == state.revision + 1 else { return revision <= state.revision ? [] : nil }
+            let rows: [Int]
+            do {
+                rows = try state.cache.dropRows(
+                    from: reconfigured.at, count: reconfigured.count, withIDs: reconfigured.ancestors)
+            } catch { return nil }
+            state.revision = revision
+            return contentChanged(rows, in: &state)
+        }
+    }
+
+    /// The event of `rows` whose content changed, none moving: one `.changed` with an empty splice
+    /// at the table's end (none when `rows` is empty); the rows being loaded are forgotten.
+    private func contentChanged(_ rows: [Int], in state: inout State) -> [MenuTableEvent] {
+        guard !rows.isEmpty else { return [] }
+        state.epoch += 1
+        state.loading = [:]
+        return [
+            .changed(
+                MenuTableChange(
+                    splice: MenuSplice(at: state.cache.count, inserted: 0, removed: 0), count: state.cache.count,
+                    revision: state.revision, section: section, reconfiguredRows: rows))
+        ]
+    }
+
     /// Applies a change of availability from the table's availability revision: the rows it names
     /// dropped to placeholders, as one `.changed` with an empty splice at the table's end (nil,
     /// applying nothing, when it names no rows or one past the table: the caller reloads). One
@@ -165,15 +198,7 @@ extension MenuTable {
             guard let rows = change.reconfigured else { return nil }
             do { try state.cache.drop(rows) } catch { return nil }
             state.availability = change.revision
-            guard !rows.isEmpty else { return [] }
-            state.epoch += 1
-            state.loading = [:]
-            return [
-                .changed(
-                    MenuTableChange(
-                        splice: MenuSplice(at: state.cache.count, inserted: 0, removed: 0), count: state.cache.count,
-                        revision: state.revision, section: section, reconfiguredRows: rows))
-            ]
+            return contentChanged(rows, in: &state)
         }
     }
 

@@ -38,12 +38,47 @@ extension MenuTable {
     @discardableResult
     public func setAll(_ mode: MenuExpansionMode) async throws(MenuClientError) -> MenuTableUpdate {
         let body = Data(#"{"all":"\#(mode.rawValue)"}"#.utf8)
-        let request = WriteRequest("PUT", "expansion", body: body, changedGroup: nil, isWholeTable: true)
+        let request = WriteRequest("PUT", "expansion", body: body, changedGroup: nil, kind: .wholeTable)
         return try await write(request, retry: request)
     }
 
     /// Whether group `id` is expanded in the table's state: from the cache (a scan of the slots,
     /// O(count)), else `GET /nodes/{id}`; nil when it is hidden (a collapsed group encloses it) or names a row.
+    /// Selects (`true`) or clears the leaf `id`, or every leaf under the group `id` at any depth
+    /// (`PUT /nodes/{id}/selection`): the rows that show it are dropped to placeholders and named
+    /// in a `.changed` event (no row moves). Idempotent, so it is sent again after a conflict.
+    /// `409 selection_above_maximum` and `node_unavailable` are thrown as the server's errors.
+    public func setSelected(_ id: String, _ selected: Bool) async throws(MenuClientError) -> MenuTableUpdate {
+        let request = WriteRequest(
+            "PUT", "nodes/\(MenuHTTP.segment(id))/selection", body: Data(#"{"selected":\#(selected)}"#.utf8),
+            changedGroup: nil, kind: .selection)
+        return try await write(request, retry: request)
+    }
+
+    /// Selects every available leaf (`true`) or clears the selection (`PUT /selection`).
+    public func setAllSelected(_ selected: Bool) async throws(MenuClientError) -> MenuTableUpdate {
+        let request = WriteRequest(
+            "PUT", "selection", body: Data(#"{"all":\#(selected)}"#.utf8), changedGroup: nil, kind: .selection)
+        return try await write(request, retry: request)
+    }
+
+    /// The session's selection (`GET /selection`): compact, a page of the selected ids in menu
+    /// order from `offset`, and the rules it breaks.
+    public func selection(offset: Int = 0, limit: Int = 50) async throws(MenuClientError) -> MenuSelectionAnswer {
+        let (answer, sessionID) = try await session.send(
+            "GET", "selection", query: [("offset", String(offset)), ("limit", String(limit))])
+        guard answer.status == 200 else {
+            if answer.error.code == "unknown_session" {
+                await writes.lock()
+                let events = try? await recoverLocked(failedID: sessionID)
+                writes.unlock()
+                for event in events ?? [] { eventSink.yield(event) }
+            }
+            throw answer.error
+        }
+        return try answer.decode(MenuSelectionAnswer.self)
+    }
+
     private func expandedState(of id: String) async throws(MenuClientError) -> Bool? {
         let cached = state.withLock { state in
             state.cache.slots.lazy.compactMap { $0?.row }.first { $0.id == id }?.isExpanded
@@ -64,14 +99,23 @@ extension MenuTable {
         var body: Data?
         /// The group whose row the answer's `id` and `isExpanded` describe (nil: a reveal, or the whole table).
         var changedGroup: String?
-        var isWholeTable = false
+        var kind: Kind
 
-        init(_ method: String, _ path: String, body: Data? = nil, changedGroup: String?, isWholeTable: Bool = false) {
+        /// How the answer reads: one group's change, the whole table's, or a selection's.
+        enum Kind: Sendable {
+            case group
+            case wholeTable
+            case selection
+        }
+
+        var isWholeTable: Bool { kind == .wholeTable }
+
+        init(_ method: String, _ path: String, body: Data? = nil, changedGroup: String?, kind: Kind = .group) {
             self.method = method
             self.path = path
             self.body = body
             self.changedGroup = changedGroup
-            self.isWholeTable = isWholeTable
+            self.kind = kind
         }
 
         static func setGroup(_ id: String, isExpanded: Bool, recursive: Bool) -> WriteRequest {
@@ -149,6 +193,18 @@ extension MenuTable {
     private func applyAnswer(_ answer: MenuHTTPAnswer, of request: WriteRequest)
         async throws(MenuClientError) -> (events: [MenuTableEvent], index: Int?)
     {
+        if request.kind == .selection {
+            let selection = try answer.decode(MenuSelectionChangeAnswer.self)
+            let current = state.withLock { $0.version }
+            if selection.version != current {
+                let counted = MenuCountAnswer(
+                    version: selection.version, revision: selection.revision, count: selection.count,
+                    leafCount: selection.leafCount)
+                return (reset(to: counted, reason: .menuChanged(from: current, to: selection.version)), nil)
+            }
+            if let applied = apply(selection.reconfigured, revision: selection.revision) { return (applied, nil) }
+            return (try await catchUpLocked(), nil)
+        }
         let (version, splice, newRevision, count, leafCount, index, changedGroup):
             (String, MenuSplice?, Int, Int, Int, Int?, RowCache.ChangedGroup)
         if request.isWholeTable {

@@ -102,12 +102,16 @@ public struct MenuChangesAnswer: Sendable, Hashable, Codable {
         public var change: MenuSplice?
         /// Set when the entry is a menu reload.
         public var reload: MenuReloadEntry?
-        private enum CodingKeys: String, CodingKey { case revision, change, reload }
+        /// Set when the entry is a selection: rows whose content changed, not their number.
+        public var reconfigured: MenuReconfiguredRows?
+        private enum CodingKeys: String, CodingKey { case revision, change, reload, reconfigured }
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(revision, forKey: .revision)
             if let reload {
                 try container.encode(reload, forKey: .reload)
+            } else if let reconfigured {
+                try container.encode(reconfigured, forKey: .reconfigured)
             } else {
                 try container.encode(change, forKey: .change)
             }
@@ -133,6 +137,74 @@ public struct MenuAvailabilityChange: Sendable, Hashable, Codable {
         self.since = since
         self.revision = revision
         self.reconfigured = reconfigured
+    }
+}
+
+/// A selection write's answer (`PUT /nodes/{id}/selection`, `PUT /selection`): the node (nil
+/// for the whole menu), the state asked for, the leaves selected under it after the write, and
+/// the rows it changed.
+public struct MenuSelectionChangeAnswer: Sendable, Hashable, Codable {
+    public var version: String
+    public var revision: Int
+    public var sessionId: String
+    public var id: String?
+    public var selected: Bool
+    public var selectedCount: Int
+    public var reconfigured: MenuReconfiguredRows
+    public var count: Int
+    public var leafCount: Int
+    /// Always null: a selection moves no row (kept so the answer round-trips).
+    public var change: MenuSplice?
+
+    private enum CodingKeys: String, CodingKey {
+        case version, revision, sessionId, id, selected, selectedCount, reconfigured, count, leafCount, change
+    }
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(version, forKey: .version)
+        try container.encode(revision, forKey: .revision)
+        try container.encode(sessionId, forKey: .sessionId)
+        try container.encodeIfPresent(id, forKey: .id)
+        try container.encode(selected, forKey: .selected)
+        try container.encode(selectedCount, forKey: .selectedCount)
+        try container.encode(reconfigured, forKey: .reconfigured)
+        try container.encode(count, forKey: .count)
+        try container.encode(leafCount, forKey: .leafCount)
+        try container.encode(change, forKey: .change)
+    }
+}
+
+/// `GET /selection`: the compact selection (`all`, `toggled`), its counts, a page of the selected
+/// leaves' ids in menu order, and the rules it breaks (each violation as the server states it).
+public struct MenuSelectionAnswer: Sendable, Hashable, Codable {
+    public struct Compact: Sendable, Hashable, Codable {
+        public var all: Bool
+        public var toggled: [String]
+    }
+    public var version: String
+    public var revision: Int
+    public var availabilityRevision: Int?
+    public var nextChangeAt: String?
+    public var selection: Compact
+    public var selectedCount: Int
+    public var selectableCount: Int
+    public var offset: Int
+    public var limit: Int
+    public var selected: [String]
+    public var violations: [MenuJSONValue]
+}
+
+/// What a selection changed: `count` rows from `at` (the node's rows) and the rows of the groups
+/// `ancestors` names, wherever they are (their counts). No row moved.
+public struct MenuReconfiguredRows: Sendable, Hashable, Codable {
+    public var at: Int
+    public var count: Int
+    public var ancestors: [String]
+
+    public init(at: Int, count: Int, ancestors: [String]) {
+        self.at = at
+        self.count = count
+        self.ancestors = ancestors
     }
 }
 
@@ -171,12 +243,23 @@ public struct MenuSessionCreatedAnswer: Sendable, Hashable, Codable {
     public var ignored: [String]?
 }
 
-/// `GET /session`: the portable expansion state (by id, not position) of the session `X-Session-Id` names.
+/// `GET /session`: the portable state (expansion and selection, by id, not position) of the
+/// session `X-Session-Id` names.
 public struct MenuSessionStateAnswer: Sendable, Hashable, Codable {
     public var version: String
     public var sessionId: String
     public var revision: Int
     public var expansion: MenuLayout
+    /// The portable selection, `{"all", "toggled"}` (nil from a server older than selection).
+    public var selection: MenuJSONValue?
+
+    /// What `POST /sessions` takes to make a session in this state: the expansion with the
+    /// selection added.
+    public var layout: MenuLayout {
+        guard let selection, case .object(var members) = expansion.json else { return expansion }
+        members["selection"] = selection
+        return MenuLayout(json: .object(members))
+    }
 }
 
 /// A session's layout as the server states it portably (`GET /session`): `base`

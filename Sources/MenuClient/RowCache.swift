@@ -126,6 +126,26 @@ struct RowCache: Sendable {
         }
     }
 
+    /// Drops the rows a selection changed to placeholders: the cached rows of `count` rows from
+    /// `at` and every cached row whose id is one of `ids` (the node's ancestors); returns their
+    /// positions, ascending. O(count) plus O(cached rows) when `ids` is not empty.
+    mutating func dropRows(from at: Int, count: Int, withIDs ids: [String]) throws(SpliceOutOfRange) -> [Int] {
+        guard at >= 0, count >= 0, at + count <= slots.count else { throw SpliceOutOfRange() }
+        var dropped: [Int] = []
+        for position in at ..< at + count where slots[position] != nil {
+            slots[position] = nil
+            dropped.append(position)
+        }
+        if !ids.isEmpty {
+            let wanted = Set(ids)
+            for position in 0 ..< at where slots[position].map({ wanted.contains($0.row.id) }) == true {
+                slots[position] = nil
+                dropped.append(position)
+            }
+        }
+        return dropped.sorted()
+    }
+
     /// Drops the rows at `positions` to placeholders (rows whose content changed).
     mutating func drop(_ positions: [Int]) throws(SpliceOutOfRange) {
         guard positions.allSatisfy({ $0 >= 0 && $0 < slots.count }) else { throw SpliceOutOfRange() }

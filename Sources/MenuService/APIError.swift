@@ -20,6 +20,10 @@ package enum APIError: Error, Sendable, Equatable {
     case notAGroup(id: String)
     /// No node, group or row, has the id a node route or a page anchor names.
     case unknownNode(id: String)
+    /// A selection would choose `selected` leaves under `groupID`, past its `maxSelect` (`max`).
+    case selectionAboveMaximum(groupID: String, max: Int, selected: Int)
+    /// The leaf `id` cannot be chosen now (sold out, paused or closed: `state`).
+    case unavailableNode(id: String, state: String)
     /// The page anchor `id` is hidden: a group on `path` (its ancestors' ids from the top) is collapsed.
     case notVisible(id: String, path: [String])
     case notFound(path: String)
@@ -59,7 +63,7 @@ package enum APIError: Error, Sendable, Equatable {
             .invalidFilter:
             400
         case .unknownSession, .unknownGroup, .unknownNode, .notFound, .sessionInPath: 404
-        case .notAGroup, .tooManyChanges, .sessionTooLarge, .notVisible: 409
+        case .notAGroup, .tooManyChanges, .sessionTooLarge, .notVisible, .selectionAboveMaximum, .unavailableNode: 409
         case .methodNotAllowed: 405
         case .payloadTooLarge: 413
         case .tooManySessions, .sessionMemoryFull, .rateLimited, .searchBusy, .instantBusy: 429
@@ -83,6 +87,8 @@ package enum APIError: Error, Sendable, Equatable {
         case .unknownGroup: "unknown_group"
         case .notAGroup: "not_a_group"
         case .unknownNode: "unknown_node"
+        case .selectionAboveMaximum: "selection_above_maximum"
+        case .unavailableNode: "node_unavailable"
         case .notVisible: "not_visible"
         case .notFound: "not_found"
         case .methodNotAllowed: "method_not_allowed"
@@ -114,6 +120,10 @@ package enum APIError: Error, Sendable, Equatable {
         case .unknownGroup(let id): "no group has id \"\(id)\"; GET /rows lists the ids"
         case .notAGroup(let id): "\"\(id)\" is a row, not a group; only groups expand and collapse"
         case .unknownNode(let id): "no group or row has id \"\(id)\"; GET /rows lists the ids"
+        case .selectionAboveMaximum(let group, let max, let selected):
+            "group \"\(group)\" allows at most \(max) selected (its maxSelect) and this would select \(selected); nothing was changed: clear some of its choices first"
+        case .unavailableNode(let id, let state):
+            "\"\(id)\" cannot be selected now: it is \(state == "sold_out" ? "sold out" : state); nothing was changed"
         case .notVisible(let id, _):
             "\"\(id)\" is not visible: a group in its path is collapsed; POST /nodes/\(id)/reveal shows it, or page by offset"
         case .missingSession:
@@ -161,6 +171,8 @@ package enum APIError: Error, Sendable, Equatable {
         case .expansion(.unknownGroup(let id)): self = .unknownGroup(id: id)
         case .expansion(.notAGroup(let id)): self = .notAGroup(id: id)
         case .expansion(.unknownNode(let id)): self = .unknownNode(id: id)
+        case .selectionAboveMaximum(let group, let max, let selected):
+            self = .selectionAboveMaximum(groupID: group, max: max, selected: selected)
         case .unavailable(let reason): self = .unavailable(reason)
         // MenuAPI retries these on the newer menu; should one ever get here, a retry is the answer.
         case .menuChanged: self = .unavailable("the menu was being reloaded")

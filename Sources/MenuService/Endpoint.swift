@@ -36,6 +36,13 @@ package enum Endpoint: Hashable, Sendable {
     case node(id: String)
     /// `POST /nodes/{id}/reveal`.
     case revealNode(id: String)
+    /// `PUT /nodes/{id}/selection`: selects or clears a leaf, or every leaf under a group.
+    case selectNode(id: String)
+    /// `PUT /selection`: selects or clears every leaf.
+    case setAllSelection
+    /// `GET`/`HEAD /selection`: the session's selection, compact and as a page of ids, with the
+    /// rules it breaks.
+    case selection
     /// `GET`/`HEAD /metrics`: the Prometheus text exposition (404 when served on its own listener).
     case metrics
     /// `GET`/`HEAD /`: the browser page.
@@ -67,6 +74,9 @@ package enum Endpoint: Hashable, Sendable {
         Route(["PUT"], "/expansion", .setAllExpansion),
         Route(["GET", "HEAD"], "/nodes/{id}", query: ["lang", "at"], Endpoint.node(id:)),
         Route(["POST"], "/nodes/{id}/reveal", Endpoint.revealNode(id:)),
+        Route(["PUT"], "/nodes/{id}/selection", Endpoint.selectNode(id:)),
+        Route(["GET", "HEAD"], "/selection", query: ["offset", "limit"], .selection),
+        Route(["PUT"], "/selection", .setAllSelection),
         Route(["GET", "HEAD"], "/metrics", .metrics),
         Route(["GET", "HEAD"], WebAsset.page.path, .webPage),
         Route(["GET", "HEAD"], WebAsset.script.path, .webScript),

@@ -271,6 +271,9 @@ package final class MenuAPI: Sendable {
         case .setAllExpansion: return try change(.setAll(try Self.parseAllExpansionBody(request.body)), request)
         case .node(let id): return .response(try node(id, request))
         case .revealNode(let id): return try change(.reveal(nodeID: id), request)
+        case .selectNode(let id): return try change(try selectionCommand(forNode: id, request), request)
+        case .setAllSelection: return try change(try selectAllCommand(request), request)
+        case .selection: return .response(try selection(request))
         case .metrics:
             guard let metricsPage else { throw .notFound(path: "/metrics") }
             return .response(metricsPage.response())
@@ -300,10 +303,12 @@ package final class MenuAPI: Sendable {
         writePlace(offset: offset, limit: limit, to: &writer)
         writer.raw(",\"rows\":")
         let (encoded, marks) = (context.menu.encoded[context.locale], context.menu.availability.marks)
-        encoded.writeRows(of: view, offset: offset, limit: pageRows, marks: marks, to: &writer)
+        encoded.writeRows(
+            of: view, offset: offset, limit: pageRows, marks: marks, selection: context.rowSelection, to: &writer)
         if ancestors {
             writer.raw(",\"ancestors\":")
-            encoded.writeAncestorRows(of: view, above: offset, marks: marks, to: &writer)
+            encoded.writeAncestorRows(
+                of: view, above: offset, marks: marks, selection: context.rowSelection, to: &writer)
         }
         writer.raw("}")
         return read(writer.finish(), context)
@@ -342,7 +347,8 @@ package final class MenuAPI: Sendable {
         Self.writeIDs(view.ancestors(of: node).map(view.menu.id(of:)), to: &writer)
         writer.raw(",\"row\":")
         if let index {
-            menu.encoded[context.locale].writeRow(of: view, at: index, marks: menu.availability.marks, to: &writer)
+            menu.encoded[context.locale].writeRow(
+                of: view, at: index, marks: menu.availability.marks, selection: context.rowSelection, to: &writer)
         } else {
             writer.raw("null")
         }
@@ -362,7 +368,7 @@ package final class MenuAPI: Sendable {
 
     /// A write: started without waiting when the store can (``PipelinedSessionStore``; then a
     /// ``DeferredResponse``, made when the store has answered), else applied now.
-    private func change(_ command: ExpansionCommand, _ request: HTTPRequest) throws(APIError) -> HTTPReply {
+    private func change(_ command: SessionCommand, _ request: HTTPRequest) throws(APIError) -> HTTPReply {
         let session = try sessionID(in: request)
         let ifMatch = try writeCondition(of: request)
         if session == nil { try admitCreation(request) }
@@ -392,7 +398,7 @@ package final class MenuAPI: Sendable {
     }
 
     /// A write applied on the calling thread (waiting for the store), on the served menu.
-    private func applyNow(_ command: ExpansionCommand, to session: SessionID?, if ifMatch: EntityTagCondition?)
+    private func applyNow(_ command: SessionCommand, to session: SessionID?, if ifMatch: EntityTagCondition?)
         throws(APIError) -> HTTPResponse
     {
         let (menu, applied) = try onServedMenu { menu throws(SessionStoreError) in
@@ -425,6 +431,8 @@ package final class MenuAPI: Sendable {
         case .all(let reset):
             writer.raw(",\"all\":")
             writer.string(reset.mode.rawValue)
+        case .selection(let change):
+            writeSelectionChange(change, in: menu.generation.menu, to: &writer)
         }
         writer.raw(",\"count\":")
         writer.integer(view.count)
@@ -472,7 +480,7 @@ package final class MenuAPI: Sendable {
     /// or the menu's default (revision 0) when none is named.
     func servedState(for request: HTTPRequest) throws(APIError) -> (ServedMenu, SessionSnapshot) {
         guard let id = try sessionID(in: request) else {
-            return (current, SessionSnapshot(state: ExpansionState(), revision: 0))
+            return (current, SessionSnapshot(state: SessionState(), revision: 0))
         }
         return try snapshot(of: id, for: request)
     }
@@ -565,6 +573,17 @@ package final class MenuAPI: Sendable {
         }
     }
 
+    /// `{"selected": true|false}` (`PUT /nodes/{id}/selection`) or `{"all": true|false}` (`PUT
+    /// /selection`, `all` true), as strictly as ``parseExpansionBody(_:)``.
+    package static func parseSelectionBody(_ body: [UInt8], all: Bool) throws(APIError) -> Bool {
+        let kind: ExpansionBodyParser.Body = all ? .allSelection : .nodeSelection
+        do {
+            return try ExpansionBodyParser.parseSelection(body, of: kind)
+        } catch {
+            throw .invalidBody(error.message(for: kind))
+        }
+    }
+
     /// `{"all": "expanded"|"collapsed"|"default"}`, as strictly as ``parseExpansionBody(_:)``.
     package static func parseAllExpansionBody(_ body: [UInt8]) throws(APIError) -> ExpansionMode {
         do {
@@ -606,6 +625,14 @@ package final class MenuAPI: Sendable {
         if case .notVisible(_, let path) = error {
             writer.raw(",\"path\":")
             Self.writeIDs(path, to: &writer)
+        }
+        if case .selectionAboveMaximum(let group, let max, let selected) = error {
+            writer.raw(",\"group\":")
+            writer.string(group)
+            writer.raw(",\"maxSelect\":")
+            writer.integer(max)
+            writer.raw(",\"selected\":")
+            writer.integer(selected)
         }
         writer.raw("}")
         if case .preconditionFailed(let revision) = error {

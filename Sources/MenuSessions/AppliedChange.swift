@@ -6,11 +6,11 @@ package struct AppliedChange: Sendable {
     package var sessionID: SessionID
     package var created: Bool
     package var change: CommandChange
-    package var state: ExpansionState
+    package var state: SessionState
     /// The session's ``SessionSnapshot/revision`` after the command (unchanged by a no-op).
     package var revision: Int
 
-    package init(sessionID: SessionID, created: Bool, change: CommandChange, state: ExpansionState, revision: Int) {
+    package init(sessionID: SessionID, created: Bool, change: CommandChange, state: SessionState, revision: Int) {
         self.sessionID = sessionID
         self.created = created
         self.change = change

@@ -22,15 +22,13 @@ import MenuModel
 /// 64; a mark adds the state it keeps (``heapBytes``). Cost: a record O(capacity) at worst (one
 /// shift of at most 768 bytes), a read O(entries answered).
 package struct ChangeHistory: Sendable, Equatable {
-    /// One entry: a splice as three 32-bit counts, or no splice (``none``). A table has fewer than
+    /// One entry: the three words of a ``HistoryEntry``, or a reload (``reload``). A table has fewer than
     /// 2^32 rows (menus are indexed by `Int32`).
     private struct Splice: Equatable {
         var at: UInt32
         var inserted: UInt32
         var removed: UInt32
 
-        /// A write of a hidden group: no row changed.
-        static let none = Splice(at: .max, inserted: 0, removed: 0)
         /// A carry-over to the next menu: its mark is in ``reloads``.
         static let reload = Splice(at: .max - 1, inserted: 0, removed: 0)
     }
@@ -52,14 +50,16 @@ package struct ChangeHistory: Sendable, Equatable {
     /// Records the splice of a write that moved the session to the next revision, keeping the
     /// newest `capacity` entries.
     package mutating func record(_ change: RowChange?, capacity: Int) {
+        record(.splice(change), capacity: capacity)
+    }
+
+    /// Records what a write that moved the session to the next revision left (a splice, or rows
+    /// reconfigured), keeping the newest `capacity` entries.
+    package mutating func record(_ entry: HistoryEntry, capacity: Int) {
         forgetUnanswerableReload()
         endRevision += 1
-        append(
-            change.map {
-                Splice(
-                    at: UInt32(truncatingIfNeeded: $0.at), inserted: UInt32(truncatingIfNeeded: $0.inserted),
-                    removed: UInt32(truncatingIfNeeded: $0.removed))
-            } ?? .none, capacity: capacity)
+        let words = entry.words
+        append(Splice(at: words.at, inserted: words.inserted, removed: words.removed), capacity: capacity)
     }
 
     /// Records a carry-over to the next menu as the next revision: its entry is computed from
@@ -129,14 +129,10 @@ package struct ChangeHistory: Sendable, Equatable {
         let first = since - startRevision
         return splices[first...].enumerated().map { offset, splice in
             let revision = since + offset + 1
-            switch splice {
-            case .none: return ChangeEntry(revision: revision, change: nil)
-            case .reload: return ChangeEntry(revision: revision, reload: reload!)
-            default:
-                return ChangeEntry(
-                    revision: revision,
-                    change: RowChange(at: Int(splice.at), inserted: Int(splice.inserted), removed: Int(splice.removed)))
+            guard let entry = HistoryEntry(words: splice.at, splice.inserted, splice.removed) else {
+                return ChangeEntry(revision: revision, reload: reload!)
             }
+            return ChangeEntry(revision: revision, entry)
         }
     }
 }
@@ -145,14 +141,25 @@ package struct ChangeHistory: Sendable, Equatable {
 /// row changed), or a carry-over to a newer menu (``reload``), whose splices are computed on read.
 package struct ChangeEntry: Sendable {
     package var revision: Int
-    /// The write's splice; nil for a hidden group's write and for a reload.
+    /// The write's splice; nil for a hidden group's write, a reload and rows reconfigured.
     package var change: RowChange?
     /// Set for a reload: what its splices are computed from (``ReloadMark/listingDiff(on:)``).
     package var reload: ReloadMark?
+    /// Set for a write that changed rows' content, not their number (a selection).
+    package var reconfigured: ReconfiguredRows?
 
     package init(revision: Int, change: RowChange?) {
         self.revision = revision
         self.change = change
+    }
+
+    /// The entry of a write that left `entry`.
+    package init(revision: Int, _ entry: HistoryEntry) {
+        self.revision = revision
+        switch entry {
+        case .splice(let change): self.change = change
+        case .reconfigured(let rows): reconfigured = rows
+        }
     }
 
     package init(revision: Int, reload: ReloadMark) {

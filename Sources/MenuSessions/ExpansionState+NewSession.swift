@@ -1,11 +1,11 @@
 import MenuModel
 
-extension ExpansionState {
+extension SessionState {
     /// The state a new session keeps, in arrays of exactly its size (``compacted``), after checking
     /// it against the store's caps: `.tooManyChanges` past `maxChangedGroups` entries,
     /// `.sessionTooLarge` past `maxStateBytes`. O(entries).
     package func checkedForNewSession(maxChangedGroups: Int, maxStateBytes: Int) throws(SessionStoreError)
-        -> ExpansionState
+        -> SessionState
     {
         guard changedGroupCount <= maxChangedGroups else { throw .tooManyChanges(limit: maxChangedGroups) }
         let state = compacted

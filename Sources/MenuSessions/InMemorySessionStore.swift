@@ -24,7 +24,7 @@ package final class InMemorySessionStore: SessionStore {
     private let clock: @Sendable () -> SessionTime
 
     struct Entry: SessionStateEntry {
-        var state: ExpansionState
+        var state: SessionState
         var epoch: MenuEpoch
         var history: ChangeHistory
         var lastUsed: SessionTime
@@ -73,14 +73,14 @@ package final class InMemorySessionStore: SessionStore {
     /// A session carried over to a new menu gets a reload entry (``SessionStateEntry/carryRecordsReload``).
     package var recordsReloads: Bool { true }
 
-    package func create(in menu: MenuGeneration, state: ExpansionState) throws(SessionStoreError) -> SessionID {
+    package func create(in menu: MenuGeneration, state: SessionState) throws(SessionStoreError) -> SessionID {
         let state = try state.checkedForNewSession(maxChangedGroups: maxChangedGroups, maxStateBytes: maxStateBytes)
         return try insert(state, history: ChangeHistory(revision: 0), in: menu)
     }
 
     /// Inserts a new session holding `state` and `history`, which belong to `menu`, making room
     /// for its bytes first.
-    private func insert(_ state: ExpansionState, history: ChangeHistory, in menu: MenuGeneration)
+    private func insert(_ state: SessionState, history: ChangeHistory, in menu: MenuGeneration)
         throws(SessionStoreError) -> SessionID
     {
         latest.note(menu)
@@ -115,7 +115,7 @@ package final class InMemorySessionStore: SessionStore {
     }
 
     package func apply(
-        _ command: ExpansionCommand, to id: SessionID?, in menu: MenuGeneration,
+        _ command: SessionCommand, to id: SessionID?, in menu: MenuGeneration,
         if condition: RevisionCondition?
     ) throws(SessionStoreError) -> AppliedChange {
         let limit = maxChangedGroups
@@ -126,7 +126,7 @@ package final class InMemorySessionStore: SessionStore {
             var view = FlattenedView(menu: menu.menu)
             let outcome = try command.run(on: &view, maxChangedGroups: limit, maxStateBytes: maxStateBytes)
             var history = ChangeHistory(revision: 0)
-            if outcome.changedState { history.record(outcome.change.splice, capacity: changeHistory) }
+            if outcome.changedState { history.record(outcome.change.historyEntry, capacity: changeHistory) }
             let newID = try insert(view.state, history: history, in: menu)
             return AppliedChange(
                 sessionID: newID, created: true, change: outcome.change, state: view.state,
@@ -145,10 +145,10 @@ package final class InMemorySessionStore: SessionStore {
             var entry = shard.take(at: position)
             defer { shard.restore(entry, at: position) }
             var view = FlattenedView(menu: menu.menu, state: entry.state)
-            entry.state = ExpansionState()
+            entry.state = SessionState()
             defer { entry.state = view.state }
             let outcome = try command.run(on: &view, maxChangedGroups: limit, maxStateBytes: maxStateBytes)
-            if outcome.changedState { entry.history.record(outcome.change.splice, capacity: changeHistory) }
+            if outcome.changedState { entry.history.record(outcome.change.historyEntry, capacity: changeHistory) }
             return AppliedChange(
                 sessionID: id, created: false, change: outcome.change, state: view.state, revision: entry.revision)
         }

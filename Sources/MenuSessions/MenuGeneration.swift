@@ -2,7 +2,7 @@ import MenuModel
 import Synchronization
 
 /// A menu as the session stores see it: the menu and its place in the order reloads installed
-/// menus. A session's ``ExpansionState`` holds positions in one menu, so each stored session
+/// menus. A session's ``SessionState`` holds positions in one menu, so each stored session
 /// remembers the ``MenuEpoch`` its state belongs to; a request names the generation it serves, and
 /// the store hands back a state for exactly that menu (rebasing the session first when it is older).
 package struct MenuGeneration: Sendable {
@@ -102,12 +102,12 @@ package final class MenuEpoch: Sendable {
     }
 }
 
-extension ExpansionState {
+extension SessionState {
     /// This state, built against the menu of `epoch`, carried over to `generation`'s menu by the
     /// reload rule: each changed group keeps its state by id; ids that left the menu or stopped
     /// being groups are dropped; a group whose default changed keeps the explicit choice.
     /// O(k · (depth + log k)) for k changed groups, independent of the menu's size.
-    package func rebased(from epoch: MenuEpoch, to generation: MenuGeneration) -> ExpansionState {
+    package func rebased(from epoch: MenuEpoch, to generation: MenuGeneration) -> SessionState {
         guard epoch !== generation.epoch else { return self }
         guard let steps = epoch.translations(to: generation.epoch) else {
             preconditionFailure(
@@ -125,10 +125,10 @@ extension ExpansionState {
 /// nothing once the session writes again) and a weak reference.
 package struct ReloadMark: Sendable, Equatable {
     private weak let to: MenuEpoch?
-    package let state: ExpansionState
+    package let state: SessionState
 
     /// The carry-over to `to`'s menu of a session that had `state` on the menu before it.
-    package init(to: MenuEpoch, state: ExpansionState) {
+    package init(to: MenuEpoch, state: SessionState) {
         self.to = to
         self.state = state
     }
@@ -140,6 +140,13 @@ package struct ReloadMark: Sendable, Equatable {
     /// Whether ``listingDiff(on:)`` can still answer on the newest menu: false once a later
     /// reload or the end of `--reload-entry-window` freed the menu before. O(1).
     package var canBeAnswered: Bool { to?.reloadSource != nil }
+
+    /// The menu before the reload, while it is kept and `generation` is the mark's newer menu;
+    /// nil otherwise. O(1).
+    package func olderMenu(on generation: MenuGeneration) -> Menu? {
+        guard let to, generation.epoch === to else { return nil }
+        return to.reloadSource?.menu
+    }
 
     /// The splices from the session's rows on the older menu to its rows on `generation`'s menu
     /// (its state carried over by the reload rule); nil when `generation` is not the mark's newer
@@ -165,7 +172,7 @@ private final class ReloadSource: Sendable {
     let menu: Menu
     /// From ``menu`` to the newest epoch's menu (shared with the epochs' link).
     let translation: MenuTranslation
-    private let cache = Mutex<[(state: ExpansionState, diff: ListingDiff)]>([])
+    private let cache = Mutex<[(state: SessionState, diff: ListingDiff)]>([])
     static let cacheLimit = 16
 
     init(menu: Menu, translation: MenuTranslation) {
@@ -173,7 +180,7 @@ private final class ReloadSource: Sendable {
         self.translation = translation
     }
 
-    func diff(of state: ExpansionState, compute: () -> ListingDiff) -> ListingDiff {
+    func diff(of state: SessionState, compute: () -> ListingDiff) -> ListingDiff {
         cache.withLock { cache in
             if let hit = cache.firstIndex(where: { $0.state == state }) { return cache[hit].diff }
             let diff = compute()

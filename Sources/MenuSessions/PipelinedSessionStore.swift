@@ -9,7 +9,7 @@ package protocol PipelinedSessionStore: SessionStore {
     /// `completion` is called exactly once, on another thread or this one (a write queued behind
     /// another write of the session that finds it cannot go out this way reports `.notWritten`).
     func startApply(
-        _ command: ExpansionCommand, to id: SessionID, in menu: MenuGeneration, if condition: RevisionCondition?,
+        _ command: SessionCommand, to id: SessionID, in menu: MenuGeneration, if condition: RevisionCondition?,
         then completion: @escaping @Sendable (PipelinedWrite) -> Void
     ) -> Bool
 }

@@ -5,7 +5,7 @@ import Synchronization
 /// the state's positions belong to (see ``MenuGeneration``), and the revision
 /// (``SessionSnapshot``), which a carry-over to a newer menu leaves as it is.
 package protocol SessionStateEntry: SessionTableEntry {
-    var state: ExpansionState { get set }
+    var state: SessionState { get set }
     var epoch: MenuEpoch { get set }
     /// The revision and the last splices; its ``ChangeHistory/endRevision`` is the revision.
     var history: ChangeHistory { get set }
@@ -19,7 +19,7 @@ package enum SessionFreshness: Sendable {
     /// The state belongs to the request's menu.
     case current
     /// The state belongs to an older menu: carry it over first (outside the shard lock).
-    case stale(ExpansionState, MenuEpoch)
+    case stale(SessionState, MenuEpoch)
     /// The session was already carried to a newer menu than the request's: the request must
     /// start again on the current menu (``SessionStoreError/menuChanged``).
     case newer
@@ -36,7 +36,7 @@ extension SessionStateEntry {
     /// ``carryRecordsReload``, one revision per reload crossed: past one, a ``ReloadMark`` entry
     /// (kept at most `historyCapacity` entries); past more, the entries are gone. Otherwise the
     /// revision stays and the entries are forgotten.
-    package mutating func carry(_ state: ExpansionState, to epoch: MenuEpoch, historyCapacity: Int) {
+    package mutating func carry(_ state: SessionState, to epoch: MenuEpoch, historyCapacity: Int) {
         if epoch !== self.epoch {
             if !Self.carryRecordsReload {
                 history.clear()
@@ -60,7 +60,7 @@ extension SessionStateEntry {
 
     /// The session's state by id (base, marks, flipped groups), read on `latest` (the newest menu,
     /// carried over to it when the session is older): what a store writes out. O(k · (depth + log k)).
-    package func portable(latest: MenuGeneration) -> PortableExpansion {
+    package func portable(latest: MenuGeneration) -> PortableState {
         state.rebased(from: epoch, to: latest).portable(in: latest.menu)
     }
 
@@ -148,8 +148,7 @@ extension SessionTable where Entry: SessionStateEntry {
     /// Carries `state` (the session's at `epoch`) over to `generation` outside any lock, then
     /// installs it if the session still holds that state at that epoch and has no write in
     /// flight. O(k · (depth + log k)).
-    package func rebase(_ id: SessionID, _ state: ExpansionState, from epoch: MenuEpoch, to generation: MenuGeneration)
-    {
+    package func rebase(_ id: SessionID, _ state: SessionState, from epoch: MenuEpoch, to generation: MenuGeneration) {
         let rebased = state.rebased(from: epoch, to: generation)
         withShard(of: id) { shard in
             _ = shard.install(
@@ -166,7 +165,7 @@ extension SessionTable where Entry: SessionStateEntry {
         var report = SessionRebaseReport()
         for index in 0 ..< Self.shardCount {
             let (stale, pinned, newer) = withShard(at: index) { shard in
-                var stale: [(SessionID, ExpansionState, MenuEpoch)] = []
+                var stale: [(SessionID, SessionState, MenuEpoch)] = []
                 var pinned = 0
                 var newer = false
                 shard.forEach { id, entry in
@@ -228,7 +227,7 @@ extension SessionShard where Entry: SessionStateEntry {
     /// session still holds exactly `state` at `epoch` (a write in between wins) and has no write
     /// in flight; true when installed. The check both rebases share.
     mutating func install(
-        _ rebased: ExpansionState, for id: SessionID, replacing state: ExpansionState, at epoch: MenuEpoch,
+        _ rebased: SessionState, for id: SessionID, replacing state: SessionState, at epoch: MenuEpoch,
         to next: MenuEpoch, historyCapacity: Int
     ) -> Bool {
         guard let position = position(of: id) else { return false }
@@ -242,7 +241,7 @@ extension SessionShard where Entry: SessionStateEntry {
 
 private enum RebaseStep<Result: Sendable>: Sendable {
     case done(Result)
-    case stale(ExpansionState, MenuEpoch)
+    case stale(SessionState, MenuEpoch)
     /// Stale, but a write of the session is in flight: wait for it first.
     case pinned
 }

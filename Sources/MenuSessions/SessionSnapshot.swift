@@ -6,10 +6,10 @@ import MenuModel
 /// write that changes the state (a hidden group toggled counts); a no-op write, a read and a
 /// reload's carry-over leave it as it is. The anonymous default view is revision 0.
 package struct SessionSnapshot: Sendable, Equatable {
-    package var state: ExpansionState
+    package var state: SessionState
     package var revision: Int
 
-    package init(state: ExpansionState, revision: Int) {
+    package init(state: SessionState, revision: Int) {
         self.state = state
         self.revision = revision
     }

@@ -1,6 +1,6 @@
 import MenuModel
 
-/// Keeps every client's ``ExpansionState`` outside the shared menu.
+/// Keeps every client's ``SessionState`` outside the shared menu.
 ///
 /// Contract: each operation on one session is atomic and linearizable; operations on different
 /// sessions do not wait for each other beyond a short shard lock; a write that returns has been
@@ -8,7 +8,7 @@ import MenuModel
 ///
 /// Menus change (a reload). Every call that reads or writes a state names the ``MenuGeneration``
 /// the caller serves, and gets a state for exactly that menu: a session still on an older menu is
-/// carried over first (by id, ``ExpansionState/rebased(from:to:)``); a session already on a newer
+/// carried over first (by id, ``SessionState/rebased(from:to:)``); a session already on a newer
 /// one answers ``SessionStoreError/menuChanged`` and changes nothing, and the caller starts again
 /// on its current menu. ``adopt(_:)`` carries every session over in the background.
 package protocol SessionStore: Sendable {
@@ -17,7 +17,7 @@ package protocol SessionStore: Sendable {
     /// Creates a session holding `state`, a state of `menu` (the default expansion, or one built
     /// from a client's portable form), at revision 0. A state with more entries than the store's
     /// change limit is refused (`.tooManyChanges`).
-    func create(in menu: MenuGeneration, state: ExpansionState) throws(SessionStoreError) -> SessionID
+    func create(in menu: MenuGeneration, state: SessionState) throws(SessionStoreError) -> SessionID
     /// Deletes a session; `unknownSession` when there is none.
     func delete(_ id: SessionID) throws(SessionStoreError)
     /// The session's current state, on `menu`, and its revision.
@@ -27,7 +27,7 @@ package protocol SessionStore: Sendable {
     /// revision is checked under the same lock as the write: one it does not admit answers
     /// `.revisionMismatch` and changes nothing.
     func apply(
-        _ command: ExpansionCommand, to id: SessionID?, in menu: MenuGeneration,
+        _ command: SessionCommand, to id: SessionID?, in menu: MenuGeneration,
         if condition: RevisionCondition?
     ) throws(SessionStoreError) -> AppliedChange
     /// The session's revision and its splices since revision `since`, on `menu` (nil entries when
@@ -94,7 +94,7 @@ extension SessionStore {
 
     /// Creates a session in the default expansion on `menu`.
     package func create(in menu: MenuGeneration) throws(SessionStoreError) -> SessionID {
-        try create(in: menu, state: ExpansionState())
+        try create(in: menu, state: SessionState())
     }
 
     /// ``create(in:)`` on the store's newest menu.
@@ -103,7 +103,7 @@ extension SessionStore {
     }
 
     /// The session's state on `menu` (``snapshot(of:in:)`` without the revision).
-    package func state(of id: SessionID, in menu: MenuGeneration) throws(SessionStoreError) -> ExpansionState {
+    package func state(of id: SessionID, in menu: MenuGeneration) throws(SessionStoreError) -> SessionState {
         try snapshot(of: id, in: menu).state
     }
 
@@ -113,12 +113,12 @@ extension SessionStore {
     }
 
     /// ``state(of:in:)`` on the store's newest menu.
-    package func state(of id: SessionID) throws(SessionStoreError) -> ExpansionState {
+    package func state(of id: SessionID) throws(SessionStoreError) -> SessionState {
         try snapshot(of: id).state
     }
 
     /// An unconditional ``apply(_:to:in:if:)``.
-    package func apply(_ command: ExpansionCommand, to id: SessionID?, in menu: MenuGeneration)
+    package func apply(_ command: SessionCommand, to id: SessionID?, in menu: MenuGeneration)
         throws(SessionStoreError) -> AppliedChange
     {
         try apply(command, to: id, in: menu, if: nil)
@@ -126,7 +126,7 @@ extension SessionStore {
 
     /// ``apply(_:to:in:if:)`` on the store's newest menu.
     package func apply(
-        _ command: ExpansionCommand, to id: SessionID?,
+        _ command: SessionCommand, to id: SessionID?,
         if condition: RevisionCondition? = nil
     ) throws(SessionStoreError) -> AppliedChange {
         try onCurrentMenu { menu throws(SessionStoreError) in try apply(command, to: id, in: menu, if: condition) }

@@ -16,6 +16,9 @@ package enum SessionStoreError: Error, Sendable, Equatable, CustomStringConverti
     case sessionMemoryFull(budget: Int, retryAfterSeconds: Int)
     /// The change names no group or a row.
     case expansion(ExpansionError)
+    /// The selection would choose `selected` leaves under the group `groupID`, more than its
+    /// `maxSelect` (`max`) and more than it chose before: nothing was changed.
+    case selectionAboveMaximum(groupID: String, max: Int, selected: Int)
     /// The store cannot serve the call now (disk full, storage down); `reason` says whether a
     /// write may still land (a shared backend that timed out) or surely did not.
     case unavailable(reason: String)
@@ -35,6 +38,8 @@ package enum SessionStoreError: Error, Sendable, Equatable, CustomStringConverti
         case .sessionTooLarge(let limit): "the session's state would take more than its limit of \(limit) bytes"
         case .sessionMemoryFull(let budget, _): "the sessions held fill the session memory budget of \(budget) bytes"
         case .expansion(let error): error.description
+        case .selectionAboveMaximum(let group, let max, let selected):
+            "group \"\(group)\" allows at most \(max) selected (maxSelect); this would select \(selected)"
         case .unavailable(let reason): "session storage unavailable: \(reason)"
         case .menuChanged: "the menu was reloaded while the request ran"
         case .revisionMismatch(let current): "the session is at revision \(current), not the one the write expected"

@@ -1,22 +1,28 @@
 import MenuModel
 import MenuSessions
 
-/// A session's whole state in the files: its ``PortableExpansion`` (base, marks by id, flipped
+/// A session's whole state in the files: its ``PortableState`` (base, marks by id, flipped
 /// groups by id) as entries, what the journal's ``DurableRecord/Kind/state`` records and the
 /// snapshot's ``DurableRecord/Kind/sessionState`` records hold. Its size follows the state's
-/// entries (``ExpansionState/changedGroupCount``), never the groups a bulk command affected:
+/// entries (``SessionState/changedGroupCount``), never the groups a bulk command affected:
 /// expand-all is one 50-byte journal record whatever the menu's size.
 extension DurableRecord {
     /// One entry of a state: a flipped group with its state in the session, or a mark with its
-    /// mode. On disk `u8 tag | u32 length | group id (UTF-8)`: tag 0 or 1 a flip (collapsed,
-    /// expanded: the encoding of the older records' groups), 2 + ``ExpansionMode/durableByte`` a mark.
+    /// mode; or a part of the selection (``PortableSelection``): a toggled node, or the mark that
+    /// every leaf is selected by default. On disk `u8 tag | u32 length | id (UTF-8)`: tag 0 or 1 a
+    /// flip (collapsed, expanded: the encoding of the older records' groups),
+    /// 2 + ``ExpansionMode/durableByte`` a mark, 5 a selection toggle, 6 (with an empty id) every
+    /// leaf selected by default.
     enum StateEntry: Equatable {
         case flip(String, isExpanded: Bool)
         case mark(String, mode: ExpansionMode)
+        case selectionToggle(String)
+        case selectedByDefault
 
         var id: String {
             switch self {
-            case .flip(let id, _), .mark(let id, _): id
+            case .flip(let id, _), .mark(let id, _), .selectionToggle(let id): id
+            case .selectedByDefault: ""
             }
         }
 
@@ -24,16 +30,17 @@ extension DurableRecord {
         var encodedSize: Int { 5 + id.utf8.count }
     }
 
-    /// `state`'s entries: its marks, then its flips.
-    static func stateEntries(_ state: PortableExpansion) -> [StateEntry] {
+    /// `state`'s entries: its marks, then its flips, then its selection.
+    static func stateEntries(_ state: PortableState) -> [StateEntry] {
         state.marks.map { .mark($0.id, mode: $0.mode) } + state.flips.map { .flip($0.id, isExpanded: $0.isExpanded) }
+            + (state.selection.all ? [.selectedByDefault] : []) + state.selection.toggled.map { .selectionToggle($0) }
     }
 
     /// The journal events that set session `id` to `state` at `revision` (on a menu of reload
     /// count `reloads`): one ``Kind/state`` record, then ``Kind/stateMore`` records for the entries
     /// that do not fit in it, each payload within `payloadLimit`.
     static func stateEvents(
-        of id: SessionID, _ state: PortableExpansion, revision: Int, reloads: Int = 0, payloadLimit: Int = maxPayload
+        of id: SessionID, _ state: PortableState, revision: Int, reloads: Int = 0, payloadLimit: Int = maxPayload
     ) -> [Event] {
         let entries = stateEntries(state)
         // kind, time, id, revision, (reloads), base, total, count; a continuation: kind, time, id, count.
@@ -69,6 +76,8 @@ extension DurableRecord {
             switch entry {
             case .flip(_, let isExpanded): payload.append(isExpanded ? 1 : 0)
             case .mark(_, let mode): payload.append(2 + mode.durableByte)
+            case .selectionToggle: payload.append(5)
+            case .selectedByDefault: payload.append(6)
             }
             payload.appendLittleEndian(UInt32(entry.id.utf8.count))
             payload.append(contentsOf: entry.id.utf8)
@@ -81,11 +90,16 @@ extension DurableRecord {
         var entries: [StateEntry] = []
         entries.reserveCapacity(Int(count))
         for _ in 0 ..< count {
-            guard let tag = reader.byte(), tag <= 4, let length = reader.uint32(),
+            guard let tag = reader.byte(), tag <= 6, let length = reader.uint32(),
                 let id = reader.string(length: Int(length))
             else { return nil }
             if tag <= 1 {
                 entries.append(.flip(id, isExpanded: tag == 1))
+            } else if tag == 5 {
+                entries.append(.selectionToggle(id))
+            } else if tag == 6 {
+                guard id.isEmpty else { return nil }
+                entries.append(.selectedByDefault)
             } else {
                 guard let mode = ExpansionMode(durableByte: tag - 2) else { return nil }
                 entries.append(.mark(id, mode: mode))

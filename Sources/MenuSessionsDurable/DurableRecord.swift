@@ -57,7 +57,7 @@ enum DurableRecord {
         case snapshotEnd = 0x21
         /// Snapshot: more groups of the session record before it, when they did not fit in one
         /// payload: `id | u32 n | n × (u8 isExpanded | u32 length | group id)`; after a
-        /// ``sessionState`` record its entries may be marks too (``StateEntry``: tags 2-4).
+        /// ``sessionState`` record its entries may be marks and the selection too (``StateEntry``: tags 2-6).
         case sessionGroups = 0x22
         /// Snapshot: as ``session``, for a session at a revision other than 0:
         /// `i64 last used | id | u64 revision | u32 n | n × (u8 isExpanded | u32 length | group id)`.
@@ -188,15 +188,15 @@ enum DurableRecord {
     }
 
     /// Appends a session's snapshot records: one ``Kind/session`` record (``Kind/sessionState``
-    /// when `state` has a base mode other than `default` or marks), then as many
+    /// when `state` has a base mode other than `default`, marks or a selection), then as many
     /// ``Kind/sessionGroups`` records as it takes to keep every payload within `payloadLimit`.
     static func appendSession(
-        _ id: SessionID, lastUsed: Int64, state: PortableExpansion, revision: Int = 0,
+        _ id: SessionID, lastUsed: Int64, state: PortableState, revision: Int = 0,
         to bytes: inout [UInt8], payloadLimit: Int = maxPayload
     ) {
         let entries = stateEntries(state)
         let kind: Kind =
-            state.base != .default || !state.marks.isEmpty
+            state.base != .default || !state.marks.isEmpty || state.selection != PortableSelection()
             ? .sessionState : revision > 0 ? .sessionAtRevision : .session
         // kind, last used, id, (revision, (base)), count; a continuation: kind, id, count.
         let headSize = 1 + 8 + 16 + (kind == .session ? 0 : 8) + (kind == .sessionState ? 1 : 0) + 4
@@ -226,7 +226,7 @@ enum DurableRecord {
     ) {
         appendSession(
             id, lastUsed: lastUsed,
-            state: PortableExpansion(flips: groups.map { .init(id: $0.id, isExpanded: $0.isExpanded) }),
+            state: PortableState(flips: groups.map { .init(id: $0.id, isExpanded: $0.isExpanded) }),
             revision: revision, to: &bytes, payloadLimit: payloadLimit)
     }
 

@@ -99,8 +99,9 @@ enum DurableRecovery {
     /// one equal to what its mode gives is no flip), and its last use.
     struct SavedSession {
         var base: ExpansionMode = .default
-        var marks: [PortableExpansion.Mark] = []
-        var groups: [PortableExpansion.Flip] = []
+        var marks: [PortableState.Mark] = []
+        var groups: [PortableState.Flip] = []
+        var selection = PortableSelection()
         var lastUsed: Int64
         /// The session's revision as its last record gives it.
         var revision = 0
@@ -121,27 +122,29 @@ enum DurableRecovery {
 
         init(groups: [(id: String, isExpanded: Bool)], lastUsed: Int64, revision: Int, reloads: Int) {
             self.init(lastUsed: lastUsed, revision: revision, reloads: reloads)
-            self.groups = groups.map { PortableExpansion.Flip(id: $0.id, isExpanded: $0.isExpanded) }
+            self.groups = groups.map { PortableState.Flip(id: $0.id, isExpanded: $0.isExpanded) }
         }
 
         mutating func add(_ entries: [DurableRecord.StateEntry]) {
             for entry in entries {
                 switch entry {
                 case .flip(let id, let isExpanded):
-                    groups.append(PortableExpansion.Flip(id: id, isExpanded: isExpanded))
-                case .mark(let id, let mode): marks.append(PortableExpansion.Mark(id: id, mode: mode))
+                    groups.append(PortableState.Flip(id: id, isExpanded: isExpanded))
+                case .mark(let id, let mode): marks.append(PortableState.Mark(id: id, mode: mode))
+                case .selectionToggle(let id): selection.toggled.append(id)
+                case .selectedByDefault: selection.all = true
                 }
             }
         }
 
         mutating func set(_ group: String, _ isExpanded: Bool, at time: Int64) {
-            groups.append(PortableExpansion.Flip(id: group, isExpanded: isExpanded))
+            groups.append(PortableState.Flip(id: group, isExpanded: isExpanded))
             lastUsed = max(lastUsed, time)
         }
 
         mutating func use(at time: Int64) { lastUsed = max(lastUsed, time) }
 
-        var portable: PortableExpansion { PortableExpansion(base: base, marks: marks, flips: groups) }
+        var portable: PortableState { PortableState(base: base, marks: marks, flips: groups, selection: selection) }
     }
 
     static func run(
@@ -186,7 +189,7 @@ enum DurableRecovery {
                 continue
             }
             var ignored: [String] = []
-            let state = ExpansionState(portable: saved.portable, in: generation.menu, ignoredIDs: &ignored)
+            let state = SessionState(portable: saved.portable, in: generation.menu, ignoredIDs: &ignored)
             replay.report.skippedGroupChanges += ignored.count
             for group in ignored where skippedSamples.count < 5 && !skippedSamples.contains(group) {
                 skippedSamples.append(group)

@@ -7,7 +7,7 @@ extension DurableSessionStore {
     /// `menu`, of reload count `reloads`) at `revision`: a bulk command's whole state (one record,
     /// whatever number of groups it affected), else a `groupSet` for each group it set.
     static func events(
-        of command: ExpansionCommand, _ outcome: ExpansionCommand.Outcome, _ state: ExpansionState,
+        of command: SessionCommand, _ outcome: SessionCommand.Outcome, _ state: SessionState,
         in menu: MenuGeneration, of id: SessionID, revision: Int, reloads: Int
     ) -> [DurableRecord.Event] {
         command.isBulk

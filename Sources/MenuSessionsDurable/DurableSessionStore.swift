@@ -45,7 +45,7 @@ import Darwin
 ///
 /// Start-up replays the snapshot, then the journals: O(snapshot + journal) = O(live state)
 /// record decoding, plus O(k · (depth + log k)) to rebuild a session's state of k entries
-/// (``ExpansionState/init(portable:in:ignoredIDs:)``).
+/// (``SessionState/init(portable:in:ignoredIDs:)``).
 package final class DurableSessionStore: SessionStore {
     package let timeToLive: Duration
     /// ``timeToLive`` in whole milliseconds, what the checks compare with.
@@ -88,7 +88,7 @@ package final class DurableSessionStore: SessionStore {
     private let journaledEpochNumber = Atomic<Int>(1)
 
     struct Entry: SessionStateEntry {
-        var state: ExpansionState
+        var state: SessionState
         var epoch: MenuEpoch
         /// The revision and the last splices (the splices are not journaled: empty after a restart).
         var history = ChangeHistory(revision: 0)
@@ -246,10 +246,10 @@ package final class DurableSessionStore: SessionStore {
 
     // MARK: SessionStore
 
-    package func create(in menu: MenuGeneration, state: ExpansionState) throws(SessionStoreError) -> SessionID {
+    package func create(in menu: MenuGeneration, state: SessionState) throws(SessionStoreError) -> SessionID {
         let state = try state.checkedForNewSession(maxChangedGroups: maxChangedGroups, maxStateBytes: maxStateBytes)
         // A state other than the default: one state record (base, marks, flips) at revision 0.
-        let portable = state == ExpansionState() ? nil : state.portable(in: menu.menu)
+        let portable = state == SessionState() ? nil : state.portable(in: menu.menu)
         let reloads = reloads(of: menu.epoch)
         return try insert(
             state, history: ChangeHistory(revision: 0), in: menu,
@@ -262,7 +262,7 @@ package final class DurableSessionStore: SessionStore {
     /// Journals `events(id)` for a fresh id, then inserts the session holding `state` and
     /// `history` (on `menu`).
     private func insert(
-        _ state: ExpansionState, history: ChangeHistory, in menu: MenuGeneration,
+        _ state: SessionState, history: ChangeHistory, in menu: MenuGeneration,
         events: (SessionID) -> [DurableRecord.Event]
     ) throws(SessionStoreError) -> SessionID {
         try noteMenu(menu)
@@ -340,7 +340,7 @@ package final class DurableSessionStore: SessionStore {
     }
 
     package func apply(
-        _ command: ExpansionCommand, to id: SessionID?, in menu: MenuGeneration,
+        _ command: SessionCommand, to id: SessionID?, in menu: MenuGeneration,
         if condition: RevisionCondition?
     ) throws(SessionStoreError) -> AppliedChange {
         guard let id else {
@@ -350,7 +350,7 @@ package final class DurableSessionStore: SessionStore {
             var view = FlattenedView(menu: menu.menu)
             let outcome = try command.run(on: &view, maxChangedGroups: maxChangedGroups, maxStateBytes: maxStateBytes)
             var history = ChangeHistory(revision: 0)
-            if outcome.changedState { history.record(outcome.change.splice, capacity: changeHistory) }
+            if outcome.changedState { history.record(outcome.change.historyEntry, capacity: changeHistory) }
             let state = view.state
             let reloads = reloads(of: menu.epoch)
             let newID = try insert(state, history: history, in: menu) { id in
@@ -372,7 +372,7 @@ package final class DurableSessionStore: SessionStore {
         }
         defer { table.settleBudget(now: now, excluding: id, beforeEvicting: journalEviction) }
         // Works on a copy: the session keeps its old state until the journal has the change.
-        var computed: (outcome: ExpansionCommand.Outcome, state: ExpansionState, revision: Int)?
+        var computed: (outcome: SessionCommand.Outcome, state: SessionState, revision: Int)?
         let changed = try markPending(id, in: menu, deadline: deadline) { entry throws(SessionStoreError) -> Bool in
             try entry.check(condition)
             var view = FlattenedView(menu: menu.menu, state: entry.state)
@@ -403,7 +403,7 @@ package final class DurableSessionStore: SessionStore {
                     // The session is still on the epoch the write was computed on: no carry-over
                     // lands while it is pinned.
                     shard[position].carry(state, to: menu.epoch, historyCapacity: changeHistory)
-                    shard[position].history.record(change.splice, capacity: changeHistory)
+                    shard[position].history.record(change.historyEntry, capacity: changeHistory)
                     shard[position].journaledUse = now
                 case .refused: break
                 case .abandoned:
@@ -445,7 +445,7 @@ package final class DurableSessionStore: SessionStore {
             let mark = writer.settlementMark
             let now = clock()
             var removedExpired = false
-            var stale: (state: ExpansionState, epoch: MenuEpoch)?
+            var stale: (state: SessionState, epoch: MenuEpoch)?
             let outcome: Result<Bool?, SessionStoreError> = table.withShardForWrite(of: id, now: now) { shard in
                 guard let found = shard.position(of: id) else { return .failure(.unknownSession) }
                 if shard[found].pending {

@@ -5,8 +5,11 @@ import MenuSessions
 ///
 /// - `r`: the revision, decimal ASCII (what the compare-and-set script compares).
 /// - `s`: the state by id (``encodeState(_:)``): `u8 format (1) | u8 base | u32 n | n × (u8 tag |
-///   u8 length | id)`, tag 0/1 a flipped group (collapsed/expanded), 2 + mode byte a mark. By id,
-///   so an instance on any menu version decodes it with its own menu (``state(on:)``).
+///   u8 length | id)`, tag 0/1 a flipped group (collapsed/expanded), 2 + mode byte a mark. A state
+///   with a selection is format 2: `u8 2 | u8 base | u8 all selected (0/1) | u32 n | entries`, tag
+///   5 a selection toggle (``PortableSelection``); a state without one stays format 1, which
+///   servers from before selection read. By id, so an instance on any menu version decodes it
+///   with its own menu (``state(on:)``).
 /// - `v`: the ``Menu/version`` the history's splices were computed on.
 /// - `h`: the history, `n × 12` bytes (``RedisHistory``), oldest first, at most `historyLimit`.
 /// - `o`: where a reload entry of the history came from (``ReloadOrigin``): the menu version the
@@ -58,16 +61,16 @@ package struct RedisSessionRecord: Sendable, Equatable {
 
     /// The state on `menu`: ids `menu` lacks (or that name rows there) are dropped, as a reload
     /// drops them. O(k · (depth + log k)) for k entries.
-    package func state(on menu: Menu, key: String) throws(RedisRecordError) -> ExpansionState {
+    package func state(on menu: Menu, key: String) throws(RedisRecordError) -> SessionState {
         try Self.state(of: state, on: menu, key: key)
     }
 
     /// A state's bytes (an `s` field, or a ``ReloadOrigin``'s) decoded on `menu`, by the same rule.
     package static func state(of bytes: [UInt8], on menu: Menu, key: String) throws(RedisRecordError)
-        -> ExpansionState
+        -> SessionState
     {
         var ignored: [String] = []
-        return ExpansionState(portable: try decodeState(bytes, key: key), in: menu, ignoredIDs: &ignored)
+        return SessionState(portable: try decodeState(bytes, key: key), in: menu, ignoredIDs: &ignored)
     }
 
     /// The entries since `since` for a reader on `menuVersion`: nil when the history does not
@@ -86,10 +89,17 @@ package struct RedisSessionRecord: Sendable, Equatable {
     package func advanced(to state: [UInt8], change: RowChange?, menuVersion: String, historyLimit: Int)
         -> RedisSessionRecord
     {
+        advanced(to: state, entry: .splice(change), menuVersion: menuVersion, historyLimit: historyLimit)
+    }
+
+    /// ``advanced(to:change:menuVersion:historyLimit:)`` for a write that left `entry`.
+    package func advanced(to state: [UInt8], entry: HistoryEntry, menuVersion: String, historyLimit: Int)
+        -> RedisSessionRecord
+    {
         let same = historyVersion == menuVersion
         return RedisSessionRecord(
             revision: revision + 1, state: state, historyVersion: menuVersion,
-            history: RedisHistory.appending(RedisHistory.entry(change), to: same ? history : [], limit: historyLimit),
+            history: RedisHistory.appending(RedisHistory.entry(entry), to: same ? history : [], limit: historyLimit),
             origin: same ? origin : [])
     }
 
@@ -106,11 +116,16 @@ package struct RedisSessionRecord: Sendable, Equatable {
     // MARK: The state's bytes
 
     static let stateFormat: UInt8 = 1
+    static let selectionStateFormat: UInt8 = 2
 
     /// `portable` in the `s` field's form. O(bytes).
-    package static func encodeState(_ portable: PortableExpansion) -> [UInt8] {
-        var bytes: [UInt8] = [stateFormat, portable.base.recordByte]
-        let count = UInt32(portable.marks.count + portable.flips.count)
+    package static func encodeState(_ portable: PortableState) -> [UInt8] {
+        let hasSelection = portable.selection != PortableSelection()
+        var bytes: [UInt8] =
+            hasSelection
+            ? [selectionStateFormat, portable.base.recordByte, portable.selection.all ? 1 : 0]
+            : [stateFormat, portable.base.recordByte]
+        let count = UInt32(portable.marks.count + portable.flips.count + portable.selection.toggled.count)
         withUnsafeBytes(of: count.littleEndian) { bytes.append(contentsOf: $0) }
         func append(_ tag: UInt8, _ id: String) {
             // Config ids are 1 to 128 bytes (MenuConfigError), so one length byte holds any.
@@ -121,19 +136,28 @@ package struct RedisSessionRecord: Sendable, Equatable {
         }
         for mark in portable.marks { append(2 + mark.mode.recordByte, mark.id) }
         for flip in portable.flips { append(flip.isExpanded ? 1 : 0, flip.id) }
+        for id in portable.selection.toggled { append(5, id) }
         return bytes
     }
 
     /// The `s` field back; an empty field is the default state (a record written without one).
-    package static func decodeState(_ bytes: [UInt8], key: String) throws(RedisRecordError) -> PortableExpansion {
-        guard !bytes.isEmpty else { return PortableExpansion() }
+    package static func decodeState(_ bytes: [UInt8], key: String) throws(RedisRecordError) -> PortableState {
+        guard !bytes.isEmpty else { return PortableState() }
         func fail(_ problem: String) -> RedisRecordError { RedisRecordError(key: key, problem: "state: " + problem) }
-        guard bytes.count >= 6, bytes[0] == stateFormat else { throw fail("unknown format \(bytes[0])") }
+        let format = bytes[0]
+        guard format == stateFormat || format == selectionStateFormat else { throw fail("unknown format \(format)") }
+        let head = format == stateFormat ? 6 : 7
+        guard bytes.count >= head else { throw fail("\(bytes.count) bytes, less than a header") }
         guard let base = ExpansionMode(recordByte: bytes[1]) else { throw fail("unknown base \(bytes[1])") }
-        let count = Int(bytes[2]) | Int(bytes[3]) << 8 | Int(bytes[4]) << 16 | Int(bytes[5]) << 24
-        guard count <= (bytes.count - 6) / 3 else { throw fail("\(count) entries in \(bytes.count) bytes") }
-        var portable = PortableExpansion(base: base)
-        var offset = 6
+        var portable = PortableState(base: base)
+        if format == selectionStateFormat {
+            guard bytes[2] <= 1 else { throw fail("selection base \(bytes[2])") }
+            portable.selection.all = bytes[2] == 1
+        }
+        let count =
+            Int(bytes[head - 4]) | Int(bytes[head - 3]) << 8 | Int(bytes[head - 2]) << 16 | Int(bytes[head - 1]) << 24
+        guard count <= (bytes.count - head) / 3 else { throw fail("\(count) entries in \(bytes.count) bytes") }
+        var offset = head
         for _ in 0 ..< count {
             guard offset + 2 <= bytes.count else { throw fail("truncated at byte \(offset)") }
             let tag = bytes[offset]
@@ -145,6 +169,7 @@ package struct RedisSessionRecord: Sendable, Equatable {
             switch tag {
             case 0, 1: portable.flips.append(.init(id: id, isExpanded: tag == 1))
             case 2 ... 4: portable.marks.append(.init(id: id, mode: ExpansionMode(recordByte: tag - 2)!))
+            case 5 where format == selectionStateFormat: portable.selection.toggled.append(id)
             default: throw fail("unknown entry tag \(tag) at byte \(offset)")
             }
             offset += 2 + length
@@ -189,18 +214,25 @@ package struct RedisRecordError: Error, Sendable, Equatable, CustomStringConvert
     }
 }
 
-/// The `h` field: one 12-byte entry per revision, `u32 at | u32 inserted | u32 removed` little
-/// endian, `at` = 0xFFFFFFFF for a write that changed no visible row, 0xFFFFFFFE for a carry-over
+/// The `h` field: one 12-byte entry per revision, a ``HistoryEntry``'s three words little
+/// endian (`at` = 0xFFFFFFFF for a write that changed no visible row), or 0xFFFFFFFE for a carry-over
 /// to a new menu (its splices are computed from the record's ``ReloadOrigin``). The script appends
 /// with the same rule as ``appending(_:to:limit:)``. A read O(entries answered).
 package enum RedisHistory {
     package static let entrySize = 12
 
-    /// One entry read back: a write's splice (nil for none), or a reload.
+    /// One entry read back: what a write left (``HistoryEntry``), or a reload (nil `entry`).
     package struct Entry: Sendable, Equatable {
         package var revision: Int
-        package var change: RowChange?
-        package var isReload = false
+        package var entry: HistoryEntry?
+        package var isReload: Bool { entry == nil }
+
+        package init(revision: Int, entry: HistoryEntry?) {
+            self.revision = revision
+            self.entry = entry
+        }
+        /// The write's splice, if it changed rows.
+        package var change: RowChange? { entry?.splice }
     }
 
     /// The entry of a carry-over to a new menu.
@@ -211,17 +243,16 @@ package enum RedisHistory {
     }()
 
     /// The entry of a write whose splice was `change`.
-    package static func entry(_ change: RowChange?) -> [UInt8] {
+    package static func entry(_ change: RowChange?) -> [UInt8] { entry(.splice(change)) }
+
+    /// The entry of a write that left `entry`.
+    package static func entry(_ entry: HistoryEntry) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(entrySize)
-        let words: [UInt32] =
-            change.map {
-                [
-                    UInt32(truncatingIfNeeded: $0.at), UInt32(truncatingIfNeeded: $0.inserted),
-                    UInt32(truncatingIfNeeded: $0.removed)
-                ]
-            } ?? [.max, 0, 0]
-        for word in words { withUnsafeBytes(of: word.littleEndian) { bytes.append(contentsOf: $0) } }
+        let words = entry.words
+        for word in [words.at, words.inserted, words.removed] {
+            withUnsafeBytes(of: word.littleEndian) { bytes.append(contentsOf: $0) }
+        }
         return bytes
     }
 
@@ -242,12 +273,8 @@ package enum RedisHistory {
         }
         return (since ..< endRevision).map { revision in
             let offset = (count - (endRevision - revision)) * entrySize
-            let at = word(offset)
-            if at == .max - 1 { return Entry(revision: revision + 1, change: nil, isReload: true) }
-            let change =
-                at == .max
-                ? nil : RowChange(at: Int(at), inserted: Int(word(offset + 4)), removed: Int(word(offset + 8)))
-            return Entry(revision: revision + 1, change: change)
+            return Entry(
+                revision: revision + 1, entry: HistoryEntry(words: word(offset), word(offset + 4), word(offset + 8)))
         }
     }
 }

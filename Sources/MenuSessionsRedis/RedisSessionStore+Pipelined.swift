@@ -13,7 +13,7 @@ import Synchronization
 /// instance's write first) goes to ``apply(_:to:in:if:)``, which reads and retries as it always has.
 extension RedisSessionStore: PipelinedSessionStore {
     package func startApply(
-        _ command: ExpansionCommand, to id: SessionID, in menu: MenuGeneration, if condition: RevisionCondition?,
+        _ command: SessionCommand, to id: SessionID, in menu: MenuGeneration, if condition: RevisionCondition?,
         then completion: @escaping @Sendable (PipelinedWrite) -> Void
     ) -> Bool {
         guard let pipeline else { return false }
@@ -40,7 +40,7 @@ extension RedisSessionStore: PipelinedSessionStore {
         let id: SessionID
         let menu: MenuGeneration
         let record: RedisSessionRecord
-        let state: ExpansionState
+        let state: SessionState
         let change: CommandChange
         let arguments: [[UInt8]]
     }
@@ -48,7 +48,7 @@ extension RedisSessionStore: PipelinedSessionStore {
     /// The write of `command` on this instance's copy of the session, or nil when it is not one
     /// to pipeline (no copy, a refusal, a no-op, the menu's own refusal: `apply` decides those).
     private func pendingWrite(
-        _ command: ExpansionCommand, to id: SessionID, in menu: MenuGeneration,
+        _ command: SessionCommand, to id: SessionID, in menu: MenuGeneration,
         if condition: RevisionCondition?
     ) -> PendingWrite? {
         guard let session = cache?.value(of: id) ?? writeBasis.value(of: id), !carryIsDue(session.record, in: menu)
@@ -66,12 +66,12 @@ extension RedisSessionStore: PipelinedSessionStore {
         }
         let encoded = RedisSessionRecord.encodeState(view.state.portable(in: menu.menu))
         let record = session.record.advanced(
-            to: encoded, change: outcome.change.splice, menuVersion: menu.menu.version,
+            to: encoded, entry: outcome.change.historyEntry, menuVersion: menu.menu.version,
             historyLimit: options.historyLimit)
         return PendingWrite(
             id: id, menu: menu, record: record, state: view.state, change: outcome.change,
             arguments: writeArguments(
-                record, entry: RedisHistory.entry(outcome.change.splice), over: revision, in: menu))
+                record, entry: RedisHistory.entry(outcome.change.historyEntry), over: revision, in: menu))
     }
 
     /// Hands `write`'s script to the pipeline; its reply updates the cache and the write basis,

@@ -169,23 +169,23 @@ extension RedisSessionStore {
         return deleted
         """)
 
-    /// Creates a session holding `state` under a fresh id: at revision 0, or at 1 with `splice`
-    /// recorded when `recording` (a write without a session that changed the default view).
-    func insert(_ state: ExpansionState, recording splice: RowChange??, in menu: MenuGeneration)
+    /// Creates a session holding `state` under a fresh id: at revision 0, or at 1 with `entry`
+    /// recorded when given (a write without a session that changed the default view).
+    func insert(_ state: SessionState, recording entry: HistoryEntry?, in menu: MenuGeneration)
         throws(SessionStoreError) -> (SessionID, Int)
     {
         let version = menu.menu.version
         let encoded = RedisSessionRecord.encodeState(state.portable(in: menu.menu))
         var record = RedisSessionRecord(revision: 0, state: encoded, historyVersion: version, history: [])
-        if let splice {
+        if let entry {
             record = record.advanced(
-                to: encoded, change: splice, menuVersion: version, historyLimit: options.historyLimit)
+                to: encoded, entry: entry, menuVersion: version, historyLimit: options.historyLimit)
         }
-        let entry = splice.map { RedisHistory.entry($0) } ?? []
+        let entryBytes = entry.map { RedisHistory.entry($0) } ?? []
         // 128 random bits: a taken id is all but impossible, but SET-if-absent makes it harmless.
         for _ in 0 ..< 4 {
             let id = SessionID.random()
-            if case .written = try write(record, entry: entry, of: id, over: nil, state: state, in: menu) {
+            if case .written = try write(record, entry: entryBytes, of: id, over: nil, state: state, in: menu) {
                 return (id, record.revision)
             }
         }
@@ -195,7 +195,7 @@ extension RedisSessionStore {
 
     /// `entry` is the history entry of the write (empty for a session created at revision 0).
     func write(
-        _ record: RedisSessionRecord, entry: [UInt8], of id: SessionID, over expected: Int?, state: ExpansionState,
+        _ record: RedisSessionRecord, entry: [UInt8], of id: SessionID, over expected: Int?, state: SessionState,
         in menu: MenuGeneration
     ) throws(SessionStoreError) -> WriteOutcome {
         let key = key(of: id)
@@ -235,7 +235,7 @@ extension RedisSessionStore {
     /// given back otherwise).
     func finishWrite(
         _ reply: RedisReply, tracked: Bool, fill: SessionCache<CachedSession>.Fill?, _ record: RedisSessionRecord,
-        of id: SessionID, over expected: Int?, state: ExpansionState,
+        of id: SessionID, over expected: Int?, state: SessionState,
         in menu: MenuGeneration
     ) throws(SessionStoreError) -> WriteOutcome {
         var reply = reply

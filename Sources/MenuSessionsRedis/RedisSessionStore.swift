@@ -71,7 +71,7 @@ package final class RedisSessionStore: SessionStore {
     /// 16 bytes per changed group and overlay entry) and about 150 bytes of fixed parts.
     struct CachedSession: Sendable {
         var record: RedisSessionRecord
-        var state: ExpansionState
+        var state: SessionState
         var epoch: MenuEpoch
         var expiresAt: SessionTime?
         var confirmedAt: SessionTime
@@ -84,7 +84,7 @@ package final class RedisSessionStore: SessionStore {
 
         /// This copy with its state decoded on the menu of `epoch` instead (record, expiry and
         /// confirmation unchanged).
-        func rebased(_ state: ExpansionState, on epoch: MenuEpoch) -> CachedSession {
+        func rebased(_ state: SessionState, on epoch: MenuEpoch) -> CachedSession {
             var copy = self
             copy.state = state
             copy.epoch = epoch
@@ -196,7 +196,7 @@ package final class RedisSessionStore: SessionStore {
 
     // MARK: SessionStore
 
-    package func create(in menu: MenuGeneration, state: ExpansionState) throws(SessionStoreError) -> SessionID {
+    package func create(in menu: MenuGeneration, state: SessionState) throws(SessionStoreError) -> SessionID {
         latest.note(menu)
         let state = try state.checkedForNewSession(
             maxChangedGroups: options.maxChangedGroups, maxStateBytes: options.maxStateBytes)
@@ -239,7 +239,7 @@ package final class RedisSessionStore: SessionStore {
     }
 
     package func apply(
-        _ command: ExpansionCommand, to id: SessionID?, in menu: MenuGeneration,
+        _ command: SessionCommand, to id: SessionID?, in menu: MenuGeneration,
         if condition: RevisionCondition?
     ) throws(SessionStoreError) -> AppliedChange {
         latest.note(menu)
@@ -250,7 +250,7 @@ package final class RedisSessionStore: SessionStore {
             let outcome = try command.run(
                 on: &view, maxChangedGroups: options.maxChangedGroups, maxStateBytes: options.maxStateBytes)
             let (newID, revision) = try insert(
-                view.state, recording: outcome.changedState ? .some(outcome.change.splice) : nil, in: menu)
+                view.state, recording: outcome.changedState ? outcome.change.historyEntry : nil, in: menu)
             return AppliedChange(
                 sessionID: newID, created: true, change: outcome.change, state: view.state, revision: revision)
         }
@@ -278,7 +278,7 @@ package final class RedisSessionStore: SessionStore {
             if carried.record != session.record { (session, fresh) = (carried, true) }
             let revision = session.record.revision
             var view = FlattenedView(menu: menu.menu)
-            let outcome: ExpansionCommand.Outcome
+            let outcome: SessionCommand.Outcome
             do throws(SessionStoreError) {
                 if let condition, !condition.admits(revision) { throw .revisionMismatch(current: revision) }
                 view = FlattenedView(menu: menu.menu, state: try state(of: session, id: id, in: menu))
@@ -302,10 +302,11 @@ package final class RedisSessionStore: SessionStore {
             }
             let encoded = RedisSessionRecord.encodeState(view.state.portable(in: menu.menu))
             let written = session.record.advanced(
-                to: encoded, change: outcome.change.splice, menuVersion: menu.menu.version,
+                to: encoded, entry: outcome.change.historyEntry, menuVersion: menu.menu.version,
                 historyLimit: options.historyLimit)
             switch try write(
-                written, entry: RedisHistory.entry(outcome.change.splice), of: id, over: revision, state: view.state,
+                written, entry: RedisHistory.entry(outcome.change.historyEntry), of: id, over: revision,
+                state: view.state,
                 in: menu)
             {
             case .written:
@@ -333,8 +334,8 @@ package final class RedisSessionStore: SessionStore {
         var answered: [ChangeEntry] = []
         answered.reserveCapacity(entries.count)
         for entry in entries {
-            guard entry.isReload else {
-                answered.append(ChangeEntry(revision: entry.revision, change: entry.change))
+            if let written = entry.entry {
+                answered.append(ChangeEntry(revision: entry.revision, written))
                 continue
             }
             // The reload's splices need the menu it came from: only while this instance keeps it.
@@ -435,10 +436,10 @@ package final class RedisSessionStore: SessionStore {
     /// The session's state on `menu`: the cached one when it belongs to `menu`, else decoded
     /// from the record by id (and cached so when `menu` is the newest).
     func state(of session: CachedSession, id: SessionID, in menu: MenuGeneration) throws(SessionStoreError)
-        -> ExpansionState
+        -> SessionState
     {
         if session.epoch === menu.epoch { return session.state }
-        let state: ExpansionState
+        let state: SessionState
         do { state = try session.record.state(on: menu.menu, key: keyText(of: id)) } catch {
             throw .unavailable(reason: error.description)
         }

@@ -17,10 +17,10 @@ package func wideMenu(groups: Int) throws -> Menu {
 }
 
 /// The state of a session of `menu` (a ``wideMenu(groups:)``) that expanded groups `g<first>` to `g<first + count - 1>`.
-package func expandedState(_ range: Range<Int>, in menu: Menu) -> ExpansionState {
+package func expandedState(_ range: Range<Int>, in menu: Menu) -> SessionState {
     var ignored: [String] = []
-    let flips = range.map { PortableExpansion.Flip(id: "g\($0)", isExpanded: true) }
-    return ExpansionState(portable: PortableExpansion(flips: flips), in: menu, ignoredIDs: &ignored)
+    let flips = range.map { PortableState.Flip(id: "g\($0)", isExpanded: true) }
+    return SessionState(portable: PortableState(flips: flips), in: menu, ignoredIDs: &ignored)
 }
 
 /// The session stores' tests' menu:
@@ -35,7 +35,7 @@ package func storeTestMenu() throws -> Menu {
 }
 
 /// The groups of `state` on `menu` that are expanded, by id.
-package func expandedGroups(_ state: ExpansionState, on menu: Menu) -> Set<String> {
+package func expandedGroups(_ state: SessionState, on menu: Menu) -> Set<String> {
     let view = FlattenedView(menu: menu, state: state)
     return Set(menu.nodes.filter { menu.isGroup($0) && view.isExpanded($0) }.map { menu.id(of: $0) })
 }

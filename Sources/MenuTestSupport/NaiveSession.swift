@@ -5,7 +5,7 @@ import NaiveReference
 /// One session the naive way, for the service-level differential test: its own ``NaiveMenu`` tree
 /// (flipped in place, as the seeds did), the session's state written down by its definition (a
 /// base mode, marks and flips by id, see ``NaiveExpansionRecord``), a revision counter and the log
-/// of every revision's splice. It takes the stores' ``ExpansionCommand`` and answers their
+/// of every revision's splice. It takes the stores' ``SessionCommand`` and answers their
 /// ``CommandChange``, computed the naive way.
 ///
 /// Invariant: every group's `isExpand` in the tree is what the record says for it (``mismatch()``
@@ -28,7 +28,7 @@ package struct NaiveSession {
     /// Applies `command` to the tree and to the record; nil (and nothing changed) when it names no
     /// node, or a row where it needs a group. A command that leaves the record as it was is a
     /// no-op: no revision, no log entry.
-    package mutating func apply(_ command: ExpansionCommand) -> CommandChange? {
+    package mutating func apply(_ command: SessionCommand) -> CommandChange? {
         let before = record
         let answer: CommandChange?
         switch command {
@@ -62,6 +62,8 @@ package struct NaiveSession {
             guard let found = menu.root.find(id) else { return nil }
             for group in found.ancestors.dropFirst() where !group.isExpand { record.flip(group.id) }
             answer = menu.reveal(id).map(CommandChange.group)
+        case .select, .selectAll:
+            preconditionFailure("the naive session models expansion only; selection has its own reference")
         }
         if record != before {
             revision += 1

@@ -18,9 +18,16 @@ package struct NaiveRow: Sendable, Equatable {
     /// Its place among its parent's children, from 1, and their number.
     package var positionInSet: Int
     package var setSize: Int
+    /// A group's leaves at any depth (nil for a row).
+    package var leafCount: Int?
 }
 
 extension NaiveMenu {
+    /// The leaves under `item`, at any depth, counted one by one.
+    static func leaves(under item: NaiveMenuItem) -> Int {
+        item.children.reduce(0) { $0 + ($1.isGroup ? leaves(under: $1) : 1) }
+    }
+
     /// Every visible row with every field, by one preorder walk (``flattened()``). O(n).
     package func listing() -> [NaiveRow] {
         flattened().map { index, item in
@@ -30,7 +37,8 @@ extension NaiveMenu {
                 isExpanded: item.isGroup ? item.isExpand : nil, childCount: item.isGroup ? item.children.count : nil,
                 attributes: item.attributes, visibleDescendantCount: item.visibleDescendantCount(),
                 positionInSet: item.parent!.children.firstIndex { $0 === item }! + 1,
-                setSize: item.parent!.children.count)
+                setSize: item.parent!.children.count,
+                leafCount: item.isGroup ? Self.leaves(under: item) : nil)
         }
     }
 }

@@ -109,7 +109,7 @@ struct ContractBench {
             try time(label, groups: requests.map { [$0] }, status: status)
         }
         let defaultView = FlattenedView(menu: menu)
-        let expandedView = FlattenedView(menu: menu, state: ExpansionState(base: .expanded))
+        let expandedView = FlattenedView(menu: menu, state: SessionState(base: .expanded))
         let half = [("offset", String(defaultView.count / 2)), ("limit", "50")]
         let page = service.respond(to: Self.page(half, defaultSession))
         let tag = page.headers.first { $0.name == "ETag" }?.value ?? ""
@@ -177,7 +177,7 @@ enum StoreMemory {
         }
 
         /// The commands one session gets.
-        func commands(groups: [String], using rng: inout SplitMix64) -> [ExpansionCommand] {
+        func commands(groups: [String], using rng: inout SplitMix64) -> [SessionCommand] {
             switch self {
             case .created: []
             case .expandAll: [.setAll(.expanded)]
@@ -194,8 +194,8 @@ enum StoreMemory {
         let groups = menu.nodes.filter(menu.isGroup).map(menu.id(of:))
         var text = """
             Session memory on the \(label) menu, \(sessions) sessions in the in-memory store (RSS added after malloc_trim, \
-            in a child process; the state's entries from one sample session; `ExpansionState` itself is \
-            \(MemoryLayout<ExpansionState>.size) bytes inline):
+            in a child process; the state's entries from one sample session; `SessionState` itself is \
+            \(MemoryLayout<SessionState>.size) bytes inline):
 
             | session | groups + marks | overlay entries | bytes per session |
             |---|---:|---:|---:|

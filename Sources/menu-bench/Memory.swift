@@ -30,7 +30,7 @@ enum ResidentMemory {
 }
 
 /// Resident memory added by many sessions, each a few toggles away from the default, held the way
-/// the server's store holds them: an ``ExpansionState`` and a last-used time under a 16-byte id.
+/// the server's store holds them: an ``SessionState`` and a last-used time under a 16-byte id.
 enum SessionMemory {
     struct Key: Hashable {
         var high: UInt64
@@ -38,7 +38,7 @@ enum SessionMemory {
     }
 
     struct Entry {
-        var state: ExpansionState
+        var state: SessionState
         var lastUsed: SessionTime
     }
 

@@ -42,7 +42,7 @@ enum TranslationFigures {
             for id in groups.shuffled(using: &rng).prefix(changes) { _ = try view.toggle(id) }
             let state = view.state
             let byID = state.changedGroups(in: old)
-            func reference() -> ExpansionState {
+            func reference() -> SessionState {
                 var fresh = FlattenedView(menu: new)
                 for (id, expanded) in byID { _ = try? fresh.setExpanded(id, expanded) }
                 return fresh.state

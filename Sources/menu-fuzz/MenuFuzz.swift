@@ -25,6 +25,7 @@
 //   timestamp – an RFC 3339 time: read, written back in UTC, read back to the same millisecond
 //   availability – the PUT /admin/availability body, applied to an overlay and resolved
 //   at       – ?at= through reads of a menu with opening hours, against MenuHours
+//   selection – the PUT /nodes/{id}/selection and PUT /selection bodies, and the selection they make
 // Each input must never crash, and its outcome must be well formed (FuzzTarget.check): no 5xx and
 // a JSON answer for a request, the same isExpanded as Foundation reads for a body, an address that
 // prints and parses back to itself. The corpus regression test (FuzzCorpusTests) replays

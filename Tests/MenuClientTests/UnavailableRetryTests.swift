@@ -39,7 +39,7 @@ final class OutageSessionStore: SessionStore {
     }
 
     var currentMenu: MenuGeneration { base.currentMenu }
-    func create(in menu: MenuGeneration, state: ExpansionState) throws(SessionStoreError) -> SessionID {
+    func create(in menu: MenuGeneration, state: SessionState) throws(SessionStoreError) -> SessionID {
         try gate()
         return try base.create(in: menu, state: state)
     }
@@ -52,7 +52,7 @@ final class OutageSessionStore: SessionStore {
         return try base.snapshot(of: id, in: menu)
     }
     func apply(
-        _ command: ExpansionCommand, to id: SessionID?, in menu: MenuGeneration,
+        _ command: SessionCommand, to id: SessionID?, in menu: MenuGeneration,
         if condition: RevisionCondition?
     ) throws(SessionStoreError) -> AppliedChange {
         try gate()

@@ -18,7 +18,7 @@ struct RedisSessionRecordTests {
     }
 
     @Test func aStateByIDRoundTripsByteForByteAndDropsIDsAnotherMenuLacks() throws {
-        let portable = PortableExpansion(
+        let portable = PortableState(
             base: .collapsed, marks: [.init(id: "a", mode: .expanded)],
             flips: [.init(id: "b", isExpanded: false), .init(id: "gone", isExpanded: true)])
         let bytes = RedisSessionRecord.encodeState(portable)
@@ -27,14 +27,14 @@ struct RedisSessionRecordTests {
         #expect(try RedisSessionRecord.decodeState(bytes, key: "k") == portable)
         let record = RedisSessionRecord(revision: 3, state: bytes, historyVersion: "v1", history: [])
         var ignored: [String] = []
-        let expected = ExpansionState(portable: portable, in: try Self.menu(), ignoredIDs: &ignored)
+        let expected = SessionState(portable: portable, in: try Self.menu(), ignoredIDs: &ignored)
         #expect(ignored == ["gone"])
         #expect(try record.state(on: Self.menu(), key: "k") == expected)
-        #expect(try RedisSessionRecord.decodeState([], key: "k") == PortableExpansion())
+        #expect(try RedisSessionRecord.decodeState([], key: "k") == PortableState())
     }
 
     @Test func aDamagedRecordIsRefusedNamingItsKey() throws {
-        let good = RedisSessionRecord.encodeState(PortableExpansion(flips: [.init(id: "b", isExpanded: true)]))
+        let good = RedisSessionRecord.encodeState(PortableState(flips: [.init(id: "b", isExpanded: true)]))
         let damages: [[UInt8]] = [
             [9] + good.dropFirst(), Array(good.dropLast()), good + [0], [1, 7, 0, 0, 0, 0], [1, 0, 1, 0, 0, 0, 5, 1, 98]
         ]
@@ -75,5 +75,35 @@ struct RedisSessionRecordTests {
         let moved = record.advanced(to: [], change: nil, menuVersion: "v2", historyLimit: 2)
         #expect(moved.history.count == 12 && moved.entries(since: 3, menuVersion: "v2")?.count == 1)
         #expect(record.advanced(to: [], change: nil, menuVersion: "v1", historyLimit: 0).history.isEmpty)
+    }
+}
+
+/// The `s` field with a selection (format 2), and without one (format 1, as servers from before
+/// selection wrote and read it).
+@Suite struct RedisSelectionRecordTests {
+    @Test func aStateWithASelectionRoundTripsAsFormat2AndOneWithoutStaysFormat1() throws {
+        let plain = PortableState(flips: [.init(id: "c", isExpanded: false)])
+        #expect(RedisSessionRecord.encodeState(plain).first == 1)
+        #expect(try RedisSessionRecord.decodeState(RedisSessionRecord.encodeState(plain), key: "k") == plain)
+        var chosen = plain
+        chosen.selection = PortableSelection(all: true, toggled: ["a", "b1"])
+        let bytes = RedisSessionRecord.encodeState(chosen)
+        #expect(bytes.first == 2)
+        #expect(try RedisSessionRecord.decodeState(bytes, key: "k") == chosen)
+        // A selection toggle in a format 1 record is not something this server wrote.
+        var forged = RedisSessionRecord.encodeState(plain)
+        forged[5] = 0
+        forged[2] = 2
+        forged += [5, 1, UInt8(ascii: "a")]
+        #expect(throws: RedisRecordError.self) { try RedisSessionRecord.decodeState(forged, key: "k") }
+    }
+
+    @Test func aSelectionHistoryEntryReadsBackAsItsRows() {
+        let entry = HistoryEntry.reconfigured(ReconfiguredRows(at: 7, count: 3, node: 12))
+        let history = RedisHistory.appending(RedisHistory.entry(entry), to: RedisHistory.entry(nil), limit: 4)
+        #expect(
+            RedisHistory.entries(history, endRevision: 2, since: 0) == [
+                RedisHistory.Entry(revision: 1, entry: .splice(nil)), RedisHistory.Entry(revision: 2, entry: entry)
+            ])
     }
 }

@@ -47,7 +47,7 @@ private final class CompletionOrder: Sendable {
 extension RedisSessionStore {
     /// `startApply` on the current menu, waited for; nil when it did not start.
     fileprivate func pipelinedApply(
-        _ command: ExpansionCommand, to id: SessionID, if condition: RevisionCondition? = nil
+        _ command: SessionCommand, to id: SessionID, if condition: RevisionCondition? = nil
     ) -> PipelinedWrite? {
         let waiter = WriteWaiter()
         guard startApply(command, to: id, in: currentMenu, if: condition, then: waiter.completion) else { return nil }

@@ -89,12 +89,12 @@ struct RedisStoreReloadTests {
     }
 
     @Test func aRecordCarriedOverKeepsItsOriginUntilAWriteOnAnotherMenu() throws {
-        let state = RedisSessionRecord.encodeState(PortableExpansion(flips: [.init(id: "c", isExpanded: false)]))
+        let state = RedisSessionRecord.encodeState(PortableState(flips: [.init(id: "c", isExpanded: false)]))
         let record = RedisSessionRecord(revision: 2, state: state, historyVersion: "v1", history: [])
         let carried = record.carried(to: "v2", historyLimit: 64)
         #expect(carried.revision == 3 && carried.historyVersion == "v2" && carried.state == state)
         #expect(ReloadOrigin(carried.origin) == ReloadOrigin(version: "v1", state: state))
-        #expect(carried.entries(since: 2, menuVersion: "v2") == [.init(revision: 3, change: nil, isReload: true)])
+        #expect(carried.entries(since: 2, menuVersion: "v2") == [RedisHistory.Entry(revision: 3, entry: nil)])
         let written = carried.advanced(to: [], change: nil, menuVersion: "v2", historyLimit: 64)
         #expect(written.origin == carried.origin && written.entries(since: 2, menuVersion: "v2")?.count == 2)
         let elsewhere = written.advanced(to: [], change: nil, menuVersion: "v3", historyLimit: 64)

@@ -4,7 +4,7 @@ import Testing
 
 @testable import MenuSessions
 
-/// `ExpansionCommand.reveal` lists every group it sets (what the durable store journals); the
+/// `SessionCommand.reveal` lists every group it sets (what the durable store journals); the
 /// stores' handling of the changed-groups cap is SessionStoreConformanceTests'.
 @Suite("Sessions: the reveal command")
 struct RevealCommandTests {
@@ -19,13 +19,13 @@ struct RevealCommandTests {
 
     @Test func aRevealListsTheGroupsItSetFromTheTopDown() throws {
         var view = FlattenedView(menu: try Self.menu())
-        let outcome = try ExpansionCommand.reveal(nodeID: "leaf").run(on: &view, maxChangedGroups: 10)
+        let outcome = try SessionCommand.reveal(nodeID: "leaf").run(on: &view, maxChangedGroups: 10)
         #expect(outcome.groupsSet.map(\.id) == ["g1", "g2", "g3"] && outcome.groupsSet.allSatisfy(\.isExpanded))
         #expect(
             outcome.change.groupChange?.index == 3 && outcome.change.splice == RowChange(at: 1, inserted: 3, removed: 0)
         )
         #expect(outcome.changedState)
-        let again = try ExpansionCommand.reveal(nodeID: "leaf").run(on: &view, maxChangedGroups: 10)
+        let again = try SessionCommand.reveal(nodeID: "leaf").run(on: &view, maxChangedGroups: 10)
         #expect(again.groupsSet.isEmpty && again.change.splice == nil && !again.changedState)
     }
 }

@@ -3,7 +3,7 @@ import MenuSessions
 import NaiveReference
 import Testing
 
-/// `ExpansionCommand.setAll` and `.setSubtree` in every store: one splice each, a revision only
+/// `SessionCommand.setAll` and `.setSubtree` in every store: one splice each, a revision only
 /// when the state changes, a constant number of entries whatever they affect, and the change
 /// limit counted in entries.
 @Suite("Session stores: expand or collapse all, and recursively", .serialized)
@@ -33,7 +33,7 @@ struct BulkCommandConformanceTests {
         let again = try store.apply(.setAll(.expanded), to: id)
         #expect(again.revision == 1 && again.change.splice == RowChange(at: 0, inserted: 8, removed: 8))
         let back = try store.apply(.setAll(.default), to: id)
-        #expect(back.revision == 2 && back.state == ExpansionState())
+        #expect(back.revision == 2 && back.state == SessionState())
         let changes = try store.changes(of: id, since: 0, in: store.currentMenu)
         #expect(
             changes.entries?.map(\.change) == [
@@ -87,19 +87,19 @@ struct BulkCommandConformanceTests {
         defer { subject.stop() }
         let store = subject.store
         var ignored: [String] = []
-        let state = ExpansionState(
-            portable: PortableExpansion(
+        let state = SessionState(
+            portable: PortableState(
                 base: .collapsed, marks: [.init(id: "b", mode: .expanded)],
                 flips: [.init(id: "d", isExpanded: true), .init(id: "zz", isExpanded: true)]),
             in: menu, ignoredIDs: &ignored)
         #expect(ignored == ["zz"])
         let id = try store.create(in: store.currentMenu, state: state)
         #expect(try store.snapshot(of: id) == SessionSnapshot(state: state, revision: 0))
-        var tooMany = PortableExpansion()
+        var tooMany = PortableState()
         tooMany.flips = [
             .init(id: "a", isExpanded: false), .init(id: "b", isExpanded: true), .init(id: "d", isExpanded: true)
         ]
-        let big = ExpansionState(portable: tooMany, in: menu, ignoredIDs: &ignored)
+        let big = SessionState(portable: tooMany, in: menu, ignoredIDs: &ignored)
         #expect(throws: SessionStoreError.tooManyChanges(limit: 2)) {
             try store.create(in: store.currentMenu, state: big)
         }

@@ -40,7 +40,7 @@ struct SessionStoreConformanceTests {
         defer { subject.stop() }
         let store = subject.store
         let id = try store.create()
-        #expect(try store.snapshot(of: id) == SessionSnapshot(state: ExpansionState(), revision: 0))
+        #expect(try store.snapshot(of: id) == SessionSnapshot(state: SessionState(), revision: 0))
         let collapsed = try store.apply(.toggle(groupID: "a"), to: id)
         #expect(collapsed.revision == 1 && collapsed.change.splice == RowChange(at: 1, inserted: 0, removed: 2))
         let hidden = try store.apply(.toggle(groupID: "b"), to: id)  // inside collapsed a: no row changes
@@ -76,8 +76,8 @@ struct SessionStoreConformanceTests {
         #expect(try store.apply(.toggle(groupID: "d"), to: id).revision == 2)
         #expect(try store.apply(.setAll(.collapsed), to: id).revision == 3)
         var ignored: [String] = []
-        let big = ExpansionState(
-            portable: PortableExpansion(flips: [.init(id: "a", isExpanded: false), .init(id: "d", isExpanded: true)]),
+        let big = SessionState(
+            portable: PortableState(flips: [.init(id: "a", isExpanded: false), .init(id: "d", isExpanded: true)]),
             in: menu, ignoredIDs: &ignored)
         #expect(throws: SessionStoreError.tooManyChanges(limit: 1)) {
             try store.create(in: store.currentMenu, state: big)

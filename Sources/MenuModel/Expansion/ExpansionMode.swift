@@ -1,6 +1,6 @@
 /// How a session decides the expansion of the groups it did not flip: as the config says, or
 /// every group expanded, or every group collapsed. A session has one for the whole tree (its
-/// base) and may set another for one group's subtree (a mark, see ``ExpansionState``).
+/// base) and may set another for one group's subtree (a mark, see ``SessionState``).
 public enum ExpansionMode: String, Sendable, CaseIterable, Hashable {
     /// Each group as the config's `expanded` says.
     case `default`

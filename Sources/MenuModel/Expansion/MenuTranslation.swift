@@ -57,7 +57,7 @@ public struct MenuTranslation: Sendable {
     /// `next` still carries it depends on the group alone. O(fromNodeCount); no menu needed.
     /// That explicit state is the one of a state with base `.default` and no marks: carrying a
     /// state with another base or with marks through a composed table may drop a flip that the
-    /// two tables one after the other keep (pass the chain to ``ExpansionState/carried(through:onto:)``).
+    /// two tables one after the other keep (pass the chain to ``SessionState/carried(through:onto:)``).
     ///
     /// - Precondition: `next` starts at the menu this translation ends at.
     public func followed(by next: MenuTranslation) -> MenuTranslation {
@@ -87,7 +87,7 @@ public struct MenuTranslation: Sendable {
     }
 }
 
-extension ExpansionState {
+extension SessionState {
     /// This state carried by id through one or more reloads onto `menu`: what each reload does to a
     /// session, in one pass. The state was built against the first translation's old menu; the
     /// result belongs to `menu`, the last translation's new menu (no translations: this state,
@@ -107,6 +107,8 @@ extension ExpansionState {
     /// is needed; each intermediate menu's defaults come from the next table, and the marks'
     /// subtree ends (kept in the state) give the mode at each flip in the first menu.
     ///
+    /// The selection is carried by id too (``SelectionState/carried(to:dropped:)``).
+    ///
     /// Cost: O(s · (k + j) + (k + j) · (d + log(k + j))) for k flips, j marks, s translations and
     /// `menu`'s depth d: one table lookup per entry per step, one sort, and one pass up the new
     /// paths to build the overlay (``init(base:marks:explicit:in:)``). Never O(menu size).
@@ -114,7 +116,7 @@ extension ExpansionState {
     /// - Precondition: the chain links up (each translation starts at the menu the previous one
     ///   ends at, checked by version and node count), the last one ends at `menu`, and this
     ///   state's groups exist in the first translation's old menu.
-    public func carried(through translations: some Sequence<MenuTranslation>, onto menu: Menu) -> ExpansionState {
+    public func carried(through translations: some Sequence<MenuTranslation>, onto menu: Menu) -> SessionState {
         // (node, explicit state) of the flipped groups and (node, mode) of the marks so far, in the
         // menu the last step ends at.
         var carried: [(node: Int32, isExpanded: Bool)] = []
@@ -163,6 +165,11 @@ extension ExpansionState {
                 + "not at this menu \(menu.version) (\(menu.nodeCount) nodes)")
         carried.sort { $0.node < $1.node }
         carriedMarks.sort { $0.node < $1.node }
-        return ExpansionState(base: base, marks: carriedMarks, explicit: carried, in: menu)
+        var state = SessionState(base: base, marks: carriedMarks, explicit: carried, in: menu)
+        // The selection follows its toggles' ids, groups and leaves alike; a toggle whose id is
+        // gone is dropped (its leaves go back to what encloses them).
+        var dropped: [String] = []
+        state.selection = selection.carried(to: menu, dropped: &dropped)
+        return state
     }
 }

@@ -1,5 +1,5 @@
 /// One session's selection over the menu's leaves, kept outside the immutable ``Menu`` like
-/// ``ExpansionState``: a base (every leaf selected, or none) and toggles, each a node (group or
+/// ``SessionState``: a base (every leaf selected, or none) and toggles, each a node (group or
 /// leaf) that flips the selection of every leaf of its subtree against what encloses it.
 ///
 /// A leaf is selected when ``allByDefault`` is, flipped once by each toggle on its path (itself
@@ -49,6 +49,16 @@ public struct SelectionState: Sendable {
         return total
     }
 
+    /// The same selection in arrays of exactly the capacity they need. O(k).
+    public var compacted: SelectionState {
+        var copy = self
+        copy.toggles = exactCapacity(toggles)
+        copy.toggleIDs = exactCapacity(toggleIDs)
+        copy.edges = exactCapacity(edges)
+        copy.selectedBefore = exactCapacity(selectedBefore)
+        return copy
+    }
+
     /// The toggled nodes, in menu order.
     public var toggledNodes: [Menu.Node] { toggles.map { Int($0.node) } }
 
@@ -86,8 +96,8 @@ public struct SelectionState: Sendable {
     // MARK: Writes
 
     /// Selects (`true`) or clears every leaf of `node`'s subtree (one leaf when `node` is a leaf),
-    /// at any depth, but leaves each of `excluded` (leaves of that subtree, say unavailable ones)
-    /// cleared. Returns whether the selected leaves changed. O(k + e log k + log n) for k toggles
+    /// at any depth, but leaves the leaves of each of `excluded` (nodes of that subtree, say
+    /// unavailable ones, whole groups or leaves) cleared. Returns whether the selected leaves changed. O(k + e log k + log n) for k toggles
     /// and e excluded leaves, plus redoing the edges.
     @discardableResult
     public mutating func set(
@@ -105,14 +115,16 @@ public struct SelectionState: Sendable {
         }
         if selected {
             // Every leaf of the subtree is selected now: flipping an excluded one clears it.
-            for leaf in Set(excluded) where leaf >= node && leaf < Int(end) && !menu.isGroup(leaf) {
-                let at = toggles.lowerBound(toggle: Int32(leaf))
-                if at < toggles.count && toggles[at].node == Int32(leaf) {
+            for excludedNode in Self.outermost(excluded, in: menu) where excludedNode >= node && excludedNode < Int(end)
+            {
+                let at = toggles.lowerBound(toggle: Int32(excludedNode))
+                if at < toggles.count && toggles[at].node == Int32(excludedNode) {
                     toggles.remove(at: at)
                     toggleIDs.remove(at: at)
                 } else {
-                    toggles.insert(SelectionToggle(node: Int32(leaf), end: Int32(leaf) + 1), at: at)
-                    toggleIDs.insert(menu.id(of: leaf), at: at)
+                    toggles.insert(
+                        SelectionToggle(node: Int32(excludedNode), end: Int32(menu.subtreeEnd(excludedNode))), at: at)
+                    toggleIDs.insert(menu.id(of: excludedNode), at: at)
                 }
             }
         }
@@ -127,6 +139,34 @@ public struct SelectionState: Sendable {
         let changed = base != selected || !edges.isEmpty
         self = SelectionState(all: selected)
         return changed
+    }
+
+    /// Selects or clears every leaf of the menu, but leaves the leaves of each of `excluded`
+    /// (nodes, say unavailable ones) cleared. Returns whether the selected leaves changed. O(e log e) for e
+    /// excluded leaves.
+    @discardableResult
+    public mutating func setAll(_ selected: Bool, excluding excluded: [Menu.Node], in menu: Menu) -> Bool {
+        let before = (base, edges)
+        self = SelectionState(all: selected)
+        if selected {
+            let nodes = Self.outermost(excluded, in: menu)
+            toggles = nodes.map { SelectionToggle(node: Int32($0), end: Int32(menu.subtreeEnd($0))) }
+            toggleIDs = nodes.map { menu.id(of: $0) }
+            if !nodes.isEmpty { rebuildEdges(in: menu) }
+        }
+        return before != (base, edges)
+    }
+
+    /// The nodes of `nodes` (of `menu`, 1 to its node count; others are ignored) that no other
+    /// of them encloses, ascending, each once. O(e log e).
+    static func outermost(_ nodes: [Menu.Node], in menu: Menu) -> [Menu.Node] {
+        var kept: [Menu.Node] = []
+        var end = 0
+        for node in Set(nodes).sorted() where node > 0 && node <= menu.nodeCount && node >= end {
+            kept.append(node)
+            end = menu.subtreeEnd(node)
+        }
+        return kept
     }
 
     /// The state in force at `node` before its own toggle: the base flipped by each toggle above

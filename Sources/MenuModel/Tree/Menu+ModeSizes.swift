@@ -1,5 +1,5 @@
 /// Visible sizes under each ``ExpansionMode`` with nothing flipped, in O(1) from the frozen arrays:
-/// the reference sizes a session's overlay is relative to (see ``ExpansionState``).
+/// the reference sizes a session's overlay is relative to (see ``SessionState``).
 extension Menu.Storage {
     /// Rows and leaf rows `group`'s children show together when each follows `mode` throughout
     /// its subtree. The root (0) counts as a group.

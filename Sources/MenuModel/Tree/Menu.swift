@@ -7,7 +7,7 @@ import TimeZoneRules
 /// `1...nodeCount` are the config's nodes in document order, so a node's subtree is the contiguous
 /// range `node ..< subtreeEnd(node)`. Alongside the tree it keeps, for the menu's *default*
 /// expansion, each node's visible size and the visible size of its left siblings, which
-/// ``FlattenedView`` combines with a session's sparse ``ExpansionState`` overlay.
+/// ``FlattenedView`` combines with a session's sparse ``SessionState`` overlay.
 /// Lookups by position are O(1); ``node(withID:)`` is one hash lookup.
 public struct Menu: Sendable {
     /// A position in the menu's preorder (1...nodeCount); stable for the life of a `Menu`.

@@ -1,5 +1,5 @@
 /// Expand all, collapse all, reset, and the recursive forms: each a constant amount of state (a
-/// new base, or one mark), never one entry per group affected (see ``ExpansionState``).
+/// new base, or one mark), never one entry per group affected (see ``SessionState``).
 extension FlattenedView {
     /// Sets the whole session to `mode`: every mark and flip is forgotten, so every group follows
     /// `mode` (`.default`: the config's defaults, the state of a new session). The change is the
@@ -8,7 +8,7 @@ extension FlattenedView {
     @discardableResult
     public mutating func setAll(_ mode: ExpansionMode) -> ExpansionResetChange {
         let before = count
-        state = ExpansionState(base: mode)
+        state = state.withExpansion(mode)
         return ExpansionResetChange(mode: mode, change: RowChange(at: 0, inserted: count, removed: before))
     }
 

@@ -1,5 +1,5 @@
 /// Which ``ExpansionMode`` is in force at a node: the nearest mark's on it or above it, else the
-/// session's base (see ``ExpansionState``).
+/// session's base (see ``SessionState``).
 extension FlattenedView {
     /// Whether `node` is an expanded group when `mode` is in force at it.
     @inline(__always) func isExpanded(_ node: Menu.Node, mode: ExpansionMode) -> Bool {

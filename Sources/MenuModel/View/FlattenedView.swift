@@ -1,11 +1,11 @@
 /// The flat table a client shows: the rows of a ``Menu`` visible under one session's
-/// ``ExpansionState``, in preorder. A row is visible when every enclosing group is expanded.
+/// ``SessionState``, in preorder. A row is visible when every enclosing group is expanded.
 ///
 /// Chosen structure: preorder numbering of the immutable menu with, per node, its visible size
 /// under each ``ExpansionMode`` (O(1) from the frozen arrays) and its left siblings' default
 /// visible size; the session adds a base mode, marks and a sparse overlay of visible-size
 /// differences along the ancestor paths of the groups it marked or flipped (see
-/// ``ExpansionState``). With n nodes, depth d, fan-out f, k marks and m overlay entries on a level:
+/// ``SessionState``). With n nodes, depth d, fan-out f, k marks and m overlay entries on a level:
 /// - ``count``, ``leafCount``: O(1).
 /// - ``rows(offset:limit:)``: O(d · log f · (log m + log k)) to find the first row by descending
 ///   through the groups, then O(limit) (amortised: the flips and marks are merged in), independent
@@ -18,9 +18,9 @@
 /// The menu is never mutated; changing one view's state never affects another view.
 public struct FlattenedView: Sendable {
     public let menu: Menu
-    public internal(set) var state: ExpansionState
+    public internal(set) var state: SessionState
 
-    public init(menu: Menu, state: ExpansionState = ExpansionState()) {
+    public init(menu: Menu, state: SessionState = SessionState()) {
         self.menu = menu
         self.state = state
     }
@@ -63,7 +63,10 @@ public struct FlattenedView: Sendable {
                 parentID: menu.parent(of: node).map(menu.id(of:)),
                 visibleDescendantCount: isGroup ? visibleDescendantCount(ofNode: node) : nil,
                 positionInSet: menu.siblingPosition(of: node),
-                setSize: menu.siblingCount(of: node))
+                setSize: menu.siblingCount(of: node),
+                selected: isGroup ? nil : state.selection.isSelected(node, in: menu),
+                selectedCount: isGroup ? state.selection.selectedCount(in: node, of: menu) : nil,
+                leafCount: isGroup ? menu.leafCount(of: node) : nil)
         }
     }
 
@@ -392,8 +395,9 @@ public struct VisibleNode: Sendable, Equatable {
     }
 }
 
-/// One row of the flat table. `isExpanded`, `childCount` and `visibleDescendantCount` are non-nil
-/// exactly for groups; `parentID` is nil exactly for a top-level node.
+/// One row of the flat table. `isExpanded`, `childCount`, `visibleDescendantCount`,
+/// `selectedCount` and `leafCount` are non-nil exactly for groups (when read from a view), and
+/// `selected` exactly for leaves; `parentID` is nil exactly for a top-level node.
 public struct FlattenedRow: Sendable, Equatable {
     public var index: Int
     public var node: Menu.Node
@@ -412,12 +416,21 @@ public struct FlattenedRow: Sendable, Equatable {
     /// `aria-setsize`; the level is ``depth`` + 1).
     public var positionInSet: Int
     public var setSize: Int
+    /// A leaf's place in the session's selection (nil for a group).
+    public var selected: Bool?
+    /// A group's selected leaves and all its leaves (nil for a leaf).
+    public var selectedCount: Int?
+    public var leafCount: Int?
 
     public init(
         index: Int, node: Menu.Node, id: String, title: String, depth: Int, isGroup: Bool,
         isExpanded: Bool?, childCount: Int?, attributes: [String: JSONValue]?,
-        parentID: String? = nil, visibleDescendantCount: Int? = nil, positionInSet: Int = 1, setSize: Int = 1
+        parentID: String? = nil, visibleDescendantCount: Int? = nil, positionInSet: Int = 1, setSize: Int = 1,
+        selected: Bool? = nil, selectedCount: Int? = nil, leafCount: Int? = nil
     ) {
+        self.selected = selected
+        self.selectedCount = selectedCount
+        self.leafCount = leafCount
         self.positionInSet = positionInSet
         self.setSize = setSize
         self.index = index

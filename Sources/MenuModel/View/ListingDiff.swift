@@ -102,7 +102,8 @@ extension ListingDiff {
     /// The diff from `old`'s rows to `new`'s (the same session on two menus): rows are matched by
     /// node id; a kept row is reconfigured when any field a row carries but its index differs:
     /// title (every locale), attributes, depth, parent, place among its siblings and their number,
-    /// group-ness, expansion, child count or visible descendants. O(rows · log rows) plus the walk
+    /// group-ness, expansion, child count, visible descendants, leaves or selection (a leaf's
+    /// state, a group's count). O(rows · log rows) plus the walk
     /// of both listings.
     public static func between(_ old: FlattenedView, _ new: FlattenedView) -> ListingDiff {
         let (oldMenu, newMenu) = (old.menu, new.menu)
@@ -124,7 +125,12 @@ extension ListingDiff {
                 oldMenu.siblingPosition(of: a) == newMenu.siblingPosition(of: b),
                 oldRows.descendants(of: i) == newRows.descendants(of: j),
                 oldMenu.parent(of: a).map(oldMenu.id(of:)) == newMenu.parent(of: b).map(newMenu.id(of:)),
-                oldMenu.attributes(of: a) == newMenu.attributes(of: b)
+                oldMenu.attributes(of: a) == newMenu.attributes(of: b),
+                oldMenu.leafCount(of: a) == newMenu.leafCount(of: b),
+                oldMenu.isGroup(a)
+                    ? old.state.selection.selectedCount(in: a, of: oldMenu)
+                        == new.state.selection.selectedCount(in: b, of: newMenu)
+                    : old.state.selection.isSelected(a, in: oldMenu) == new.state.selection.isSelected(b, in: newMenu)
             else { return false }
             return (0 ..< locales).allSatisfy { oldMenu.title(of: a, locale: $0) == newMenu.title(of: b, locale: $0) }
         }

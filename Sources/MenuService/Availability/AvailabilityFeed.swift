@@ -45,7 +45,7 @@ extension MenuAPI {
         guard let (resolvedOld, changedIDs) = served.changes(since: since, on: menu.generation.menu) else {
             return AvailabilityFeedEntry(since: since, revision: served.overlay.revision, reconfigured: nil)
         }
-        var state = ExpansionState()
+        var state = SessionState()
         if let session {
             guard let (read, snapshot) = try? snapshot(of: session, for: Self.availabilityLook),
                 read.generation.epoch === menu.generation.epoch, snapshot.revision == revision

@@ -26,6 +26,9 @@ package final class ServedAvailability: Sendable {
     /// `,"nextChangeAt":"<RFC 3339>"`, or nothing without one: formatted once, not per answer
     /// (formatting it each time cost a page 0.3-0.6 µs while anything had an `until`).
     let nextChangeAtJSON: [UInt8]
+    /// Unavailable leaves under each group that has any (none while everything is available):
+    /// what a group's `selectableCount` leaves out. One entry per ancestor of an unavailable node.
+    let unavailableLeaves: [Menu.Node: Int]
     /// The ids a reload dropped from the overlay (the new menu lacks them) on the way to this one.
     package let droppedAtReload: [String]
     /// What each read's tag starts with, per locale (``ServedMenu/entityTagPrefixes`` plus the
@@ -58,6 +61,17 @@ package final class ServedAvailability: Sendable {
         nextChangeAt = [overlay.nextExpiry, hoursChange].compactMap { $0 }.min()
         nextChangeAtJSON = nextChangeAt.map { Array(",\"nextChangeAt\":\"\($0.rfc3339)\"".utf8) } ?? []
         marks = AvailabilityMarks(resolved)
+        var unavailableLeaves: [Menu.Node: Int] = [:]
+        for root in resolved.unavailableRoots(under: 0) {
+            let leaves = menu.leafCount(of: root)
+            guard leaves > 0 else { continue }
+            var group: Menu.Node? = menu.isGroup(root) ? root : menu.parent(of: root)
+            while let current = group {
+                unavailableLeaves[current, default: 0] += leaves
+                group = menu.parent(of: current)
+            }
+        }
+        self.unavailableLeaves = unavailableLeaves
         self.droppedAtReload = droppedAtReload
         readTagPrefixes =
             overlay.revision == 0 ? tagPrefixes : tagPrefixes.map { $0 + Self.tagSegment(overlay.revision) }

@@ -10,7 +10,8 @@ extension EncodedMenu {
     /// of the session's own tree, and no search for the first row. With `marks`, as
     /// ``writeRows(of:offset:limit:marks:to:)`` of a session's tree.
     func writeRows(
-        of view: FilteredView, offset: Int, limit: Int, marks: AvailabilityMarks?, to writer: inout JSONWriter
+        of view: FilteredView, offset: Int, limit: Int, marks: AvailabilityMarks?, selection: RowSelection,
+        to writer: inout JSONWriter
     ) {
         var first = true
         writer.raw("[")
@@ -24,8 +25,8 @@ extension EncodedMenu {
                                 ? $0.fragment(of: row.node) : UnsafeRawBufferPointer(start: nil, count: 0)
                         }
                         ?? UnsafeRawBufferPointer(start: nil, count: 0)
-                    // A marked row (not a group) is copied without its closing brace, written after the availability.
-                    let copied = tail == end && !fragment.isEmpty ? tail - 1 : tail
+                    // A row (not a group) is copied without its closing brace, written after its fields.
+                    let copied = tail == end ? tail - 1 : tail
                     writer.raw(first ? "{\"index\":" : ",{\"index\":")
                     first = false
                     writer.integer(row.index)
@@ -47,16 +48,16 @@ extension EncodedMenu {
                         writer.raw(UnsafeRawBufferPointer(rebasing: blob[head ..< copied]))
                     }
                     guard tail < end else {  // a row: one copy
-                        if !fragment.isEmpty {
-                            writer.raw(fragment)
-                            writer.raw("}")
-                        }
+                        if !fragment.isEmpty { writer.raw(fragment) }
+                        selection.write(row.node, isGroup: false, to: &writer)
+                        writer.raw("}")
                         return
                     }
                     writer.bool(row.isExpanded)
                     let key = end - EncodedMenu.descendantCountKeyLength
                     writer.raw(UnsafeRawBufferPointer(rebasing: blob[tail ..< key]))
                     writer.raw(fragment)
+                    selection.write(row.node, isGroup: true, to: &writer)
                     writer.raw(UnsafeRawBufferPointer(rebasing: blob[key ..< end]))
                     writer.integer(descendants)
                     writer.raw("}")

@@ -45,7 +45,7 @@ struct EncodedMenu: Sendable {
     let titleSpans: [Span]
     /// nil for the default locale's rows (`blob` as it is).
     let localeTitles: LocaleTitles?
-    /// The most bytes one row takes, its opening and `isExpanded` value included: what a page
+    /// The most bytes one row takes, its opening, `isExpanded` value and selection fields included: what a page
     /// of n rows can take at most is n times this, plus the closing bracket.
     let rowBound: Int
 
@@ -99,7 +99,7 @@ struct EncodedMenu: Sendable {
         self.titleSpans = titleSpans
         localeTitles = nil
         rowBound =
-            RowOpening.maxLength + Self.groupValuesMaxLength
+            RowOpening.maxLength + Self.groupValuesMaxLength + RowSelection.maxLength
             + zip(spans, spans.dropFirst()).reduce(0) { max($0, $1.1.start - $1.0.start) }
     }
 
@@ -129,7 +129,7 @@ struct EncodedMenu: Sendable {
         spans = base.spans
         titleSpans = []
         localeTitles = LocaleTitles(defaultTitles: base.titleSpans, bytes: writer.finish(), offsets: offsets)
-        rowBound = RowOpening.maxLength + Self.groupValuesMaxLength + longest
+        rowBound = RowOpening.maxLength + Self.groupValuesMaxLength + RowSelection.maxLength + longest
     }
 
     /// Heap bytes this encoding holds of its own (shared arrays counted by the default's).
@@ -149,7 +149,8 @@ struct EncodedMenu: Sendable {
     /// With `marks`, a row that shows an availability gets its JSON (``AvailabilityMarks``): one
     /// bit test per row, and a copy more for a marked one.
     func writeRows(
-        of view: FlattenedView, offset: Int, limit: Int, marks: AvailabilityMarks?, to writer: inout JSONWriter
+        of view: FlattenedView, offset: Int, limit: Int, marks: AvailabilityMarks?, selection: RowSelection,
+        to writer: inout JSONWriter
     ) {
         let rowCount = offset >= 0 ? max(0, min(limit, view.count - offset)) : 0
         guard rowCount > 0 else {
@@ -159,15 +160,22 @@ struct EncodedMenu: Sendable {
         let (worstCase, overflow) = rowCount.multipliedReportingOverflow(by: rowBound + (marks?.maxFragmentLength ?? 0))
         if !overflow, worstCase < writer.spareCapacity {
             writeRowsAsFound(
-                of: view, offset: offset, rowCount: rowCount, marks: marks, maxBytes: worstCase &+ 1, to: &writer)
+                of: view, offset: offset, rowCount: rowCount, marks: marks, selection: selection,
+                maxBytes: worstCase &+ 1, to: &writer)
         } else {
-            writeRowsMeasured(of: view, offset: offset, rowCount: rowCount, marks: marks, to: &writer)
+            writeRowsMeasured(
+                of: view, offset: offset, rowCount: rowCount, marks: marks, selection: selection, to: &writer)
         }
     }
 
     /// Appends the one row object at visible row `index` of `view` (`null` past the end).
-    func writeRow(of view: FlattenedView, at index: Int, marks: AvailabilityMarks?, to writer: inout JSONWriter) {
-        writeRow(marks: marks, to: &writer) { writeRows(of: view, offset: index, limit: 1, marks: marks, to: &$0) }
+    func writeRow(
+        of view: FlattenedView, at index: Int, marks: AvailabilityMarks?, selection: RowSelection,
+        to writer: inout JSONWriter
+    ) {
+        writeRow(marks: marks, to: &writer) {
+            writeRows(of: view, offset: index, limit: 1, marks: marks, selection: selection, to: &$0)
+        }
     }
 
     /// Appends the one row object `writePage` writes as a page of one row (`null` for an empty
@@ -181,8 +189,8 @@ struct EncodedMenu: Sendable {
 
     /// One pass: each row written as the walk reaches it, into `maxBytes` reserved at once.
     private func writeRowsAsFound(
-        of view: FlattenedView, offset: Int, rowCount: Int, marks: AvailabilityMarks?, maxBytes: Int,
-        to writer: inout JSONWriter
+        of view: FlattenedView, offset: Int, rowCount: Int, marks: AvailabilityMarks?, selection: RowSelection,
+        maxBytes: Int, to writer: inout JSONWriter
     ) {
         writer.raw(atMost: maxBytes) { target in
             spans.withUnsafeBufferPointer { spans in
@@ -194,7 +202,8 @@ struct EncodedMenu: Sendable {
                             view.forEachVisibleNode(offset: offset, limit: rowCount) { row in
                                 out = Self.writeRow(
                                     row.node, isExpanded: row.isExpanded, of: view, opening: opening, spans: spans,
-                                    blob: blob.baseAddress!, titles: titles, marks: marks, at: out)
+                                    blob: blob.baseAddress!, titles: titles, marks: marks, selection: selection,
+                                    at: out)
                                 opening.advance()
                             }
                             out.storeBytes(of: UInt8(ascii: "]"), as: UInt8.self)
@@ -237,7 +246,8 @@ struct EncodedMenu: Sendable {
     /// Two passes: the walk records each row's node (bitwise negated unless it is an expanded
     /// group) and sums the exact bytes they take; then the rows are written after one reservation.
     private func writeRowsMeasured(
-        of view: FlattenedView, offset: Int, rowCount: Int, marks: AvailabilityMarks?, to writer: inout JSONWriter
+        of view: FlattenedView, offset: Int, rowCount: Int, marks: AvailabilityMarks?, selection: RowSelection,
+        to writer: inout JSONWriter
     ) {
         withUnsafeTemporaryAllocation(of: Int.self, capacity: rowCount) { rows in
             spans.withUnsafeBufferPointer { spans in
@@ -253,7 +263,8 @@ struct EncodedMenu: Sendable {
                                 &+ (titles?.extraBytes(of: row.node) ?? 0)
                             if let marks, marks.isMarked(row.node) { bytes &+= marks.fragment(of: row.node).count }
                         }
-                        bytes &+= filled &* (RowOpening.maxLength &+ Self.groupValuesMaxLength)
+                        bytes &+=
+                            filled &* (RowOpening.maxLength &+ Self.groupValuesMaxLength &+ RowSelection.maxLength)
                         writer.raw(atMost: bytes) { target in
                             blob.withUnsafeBytes { blob in
                                 var opening = RowOpening(index: offset)
@@ -262,7 +273,8 @@ struct EncodedMenu: Sendable {
                                     let entry = rows[position]
                                     out = Self.writeRow(
                                         entry < 0 ? ~entry : entry, isExpanded: entry >= 0, of: view, opening: opening,
-                                        spans: spans, blob: blob.baseAddress!, titles: titles, marks: marks, at: out)
+                                        spans: spans, blob: blob.baseAddress!, titles: titles, marks: marks,
+                                        selection: selection, at: out)
                                     opening.advance()
                                 }
                                 out.storeBytes(of: UInt8(ascii: "]"), as: UInt8.self)
@@ -280,13 +292,14 @@ struct EncodedMenu: Sendable {
     /// computed per row (``FlattenedView/visibleDescendantCount(ofExpandedGroup:)``, O(log m),
     /// only for an expanded group). With `titles`, the row's title is that locale's: three
     /// copies (up to the title, the title, after it) where the default locale's row takes one.
-    /// A node `marks` marks gets its availability before the closing brace (a row) or before the
-    /// `visibleDescendantCount` key (a group, whose key is then copied again).
+    /// A node `marks` marks gets its availability, and every node its selection fields
+    /// (``RowSelection``), before the closing brace (a row) or before the `visibleDescendantCount`
+    /// key (a group).
     @inline(__always)
     private static func writeRow(
         _ node: Int, isExpanded: Bool, of view: FlattenedView, opening: RowOpening,
         spans: UnsafeBufferPointer<Span>, blob: UnsafeRawPointer, titles: TitlePointers?,
-        marks: AvailabilityMarks.Pointers?, at target: UnsafeMutableRawPointer
+        marks: AvailabilityMarks.Pointers?, selection: RowSelection, at target: UnsafeMutableRawPointer
     ) -> UnsafeMutableRawPointer {
         var out = target
         let (head, tail, end) = (spans[node].start, spans[node].split, spans[node &+ 1].start)
@@ -305,10 +318,10 @@ struct EncodedMenu: Sendable {
             out += tail &- head
         }
         let marked = marks?.isMarked(node) ?? false
-        guard tail < end else {  // a row: one copy
-            guard marked, let marks else { return out }
-            out -= 1  // its closing brace, written again after the availability
-            out += storeFragment(marks.fragment(of: node), at: out)
+        guard tail < end else {  // a row: one copy, its closing brace written again after its fields
+            out -= 1
+            if marked, let marks { out += storeFragment(marks.fragment(of: node), at: out) }
+            out += selection.store(node, isGroup: false, at: out)
             out.storeBytes(of: UInt8(ascii: "}"), as: UInt8.self)
             return out + 1
         }
@@ -321,15 +334,13 @@ struct EncodedMenu: Sendable {
             out.storeBytes(of: UInt8(ascii: "e"), toByteOffset: 4, as: UInt8.self)
             out += 5
         }
-        out.copyMemory(from: blob + tail, byteCount: end &- tail)
-        out += end &- tail
-        if marked, let marks {
-            out -= Self.descendantCountKeyLength
-            out += storeFragment(marks.fragment(of: node), at: out)
-            out.copyMemory(
-                from: blob + (end &- Self.descendantCountKeyLength), byteCount: Self.descendantCountKeyLength)
-            out += Self.descendantCountKeyLength
-        }
+        let key = end &- Self.descendantCountKeyLength
+        out.copyMemory(from: blob + tail, byteCount: key &- tail)
+        out += key &- tail
+        if marked, let marks { out += storeFragment(marks.fragment(of: node), at: out) }
+        out += selection.store(node, isGroup: true, at: out)
+        out.copyMemory(from: blob + key, byteCount: Self.descendantCountKeyLength)
+        out += Self.descendantCountKeyLength
         out += storeDecimal(isExpanded ? view.visibleDescendantCount(ofExpandedGroup: node) : 0, at: out)
         out.storeBytes(of: UInt8(ascii: "}"), as: UInt8.self)
         return out + 1

@@ -9,14 +9,18 @@ package enum FeedEntry: Sendable {
     /// A menu reload that took the session to `revision`: the new menu's version (as JSON), and
     /// the splices and reconfigured rows from the old menu's rows to the new one's.
     case reload(revision: Int, versionJSON: String, ListingDiff)
+    /// A write that changed rows' content but not their number (a selection): the rows from
+    /// `rows.at` and the ids of the written node's ancestors, whose rows' counts changed.
+    case reconfigured(revision: Int, rows: RowRange, ancestors: [String])
 
     package var revision: Int {
         switch self {
-        case .change(let revision, _), .reload(let revision, _, _): revision
+        case .change(let revision, _), .reload(let revision, _, _), .reconfigured(let revision, _, _): revision
         }
     }
 
-    /// `{"revision":…,"change":…}` or `{"revision":…,"reload":{"version","changes","reconfigured"}}`.
+    /// `{"revision":…,"change":…}`, `{"revision":…,"reload":{"version","changes","reconfigured"}}`
+    /// or `{"revision":…,"reconfigured":{"at","count","ancestors"}}`.
     func write(to writer: inout JSONWriter) {
         writer.raw("{\"revision\":")
         writer.integer(revision)
@@ -38,6 +42,14 @@ package enum FeedEntry: Sendable {
                 writer.integer(row)
             }
             writer.raw("]}")
+        case .reconfigured(_, let rows, let ancestors):
+            writer.raw(",\"reconfigured\":{\"at\":")
+            writer.integer(rows.at)
+            writer.raw(",\"count\":")
+            writer.integer(rows.count)
+            writer.raw(",\"ancestors\":")
+            MenuAPI.writeIDs(ancestors, to: &writer)
+            writer.raw("}")
         }
         writer.raw("}")
     }
@@ -46,6 +58,7 @@ package enum FeedEntry: Sendable {
     var encodedBound: Int {
         switch self {
         case .change: 96
+        case .reconfigured(_, _, let ancestors): 128 + ancestors.reduce(0) { $0 + $1.utf8.count * 6 + 3 }
         case .reload(_, let versionJSON, let diff):
             96 + versionJSON.utf8.count + diff.changes.count * 64 + diff.reconfigured.count * 12
         }
@@ -67,7 +80,23 @@ package struct FeedChanges: Sendable {
         guard let stored = changes.entries else { return }
         var entries: [FeedEntry] = []
         entries.reserveCapacity(stored.count)
-        for entry in stored {
+        // A selection's node is a position in the menu its entry was written on: the menu before
+        // the reload entry that follows it, if one does (kept while that entry can be answered).
+        let lastReload = stored.lastIndex { $0.reload != nil }
+        for (position, entry) in stored.enumerated() {
+            if let rows = entry.reconfigured {
+                var menu = generation.menu
+                if let lastReload, position < lastReload {
+                    guard let older = stored[lastReload].reload?.olderMenu(on: generation) else { return }
+                    menu = older
+                }
+                let ancestors =
+                    rows.node > 0 && rows.node <= menu.nodeCount ? menu.ancestors(of: rows.node).map(menu.id(of:)) : []
+                entries.append(
+                    .reconfigured(
+                        revision: entry.revision, rows: RowRange(at: rows.at, count: rows.count), ancestors: ancestors))
+                continue
+            }
             guard let mark = entry.reload else {
                 entries.append(.change(revision: entry.revision, entry.change))
                 continue

@@ -39,6 +39,12 @@ struct ReadContext {
     /// The session's tree as rows (the unfiltered view).
     var view: FlattenedView { FlattenedView(menu: menu.generation.menu, state: session.state) }
 
+    /// The selection fields of this read's rows: the session's selection, and what is unavailable.
+    var rowSelection: RowSelection {
+        RowSelection(
+            session.state.selection, in: menu.generation.menu, unavailableLeaves: menu.availability.unavailableLeaves)
+    }
+
     /// The filtered view of ``query`` (cached for every session; 429 when too many are being built).
     func filteredView(slots: SearchBuildSlots) throws(APIError) -> FilteredView {
         guard let query else { preconditionFailure("a filtered view of a read without a query") }

@@ -77,10 +77,12 @@ extension MenuAPI {
         writePlace(offset: offset, limit: limit, to: &writer)
         writer.raw(",\"rows\":")
         let (encoded, marks) = (context.menu.encoded[context.locale], context.menu.availability.marks)
-        encoded.writeRows(of: filtered, offset: offset, limit: pageRows, marks: marks, to: &writer)
+        encoded.writeRows(
+            of: filtered, offset: offset, limit: pageRows, marks: marks, selection: context.rowSelection, to: &writer)
         if ancestors {
             writer.raw(",\"ancestors\":")
-            encoded.writeAncestorRows(of: filtered, above: offset, marks: marks, to: &writer)
+            encoded.writeAncestorRows(
+                of: filtered, above: offset, marks: marks, selection: context.rowSelection, to: &writer)
         }
         writer.raw("}")
         return read(writer.finish(), context)

@@ -43,7 +43,7 @@ extension MenuAPI {
     /// made through another instance: the session is fetched at that revision or later and the
     /// write tried once more, so that write is not refused as a conflict it is not.
     func apply(
-        _ command: ExpansionCommand, to id: SessionID?, in menu: ServedMenu,
+        _ command: SessionCommand, to id: SessionID?, in menu: ServedMenu,
         if ifMatch: EntityTagCondition?
     ) throws(SessionStoreError) -> AppliedChange {
         let condition = ifMatch?.revisionCondition(prefixes: menu.entityTagPrefixes)

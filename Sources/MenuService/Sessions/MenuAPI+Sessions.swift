@@ -7,8 +7,8 @@ import MenuSessions
 /// form. A client that keeps it recovers from `unknown_session` (expiry, eviction, a memory-only restart) by creating a session
 /// in the same state, across menu reloads and instances, and two devices share a layout.
 extension MenuAPI {
-    /// `{"version","sessionId","revision","expansion":{"base","marks":[{"id","mode"}],"expanded":[ids],"collapsed":[ids]}}`,
-    /// marks and flips in menu order. A session read as `/count` is: its tag is the menu version
+    /// `{"version","sessionId","revision","expansion":{"base","marks":[{"id","mode"}],"expanded":[ids],"collapsed":[ids]},
+    /// "selection":{"all","toggled":[ids]}}`, marks, flips and toggles in menu order. A session read as `/count` is: its tag is the menu version
     /// and the revision (which fix the answer), `If-None-Match` with it answers 304, and it is
     /// `private, no-cache`. O(k) for k marks and flips.
     func session(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
@@ -17,7 +17,8 @@ extension MenuAPI {
         if let unchanged = try notModified(request, context) { return unchanged }
         let (menu, session) = (context.menu, context.session)
         let portable = session.state.portable(in: menu.generation.menu)
-        var writer = JSONWriter(capacity: 160 + (portable.marks.count + portable.flips.count) * 48)
+        var writer = JSONWriter(
+            capacity: 200 + (portable.marks.count + portable.flips.count + portable.selection.toggled.count) * 48)
         writer.raw("{\"version\":")
         writer.raw(menu.versionJSON)
         writer.raw(",\"sessionId\":")
@@ -38,6 +39,10 @@ extension MenuAPI {
         Self.writeIDs(portable.flips.filter(\.isExpanded).map(\.id), to: &writer)
         writer.raw(",\"collapsed\":")
         Self.writeIDs(portable.flips.filter { !$0.isExpanded }.map(\.id), to: &writer)
+        writer.raw("},\"selection\":{\"all\":")
+        writer.bool(portable.selection.all)
+        writer.raw(",\"toggled\":")
+        Self.writeIDs(portable.selection.toggled, to: &writer)
         writer.raw("}}")
         return read(writer.finish(), context)
     }
@@ -67,7 +72,7 @@ extension MenuAPI {
         try admitCreation(request)
         let (_, (id, ignored)) = try onServedMenu { menu throws(SessionStoreError) -> (SessionID, [String]) in
             var ignored: [String] = []
-            let state = ExpansionState(portable: portable, in: menu.generation.menu, ignoredIDs: &ignored)
+            let state = SessionState(portable: portable, in: menu.generation.menu, ignoredIDs: &ignored)
             return (try store.create(in: menu.generation, state: state), ignored)
         }
         var writer = JSONWriter(capacity: 64 + ignored.count * 32)
@@ -81,7 +86,7 @@ extension MenuAPI {
 
     /// The portable expansion of a `POST /sessions` body (``PortableExpansionBodyParser``); an
     /// empty body is the default expansion.
-    package static func parsePortableExpansionBody(_ body: [UInt8]) throws(APIError) -> PortableExpansion {
+    package static func parsePortableExpansionBody(_ body: [UInt8]) throws(APIError) -> PortableState {
         do {
             return try PortableExpansionBodyParser.parse(body)
         } catch {

@@ -1,8 +1,9 @@
 import MenuModel
 
-/// The strict parser of the expansion bodies: `PUT /groups/{id}/expansion`'s
-/// `{"isExpanded": true|false, "recursive": true|false}` (``GroupBody``) and `PUT /expansion`'s
-/// `{"all": "expanded"|"collapsed"|"default"}` (``parseAll(_:)``).
+/// The strict parser of the write bodies: `PUT /groups/{id}/expansion`'s
+/// `{"isExpanded": true|false, "recursive": true|false}` (``GroupBody``), `PUT /expansion`'s
+/// `{"all": "expanded"|"collapsed"|"default"}` (``parseAll(_:)``), `PUT /nodes/{id}/selection`'s
+/// `{"selected": true|false}` and `PUT /selection`'s `{"all": true|false}` (``parseSelection(_:of:)``).
 ///
 /// Checks the whole body against the JSON grammar (RFC 8259: UTF-8, no trailing bytes, escapes and
 /// surrogate pairs well formed) and refuses a key given twice in one object, at any depth (the
@@ -31,13 +32,20 @@ struct ExpansionBodyParser {
     enum Body: Sendable {
         case group
         case all
+        case nodeSelection
+        case allSelection
 
         var example: String {
             switch self {
             case .group: "{\"isExpanded\": true} or {\"isExpanded\": false, \"recursive\": true}"
             case .all: "{\"all\": \"expanded\"}, {\"all\": \"collapsed\"} or {\"all\": \"default\"}"
+            case .nodeSelection: "{\"selected\": true} or {\"selected\": false}"
+            case .allSelection: "{\"all\": true} or {\"all\": false}"
             }
         }
+
+        /// The key whose boolean a selection body carries.
+        var selectionKey: String { self == .allSelection ? "all" : "selected" }
     }
 
     /// Why the body was refused, before it is worded for the client.
@@ -63,8 +71,8 @@ struct ExpansionBodyParser {
                 "the body has the key \"\(key.prefix(40))\" more than once in one object (parsers disagree on which one counts); send each key once"
             case .missingKey(let key): "the body must have \"\(key)\"; send \(body.example)"
             case .wrongValue(let key):
-                switch key {
-                case "all": "\"all\" must be \"expanded\", \"collapsed\" or \"default\""
+                switch (key, body) {
+                case ("all", .all): "\"all\" must be \"expanded\", \"collapsed\" or \"default\""
                 default: "\"\(key)\" must be true or false; send \(body.example)"
                 }
             }
@@ -103,6 +111,17 @@ struct ExpansionBodyParser {
         case .bool, .other: break
         }
         throw .wrongValue(key: "all")
+    }
+
+    /// The boolean of a selection body in `bytes`: `selected` (``Body/nodeSelection``) or `all`
+    /// (``Body/allSelection``).
+    static func parseSelection(_ bytes: [UInt8], of body: Body) throws(Problem) -> Bool {
+        let key = body.selectionKey
+        switch try members(of: bytes)[key] {
+        case nil: throw .missingKey(key)
+        case .bool(let value): return value
+        case .string, .other: throw .wrongValue(key: key)
+        }
     }
 
     /// The top-level members of the object in `bytes`, each key once.

@@ -2,7 +2,8 @@ import MenuModel
 
 /// The strict parser of the `POST /sessions` body, a portable expansion:
 /// `{"base": "default"|"expanded"|"collapsed", "marks": [{"id", "mode": "expanded"|"collapsed"}],
-/// "expanded": [ids], "collapsed": [ids]}`, every key optional (`base` defaults to `default`).
+/// "expanded": [ids], "collapsed": [ids], "selection": {"all": true|false, "toggled": [ids]}}`,
+/// every key optional (`base` defaults to `default`, the selection to none).
 ///
 /// The grammar on top of ``ExpansionBodyParser``'s scanner (one scanner, two grammars): the whole
 /// body is checked against RFC 8259, strings are unescaped before they are compared, and a key
@@ -27,6 +28,7 @@ struct PortableExpansionBodyParser {
         case duplicateKey(String, path: String)
         case wrapped
         case notAString(path: String)
+        case notABoolean(path: String)
         case notAnArray(path: String)
         case invalidMode(path: String, allowed: [ExpansionMode])
         case invalidID(path: String, found: String)
@@ -36,7 +38,7 @@ struct PortableExpansionBodyParser {
         /// What the client is told (the `invalid_body` message).
         var message: String {
             let shape =
-                #"send {"base": "default", "marks": [{"id": "soups", "mode": "collapsed"}], "expanded": ["noodles"], "collapsed": []} (every key optional)"#
+                #"send {"base": "default", "marks": [{"id": "soups", "mode": "collapsed"}], "expanded": ["noodles"], "collapsed": [], "selection": {"all": false, "toggled": ["rice"]}} (every key optional)"#
             return switch self {
             case .notJSON(let offset): "the body is not valid JSON (at byte \(offset)); \(shape)"
             case .tooDeep:
@@ -47,6 +49,7 @@ struct PortableExpansionBodyParser {
             case .wrapped:
                 "the body has the key \"expansion\": send the value of \"expansion\" from GET /session (the object with base, marks, expanded and collapsed), not the whole answer"
             case .notAString(let path): "\(path) must be a string; \(shape)"
+            case .notABoolean(let path): "\(path) must be true or false; \(shape)"
             case .notAnArray(let path): "\(path) must be an array; \(shape)"
             case .invalidMode(let path, let allowed):
                 "\(path) must be " + allowed.map { "\"\($0.rawValue)\"" }.joined(separator: " or ")
@@ -70,18 +73,18 @@ struct PortableExpansionBodyParser {
     private var markPaths: [String: String] = [:]
 
     /// The expansion `bytes` describe; an empty body is the default expansion.
-    static func parse(_ bytes: [UInt8]) throws(Problem) -> PortableExpansion {
-        guard !bytes.isEmpty else { return PortableExpansion() }
+    static func parse(_ bytes: [UInt8]) throws(Problem) -> PortableState {
+        guard !bytes.isEmpty else { return PortableState() }
         var parser = PortableExpansionBodyParser(scanner: ExpansionBodyParser(bytes: bytes))
         return try parser.document()
     }
 
     private init(scanner: ExpansionBodyParser) { self.scanner = scanner }
 
-    private mutating func document() throws(Problem) -> PortableExpansion {
-        var expansion = PortableExpansion()
-        var expanded: [PortableExpansion.Flip] = []
-        var collapsed: [PortableExpansion.Flip] = []
+    private mutating func document() throws(Problem) -> PortableState {
+        var expansion = PortableState()
+        var expanded: [PortableState.Flip] = []
+        var collapsed: [PortableState.Flip] = []
         try object(path: "the body", depth: 0) { parser, key throws(Problem) in
             switch key {
             case "base":
@@ -97,9 +100,11 @@ struct PortableExpansionBodyParser {
                     if let first = parser.flipPaths.updateValue(path, forKey: id) {
                         parser.note(.duplicateID(id, first: first, second: path))
                     }
-                    let flip = PortableExpansion.Flip(id: id, isExpanded: isExpanded)
+                    let flip = PortableState.Flip(id: id, isExpanded: isExpanded)
                     if isExpanded { expanded.append(flip) } else { collapsed.append(flip) }
                 }
+            case "selection":
+                expansion.selection = try parser.selection(path: "selection")
             case "expansion":
                 parser.note(.wrapped)
                 try parser.skip(key, depth: 1)
@@ -113,8 +118,43 @@ struct PortableExpansionBodyParser {
         return expansion
     }
 
+    /// The selection object, `{"all": true|false, "toggled": [ids]}` (both optional); the empty
+    /// selection when it is wrong (noted). An id twice in `toggled` is refused.
+    private mutating func selection(path: String) throws(Problem) -> PortableSelection {
+        var selection = PortableSelection()
+        guard scanner.peek() == UInt8(ascii: "{") else {
+            note(.notAnObject(path: path))
+            try skip(path, depth: 1)
+            return selection
+        }
+        var toggledPaths: [String: String] = [:]
+        try object(path: path, depth: 1) { parser, key throws(Problem) in
+            switch key {
+            case "all":
+                if parser.scanner.literal("true") {
+                    selection.all = true
+                } else if parser.scanner.literal("false") {
+                    selection.all = false
+                } else {
+                    parser.note(.notABoolean(path: path + ".all"))
+                    try parser.skip(path + ".all", depth: 2)
+                }
+            case "toggled":
+                try parser.array(path: path + ".toggled", depth: 2) { parser, elementPath throws(Problem) in
+                    guard let id = try parser.id(path: elementPath) else { return }
+                    if let first = toggledPaths.updateValue(elementPath, forKey: id) {
+                        parser.note(.duplicateID(id, first: first, second: elementPath))
+                    }
+                    selection.toggled.append(id)
+                }
+            default: try parser.skip(path + "." + key, depth: 2)
+            }
+        }
+        return selection
+    }
+
     /// One mark object, `{"id": …, "mode": "expanded"|"collapsed"}`; nil when it is wrong (noted).
-    private mutating func mark(path: String) throws(Problem) -> PortableExpansion.Mark? {
+    private mutating func mark(path: String) throws(Problem) -> PortableState.Mark? {
         guard scanner.peek() == UInt8(ascii: "{") else {
             note(.notAnObject(path: path))
             try skip(path, depth: 2)
@@ -144,7 +184,7 @@ struct PortableExpansionBodyParser {
             return nil
         }
         if let first = markPaths.updateValue(path, forKey: id) { note(.duplicateID(id, first: first, second: path)) }
-        return PortableExpansion.Mark(id: id, mode: mode)
+        return PortableState.Mark(id: id, mode: mode)
     }
 
     /// The members of the object at the scanner (`{` next), each key handed to `member` with the

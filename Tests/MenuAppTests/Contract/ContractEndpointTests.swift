@@ -94,10 +94,11 @@ extension AppTests {
                     #expect(
                         keys
                             == placed.union([
-                                "isGroup", "isExpanded", "visibleDescendantCount", "childCount", "attributes"
+                                "isGroup", "isExpanded", "visibleDescendantCount", "childCount", "attributes",
+                                "selection", "selectedCount", "selectableCount"
                             ]), "\(row)")
                 } else {
-                    #expect(keys == placed.union(["isGroup", "attributes"]), "\(row)")
+                    #expect(keys == placed.union(["isGroup", "attributes", "selected"]), "\(row)")
                 }
             }
             // Where a screen reader places a row: its level, and its place among its siblings.

@@ -32,6 +32,13 @@ struct LiveSessionExpansion: Decodable, Sendable {
     var sessionId: String
     var revision: Int
     var expansion: LivePortableExpansion
+    var selection: LivePortableSelection
+}
+
+/// A portable selection as the contract writes it.
+struct LivePortableSelection: Codable, Equatable, Sendable {
+    var all = false
+    var toggled: [String] = []
 }
 
 /// The answer of `POST /sessions`.
@@ -50,7 +57,8 @@ extension ContractClient {
         #expect(response.status == 200, "\(response)", sourceLocation: sourceLocation)
         liveExpectJSONHeaders(response, sourceLocation: sourceLocation)
         #expect(
-            try response.keys() == ["version", "sessionId", "revision", "expansion"], sourceLocation: sourceLocation)
+            try response.keys() == ["version", "sessionId", "revision", "expansion", "selection"],
+            sourceLocation: sourceLocation)
         let answer = try response.decode(LiveSessionExpansion.self, sourceLocation: sourceLocation)
         #expect(answer.sessionId == session, sourceLocation: sourceLocation)
         return answer

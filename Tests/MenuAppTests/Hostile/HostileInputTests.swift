@@ -251,6 +251,20 @@ struct HostileCase: Sendable, CustomTestStringConvertible {
         put("/expansion", name, accepted, body: body)
     }
 
+    /// `PUT /nodes/beer/selection` without a session, with `body` and its true Content-Length.
+    static func putSelection(_ name: String, _ accepted: Outcome..., body: @escaping @Sendable () -> [UInt8])
+        -> HostileCase
+    {
+        put("/nodes/beer/selection", name, accepted, body: body)
+    }
+
+    /// `PUT /selection` without a session, with `body` and its true Content-Length.
+    static func putAllSelection(_ name: String, _ accepted: Outcome..., body: @escaping @Sendable () -> [UInt8])
+        -> HostileCase
+    {
+        put("/selection", name, accepted, body: body)
+    }
+
     static let twentyMB = 20 * 1024 * 1024
 
     static let all: [HostileCase] = {
@@ -468,6 +482,28 @@ struct HostileCase: Sendable, CustomTestStringConvertible {
             put("recursive given twice, escaped once", .json(400, "invalid_body")) {
                 Array(#"{"isExpanded":true,"recursive":true,"recursiv\u0065":false}"#.utf8)
             },
+            putSelection("selected a string", .json(400, "invalid_body")) { Array(#"{"selected":"true"}"#.utf8) },
+            putSelection("selected a number", .json(400, "invalid_body")) { Array(#"{"selected":1}"#.utf8) },
+            putSelection("selected null", .json(400, "invalid_body")) { Array(#"{"selected":null}"#.utf8) },
+            putSelection("selected given twice", .json(400, "invalid_body")) {
+                Array(#"{"selected":true,"sel\u0065cted":false}"#.utf8)
+            },
+            putSelection("selection without its key", .json(400, "invalid_body")) { Array(#"{"all":true}"#.utf8) },
+            putSelection("selection as an array", .json(400, "invalid_body")) { Array(#"[{"selected":true}]"#.utf8) },
+            putSelection("selection with trailing bytes", .json(400, "invalid_body")) {
+                Array(#"{"selected":true} x"#.utf8)
+            },
+            putSelection("selection nested 30000 objects deep", .json(400, "invalid_body")) {
+                Array(#"{"selected":true,"x":"#.utf8) + Array(repeating: UInt8(ascii: "["), count: 30_000)
+                    + Array(repeating: UInt8(ascii: "]"), count: 30_000) + [UInt8(ascii: "}")]
+            },
+            putSelection("selection with invalid UTF-8 in an ignored key", .json(400, "invalid_body")) {
+                Array(#"{"selected":true,""#.utf8) + [0xC3, 0x28] + Array(#"":1}"#.utf8)
+            },
+            putAllSelection("select all with a mode name", .json(400, "invalid_body")) {
+                Array(#"{"all":"expanded"}"#.utf8)
+            },
+            putAllSelection("select all empty", .json(400, "invalid_body")) { [] },
             putAll("all an unknown mode", .json(400, "invalid_body")) { Array(#"{"all":"everything"}"#.utf8) },
             putAll("all a boolean", .json(400, "invalid_body")) { Array(#"{"all":true}"#.utf8) },
             putAll("all in the wrong case", .json(400, "invalid_body")) { Array(#"{"all":"Expanded"}"#.utf8) },

@@ -194,7 +194,7 @@ extension AppTests {
             let before = try store.state(of: id)
             clock.advance(.seconds(3600 / 8))  // past the touch interval (1/16 of the time to live)
             DurableFaults.stall(.write, in: directory.path)
-            let read = LiveLocked<ExpansionState?>(nil)
+            let read = LiveLocked<SessionState?>(nil)
             #expect(finishes(within: 20) { read.set(try? store.state(of: id)) }, "a read waited for the stalled disk")
             #expect(read.value == before)
         }

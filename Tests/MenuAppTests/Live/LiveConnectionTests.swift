@@ -67,14 +67,14 @@ extension AppTests {
             let rows = try connection.request("GET", "/rows?offset=16&limit=2")
             #expect(
                 rows.text
-                    == #"{"version":"\#(version)","revision":0,"count":30,"leafCount":24,"offset":16,"limit":2,"rows":[{"index":16,"level":1,"posInSet":3,"setSize":3,"id":"drinks","title":"酒水","depth":0,"parentId":null,"isGroup":true,"isExpanded":true,"childCount":3,"attributes":{"en":"Drinks"},"visibleDescendantCount":13},{"index":17,"level":2,"posInSet":1,"setSize":3,"id":"beer","title":"啤酒","depth":1,"parentId":"drinks","isGroup":true,"isExpanded":true,"childCount":3,"attributes":{"en":"Beer"},"visibleDescendantCount":3}]}"#
+                    == #"{"version":"\#(version)","revision":0,"count":30,"leafCount":24,"offset":16,"limit":2,"rows":[{"index":16,"level":1,"posInSet":3,"setSize":3,"id":"drinks","title":"酒水","depth":0,"parentId":null,"isGroup":true,"isExpanded":true,"childCount":3,"attributes":{"en":"Drinks"},"selection":"none","selectedCount":0,"selectableCount":10,"visibleDescendantCount":13},{"index":17,"level":2,"posInSet":1,"setSize":3,"id":"beer","title":"啤酒","depth":1,"parentId":"drinks","isGroup":true,"isExpanded":true,"childCount":3,"attributes":{"en":"Beer"},"selection":"none","selectedCount":0,"selectableCount":3,"visibleDescendantCount":3}]}"#
             )
             let leaf = try connection.request("GET", "/rows?offset=1&limit=1")
             #expect(
                 leaf.text.hasPrefix(
                     #"{"version":"\#(version)","revision":0,"count":30,"leafCount":24,"offset":1,"limit":1,"rows":[{"index":1,"level":2,"posInSet":1,"setSize":9,"id":"kung-pao-chicken","title":"宮保雞丁","depth":1,"parentId":"main-courses","isGroup":false,"attributes":{"#
                 ), "\(leaf.text)")
-            #expect(leaf.text.hasSuffix("}}]}"), "\(leaf.text)")
+            #expect(leaf.text.hasSuffix("},\"selected\":false}]}"), "\(leaf.text)")
         }
 
         @Test

@@ -33,6 +33,8 @@ extension AppTests {
             "/groups/{id}/expansion": ("/groups/beer/expansion", #"{"isExpanded":false}"#),
             "/expansion": ("/expansion", #"{"all":"expanded"}"#),
             "/nodes/{id}": ("/nodes/snow-beer", ""), "/nodes/{id}/reveal": ("/nodes/snow-beer/reveal", ""),
+            "/nodes/{id}/selection": ("/nodes/beer/selection", #"{"selected":true}"#),
+            "/selection": ("/selection", #"{"all":false}"#),
             "/metrics": ("/metrics", ""), "/": ("/", ""), "/app.js": ("/app.js", ""), "/app.css": ("/app.css", "")
         ]
 
@@ -98,7 +100,8 @@ extension AppTests {
                         read.status == 200 && read.text.contains(session),
                         "the session is live until the DELETE: \(read)")
                 }
-                let response = try send(method, request.target, body: request.body)
+                let response = try send(
+                    method, request.target, body: method == "GET" || method == "HEAD" ? "" : request.body)
                 #expect(
                     (200 ..< 400).contains(response.status), "\(method) \(request.target) with the session: \(response)"
                 )

@@ -62,12 +62,12 @@ import Testing
         var view = FlattenedView(menu: try makeMenu(Self.base))
         #expect(throws: ExpansionError.notAGroup(id: "d")) { try view.setExpanded("d", true, recursive: true) }
         #expect(throws: ExpansionError.unknownGroup(id: "zz")) { try view.setExpanded("zz", true, recursive: true) }
-        #expect(view.state == ExpansionState())
+        #expect(view.state == SessionState())
     }
 
     /// A state of every kind: base collapsed, "b" expanded recursively, "b1" flipped under it,
     /// "c" flipped against the base.
-    static func mixedState(on menu: Menu) throws -> ExpansionState {
+    static func mixedState(on menu: Menu) throws -> SessionState {
         var view = FlattenedView(menu: menu)
         view.setAll(.collapsed)
         _ = try view.setExpanded("b", true, recursive: true)
@@ -82,25 +82,25 @@ import Testing
         let portable = state.portable(in: menu)
         #expect(
             portable
-                == PortableExpansion(
+                == PortableState(
                     base: .collapsed, marks: [.init(id: "b", mode: .expanded)],
                     flips: [.init(id: "b1", isExpanded: false), .init(id: "c", isExpanded: true)]))
         var ignored: [String] = []
-        let restored = ExpansionState(portable: portable, in: menu, ignoredIDs: &ignored)
+        let restored = SessionState(portable: portable, in: menu, ignoredIDs: &ignored)
         #expect(restored == state && ignored.isEmpty)
         #expect(MenuTranslationTests.overlay(restored) == MenuTranslationTests.overlay(state))
     }
 
     @Test func restoringIgnoresAndReportsIDsThatNameNoGroup() throws {
         let menu = try makeMenu(Self.base)
-        let portable = PortableExpansion(
+        let portable = PortableState(
             base: .expanded, marks: [.init(id: "gone", mode: .collapsed), .init(id: "d", mode: .collapsed)],
             flips: [.init(id: "a", isExpanded: false), .init(id: "a1", isExpanded: true)])
         var ignored: [String] = []
-        let state = ExpansionState(portable: portable, in: menu, ignoredIDs: &ignored)
+        let state = SessionState(portable: portable, in: menu, ignoredIDs: &ignored)
         #expect(ignored == ["gone", "d", "a1"])
         #expect(
-            state.portable(in: menu) == PortableExpansion(base: .expanded, flips: [.init(id: "a", isExpanded: false)]))
+            state.portable(in: menu) == PortableState(base: .expanded, flips: [.init(id: "a", isExpanded: false)]))
     }
 
     @Test func aStateWithMarksIsCarriedThroughAReloadAsRestoringItByIDWould() throws {
@@ -116,7 +116,7 @@ import Testing
         let state = try Self.mixedState(on: old)
         let carried = state.carried(through: [MenuTranslation(from: old, to: new)], onto: new)
         var ignored: [String] = []
-        let restored = ExpansionState(portable: state.portable(in: old), in: new, ignoredIDs: &ignored)
+        let restored = SessionState(portable: state.portable(in: old), in: new, ignoredIDs: &ignored)
         #expect(ignored.isEmpty)
         #expect(carried == restored)
         #expect(MenuTranslationTests.overlay(carried) == MenuTranslationTests.overlay(restored))
@@ -134,7 +134,7 @@ import Testing
         let new = try makeMenu([Self.base[1], Self.base[0].children![1], Self.base[2], Self.base[3]])
         let carried = view.state.carried(through: [MenuTranslation(from: old, to: new)], onto: new)
         #expect(carried.markCount == 0)
-        #expect(carried.portable(in: new) == PortableExpansion(flips: [.init(id: "a2", isExpanded: false)]))
+        #expect(carried.portable(in: new) == PortableState(flips: [.init(id: "a2", isExpanded: false)]))
     }
 
     @Test func theBaseModeIsCarriedThroughAChainOfReloads() throws {
@@ -150,6 +150,6 @@ import Testing
         #expect(carried == stepwise)
         #expect(
             carried.portable(in: third)
-                == PortableExpansion(base: .expanded, flips: [.init(id: "b", isExpanded: false)]))
+                == PortableState(base: .expanded, flips: [.init(id: "b", isExpanded: false)]))
     }
 }

@@ -7,7 +7,7 @@ import Testing
 /// after every step the change object, the counts, every row's position, node and expansion (and
 /// every field on the pages and, on small tables, of every row) and `index(of:)` must agree, on
 /// the four shapes of ``DifferentialTests``. After every step the state must also equal, overlay
-/// and all, the state rebuilt in one pass from its ``PortableExpansion`` (the incremental overlay
+/// and all, the state rebuilt in one pass from its ``PortableState`` (the incremental overlay
 /// is the one the definition gives).
 ///
 /// Seeds are random on each run and printed with every failure; set `MENU_DIFFERENTIAL_SEED` to
@@ -86,9 +86,9 @@ import Testing
 
     /// What differs between `state` and the state rebuilt in one pass from its portable form (nil:
     /// nothing): base, marks, flips and every overlay entry.
-    static func differenceFromRebuilt(_ state: ExpansionState, in menu: Menu) -> String? {
+    static func differenceFromRebuilt(_ state: SessionState, in menu: Menu) -> String? {
         var ignored: [String] = []
-        let rebuilt = ExpansionState(portable: state.portable(in: menu), in: menu, ignoredIDs: &ignored)
+        let rebuilt = SessionState(portable: state.portable(in: menu), in: menu, ignoredIDs: &ignored)
         if !ignored.isEmpty { return "the portable form names ids the menu lacks: \(ignored)" }
         if rebuilt != state { return "the state differs from the one rebuilt from its portable form" }
         if MenuTranslationTests.overlay(rebuilt) != MenuTranslationTests.overlay(state) {

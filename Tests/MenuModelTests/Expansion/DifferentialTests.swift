@@ -412,7 +412,7 @@ import Testing
         let groups = menu.nodes.filter(menu.isGroup)
         for _ in 0 ..< 2_000 { _ = try view.toggle(menu.id(of: groups.randomElement(using: &rng)!)) }
         for group in groups { _ = try view.setExpanded(menu.id(of: group), menu.isExpandedByDefault(group)) }
-        #expect(view.state == ExpansionState())
+        #expect(view.state == SessionState())
         #expect(view.state.levels.isEmpty)
         #expect(view.count == FlattenedView(menu: menu).count)
     }

@@ -105,6 +105,8 @@ struct ListingDiffTests {
                     || was.depth != now.depth || was.parentID != now.parentID
                     || was.visibleDescendantCount != now.visibleDescendantCount
                     || was.positionInSet != now.positionInSet || was.setSize != now.setSize
+                    || was.leafCount != now.leafCount || was.selected != now.selected
+                    || was.selectedCount != now.selectedCount
                 #expect(diff.reconfigured.contains(index) == changed, "row \(now.id); \(context)")
             }
             #expect(diff.reconfigured.allSatisfy(kept.contains), "\(context)")

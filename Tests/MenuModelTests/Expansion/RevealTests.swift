@@ -41,7 +41,7 @@ import Testing
     @Test func revealOfAnUnknownIDIsRefusedAndChangesNothing() throws {
         var view = FlattenedView(menu: try makeMenu(Self.spec))
         #expect(throws: ExpansionError.unknownNode(id: "nope")) { try view.reveal("nope") }
-        #expect(view.state == ExpansionState())
+        #expect(view.state == SessionState())
     }
 
     @Test func revealOnlyOpensWhatIsCollapsedAndLeavesTheNodeItself() throws {

@@ -4,13 +4,13 @@ import Testing
 
 /// A state with a base mode, marks and flips carried through a reload of random edits
 /// (``MenuEdits``) must equal, overlay and all, the reference built change by change on a fresh
-/// view of the new menu from the old state's ``PortableExpansion``: the base set, each mark whose
+/// view of the new menu from the old state's ``PortableState``: the base set, each mark whose
 /// id still names a group set recursively (in the new menu's order, so outer marks first), then
 /// each flipped group set to its explicit state. Without marks, a chain of reloads must equal the
 /// reloads one by one.
 @Suite struct BulkTranslationTests {
     /// A random state of bulk changes, toggles and sets on `menu`.
-    static func randomState(on menu: Menu, steps: Int, using rng: inout SplitMix64) throws -> ExpansionState {
+    static func randomState(on menu: Menu, steps: Int, using rng: inout SplitMix64) throws -> SessionState {
         var view = FlattenedView(menu: menu)
         let groups = menu.nodes.filter(menu.isGroup).map(menu.id(of:))
         guard !groups.isEmpty else { return view.state }
@@ -26,7 +26,7 @@ import Testing
     }
 
     /// The reference: `portable` applied change by change to a fresh view of `menu`.
-    static func reference(_ portable: PortableExpansion, on menu: Menu) throws -> FlattenedView {
+    static func reference(_ portable: PortableState, on menu: Menu) throws -> FlattenedView {
         var view = FlattenedView(menu: menu)
         view.setAll(portable.base)
         let marks = portable.marks.compactMap { mark in

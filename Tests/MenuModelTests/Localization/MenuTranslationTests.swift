@@ -4,7 +4,7 @@ import Testing
 @testable import MenuModel
 
 /// A session's expansion carried through reloads (``MenuTranslation``,
-/// ``ExpansionState/carried(through:onto:)``) against the contract's reference: the session's
+/// ``SessionState/carried(through:onto:)``) against the contract's reference: the session's
 /// explicit choices, by id, applied one by one from scratch to a fresh view of the new menu, where
 /// the id still names a group. Every comparison covers the whole view: the changed groups, the
 /// overlay (exactly as flipping one by one builds it), `count`, `leafCount`, every row, pages and
@@ -220,7 +220,7 @@ import Testing
     // MARK: Helpers
 
     /// A state of `menu` with `choices` applied by id.
-    static func state(of menu: Menu, _ choices: [String: Bool]) throws -> ExpansionState {
+    static func state(of menu: Menu, _ choices: [String: Bool]) throws -> SessionState {
         var view = FlattenedView(menu: menu)
         for (id, expanded) in choices.sorted(by: { $0.key < $1.key }) { _ = try view.setExpanded(id, expanded) }
         return view.state
@@ -228,7 +228,7 @@ import Testing
 
     /// The contract from scratch: `state`'s changed groups and their explicit state, by id, set one
     /// by one on a fresh view of `new` where the id names a group.
-    static func reference(_ state: ExpansionState, from old: Menu, to new: Menu) throws -> FlattenedView {
+    static func reference(_ state: SessionState, from old: Menu, to new: Menu) throws -> FlattenedView {
         var view = FlattenedView(menu: new)
         for (id, expanded) in state.changedGroups(in: old) {
             guard let node = new.node(withID: id), new.isGroup(node) else { continue }
@@ -238,13 +238,13 @@ import Testing
     }
 
     /// Each level's entries as (node, running rows, running leaves).
-    static func overlay(_ state: ExpansionState) -> [[[Int32]]] {
+    static func overlay(_ state: SessionState) -> [[[Int32]]] {
         state.levels.map { $0.map { [$0.node, $0.rows, $0.leaves] } }
     }
 
     /// `carried` on the reference's menu shows exactly what the reference shows.
     static func expectSameView(
-        _ carried: ExpansionState, as reference: FlattenedView, _ context: String,
+        _ carried: SessionState, as reference: FlattenedView, _ context: String,
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
         let menu = reference.menu

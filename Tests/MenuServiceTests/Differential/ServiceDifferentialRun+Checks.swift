@@ -14,7 +14,7 @@ extension ServiceDifferentialRun {
     /// must go through, or of an older one, which must be refused and change nothing), applies it
     /// to the twin when the service took it, and compares the answer field by field; then replays
     /// the answer's splice onto the rows before it, which must give the rows after it.
-    func write(_ command: ExpansionCommand, by client: Int) throws {
+    func write(_ command: SessionCommand, by client: Int) throws {
         var headers: [(name: String, value: String)] = []
         let revision = clients[client].naive.revision
         var stale = false
@@ -37,7 +37,8 @@ extension ServiceDifferentialRun {
             case .reveal(let id): allIDs.contains(id) ? nil : "unknown_node"
             case .toggle(let id), .set(let id, _), .setSubtree(let id, _):
                 rowIDs.contains(id) ? "not_a_group" : groupIDs.contains(id) ? nil : "unknown_group"
-            case .setAll: nil
+            case .setAll, .selectAll: nil
+            case .select(let id, _, _): allIDs.contains(id) ? nil : "unknown_node"
             }
         if let code = refusal {
             try expect(
@@ -90,6 +91,11 @@ extension ServiceDifferentialRun {
             try expect(
                 answer.all == reset.mode.rawValue && answer.id == nil,
                 "the reset's answer says all \(answer.all ?? "-")")
+        case .selection(let change):
+            let own: Set<String> =
+                change.id == nil
+                ? ["selected", "selectedCount", "reconfigured"] : ["id", "selected", "selectedCount", "reconfigured"]
+            try expect(keys == common.union(own), "the selection's answer has keys \(keys.sorted())")
         }
         try expect(
             answer.change?.rowChange == expected.splice,

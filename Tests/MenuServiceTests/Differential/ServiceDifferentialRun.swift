@@ -113,7 +113,7 @@ final class ServiceDifferentialRun {
 
     /// Sends `command` the way the contract spells it (a plain set now and then with an explicit
     /// `"recursive": false`).
-    func send(_ command: ExpansionCommand, by client: Int, headers: [(name: String, value: String)]) -> HTTPResponse {
+    func send(_ command: SessionCommand, by client: Int, headers: [(name: String, value: String)]) -> HTTPResponse {
         switch command {
         case .toggle(let id): return send("POST", "/groups/\(id)/toggle", client: client, headers: headers)
         case .set(let id, let expanded):
@@ -128,6 +128,11 @@ final class ServiceDifferentialRun {
         case .setAll(let mode):
             return send("PUT", "/expansion", client: client, headers: headers, body: "{\"all\":\"\(mode.rawValue)\"}")
         case .reveal(let id): return send("POST", "/nodes/\(id)/reveal", client: client, headers: headers)
+        case .select(let id, let selected, _):
+            return send(
+                "PUT", "/nodes/\(id)/selection", client: client, headers: headers, body: "{\"selected\":\(selected)}")
+        case .selectAll(let selected, _):
+            return send("PUT", "/selection", client: client, headers: headers, body: "{\"all\":\(selected)}")
         }
     }
 
@@ -183,7 +188,7 @@ final class ServiceDifferentialRun {
         }
     }
 
-    func randomCommand() -> ExpansionCommand {
+    func randomCommand() -> SessionCommand {
         let group = groupIDs.randomElement(using: &rng)!
         let expanded = Bool.random(using: &rng)
         let dice = Int.random(in: 0 ..< 100, using: &rng)

@@ -24,7 +24,9 @@ struct EncodedMenuAvailabilityTests {
                     repeating: UInt8(ascii: " "),
                     count: writer.spareCapacity - encoded.rowBound - (marks?.maxFragmentLength ?? 0) + 1))
         }
-        encoded.writeRows(of: view, offset: offset, limit: limit, marks: marks, to: &writer)
+        encoded.writeRows(
+            of: view, offset: offset, limit: limit, marks: marks, selection: RowSelection(nothingSelectedIn: view.menu),
+            to: &writer)
         let json = Data(writer.bytes.drop { $0 == UInt8(ascii: " ") })
         return try #require(try JSONSerialization.jsonObject(with: json) as? [[String: Any]])
     }
@@ -93,7 +95,9 @@ struct EncodedMenuAvailabilityTests {
                 // A row alone (GET /nodes/{id}) as on a page.
                 if offset < view.count {
                     var writer = JSONWriter(capacity: 16)
-                    encoded.writeRow(of: view, at: offset, marks: marks, to: &writer)
+                    encoded.writeRow(
+                        of: view, at: offset, marks: marks, selection: RowSelection(nothingSelectedIn: view.menu),
+                        to: &writer)
                     let row = try JSONSerialization.jsonObject(with: Data(writer.bytes)) as? NSDictionary
                     let first = try Self.page(encoded, view, offset: offset, limit: 1, marks: marks, roomy: true)
                     #expect(row == first.first as NSDictionary?)
@@ -119,7 +123,9 @@ struct EncodedMenuAvailabilityTests {
         let filtered = try withAvailability.filteredView(
             for: try SearchQuery(text: "1"), slots: SearchBuildSlots(limit: 1))
         var writer = JSONWriter(capacity: 1024)
-        withAvailability.encoded[0].writeRows(of: filtered, offset: 0, limit: 500, marks: marks, to: &writer)
+        withAvailability.encoded[0].writeRows(
+            of: filtered, offset: 0, limit: 500, marks: marks,
+            selection: RowSelection(nothingSelectedIn: filtered.menu), to: &writer)
         let rows = try #require(try JSONSerialization.jsonObject(with: Data(writer.bytes)) as? [[String: Any]])
         #expect(!rows.isEmpty)
         for row in rows {

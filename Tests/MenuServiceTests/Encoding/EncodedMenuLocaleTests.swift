@@ -48,7 +48,9 @@ struct EncodedMenuLocaleTests {
         if !roomy {
             writer.raw([UInt8](repeating: UInt8(ascii: " "), count: writer.spareCapacity - encoded.rowBound + 1))
         }
-        encoded.writeRows(of: view, offset: offset, limit: limit, marks: nil, to: &writer)
+        encoded.writeRows(
+            of: view, offset: offset, limit: limit, marks: nil, selection: RowSelection(nothingSelectedIn: view.menu),
+            to: &writer)
         return try JSONDecoder().decode([LiveRow].self, from: Data(writer.bytes.drop { $0 == UInt8(ascii: " ") }))
     }
 
@@ -90,7 +92,9 @@ struct EncodedMenuLocaleTests {
             let encoded = EncodedMenu(localizing: base, menu: menu, locale: locale)
             for offset in 0 ..< view.count {
                 var writer = JSONWriter(capacity: 16)
-                encoded.writeRows(of: view, offset: offset, limit: 1, marks: nil, to: &writer)
+                encoded.writeRows(
+                    of: view, offset: offset, limit: 1, marks: nil,
+                    selection: RowSelection(nothingSelectedIn: view.menu), to: &writer)
                 #expect(writer.count - 2 <= encoded.rowBound)
             }
             // Its own bytes are its titles and their offsets: the rows' other bytes are the default's.

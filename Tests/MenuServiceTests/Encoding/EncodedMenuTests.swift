@@ -37,7 +37,9 @@ struct EncodedMenuTests {
             writer.raw([UInt8](repeating: UInt8(ascii: " "), count: writer.spareCapacity - encoded.rowBound + 1))
             #expect(writer.spareCapacity < encoded.rowBound)
         }
-        encoded.writeRows(of: view, offset: offset, limit: limit, marks: nil, to: &writer)
+        encoded.writeRows(
+            of: view, offset: offset, limit: limit, marks: nil, selection: RowSelection(nothingSelectedIn: view.menu),
+            to: &writer)
         return Array(writer.bytes.drop { $0 == UInt8(ascii: " ") })
     }
 
@@ -84,7 +86,9 @@ struct EncodedMenuTests {
         }
         for offset in 0 ..< view.count {
             var writer = JSONWriter(capacity: 16)
-            encoded.writeRows(of: view, offset: offset, limit: 1, marks: nil, to: &writer)
+            encoded.writeRows(
+                of: view, offset: offset, limit: 1, marks: nil, selection: RowSelection(nothingSelectedIn: view.menu),
+                to: &writer)
             #expect(writer.count - 2 <= encoded.rowBound)  // one row between [ and ]
         }
     }

@@ -148,7 +148,7 @@ import Testing
             message
                 == "no resource at /menus; the routes are GET or HEAD /rows, GET or HEAD /count, GET or HEAD /menu, GET or HEAD /search, GET or HEAD /changes, GET or HEAD /healthz, GET or HEAD /readyz, "
                 + "POST /sessions, GET or HEAD /session, DELETE /session, POST /groups/{id}/toggle, PUT /groups/{id}/expansion, PUT /expansion, "
-                + "GET or HEAD /nodes/{id}, POST /nodes/{id}/reveal, GET or HEAD /metrics, GET or HEAD /, GET or HEAD /app.js, GET or HEAD /app.css"
+                + "GET or HEAD /nodes/{id}, POST /nodes/{id}/reveal, PUT /nodes/{id}/selection, GET or HEAD /selection, PUT /selection, GET or HEAD /metrics, GET or HEAD /, GET or HEAD /app.js, GET or HEAD /app.css"
         )
     }
 }

@@ -27,6 +27,9 @@ import Testing
         ("GET", "/nodes/mapo-tofu", .node(id: "mapo-tofu")), ("HEAD", "/nodes/beer", .node(id: "beer")),
         ("POST", "/nodes/snow-beer/reveal", .revealNode(id: "snow-beer")),
         ("POST", "/nodes/reveal/reveal", .revealNode(id: "reveal")),
+        ("PUT", "/nodes/beer/selection", .selectNode(id: "beer")),
+        ("PUT", "/nodes/selection/selection", .selectNode(id: "selection")),
+        ("GET", "/selection", .selection), ("HEAD", "/selection", .selection), ("PUT", "/selection", .setAllSelection),
         ("GET", "/metrics", .metrics), ("HEAD", "/metrics", .metrics),
         ("GET", "/", .webPage), ("HEAD", "/", .webPage), ("GET", "/app.js", .webScript),
         ("HEAD", "/app.js", .webScript),
@@ -125,6 +128,9 @@ import Testing
         case .setAllExpansion: ("setAllExpansion", nil)
         case .node(let id): ("node", id)
         case .revealNode(let id): ("revealNode", id)
+        case .selectNode(let id): ("selectNode", id)
+        case .setAllSelection: ("setAllSelection", nil)
+        case .selection: ("selection", nil)
         case .metrics: ("metrics", nil)
         case .webPage: ("webPage", nil)
         case .webScript: ("webScript", nil)

@@ -11,10 +11,10 @@ import Testing
 /// The `POST /sessions` body (``PortableExpansionBodyParser``): what it reads, and every refusal
 /// with a message naming the key, position or value to fix; a refused body creates no session.
 @Suite struct PortableExpansionBodyTests {
-    typealias Flip = PortableExpansion.Flip
-    typealias Mark = PortableExpansion.Mark
+    typealias Flip = PortableState.Flip
+    typealias Mark = PortableState.Mark
 
-    func parse(_ body: String) -> Result<PortableExpansion, APIError> {
+    func parse(_ body: String) -> Result<PortableState, APIError> {
         Result { () throws(APIError) in try MenuAPI.parsePortableExpansionBody(Array(body.utf8)) }
     }
 
@@ -23,7 +23,7 @@ import Testing
             #"{"collapsed": ["soups", "be\u0065r"], "marks": [{"mode": "collapsed", "id": "drinks"}, {"id": "a.b~c_d-9", "mode": "expanded"}], "base": "expanded", "expanded": ["noodles"]}"#
         #expect(
             try parse(body).get()
-                == PortableExpansion(
+                == PortableState(
                     base: .expanded,
                     marks: [Mark(id: "drinks", mode: .collapsed), Mark(id: "a.b~c_d-9", mode: .expanded)],
                     flips: [
@@ -34,13 +34,13 @@ import Testing
 
     @Test(arguments: ["", "{}", " { } ", #"{"marks": [], "expanded": [], "collapsed": []}"#, #"{"base": "default"}"#])
     func anEmptyBodyOrObjectIsTheDefaultExpansion(body: String) throws {
-        #expect(try parse(body).get() == PortableExpansion())
+        #expect(try parse(body).get() == PortableState())
     }
 
     @Test func unknownKeysAreIgnoredAtTheTopAndInAMark() throws {
         let body =
             #"{"note": {"a": 1, "b": {"a": 2}}, "marks": [{"id": "drinks", "mode": "expanded", "since": [1, 2]}], "version": "x"}"#
-        #expect(try parse(body).get() == PortableExpansion(marks: [Mark(id: "drinks", mode: .expanded)]))
+        #expect(try parse(body).get() == PortableState(marks: [Mark(id: "drinks", mode: .expanded)]))
     }
 
     /// Each wrong body and what its message must say.
@@ -108,7 +108,7 @@ import Testing
     @Test func aMarkAndAFlipMayNameTheSameGroup() throws {
         #expect(
             try parse(#"{"marks": [{"id": "a", "mode": "collapsed"}], "expanded": ["a"]}"#).get()
-                == PortableExpansion(marks: [Mark(id: "a", mode: .collapsed)], flips: [Flip(id: "a", isExpanded: true)])
+                == PortableState(marks: [Mark(id: "a", mode: .collapsed)], flips: [Flip(id: "a", isExpanded: true)])
         )
     }
 

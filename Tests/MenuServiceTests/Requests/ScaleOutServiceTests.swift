@@ -38,7 +38,7 @@ final class LaggingCopyStore: SessionStore {
     /// Its sessions are copies another instance may have written past.
     var refreshesCopies: Bool { true }
 
-    func create(in menu: MenuGeneration, state: ExpansionState) throws(SessionStoreError) -> SessionID {
+    func create(in menu: MenuGeneration, state: SessionState) throws(SessionStoreError) -> SessionID {
         try checkOutage()
         return try shared.create(in: menu, state: state)
     }
@@ -65,7 +65,7 @@ final class LaggingCopyStore: SessionStore {
     }
 
     func apply(
-        _ command: ExpansionCommand, to id: SessionID?, in menu: MenuGeneration,
+        _ command: SessionCommand, to id: SessionID?, in menu: MenuGeneration,
         if condition: RevisionCondition?
     ) throws(SessionStoreError) -> AppliedChange {
         try checkOutage()
@@ -254,7 +254,10 @@ extension MenuAPI {
             ("PUT", "/groups/main-courses/expansion", [], #"{"isExpanded":false}"#),
             ("PUT", "/expansion", [], #"{"all":"expanded"}"#),
             ("GET", "/nodes/mapo-tofu", [], nil), ("HEAD", "/nodes/mapo-tofu", [], nil),
-            ("POST", "/nodes/mapo-tofu/reveal", [], nil)
+            ("POST", "/nodes/mapo-tofu/reveal", [], nil),
+            ("PUT", "/nodes/mapo-tofu/selection", [], #"{"selected":true}"#),
+            ("PUT", "/selection", [], #"{"all":true}"#),
+            ("GET", "/selection", [], nil), ("HEAD", "/selection", [], nil)
         ]
         var templates: Set<String> = []
         for (method, path, query, body) in requests {

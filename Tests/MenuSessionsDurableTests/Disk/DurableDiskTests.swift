@@ -91,7 +91,7 @@ struct DurableDiskTests {
 
         // Changes go into the journal's last page until it is full; the next one must fail.
         var failure: SessionStoreError?
-        var before = ExpansionState()
+        var before = SessionState()
         var sizeBefore = 0
         for step in 0 ..< 2000 {
             before = try store.state(of: id)

@@ -52,7 +52,7 @@ struct DurableStateRecordTests {
         #expect(bytes.count - offsets.last! == 50)
         // A snapshot session with a base and marks, and more entries after it.
         var snapshot: [UInt8] = []
-        let state = PortableExpansion(
+        let state = PortableState(
             base: .expanded, marks: [.init(id: "b", mode: .collapsed)],
             flips: (0 ..< 40).map { .init(id: "group-\($0)", isExpanded: $0 % 2 == 0) })
         DurableRecord.appendSession(id, lastUsed: 9, state: state, revision: 4, to: &snapshot, payloadLimit: 200)
@@ -78,7 +78,7 @@ struct DurableStateRecordTests {
     )
     func splitStatesReplayOnlyWhole() throws {
         let id = SessionID.random()
-        let state = PortableExpansion(
+        let state = PortableState(
             base: .collapsed, marks: [.init(id: "m", mode: .expanded)],
             flips: (0 ..< 30).map { .init(id: "group-\($0)", isExpanded: true) })
         let parts = DurableRecord.stateEvents(of: id, state, revision: 5, payloadLimit: 120)
@@ -99,7 +99,7 @@ struct DurableStateRecordTests {
         let whole = try #require(replay(dropping: nil))
         #expect(
             whole.portable
-                == PortableExpansion(
+                == PortableState(
                     base: .collapsed, marks: state.marks, flips: state.flips + [.init(id: "after", isExpanded: false)]))
         #expect(whole.revision == 6)
         for lost in parts.indices {
@@ -107,7 +107,7 @@ struct DurableStateRecordTests {
             let partial = try #require(replay(dropping: lost))
             #expect(
                 partial.portable
-                    == PortableExpansion(flips: [
+                    == PortableState(flips: [
                         .init(id: "before", isExpanded: true), .init(id: "after", isExpanded: false)
                     ]),
                 "part \(lost) lost")
@@ -193,11 +193,11 @@ struct DurableStateRecordTests {
         try Data(bytes).write(to: URL(fileURLWithPath: directory.file("snapshot")))
         let store = try durableOpen(directory, menu: menu)
         defer { store.close() }
-        var expected = durableExpansion(ExpansionState(), menu: menu)
+        var expected = durableExpansion(SessionState(), menu: menu)
         expected["c"] = true
         #expect(durableExpansion(try store.state(of: plain), menu: menu) == expected)
         #expect(try store.snapshot(of: plain).revision == 0)
-        expected = durableExpansion(ExpansionState(), menu: menu)
+        expected = durableExpansion(SessionState(), menu: menu)
         expected["a"] = false
         expected["b"] = true
         #expect(durableExpansion(try store.state(of: revised), menu: menu) == expected)

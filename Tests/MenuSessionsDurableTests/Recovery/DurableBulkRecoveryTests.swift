@@ -92,7 +92,7 @@ struct DurableBulkRecoveryTests {
             }
         }
 
-        mutating func apply(_ command: ExpansionCommand, to index: Int) throws {
+        mutating func apply(_ command: SessionCommand, to index: Int) throws {
             _ = try durable.apply(command, to: pairs[index].durable, in: generation)
             _ = try memory.apply(command, to: pairs[index].memory, in: memoryGeneration)
         }
@@ -132,10 +132,10 @@ struct DurableBulkRecoveryTests {
         try stores.apply(.toggle(groupID: "mains-noodles"), to: 0)
         try stores.apply(.set(groupID: "sides", isExpanded: true), to: 0)
         var ignored: [String] = []
-        let portable = PortableExpansion(
+        let portable = PortableState(
             base: .expanded, marks: [.init(id: "desserts", mode: .collapsed)],
             flips: [.init(id: "drinks", isExpanded: false), .init(id: "desserts-cakes", isExpanded: true)])
-        let state = ExpansionState(portable: portable, in: first.menu, ignoredIDs: &ignored)
+        let state = SessionState(portable: portable, in: first.menu, ignoredIDs: &ignored)
         stores.pairs.append(
             (
                 try stores.durable.create(in: stores.generation, state: state),

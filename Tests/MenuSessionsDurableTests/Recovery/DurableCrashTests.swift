@@ -41,7 +41,7 @@ struct DurableCrashTests {
         defer { directory.remove() }
         let (data, arguments) = try durableServerFiles(in: directory, fsync: policy)
         let menu = DurableFixtures.menu()
-        let defaults = durableExpansion(ExpansionState(), menu: menu)
+        let defaults = durableExpansion(SessionState(), menu: menu)
 
         let server = try LiveChildServer(arguments: arguments)
         let threads = 4

@@ -84,7 +84,7 @@ struct DurableDamageTests {
     /// What every session must hold when record `lostSnapshot` of the snapshot or `lostJournal`
     /// of the journal (counted after the header) is lost: nil for a session that must be gone.
     static func expected(lostSnapshot: Int?, lostJournal: Int?) -> [SessionID: [String: Bool]?] {
-        let defaults = durableExpansion(ExpansionState(), menu: menu)
+        let defaults = durableExpansion(SessionState(), menu: menu)
         var sessions: [SessionID: [String: Bool]?] = [:]
         for (index, saved) in base.snapshotSessions.enumerated() {
             sessions[saved.id] = index == lostSnapshot ? .some(nil) : defaults.merging(saved.groups) { $1 }
@@ -233,7 +233,7 @@ struct DurableDamageTests {
         let second = try durableOpen(directory, menu: Self.menu, log: log)
         defer { second.close() }
         #expect(second.recovery.journalFiles == 2)
-        var expected = durableExpansion(ExpansionState(), menu: Self.menu)  // "a" toggled twice: as it was
+        var expected = durableExpansion(SessionState(), menu: Self.menu)  // "a" toggled twice: as it was
         expected["b"]!.toggle()
         expected["c"] = true
         #expect(durableExpansion(try second.state(of: id), menu: Self.menu) == expected)
@@ -253,7 +253,7 @@ struct DurableDamageTests {
         let directory = DurableTemporaryDirectory()
         defer { directory.remove() }
         let (data, arguments) = try durableServerFiles(in: directory, fsync: .always)
-        var expected = durableExpansion(ExpansionState(), menu: Self.menu)
+        var expected = durableExpansion(SessionState(), menu: Self.menu)
         let server = try LiveChildServer(arguments: arguments)
         let session: String
         do {

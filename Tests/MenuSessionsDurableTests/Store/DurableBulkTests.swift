@@ -56,9 +56,9 @@ struct DurableBulkTests {
     }
 
     /// A random state by id: any base, up to three marks and five flips, an unknown id now and then.
-    static func randomPortable(groups: [String], using rng: inout SplitMix64) -> PortableExpansion {
+    static func randomPortable(groups: [String], using rng: inout SplitMix64) -> PortableState {
         let modes = ExpansionMode.allCases
-        var state = PortableExpansion(base: modes.randomElement(using: &rng)!)
+        var state = PortableState(base: modes.randomElement(using: &rng)!)
         for _ in 0 ..< Int.random(in: 0 ... 3, using: &rng) {
             state.marks.append(.init(id: groups.randomElement(using: &rng)!, mode: modes.randomElement(using: &rng)!))
         }
@@ -73,7 +73,7 @@ struct DurableBulkTests {
     }
 
     /// A random command on the menu's groups and nodes, bulk ones about half the time.
-    static func randomCommand(groups: [String], nodes: [String], using rng: inout SplitMix64) -> ExpansionCommand {
+    static func randomCommand(groups: [String], nodes: [String], using rng: inout SplitMix64) -> SessionCommand {
         let group = groups.randomElement(using: &rng)!
         switch Int.random(in: 0 ..< 10, using: &rng) {
         case 0, 1: return .toggle(groupID: group)
@@ -103,7 +103,7 @@ struct DurableBulkTests {
                 pair.sessions.append((try pair.durable.create(), try pair.memory.create()))
             } else if choice < 10 {
                 var ignored: [String] = []
-                let state = ExpansionState(
+                let state = SessionState(
                     portable: Self.randomPortable(groups: groups, using: &rng), in: menu, ignoredIDs: &ignored)
                 let stored = Result { () throws(SessionStoreError) in
                     try pair.durable.create(in: pair.durable.currentMenu, state: state)
@@ -171,8 +171,8 @@ extension DurableBulkTests {
         let store = try durableOpen(directory, menu: menu)
         let id = try store.create()
         var sizes: [Int] = []
-        let subtree = ExpansionCommand.setSubtree(groupID: menu.id(of: top), isExpanded: true)
-        for command: ExpansionCommand in [.setAll(.expanded), .setAll(.collapsed), subtree, subtree] {
+        let subtree = SessionCommand.setSubtree(groupID: menu.id(of: top), isExpanded: true)
+        for command: SessionCommand in [.setAll(.expanded), .setAll(.collapsed), subtree, subtree] {
             let before = try Self.journalBytes(directory)
             _ = try store.apply(command, to: id)
             sizes.append(try Self.journalBytes(directory) - before)
@@ -192,7 +192,7 @@ extension DurableBulkTests {
     }
 
     /// Base collapsed, b's subtree expanded, d flipped open, and an id the menu does not have.
-    static let portable = PortableExpansion(
+    static let portable = PortableState(
         base: .collapsed, marks: [.init(id: "b", mode: .expanded)],
         flips: [.init(id: "ag", isExpanded: true), .init(id: "zz", isExpanded: true)])
 
@@ -202,18 +202,18 @@ extension DurableBulkTests {
     func aCreatedStateSurvivesRestarts() throws {
         let menu = DurableFixtures.menu()
         var ignored: [String] = []
-        let state = ExpansionState(portable: Self.portable, in: menu, ignoredIDs: &ignored)
+        let state = SessionState(portable: Self.portable, in: menu, ignoredIDs: &ignored)
         #expect(ignored == ["zz"] && state.markCount == 1)
         let directory = DurableTemporaryDirectory()
         defer { directory.remove() }
         let first = try durableOpen(directory, menu: menu)
         let id = try first.create(in: first.currentMenu, state: state)
-        let plain = try first.create(in: first.currentMenu, state: ExpansionState())
+        let plain = try first.create(in: first.currentMenu, state: SessionState())
         first.close()
         for round in ["journal", "snapshot"] {
             let store = try durableOpen(directory, menu: menu)
             #expect(try store.snapshot(of: id) == SessionSnapshot(state: state, revision: 0), "\(round)")
-            #expect(try store.snapshot(of: plain) == SessionSnapshot(state: ExpansionState(), revision: 0), "\(round)")
+            #expect(try store.snapshot(of: plain) == SessionSnapshot(state: SessionState(), revision: 0), "\(round)")
             try store.compactNow()
             store.close()
         }
@@ -264,7 +264,7 @@ extension DurableBulkTests {
         var ignored: [String] = []
         var three = Self.portable
         three.flips.append(.init(id: "c", isExpanded: true))
-        let big = ExpansionState(portable: three, in: menu, ignoredIDs: &ignored)
+        let big = SessionState(portable: three, in: menu, ignoredIDs: &ignored)
         #expect(big.changedGroupCount == 3)
         let id = try store.create()
         _ = try store.apply(.toggle(groupID: "c"), to: id)

@@ -23,7 +23,7 @@ struct DurableStoreTests {
     private func workload(_ store: DurableSessionStore, sessions: Int, changes: Int, seed: UInt64)
         throws -> [SessionID: [String: Bool]]
     {
-        let defaults = durableExpansion(ExpansionState())
+        let defaults = durableExpansion(SessionState())
         var random = SplitMix64(state: seed)
         var expected: [SessionID: [String: Bool]] = [:]
         var ids: [SessionID] = []
@@ -87,7 +87,7 @@ struct DurableStoreTests {
         let second = try durableOpen(directory)
         defer { second.close() }
         #expect(second.count == 1)
-        #expect(try second.state(of: kept) == ExpansionState())
+        #expect(try second.state(of: kept) == SessionState())
         #expect(durableError { try second.state(of: gone) } == .unknownSession)
         #expect(durableError { try second.state(of: goneLater) } == .unknownSession)
     }
@@ -124,7 +124,7 @@ struct DurableStoreTests {
         let third = try durableOpen(directory)
         defer { third.close() }
         #expect(third.recovery.repairs.isEmpty)
-        #expect(try third.state(of: later) == ExpansionState())
+        #expect(try third.state(of: later) == SessionState())
     }
 
     @Test(
@@ -135,7 +135,7 @@ struct DurableStoreTests {
         defer { directory.remove() }
         let first = try durableOpen(directory)
         let id = try first.create()
-        var history: [ExpansionState] = []  // the state after each journaled change
+        var history: [SessionState] = []  // the state after each journaled change
         for group in ["a", "b", "c", "ag", "bg", "a", "c", "b"] {
             history.append(try first.apply(.toggle(groupID: group), to: id).state)
         }
@@ -193,7 +193,7 @@ struct DurableStoreTests {
         let repair = try #require(second.recovery.repairs.first)
         #expect(repair.file == "snapshot" && repair.kind == "corrupt record")
         #expect(second.count == 20)  // 19 from the snapshot, 1 from the journal
-        #expect(try second.state(of: later) == ExpansionState())
+        #expect(try second.state(of: later) == SessionState())
         #expect(directory.fileSizes[repair.savedAs] == size)
         #expect(
             log.lines.contains {
@@ -213,7 +213,7 @@ struct DurableStoreTests {
         let minimum: Int64 = 16 << 10
         let first = try durableOpen(directory, compactionMinimumBytes: minimum)
         let ids = try (0 ..< 3).map { _ in try first.create() }
-        var expected = [[String: Bool]](repeating: durableExpansion(ExpansionState()), count: 3)  // from the toggles alone
+        var expected = [[String: Bool]](repeating: durableExpansion(SessionState()), count: 3)  // from the toggles alone
         var largest = 0
         for step in 1 ... 20_000 {
             let group = DurableFixtures.groups[(step / 3) % DurableFixtures.groups.count]
@@ -280,7 +280,7 @@ struct DurableStoreTests {
         }
         store.waitForCompaction()
         #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0.prefix(3) })")
-        let defaults = durableExpansion(ExpansionState())
+        let defaults = durableExpansion(SessionState())
         let expected: [[String: Bool]] = counts.withLock { counts in
             ids.map { id in
                 var groups = defaults
@@ -320,7 +320,7 @@ struct DurableStoreTests {
         let second = try durableOpen(directory)
         defer { second.close() }
         #expect(second.recovery.journalFiles == 2)
-        var expected = durableExpansion(ExpansionState())  // one toggle in each journal
+        var expected = durableExpansion(SessionState())  // one toggle in each journal
         expected["a"]!.toggle()
         expected["b"]!.toggle()
         #expect(durableExpansion(try second.state(of: id)) == expected)
@@ -341,7 +341,7 @@ struct DurableStoreTests {
         let second = try durableOpen(directory, timeToLive: .seconds(100), clock: clock)
         #expect(second.recovery.expiredSessions == 1)
         #expect(durableError { try second.state(of: old) } == .unknownSession)
-        #expect(try second.state(of: young) == ExpansionState())
+        #expect(try second.state(of: young) == SessionState())
         try second.compactNow()  // the expired session is not written back either
         second.close()
         let third = try durableOpen(directory, timeToLive: .seconds(100), clock: clock)
@@ -364,7 +364,7 @@ struct DurableStoreTests {
         clock.advance(.seconds(100))  // read: idle 100 s, unread: 200 s
         let second = try durableOpen(directory, timeToLive: .seconds(160), clock: clock)
         defer { second.close() }
-        #expect(try second.state(of: read) == ExpansionState())
+        #expect(try second.state(of: read) == SessionState())
         #expect(durableError { try second.state(of: unread) } == .unknownSession)
     }
 
@@ -401,7 +401,7 @@ struct DurableStoreTests {
 
         let second = try durableOpen(directory)
         defer { second.close() }
-        #expect(try second.state(of: id) == ExpansionState())
+        #expect(try second.state(of: id) == SessionState())
         #expect(directory.fileSizes["snapshot.tmp"] == nil)
     }
 

@@ -1,6 +1,6 @@
 import MenuModel
 
-extension ExpansionCommand {
+extension SessionCommand {
     /// What ``run(on:maxChangedGroups:)`` did: the change for the client, whether the state
     /// changed (a revision), and each group a toggle, a set or a reveal set with the state it set
     /// it to (what a journal records for them; empty for a bulk command, whose journal record is
@@ -12,9 +12,9 @@ extension ExpansionCommand {
     }
 
     /// Applies the command to `view`, turning the model's error into the store's. A change that
-    /// would take the state's entries (``ExpansionState/changedGroupCount``) past
+    /// would take the state's entries (``SessionState/changedGroupCount``) past
     /// `maxChangedGroups` is undone and refused (`.tooManyChanges`), and so is one that would take
-    /// its heap bytes (``ExpansionState/heapBytes``) past `maxStateBytes` (`.sessionTooLarge`);
+    /// its heap bytes (``SessionState/heapBytes``) past `maxStateBytes` (`.sessionTooLarge`);
     /// changes that add neither entries nor bytes are always allowed.
     ///
     /// Cost: a toggle, a set or a reveal O(depth · (log m + s)), as ``FlattenedView/setExpanded(_:_:)``,
@@ -28,7 +28,7 @@ extension ExpansionCommand {
         let before = view.state.changedGroupCount
         let bytesBefore = maxStateBytes == .max ? 0 : view.state.heapBytes
         /// Whether the state now breaks a cap it kept before the change.
-        func overCap(_ state: ExpansionState) -> SessionStoreError? {
+        func overCap(_ state: SessionState) -> SessionStoreError? {
             if state.changedGroupCount > max(before, maxChangedGroups) {
                 return .tooManyChanges(limit: maxChangedGroups)
             }
@@ -38,8 +38,10 @@ extension ExpansionCommand {
             return nil
         }
         switch self {
+        case .select, .selectAll:
+            return try runSelection(on: &view, overCap: overCap)
         case .setAll(let mode):
-            let changed = view.state != ExpansionState(base: mode)
+            let changed = !view.state.hasSameExpansion(as: SessionState(base: mode))
             return Outcome(change: .all(view.setAll(mode)), changedState: changed, groupsSet: [])
         case .setSubtree(let groupID, let isExpanded):
             let old = view.state
@@ -60,7 +62,7 @@ extension ExpansionCommand {
                 case .reveal(let nodeID):
                     if let node = view.menu.node(withID: nodeID) { revealed = view.collapsedAncestors(of: node) }
                     change = try view.reveal(nodeID)
-                case .setSubtree, .setAll: preconditionFailure("handled above")
+                case .setSubtree, .setAll, .select, .selectAll: preconditionFailure("handled above")
                 }
             } catch {
                 throw .expansion(error)
@@ -86,5 +88,38 @@ extension ExpansionCommand {
                 if case .reveal = self { change.change != nil } else { before != view.state.changedGroupCount }
             return Outcome(change: .group(change), changedState: changed, groupsSet: groupsSet)
         }
+    }
+}
+
+extension SessionCommand {
+    /// A selection write: refused, with the state as it was, when it would take a group past its
+    /// `maxSelect` (``SelectionState/exceededMaximum(comparedWith:around:in:)``) or the state past
+    /// a cap. O(k + e log e + r log k) for k toggles, e excluded leaves and r ruled groups.
+    fileprivate func runSelection(
+        on view: inout FlattenedView, overCap: (SessionState) -> SessionStoreError?
+    ) throws(SessionStoreError) -> Outcome {
+        let menu = view.menu
+        let before = view.state.selection
+        func nodes(_ ids: [String]) -> [Menu.Node] { ids.compactMap { menu.node(withID: $0) } }
+        let change: SelectionChange
+        switch self {
+        case .select(let id, let selected, let excluded):
+            do { change = try view.setSelected(id, selected, excluding: nodes(excluded)) } catch {
+                throw .expansion(error)
+            }
+        case .selectAll(let selected, let excluded):
+            change = view.setAllSelected(selected, excluding: nodes(excluded))
+        default:
+            preconditionFailure("not a selection command")
+        }
+        if let broken = view.state.selection.exceededMaximum(comparedWith: before, around: change.node, in: menu) {
+            view.setSelection(before)
+            throw .selectionAboveMaximum(groupID: menu.id(of: broken.group), max: broken.max, selected: broken.selected)
+        }
+        if let refusal = overCap(view.state) {
+            view.setSelection(before)
+            throw refusal
+        }
+        return Outcome(change: .selection(change), changedState: change.changed, groupsSet: [])
     }
 }

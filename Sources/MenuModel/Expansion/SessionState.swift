@@ -1,4 +1,6 @@
-/// One session's expansion, kept outside the immutable ``Menu``: a base mode for the whole tree,
+/// One session's state, kept outside the immutable ``Menu``: its expansion and its ``selection``.
+///
+/// The expansion is a base mode for the whole tree,
 /// marks that set another mode for one group's subtree, the groups flipped against the mode in
 /// force at them, and a sparse overlay of how much each affected node's visible size differs from
 /// its reference size.
@@ -26,17 +28,34 @@
 /// A state belongs to the menu it was built against: positions are not portable across menus
 /// (use ``carried(through:onto:)`` with the reloads' ``MenuTranslation``s, or ``portable`` and
 /// ``init(portable:in:ignoredIDs:)``, to carry a state over by id).
-public struct ExpansionState: Sendable {
+public struct SessionState: Sendable {
     @usableFromInline var base: ExpansionMode = .default
     @usableFromInline var flipped: [Int32] = []
     @usableFromInline var marks: [SubtreeMark] = []
     var levels: [[OverlayEntry]] = []
+    /// The leaves the session has chosen (nothing by default). Independent of the expansion: a
+    /// change of either leaves the other as it was.
+    public var selection = SelectionState()
 
-    /// The default expansion of any menu.
+    /// The default expansion of any menu, nothing selected.
     public init() {}
 
-    /// Every group following `base`, nothing flipped: what expand-all and collapse-all leave. O(1).
-    public init(base: ExpansionMode) { self.base = base }
+    /// Every group following `base`, nothing flipped, with `selection`: what expand-all and
+    /// collapse-all leave (they keep the selection). O(1).
+    public init(base: ExpansionMode, selection: SelectionState = SelectionState()) {
+        self.base = base
+        self.selection = selection
+    }
+
+    /// The same selection with every group following `base`, nothing flipped. O(1).
+    public func withExpansion(_ base: ExpansionMode) -> SessionState {
+        SessionState(base: base, selection: selection)
+    }
+
+    /// Whether the two states expand the same groups, whatever they select.
+    public func hasSameExpansion(as other: SessionState) -> Bool {
+        base == other.base && flipped == other.flipped && marks == other.marks
+    }
 
     /// The mode of groups outside every mark.
     public var baseMode: ExpansionMode { base }
@@ -127,24 +146,26 @@ public struct ExpansionState: Sendable {
     }
 }
 
-extension ExpansionState: Equatable {
-    /// Two states are equal when they hold the same base, marks and flips (the overlay follows).
-    /// Structural: two different states may still show the same table (say, base `.expanded` and
-    /// base `.default` on a menu whose groups are all expanded by default).
+extension SessionState: Equatable {
+    /// Two states are equal when they hold the same base, marks and flips (the overlay follows)
+    /// and select the same leaves. Structural for the expansion: two different states may still
+    /// show the same table (say, base `.expanded` and base `.default` on a menu whose groups are all
+    /// expanded by default).
     public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.base == rhs.base && lhs.flipped == rhs.flipped && lhs.marks == rhs.marks
+        lhs.hasSameExpansion(as: rhs) && lhs.selection == rhs.selection
     }
 }
 
-extension ExpansionState: Hashable {
+extension SessionState: Hashable {
     public func hash(into hasher: inout Hasher) {
         hasher.combine(base)
         hasher.combine(flipped)
         hasher.combine(marks)
+        hasher.combine(selection)
     }
 }
 
-/// A group whose subtree follows `mode` (see ``ExpansionState``): its node and one past its
+/// A group whose subtree follows `mode` (see ``SessionState``): its node and one past its
 /// subtree's last node, in the menu the state belongs to. 12 bytes.
 @usableFromInline
 struct SubtreeMark: Sendable, Hashable {
@@ -224,7 +245,7 @@ extension RandomAccessCollection where Element == OverlayEntry, Index == Int {
 }
 
 extension Array where Element == OverlayEntry {
-    /// See ``ExpansionState/addDifference(node:depth:rows:leaves:parent:parentEnd:)``.
+    /// See ``SessionState/addDifference(node:depth:rows:leaves:parent:parentEnd:)``.
     mutating func addDifference(node: Int32, rows: Int32, leaves: Int32, parent: Int32, parentEnd: Int32) {
         let (index, found) = lowerBound(node: node)
         // The running sums of `node`'s earlier changed siblings (entries after `parent`).

@@ -1,7 +1,7 @@
-/// A session's expansion by id, independent of node positions: what a store writes out and reads
+/// A session's state by id (its expansion and its selection), independent of node positions: what a store writes out and reads
 /// back, across restarts and reloads. `marks` and `flips` are in menu order when taken from a
 /// state; any order is accepted back.
-public struct PortableExpansion: Sendable, Hashable {
+public struct PortableState: Sendable, Hashable {
     /// A subtree set to one mode by a recursive change.
     public struct Mark: Sendable, Hashable {
         public var id: String
@@ -25,24 +25,30 @@ public struct PortableExpansion: Sendable, Hashable {
     public var base: ExpansionMode
     public var marks: [Mark]
     public var flips: [Flip]
+    public var selection: PortableSelection
 
-    public init(base: ExpansionMode = .default, marks: [Mark] = [], flips: [Flip] = []) {
+    public init(
+        base: ExpansionMode = .default, marks: [Mark] = [], flips: [Flip] = [],
+        selection: PortableSelection = PortableSelection()
+    ) {
         self.base = base
         self.marks = marks
         self.flips = flips
+        self.selection = selection
     }
 }
 
-extension ExpansionState {
+extension SessionState {
     /// This state by id, read against `menu` (the menu it belongs to): the base, each mark with
     /// its mode, each flipped group with its state here. O(flips + marks).
-    public func portable(in menu: Menu) -> PortableExpansion {
-        PortableExpansion(
+    public func portable(in menu: Menu) -> PortableState {
+        PortableState(
             base: base,
-            marks: marks.map { PortableExpansion.Mark(id: menu.id(of: Int($0.node)), mode: $0.mode) },
+            marks: marks.map { PortableState.Mark(id: menu.id(of: Int($0.node)), mode: $0.mode) },
             flips: explicitStates { menu.isExpandedByDefault(Int($0)) }.map {
-                PortableExpansion.Flip(id: menu.id(of: Int($0.node)), isExpanded: $0.isExpanded)
-            })
+                PortableState.Flip(id: menu.id(of: Int($0.node)), isExpanded: $0.isExpanded)
+            },
+            selection: selection.portable)
     }
 
     /// The state `portable` describes, on `menu`. An id that names no group of `menu` (unknown, or
@@ -50,7 +56,7 @@ extension ExpansionState {
     /// the one its mode gives it here is no flip, and a mark whose mode is already in force at its
     /// parent no mark (both change nothing). A later duplicate of an id overrides an earlier one.
     /// O((k + j) · (d + log(k + j))) for k flips and j marks.
-    public init(portable: PortableExpansion, in menu: Menu, ignoredIDs: inout [String]) {
+    public init(portable: PortableState, in menu: Menu, ignoredIDs: inout [String]) {
         func group(_ id: String) -> Int32? {
             guard let node = menu.node(withID: id), menu.isGroup(node) else {
                 ignoredIDs.append(id)
@@ -66,5 +72,6 @@ extension ExpansionState {
             base: portable.base,
             marks: marks.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
             explicit: flips.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, in: menu)
+        selection = SelectionState(portable: portable.selection, in: menu, ignoredIDs: &ignoredIDs)
     }
 }

@@ -1,4 +1,4 @@
-extension ExpansionState {
+extension SessionState {
     /// The state of `menu` with base `base`, the marks `marks` and the groups of `explicit` in the
     /// given state, built in one pass: the same state as setting them one by one with
     /// ``FlattenedView``, without its per-change inserts and sibling shifts. `marks` and `explicit`
@@ -7,7 +7,7 @@ extension ExpansionState {
     /// flipped.
     ///
     /// A node's overlay entry is its visible size in the session minus its reference size (see
-    /// ``ExpansionState``), where a collapsed group shows 1 row (itself) and 0 leaves and an
+    /// ``SessionState``), where a collapsed group shows 1 row (itself) and 0 leaves and an
     /// expanded one itself plus its children's sizes, whatever its ancestors' states. Only the
     /// marked and flipped groups and their ancestors can differ, so the pass keeps the path from
     /// the top level down to the current group, each node with its mode and the sum of its

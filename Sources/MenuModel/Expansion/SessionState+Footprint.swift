@@ -16,32 +16,37 @@ public func heapBytes<Element>(ofCapacity capacity: Int, of _: Element.Type) -> 
     return (requested + 16 + 15) & ~15
 }
 
-extension ExpansionState {
-    /// The bytes the state holds on the heap: its flips, its marks and its overlay, each array
+extension SessionState {
+    /// The bytes the state holds on the heap: its flips, its marks, its overlay and its selection
+    /// (``SelectionState/heapBytes``), each array
     /// counted by its capacity (what is allocated, not what is used), the way ``heapBytes(of:)``
     /// counts. The inline part (a few words) lives in whatever holds the state. What a session
     /// store's byte budget and per-session cap count. O(depth) (one array per level).
     public var heapBytes: Int {
         var total = MenuModel.heapBytes(of: flipped) + MenuModel.heapBytes(of: marks) + MenuModel.heapBytes(of: levels)
         for level in levels { total += MenuModel.heapBytes(of: level) }
-        return total
+        return total + selection.heapBytes
     }
 
     /// The same state in arrays of exactly the capacity they need: a state built by appending (from
     /// a client's portable form) may hold up to twice its entries' bytes. O(entries).
-    public var compacted: ExpansionState {
+    public var compacted: SessionState {
         var copy = self
         copy.flipped = Self.exact(flipped)
         copy.marks = Self.exact(marks)
         copy.levels = Self.exact(levels.map(Self.exact))
+        copy.selection = selection.compacted
         return copy
     }
 
-    private static func exact<Element>(_ array: [Element]) -> [Element] {
-        guard array.capacity > array.count else { return array }
-        return [Element](unsafeUninitializedCapacity: array.count) { buffer, count in
-            _ = buffer.initialize(fromContentsOf: array)
-            count = array.count
-        }
+    private static func exact<Element>(_ array: [Element]) -> [Element] { exactCapacity(array) }
+}
+
+/// `array` in storage of exactly its count (itself when it has no spare capacity). O(count).
+func exactCapacity<Element>(_ array: [Element]) -> [Element] {
+    guard array.capacity > array.count else { return array }
+    return [Element](unsafeUninitializedCapacity: array.count) { buffer, count in
+        _ = buffer.initialize(fromContentsOf: array)
+        count = array.count
     }
 }

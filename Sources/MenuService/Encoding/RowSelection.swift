@@ -1,0 +1,70 @@
+import MenuModel
+
+/// The selection fields of a page's rows (issue 28 §1), for one session on one menu: a leaf's
+/// `,"selected":true|false`; a group's `,"selection":"none"|"some"|"all","selectedCount":N,
+/// "selectableCount":M`, exact for subtrees never expanded. `selectableCount` is the group's
+/// leaves less the unavailable ones; `selection` is `none` with nothing selected, `all` when at
+/// least as many are selected as can be, `some` otherwise.
+///
+/// Cost per row: a few stores for a session that selected nothing; otherwise one binary search
+/// over the selection's edges for a leaf and two for a group
+/// (``SelectionState/selectedCount(in:of:)``, O(log k)); one hash lookup more for a group while
+/// anything is unavailable. Memory: nothing of its own (it borrows the state and the counts).
+struct RowSelection {
+    let selection: SelectionState
+    let menu: Menu
+    /// Unavailable leaves under each group that has any (``ServedAvailability/unavailableLeaves``).
+    let unavailableLeaves: [Menu.Node: Int]
+    private let selectsNothing: Bool
+
+    init(_ selection: SelectionState, in menu: Menu, unavailableLeaves: [Menu.Node: Int]) {
+        self.selection = selection
+        self.menu = menu
+        self.unavailableLeaves = unavailableLeaves
+        selectsNothing = !selection.allByDefault && selection.toggleCount == 0
+    }
+
+    /// The fields of a session that selected nothing, with everything available.
+    init(nothingSelectedIn menu: Menu) {
+        self.init(SelectionState(), in: menu, unavailableLeaves: [:])
+    }
+
+    /// The most bytes ``store(_:isGroup:at:)`` writes: a group's three keys and two ten-digit counts.
+    static let maxLength = 80
+
+    /// Stores `node`'s fields at `target` (room for ``maxLength`` bytes); returns their length.
+    @inline(__always)
+    func store(_ node: Int, isGroup: Bool, at target: UnsafeMutableRawPointer) -> Int {
+        guard isGroup else {
+            if !selectsNothing && selection.isSelected(node, in: menu) {
+                return Self.store(",\"selected\":true", at: target)
+            }
+            return Self.store(",\"selected\":false", at: target)
+        }
+        let leaves = menu.leafCount(of: node)
+        let selectable = unavailableLeaves.isEmpty ? leaves : leaves - (unavailableLeaves[node] ?? 0)
+        let selected = selectsNothing ? 0 : selection.selectedCount(in: node, of: menu)
+        var out = target
+        out +=
+            selected == 0
+            ? Self.store(",\"selection\":\"none\",\"selectedCount\":", at: out)
+            : selected >= selectable
+                ? Self.store(",\"selection\":\"all\",\"selectedCount\":", at: out)
+                : Self.store(",\"selection\":\"some\",\"selectedCount\":", at: out)
+        out += EncodedMenu.storeDecimal(selected, at: out)
+        out += Self.store(",\"selectableCount\":", at: out)
+        out += EncodedMenu.storeDecimal(selectable, at: out)
+        return out - target
+    }
+
+    /// `node`'s fields appended to `writer`.
+    func write(_ node: Int, isGroup: Bool, to writer: inout JSONWriter) {
+        writer.raw(atMost: Self.maxLength) { store(node, isGroup: isGroup, at: $0) }
+    }
+
+    @inline(__always)
+    private static func store(_ text: StaticString, at target: UnsafeMutableRawPointer) -> Int {
+        target.copyMemory(from: text.utf8Start, byteCount: text.utf8CodeUnitCount)
+        return text.utf8CodeUnitCount
+    }
+}
