@@ -89,6 +89,7 @@ function splice(change) {
 /// inserts rows after a group opened that group (a reveal opens the outermost closed one there).
 function applyWrite(json) {
   splice(json.change);
+  dropReconfigured(json.reconfigured);
   adopt(json);
   for (const row of state.rows.values()) {
     if (row.id === json.id && row.isGroup) row.isExpanded = json.isExpanded;
@@ -266,6 +267,25 @@ function toggle(row) {
   return write("Toggle " + row.id, () => api("POST", `/groups/${encodeURIComponent(row.id)}/toggle`));
 }
 
+/// Chooses the row (or every leaf under a group) when it is not chosen, else clears it.
+function select(row) {
+  const selected = row.isGroup ? row.selection !== "all" : !row.selected;
+  if (selected && !row.isGroup && row.availability) return say(availabilityText(row.availability));
+  return write((selected ? "Select " : "Clear ") + row.id, () =>
+    api("PUT", `/nodes/${encodeURIComponent(row.id)}/selection`, { body: { selected } }));
+}
+
+/// Drops the rows a selection changed (`reconfigured`: a range and the groups above it) so that
+/// they are fetched again with their new checkboxes.
+function dropReconfigured(reconfigured) {
+  if (!reconfigured) return;
+  const { at, count, ancestors } = reconfigured;
+  const above = new Set(ancestors);
+  for (const [index, row] of [...state.rows]) {
+    if ((index >= at && index < at + count) || above.has(row.id)) state.rows.delete(index);
+  }
+}
+
 function setAll(mode) {
   return write(mode === "expanded" ? "Expand all" : "Collapse all", async () => {
     try {
@@ -338,8 +358,11 @@ async function onKey(event) {
       if (row && row.isGroup && row.isExpanded) await toggle(row);
       else if (row && row.parentId) moveFocus(await parentIndex(row));
       break;
-    case "Enter": case " ":
+    case "Enter":
       if (row && row.isGroup) await toggle(row);
+      break;
+    case " ":
+      if (row) await select(row);
       break;
     default: return;
   }
@@ -377,6 +400,7 @@ async function catchUp() {
           || json.changes.some((entry) => entry.reload && entry.reload.version === json.version);
         if (reached) {
           for (const entry of json.changes) {
+            if (entry.reconfigured) { dropReconfigured(entry.reconfigured); continue; }
             if (!entry.reload) { splice(entry.change); continue; }
             entry.reload.changes.forEach(splice);
             entry.reload.reconfigured.forEach((index) => state.rows.delete(index)); // shown differently now
@@ -551,7 +575,8 @@ async function start() {
     state.focus = index;
     element.focus({ preventScroll: true });
     const row = state.rows.get(index);
-    if (row && row.isGroup && (event.target.closest(".twisty") || event.target.closest(".title"))) toggle(row);
+    if (row && event.target.closest(".check")) select(row);
+    else if (row && row.isGroup && (event.target.closest(".twisty") || event.target.closest(".title"))) toggle(row);
     render();
   });
   applyTexts();

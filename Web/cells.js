@@ -54,9 +54,9 @@ function rowElement(row) {
   // wide, over two lines on a phone, where a long name would otherwise have no way to be read.
   const label = span("label");
   label.append(span("title", row.title));
-  const name = cell("name", span("twisty"), label);
+  const name = cell("name", span("twisty"), checkbox(row), label);
   name.style.paddingLeft = (10 + row.depth * 22) + "px";
-  element.style.setProperty("--indent", (10 + row.depth * 22 + 24) + "px"); // a phone's second line, under the title
+  element.style.setProperty("--indent", (10 + row.depth * 22 + 46) + "px"); // a phone's second line, under the title
   name.firstChild.setAttribute("aria-hidden", "true");
   if (typeof a.en === "string" && a.en !== row.title) {
     const english = span("subtitle", a.en);
@@ -73,6 +73,22 @@ function rowElement(row) {
   }
   element.append(name, cell("price", price(a)), cell("spicy", spicy(a.spicy)), cell("veg", vegetarian(a.vegetarian)), cell("more", ...details(a)));
   return element;
+}
+
+/// The row's checkbox: a leaf's choice, or a group's over every leaf under it, however much of it
+/// was never opened (`mixed` when some are chosen). Named by the row's title; Space or a click
+/// changes it. Disabled on a leaf that cannot be chosen now.
+function checkbox(row) {
+  const box = span("check");
+  box.setAttribute("role", "checkbox");
+  const checked = row.isGroup
+    ? (row.selection === "all" ? "true" : row.selection === "some" ? "mixed" : "false")
+    : String(Boolean(row.selected));
+  box.setAttribute("aria-checked", checked);
+  box.setAttribute("aria-label", row.title);
+  if (row.isGroup && row.selectedCount) box.title = `${row.selectedCount} / ${row.selectableCount}`;
+  if (!row.isGroup && row.availability && !row.selected) box.setAttribute("aria-disabled", "true");
+  return box;
 }
 
 /// "Sold out · back at 19:30 · the kitchen", "Closed · opens at 07:00" in the reader's locale:

@@ -113,6 +113,7 @@ def dom_rows(driver):
             level: Number(e.getAttribute('aria-level')), rowindex: Number(e.getAttribute('aria-rowindex')),
             posinset: Number(e.getAttribute('aria-posinset')), setsize: Number(e.getAttribute('aria-setsize')),
             expanded: e.getAttribute('aria-expanded'),
+            checked: e.querySelector('.check') ? e.querySelector('.check').getAttribute('aria-checked') : null,
             title: e.querySelector('.title') ? e.querySelector('.title').textContent : null,
             top: e.getBoundingClientRect().top,
         })).sort((a, b) => a.index - b.index);""")
@@ -155,6 +156,9 @@ def expect_dom_matches_api(driver, server):
         assert row["level"] == want["level"] == want["depth"] + 1 and row["rowindex"] == want["index"] + 2, (row, want)
         assert (row["posinset"], row["setsize"]) == (want["posInSet"], want["setSize"]), (row, want)
         assert row["expanded"] == (str(want["isExpanded"]).lower() if want["isGroup"] else None), (row, want)
+        checked = {"all": "true", "some": "mixed", "none": "false"}[want["selection"]] if want["isGroup"] \
+            else str(want["selected"]).lower()
+        assert row["checked"] == checked, (row, want)
     count = int(driver.find_element(By.ID, "grid").get_attribute("aria-rowcount")) - 1
     assert count == page["count"], (count, page["count"])
     return rows, page
@@ -609,6 +613,7 @@ def main():
                            ("phone", lambda: phone_page_test.test_phone(driver, servers["sichuan"])),
                            ("long names", lambda: phone_page_test.test_long_names_and_a_lost_server(driver)),
                            ("keyboard", lambda: phone_page_test.test_keyboard_alone(driver, servers["sichuan"])),
+                           ("selection", lambda: phone_page_test.test_selection(driver, servers["sichuan"])),
                            ("settings", lambda: test_settings(driver, servers["settings"])),
                            ("large", lambda: test_large_menu_stays_virtualized(driver, servers["large"])),
                            ("reload", lambda: test_reload_reaches_an_open_page(driver)),

@@ -13,7 +13,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 from accessibility import axe_version, axe_violations
-from menu_page_test import OUT, Server, expect_dom_matches_api, loaded, open_fresh_page, wait
+from menu_page_test import OUT, Server, expect_dom_matches_api, loaded, open_fresh_page, session_of, wait
 
 WIDTHS = [1280, 768, 641, 390, 320]
 
@@ -208,3 +208,47 @@ def test_keyboard_alone(driver, server):
     wait(driver, lambda d: d.execute_script("return document.activeElement.getAttribute('aria-expanded')") == "false",
          "the focused group closed by Enter")
     print(f"browser-test: keyboard alone: {' → '.join(order[:-1])} → a row, each focus visible; Enter and Space work them")
+
+
+def checked(driver, node_id):
+    return driver.execute_script(
+        f"const e = document.querySelector('#spacer > .row[data-id=\"{node_id}\"] .check'); "
+        "return e ? e.getAttribute('aria-checked') : null")
+
+
+def test_selection(driver, server):
+    """A group's checkbox chooses every leaf under it, shown or not; a leaf's clears one and the
+    groups above show mixed; Space works the focused row's; the page agrees with the API, and
+    axe-core finds nothing in that state."""
+    driver.set_window_size(1280, 800)
+    try:
+        open_fresh_page(driver, server)
+        beer = driver.find_element(By.CSS_SELECTOR, '#spacer > .row[data-id="beer"] .twisty')
+        beer.click()  # collapse beer: its leaves are not rows any more
+        wait(driver, lambda d: d.execute_script(
+            "return document.querySelector('#spacer > .row[data-id=\"beer\"]').getAttribute('aria-expanded')") == "false",
+            "beer collapsed")
+        driver.find_element(By.CSS_SELECTOR, '#spacer > .row[data-id="beer"] .check').click()
+        wait(driver, lambda d: checked(d, "beer") == "true" and checked(d, "drinks") == "mixed",
+             "beer chosen while collapsed, drinks mixed")
+        driver.find_element(By.CSS_SELECTOR, '#spacer > .row[data-id="beer"] .twisty').click()
+        wait(driver, lambda d: checked(d, "snow-beer") == "true", "its leaves shown chosen once opened")
+        driver.find_element(By.CSS_SELECTOR, '#spacer > .row[data-id="snow-beer"] .check').click()
+        wait(driver, lambda d: checked(d, "snow-beer") == "false" and checked(d, "beer") == "mixed", "one cleared")
+        expect_dom_matches_api(driver, server)
+        # The keyboard: Space on the focused row chooses it again.
+        row = driver.find_element(By.CSS_SELECTOR, '#spacer > .row[data-id="snow-beer"]')
+        driver.execute_script("arguments[0].focus()", row)
+        ActionChains(driver).send_keys(Keys.SPACE).perform()
+        wait(driver, lambda d: checked(d, "snow-beer") == "true" and checked(d, "beer") == "true", "Space chose it")
+        rows, _ = expect_dom_matches_api(driver, server)
+        _, _, selection = server.call("GET", "/selection", session_of(driver))
+        assert selection["selected"] == ["snow-beer", "tsingtao-beer", "chongqing-beer"], selection
+        expect_accessible(driver, "selection")
+        driver.set_window_size(390, 800)
+        expect_layout(driver, 390)
+        expect_accessible(driver, "selection-390")
+        print(f"browser-test: selection: a collapsed group chosen, one leaf cleared (mixed), Space; axe clean")
+    finally:
+        driver.set_window_size(1200, 800)
+

@@ -14,6 +14,7 @@ extension EncodedMenu {
         to writer: inout JSONWriter
     ) {
         var first = true
+        var selection = selection
         writer.raw("[")
         marks.withPointers { marks in
             blob.withUnsafeBytes { blob in

@@ -158,13 +158,14 @@ struct EncodedMenu: Sendable {
             return
         }
         let (worstCase, overflow) = rowCount.multipliedReportingOverflow(by: rowBound + (marks?.maxFragmentLength ?? 0))
+        var selection = selection
         if !overflow, worstCase < writer.spareCapacity {
             writeRowsAsFound(
-                of: view, offset: offset, rowCount: rowCount, marks: marks, selection: selection,
+                of: view, offset: offset, rowCount: rowCount, marks: marks, selection: &selection,
                 maxBytes: worstCase &+ 1, to: &writer)
         } else {
             writeRowsMeasured(
-                of: view, offset: offset, rowCount: rowCount, marks: marks, selection: selection, to: &writer)
+                of: view, offset: offset, rowCount: rowCount, marks: marks, selection: &selection, to: &writer)
         }
     }
 
@@ -189,8 +190,8 @@ struct EncodedMenu: Sendable {
 
     /// One pass: each row written as the walk reaches it, into `maxBytes` reserved at once.
     private func writeRowsAsFound(
-        of view: FlattenedView, offset: Int, rowCount: Int, marks: AvailabilityMarks?, selection: RowSelection,
-        maxBytes: Int, to writer: inout JSONWriter
+        of view: FlattenedView, offset: Int, rowCount: Int, marks: AvailabilityMarks?,
+        selection: inout RowSelection, maxBytes: Int, to writer: inout JSONWriter
     ) {
         writer.raw(atMost: maxBytes) { target in
             spans.withUnsafeBufferPointer { spans in
@@ -202,7 +203,7 @@ struct EncodedMenu: Sendable {
                             view.forEachVisibleNode(offset: offset, limit: rowCount) { row in
                                 out = Self.writeRow(
                                     row.node, isExpanded: row.isExpanded, of: view, opening: opening, spans: spans,
-                                    blob: blob.baseAddress!, titles: titles, marks: marks, selection: selection,
+                                    blob: blob.baseAddress!, titles: titles, marks: marks, selection: &selection,
                                     at: out)
                                 opening.advance()
                             }
@@ -246,8 +247,8 @@ struct EncodedMenu: Sendable {
     /// Two passes: the walk records each row's node (bitwise negated unless it is an expanded
     /// group) and sums the exact bytes they take; then the rows are written after one reservation.
     private func writeRowsMeasured(
-        of view: FlattenedView, offset: Int, rowCount: Int, marks: AvailabilityMarks?, selection: RowSelection,
-        to writer: inout JSONWriter
+        of view: FlattenedView, offset: Int, rowCount: Int, marks: AvailabilityMarks?,
+        selection: inout RowSelection, to writer: inout JSONWriter
     ) {
         withUnsafeTemporaryAllocation(of: Int.self, capacity: rowCount) { rows in
             spans.withUnsafeBufferPointer { spans in
@@ -274,7 +275,7 @@ struct EncodedMenu: Sendable {
                                     out = Self.writeRow(
                                         entry < 0 ? ~entry : entry, isExpanded: entry >= 0, of: view, opening: opening,
                                         spans: spans, blob: blob.baseAddress!, titles: titles, marks: marks,
-                                        selection: selection, at: out)
+                                        selection: &selection, at: out)
                                     opening.advance()
                                 }
                                 out.storeBytes(of: UInt8(ascii: "]"), as: UInt8.self)
@@ -299,7 +300,7 @@ struct EncodedMenu: Sendable {
     private static func writeRow(
         _ node: Int, isExpanded: Bool, of view: FlattenedView, opening: RowOpening,
         spans: UnsafeBufferPointer<Span>, blob: UnsafeRawPointer, titles: TitlePointers?,
-        marks: AvailabilityMarks.Pointers?, selection: RowSelection, at target: UnsafeMutableRawPointer
+        marks: AvailabilityMarks.Pointers?, selection: inout RowSelection, at target: UnsafeMutableRawPointer
     ) -> UnsafeMutableRawPointer {
         var out = target
         let (head, tail, end) = (spans[node].start, spans[node].split, spans[node &+ 1].start)

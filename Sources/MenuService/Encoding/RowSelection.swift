@@ -6,22 +6,23 @@ import MenuModel
 /// leaves less the unavailable ones; `selection` is `none` with nothing selected, `all` when at
 /// least as many are selected as can be, `some` otherwise.
 ///
-/// Cost per row: a few stores for a session that selected nothing; otherwise one binary search
-/// over the selection's edges for a leaf and two for a group
-/// (``SelectionState/selectedCount(in:of:)``, O(log k)); one hash lookup more for a group while
-/// anything is unavailable. Memory: nothing of its own (it borrows the state and the counts).
+/// Cost per row: a few stores for a session that selected nothing; otherwise, rows asked in
+/// page order, O(1) amortized for a leaf and one binary search for a group
+/// (``SelectionState/RowReader``); one hash lookup more for a group while anything is
+/// unavailable. A value whose cursor moves as the rows are written (pass it `inout`). Memory: nothing of its
+/// own (it borrows the state and the counts).
 struct RowSelection {
-    let selection: SelectionState
+    private var reader: SelectionState.RowReader
     let menu: Menu
     /// Unavailable leaves under each group that has any (``ServedAvailability/unavailableLeaves``).
     let unavailableLeaves: [Menu.Node: Int]
     private let selectsNothing: Bool
 
     init(_ selection: SelectionState, in menu: Menu, unavailableLeaves: [Menu.Node: Int]) {
-        self.selection = selection
+        reader = SelectionState.RowReader(selection, in: menu)
         self.menu = menu
         self.unavailableLeaves = unavailableLeaves
-        selectsNothing = !selection.allByDefault && selection.toggleCount == 0
+        selectsNothing = reader.selectsNothing
     }
 
     /// The fields of a session that selected nothing, with everything available.
@@ -34,16 +35,16 @@ struct RowSelection {
 
     /// Stores `node`'s fields at `target` (room for ``maxLength`` bytes); returns their length.
     @inline(__always)
-    func store(_ node: Int, isGroup: Bool, at target: UnsafeMutableRawPointer) -> Int {
+    mutating func store(_ node: Int, isGroup: Bool, at target: UnsafeMutableRawPointer) -> Int {
         guard isGroup else {
-            if !selectsNothing && selection.isSelected(node, in: menu) {
+            if !selectsNothing && reader.isSelected(node) {
                 return Self.store(",\"selected\":true", at: target)
             }
             return Self.store(",\"selected\":false", at: target)
         }
         let leaves = menu.leafCount(of: node)
         let selectable = unavailableLeaves.isEmpty ? leaves : leaves - (unavailableLeaves[node] ?? 0)
-        let selected = selectsNothing ? 0 : selection.selectedCount(in: node, of: menu)
+        let selected = selectsNothing ? 0 : reader.selectedCount(in: node, leaves: leaves)
         var out = target
         out +=
             selected == 0
@@ -58,7 +59,7 @@ struct RowSelection {
     }
 
     /// `node`'s fields appended to `writer`.
-    func write(_ node: Int, isGroup: Bool, to writer: inout JSONWriter) {
+    mutating func write(_ node: Int, isGroup: Bool, to writer: inout JSONWriter) {
         writer.raw(atMost: Self.maxLength) { store(node, isGroup: isGroup, at: $0) }
     }
 

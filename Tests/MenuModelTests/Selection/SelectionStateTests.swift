@@ -36,6 +36,20 @@ import Testing
             let expected = Array(selected.dropFirst(offset).prefix(limit))
             #expect(page == expected, "\(context): page \(offset)+\(limit)")
         }
+        // A page's reader, rows in menu order from a few places, then out of order.
+        for start in [0, menu.nodeCount / 3, menu.nodeCount - 5] where start >= 0 {
+            var reader = SelectionState.RowReader(state, in: menu)
+            for node in Array(menu.nodes.dropFirst(start)) + menu.nodes.reversed().prefix(20) {
+                let ours =
+                    menu.isGroup(node)
+                    ? reader.selectedCount(in: node, leaves: menu.leafCount(of: node)) : reader.isSelected(node) ? 1 : 0
+                let expected = leaves(of: node, in: menu).count(where: reference.contains)
+                guard ours == expected else {
+                    Issue.record("\(context): the row reader from \(start) reads \(ours) at \(node), not \(expected)")
+                    return
+                }
+            }
+        }
         #expect(state.portable.toggled == state.toggledNodes.map(menu.id(of:)), "\(context): the toggles' ids")
         var ignored: [String] = []
         let rebuilt = SelectionState(portable: state.portable(in: menu), in: menu, ignoredIDs: &ignored)
