@@ -4,8 +4,9 @@ import MenuClient
 /// ``Frame`` out. The screen is a header line, a window of rows over the table (``Viewport``)
 /// and a status line (position, count, the last message or error, or the line being typed).
 ///
-/// Keys: ↑/↓ (k/j), PageUp/PageDown (space), Home/End (g/G), Enter opens or closes the group
-/// under the cursor (on a dish, shows it in the status line), ← closes a group or goes to the
+/// Keys: ↑/↓ (k/j), PageUp/PageDown (b/f), Home/End (g/G), Enter opens or closes the group
+/// under the cursor (on a dish, shows it in the status line), Space chooses or clears the row
+/// under the cursor (a group: every leaf under it; ✓ marks what is chosen), ← closes a group or goes to the
 /// enclosing one, → opens a group, digits then Enter go to that row (numbered from 1 as shown),
 /// `/` searches (MenuBrowser+Search.swift: the server's matches listed as you type, Enter reveals
 /// the one chosen); `e`/`c` expand or collapse every group (`PUT /expansion`), Ctrl-L redraws,
@@ -74,8 +75,9 @@ public final class MenuBrowser {
         switch key {
         case .up, .character("k"): viewport.move(by: -1)
         case .down, .character("j"): viewport.move(by: 1)
-        case .pageUp: viewport.pageUp()
-        case .pageDown, .character(" "): viewport.pageDown()
+        case .pageUp, .character("b"): viewport.pageUp()
+        case .pageDown, .character("f"): viewport.pageDown()
+        case .character(" "): await chooseOrClear()
         case .home, .character("g"): viewport.home()
         case .end, .character("G"): viewport.end()
         case .enter: await openOrClose(expand: nil)
@@ -118,6 +120,18 @@ public final class MenuBrowser {
         if let expand, row.isExpanded == expand { return }
         let verb = row.isExpanded == true ? "closed" : "opened"
         await write(.toggle(row.id), done: "\(verb) \(row.title)")
+    }
+
+    /// Space: chooses the row under the cursor, or every leaf under a group, when it is not
+    /// chosen (a group: not every leaf), else clears it.
+    private func chooseOrClear() async {
+        guard let row = source.row(at: viewport.cursor) else { return }
+        let choose = row.isGroup ? row.selection != .all : row.selected != true
+        if choose, !row.isGroup, let availability = row.availability {
+            message = ("\(row.title) cannot be chosen: \(RowFormatter.availabilityText(availability))", true)
+            return
+        }
+        await write(.select(row.id, choose), done: "\(choose ? "chose" : "cleared") \(row.title)")
     }
 
     private func closeOrGoUp() async {
@@ -175,6 +189,7 @@ public final class MenuBrowser {
         case toggle(String)
         case reveal(String)
         case setAll(MenuExpansionMode)
+        case select(String, Bool)
     }
 
     /// Runs one write, follows its splices, and reports `done` or the error.
@@ -184,6 +199,7 @@ public final class MenuBrowser {
             case .toggle(let id): follow(try await source.toggle(id))
             case .reveal(let id): follow(try await source.reveal(id))
             case .setAll(let mode): follow(try await source.setAll(mode))
+            case .select(let id, let selected): follow(try await source.setSelected(id, selected))
             }
             if let done { message = (done, false) }
         } catch {

@@ -16,6 +16,8 @@ public protocol MenuRowSource: AnyObject, Sendable {
     func toggle(_ id: String) async throws(MenuClientError) -> MenuTableUpdate
     func reveal(_ id: String) async throws(MenuClientError) -> MenuTableUpdate
     func setAll(_ mode: MenuExpansionMode) async throws(MenuClientError) -> MenuTableUpdate
+    /// Chooses (`true`) or clears the leaf `id`, or every leaf under the group `id`.
+    func setSelected(_ id: String, _ selected: Bool) async throws(MenuClientError) -> MenuTableUpdate
     /// The server's matches for `query` (`GET /search`), their `index`es rows of this table.
     func search(_ query: String, filters: [String: String], offset: Int, limit: Int) async throws(MenuClientError)
         -> MenuSearchPage

@@ -3,7 +3,8 @@ import MenuClient
 
 /// Draws one row of the table as a screen line, as the seed's app shows its menu: groups flush
 /// left with a disclosure mark (▾ open, ▸ closed) and their child count, rows indented under
-/// them (two columns a level), the English name dimmed after the title, and at the right edge
+/// them (two columns a level) with ✓ before a chosen one (a group: ✓ when every leaf under it is,
+/// "2/5 ✓" when some are), the English name dimmed after the title, and at the right edge
 /// three aligned columns from the row's attributes: marks (辣 per level of `spicy`, 素 for
 /// `vegetarian`), `volumeMl`, and the price with its `currency` ("¥38", "¥12.5").
 ///
@@ -39,8 +40,13 @@ public struct RowFormatter: Sendable {
             left.append(Span(indent + (row.isExpanded == true ? "▾ " : "▸ "), plain))
             left.append(Span(row.title, isCursor ? .reversedBold : unavailable ? .dim : .bold))
             if let children = row.childCount { left.append(Span(" (\(children))", faint)) }
+            switch row.selection {
+            case .all?: left.append(Span(" ✓", plain))
+            case .some?: left.append(Span(" \(row.selectedCount ?? 0)/\(row.selectableCount ?? 0) ✓", faint))
+            case .none?, nil: break
+            }
         } else {
-            left.append(Span(indent + "  ", plain))
+            left.append(Span(indent + (row.selected == true ? "✓ " : "  "), plain))
             left.append(Span(row.title, unavailable ? faint : plain))
         }
         if let availability = row.availability {
