@@ -122,14 +122,15 @@ extension LiveRow {
             selectableCount: model.leafCount)
     }
 
-    /// The row as the server should send it for the naive oracle's `row`.
-    package init(_ row: NaiveRow) {
+    /// The row as the server should send it for the naive oracle's `row`, with its selection (a
+    /// leaf chosen or not, a group's chosen leaves; nothing is unavailable).
+    package init(_ row: NaiveRow, selection: (selected: Bool, count: Int) = (false, 0)) {
         self.init(
             index: row.index, id: row.id, title: row.title, depth: row.depth, isGroup: row.isGroup,
             isExpanded: row.isExpanded, childCount: row.childCount,
             attributes: row.attributes?.mapValues(LiveJSON.init), parentId: row.parentID,
             visibleDescendantCount: row.visibleDescendantCount, posInSet: row.positionInSet, setSize: row.setSize,
-            selectableCount: row.leafCount)
+            selected: selection.selected, selectedCount: selection.count, selectableCount: row.leafCount)
     }
 }
 

@@ -19,6 +19,8 @@ package struct NaiveSession {
     /// Each revision's splice (nil: a write that changed no visible row), oldest first: entry `k`
     /// took the session from revision `k` to `k + 1`.
     package private(set) var log: [RowChange?] = []
+    /// The chosen leaves by id, changed leaf by leaf.
+    package private(set) var selected = Set<String>()
 
     /// A new session (revision 0, the config's defaults) on its own tree built from `spec`.
     package init(spec: [TreeSpec]) {
@@ -30,6 +32,7 @@ package struct NaiveSession {
     /// no-op: no revision, no log entry.
     package mutating func apply(_ command: SessionCommand) -> CommandChange? {
         let before = record
+        let selectedBefore = selected
         let answer: CommandChange?
         switch command {
         case .toggle(groupID: let id):
@@ -62,14 +65,41 @@ package struct NaiveSession {
             guard let found = menu.root.find(id) else { return nil }
             for group in found.ancestors.dropFirst() where !group.isExpand { record.flip(group.id) }
             answer = menu.reveal(id).map(CommandChange.group)
-        case .select, .selectAll:
-            preconditionFailure("the naive session models expansion only; selection has its own reference")
+        case .select(let id, let choose, let excluded):
+            guard let found = menu.root.find(id) else { return nil }
+            let leaves = Self.leafIDs(under: found.item)
+            if choose { selected.formUnion(leaves.subtracting(excluded)) } else { selected.subtract(leaves) }
+            answer = selectionAnswer(id: id, choose, count: leaves.intersection(selected).count, before: selectedBefore)
+        case .selectAll(let choose, let excluded):
+            selected = choose ? Self.leafIDs(under: menu.root).subtracting(excluded) : []
+            answer = selectionAnswer(id: nil, choose, count: selected.count, before: selectedBefore)
         }
-        if record != before {
+        if record != before || selected != selectedBefore {
             revision += 1
             log.append(answer?.splice)
         }
         return answer
+    }
+
+    /// A selection's answer as far as the oracle knows it: the node, the state asked for, whether
+    /// any leaf changed and the leaves chosen under it (the rows are the service's to place).
+    private func selectionAnswer(id: String?, _ choose: Bool, count: Int, before: Set<String>) -> CommandChange {
+        .selection(
+            SelectionChange(
+                id: id, node: 0, selected: choose, changed: selected != before, rows: RowRange(at: 0, count: 0),
+                selectedCount: count))
+    }
+
+    /// The ids of the leaves under `item` at any depth (itself for a leaf), one by one.
+    package static func leafIDs(under item: NaiveMenuItem) -> Set<String> {
+        item.isGroup ? item.children.reduce(into: Set()) { $0.formUnion(leafIDs(under: $1)) } : [item.id]
+    }
+
+    /// Whether the leaf `id` is chosen, or how many leaves under the group `id` are.
+    package func selection(of id: String) -> (selected: Bool, count: Int) {
+        guard let item = menu.root.find(id)?.item else { return (false, 0) }
+        return item.isGroup
+            ? (false, Self.leafIDs(under: item).intersection(selected).count) : (selected.contains(id), 0)
     }
 
     /// The first group whose `isExpand` in the tree is not what the record says (nil: they agree),

@@ -131,7 +131,7 @@ extension ServiceDifferentialRun {
             page.count == naive.menu.count && page.leafCount == naive.menu.leafCount,
             "GET /rows counts \(page.count) rows and \(page.leafCount) leaves, the oracle \(naive.menu.count) and \(naive.menu.leafCount)"
         )
-        try compare(page.rows, clients[client].listing[...], "GET /rows")
+        try compare(page.rows, clients[client].listing[...], "GET /rows", client: client)
         let tag = tag(revision: naive.revision)
         try expect(
             response.header("ETag") == tag, "GET /rows sent ETag \(response.header("ETag") ?? "none"), not \(tag)")
@@ -157,11 +157,14 @@ extension ServiceDifferentialRun {
         clients[client].tag = tag
     }
 
-    /// `rows` must be the oracle's `expected`, field for field and key for key.
-    func compare(_ rows: [LiveRow], _ expected: ArraySlice<NaiveRow>, _ what: String) throws {
+    /// `rows` must be the oracle's `expected` with `client`'s selection, field for field and key for key.
+    func compare(_ rows: [LiveRow], _ expected: ArraySlice<NaiveRow>, _ what: String, client: Int) throws {
         try expect(rows.count == expected.count, "\(what) has \(rows.count) rows, the oracle \(expected.count)")
-        for (row, naive) in zip(rows, expected) where row != LiveRow(naive) {
-            throw ServiceDifference(description: "\(what): row \(row), the oracle's \(LiveRow(naive))")
+        for (row, naive) in zip(rows, expected) {
+            let oracle = LiveRow(naive, selection: clients[client].naive.selection(of: naive.id))
+            guard row == oracle else {
+                throw ServiceDifference(description: "\(what): row \(row), the oracle's \(oracle)")
+            }
         }
     }
 
@@ -177,7 +180,12 @@ extension ServiceDifferentialRun {
             "GET /nodes/\(id) says index \(node.index.map(String.init) ?? "null") path \(node.path), the oracle \(index.map(String.init) ?? "null") \(naive.path(of: id) ?? [])"
         )
         try expect(
-            node.row == index.map { LiveRow(clients[client].listing[$0]) },
+            node.row
+                == index.map {
+                    LiveRow(
+                        clients[client].listing[$0],
+                        selection: clients[client].naive.selection(of: clients[client].listing[$0].id))
+                },
             "GET /nodes/\(id) answered row \(node.row.map(String.init(describing:)) ?? "null")")
     }
 
@@ -213,7 +221,7 @@ extension ServiceDifferentialRun {
         try expect(
             page.offset == offset && page.limit == limit && page.revision == clients[client].naive.revision,
             "\(target) starts at \(page.offset), the oracle's at \(offset)")
-        try compare(page.rows, rows[min(offset, rows.count) ..< min(end, rows.count)], target)
+        try compare(page.rows, rows[min(offset, rows.count) ..< min(end, rows.count)], target, client: client)
     }
 
     /// `GET /changes?since=R` for a random `R` the history still reaches (or just no longer
@@ -279,9 +287,13 @@ extension ServiceDifferentialRun {
         try expect(
             portable.expansion == expected,
             "GET /session of \(id) answered \(portable.expansion), the oracle's \(expected)")
-        guard let object = response.json["expansion"], let body = try? JSONSerialization.data(withJSONObject: object)
+        guard var object = response.json["expansion"] as? [String: Any], let selection = response.json["selection"]
         else {
-            throw ServiceDifference(description: "GET /session of \(id) has no expansion object")
+            throw ServiceDifference(description: "GET /session of \(id) has no expansion or selection object")
+        }
+        object["selection"] = selection  // the state is expansion and selection: the copy takes both
+        guard let body = try? JSONSerialization.data(withJSONObject: object) else {
+            throw ServiceDifference(description: "GET /session of \(id) does not write back")
         }
         let created = service.respond(to: HTTPRequest(method: "POST", path: "/sessions", body: Array(body)))
         try expect(
@@ -297,7 +309,8 @@ extension ServiceDifferentialRun {
                 headers: [("X-Session-Id", copy)]))
         let page = try decode(LiveRowsPage.self, rows, "GET /rows of the session made from the expansion")
         try expect(page.revision == 0, "the session made from the expansion is at revision \(page.revision)")
-        try compare(page.rows, clients[client].listing[...], "GET /rows of the session made from the expansion")
+        try compare(
+            page.rows, clients[client].listing[...], "GET /rows of the session made from the expansion", client: client)
         try expect(
             service.respond(to: HTTPRequest(method: "DELETE", path: "/session", headers: [("X-Session-Id", copy)]))
                 .status == 204, "DELETE of the copy failed")

@@ -200,14 +200,16 @@ final class ServiceDifferentialRun {
             case 1: group + "-x"
             default: group
             }
+        let node = Int.random(in: 0 ..< 40, using: &rng) == 0 ? "no-such-node" : allIDs.randomElement(using: &rng)!
         switch dice {
-        case ..<28: return .toggle(groupID: target)
-        case ..<46: return .set(groupID: target, isExpanded: expanded)
-        case ..<62: return .setSubtree(groupID: target, isExpanded: expanded)
-        case ..<69: return .setAll(ExpansionMode.allCases.randomElement(using: &rng)!)
-        default:
-            let node = Int.random(in: 0 ..< 40, using: &rng) == 0 ? "no-such-node" : allIDs.randomElement(using: &rng)!
-            return .reveal(nodeID: node)
+        case ..<24: return .toggle(groupID: target)
+        case ..<38: return .set(groupID: target, isExpanded: expanded)
+        case ..<50: return .setSubtree(groupID: target, isExpanded: expanded)
+        case ..<56: return .setAll(ExpansionMode.allCases.randomElement(using: &rng)!)
+        case ..<72: return .reveal(nodeID: node)
+        // Selection at every depth: a leaf, a group, the whole menu (two in three choose).
+        case ..<95: return .select(nodeID: node, selected: Int.random(in: 0 ..< 3, using: &rng) > 0)
+        default: return .selectAll(Int.random(in: 0 ..< 3, using: &rng) > 0)
         }
     }
 }
