@@ -71,7 +71,7 @@ extension MenuAPI {
     /// like `/count`: its tag is the session's, `If-None-Match` answers 304. O(k + r log k + u ·
     /// (depth + log k) + limit) for k toggles, r ruled groups and u unavailable nodes.
     func selection(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
-        let offset = try Self.integerParameter("offset", in: request, default: 0, range: 0 ... Int(Int32.max))
+        let offset = try Self.integerParameter("offset", in: request, default: 0, range: 0 ... Int.max)
         let limit = try Self.integerParameter(
             "limit", in: request, default: min(Self.defaultLimit, maxLimit), range: 1 ... maxLimit)
         let context = try readContext(of: request)
