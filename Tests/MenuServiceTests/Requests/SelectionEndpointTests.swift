@@ -200,6 +200,26 @@ struct SelectionEndpointTests {
             service.call("GET", "/selection", session: copy).json["selected"] as? [String] == ["fish", "pork", "tea"])
     }
 
+    @Test func aFilteredTreeAndTheAncestorRowsCarryTheSelectionToo() throws {
+        let service = service()
+        let session = try #require(service.call("POST", "/sessions").json["sessionId"] as? String)
+        #expect(Self.put(service, "/nodes/greens/selection", #"{"selected":true}"#, session: session).status == 200)
+        #expect(Self.put(service, "/nodes/choy/selection", #"{"selected":false}"#, session: session).status == 200)
+        // "spinach" matches one leaf: the filtered tree shows it under its groups.
+        let page = service.call(
+            "GET", "/rows", query: [("q", "spinach"), ("limit", "10"), ("offset", "2"), ("ancestors", "true")],
+            session: session)
+        #expect(page.status == 200)
+        let rows = try #require(page.json["rows"] as? [[String: Any]])
+        #expect(rows.map { $0["id"] as? String } == ["spinach"])
+        #expect(rows.first?["selected"] as? Bool == true)
+        let ancestors = try #require(page.json["ancestors"] as? [[String: Any]])
+        #expect(ancestors.map { $0["id"] as? String } == ["side-dishes", "greens"])
+        #expect(ancestors.map { $0["selection"] as? String } == ["some", "some"])
+        #expect(ancestors.map { $0["selectedCount"] as? Int } == [1, 1])
+        #expect(ancestors.map { $0["selectableCount"] as? Int } == [4, 2])
+    }
+
     @Test(arguments: [
         (#"{"selected": "yes"}"#, #""selected" must be true or false; send {"selected": true} or {"selected": false}"#),
         ("", #"the body must be JSON like {"selected": true} or {"selected": false}; it is empty"#),
