@@ -22,9 +22,40 @@ package struct NaiveSession {
     /// The chosen leaves by id, changed leaf by leaf.
     package private(set) var selected = Set<String>()
 
+    /// The groups with a `maxSelect`, in menu order, with their rule.
+    package let maxSelects: [(id: String, max: Int)]
+
     /// A new session (revision 0, the config's defaults) on its own tree built from `spec`.
     package init(spec: [TreeSpec]) {
         menu = NaiveMenu(spec: spec)
+        func rules(_ nodes: [TreeSpec]) -> [(id: String, max: Int)] {
+            nodes.flatMap { node in (node.maxSelect.map { [(node.id, $0)] } ?? []) + rules(node.children ?? []) }
+        }
+        maxSelects = rules(spec)
+    }
+
+    /// The rule `command` would break, as the service refuses it: the first group in menu order
+    /// whose `maxSelect` the choice would pass while choosing more there than before; nil for a
+    /// write it allows (and for any write but a selection, or one naming no node).
+    package func selectionRefusal(_ command: SessionCommand) -> (group: String, max: Int, selected: Int)? {
+        var after = selected
+        switch command {
+        case .select(let id, let choose, let excluded):
+            guard let found = menu.root.find(id) else { return nil }
+            let leaves = Self.leafIDs(under: found.item)
+            if choose { after.formUnion(leaves.subtracting(excluded)) } else { after.subtract(leaves) }
+        case .selectAll(let choose, let excluded):
+            after = choose ? Self.leafIDs(under: menu.root).subtracting(excluded) : []
+        default:
+            return nil
+        }
+        for (id, max) in maxSelects {
+            guard let group = menu.root.find(id)?.item else { continue }
+            let leaves = Self.leafIDs(under: group)
+            let (now, then) = (leaves.intersection(after).count, leaves.intersection(selected).count)
+            if now > max && now > then { return (id, max, now) }
+        }
+        return nil
     }
 
     /// Applies `command` to the tree and to the record; nil (and nothing changed) when it names no

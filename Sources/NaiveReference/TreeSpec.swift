@@ -9,6 +9,8 @@ package struct TreeSpec: Sendable {
     /// nil for a row.
     package var children: [TreeSpec]?
     package var attributes: [String: JSONValue]?
+    /// A group's `maxSelect`: the most leaves under it a session may choose.
+    package var maxSelect: Int?
 
     package init(
         id: String, title: String, expanded: Bool = false, children: [TreeSpec]? = nil,
@@ -49,6 +51,7 @@ package struct TreeSpec: Sendable {
             }
             out += "]"
         }
+        if let maxSelect { out += ",\"maxSelect\":\(maxSelect)" }
         out += ",\"title\":"
         appendJSONString(title, to: &out)
         out += "}"
@@ -112,6 +115,17 @@ package func makeMenu(_ items: [TreeSpec]) throws -> Menu {
 /// A random tree of about `nodes` nodes, at most `maxDepth + 1` levels, each list of children
 /// `width` long (fewer when the budget runs out), ids `idPrefix` + "n1", "n2"…, reproducible from
 /// the generator's seed.
+/// `spec` with a `maxSelect` of 1 to 4 on about one group in four, chosen by `rng`.
+package func withSelectionRules(_ spec: [TreeSpec], using rng: inout SplitMix64) -> [TreeSpec] {
+    spec.map { node in
+        var node = node
+        guard let children = node.children else { return node }
+        node.children = withSelectionRules(children, using: &rng)
+        if Int.random(in: 0 ..< 4, using: &rng) == 0 { node.maxSelect = Int.random(in: 1 ... 4, using: &rng) }
+        return node
+    }
+}
+
 package func randomTree(
     nodes: Int, maxDepth: Int, width widths: ClosedRange<Int> = 0 ... 6, idPrefix: String = "",
     using rng: inout SplitMix64

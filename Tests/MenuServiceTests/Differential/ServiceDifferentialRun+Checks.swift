@@ -53,6 +53,16 @@ extension ServiceDifferentialRun {
                 "a write with an old If-Match answered \(response.status) \(response.json)")
             return
         }
+        if let broken = clients[client].naive.selectionRefusal(command) {
+            let error = response.json["error"] as? [String: Any]
+            try expect(
+                response.status == 409 && response.errorCode == "selection_above_maximum"
+                    && error?["group"] as? String == broken.group && error?["maxSelect"] as? Int == broken.max
+                    && error?["selected"] as? Int == broken.selected,
+                "a choice past \(broken.group)'s maxSelect \(broken.max) (\(broken.selected)) answered \(response.status) \(response.json)"
+            )
+            return
+        }
         let before = clients[client].listing
         guard let expected = clients[client].naive.apply(command) else {
             try expect(false, "the oracle refused \(command), which names a group or node it has")

@@ -45,18 +45,20 @@ struct ServiceDifferentialTests {
     }
 
     static let trees: [Tree] = [
-        Tree(name: "bushy, 200 nodes, 6 levels", steps: 700) { randomTree(nodes: 200, maxDepth: 5, using: &$0) },
+        Tree(name: "bushy, 200 nodes, 6 levels", steps: 700) {
+            withSelectionRules(randomTree(nodes: 200, maxDepth: 5, using: &$0), using: &$0)
+        },
         Tree(name: "wide, 400 nodes, 3 levels", steps: 400) {
-            randomTree(nodes: 400, maxDepth: 2, width: 0 ... 14, using: &$0)
+            withSelectionRules(randomTree(nodes: 400, maxDepth: 2, width: 0 ... 14, using: &$0), using: &$0)
         },
         Tree(name: "narrow, 80 nodes, 12 levels", steps: 900) {
-            randomTree(nodes: 80, maxDepth: 11, width: 0 ... 3, using: &$0)
+            withSelectionRules(randomTree(nodes: 80, maxDepth: 11, width: 0 ... 3, using: &$0), using: &$0)
         },
         Tree(name: "bushy, 150 nodes, 6 levels", steps: 400, durable: true) {
-            randomTree(nodes: 150, maxDepth: 5, using: &$0)
+            withSelectionRules(randomTree(nodes: 150, maxDepth: 5, using: &$0), using: &$0)
         },
         Tree(name: "bushy, 150 nodes, 6 levels", steps: 400, redis: true) {
-            randomTree(nodes: 150, maxDepth: 5, using: &$0)
+            withSelectionRules(randomTree(nodes: 150, maxDepth: 5, using: &$0), using: &$0)
         }
     ]
 
