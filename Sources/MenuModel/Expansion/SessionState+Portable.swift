@@ -1,6 +1,6 @@
-/// A session's state by id (its expansion and its selection), independent of node positions: what a store writes out and reads
-/// back, across restarts and reloads. `marks` and `flips` are in menu order when taken from a
-/// state; any order is accepted back.
+/// A session's state by id (its expansion and its selection), independent of node positions:
+/// what a store writes out and reads back, across restarts and reloads. `marks` and `flips` are
+/// in menu order when taken from a state; any order is accepted back.
 public struct PortableState: Sendable, Hashable {
     /// A subtree set to one mode by a recursive change.
     public struct Mark: Sendable, Hashable {

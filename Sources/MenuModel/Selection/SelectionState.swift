@@ -97,8 +97,8 @@ public struct SelectionState: Sendable {
 
     /// Selects (`true`) or clears every leaf of `node`'s subtree (one leaf when `node` is a leaf),
     /// at any depth, but leaves the leaves of each of `excluded` (nodes of that subtree, say
-    /// unavailable ones, whole groups or leaves) cleared. Returns whether the selected leaves changed. O(k + e log k + log n) for k toggles
-    /// and e excluded leaves, plus redoing the edges.
+    /// unavailable ones, whole groups or leaves) cleared. Returns whether the selected leaves
+    /// changed. O(k + e log k + log n) for k toggles and e excluded nodes, plus redoing the edges.
     @discardableResult
     public mutating func set(
         _ node: Menu.Node, selected: Bool, in menu: Menu, excluding excluded: [Menu.Node] = []

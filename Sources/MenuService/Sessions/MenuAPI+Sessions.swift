@@ -7,8 +7,9 @@ import MenuSessions
 /// form. A client that keeps it recovers from `unknown_session` (expiry, eviction, a memory-only restart) by creating a session
 /// in the same state, across menu reloads and instances, and two devices share a layout.
 extension MenuAPI {
-    /// `{"version","sessionId","revision","expansion":{"base","marks":[{"id","mode"}],"expanded":[ids],"collapsed":[ids]},
-    /// "selection":{"all","toggled":[ids]}}`, marks, flips and toggles in menu order. A session read as `/count` is: its tag is the menu version
+    /// `{"version","sessionId","revision","expansion":{"base","marks":[{"id","mode"}],
+    /// "expanded":[ids],"collapsed":[ids]},"selection":{"all","toggled":[ids]}}`, marks, flips and
+    /// toggles in menu order. A session read as `/count` is: its tag is the menu version
     /// and the revision (which fix the answer), `If-None-Match` with it answers 304, and it is
     /// `private, no-cache`. O(k) for k marks and flips.
     func session(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
