@@ -84,14 +84,19 @@ extension TerminalTests {
             let (pane, _, _) = try Self.sichuanClient()
             // Row 18 is 啤酒 (Beer): chosen whole, its three beers show ✓ and 酒水 shows 3 of 10.
             try pane.send("1", "8", "Enter", "Space")
-            var screen = try pane.waitForScreen("啤酒 chosen") { Self.status($0).hasPrefix("chose 啤酒") }
+            // The rows a choice changes are fetched again after its message: wait for them too.
+            var screen = try pane.waitForScreen("啤酒 chosen, its rows fetched again") {
+                Self.status($0).hasPrefix("chose 啤酒") && Self.fetched($0, 17 ... 19)
+            }
             #expect(screen[18].hasPrefix("18   ▾ 啤酒 (3) ✓  Beer"), "\(screen[18])")
             #expect(screen[17].hasPrefix("17 ▾ 酒水 (3) 3/10 ✓  Drinks"), "\(screen[17])")
             #expect(screen[19].hasPrefix("19     ✓ 雪花啤酒  Snow Beer"), "\(screen[19])")
             #expect(screen[22].hasPrefix("22   ▾ 白酒 (3)  Baijiu"), "\(screen[22])")
             // Down to 雪花啤酒 and Space again: cleared, and the group shows 2 of 3.
             try pane.send("Down", "Space")
-            screen = try pane.waitForScreen("雪花啤酒 cleared") { Self.status($0).hasPrefix("cleared 雪花啤酒") }
+            screen = try pane.waitForScreen("雪花啤酒 cleared, its rows fetched again") {
+                Self.status($0).hasPrefix("cleared 雪花啤酒") && Self.fetched($0, 18 ... 19)
+            }
             #expect(screen[19].hasPrefix("19       雪花啤酒  Snow Beer"), "\(screen[19])")
             #expect(screen[18].hasPrefix("18   ▾ 啤酒 (3) 2/3 ✓  Beer"), "\(screen[18])")
         }
