@@ -32,14 +32,12 @@ extension SessionState {
     /// a client's portable form) may hold up to twice its entries' bytes. O(entries).
     public var compacted: SessionState {
         var copy = self
-        copy.flipped = Self.exact(flipped)
-        copy.marks = Self.exact(marks)
-        copy.levels = Self.exact(levels.map(Self.exact))
+        copy.flipped = exactCapacity(flipped)
+        copy.marks = exactCapacity(marks)
+        copy.levels = exactCapacity(levels.map(exactCapacity))
         copy.selection = selection.compacted
         return copy
     }
-
-    private static func exact<Element>(_ array: [Element]) -> [Element] { exactCapacity(array) }
 }
 
 /// `array` in storage of exactly its count (itself when it has no spare capacity). O(count).

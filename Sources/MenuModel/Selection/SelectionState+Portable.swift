@@ -13,9 +13,6 @@ public struct PortableSelection: Sendable, Hashable, Codable {
 }
 
 extension SelectionState {
-    /// This state by id, read against `menu` (the menu it belongs to). O(k).
-    public func portable(in menu: Menu) -> PortableSelection { portable }
-
     /// This state by id: its base and its toggles' ids, in the order of the menu it belongs to. O(1).
     public var portable: PortableSelection { PortableSelection(all: base, toggled: toggleIDs) }
 

@@ -9,37 +9,31 @@ extension SelectionState {
     /// below the last one asked, one binary search. Holds the state's arrays and the menu's leaf
     /// ranks (no copy).
     public struct RowReader {
-        let base: Bool
-        let edges: [Int32]
-        let selectedBefore: [Int32]
-        let menu: Menu
+        let state: SelectionState
         let leavesBefore: [Int32]
         var passed = 0
         var lastRank = Int32.min
 
         public init(_ state: SelectionState, in menu: Menu) {
-            base = state.base
-            edges = state.edges
-            selectedBefore = state.selectedBefore
-            self.menu = menu
+            self.state = state
             leavesBefore = menu.storage.leavesBefore
         }
 
         /// Whether no leaf is selected, whatever is asked.
-        public var selectsNothing: Bool { !base && edges.isEmpty }
+        public var selectsNothing: Bool { !state.base && state.edges.isEmpty }
 
         /// Whether `leaf` is selected.
         public mutating func isSelected(_ leaf: Menu.Node) -> Bool {
             advance(to: leavesBefore[leaf])
-            return base != (passed % 2 == 1)
+            return state.isSelected(passed: passed)
         }
 
         /// Leaves of `group`'s subtree selected; `leaves` is its leaf count (``Menu/leafCount(of:)``,
         /// which the caller has at hand).
         public mutating func selectedCount(in group: Menu.Node, leaves: Int) -> Int {
+            let edges = state.edges
             let start = leavesBefore[group]
             advance(to: start)
-            let selectedAtStart = selected(below: start, passed: passed)
             let end = start + Int32(truncatingIfNeeded: leaves)
             // Galloping from the cursor: a group's end is usually a few edges past its start.
             var low = passed
@@ -48,45 +42,27 @@ extension SelectionState {
                 low += step
                 step &<<= 1
             }
-            let endPassed = Self.upperBound(end, in: edges, from: low, to: min(low + step, edges.count))
-            return Int(selected(below: end, passed: endPassed) - selectedAtStart)
+            let endPassed = edges[low ..< min(low + step, edges.count)].upperBound(end)
+            return Int(state.selected(below: end, passed: endPassed) - state.selected(below: start, passed: passed))
         }
 
         /// Moves the cursor to `rank`: a walk for the next few edges, a search past them.
         mutating func advance(to rank: Int32) {
+            let edges = state.edges
             if rank < lastRank || lastRank == .min {
-                passed = Self.upperBound(rank, in: edges, from: 0)
+                passed = edges.upperBound(rank)
             } else {
                 var steps = 0
                 while passed < edges.count && edges[passed] <= rank {
                     passed += 1
                     steps += 1
                     if steps == 8 {
-                        passed = Self.upperBound(rank, in: edges, from: passed)
+                        passed = edges[passed...].upperBound(rank)
                         break
                     }
                 }
             }
             lastRank = rank
-        }
-
-        /// Selected leaves of rank below `rank`, `passed` being the edges at or below it.
-        func selected(below rank: Int32, passed: Int) -> Int32 {
-            guard passed > 0 else { return base ? rank : 0 }
-            let last = passed - 1
-            let selectedFromLast = base != ((last + 1) % 2 == 1)
-            return selectedBefore[last] + (selectedFromLast ? rank - edges[last] : 0)
-        }
-
-        /// How many of `edges` are at or below `rank`, knowing the first `from` are and (given `to`)
-        /// that none from `to` on is.
-        static func upperBound(_ rank: Int32, in edges: [Int32], from: Int, to end: Int? = nil) -> Int {
-            var (low, high) = (from, end ?? edges.count)
-            while low < high {
-                let middle = (low + high) / 2
-                if edges[middle] <= rank { low = middle + 1 } else { high = middle }
-            }
-            return low
         }
     }
 }

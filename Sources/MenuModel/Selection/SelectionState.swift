@@ -80,12 +80,20 @@ public struct SelectionState: Sendable {
 
     /// Whether the leaf of rank `rank` is selected: the base, flipped at each edge at or below it.
     @inlinable func isSelected(rank: Int32) -> Bool {
-        base != (edges.upperBound(rank) % 2 == 1)
+        isSelected(passed: edges.upperBound(rank))
     }
+
+    /// Whether a leaf with `passed` edges at or below its rank is selected: the base, flipped at
+    /// each of them. O(1).
+    @inlinable func isSelected(passed: Int) -> Bool { base != (passed % 2 == 1) }
 
     /// Selected leaves of rank below `rank`. O(log k).
     @inlinable func selected(below rank: Int32) -> Int32 {
-        let passed = edges.upperBound(rank)  // edges at or below `rank`
+        selected(below: rank, passed: edges.upperBound(rank))
+    }
+
+    /// Selected leaves of rank below `rank`, `passed` being the edges at or below it. O(1).
+    @inlinable func selected(below rank: Int32, passed: Int) -> Int32 {
         guard passed > 0 else { return base ? rank : 0 }
         let last = passed - 1
         // After the (last + 1)-th edge the state is the base flipped that many times.
@@ -235,8 +243,9 @@ extension Array where Element == SelectionToggle {
     @inlinable func lowerBound(toggle node: Int32) -> Int { lowerBound(node) { $0.node }.index }
 }
 
-extension Array where Element == Int32 {
-    /// How many elements are <= `value` (ascending elements): the first index at or above
-    /// `value + 1`, by the project's one binary search (``lowerBound(of:)``).
+extension RandomAccessCollection where Element == Int32, Index == Int {
+    /// The first index whose element is above `value` (ascending elements; for an array, how many
+    /// are <= `value`): the first at or above `value + 1`, by the project's one binary search
+    /// (``lowerBound(of:)``).
     @inlinable func upperBound(_ value: Int32) -> Int { lowerBound(of: value &+ 1).index }
 }

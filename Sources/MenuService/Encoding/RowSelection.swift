@@ -9,20 +9,18 @@ import MenuModel
 /// Cost per row: a few stores for a session that selected nothing; otherwise, rows asked in
 /// page order, O(1) amortized for a leaf and one binary search for a group
 /// (``SelectionState/RowReader``); one hash lookup more for a group while anything is
-/// unavailable. A value whose cursor moves as the rows are written (pass it `inout`). Memory: nothing of its
-/// own (it borrows the state and the counts).
+/// unavailable. A value whose cursor moves as the rows are written (pass it `inout`). Memory:
+/// nothing of its own (it borrows the state and the counts).
 struct RowSelection {
     private var reader: SelectionState.RowReader
     let menu: Menu
     /// Unavailable leaves under each group that has any (``ServedAvailability/unavailableLeaves``).
     let unavailableLeaves: [Menu.Node: Int]
-    private let selectsNothing: Bool
 
     init(_ selection: SelectionState, in menu: Menu, unavailableLeaves: [Menu.Node: Int]) {
         reader = SelectionState.RowReader(selection, in: menu)
         self.menu = menu
         self.unavailableLeaves = unavailableLeaves
-        selectsNothing = reader.selectsNothing
     }
 
     /// The fields of a session that selected nothing, with everything available.
@@ -37,14 +35,14 @@ struct RowSelection {
     @inline(__always)
     mutating func store(_ node: Int, isGroup: Bool, at target: UnsafeMutableRawPointer) -> Int {
         guard isGroup else {
-            if !selectsNothing && reader.isSelected(node) {
+            if !reader.selectsNothing && reader.isSelected(node) {
                 return Self.store(",\"selected\":true", at: target)
             }
             return Self.store(",\"selected\":false", at: target)
         }
         let leaves = menu.leafCount(of: node)
         let selectable = unavailableLeaves.isEmpty ? leaves : leaves - (unavailableLeaves[node] ?? 0)
-        let selected = selectsNothing ? 0 : reader.selectedCount(in: node, leaves: leaves)
+        let selected = reader.selectsNothing ? 0 : reader.selectedCount(in: node, leaves: leaves)
         var out = target
         out +=
             selected == 0

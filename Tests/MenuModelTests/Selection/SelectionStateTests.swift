@@ -52,7 +52,7 @@ import Testing
         }
         #expect(state.portable.toggled == state.toggledNodes.map(menu.id(of:)), "\(context): the toggles' ids")
         var ignored: [String] = []
-        let rebuilt = SelectionState(portable: state.portable(in: menu), in: menu, ignoredIDs: &ignored)
+        let rebuilt = SelectionState(portable: state.portable, in: menu, ignoredIDs: &ignored)
         #expect(rebuilt == state && ignored.isEmpty, "\(context): portable round trip")
         #expect(rebuilt.selectedCount(of: menu) == reference.count)
     }
@@ -121,8 +121,8 @@ import Testing
         var byGroup = SelectionState()
         byGroup.set(try #require(menu.node(withID: "a")), selected: true, in: menu)
         #expect(byChild == byGroup)
-        #expect(byChild.portable(in: menu).toggled == ["a1", "b1", "b2"])
-        #expect(byGroup.portable(in: menu) == PortableSelection(all: false, toggled: ["a"]))
+        #expect(byChild.portable.toggled == ["a1", "b1", "b2"])
+        #expect(byGroup.portable == PortableSelection(all: false, toggled: ["a"]))
         // Selecting an empty group selects no leaf: nothing changes.
         #expect(!byGroup.set(try #require(menu.node(withID: "empty")), selected: true, in: menu))
     }
