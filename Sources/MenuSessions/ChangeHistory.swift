@@ -30,7 +30,7 @@ package struct ChangeHistory: Sendable, Equatable {
         var removed: UInt32
 
         /// A carry-over to the next menu: its mark is in ``reloads``.
-        static let reload = Splice(at: .max - 1, inserted: 0, removed: 0)
+        static let reload = Splice(at: HistoryEntry.reloadWord, inserted: 0, removed: 0)
     }
 
     private var splices: [Splice] = []
@@ -46,12 +46,6 @@ package struct ChangeHistory: Sendable, Equatable {
 
     /// The revision the history starts from: a `since` older than this cannot be answered.
     package var startRevision: Int { endRevision - splices.count }
-
-    /// Records the splice of a write that moved the session to the next revision, keeping the
-    /// newest `capacity` entries.
-    package mutating func record(_ change: RowChange?, capacity: Int) {
-        record(.splice(change), capacity: capacity)
-    }
 
     /// Records what a write that moved the session to the next revision left (a splice, or rows
     /// reconfigured), keeping the newest `capacity` entries.

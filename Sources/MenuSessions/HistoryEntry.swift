@@ -16,7 +16,8 @@ package enum HistoryEntry: Sendable, Equatable {
     case reconfigured(ReconfiguredRows)
 
     static let noRow: UInt32 = .max
-    static let reload: UInt32 = .max - 1
+    /// The first word of a reload entry (its other two are 0).
+    package static let reloadWord: UInt32 = .max - 1
     static let reconfiguredFlag: UInt32 = 0x8000_0000
 
     /// The entry's three words.
@@ -38,7 +39,7 @@ package enum HistoryEntry: Sendable, Equatable {
 
     /// The entry three words hold; nil for a reload entry (`at` 0xFFFFFFFE).
     package init?(words at: UInt32, _ inserted: UInt32, _ removed: UInt32) {
-        if at == Self.reload { return nil }
+        if at == Self.reloadWord { return nil }
         if at == Self.noRow {
             self = .splice(nil)
         } else if removed & Self.reconfiguredFlag != 0 {
@@ -68,5 +69,11 @@ package struct ReconfiguredRows: Sendable, Equatable {
         self.at = at
         self.count = count
         self.node = node
+    }
+
+    /// The ids of `node`'s groups, outermost first, in `menu` (the menu the entry was written on);
+    /// none for the whole menu. O(depth).
+    package func ancestorIDs(in menu: Menu) -> [String] {
+        node > 0 && node <= menu.nodeCount ? menu.ancestors(of: node).map(menu.id(of:)) : []
     }
 }

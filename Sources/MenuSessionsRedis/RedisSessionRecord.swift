@@ -82,17 +82,10 @@ package struct RedisSessionRecord: Sendable, Equatable {
         return RedisHistory.entries(history, endRevision: revision, since: since)
     }
 
-    /// The record after a write that moves it to `revision + 1` with `state`, recording `change`
+    /// The record after a write that moves it to `revision + 1` with `state`, recording `entry`
     /// (computed on `menuVersion`): exactly what the compare-and-set script stores, so the cache
     /// holds what Redis holds without reading it back. A write on another menu starts the history
     /// (and the origin) afresh.
-    package func advanced(to state: [UInt8], change: RowChange?, menuVersion: String, historyLimit: Int)
-        -> RedisSessionRecord
-    {
-        advanced(to: state, entry: .splice(change), menuVersion: menuVersion, historyLimit: historyLimit)
-    }
-
-    /// ``advanced(to:change:menuVersion:historyLimit:)`` for a write that left `entry`.
     package func advanced(to state: [UInt8], entry: HistoryEntry, menuVersion: String, historyLimit: Int)
         -> RedisSessionRecord
     {
@@ -238,12 +231,11 @@ package enum RedisHistory {
     /// The entry of a carry-over to a new menu.
     package static let reloadEntry: [UInt8] = {
         var bytes: [UInt8] = []
-        for word: UInt32 in [.max - 1, 0, 0] { withUnsafeBytes(of: word.littleEndian) { bytes.append(contentsOf: $0) } }
+        for word: UInt32 in [HistoryEntry.reloadWord, 0, 0] {
+            withUnsafeBytes(of: word.littleEndian) { bytes.append(contentsOf: $0) }
+        }
         return bytes
     }()
-
-    /// The entry of a write whose splice was `change`.
-    package static func entry(_ change: RowChange?) -> [UInt8] { entry(.splice(change)) }
 
     /// The entry of a write that left `entry`.
     package static func entry(_ entry: HistoryEntry) -> [UInt8] {

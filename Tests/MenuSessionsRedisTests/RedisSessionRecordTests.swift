@@ -60,7 +60,9 @@ struct RedisSessionRecordTests {
         let splices: [RowChange?] = [
             RowChange(at: 1, inserted: 0, removed: 9), nil, RowChange(at: 0, inserted: 4, removed: 0)
         ]
-        for splice in splices { record = record.advanced(to: [], change: splice, menuVersion: "v1", historyLimit: 2) }
+        for splice in splices {
+            record = record.advanced(to: [], entry: .splice(splice), menuVersion: "v1", historyLimit: 2)
+        }
         #expect(record.revision == 3 && record.history.count == 24)
         #expect(record.entries(since: 1, menuVersion: "v1")?.map(\.revision) == [2, 3])
         #expect(
@@ -72,9 +74,9 @@ struct RedisSessionRecordTests {
         #expect(record.entries(since: 2, menuVersion: "v2") == nil)  // splices of another menu's rows
         #expect(record.entries(since: 3, menuVersion: "v2")?.isEmpty == true)
         // A write on another menu starts the history over.
-        let moved = record.advanced(to: [], change: nil, menuVersion: "v2", historyLimit: 2)
+        let moved = record.advanced(to: [], entry: .splice(nil), menuVersion: "v2", historyLimit: 2)
         #expect(moved.history.count == 12 && moved.entries(since: 3, menuVersion: "v2")?.count == 1)
-        #expect(record.advanced(to: [], change: nil, menuVersion: "v1", historyLimit: 0).history.isEmpty)
+        #expect(record.advanced(to: [], entry: .splice(nil), menuVersion: "v1", historyLimit: 0).history.isEmpty)
     }
 }
 
@@ -100,7 +102,7 @@ struct RedisSessionRecordTests {
 
     @Test func aSelectionHistoryEntryReadsBackAsItsRows() {
         let entry = HistoryEntry.reconfigured(ReconfiguredRows(at: 7, count: 3, node: 12))
-        let history = RedisHistory.appending(RedisHistory.entry(entry), to: RedisHistory.entry(nil), limit: 4)
+        let history = RedisHistory.appending(RedisHistory.entry(entry), to: RedisHistory.entry(.splice(nil)), limit: 4)
         #expect(
             RedisHistory.entries(history, endRevision: 2, since: 0) == [
                 RedisHistory.Entry(revision: 1, entry: .splice(nil)), RedisHistory.Entry(revision: 2, entry: entry)

@@ -95,9 +95,9 @@ struct RedisStoreReloadTests {
         #expect(carried.revision == 3 && carried.historyVersion == "v2" && carried.state == state)
         #expect(ReloadOrigin(carried.origin) == ReloadOrigin(version: "v1", state: state))
         #expect(carried.entries(since: 2, menuVersion: "v2") == [RedisHistory.Entry(revision: 3, entry: nil)])
-        let written = carried.advanced(to: [], change: nil, menuVersion: "v2", historyLimit: 64)
+        let written = carried.advanced(to: [], entry: .splice(nil), menuVersion: "v2", historyLimit: 64)
         #expect(written.origin == carried.origin && written.entries(since: 2, menuVersion: "v2")?.count == 2)
-        let elsewhere = written.advanced(to: [], change: nil, menuVersion: "v3", historyLimit: 64)
+        let elsewhere = written.advanced(to: [], entry: .splice(nil), menuVersion: "v3", historyLimit: 64)
         #expect(elsewhere.origin.isEmpty && elsewhere.entries(since: 4, menuVersion: "v3")?.count == 1)
         #expect(ReloadOrigin([]) == nil && ReloadOrigin([5, 1]) == nil)
     }

@@ -10,7 +10,7 @@ struct ChangeHistoryTests {
             RowChange(at: 1, inserted: 0, removed: 9), nil, RowChange(at: 2_000_000_000, inserted: 7, removed: 0),
             RowChange(at: 3, inserted: 0, removed: 0), RowChange(at: 4, inserted: 0, removed: 1_500_000_000)
         ]
-        for splice in splices { history.record(splice, capacity: 3) }
+        for splice in splices { history.record(.splice(splice), capacity: 3) }
         #expect(history.endRevision == 10)
         #expect(history.startRevision == 7)
         #expect(history.entries(since: 6) == nil)  // older than what is kept
@@ -23,7 +23,7 @@ struct ChangeHistoryTests {
 
     @Test func aCapacityOf0KeepsTheRevisionButNoSplice() {
         var history = ChangeHistory(revision: 0)
-        history.record(RowChange(at: 1, inserted: 1, removed: 0), capacity: 0)
+        history.record(.splice(RowChange(at: 1, inserted: 1, removed: 0)), capacity: 0)
         #expect(history.endRevision == 1)
         #expect(history.entries(since: 0) == nil)
         #expect(history.entries(since: 1)!.isEmpty)
@@ -31,8 +31,8 @@ struct ChangeHistoryTests {
 
     @Test func clearingForgetsTheSplicesAndKeepsTheRevision() {
         var history = ChangeHistory(revision: 0)
-        history.record(nil, capacity: 8)
-        history.record(nil, capacity: 8)
+        history.record(.splice(nil), capacity: 8)
+        history.record(.splice(nil), capacity: 8)
         history.clear()
         #expect(history.endRevision == 2 && history.startRevision == 2)
     }

@@ -43,13 +43,8 @@ package enum FeedEntry: Sendable {
             }
             writer.raw("]}")
         case .reconfigured(_, let rows, let ancestors):
-            writer.raw(",\"reconfigured\":{\"at\":")
-            writer.integer(rows.at)
-            writer.raw(",\"count\":")
-            writer.integer(rows.count)
-            writer.raw(",\"ancestors\":")
-            MenuAPI.writeIDs(ancestors, to: &writer)
-            writer.raw("}")
+            writer.raw(",\"reconfigured\":")
+            MenuAPI.writeReconfigured(rows, ancestors: ancestors, to: &writer)
         }
         writer.raw("}")
     }
@@ -90,11 +85,10 @@ package struct FeedChanges: Sendable {
                     guard let older = stored[lastReload].reload?.olderMenu(on: generation) else { return }
                     menu = older
                 }
-                let ancestors =
-                    rows.node > 0 && rows.node <= menu.nodeCount ? menu.ancestors(of: rows.node).map(menu.id(of:)) : []
                 entries.append(
                     .reconfigured(
-                        revision: entry.revision, rows: RowRange(at: rows.at, count: rows.count), ancestors: ancestors))
+                        revision: entry.revision, rows: RowRange(at: rows.at, count: rows.count),
+                        ancestors: rows.ancestorIDs(in: menu)))
                 continue
             }
             guard let mark = entry.reload else {

@@ -47,20 +47,21 @@ extension MenuAPI {
         writer.raw(",\"selectedCount\":")
         writer.integer(change.selectedCount)
         writer.raw(",\"reconfigured\":")
-        Self.writeReconfigured(
-            ReconfiguredRows(at: change.rows.at, count: change.rows.count, node: change.node), in: menu, to: &writer)
+        let ancestors = ReconfiguredRows(at: change.rows.at, count: change.rows.count, node: change.node)
+            .ancestorIDs(in: menu)
+        Self.writeReconfigured(change.rows, ancestors: ancestors, to: &writer)
     }
 
     /// `{"at","count","ancestors":[ids]}`: the rows from `at` whose content changed, and the ids of
-    /// the node's ancestors (outermost first), whose rows' counts changed wherever they are.
-    static func writeReconfigured(_ rows: ReconfiguredRows, in menu: Menu, to writer: inout JSONWriter) {
+    /// the node's ancestors (outermost first), whose rows' counts changed wherever they are. What a
+    /// selection's answer and its changes feed entry both say.
+    static func writeReconfigured(_ rows: RowRange, ancestors: [String], to writer: inout JSONWriter) {
         writer.raw("{\"at\":")
         writer.integer(rows.at)
         writer.raw(",\"count\":")
         writer.integer(rows.count)
         writer.raw(",\"ancestors\":")
-        let ancestors = rows.node == 0 || rows.node > menu.nodeCount ? [] : menu.ancestors(of: rows.node)
-        writeIDs(ancestors.map(menu.id(of:)), to: &writer)
+        writeIDs(ancestors, to: &writer)
         writer.raw("}")
     }
 
