@@ -38,17 +38,7 @@ package struct NaiveSession {
     /// whose `maxSelect` the choice would pass while choosing more there than before; nil for a
     /// write it allows (and for any write but a selection, or one naming no node).
     package func selectionRefusal(_ command: SessionCommand) -> (group: String, max: Int, selected: Int)? {
-        var after = selected
-        switch command {
-        case .select(let id, let choose, let excluded):
-            guard let found = menu.root.find(id) else { return nil }
-            let leaves = Self.leafIDs(under: found.item)
-            if choose { after.formUnion(leaves.subtracting(excluded)) } else { after.subtract(leaves) }
-        case .selectAll(let choose, let excluded):
-            after = choose ? Self.leafIDs(under: menu.root).subtracting(excluded) : []
-        default:
-            return nil
-        }
+        guard let after = chosen(after: command)?.leaves else { return nil }
         for (id, max) in maxSelects {
             guard let group = menu.root.find(id)?.item else { continue }
             let leaves = Self.leafIDs(under: group)
@@ -96,20 +86,37 @@ package struct NaiveSession {
             guard let found = menu.root.find(id) else { return nil }
             for group in found.ancestors.dropFirst() where !group.isExpand { record.flip(group.id) }
             answer = menu.reveal(id).map(CommandChange.group)
-        case .select(let id, let choose, let excluded):
-            guard let found = menu.root.find(id) else { return nil }
-            let leaves = Self.leafIDs(under: found.item)
-            if choose { selected.formUnion(leaves.subtracting(excluded)) } else { selected.subtract(leaves) }
-            answer = selectionAnswer(id: id, choose, count: leaves.intersection(selected).count, before: selectedBefore)
-        case .selectAll(let choose, let excluded):
-            selected = choose ? Self.leafIDs(under: menu.root).subtracting(excluded) : []
-            answer = selectionAnswer(id: nil, choose, count: selected.count, before: selectedBefore)
+        case .select(let id, let choose, _):
+            guard let (after, under) = chosen(after: command) else { return nil }
+            selected = after
+            answer = selectionAnswer(id: id, choose, count: under.intersection(after).count, before: selectedBefore)
+        case .selectAll(let choose, _):
+            guard let (after, under) = chosen(after: command) else { return nil }
+            selected = after
+            answer = selectionAnswer(id: nil, choose, count: under.intersection(after).count, before: selectedBefore)
         }
         if record != before || selected != selectedBefore {
             revision += 1
             log.append(answer?.splice)
         }
         return answer
+    }
+
+    /// The chosen leaves after the selection `command`, leaf set by leaf set, and the leaves under
+    /// the node it names (the whole menu for `selectAll`); nil for any other command, or one
+    /// naming no node.
+    private func chosen(after command: SessionCommand) -> (leaves: Set<String>, under: Set<String>)? {
+        switch command {
+        case .select(let id, let choose, let excluded):
+            guard let found = menu.root.find(id) else { return nil }
+            let under = Self.leafIDs(under: found.item)
+            return (choose ? selected.union(under.subtracting(excluded)) : selected.subtracting(under), under)
+        case .selectAll(let choose, let excluded):
+            let under = Self.leafIDs(under: menu.root)
+            return (choose ? under.subtracting(excluded) : [], under)
+        default:
+            return nil
+        }
     }
 
     /// A selection's answer as far as the oracle knows it: the node, the state asked for, whether
