@@ -102,6 +102,47 @@ package struct NaiveSession {
         return answer
     }
 
+    /// This session carried over a reload onto the menu of `spec` by the reload rule, stated by id:
+    /// on a fresh session of the new menu, the base set; each mark whose id still names a group set
+    /// recursively, outer marks first; each flipped group that still is one set to the state it
+    /// had; and the selection `selection` (the service's compact form, which ``leaves(of:)`` must
+    /// find equal to this session's) kept by id, so a leaf is chosen when `all` is, flipped by each
+    /// toggled id that is it or one of its groups. The reload is one revision of a session the
+    /// service holds (`counted`), logged as nil: its splices are the service's, checked by replay.
+    package func reloaded(onto spec: [TreeSpec], selection: PortableSelection, counted: Bool) -> NaiveSession {
+        var next = NaiveSession(spec: spec)
+        _ = next.apply(.setAll(record.base))
+        for group in next.menu.preorder() where group.isGroup {
+            guard let mode = record.marks[group.id] else { continue }
+            _ = next.apply(.setSubtree(groupID: group.id, isExpanded: mode == .expanded))
+        }
+        for group in menu.preorder() where group.isGroup && record.flips.contains(group.id) {
+            guard next.group(group.id) != nil else { continue }
+            _ = next.apply(.set(groupID: group.id, isExpanded: group.isExpand))
+        }
+        next.selected = Self.leaves(of: selection, in: next.menu)
+        next.revision = revision + (counted ? 1 : 0)
+        next.log = log + (counted ? [nil] : [])
+        return next
+    }
+
+    /// The leaves `selection` chooses in `menu`, by its definition: a leaf is chosen when `all`
+    /// is, flipped once by each toggled id that is the leaf or one of its groups. O(n · depth).
+    package static func leaves(of selection: PortableSelection, in menu: NaiveMenu) -> Set<String> {
+        let toggled = Set(selection.toggled)
+        var chosen = Set<String>()
+        func walk(_ item: NaiveMenuItem, _ inherited: Bool) {
+            let here = toggled.contains(item.id) ? !inherited : inherited
+            if !item.isGroup {
+                if here { chosen.insert(item.id) }
+                return
+            }
+            for child in item.children { walk(child, here) }
+        }
+        for child in menu.root.children { walk(child, selection.all) }
+        return chosen
+    }
+
     /// The chosen leaves after the selection `command`, leaf set by leaf set, and the leaves under
     /// the node it names (the whole menu for `selectAll`); nil for any other command, or one
     /// naming no node.

@@ -235,11 +235,16 @@ extension ServiceDifferentialRun {
     }
 
     /// `GET /changes?since=R` for a random `R` the history still reaches (or just no longer
-    /// reaches: 410 `gone`): one entry per revision since `R`, each the oracle's splice, and the
-    /// entries replayed onto the rows of revision `R` give the rows of now.
+    /// reaches: 410 `gone`), not before the last reload's entry: one entry per revision since `R`,
+    /// each the oracle's splice, and the entries replayed onto the rows of revision `R` give the
+    /// rows of now. A reload's entry, replayed with the rows it inserts and reconfigures taken from
+    /// the rows after it, must give those rows: every row it leaves alone is unchanged in every
+    /// field, selection included.
     func checkChanges(of client: Int) throws {
         let naive = clients[client].naive
-        let since = Int.random(in: max(0, naive.revision - history - 2) ... naive.revision, using: &rng)
+        let reload = clients[client].reloadedAt
+        let lowest = max(0, naive.revision - history - 2, (reload ?? 0) - 1)
+        let since = Int.random(in: lowest ... naive.revision, using: &rng)
         let response = send("GET", "/changes", query: [("since", String(since))], client: client)
         guard since >= naive.revision - history else {
             try expect(
@@ -259,10 +264,47 @@ extension ServiceDifferentialRun {
         try expect(
             splices == Array(naive.log[since...]),
             "/changes?since=\(since) answered \(splices), the oracle's log \(Array(naive.log[since...]))")
-        guard let old = clients[client].listings[since] else {
+        try expect(
+            changes.changes.allSatisfy { ($0.reload != nil) == ($0.revision == reload) },
+            "/changes?since=\(since) has reload entries at \(changes.changes.filter { $0.reload != nil }.map(\.revision)), the reload is at \(reload.map(String.init) ?? "none")"
+        )
+        guard var old = clients[client].listings[since] else {
             throw ServiceDifference(description: "no listing kept for revision \(since)")
         }
-        if let problem = replayProblem(splices, onto: old, reaching: clients[client].listing) {
+        var splicesAfter = splices[...]
+        if let entry = changes.changes.first?.reload, let reload, let reloaded = clients[client].listings[reload],
+            let (before, after) = clients[client].aroundReload
+        {
+            try expect(entry.version == version, "the reload's entry names version \(entry.version), not \(version)")
+            // Each row with the session it is read from: the twin before the reload, or after it.
+            var rows = old.map { (row: $0, twin: before) }
+            for change in entry.changes {
+                try expect(
+                    change.at >= 0 && change.at + change.removed <= rows.count
+                        && change.at + change.inserted <= reloaded.count,
+                    "the reload's splice \(change) does not fit \(rows.count) rows before, \(reloaded.count) after")
+                rows.replaceSubrange(
+                    change.at ..< change.at + change.removed,
+                    with: reloaded[change.at ..< change.at + change.inserted].map { ($0, after) })
+            }
+            for index in entry.reconfigured {
+                try expect(index >= 0 && index < rows.count, "the reload reconfigures row \(index) of \(rows.count)")
+                rows[index] = (reloaded[index], after)
+            }
+            try expect(
+                rows.count == reloaded.count, "the reload's entry leaves \(rows.count) rows, not \(reloaded.count)")
+            for (index, (row, twin)) in rows.enumerated() {
+                var replayed = LiveRow(row, selection: twin.selection(of: row.id))
+                replayed.index = index  // a row's index is its place, which the splices moved
+                let expected = LiveRow(reloaded[index], selection: after.selection(of: reloaded[index].id))
+                try expect(
+                    replayed == expected,
+                    "the reload's entry \(entry) replayed leaves row \(index) as \(replayed), not \(expected)")
+            }
+            old = reloaded
+            splicesAfter = splicesAfter.dropFirst()
+        }
+        if let problem = replayProblem(Array(splicesAfter), onto: old, reaching: clients[client].listing) {
             throw ServiceDifference(
                 description: "/changes?since=\(since) replayed onto the rows of revision \(since): \(problem)")
         }
@@ -324,5 +366,55 @@ extension ServiceDifferentialRun {
         try expect(
             service.respond(to: HTTPRequest(method: "DELETE", path: "/session", headers: [("X-Session-Id", copy)]))
                 .status == 204, "DELETE of the copy failed")
+    }
+}
+
+extension ServiceDifferentialRun {
+    /// `GET /rows?q=` for a random number in the titles: the rows are the oracle's matches and
+    /// their ancestors in menu order, every field of every row as the contract gives a filtered
+    /// view (a group open exactly when something inside it is shown, its shown descendants, the
+    /// place among the siblings shown), and each carries the session's selection as in its own
+    /// tree (a group's counts over all its leaves, shown or not).
+    func checkFiltered(of client: Int) throws {
+        let query = String(Int.random(in: 1 ... 40, using: &rng))
+        let response = send("GET", "/rows", query: [("q", query), ("limit", "100000")], client: client)
+        try expect(response.status == 200, "GET /rows?q=\(query) answered \(response.status) \(response.json)")
+        let page = try decode(LiveRowsPage.self, response, "GET /rows?q=\(query)")
+        let naive = clients[client].naive
+        var expected: [LiveRow] = []
+        /// Appends `item`'s row and its shown descendants' when it or one of them matches; returns
+        /// how many rows that was.
+        func show(_ item: NaiveMenuItem, place: Int, of setSize: Int) -> Int {
+            let at = expected.count
+            let below = item.children.filter { Self.shows($0, query) }
+            var shown = 0
+            expected.append(
+                LiveRow(
+                    index: at, id: item.id, title: item.title, depth: item.depth, isGroup: item.isGroup,
+                    isExpanded: item.isGroup ? !below.isEmpty : nil,
+                    childCount: item.isGroup ? item.children.count : nil,
+                    attributes: item.attributes?.mapValues(LiveJSON.init),
+                    parentId: item.parent.flatMap { $0.parent == nil ? nil : $0.id }, visibleDescendantCount: nil,
+                    posInSet: place, setSize: setSize, selected: naive.selection(of: item.id).selected,
+                    selectedCount: naive.selection(of: item.id).count,
+                    selectableCount: item.isGroup ? NaiveSession.leafIDs(under: item).count : nil))
+            for (index, child) in below.enumerated() { shown += show(child, place: index + 1, of: below.count) }
+            if item.isGroup { expected[at].visibleDescendantCount = shown }
+            return shown + 1
+        }
+        let top = naive.menu.root.children.filter { Self.shows($0, query) }
+        for (index, item) in top.enumerated() { _ = show(item, place: index + 1, of: top.count) }
+        try expect(
+            page.count == expected.count && page.rows.count == expected.count,
+            "GET /rows?q=\(query) has \(page.count) rows, the oracle \(expected.count)")
+        for (row, oracle) in zip(page.rows, expected) where row != oracle {
+            throw ServiceDifference(description: "GET /rows?q=\(query): row \(row), the oracle's \(oracle)")
+        }
+    }
+
+    /// Whether a search for `query` (digits: no folding matters) shows `item`: its title has it, or
+    /// a descendant's does.
+    static func shows(_ item: NaiveMenuItem, _ query: String) -> Bool {
+        item.title.contains(query) || item.children.contains { shows($0, query) }
     }
 }

@@ -34,6 +34,11 @@ final class ServiceDifferentialRun {
         var listings: [Int: [NaiveRow]] = [:]
         /// The `ETag` of its last `/rows`.
         var tag: String?
+        /// The revision of the last reload's entry in its feed (nil: none since its session began).
+        var reloadedAt: Int?
+        /// Its twin just before and just after that reload: what the rows the reload's entry
+        /// leaves alone show, and what the rows after it show.
+        var aroundReload: (before: NaiveSession, after: NaiveSession)?
 
         init(naive: NaiveSession) {
             self.naive = naive
@@ -43,13 +48,18 @@ final class ServiceDifferentialRun {
     }
 
     private(set) var service: MenuAPI
-    let version: String
+    private(set) var version: String
     let history: Int
     /// The limits the store was opened with (`history` splices a session).
     private(set) var limits: SessionLimits
-    let groupIDs: [String]
-    let rowIDs: [String]
-    let allIDs: [String]
+    private(set) var groupIDs: [String] = []
+    private(set) var rowIDs: [String] = []
+    private(set) var allIDs: [String] = []
+    /// The menu served now, as edited by ``reload(edits:)`` so far.
+    private(set) var edits: MenuEdits
+    /// The services of the store instances the run moves between (Redis), by store: a reload is
+    /// installed on each, as every instance of a deployment reloads.
+    private var services: [ObjectIdentifier: MenuAPI] = [:]
     var clients: [Client]
     var rng: SplitMix64
     /// The last operations, for the failure message.
@@ -67,17 +77,23 @@ final class ServiceDifferentialRun {
         version = menu.version
         self.history = history
         self.rng = rng
-        let items = NaiveMenu(spec: spec).preorder()
-        groupIDs = items.filter(\.isGroup).map(\.id)
-        rowIDs = items.filter { !$0.isGroup }.map(\.id)
-        allIDs = items.map(\.id)
+        edits = MenuEdits(spec)
         clients = (0 ..< sessions).map { _ in Client(naive: NaiveSession(spec: spec)) }
+        services[ObjectIdentifier(service.store as AnyObject)] = service
+        takeIDs(of: spec)
         // All but the last session start by POST /sessions; the last by its first write.
         for index in clients.indices.dropLast() {
             let created = send("POST", "/sessions", client: index)
             try expect(created.status == 201, "POST /sessions answered \(created.status)")
             clients[index].id = created.header("X-Session-Id")
         }
+    }
+
+    private func takeIDs(of spec: [TreeSpec]) {
+        let items = NaiveMenu(spec: spec).preorder()
+        groupIDs = items.filter(\.isGroup).map(\.id)
+        rowIDs = items.filter { !$0.isGroup }.map(\.id)
+        allIDs = items.map(\.id)
     }
 
     // MARK: Requests
@@ -161,12 +177,74 @@ final class ServiceDifferentialRun {
     /// hears of the other instance's writes from the backend; each waited for at most `bound`), every session's
     /// whole table must be the oracle's, and the run goes on there.
     func switchInstance(to store: any SessionStore, within bound: Duration = .seconds(30)) throws {
-        service = MenuAPI(menu: service.menu, store: store, maxLimit: 100_000)
+        service = self.service(of: store)
         for client in clients.indices {
             guard let text = clients[client].id, let id = SessionID(text) else { continue }
             let revision = clients[client].naive.revision
             _ = eventually(within: bound) { (try? store.snapshot(of: id).revision) == revision }  // checkTable says what differs
             try checkTable(of: client)
+        }
+    }
+
+    /// The service of `store`, made on the current menu the first time (before any reload). O(1).
+    private func service(of store: any SessionStore) -> MenuAPI {
+        if let known = services[ObjectIdentifier(store as AnyObject)] { return known }
+        let made = MenuAPI(menu: service.menu, store: store, maxLimit: 100_000)
+        services[ObjectIdentifier(store as AnyObject)] = made
+        return made
+    }
+
+    /// A reload of `count` random edits (``MenuEdits``), installed on every instance (`others`, and
+    /// the one serving): each session's compact selection (`GET /session`) must be its twin's
+    /// before it; each twin is then carried over by the reload rule by id
+    /// (``NaiveSession/reloaded(onto:selection:counted:)``), one revision for a session the service
+    /// holds. The tables and the feed entries that follow are checked by the steps after it.
+    func reload(edits count: Int, alsoOn others: [any SessionStore] = []) throws {
+        var selections: [PortableSelection] = []
+        for client in clients.indices {
+            guard clients[client].id != nil else {
+                selections.append(PortableSelection())
+                continue
+            }
+            let response = send("GET", "/session", client: client)
+            let object = response.json["selection"] as? [String: Any]
+            guard response.status == 200, let all = object?["all"] as? Bool,
+                let toggled = object?["toggled"] as? [String]
+            else { throw ServiceDifference(description: "GET /session before a reload answered \(response.json)") }
+            let selection = PortableSelection(all: all, toggled: toggled)
+            let described = NaiveSession.leaves(of: selection, in: clients[client].naive.menu)
+            try expect(
+                described == clients[client].naive.selected,
+                "GET /session's selection \(selection) chooses \(described.sorted()), the oracle \(clients[client].naive.selected.sorted())"
+            )
+            selections.append(selection)
+        }
+        var next = edits
+        repeat {
+            next = edits
+            next.applyRandom(count, using: &rng)
+        } while !next.items.contains(where: { $0.children != nil })
+        trail.append("reload: \(next.log.suffix(from: edits.log.count).joined(separator: "; "))")
+        edits = next
+        let menu = try makeMenu(next.items)
+        for store in others { _ = self.service(of: store) }
+        for other in services.values where other !== service { other.install(menu) }
+        service.install(menu)
+        version = menu.version
+        takeIDs(of: next.items)
+        for client in clients.indices {
+            let counted = clients[client].id != nil
+            let before = clients[client].naive
+            clients[client].naive = clients[client].naive.reloaded(
+                onto: next.items, selection: selections[client], counted: counted)
+            let listing = clients[client].naive.menu.listing()
+            clients[client].listing = listing
+            let revision = clients[client].naive.revision
+            clients[client].listings[revision] = listing
+            if counted {
+                clients[client].reloadedAt = revision
+                clients[client].aroundReload = (before, clients[client].naive)
+            }
         }
     }
 
@@ -183,6 +261,7 @@ final class ServiceDifferentialRun {
         for _ in 0 ..< 2 { try checkAnchoredPage(of: client) }
         if number % 4 == 0 { try checkChanges(of: client) }
         if number % 8 == 0 { try checkPortable(of: client) }
+        if number % 8 == 4 { try checkFiltered(of: client) }
         if number % 20 == 0 {
             for other in clients.indices where other != client { try checkTable(of: other) }
         }

@@ -20,7 +20,11 @@ import Testing
 /// pages; every fourth step `/changes?since=R` for an older `R`, whose entries must be the oracle's
 /// and, replayed onto the rows saved at `R`, give the rows of now (or 410 once the history no
 /// longer reaches `R`); every eighth step `GET /session`, the oracle's record by id, which
-/// posted back to `POST /sessions` makes a session with the same table. The durable store is then
+/// posted back to `POST /sessions` makes a session with the same table. Every 60 steps the menu
+/// is reloaded with random edits (on every instance): each session's compact selection must
+/// choose the oracle's leaves, the oracle is carried over by the reload rule by id, and the reload's
+/// feed entry must take the rows before it to the rows after it. Every eighth step also reads a
+/// search's filtered view (`/rows?q=`), every field of every row with the session's selection. The durable store is then
 /// reopened: every session's table, revision and `ETag` must come back, its splices not (410).
 ///
 /// The oracle (``NaiveSession``) keeps the state by its definition (base, marks, flips by id),
@@ -97,6 +101,7 @@ struct ServiceDifferentialTests {
         for step in 0 ..< tree.steps {
             do {
                 if tree.redis, step > 0, step % 100 == 0 { try run.switchInstance(to: instances[step / 100 % 2]) }
+                if step % 60 == 30 { try run.reload(edits: 1 + step % 5, alsoOn: instances) }
                 try run.step(step)
             } catch {
                 Issue.record(
