@@ -9,10 +9,10 @@ extension SelectionState {
     /// below the last one asked, one binary search. Holds the state's arrays and the menu's leaf
     /// ranks (no copy).
     public struct RowReader {
-        let state: SelectionState
-        let leavesBefore: [Int32]
-        var passed = 0
-        var lastRank = Int32.min
+        @usableFromInline let state: SelectionState
+        @usableFromInline let leavesBefore: [Int32]
+        @usableFromInline var passed = 0
+        @usableFromInline var lastRank = Int32.min
 
         public init(_ state: SelectionState, in menu: Menu) {
             self.state = state
@@ -23,7 +23,7 @@ extension SelectionState {
         public var selectsNothing: Bool { !state.base && state.edges.isEmpty }
 
         /// Whether `leaf` is selected.
-        public mutating func isSelected(_ leaf: Menu.Node) -> Bool {
+        @inlinable public mutating func isSelected(_ leaf: Menu.Node) -> Bool {
             advance(to: leavesBefore[leaf])
             return state.isSelected(passed: passed)
         }
@@ -35,6 +35,11 @@ extension SelectionState {
             let start = leavesBefore[group]
             advance(to: start)
             let end = start + Int32(truncatingIfNeeded: leaves)
+            // No edge inside the group (most groups of a page; one at `end` is past it): its leaves
+            // are all as its first is.
+            if passed == edges.count || edges[passed] >= end {
+                return state.isSelected(passed: passed) ? leaves : 0
+            }
             // Galloping from the cursor: a group's end is usually a few edges past its start.
             var low = passed
             var step = 1
@@ -47,7 +52,7 @@ extension SelectionState {
         }
 
         /// Moves the cursor to `rank`: a walk for the next few edges, a search past them.
-        mutating func advance(to rank: Int32) {
+        @inlinable mutating func advance(to rank: Int32) {
             let edges = state.edges
             if rank < lastRank || lastRank == .min {
                 passed = edges.upperBound(rank)
