@@ -154,6 +154,8 @@ struct ConfigParser {
                 builder.setHours(try parseKeptValue(at: key), of: position)
             case "exceptions":
                 builder.setExceptions(try parseKeptValue(at: key), of: position)
+            case "whenUnavailable":
+                builder.setWhenUnavailable(try parseKeptValue(at: key), of: position)
             default:
                 try reportUnknownKey(key)
             }

@@ -4,7 +4,7 @@ struct KeySet {
     private let allowed: UInt16
     private var bits: UInt16 = 0
 
-    static var node: KeySet { KeySet(allowed: 0b1_1110_0001_1111) }
+    static var node: KeySet { KeySet(allowed: 0b11_1110_0001_1111) }
     /// The document allows `title`, `items`, `searchable`, `defaultLocale`, `locales` and `timeZone`.
     static var document: KeySet { KeySet(allowed: 0b1_1110_0110) }
 
@@ -27,6 +27,7 @@ struct KeySet {
         case "maxSelect": bit = 1024
         case "hours": bit = 2048
         case "exceptions": bit = 4096
+        case "whenUnavailable": bit = 8192
         default: return nil
         }
         return allowed & bit != 0 ? bit : nil

@@ -172,6 +172,9 @@ extension Menu {
         let selectionRules: [Node: SelectionRule]
         /// The keys of ``selectionRules`` in preorder.
         let ruledGroups: [Node]
+        /// One bit per node, set where `whenUnavailable` is `hide`, given or inherited
+        /// (``Menu/hidesWhenUnavailable(_:)``); empty when no node hides.
+        let hiddenWhenUnavailable: [UInt64]
         /// The node at each visible row of the default expansion (4 bytes per default-visible row):
         /// a session that changed nothing finds a page's first row in O(1) instead of descending.
         let defaultRowNodes: [Int32]
@@ -205,6 +208,7 @@ extension Menu {
             scheduledNodes = openingHours.keys.sorted()
             selectionRules = Dictionary(uniqueKeysWithValues: b.selectionRules.map { (Int($0.key), $0.value) })
             ruledGroups = selectionRules.keys.sorted()
+            hiddenWhenUnavailable = MenuBuilder.hiddenWhenUnavailable(b.whenUnavailable, records: b.records)
             defaultRowNodes = Self.visibleRows(records: b.records)
             (leavesBefore, leafChildren) = Self.leafCounts(records: b.records)
         }

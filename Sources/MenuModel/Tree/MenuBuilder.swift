@@ -43,6 +43,9 @@ struct MenuBuilder {
     var openingHours: [Int32: OpeningHours] = [:]
     /// The `minSelect` and `maxSelect` of the groups that give them (``setSelectionBound(_:_:of:)``).
     var selectionRules: [Int32: SelectionRule] = [:]
+    /// The `whenUnavailable` of the nodes that give it: true for `hide`
+    /// (``setWhenUnavailable(_:of:)``).
+    var whenUnavailable: [Int32: Bool] = [:]
     /// The first node giving `hours` or `exceptions`, and which: named when no `timeZone` is given.
     var firstScheduledNode: (node: Int32, key: String)?
 
