@@ -175,3 +175,38 @@ public struct ResolvedAvailability: Sendable {
     /// The menu this was resolved on.
     public var resolvedMenu: Menu { menu }
 }
+
+extension ResolvedAvailability {
+    /// The outermost nodes that leave the listing now: each shows an availability (its own, a
+    /// group's above it, or computed) and its `whenUnavailable` is `hide`
+    /// (``Menu/hidesWhenUnavailable(_:)``); ascending, none under another. None when no node of
+    /// the menu hides. O(count · log count) plus, for each group with an entry of its own that
+    /// does not hide, a scan of its subtree for nodes that do.
+    public func hiddenRoots() -> [Menu.Node] {
+        guard menu.hidesAnyWhenUnavailable else { return [] }
+        var candidates: [Menu.Node] = []
+        for node in shown.keys {
+            if menu.hidesWhenUnavailable(node) {
+                candidates.append(node)
+            } else if explicitGroups.contains(node) {
+                // Every node under it shows an availability: those that hide leave with theirs.
+                var inner = node + 1
+                let end = menu.subtreeEnd(node)
+                while inner < end {
+                    if menu.hidesWhenUnavailable(inner) {
+                        candidates.append(inner)
+                        inner = menu.subtreeEnd(inner)
+                    } else {
+                        inner += 1
+                    }
+                }
+            }
+        }
+        candidates.sort()
+        var roots: [Menu.Node] = []
+        for node in candidates where roots.last.map({ menu.subtreeEnd($0) <= node }) ?? true {
+            roots.append(node)
+        }
+        return roots
+    }
+}

@@ -20,6 +20,10 @@ package enum APIError: Error, Sendable, Equatable {
     case notAGroup(id: String)
     /// No node, group or row, has the id a node route or a page anchor names.
     case unknownNode(id: String)
+    /// The node `id` (a group when `group`) is out of the listing now: it is unavailable and its
+    /// `whenUnavailable` is `hide`. Answered as ``unknownGroup(id:)`` or ``unknownNode(id:)`` are,
+    /// saying why.
+    case hiddenNode(id: String, group: Bool)
     /// A selection would choose `selected` leaves under `groupID`, past its `maxSelect` (`max`).
     case selectionAboveMaximum(groupID: String, max: Int, selected: Int)
     /// The leaf `id` cannot be chosen now (sold out, paused or closed: `state`).
@@ -62,7 +66,7 @@ package enum APIError: Error, Sendable, Equatable {
         case .invalidParameter, .invalidBody, .invalidSession, .missingSession, .badRequest, .invalidQuery,
             .invalidFilter:
             400
-        case .unknownSession, .unknownGroup, .unknownNode, .notFound, .sessionInPath: 404
+        case .unknownSession, .unknownGroup, .unknownNode, .hiddenNode, .notFound, .sessionInPath: 404
         case .notAGroup, .tooManyChanges, .sessionTooLarge, .notVisible, .selectionAboveMaximum, .unavailableNode: 409
         case .methodNotAllowed: 405
         case .payloadTooLarge: 413
@@ -87,6 +91,7 @@ package enum APIError: Error, Sendable, Equatable {
         case .unknownGroup: "unknown_group"
         case .notAGroup: "not_a_group"
         case .unknownNode: "unknown_node"
+        case .hiddenNode(_, let group): group ? "unknown_group" : "unknown_node"
         case .selectionAboveMaximum: "selection_above_maximum"
         case .unavailableNode: "node_unavailable"
         case .notVisible: "not_visible"
@@ -120,6 +125,8 @@ package enum APIError: Error, Sendable, Equatable {
         case .unknownGroup(let id): "no group has id \"\(id)\"; GET /rows lists the ids"
         case .notAGroup(let id): "\"\(id)\" is a row, not a group; only groups expand and collapse"
         case .unknownNode(let id): "no group or row has id \"\(id)\"; GET /rows lists the ids"
+        case .hiddenNode(let id, _):
+            "\"\(id)\" is out of the rows now: it is unavailable and its whenUnavailable is hide; it is back when it is available again"
         case .selectionAboveMaximum(let group, let max, let selected):
             "group \"\(group)\" allows at most \(max) selected (its maxSelect) and this would select \(selected); nothing was changed: clear some of its choices first"
         case .unavailableNode(let id, let state):

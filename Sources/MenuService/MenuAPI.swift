@@ -120,6 +120,13 @@ package final class MenuAPI: Sendable {
         let first = ServedMenu(generation, availability: onMenu, droppedAtReload: dropped, now: clock())
         served = Mutex(first)
         let overlay = first.availability.overlay
+        // Nodes the kept overlay hides leave the listing from the start (a generation after the store's).
+        let hidden = ServedMenu.hiddenIDs(of: generation.menu, showing: overlay, hours: first.hours, now: clock())
+        if !hidden.isEmpty {
+            installing.withLock { _ in
+                _ = installListing(of: generation.menu, hiding: hidden, availability: overlay, now: clock())
+            }
+        }
         if overlay != kept, let theirs = keepAvailability(overlay, over: kept.revision) { adoptAvailability(theirs) }
         scheduleAvailabilityExpiry()
         availabilityKeeper?.follow { [weak self] overlay in self?.adoptAvailability(overlay) }
@@ -154,30 +161,47 @@ package final class MenuAPI: Sendable {
     @discardableResult
     package func install(_ menu: Menu, previousMenuFreed: @escaping @Sendable () -> Void = {}) -> MenuGeneration {
         installing.withLock { _ in
-            let keeping = store.recordsReloads && reloadEntryWindow > .zero
             let before = current.availability.overlay
             let (onMenu, dropped) = before.keeping(nodesOf: menu)
-            // Served as of now: the new menu's hours may close or open other nodes.
-            let next = ServedMenu(
-                current.generation.succeeded(by: menu, keepingPrevious: keeping), availability: onMenu,
-                droppedAtReload: dropped, availabilityHistory: current.availability.historyAfter, now: clock())
+            let now = clock()
+            let hidden = ServedMenu.hiddenIDs(of: menu, showing: onMenu, hours: MenuHours(menu: menu), now: now)
+            let next = installListing(
+                of: menu, hiding: hidden, availability: onMenu, droppedAtReload: dropped, now: now,
+                previousMenuFreed: previousMenuFreed)
             let overlay = next.availability.overlay
             if overlay != before { keepAvailability(overlay, over: before.revision) }
-            served.withLock { $0 = next }
-            changeWaits.releaseAll()  // long polls and streams see the new version
-            scheduleAvailabilityExpiry()
-            if keeping {
-                let window = reloadEntryWindow.components
-                let nanoseconds = Int(window.seconds) * 1_000_000_000 + Int(window.attoseconds / 1_000_000_000)
-                DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
-                    [weak epoch = next.generation.epoch] in
-                    guard let epoch else { return }
-                    epoch.forgetPreviousMenu()
-                    previousMenuFreed()
-                }
-            }
             return next.generation
         }
+    }
+
+    /// Serves the listing of `published` without the subtrees of `hidden` (ids; none: `published`
+    /// itself) as the next generation, with `overlay`: the work of a reload (under ``installing``).
+    /// Sessions are carried over by id on their next use; every feed and stream is told.
+    func installListing(
+        of published: Menu, hiding hidden: [String], availability overlay: AvailabilityOverlay,
+        droppedAtReload dropped: [String] = [], now: Timestamp, previousMenuFreed: @escaping @Sendable () -> Void = {}
+    ) -> ServedMenu {
+        let keeping = store.recordsReloads && reloadEntryWindow > .zero
+        let listing = published.hiding(hidden.compactMap(published.node(withID:)))
+        // Served as of now: the new menu's hours may close or open other nodes.
+        let next = ServedMenu(
+            current.generation.succeeded(by: listing, keepingPrevious: keeping), published: published,
+            hiddenIDs: hidden, availability: overlay, droppedAtReload: dropped,
+            availabilityHistory: current.availability.historyAfter, now: now)
+        served.withLock { $0 = next }
+        changeWaits.releaseAll()  // long polls and streams see the new version
+        scheduleAvailabilityExpiry()
+        if keeping {
+            let window = reloadEntryWindow.components
+            let nanoseconds = Int(window.seconds) * 1_000_000_000 + Int(window.attoseconds / 1_000_000_000)
+            DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
+                [weak epoch = next.generation.epoch] in
+                guard let epoch else { return }
+                epoch.forgetPreviousMenu()
+                previousMenuFreed()
+            }
+        }
+        return next
     }
 
     // MARK: Routing
@@ -616,7 +640,8 @@ package final class MenuAPI: Sendable {
             body: body)
     }
 
-    func errorResponse(_ error: APIError) -> HTTPResponse {
+    func errorResponse(_ given: APIError) -> HTTPResponse {
+        let error = hiddenInstead(of: given)
         var writer = JSONWriter(capacity: 160)
         writer.raw("{\"error\":{\"code\":")
         writer.string(error.code)
@@ -650,6 +675,23 @@ package final class MenuAPI: Sendable {
         default: break
         }
         return json(error.status, writer.finish(), extraHeaders: headers)
+    }
+}
+
+extension MenuAPI {
+    /// `error`, or when it names an id the listing lacks but the published menu has (a node
+    /// hidden while unavailable), ``APIError/hiddenNode(id:group:)``, which says so. O(1).
+    private func hiddenInstead(of error: APIError) -> APIError {
+        let id: String
+        switch error {
+        case .unknownGroup(let named), .unknownNode(let named): id = named
+        default: return error
+        }
+        let menu = current
+        guard !menu.hiddenIDs.isEmpty, let node = menu.published.node(withID: id) else { return error }
+        guard menu.generation.menu.node(withID: id) == nil else { return error }
+        if case .unknownGroup = error, !menu.published.isGroup(node) { return error }
+        return .hiddenNode(id: id, group: menu.published.isGroup(node))
     }
 }
 

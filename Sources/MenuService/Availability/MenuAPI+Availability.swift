@@ -81,7 +81,7 @@ extension MenuAPI {
                 let changed: [String]
                 do throws(AvailabilityOverlay.Refusal) {
                     (next, changed) = try before.advanced(to: now, hours: menu.hours).overlay.applying(
-                        changes, on: menu.generation.menu, now: now)
+                        changes, on: menu.published, now: now)
                 } catch {
                     throw .refused(error)
                 }
@@ -137,8 +137,17 @@ extension MenuAPI {
     }
 
     /// Serves `overlay` on `menu` (under ``installing``): every feed and stream is told, and the
-    /// timer is set for its next end. Every change of the overlay served goes through here.
+    /// timer is set for its next end. Every change of the overlay served goes through here. When
+    /// it hides other nodes than `menu` does, the listing without them is served as the next
+    /// generation, as a reload is (O(n), ``Menu/hiding(_:)``); otherwise O(k · depth + n/64).
     private func serve(_ overlay: AvailabilityOverlay, on menu: ServedMenu, now: Timestamp) {
+        let hidden = ServedMenu.hiddenIDs(of: menu.published, showing: overlay, hours: menu.hours, now: now)
+        guard hidden == menu.hiddenIDs else {
+            _ = installListing(
+                of: menu.published, hiding: hidden, availability: overlay,
+                droppedAtReload: menu.availability.droppedAtReload, now: now)
+            return
+        }
         serve(menu.with(overlay, now: now))
         changeWaits.releaseAll()
         scheduleAvailabilityExpiry()

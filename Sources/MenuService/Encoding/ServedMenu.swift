@@ -12,7 +12,14 @@ import Synchronization
 /// Memory: the rows' JSON once, plus per further locale its titles' JSON and 8 bytes per node
 /// (``EncodedMenu``).
 package final class ServedMenu: Sendable {
+    /// The listing sessions, rows, counts and searches are on: ``published`` itself, or while
+    /// nodes hide (``hiddenIDs``) the menu without them (``Menu/hiding(_:)``).
     package let generation: MenuGeneration
+    /// The menu as loaded: what availability (ids, opening hours) and reloads are judged on.
+    package let published: Menu
+    /// The ids of the outermost nodes the listing leaves out, sorted (none: the listing is
+    /// ``published``).
+    package let hiddenIDs: [String]
     /// The rows of each locale, pre-encoded (the others share the default's bytes but for the
     /// titles): a request picks one by its locale index.
     let encoded: [EncodedMenu]
@@ -62,10 +69,14 @@ package final class ServedMenu: Sendable {
     /// advanced to `now`: what was kept, or served on the menu before, may be from before an
     /// opening or a closing of this menu's hours.
     init(
-        _ generation: MenuGeneration, availability overlay: AvailabilityOverlay = AvailabilityOverlay(),
+        _ generation: MenuGeneration, published: Menu? = nil, hiddenIDs: [String] = [],
+        availability overlay: AvailabilityOverlay = AvailabilityOverlay(),
         droppedAtReload: [String] = [], availabilityHistory: [AvailabilityOverlay] = [], now: Timestamp = .now
     ) {
         self.generation = generation
+        let published = published ?? generation.menu
+        self.published = published
+        self.hiddenIDs = hiddenIDs
         let menu = generation.menu
         let versionPrefix = SessionEntityTag.prefix(version: menu.version)
         entityTagPrefixes =
@@ -83,7 +94,7 @@ package final class ServedMenu: Sendable {
         writer.string(menu.version)
         versionJSON = writer.bytes
         searchCache = SearchCache()
-        let hours = MenuHours(menu: menu)
+        let hours = MenuHours(menu: published)
         self.hours = hours
         availability = ServedAvailability(
             overlay.advanced(to: now, hours: hours).overlay, on: menu, hours: hours, tagPrefixes: entityTagPrefixes,
@@ -91,8 +102,9 @@ package final class ServedMenu: Sendable {
             history: availabilityHistory, now: now)
     }
 
-    /// The menu's opening hours (nil when no node has any), with their cache of answers: one
-    /// value for every copy of this menu.
+    /// The published menu's opening hours (nil when no node has any), with their cache of
+    /// answers: one value for every copy of this menu. A hidden node's hours count too: they say
+    /// when it comes back.
     package let hours: MenuHours?
 
     /// This menu as it will show at `instant`: the overlay advanced to it (entries due by then
@@ -127,6 +139,8 @@ package final class ServedMenu: Sendable {
     /// This menu with `availability` instead (everything else shared, not copied). O(1) here.
     private init(sharing base: ServedMenu, availability: ServedAvailability) {
         generation = base.generation
+        published = base.published
+        hiddenIDs = base.hiddenIDs
         encoded = base.encoded
         versionJSON = base.versionJSON
         entityTagPrefixes = base.entityTagPrefixes
@@ -147,5 +161,18 @@ package final class ServedMenu: Sendable {
             availability: ServedAvailability(
                 overlay, on: generation.menu, hours: hours, tagPrefixes: entityTagPrefixes,
                 history: availability.historyAfter, now: now))
+    }
+}
+
+extension ServedMenu {
+    /// The ids of the outermost nodes of `published` that `overlay`, advanced to `now` by `hours`,
+    /// leaves out of the listing, sorted (``ResolvedAvailability/hiddenRoots()``): none when no
+    /// node hides. O(k · depth) for k unavailable nodes, nothing when no node hides.
+    static func hiddenIDs(
+        of published: Menu, showing overlay: AvailabilityOverlay, hours: MenuHours?, now: Timestamp
+    ) -> [String] {
+        guard published.hidesAnyWhenUnavailable else { return [] }
+        let advanced = overlay.advanced(to: now, hours: hours).overlay
+        return ResolvedAvailability(advanced, on: published).hiddenRoots().map(published.id(of:)).sorted()
     }
 }

@@ -33,7 +33,8 @@ extension AppTests {
             [
                 .invalidParameter("x"), .invalidBody("x"), .invalidQuery("x"), .invalidFilter("x"), .invalidSession,
                 .missingSession, .sessionInPath, .unknownSession,
-                .unknownGroup(id: "x"), .unknownNode(id: "x"), .notVisible(id: "x", path: []), .notAGroup(id: "x"),
+                .unknownGroup(id: "x"), .unknownNode(id: "x"), .hiddenNode(id: "x", group: true),
+                .notVisible(id: "x", path: []), .notAGroup(id: "x"),
                 .selectionAboveMaximum(groupID: "x", max: 1, selected: 2), .unavailableNode(id: "x", state: "paused"),
                 .notFound(path: "/x"), .methodNotAllowed(method: "PATCH", allowed: ["GET"]),
                 .payloadTooLarge(limit: 1), .badRequest("x"), .notImplemented("x"),
