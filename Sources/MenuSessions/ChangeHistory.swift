@@ -167,9 +167,14 @@ package struct ChangeEntry: Sendable {
 package struct SessionChanges: Sendable {
     package var revision: Int
     package var entries: [ChangeEntry]?
+    /// Another instance sharing the store carried the session over from the menu this one
+    /// serves to a menu this one does not serve yet (a reload, or a change of the nodes hidden
+    /// while unavailable, it has not caught up with): the entries are nil until it does.
+    package var onALaterMenu: Bool
 
-    package init(revision: Int, entries: [ChangeEntry]?) {
+    package init(revision: Int, entries: [ChangeEntry]?, onALaterMenu: Bool = false) {
         self.revision = revision
         self.entries = entries
+        self.onALaterMenu = onALaterMenu
     }
 }

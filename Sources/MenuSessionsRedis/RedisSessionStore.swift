@@ -329,7 +329,10 @@ package final class RedisSessionStore: SessionStore {
         // `since` is a revision the client holds: a cached copy older than it is fetched.
         let record = try carriedIfDue(try session(id, in: menu, atLeast: since), of: id, in: menu).record
         guard let entries = record.entries(since: since, menuVersion: menu.menu.version) else {
-            return SessionChanges(revision: record.revision, entries: nil)
+            let later =
+                record.historyVersion != menu.menu.version
+                && ReloadOrigin(record.origin)?.version == menu.menu.version
+            return SessionChanges(revision: record.revision, entries: nil, onALaterMenu: later)
         }
         var answered: [ChangeEntry] = []
         answered.reserveCapacity(entries.count)

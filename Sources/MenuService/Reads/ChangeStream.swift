@@ -42,6 +42,9 @@ package final class ChangeStream: Sendable {
         case changes(
             versionJSON: String, revision: Int, entries: [FeedEntry]?, availabilityRevision: Int,
             availability: AvailabilityFeedEntry?)
+        /// Nothing to send yet: another instance carried the session over to a menu this one has
+        /// yet to serve (``FeedChanges/onALaterMenu``); installing it wakes the stream again.
+        case notYet
         /// The stream is over.
         case ended(EndReason)
     }
@@ -190,6 +193,8 @@ package final class ChangeStream: Sendable {
                 state.versionJSON = versionJSON
                 state.sentAvailability = availabilityRevision  // the rows read again show it
                 return "event: reload\nid: \(revision)\ndata: {\"version\":\(versionJSON),\"revision\":\(revision)}\n\n"
+            case .notYet:
+                return nil
             case .ended(let reason):
                 state.ended = true
                 return Self.endEvent(reason)

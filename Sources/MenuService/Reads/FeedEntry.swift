@@ -72,6 +72,7 @@ package struct FeedChanges: Sendable {
     /// later reload freed its menu), the history is gone from there: nil entries.
     init(_ changes: SessionChanges, on generation: MenuGeneration, versionJSON: String) {
         revision = changes.revision
+        onALaterMenu = changes.onALaterMenu
         guard let stored = changes.entries else { return }
         var entries: [FeedEntry] = []
         entries.reserveCapacity(stored.count)
@@ -100,6 +101,10 @@ package struct FeedChanges: Sendable {
         }
         self.entries = entries
     }
+
+    /// ``SessionChanges/onALaterMenu``: this instance has yet to serve the menu the session
+    /// was carried over to (entries nil until then).
+    package var onALaterMenu = false
 
     package init(revision: Int, entries: [FeedEntry]?) {
         self.revision = revision

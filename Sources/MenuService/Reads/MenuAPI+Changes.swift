@@ -44,7 +44,8 @@ extension MenuAPI {
         }
         let (menu, changes, availability) = try feed(
             of: session, since: since, availabilitySince: availabilitySince, for: request)
-        guard wait > 0, changes.entries?.isEmpty == true, availability == nil else {
+        // Behind another instance (``FeedChanges/onALaterMenu``): held until this one serves the menu too.
+        guard wait > 0, changes.entries?.isEmpty == true || changes.onALaterMenu, availability == nil else {
             return .response(try changesResponse(menu, changes, availability, since: since, for: request))
         }
         let deferred = DeferredResponse { [self] in
@@ -70,7 +71,9 @@ extension MenuAPI {
         if let session {
             do throws(APIError) {
                 let (_, now) = try self.changes(of: session, since: since, for: request)
-                if now.revision > since || now.entries == nil { changeWaits.notify(key, revision: Int.max) }
+                if !now.onALaterMenu, now.revision > since || now.entries == nil {
+                    changeWaits.notify(key, revision: Int.max)
+                }
             } catch {
                 changeWaits.end(key)
             }
@@ -98,6 +101,7 @@ extension MenuAPI {
                 // Not the stream's own request: its headers would stay in memory as long as the stream.
                 let (menu, changes, availability) = try feed(
                     of: session, since: since, availabilitySince: availabilitySince, for: Self.streamLook)
+                if changes.onALaterMenu { return .notYet }
                 return .changes(
                     versionJSON: menu.versionText, revision: changes.revision, entries: changes.entries,
                     availabilityRevision: menu.availability.overlay.revision, availability: availability)

@@ -57,6 +57,18 @@ extension AppTests {
             return (config, tokens)
         }
 
+        /// A server on `config` with an admin listener taking `tokens`, its sessions and
+        /// availability on `redis`.
+        static func start(config: URL, tokens: URL, on redis: RedisServerProcess) throws -> LiveServer {
+            try LiveServer {
+                $0.configPath = config.path
+                $0.store = .redis(redis.endpoint)
+                $0.redisTimeoutMilliseconds = 2_000
+                $0.adminListen = ListenAddress("127.0.0.1:0")
+                $0.adminTokenFile = tokens.path
+            }
+        }
+
         /// Runs `body` with a server with an admin listener (``LiveAdminTests/start(_:)``), a
         /// connection to that listener and the config file, and stops it after.
         private static func withServer(_ body: (LiveServer, LiveRawConnection, URL) throws -> Void) throws {
@@ -222,15 +234,7 @@ extension AppTests {
             let directory = Self.directory()
             defer { try? FileManager.default.removeItem(at: directory) }
             let (config, tokens) = try Self.files(in: directory)
-            func start() throws -> LiveServer {
-                try LiveServer {
-                    $0.configPath = config.path
-                    $0.store = .redis(redis.endpoint)
-                    $0.redisTimeoutMilliseconds = 2_000
-                    $0.adminListen = ListenAddress("127.0.0.1:0")
-                    $0.adminTokenFile = tokens.path
-                }
-            }
+            func start() throws -> LiveServer { try Self.start(config: config, tokens: tokens, on: redis) }
             let servers = try (0 ..< 3).map { _ in try start() }
             defer { for server in servers { server.shutdown() } }
             let admins = try servers.map { try LiveRawConnection(port: try #require($0.server.adminPort)) }
