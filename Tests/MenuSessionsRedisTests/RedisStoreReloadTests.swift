@@ -60,6 +60,8 @@ struct RedisStoreReloadTests {
         #expect(eventually { (try? a.snapshot(of: id, in: newA).revision) == 4 })
         let both = try #require(try a.changes(of: id, since: 2, in: newA).entries)
         #expect(both.count == 2 && both[0].reload != nil && both[1].reload == nil && both[1].change != nil)
+        // Its cached copy hears of B's write by Redis's notice: it reads 4, never a carry-back's 5.
+        #expect(eventually { (try? staying.snapshot(of: id).revision) == 4 })
         #expect(try staying.snapshot(of: id).revision == 4, "the old instance never carried it back")
     }
 
