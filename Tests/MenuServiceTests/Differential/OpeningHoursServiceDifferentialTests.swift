@@ -21,7 +21,7 @@ import Testing
 /// searches are what they are without `at`. Then the service's clock walks from boundary to
 /// boundary: at each, every session's feed takes its held rows to a fresh read.
 @Suite struct OpeningHoursServiceDifferentialTests {
-    enum Store: String, CaseIterable, Sendable { case memory, durable, redis }
+    typealias Store = DifferentialStore
 
     typealias Table = (rows: [(id: String, availability: NSDictionary?)], revision: Int, availability: Int)
 
@@ -64,24 +64,9 @@ import Testing
             let menu = try Menu(jsonData: Data(json.utf8))
             guard let naive = NaiveOpeningHours(menu: menu, zoneName: "Europe/Paris") else { continue }
             let clock = OpeningHoursServiceTests.FixedClock(Timestamp(milliseconds: (transition - 86_400) * 1000))
-            let sessions: any SessionStore
-            var closers: [() -> Void] = []
-            switch store {
-            case .memory: sessions = InMemorySessionStore(menu: menu)
-            case .durable:
-                let path = directory.path + "/\(round)"
-                try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-                let durable = try DurableSessionStore(directory: path, menu: menu)
-                closers.append { durable.close() }
-                sessions = durable
-            case .redis:
-                let instance = RedisSessionStore(
-                    endpoint: redis!.endpoint, options: RedisStoreOptions(prefix: "hours\(round):"),
-                    menu: MenuGeneration(menu))
-                closers.append { instance.stop() }
-                sessions = instance
-            }
-            defer { for close in closers { close() } }
+            let (sessions, close) = try store.make(
+                on: menu, round: round, in: directory, redis: redis, prefix: "hours")
+            defer { close() }
             let service = MenuAPI(store: sessions, maxLimit: 500, clock: { clock.now })
             let context = "\(store) round \(round), \(json)"
 
