@@ -12,7 +12,9 @@ import MenuSessions
 ///   with nothing unavailable, with 1,000 leaves unavailable elsewhere, and with 1,000 that
 ///   include every row of the page;
 /// - the memory an unavailable node takes (the overlay's entry, its resolution and its row JSON),
-///   from the resident size with 10,000 and with 110,000 entries.
+///   from the resident size with 10,000 and with 110,000 entries;
+/// - what a change of the nodes hidden while unavailable costs: the listing without a group
+///   (`Menu.hiding`) and its install, as a reload's.
 enum AvailabilityFigures {
     static func measure(_ path: String, plan: TimingPlan) throws -> String {
         let menu = try Menu(contentsOfFile: path)
@@ -64,12 +66,29 @@ enum AvailabilityFigures {
         let withMany = ResidentMemory.trimmedRSS()
         let perNode = Double(withMany - withFew) / 100_000
 
+        // A change of the hidden set (`whenUnavailable: hide`): the listing without the group's
+        // subtree, then served as a reload is. CPU time of this thread, median of five.
+        let group = menu.nodes.first { menu.isGroup($0) && menu.subtreeEnd($0) - $0 > 100 } ?? 0
+        func cpuSeconds(_ body: () -> Void) -> Double {
+            let times = (0 ..< 5).map { _ in
+                let start = TimingPlan.threadCPUSeconds()
+                body()
+                return TimingPlan.threadCPUSeconds() - start
+            }
+            return median(times) * 1e9
+        }
+        var listing = menu
+        let hidingTime = cpuSeconds { listing = menu.hiding([group]) }
+        let installTime = cpuSeconds { service.install(listing) }
+
         func ratio(_ time: Double) -> String { String(format: "%.2f×", time / noneTime) }
         return
             "| apply a batch of 100 changes (`updateAvailability`, \(menu.nodeCount) nodes) | \(Report.time(batchTime)) |"
             + "\n| `GET /rows` limit 50, nothing unavailable (\(page.body.count) bytes) | \(Report.time(noneTime)) |"
             + "\n| the same, 1,000 leaves unavailable elsewhere | \(Report.time(elsewhereTime)) (each round's ratio: median \(String(format: "%.2f×", median(roundRatios))), \(String(format: "%.2f-%.2f×", roundRatios.min() ?? 0, roundRatios.max() ?? 0))) |"
             + "\n| the same, 1,000 unavailable including all \(pageIDs.count) rows of the page (\(markedPage.body.count) bytes) | \(Report.time(onPageTime)) (\(ratio(onPageTime))) |"
+            + "\n| a node hides or shows: the listing without it (`Menu.hiding`, a group of \(menu.subtreeEnd(group) - group - 1) nodes) | \(Report.time(hidingTime)) |"
+            + "\n| the same: the listing served (`MenuAPI.install`, as a reload) | \(Report.time(installTime)) |"
             + "\n| resident memory per unavailable node (110,000 against 10,000, a 13-byte reason) | \(Int(perNode.rounded())) B |"
     }
 }
