@@ -2,7 +2,9 @@
 // (``AvailabilityBatchParser``). A batch read is written back as JSON and reads back to the same
 // changes; every id has the form of a config id and every reason is within its limit and free of
 // control characters; applied to an overlay on a small menu it is taken whole or refused whole,
-// and the overlay resolves on the menu. A body refused says why.
+// and the overlay resolves on the menu; the nodes it hides (`whenUnavailable: hide` on some) are
+// outermost, unavailable and hiding, and the listing without them lacks exactly their subtrees.
+// A body refused says why.
 
 import Foundation
 import MenuAvailability
@@ -10,10 +12,11 @@ import MenuModel
 import MenuService
 
 extension FuzzTarget {
-    /// A menu with groups, rows and a nested group, built once per process.
+    /// A menu with groups, rows and a nested group, some hiding while unavailable, built once per
+    /// process.
     static let availabilityMenu = try! Menu(
         jsonData: Data(
-            #"{"items":[{"id":"g","title":"G","items":[{"id":"a","title":"A"},{"id":"h","title":"H","items":[{"id":"b","title":"B"}]}]},{"id":"c","title":"C"}]}"#
+            #"{"items":[{"id":"g","title":"G","items":[{"id":"a","title":"A","whenUnavailable":"hide"},{"id":"h","title":"H","whenUnavailable":"hide","items":[{"id":"b","title":"B","whenUnavailable":"show"},{"id":"d","title":"D"}]}]},{"id":"c","title":"C"}]}"#
                 .utf8))
 
     static func checkAvailability(_ bytes: [UInt8]) -> String? {
@@ -53,6 +56,16 @@ extension FuzzTarget {
                 let own = overlay.entries[menu.id(of: node)]
                 if let own, resolved.availability(of: node) != own { return "\(menu.id(of: node)) shows another entry" }
             }
+            let hidden = resolved.hiddenRoots()
+            for (index, root) in hidden.enumerated() {
+                guard menu.hidesWhenUnavailable(root), resolved.availability(of: root) != nil else {
+                    return "\(menu.id(of: root)) is hidden but does not hide or is available"
+                }
+                if index > 0, menu.subtreeEnd(hidden[index - 1]) > root { return "hidden nodes nest or are unsorted" }
+            }
+            let listing = menu.hiding(hidden)
+            let left = menu.nodeCount - hidden.reduce(0) { $0 + menu.subtreeEnd($1) - $1 }
+            guard listing.nodeCount == left else { return "the listing has \(listing.nodeCount) nodes, not \(left)" }
         } catch {
             return error.description.isEmpty ? "a batch refused without a reason" : nil
         }
