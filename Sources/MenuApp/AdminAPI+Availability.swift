@@ -5,7 +5,8 @@ import Synchronization
 
 extension AdminAPI {
     /// `GET /admin/availability`: `{"revision", "unavailable": [{"id", "state", "until"?,
-    /// "reason"?}]}`, the entries in force now, by id. `PUT /admin/availability`: a batch
+    /// "reason"?}], "hidden": [ids]}`, the entries in force now, by id, and the outermost nodes
+    /// out of the rows now because they hide while unavailable. `PUT /admin/availability`: a batch
     /// (``AvailabilityBatchParser``) applied all or none, answering `{"revision", "changed": [ids]}`;
     /// `400` names what is wrong (`invalid_body` with its JSON path, `unknown_node` with the ids,
     /// `invalid_batch`), `503` `not_kept` when the data directory could not keep it. Each applied
@@ -19,7 +20,8 @@ extension AdminAPI {
                 200,
                 [
                     "revision": revision,
-                    "unavailable": entries.map { id, availability in Self.object(id: id, availability) }
+                    "unavailable": entries.map { id, availability in Self.object(id: id, availability) },
+                    "hidden": service.current.hiddenIDs
                 ])
         case "PUT":
             let changes: [AvailabilityOverlay.Change]

@@ -3,6 +3,7 @@ import Foundation
 import HTTPCore
 import HTTPServer
 import MenuAvailability
+import MenuModel
 import MenuService
 import MenuSessions
 import Metrics
@@ -164,6 +165,13 @@ package final class AdminAPI: Sendable {
             "menu_availability_revision", .gauge,
             help: "The availability overlay's revision: one more for each batch, expiry or reload that changed it.")
         out.sample("menu_availability_revision", [], availability.overlay.revision)
+        let served = service.current
+        out.family(
+            "menu_availability_hidden_nodes", .gauge,
+            help:
+                "Nodes out of the rows now because they are unavailable and their whenUnavailable is hide, each subtree counted whole."
+        )
+        out.sample("menu_availability_hidden_nodes", [], served.published.nodeCount - served.generation.menu.nodeCount)
     }
 
     static func json(_ status: Int, _ object: [String: Any], headers: [(String, String)] = []) -> HTTPResponse {

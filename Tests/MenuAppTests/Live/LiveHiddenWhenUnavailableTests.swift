@@ -83,6 +83,12 @@ extension AppTests {
                 let count = try server.connect().request("GET", "/count", headers: [("X-Session-Id", session)]).json()
                 #expect(count["count"] == .number(5) && count["leafCount"] == .number(2), "\(count)")
             }
+            let listing = try admin.request(
+                "GET", "/admin/availability", headers: [("Authorization", "Bearer \(LiveAdminTests.token)")]
+            ).json()
+            #expect(listing["hidden"] == .array([.string("fish")]), "\(listing)")
+            let metrics = LiveMetrics(try servers[1].connect().request("GET", "/metrics").text)
+            #expect(metrics["menu_availability_hidden_nodes"] == 1)
             let told = try #require(try stream.nextEvent())
             #expect(told.event == "change", "\(told)")
             let splices = try told.json()["reload"]?["changes"]?.arrayValue ?? []
@@ -91,6 +97,8 @@ extension AppTests {
             // The hidden group, named: a 404 that says why, from any instance.
             _ = try Self.put(admin, #"{"changes": [{"id": "specials", "state": "paused"}]}"#)
             #expect(try eventually { try !Self.listing(servers[1], session).ids.contains("specials") })
+            let both = LiveMetrics(try servers[1].connect().request("GET", "/metrics").text)
+            #expect(both["menu_availability_hidden_nodes"] == 4, "fish, and specials with its eel and crab")
             let toggle = try servers[1].connect().request(
                 "POST", "/groups/specials/toggle", headers: [("X-Session-Id", session)])
             #expect(toggle.status == 404)
@@ -106,6 +114,8 @@ extension AppTests {
                 #expect(try eventually { try Self.listing(server, session).ids == all }, "instance \(index)")
                 #expect(try Self.listing(server, session).version == published.version)
             }
+            let none = LiveMetrics(try servers[0].connect().request("GET", "/metrics").text)
+            #expect(none["menu_availability_hidden_nodes"] == 0)
         }
     }
 }
