@@ -69,17 +69,9 @@ enum AvailabilityFigures {
         // A change of the hidden set (`whenUnavailable: hide`): the listing without the group's
         // subtree, then served as a reload is. CPU time of this thread, median of five.
         let group = menu.nodes.first { menu.isGroup($0) && menu.subtreeEnd($0) - $0 > 100 } ?? 0
-        func cpuSeconds(_ body: () -> Void) -> Double {
-            let times = (0 ..< 5).map { _ in
-                let start = TimingPlan.threadCPUSeconds()
-                body()
-                return TimingPlan.threadCPUSeconds() - start
-            }
-            return median(times) * 1e9
-        }
         var listing = menu
-        let hidingTime = cpuSeconds { listing = menu.hiding([group]) }
-        let installTime = cpuSeconds { service.install(listing) }
+        let hidingTime = TimingPlan.medianCPUNanoseconds(runs: 5) { listing = menu.hiding([group]) }
+        let installTime = TimingPlan.medianCPUNanoseconds(runs: 5) { service.install(listing) }
 
         func ratio(_ time: Double) -> String { String(format: "%.2f×", time / noneTime) }
         return

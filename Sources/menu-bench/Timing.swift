@@ -40,6 +40,18 @@ struct TimingPlan {
         return median(perOp)
     }
 
+    /// Median nanoseconds of this thread's CPU time over `runs` calls of `body`, each timed alone:
+    /// for a call long enough to time by itself (a menu built, a listing served), which
+    /// ``nanosecondsPerOp(opsPerCall:_:)`` would repeat to fill a round.
+    static func medianCPUNanoseconds(runs: Int, _ body: () -> Void) -> Double {
+        median(
+            (0 ..< runs).map { _ in
+                let start = threadCPUSeconds()
+                body()
+                return (threadCPUSeconds() - start) * 1e9
+            })
+    }
+
     static func threadCPUSeconds() -> Double {
         var now = timespec()
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)

@@ -15,22 +15,17 @@ enum TranslationFigures {
         let new = try Menu(jsonData: Data(SyntheticMenu.json(edited(spec), title: "Synthetic 1.1M, edited")))
         progress("translation: building")
         var translation = MenuTranslation(from: old, to: new)
-        let builds = (0 ..< max(3, plan.rounds)).map { _ in
-            let start = TimingPlan.threadCPUSeconds()
-            translation = MenuTranslation(from: old, to: new)
-            return (TimingPlan.threadCPUSeconds() - start) * 1e9
-        }
+        let runs = max(3, plan.rounds)
+        let build = TimingPlan.medianCPUNanoseconds(runs: runs) { translation = MenuTranslation(from: old, to: new) }
         // A reload back to the old menu, composed with this one: what a store folding two reloads pays.
         let back = MenuTranslation(from: new, to: old)
-        let compositions = (0 ..< max(3, plan.rounds)).map { _ in
-            let start = TimingPlan.threadCPUSeconds()
+        let composition = TimingPlan.medianCPUNanoseconds(runs: runs) {
             precondition(translation.followed(by: back).fromNodeCount == old.nodeCount)
-            return (TimingPlan.threadCPUSeconds() - start) * 1e9
         }
         var lines = [
-            "MenuTranslation from \(old.nodeCount) to \(new.nodeCount) nodes: built in \(Report.time(median(builds))) "
-                + "(median of \(builds.count), thread CPU), \(translation.memoryBytes) bytes; composed with the reload back "
-                + "(`followed(by:)`) in \(Report.time(median(compositions))).",
+            "MenuTranslation from \(old.nodeCount) to \(new.nodeCount) nodes: built in \(Report.time(build)) "
+                + "(median of \(runs), thread CPU), \(translation.memoryBytes) bytes; composed with the reload back "
+                + "(`followed(by:)`) in \(Report.time(composition)).",
             "",
             "| changed groups | carried (still changed) | carried(through:onto:) | by id on a fresh view |",
             "|---:|---:|---:|---:|"
@@ -75,13 +70,11 @@ enum TranslationFigures {
         for (name, view) in [("default view", FlattenedView(menu: old)), ("all expanded", expanded)] {
             let carried = FlattenedView(menu: new, state: view.state.carried(through: [translation], onto: new))
             var diff = ListingDiff.between(view, carried)
-            let times = (0 ..< max(3, plan.rounds)).map { _ in
-                let start = TimingPlan.threadCPUSeconds()
+            let time = TimingPlan.medianCPUNanoseconds(runs: max(3, plan.rounds)) {
                 diff = ListingDiff.between(view, carried)
-                return (TimingPlan.threadCPUSeconds() - start) * 1e9
             }
             lines.append(
-                "| \(name) | \(view.count) → \(carried.count) | \(Report.time(median(times))) | \(diff.changes.count) "
+                "| \(name) | \(view.count) → \(carried.count) | \(Report.time(time)) | \(diff.changes.count) "
                     + "| \(diff.reconfigured.count) |")
         }
         return lines.joined(separator: "\n")
