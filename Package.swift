@@ -37,7 +37,9 @@ let package = Package(
         // connections and requests in flight, Metrics' request counts. Knows no HTTP and no menus.
         .target(name: "ShardedCounters"),
         // The only code that touches libmicrohttpd: request value in, response value out. Knows no menus.
-        .target(name: "HTTPServer", dependencies: ["HTTPCore", "CMicroHTTPD", "ShardedCounters"]),
+        // Linux epoll and eventfd under fixed names (Glibc's module exports neither).
+        .target(name: "CEpoll"),
+        .target(name: "HTTPServer", dependencies: ["HTTPCore", "CMicroHTTPD", "CEpoll", "ShardedCounters"]),
         // Generic metrics: request counts and latency histograms, the Prometheus text format.
         .target(name: "Metrics", dependencies: ["ShardedCounters"]),
         // A bounded queue of log entries written to a descriptor by a thread of its own (the access log).

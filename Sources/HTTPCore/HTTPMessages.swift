@@ -202,6 +202,10 @@ public enum HTTPRejection: Sendable, Equatable {
     /// handling it, and closes the connection (answer 503 with `Retry-After`: another instance,
     /// or this one restarted, serves the retry).
     case serverStopping
+    /// A streamed response for a peer address that holds `limit` streams already (the server's
+    /// per-address connection limit, which taken-over streams no longer count against in
+    /// libmicrohttpd): answer 429.
+    case tooManyStreamsFromAddress(limit: Int)
 }
 
 /// ASCII case-insensitive equality without allocating.

@@ -13,7 +13,8 @@ import Synchronization
 /// Invariant: `pending` holds at most ``limit`` bytes (a write that would pass it closes the body:
 /// a client that does not read is let go, and catches up when it comes back); the server's
 /// connection is parked (``read(into:park:)`` returned ``ReadResult/parked``) only while nothing is
-/// pending and the body is open, and every write or end after a park calls the wake action once.
+/// pending and the body is open, and every write or end after a park calls the wake action once;
+/// a close calls it whether parked or not.
 /// All state sits behind one `Mutex`; the park action runs under it, and the wake action is
 /// handed to exactly one writer per park (run outside the lock: the parked connection does nothing
 /// until it runs). Cost: one copy of each byte in, one out; a few hundred bytes apart from what is
@@ -66,7 +67,7 @@ package final class StreamedBody: Sendable {
                 state.closed = true
                 state.pending = []
                 state.readOffset = 0
-                return (false, Self.unpark(&state))
+                return (false, Self.wakeToEnd(&state))
             }
             state.pending.append(contentsOf: bytes)
             return (true, Self.unpark(&state))
@@ -92,7 +93,7 @@ package final class StreamedBody: Sendable {
             state.closed = true
             state.pending = []
             state.readOffset = 0
-            return Self.unpark(&state)
+            return Self.wakeToEnd(&state)
         }
         wake?()
     }
@@ -168,6 +169,13 @@ package final class StreamedBody: Sendable {
             return state.onEnd
         }
         for action in actions { action() }
+    }
+
+    /// A close: hands back the wake action also when the connection is not parked (the server
+    /// may be waiting for a client that reads nothing, and must drop it now).
+    private static func wakeToEnd(_ state: inout State) -> (@Sendable () -> Void)? {
+        state.parked = false
+        return state.wake
     }
 
     /// Marks the connection awake and hands back the wake action to run, when it was parked.

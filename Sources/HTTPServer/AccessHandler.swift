@@ -108,7 +108,9 @@ func handleAccessCall(
         }
         switch context.handler(makeRequest(connection, method: method, url: url, body: [])) {
         case .response(let response):
-            return send(response, on: connection, closeConnection: context.isDraining, context)
+            return send(
+                response, on: connection, closeConnection: context.isDraining, context,
+                framing: StreamFraming(method: method, version: version))
         case .deferred(let deferred):
             let state = RequestState()
             conCls.pointee = Unmanaged.passRetained(state).toOpaque()
@@ -119,7 +121,9 @@ func handleAccessCall(
     let state = Unmanaged<RequestState>.fromOpaque(stored).takeUnretainedValue()
     if case .waiting(let deferred) = state.phase {  // resumed: the deferred response is ready
         state.phase = .answered
-        return send(deferred.response(), on: connection, closeConnection: context.isDraining, context)
+        return send(
+            deferred.response(), on: connection, closeConnection: context.isDraining, context,
+            framing: StreamFraming(method: method, version: version))
     }
     let size = uploadDataSize.pointee
     if size > 0 {
@@ -157,7 +161,9 @@ func handleAccessCall(
         }
         switch context.handler(makeRequest(connection, method: method, url: url, body: body)) {
         case .response(let response):
-            return send(response, on: connection, closeConnection: context.isDraining, context)
+            return send(
+                response, on: connection, closeConnection: context.isDraining, context,
+                framing: StreamFraming(method: method, version: version))
         case .deferred(let deferred):
             return suspend(connection, state, until: deferred, context)
         }

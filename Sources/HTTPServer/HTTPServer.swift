@@ -75,13 +75,20 @@ package final class HTTPServer: Sendable {
 
         // Always made: `headerTimeoutSeconds` is at least 1 (``HTTPServerConfiguration/ValidRange``).
         let requestDeadlines = RequestDeadlineSweeper(timeout: .seconds(configuration.headerTimeoutSeconds))
+        guard let streamSockets = StreamSockets() else {
+            throw .cannotStart(
+                host: configuration.host, port: configuration.port,
+                reason: "no epoll, eventfd or thread for streamed responses: \(String(cString: strerror(errno)))")
+        }
         let context = Unmanaged.passRetained(
             ServerContext(
                 handler: handler, rejection: rejection, maxBodyBytes: configuration.maxBodyBytes,
                 stoppingResponse: configuration.stoppingResponse, requestDeadlines: requestDeadlines,
+                streamSockets: streamSockets, streamLimitPerAddress: configuration.perIPConnectionLimit,
                 gatherResumesAbove: configuration.gatherResumesAbove))
         let contextPointer = context.toOpaque()
         connectionCount = context.takeUnretainedValue().openConnections
+        self.streamSockets = streamSockets
 
         var options: [MHD_OptionItem] = [
             MHD_OptionItem(option: .CONNECTION_LIMIT, value: configuration.connectionLimit, ptr_value: nil),
@@ -123,6 +130,7 @@ package final class HTTPServer: Sendable {
 
         guard let daemon = started else {
             context.release()  // no daemon, so no callback can run any more
+            streamSockets.stop(by: .now)
             var reason = messages.joined(separator: "; ")
             if startErrno != 0 {
                 let osError = String(cString: strerror(startErrno))
@@ -139,6 +147,7 @@ package final class HTTPServer: Sendable {
         if boundPort <= 0 && configuration.port == 0 {
             MHD_stop_daemon(daemon)
             context.release()
+            streamSockets.stop(by: .now)
             throw .cannotStart(
                 host: configuration.host, port: configuration.port,
                 reason: "libmicrohttpd did not report the port it bound (MHD_DAEMON_INFO_BIND_PORT)")
@@ -156,7 +165,8 @@ package final class HTTPServer: Sendable {
     ///    Connections already open are still served (quiescing only removes the listening socket).
     /// 2. Every response from now on carries `Connection: close`.
     /// 3. Wait, polling every 5 ms, until no request is in flight (begun but not completely sent)
-    ///    or `gracePeriod` has passed. Idle keep-alive connections are not waited for.
+    ///    and no stream is open (its producer ends it), or `gracePeriod` has passed. Idle
+    ///    keep-alive connections are not waited for.
     /// 4. Close the waits: from now on a request is answered ``HTTPRejection/serverStopping``
     ///    without reaching the handler, a ``DeferredResponse`` never suspends its connection, and
     ///    requests still waiting for one get ``HTTPServerConfiguration/stoppingResponse``, their
@@ -165,7 +175,9 @@ package final class HTTPServer: Sendable {
     /// 5. Wait again until no request is in flight, at most `gracePeriod` or 1 s, whichever is
     ///    less: a resumed connection is answered on its thread's next poll round, and
     ///    `MHD_stop_daemon` would close it before that.
-    /// 6. `MHD_stop_daemon`: libmicrohttpd 0.9.75 aborts the process if it finds a connection
+    /// 6. Let the streams send what their bodies hold, the end included (step 4 finished them), for
+    ///    at most `gracePeriod` or 1 s, then close what is left (``StreamSockets/stop(by:)``).
+    /// 7. `MHD_stop_daemon`: libmicrohttpd 0.9.75 aborts the process if it finds a connection
     ///    suspended (step 4 rules that out; a connection whose resume was asked for is taken back
     ///    first), closes every connection and waits for handlers still running. Then stop the
     ///    request-deadline sweeper, close the listening socket and release the handler closures.
@@ -184,6 +196,7 @@ package final class HTTPServer: Sendable {
             waitUntilNothingInFlight(context, atMost: gracePeriod)
             context.closeWaits()
             waitUntilNothingInFlight(context, atMost: min(gracePeriod, .seconds(1)))
+            context.streamSockets.stop(by: .now + min(gracePeriod, .seconds(1)))
             MHD_stop_daemon(current.daemon)
             context.requestDeadlines.stop()
             if listenSocket != MHD_INVALID_SOCKET {
@@ -193,19 +206,21 @@ package final class HTTPServer: Sendable {
         }
     }
 
-    /// Polls every 5 ms until no request is in flight or `period` has passed.
+    /// Polls every 5 ms until no request is in flight and no stream open, or `period` has passed.
     private func waitUntilNothingInFlight(_ context: ServerContext, atMost period: Duration) {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: period)
-        while context.inFlight > 0, clock.now < deadline {
+        while context.inFlight > 0 || context.streamSockets.count > 0, clock.now < deadline {
             usleep(5_000)
         }
     }
 
-    /// Client connections open now, idle keep-alive ones included: libmicrohttpd's connection
-    /// notifications counted (started minus closed). No lock: a scrape may read it while the
-    /// server stops.
-    package var openConnections: Int { connectionCount.total(of: 0) }
+    /// Client connections open now, idle keep-alive ones and streams included: libmicrohttpd's
+    /// connection notifications counted (started minus closed), and the streams taken over from
+    /// it. No lock: a scrape may read it while the server stops.
+    package var openConnections: Int { connectionCount.total(of: 0) + streamSockets.count }
+    /// The streams' sockets, kept here so counting them needs no daemon.
+    private let streamSockets: StreamSockets
     /// The context's count of open connections, kept here so reading it needs no daemon.
     private let connectionCount: ThreadShardedCounters
 
@@ -214,7 +229,7 @@ package final class HTTPServer: Sendable {
         running.withLock { $0?.context.takeUnretainedValue().inFlight ?? 0 }
     }
 
-    /// Streamed responses queued and not yet done with; 0 once stopped. For tests.
+    /// Streamed responses admitted and not yet ended; 0 once stopped. For tests.
     var streamsOpen: Int {
         running.withLock { $0?.context.takeUnretainedValue().openStreams ?? 0 }
     }

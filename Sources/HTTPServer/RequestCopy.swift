@@ -48,7 +48,7 @@ func makeRequest(
 }
 
 /// The connection's peer address, copied out of libmicrohttpd's connection (no allocation).
-private func peerAddress(of connection: OpaquePointer) -> IPAddress? {
+func peerAddress(of connection: OpaquePointer) -> IPAddress? {
     var bytes = IPAddress.zeroBytes
     let found = withUnsafeMutableBytes(of: &bytes) {
         httpserver_mhd_client_address(connection, $0.baseAddress!.assumingMemoryBound(to: UInt8.self))

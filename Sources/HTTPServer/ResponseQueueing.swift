@@ -26,14 +26,33 @@ private func plainTextResponse(status: Int, _ text: String) -> HTTPResponse {
 }
 
 /// Queues `response` on `connection`; a response that cannot be expressed is replaced by a
-/// plain-text 500 naming the problem, and a streamed one the server no longer admits (it is
-/// stopping) by ``ServerContext/stoppingResponse``. Returns what the access handler must return.
-func send(_ response: HTTPResponse, on connection: OpaquePointer, closeConnection: Bool, _ context: ServerContext)
-    -> MHD_Result
-{
-    if let body = response.streamedBody, !context.admitStream(body) {
+/// plain-text 500 naming the problem. A streamed one is taken over by ``StreamSockets``
+/// (``takeOver(_:_:on:_:_:)``, framed as `framing` says), or answered with
+/// ``ServerContext/stoppingResponse`` once the server stops admitting streams, or with the
+/// rejection of an address at its limit. Returns what the access handler must return.
+func send(
+    _ response: HTTPResponse, on connection: OpaquePointer, closeConnection: Bool, _ context: ServerContext,
+    framing: StreamFraming = StreamFraming()
+) -> MHD_Result {
+    if let body = response.streamedBody {
+        guard context.admitStream(body) else {
+            body.connectionEnded()
+            return send(context.stoppingResponse, on: connection, closeConnection: true, context)
+        }
+        let outcome = takeOver(response, body, on: connection, framing, context)
+        if case .taken = outcome { return MHD_Result.NO }  // libmicrohttpd lets go of the connection
+        context.streamEnded(ObjectIdentifier(body))
         body.connectionEnded()
-        return send(context.stoppingResponse, on: connection, closeConnection: true, context)
+        switch outcome {
+        case .taken, .failed:
+            return MHD_Result.NO
+        case .refused(let rejection):
+            return send(context.rejection(rejection), on: connection, closeConnection: true, context)
+        case .invalid(let problem):
+            return send(
+                plainTextResponse(status: 500, "HTTPServer could not send the handler's response: \(problem)."),
+                on: connection, closeConnection: closeConnection, context)
+        }
     }
     switch queue(response, on: connection, closeConnection: closeConnection, context) {
     case .queued:
@@ -85,8 +104,8 @@ private func queue(
         created = MHD_create_response_from_buffer_with_free_callback_cls(
             body.count, body.start, mhdReleaseResponseBody, retained.toOpaque())
         if created == nil { retained.release() }
-    case .stream(let body):
-        created = makeStreamedResponse(body, on: connection, context: context)
+    case .stream:
+        return .invalid("a streamed body is sent by StreamSockets, not queued")
     }
     guard let mhdResponse = created else { return .refused }
     defer { MHD_destroy_response(mhdResponse) }

@@ -38,12 +38,8 @@ final class ServerContext: Sendable {
     /// once `closed` (the server is stopping) none is added.
     private struct Waits {
         var suspended: [ObjectIdentifier: DeferredResponse] = [:]
-        /// Streamed bodies whose response is queued and not yet destroyed.
+        /// Streamed bodies admitted and whose socket is not yet closed (``StreamSockets``).
         var streams: [ObjectIdentifier: StreamedBody] = [:]
-        /// Streams whose connection is suspended and whose resume has not been asked for, each
-        /// with its parks not yet matched by a resume (2 when it parked again before the resume
-        /// that woke it was counted).
-        var parkedStreams: [ObjectIdentifier: Int] = [:]
         var closed = false
     }
 
@@ -59,9 +55,13 @@ final class ServerContext: Sendable {
     private let pendingResumes = Mutex(PendingResumes())
     private let resumeQueue = DispatchQueue(label: "HTTPServer.resumes")
 
-    /// Suspended connections (waits and parked streams) above which resumes are gathered
+    /// Suspended connections (waits) above which resumes are gathered
     /// (``HTTPServerConfiguration/gatherResumesAbove``).
     let gatherResumesAbove: Int
+    /// The sockets of streamed responses, taken over from libmicrohttpd.
+    let streamSockets: StreamSockets
+    /// The most streams one peer address may hold (0: no limit): the per-address connection limit.
+    let streamLimitPerAddress: Int
     /// How long the first of gathered resumes waits for others.
     static let resumeWindow = DispatchTimeInterval.milliseconds(2)
     /// Resumes sent gathered so far (for tests).
@@ -73,9 +73,13 @@ final class ServerContext: Sendable {
         maxBodyBytes: Int,
         stoppingResponse: HTTPResponse,
         requestDeadlines: RequestDeadlineSweeper,
+        streamSockets: StreamSockets,
+        streamLimitPerAddress: Int,
         gatherResumesAbove: Int = HTTPServerConfiguration().gatherResumesAbove
     ) {
         self.gatherResumesAbove = gatherResumesAbove
+        self.streamSockets = streamSockets
+        self.streamLimitPerAddress = streamLimitPerAddress
         self.handler = handler
         self.rejection = rejection
         self.maxBodyBytes = maxBodyBytes
@@ -142,7 +146,7 @@ final class ServerContext: Sendable {
     /// once per stream: a core spent in the walk, and the last event 544 ms after the write
     /// (`scripts/bench-admin-events`). Gathered, the walk runs once per window.
     func resume(_ connection: SuspendedConnection, then resumed: @escaping @Sendable () -> Void) {
-        let suspended = waits.withLock { $0.suspended.count + $0.parkedStreams.count }
+        let suspended = waits.withLock { $0.suspended.count }
         guard suspended > gatherResumesAbove else {
             MHD_resume_connection(connection.pointer)
             return resumed()
@@ -178,37 +182,21 @@ final class ServerContext: Sendable {
         }
     }
 
-    /// A stream's connection is being suspended (inside its content reader).
-    func streamParked(_ key: ObjectIdentifier) {
-        waits.withLock { $0.parkedStreams[key, default: 0] += 1 }
-    }
-
-    /// A stream's connection has been asked to resume. (It may have parked again already: then its
-    /// count stays above zero.)
-    func streamResumed(_ key: ObjectIdentifier) {
-        waits.withLock { waits in
-            guard let parks = waits.parkedStreams[key] else { return }
-            waits.parkedStreams[key] = parks > 1 ? parks - 1 : nil
-        }
-    }
-
-    /// A stream's response is destroyed: its connection is done with it.
+    /// A stream's socket is closed (or its take-over did not happen).
     func streamEnded(_ key: ObjectIdentifier) {
-        waits.withLock { waits in
-            waits.streams[key] = nil
-            waits.parkedStreams[key] = nil
-        }
+        waits.withLock { _ = $0.streams.removeValue(forKey: key) }
     }
 
-    /// Streamed responses queued and not yet destroyed (for tests).
+    /// Streamed responses admitted and not yet ended (for tests).
     var openStreams: Int {
         waits.withLock { $0.streams.count }
     }
 
     /// From now on every request is refused (``isRefusingRequests``) and no connection is
     /// suspended; ends every wait still open with ``stoppingResponse``, finishes every streamed
-    /// body (what was written is still sent), and returns once each of those connections' resume
-    /// has been asked for: `MHD_stop_daemon` aborts the process if it finds a connection suspended.
+    /// body (what was written is still sent, by ``StreamSockets``), and returns once each waiting
+    /// connection's resume has been asked for: `MHD_stop_daemon` aborts the process if it finds a
+    /// connection suspended.
     func closeWaits() {
         refusing.store(true, ordering: .releasing)
         let (open, streams) = waits.withLock { waits in
@@ -218,7 +206,7 @@ final class ServerContext: Sendable {
         for deferred in open { deferred.abandon(with: stoppingResponse) }
         for body in streams { body.finish() }
         // A resume running on another thread:
-        while !waits.withLock({ $0.suspended.isEmpty && $0.parkedStreams.isEmpty }) { usleep(1_000) }
+        while !waits.withLock({ $0.suspended.isEmpty }) { usleep(1_000) }
     }
 
     /// Whether a request is answered ``HTTPRejection/serverStopping`` instead of being handled:

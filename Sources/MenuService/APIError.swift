@@ -51,6 +51,8 @@ package enum APIError: Error, Sendable, Equatable {
     case stopping
     /// `--max-streams` long polls and streams are open (`limit`).
     case tooManyStreams(limit: Int)
+    /// The client's address holds `limit` streams (`--per-ip-connections`).
+    case tooManyStreamsFromAddress(limit: Int)
     /// Every search build slot is taken (``SearchBuildSlots``); `builds` is the limit.
     case searchBusy(builds: Int)
     /// `?at=` of an instant no recent request asked, while every build slot is taken.
@@ -70,7 +72,8 @@ package enum APIError: Error, Sendable, Equatable {
         case .notAGroup, .tooManyChanges, .sessionTooLarge, .notVisible, .selectionAboveMaximum, .unavailableNode: 409
         case .methodNotAllowed: 405
         case .payloadTooLarge: 413
-        case .tooManySessions, .sessionMemoryFull, .rateLimited, .searchBusy, .instantBusy: 429
+        case .tooManySessions, .sessionMemoryFull, .rateLimited, .searchBusy, .instantBusy, .tooManyStreamsFromAddress:
+            429
         case .unavailable, .stopping, .tooManyStreams: 503
         case .notImplemented: 501
         case .preconditionFailed: 412
@@ -107,6 +110,7 @@ package enum APIError: Error, Sendable, Equatable {
         case .unavailable, .stopping: "unavailable"
         case .searchBusy, .instantBusy: "busy"
         case .tooManyStreams: "too_many_streams"
+        case .tooManyStreamsFromAddress: "too_many_streams_from_address"
         case .notImplemented: "not_implemented"
         case .preconditionFailed: "precondition_failed"
         case .gone: "gone"
@@ -160,6 +164,8 @@ package enum APIError: Error, Sendable, Equatable {
             "the server is computing \(builds == 1 ? "the menu at another instant" : "the menu at \(builds) other instants") not asked for recently (?at=), the most it computes at once; retry in 1 s (an instant asked recently is answered at once)"
         case .tooManyStreams(let limit):
             "the server holds its limit of \(limit) waiting requests and streams (--max-streams); retry in \(MenuAPI.streamRetrySeconds) s, or GET /changes without wait"
+        case .tooManyStreamsFromAddress(let limit):
+            "this address holds its limit of \(limit) event streams (--per-ip-connections); close one, or GET /changes?wait= instead"
         case .gone(let since, let revision):
             "the changes since revision \(since) are no longer kept (the session is at revision \(revision); only its last writes since the menu before this one are); GET /rows to reload"
         case .preconditionFailed(let revision):

@@ -268,6 +268,7 @@ package final class MenuAPI: Sendable {
                         + "byte in it (whitespace before the colon, or a folded continuation line); send each header as one name: value line"
                 ))
         case .serverStopping: errorResponse(.stopping)
+        case .tooManyStreamsFromAddress(let limit): errorResponse(.tooManyStreamsFromAddress(limit: limit))
         }
     }
 

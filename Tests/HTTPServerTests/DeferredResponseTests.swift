@@ -32,10 +32,12 @@ private final class Completer: Sendable {
     }
 }
 
-private func startReplyingServer(threads: Int = 2, _ handler: @escaping @Sendable (HTTPRequest) -> HTTPReply) throws
-    -> HTTPServer
-{
+private func startReplyingServer(
+    threads: Int = 2, gatherResumesAbove: Int = HTTPServerConfiguration().gatherResumesAbove,
+    _ handler: @escaping @Sendable (HTTPRequest) -> HTTPReply
+) throws -> HTTPServer {
     var configuration = HTTPServerConfiguration()
+    configuration.gatherResumesAbove = gatherResumesAbove
     configuration.host = "127.0.0.1"
     configuration.port = 0
     configuration.threads = threads
@@ -213,10 +215,46 @@ struct DeferredResponseTests {
         #expect(answered == connections.count)
     }
 
-    @Test func onceTheWaitsAreClosedNoConnectionIsSuspendedAndEveryRequestIsRefused() {
+    @Test func manySuspendedWaitsAreResumedTogetherAndAStopWaitsForThoseGathered() throws {
+        let completer = Completer()
+        // Gathered above 2 suspended connections: 8 waits made ready one after the other find
+        // the others still suspended.
+        let server = try startReplyingServer(gatherResumesAbove: 2) { request in
+            let path = request.path
+            let deferred = DeferredResponse { HTTPResponse(status: 200, body: Array("done \(path)".utf8)) }
+            completer.hold(deferred)
+            return .deferred(deferred)
+        }
+        let connections = try (0 ..< 8).map { _ in try RawHTTPConnection(port: server.port) }
+        for (index, connection) in connections.enumerated() {
+            try connection.sendText("GET /first\(index) HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        }
+        #expect(eventually { completer.count == 8 })
+        #expect(completer.completeAll() == 8)
+        for (index, connection) in connections.enumerated() {
+            #expect(try connection.readResponse().bodyText == "done /first\(index)")
+        }
+        #expect(server.gatheredResumes >= 6, "the resumes went out gathered")
+        // Made ready, then stopped at once: the stop waits for the gathered resumes it finds
+        // pending (MHD_stop_daemon aborts the process on a suspended connection).
+        for (index, connection) in connections.enumerated() {
+            try connection.sendText("GET /last\(index) HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        }
+        #expect(eventually { completer.count == 8 })
+        #expect(completer.completeAll() == 8)
+        server.shutdown(gracePeriod: .milliseconds(200))
+        for (index, connection) in connections.enumerated() {
+            #expect(try connection.readResponse().bodyText == "done /last\(index)")
+        }
+    }
+
+    @Test func onceTheWaitsAreClosedNoConnectionIsSuspendedAndEveryRequestIsRefused() throws {
+        let sockets = try #require(StreamSockets())
+        defer { sockets.stop(by: .now) }
         let context = ServerContext(
             handler: { _ in .response(HTTPResponse(status: 200)) }, rejection: standardRejection, maxBodyBytes: 1,
-            stoppingResponse: HTTPResponse(status: 503), requestDeadlines: RequestDeadlineSweeper(timeout: .seconds(1)))
+            stoppingResponse: HTTPResponse(status: 503), requestDeadlines: RequestDeadlineSweeper(timeout: .seconds(1)),
+            streamSockets: sockets, streamLimitPerAddress: 0)
         #expect(!context.isRefusingRequests)
         context.closeWaits()
         #expect(context.isRefusingRequests)

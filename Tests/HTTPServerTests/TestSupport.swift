@@ -43,6 +43,8 @@ final class CallLog: Sendable {
         return HTTPResponse(status: 400, body: Array("malformed header name \(name)".utf8))
     case .serverStopping:
         return HTTPResponse(status: 503, body: Array("stopping".utf8))
+    case .tooManyStreamsFromAddress(let limit):
+        return HTTPResponse(status: 429, body: Array("streams from this address, limit \(limit)".utf8))
     }
 }
 

@@ -179,6 +179,26 @@ extension AppTests {
         }
 
         @Test
+        func pastThePerAddressLimitTheNextStreamIsRefusedWith429() throws {
+            let server = try LiveServer { $0.perIPConnections = 2 }
+            defer { server.shutdown() }
+            let connection = try server.connect()
+            let session = try Self.newSession(connection)
+            let streams = try (0 ..< 2).map { _ in try Self.stream(server, session) }
+            for stream in streams { #expect(try stream.nextEvent()?.event == "open") }
+            // The streams no longer hold libmicrohttpd connections, so the limit is kept per stream.
+            let refused = try Self.stream(server, session)
+            #expect(refused.head.status == 429)
+            let body = try JSONDecoder().decode(LiveJSON.self, from: Data(refused.head.body))
+            #expect(body["error"]?["code"]?.stringValue == "too_many_streams_from_address")
+            #expect(
+                body["error"]?["message"]?.stringValue
+                    == "this address holds its limit of 2 event streams (--per-ip-connections); close one, or GET /changes?wait= instead"
+            )
+            #expect(try Self.feed(since: 0, session, on: connection)["revision"] == .number(0), "other requests go on")
+        }
+
+        @Test
         func aServerThatStopsEndsItsStreamsWithARetryHint() throws {
             let server = try LiveServer()
             let connection = try server.connect()

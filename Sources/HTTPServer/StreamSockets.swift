@@ -1,0 +1,345 @@
+// Streamed responses (`text/event-stream`) are not left to libmicrohttpd: once the request has
+// arrived and the handler answered with a ``StreamedBody``, the server takes the connection's
+// socket over (a duplicate of its descriptor), lets libmicrohttpd close and free its connection,
+// and writes the response head and the body, chunked, from one thread of its own that waits on
+// every stream socket with epoll.
+//
+// Why: libmicrohttpd 0.9.75 keeps a connection's whole memory pool (`--connection-memory`, 32 KiB
+// by default, 8 KiB at the least that still takes large headers) for as long as the response is
+// sent, so an idle stream cost 11.5-24 KB; and waking a suspended connection costs a walk of
+// every suspended connection of its thread (`resume_suspended_connections`). A taken-over stream
+// is a socket, its pending bytes and a few dozen bytes here, and a write reaches its socket
+// through one eventfd write and one `send`.
+//
+// Invariant: each stream socket is owned by exactly one `Stream`, touched only by the loop's
+// thread from the moment the loop takes it off `arriving`; it is closed exactly once, by the
+// loop, which then ends its body (``StreamedBody/connectionEnded()``) and runs its `ended`
+// action. `Shared.count` and `Shared.perAddress` count streams from ``reserve(for:limit:)`` to
+// that close (or to ``release(_:)`` when the take-over failed).
+
+import CEpoll
+import CMicroHTTPD
+import HTTPCore
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The sockets of streamed responses, written by one epoll thread (see the file's comment).
+final class StreamSockets: Sendable {
+    /// One stream: its socket, body and the bytes framed and not yet sent.
+    ///
+    /// Thread: made on a libmicrohttpd thread and handed over through `Shared.arriving`; from
+    /// then on only the loop's thread touches it, so it needs no lock.
+    private final class Stream: @unchecked Sendable {
+        let token: UInt64
+        let socket: Int32
+        let body: StreamedBody
+        let chunked: Bool
+        let address: IPAddress?
+        let ended: @Sendable () -> Void
+        /// The head, then framed body bytes, not yet sent past `sent`.
+        var pending: [UInt8]
+        var sent = 0
+        /// The last bytes (the chunked body's end) are in `pending`: close once they are sent.
+        var closeWhenSent = false
+
+        init(
+            token: UInt64, socket: Int32, head: [UInt8], body: StreamedBody, chunked: Bool, address: IPAddress?,
+            ended: @escaping @Sendable () -> Void
+        ) {
+            self.token = token
+            self.socket = socket
+            self.pending = head
+            self.body = body
+            self.chunked = chunked
+            self.address = address
+            self.ended = ended
+        }
+    }
+
+    private struct Shared {
+        var nextToken: UInt64 = 1
+        var arriving: [Stream] = []
+        /// Streams whose body was written to (or ended) while the loop waited.
+        var ready: [UInt64] = []
+        /// The eventfd was written and the loop has not yet taken what it was written for.
+        var signalled = false
+        /// Streams reserved and not yet closed, in all and per peer address.
+        var count = 0
+        var perAddress: [IPAddress: Int] = [:]
+        var stopping = false
+        var exit = false
+    }
+
+    private let shared = Mutex(Shared())
+    private let epoll: Int32
+    private let wakeDescriptor: Int32
+    private let thread = Mutex<pthread_t?>(nil)
+
+    /// The token the eventfd is reported with; streams count from 1.
+    private static let wakeToken: UInt64 = 0
+
+    /// Starts the loop's thread; nil when the system gives no epoll, eventfd or thread.
+    init?() {
+        let epoll = cepoll_create()
+        guard epoll >= 0 else { return nil }
+        let wake = cepoll_eventfd()
+        guard wake >= 0, cepoll_add(epoll, wake, UInt32(CEPOLL_IN), Self.wakeToken) == 0 else {
+            close(epoll)
+            if wake >= 0 { close(wake) }
+            return nil
+        }
+        self.epoll = epoll
+        self.wakeDescriptor = wake
+        let retained = Unmanaged.passRetained(self)
+        var handle = pthread_t()
+        let started = pthread_create(
+            &handle, nil,
+            { argument in
+                let sockets = Unmanaged<StreamSockets>.fromOpaque(argument!).takeRetainedValue()
+                sockets.run()
+                return nil
+            }, retained.toOpaque())
+        guard started == 0 else {
+            retained.release()
+            close(epoll)
+            close(wake)
+            return nil
+        }
+        thread.withLock { $0 = handle }
+    }
+
+    /// Streams taken over and not yet closed.
+    var count: Int { shared.withLock { $0.count } }
+
+    /// Counts a stream for `address` ahead of its take-over; false (nothing counted) when that
+    /// address has `limit` streams already (`limit` 0: no limit) or the loop is stopping.
+    func reserve(for address: IPAddress?, limit: Int) -> Bool {
+        shared.withLock { shared in
+            guard !shared.stopping else { return false }
+            if let address {
+                let held = shared.perAddress[address, default: 0]
+                guard limit == 0 || held < limit else { return false }
+                shared.perAddress[address] = held + 1
+            }
+            shared.count += 1
+            return true
+        }
+    }
+
+    /// Gives back a reservation whose take-over did not happen.
+    func release(_ address: IPAddress?) {
+        shared.withLock { Self.uncount(address, &$0) }
+    }
+
+    /// Takes over `socket` (the caller's own descriptor from now on) for a stream reserved with
+    /// ``reserve(for:limit:)``: sends `head`, then `body` as it is written (in chunks when
+    /// `chunked`), and closes the socket when the body ends, is closed, or the client leaves.
+    /// `ended` runs on the loop's thread once the socket is closed.
+    func adopt(
+        socket: Int32, head: [UInt8], body: StreamedBody, chunked: Bool, address: IPAddress?,
+        ended: @escaping @Sendable () -> Void
+    ) {
+        let signal = shared.withLock { shared -> Bool in
+            let token = shared.nextToken
+            shared.nextToken += 1
+            let stream = Stream(
+                token: token, socket: socket, head: head, body: body, chunked: chunked, address: address,
+                ended: ended)
+            body.setWake { [self] in wake(token) }
+            shared.arriving.append(stream)
+            return Self.signal(&shared)
+        }
+        if signal { writeWake() }
+    }
+
+    /// Ends every stream by `deadline`: the loop takes no new one, sends what bodies already
+    /// hold (the caller finishes them first), and at the deadline closes what is left and exits.
+    /// Returns once the loop's thread has ended.
+    func stop(by deadline: ContinuousClock.Instant) {
+        if shared.withLock({ shared in
+            shared.stopping = true
+            return Self.signal(&shared)
+        }) {
+            writeWake()
+        }
+        while count > 0, ContinuousClock.now < deadline { usleep(2_000) }
+        if shared.withLock({ shared in
+            shared.exit = true
+            return Self.signal(&shared)
+        }) {
+            writeWake()
+        }
+        if let handle = thread.withLock({ handle in
+            defer { handle = nil }
+            return handle
+        }) {
+            pthread_join(handle, nil)
+            close(epoll)
+            close(wakeDescriptor)
+        }
+    }
+
+    // MARK: The loop
+
+    /// A body was written to or ended: its stream goes on the ready list.
+    private func wake(_ token: UInt64) {
+        if shared.withLock({ shared in
+            shared.ready.append(token)
+            return Self.signal(&shared)
+        }) {
+            writeWake()
+        }
+    }
+
+    /// Marks the loop signalled; true when the caller must write the eventfd (it was not yet).
+    private static func signal(_ shared: inout Shared) -> Bool {
+        guard !shared.signalled else { return false }
+        shared.signalled = true
+        return true
+    }
+
+    private func writeWake() {
+        var one: UInt64 = 1
+        _ = write(wakeDescriptor, &one, 8)
+    }
+
+    private static func uncount(_ address: IPAddress?, _ shared: inout Shared) {
+        shared.count -= 1
+        guard let address, let held = shared.perAddress[address] else { return }
+        shared.perAddress[address] = held > 1 ? held - 1 : nil
+    }
+
+    /// The loop's thread: waits for the eventfd and the stream sockets, moves bytes from bodies
+    /// to sockets, closes what ended.
+    private func run() {
+        var streams: [UInt64: Stream] = [:]
+        var events = [cepoll_ready](repeating: cepoll_ready(), count: 256)
+        let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 16_384, alignment: 16)
+        defer { scratch.deallocate() }
+        while true {
+            let count = events.withUnsafeMutableBufferPointer { cepoll_wait(epoll, $0.baseAddress, 256, -1) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                break  // cannot happen with a valid epoll descriptor and buffer
+            }
+            var woken = false
+            for event in events[0 ..< Int(count)] {
+                if event.token == Self.wakeToken {
+                    woken = true
+                    continue
+                }
+                guard let stream = streams[event.token] else { continue }
+                if event.events & UInt32(CEPOLL_IN) != 0, !drainInput(stream, scratch) {
+                    end(stream, &streams)  // the client closed its side
+                } else if event.events & UInt32(CEPOLL_ERR | CEPOLL_HUP | CEPOLL_RDHUP) != 0 {
+                    end(stream, &streams)  // the client left, or half-closed (a stream's client only reads)
+                } else if event.events & UInt32(CEPOLL_OUT) != 0 {
+                    pump(stream, scratch, &streams)
+                }
+            }
+            guard woken else { continue }
+            var counter: UInt64 = 0
+            _ = read(wakeDescriptor, &counter, 8)
+            let (arriving, ready, exit) = shared.withLock { shared in
+                shared.signalled = false
+                defer {
+                    shared.arriving = []
+                    shared.ready.removeAll(keepingCapacity: shared.ready.capacity <= 1_024)
+                }
+                return (shared.arriving, shared.ready, shared.exit)
+            }
+            for stream in arriving {
+                streams[stream.token] = stream
+                let events = UInt32(CEPOLL_IN | CEPOLL_OUT | CEPOLL_RDHUP) | UInt32(truncatingIfNeeded: CEPOLL_ET)
+                guard cepoll_add(epoll, stream.socket, events, stream.token) == 0 else {
+                    end(stream, &streams)
+                    continue
+                }
+                pump(stream, scratch, &streams)
+            }
+            for token in ready {
+                if let stream = streams[token] { pump(stream, scratch, &streams) }
+            }
+            if exit {
+                for stream in Array(streams.values) { end(stream, &streams) }
+                return
+            }
+        }
+    }
+
+    /// Reads and drops what the client sent (a stream's client has nothing more to say); false
+    /// when it closed its side or the socket failed.
+    private func drainInput(_ stream: Stream, _ scratch: UnsafeMutableRawBufferPointer) -> Bool {
+        while true {
+            let received = recv(stream.socket, scratch.baseAddress, scratch.count, Int32(MSG_DONTWAIT))
+            if received > 0 { continue }
+            if received < 0, errno == EINTR { continue }
+            return received < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)
+        }
+    }
+
+    /// Sends what is pending, then frames and sends what the body holds, until the socket is
+    /// full (the next `CEPOLL_OUT` goes on), the body is parked (its next write wakes it), or the
+    /// stream ends.
+    private func pump(_ stream: Stream, _ scratch: UnsafeMutableRawBufferPointer, _ streams: inout [UInt64: Stream]) {
+        while true {
+            if stream.sent < stream.pending.count {
+                let sent = stream.pending.withUnsafeBytes { pending in
+                    send(
+                        stream.socket, pending.baseAddress! + stream.sent, pending.count - stream.sent,
+                        Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+                }
+                if sent > 0 {
+                    stream.sent += sent
+                    continue
+                }
+                if sent < 0, errno == EINTR { continue }
+                if sent < 0, errno == EAGAIN || errno == EWOULDBLOCK { return }
+                return end(stream, &streams)
+            }
+            stream.pending.removeAll(keepingCapacity: stream.pending.capacity <= 1_024)
+            stream.sent = 0
+            if stream.closeWhenSent { return end(stream, &streams) }
+            switch stream.body.read(into: scratch, park: {}) {
+            case .bytes(let count):
+                if stream.chunked { appendHex(count, to: &stream.pending) }
+                stream.pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: scratch[0 ..< count]))
+                if stream.chunked { stream.pending.append(contentsOf: [13, 10]) }
+            case .parked:
+                return
+            case .end:
+                if stream.chunked { stream.pending.append(contentsOf: Array("0\r\n\r\n".utf8)) }
+                stream.closeWhenSent = true
+            case .abort:
+                return end(stream, &streams)
+            }
+        }
+    }
+
+    /// Closes the stream's socket (which takes it out of the epoll set), ends its body and runs
+    /// its `ended` action.
+    private func end(_ stream: Stream, _ streams: inout [UInt64: Stream]) {
+        guard streams.removeValue(forKey: stream.token) != nil else { return }
+        close(stream.socket)
+        shared.withLock { Self.uncount(stream.address, &$0) }
+        stream.body.connectionEnded()
+        stream.ended()
+    }
+}
+
+/// Appends `count` in hexadecimal and CRLF: a chunk's size line.
+private func appendHex(_ count: Int, to bytes: inout [UInt8]) {
+    let digits = Array("0123456789abcdef".utf8)
+    var shift = (Int.bitWidth - count.leadingZeroBitCount + 3) / 4 * 4 - 4
+    if shift < 0 { shift = 0 }
+    while shift >= 0 {
+        bytes.append(digits[(count >> shift) & 0xF])
+        shift -= 4
+    }
+    bytes.append(contentsOf: [13, 10])
+}
