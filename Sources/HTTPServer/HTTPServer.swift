@@ -75,7 +75,7 @@ package final class HTTPServer: Sendable {
 
         // Always made: `headerTimeoutSeconds` is at least 1 (``HTTPServerConfiguration/ValidRange``).
         let requestDeadlines = RequestDeadlineSweeper(timeout: .seconds(configuration.headerTimeoutSeconds))
-        guard let streamSockets = StreamSockets() else {
+        guard let streamSockets = StreamSockets(loops: configuration.threads) else {
             throw .cannotStart(
                 host: configuration.host, port: configuration.port,
                 reason: "no epoll, eventfd or thread for streamed responses: \(String(cString: strerror(errno)))")

@@ -1,8 +1,8 @@
 // Streamed responses (`text/event-stream`) are not left to libmicrohttpd: once the request has
 // arrived and the handler answered with a ``StreamedBody``, the server takes the connection's
 // socket over (a duplicate of its descriptor), lets libmicrohttpd close and free its connection,
-// and writes the response head and the body, chunked, from one thread of its own that waits on
-// every stream socket with epoll.
+// and writes the response head and the body, chunked, from threads of its own (one per
+// libmicrohttpd thread) that each wait on their stream sockets with epoll.
 //
 // Why: libmicrohttpd 0.9.75 keeps a connection's whole memory pool (`--connection-memory`, 32 KiB
 // by default, 8 KiB at the least that still takes large headers) for as long as the response is
@@ -11,11 +11,12 @@
 // is a socket, its pending bytes and a few dozen bytes here, and a write reaches its socket
 // through one eventfd write and one `send`.
 //
-// Invariant: each stream socket is owned by exactly one `Stream`, touched only by the loop's
-// thread from the moment the loop takes it off `arriving`; it is closed exactly once, by the
-// loop, which then ends its body (``StreamedBody/connectionEnded()``) and runs its `ended`
-// action. `Shared.count` and `Shared.perAddress` count streams from ``reserve(for:limit:)`` to
-// that close (or to ``release(_:)`` when the take-over failed).
+// Invariant: each stream socket is owned by exactly one `Stream` of one ``StreamLoop``, touched
+// only by that loop's thread from the moment it takes the stream off `arriving`; it is closed
+// exactly once, by that loop, which then ends its body (``StreamedBody/connectionEnded()``),
+// gives back its count and runs its `ended` action. ``StreamSockets`` counts streams, in all and
+// per peer address, from ``StreamSockets/reserve(for:limit:)`` to that close (or to
+// ``StreamSockets/release(_:)`` when the take-over failed).
 
 import CEpoll
 import CMicroHTTPD
@@ -28,8 +29,86 @@ import Glibc
 import Musl
 #endif
 
-/// The sockets of streamed responses, written by one epoll thread (see the file's comment).
+/// The sockets of streamed responses, spread over a few ``StreamLoop``s, and their counts (see
+/// the file's comment).
 final class StreamSockets: Sendable {
+    private struct Counts {
+        var all = 0
+        var perAddress: [IPAddress: Int] = [:]
+        var stopping = false
+    }
+
+    private let counts = Mutex(Counts())
+    private let loops: [StreamLoop]
+    private let nextLoop = Atomic<Int>(0)
+
+    /// Starts `loops` threads (at least one); nil when the system gives no epoll, eventfd or thread.
+    init?(loops: Int) {
+        var made: [StreamLoop] = []
+        for _ in 0 ..< max(1, loops) {
+            guard let loop = StreamLoop() else {
+                for loop in made { loop.stop() }
+                return nil
+            }
+            made.append(loop)
+        }
+        self.loops = made
+    }
+
+    /// Streams taken over and not yet closed.
+    var count: Int { counts.withLock { $0.all } }
+
+    /// Counts a stream for `address` ahead of its take-over; false (nothing counted) when that
+    /// address has `limit` streams already (`limit` 0: no limit) or the sockets are stopping.
+    func reserve(for address: IPAddress?, limit: Int) -> Bool {
+        counts.withLock { counts in
+            guard !counts.stopping else { return false }
+            if let address {
+                let held = counts.perAddress[address, default: 0]
+                guard limit == 0 || held < limit else { return false }
+                counts.perAddress[address] = held + 1
+            }
+            counts.all += 1
+            return true
+        }
+    }
+
+    /// Gives back a reservation whose take-over did not happen, or whose stream was closed.
+    func release(_ address: IPAddress?) {
+        counts.withLock { counts in
+            counts.all -= 1
+            guard let address, let held = counts.perAddress[address] else { return }
+            counts.perAddress[address] = held > 1 ? held - 1 : nil
+        }
+    }
+
+    /// Takes over `socket` (the caller's own descriptor from now on) for a stream reserved with
+    /// ``reserve(for:limit:)``, on the next loop in turn: it sends `head`, then `body` as it is
+    /// written (in chunks when `chunked`), and closes the socket when the body ends, is closed, or
+    /// the client leaves. `ended` runs on the loop's thread once the socket is closed.
+    func adopt(
+        socket: Int32, head: [UInt8], body: StreamedBody, chunked: Bool, address: IPAddress?,
+        ended: @escaping @Sendable () -> Void
+    ) {
+        let loop = loops[nextLoop.add(1, ordering: .relaxed).oldValue % loops.count]
+        loop.adopt(socket: socket, head: head, body: body, chunked: chunked) { [self] in
+            release(address)
+            ended()
+        }
+    }
+
+    /// Ends every stream by `deadline`: no new one is taken, what the bodies already hold is sent
+    /// (the caller finishes them first), and at the deadline what is left is closed. Returns once
+    /// every loop's thread has ended.
+    func stop(by deadline: ContinuousClock.Instant) {
+        counts.withLock { $0.stopping = true }
+        while count > 0, ContinuousClock.now < deadline { usleep(2_000) }
+        for loop in loops { loop.stop() }
+    }
+}
+
+/// One epoll thread writing the stream sockets it was given (see the file's comment).
+final class StreamLoop: Sendable {
     /// One stream: its socket, body and the bytes framed and not yet sent.
     ///
     /// Thread: made on a libmicrohttpd thread and handed over through `Shared.arriving`; from
@@ -39,7 +118,6 @@ final class StreamSockets: Sendable {
         let socket: Int32
         let body: StreamedBody
         let chunked: Bool
-        let address: IPAddress?
         let ended: @Sendable () -> Void
         /// The head, then framed body bytes, not yet sent past `sent`.
         var pending: [UInt8]
@@ -48,7 +126,7 @@ final class StreamSockets: Sendable {
         var closeWhenSent = false
 
         init(
-            token: UInt64, socket: Int32, head: [UInt8], body: StreamedBody, chunked: Bool, address: IPAddress?,
+            token: UInt64, socket: Int32, head: [UInt8], body: StreamedBody, chunked: Bool,
             ended: @escaping @Sendable () -> Void
         ) {
             self.token = token
@@ -56,7 +134,6 @@ final class StreamSockets: Sendable {
             self.pending = head
             self.body = body
             self.chunked = chunked
-            self.address = address
             self.ended = ended
         }
     }
@@ -68,10 +145,6 @@ final class StreamSockets: Sendable {
         var ready: [UInt64] = []
         /// The eventfd was written and the loop has not yet taken what it was written for.
         var signalled = false
-        /// Streams reserved and not yet closed, in all and per peer address.
-        var count = 0
-        var perAddress: [IPAddress: Int] = [:]
-        var stopping = false
         var exit = false
     }
 
@@ -100,8 +173,8 @@ final class StreamSockets: Sendable {
         let started = pthread_create(
             &handle, nil,
             { argument in
-                let sockets = Unmanaged<StreamSockets>.fromOpaque(argument!).takeRetainedValue()
-                sockets.run()
+                let loop = Unmanaged<StreamLoop>.fromOpaque(argument!).takeRetainedValue()
+                loop.run()
                 return nil
             }, retained.toOpaque())
         guard started == 0 else {
@@ -113,43 +186,12 @@ final class StreamSockets: Sendable {
         thread.withLock { $0 = handle }
     }
 
-    /// Streams taken over and not yet closed.
-    var count: Int { shared.withLock { $0.count } }
-
-    /// Counts a stream for `address` ahead of its take-over; false (nothing counted) when that
-    /// address has `limit` streams already (`limit` 0: no limit) or the loop is stopping.
-    func reserve(for address: IPAddress?, limit: Int) -> Bool {
-        shared.withLock { shared in
-            guard !shared.stopping else { return false }
-            if let address {
-                let held = shared.perAddress[address, default: 0]
-                guard limit == 0 || held < limit else { return false }
-                shared.perAddress[address] = held + 1
-            }
-            shared.count += 1
-            return true
-        }
-    }
-
-    /// Gives back a reservation whose take-over did not happen.
-    func release(_ address: IPAddress?) {
-        shared.withLock { Self.uncount(address, &$0) }
-    }
-
-    /// Takes over `socket` (the caller's own descriptor from now on) for a stream reserved with
-    /// ``reserve(for:limit:)``: sends `head`, then `body` as it is written (in chunks when
-    /// `chunked`), and closes the socket when the body ends, is closed, or the client leaves.
-    /// `ended` runs on the loop's thread once the socket is closed.
-    func adopt(
-        socket: Int32, head: [UInt8], body: StreamedBody, chunked: Bool, address: IPAddress?,
-        ended: @escaping @Sendable () -> Void
-    ) {
+    /// Takes over `socket` (see ``StreamSockets/adopt(socket:head:body:chunked:address:ended:)``).
+    func adopt(socket: Int32, head: [UInt8], body: StreamedBody, chunked: Bool, ended: @escaping @Sendable () -> Void) {
         let signal = shared.withLock { shared -> Bool in
             let token = shared.nextToken
             shared.nextToken += 1
-            let stream = Stream(
-                token: token, socket: socket, head: head, body: body, chunked: chunked, address: address,
-                ended: ended)
+            let stream = Stream(token: token, socket: socket, head: head, body: body, chunked: chunked, ended: ended)
             body.setWake { [self] in wake(token) }
             shared.arriving.append(stream)
             return Self.signal(&shared)
@@ -157,17 +199,8 @@ final class StreamSockets: Sendable {
         if signal { writeWake() }
     }
 
-    /// Ends every stream by `deadline`: the loop takes no new one, sends what bodies already
-    /// hold (the caller finishes them first), and at the deadline closes what is left and exits.
-    /// Returns once the loop's thread has ended.
-    func stop(by deadline: ContinuousClock.Instant) {
-        if shared.withLock({ shared in
-            shared.stopping = true
-            return Self.signal(&shared)
-        }) {
-            writeWake()
-        }
-        while count > 0, ContinuousClock.now < deadline { usleep(2_000) }
+    /// Closes every stream left and ends the thread; returns once it has ended.
+    func stop() {
         if shared.withLock({ shared in
             shared.exit = true
             return Self.signal(&shared)
@@ -206,12 +239,6 @@ final class StreamSockets: Sendable {
     private func writeWake() {
         var one: UInt64 = 1
         _ = write(wakeDescriptor, &one, 8)
-    }
-
-    private static func uncount(_ address: IPAddress?, _ shared: inout Shared) {
-        shared.count -= 1
-        guard let address, let held = shared.perAddress[address] else { return }
-        shared.perAddress[address] = held > 1 ? held - 1 : nil
     }
 
     /// The loop's thread: waits for the eventfd and the stream sockets, moves bytes from bodies
@@ -322,11 +349,10 @@ final class StreamSockets: Sendable {
     }
 
     /// Closes the stream's socket (which takes it out of the epoll set), ends its body and runs
-    /// its `ended` action.
+    /// its `ended` action (which gives back its count).
     private func end(_ stream: Stream, _ streams: inout [UInt64: Stream]) {
         guard streams.removeValue(forKey: stream.token) != nil else { return }
         close(stream.socket)
-        shared.withLock { Self.uncount(stream.address, &$0) }
         stream.body.connectionEnded()
         stream.ended()
     }

@@ -249,7 +249,7 @@ struct DeferredResponseTests {
     }
 
     @Test func onceTheWaitsAreClosedNoConnectionIsSuspendedAndEveryRequestIsRefused() throws {
-        let sockets = try #require(StreamSockets())
+        let sockets = try #require(StreamSockets(loops: 1))
         defer { sockets.stop(by: .now) }
         let context = ServerContext(
             handler: { _ in .response(HTTPResponse(status: 200)) }, rejection: standardRejection, maxBodyBytes: 1,
