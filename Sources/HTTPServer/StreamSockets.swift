@@ -338,6 +338,7 @@ final class StreamLoop: Sendable {
                 stream.pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: scratch[0 ..< count]))
                 if stream.chunked { stream.pending.append(contentsOf: [13, 10]) }
             case .parked:
+                stream.pending = []  // an idle stream holds no buffer (the head's was about 250 bytes)
                 return
             case .end:
                 if stream.chunked { stream.pending.append(contentsOf: Array("0\r\n\r\n".utf8)) }
