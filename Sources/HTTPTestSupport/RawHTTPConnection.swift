@@ -331,6 +331,11 @@ package final class RawHTTPConnection {
         return buffer.isEmpty && poll(&descriptor, 1, 0) == 0
     }
 
+    /// Half-closes the connection: the server reads the end of the client's bytes, and may still send.
+    package func shutdownWriting() {
+        _ = shutdown(fd, Int32(SHUT_WR))
+    }
+
     /// True when the server closes the connection (end of stream within `seconds`) without
     /// sending further bytes. Sets the receive timeout to `seconds`.
     package func isClosedByPeer(within seconds: Int = 5) -> Bool {

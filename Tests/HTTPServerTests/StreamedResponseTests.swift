@@ -155,6 +155,36 @@ struct StreamedResponseTests {
         #expect(eventually { server.streamsOpen == 0 })
     }
 
+    @Test func bytesAfterAStreamsRequestAreDroppedAndAHalfCloseEndsOnlyThatStream() throws {
+        let bodies = OpenBodies()
+        let server = try startStreamingServer(bodies)
+        defer { server.shutdown() }
+        // A pipelined request and garbage after the stream's request, then 100 KB more: read and
+        // dropped, never answered, and the stream goes on.
+        let chatty = try RawHTTPConnection(port: server.port)
+        try chatty.sendText(
+            "GET /stream HTTP/1.1\r\nHost: localhost\r\n\r\nGET /after HTTP/1.1\r\nHost: x\r\n\r\n\u{0}\u{1}junk")
+        #expect(try chatty.readResponseHead().status == 200)
+        #expect(eventually { bodies.count == 1 && bodies[0].isParked })
+        try chatty.sendBytes(Array(repeating: 0x41, count: 100_000))
+        #expect(write("still here\n", to: bodies[0]))
+        #expect(try chatty.readChunk().map { String(decoding: $0, as: UTF8.self) } == "still here\n")
+        // A client that half-closes says it reads no more: its stream ends (as libmicrohttpd
+        // treats a read of the end), and only its stream.
+        let halfClosing = try RawHTTPConnection(port: server.port)
+        try halfClosing.sendText("GET /stream HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        #expect(try halfClosing.readResponseHead().status == 200)
+        #expect(eventually { bodies.count == 2 && bodies[1].isParked })
+        let ended = Signal()
+        bodies[1].onEnd { ended.fire() }
+        halfClosing.shutdownWriting()
+        #expect(ended.wait(seconds: 60), "the half-closed stream ended")
+        #expect(write("after\n", to: bodies[0]))
+        #expect(try chatty.readChunk().map { String(decoding: $0, as: UTF8.self) } == "after\n")
+        #expect(try RawHTTPConnection(port: server.port).request("GET", "/plain").bodyText == "plain /plain")
+        #expect(eventually { server.streamsOpen == 1 })
+    }
+
     @Test func aStopFinishesOpenStreamsAndSendsWhatWasWritten() throws {
         let bodies = OpenBodies()
         let server = try startStreamingServer(bodies)
