@@ -188,13 +188,19 @@ final class StreamLoop: Sendable {
 
     /// Takes over `socket` (see ``StreamSockets/adopt(socket:head:body:chunked:address:ended:)``).
     func adopt(socket: Int32, head: [UInt8], body: StreamedBody, chunked: Bool, ended: @escaping @Sendable () -> Void) {
-        let signal = shared.withLock { shared -> Bool in
+        let taken = shared.withLock { shared -> Bool? in
+            guard !shared.exit else { return nil }  // the thread has ended or is ending
             let token = shared.nextToken
             shared.nextToken += 1
             let stream = Stream(token: token, socket: socket, head: head, body: body, chunked: chunked, ended: ended)
             body.setWake { [self] in wake(token) }
             shared.arriving.append(stream)
             return Self.signal(&shared)
+        }
+        guard let signal = taken else {
+            close(socket)
+            body.connectionEnded()
+            return ended()
         }
         if signal { writeWake() }
     }

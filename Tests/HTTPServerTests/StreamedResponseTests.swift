@@ -185,6 +185,26 @@ struct StreamedResponseTests {
         #expect(eventually { server.streamsOpen == 1 })
     }
 
+    @Test func aStreamHandedToStoppedSocketsIsClosedAndEndedAtOnce() throws {
+        let sockets = try #require(StreamSockets(loops: 1))
+        sockets.stop(by: .now)
+        #expect(!sockets.reserve(for: nil, limit: 0), "stopped sockets take no new stream")
+        var pair: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
+        defer { close(pair[1]) }
+        let body = StreamedBody()
+        let ended = Signal()
+        // A take-over that raced the stop (reserved just before it) still ends cleanly.
+        sockets.adopt(
+            socket: pair[0], head: Array("HTTP/1.1 200 OK\r\n\r\n".utf8), body: body, chunked: true, address: nil
+        ) {
+            ended.fire()
+        }
+        #expect(ended.wait(seconds: 10) && !body.isOpen)
+        var byte: UInt8 = 0
+        #expect(read(pair[1], &byte, 1) == 0, "the socket was closed, nothing sent")
+    }
+
     @Test func aStopFinishesOpenStreamsAndSendsWhatWasWritten() throws {
         let bodies = OpenBodies()
         let server = try startStreamingServer(bodies)
