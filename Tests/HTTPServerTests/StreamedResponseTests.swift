@@ -101,21 +101,33 @@ struct StreamedResponseTests {
         let bodies = OpenBodies()
         let server = try startStreamingServer(perIPConnectionLimit: 3, bodies)
         defer { server.shutdown() }
+        // libmicrohttpd counts a taken-over stream's connection against the address until its
+        // thread has cleaned it up, and closes a connection past the limit unread: ask again.
+        func answer() throws -> (RawHTTPConnection, RawHTTPResponse) {
+            for _ in 0 ..< 100 {
+                let connection = try RawHTTPConnection(port: server.port)
+                try? connection.sendText("GET /stream HTTP/1.1\r\nHost: localhost\r\n\r\n")
+                if let head = try? connection.readResponseHead() { return (connection, head) }
+                usleep(50_000)
+            }
+            Issue.record("libmicrohttpd kept closing the connections")
+            throw RawHTTPError.closedBeforeResponseEnded
+        }
         var streams: [RawHTTPConnection] = []
         for _ in 0 ..< 3 {
-            let stream = try RawHTTPConnection(port: server.port)
-            try stream.sendText("GET /stream HTTP/1.1\r\nHost: localhost\r\n\r\n")
-            #expect(try stream.readResponseHead().status == 200)
+            let (stream, head) = try answer()
+            #expect(head.status == 200)
             streams.append(stream)
         }
         #expect(eventually { server.openConnections == 3 })
-        let refused = try RawHTTPConnection(port: server.port).request("GET", "/stream")
-        #expect(refused.status == 429 && refused.bodyText == "streams from this address, limit 3", "\(refused)")
+        let (refusedConnection, refusedHead) = try answer()
+        #expect(refusedHead.status == 429, "\(refusedHead)")
+        let refusedBody = try refusedConnection.readResponseBody(
+            length: Int(refusedHead.header("Content-Length") ?? "0") ?? 0)
+        #expect(String(decoding: refusedBody, as: UTF8.self) == "streams from this address, limit 3")
         streams.removeLast()  // closes it: its slot is free again
         #expect(eventually { server.streamsOpen == 2 })
-        let again = try RawHTTPConnection(port: server.port)
-        try again.sendText("GET /stream HTTP/1.1\r\nHost: localhost\r\n\r\n")
-        #expect(try again.readResponseHead().status == 200)
+        #expect(try answer().1.status == 200)
     }
 
     @Test func aParkedStreamHoldsNoThread() throws {
