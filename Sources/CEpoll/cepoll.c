@@ -24,13 +24,6 @@ cepoll_add (int epoll, int fd, uint32_t events, uint64_t token)
 }
 
 int
-cepoll_remove (int epoll, int fd)
-{
-    struct epoll_event unused = { 0 };
-    return epoll_ctl (epoll, EPOLL_CTL_DEL, fd, &unused);
-}
-
-int
 cepoll_wait (int epoll, cepoll_ready *ready, int capacity, int timeout_ms)
 {
     struct epoll_event events[256];
@@ -54,7 +47,6 @@ cepoll_eventfd (void)
 
 int cepoll_create (void) { errno = ENOSYS; return -1; }
 int cepoll_add (int epoll, int fd, uint32_t events, uint64_t token) { (void) epoll; (void) fd; (void) events; (void) token; errno = ENOSYS; return -1; }
-int cepoll_remove (int epoll, int fd) { (void) epoll; (void) fd; errno = ENOSYS; return -1; }
 int cepoll_wait (int epoll, cepoll_ready *ready, int capacity, int timeout_ms) { (void) epoll; (void) ready; (void) capacity; (void) timeout_ms; errno = ENOSYS; return -1; }
 int cepoll_eventfd (void) { errno = ENOSYS; return -1; }
 

@@ -75,7 +75,10 @@ package final class HTTPServer: Sendable {
 
         // Always made: `headerTimeoutSeconds` is at least 1 (``HTTPServerConfiguration/ValidRange``).
         let requestDeadlines = RequestDeadlineSweeper(timeout: .seconds(configuration.headerTimeoutSeconds))
-        guard let streamSockets = StreamSockets(loops: configuration.threads) else {
+        guard
+            let streamSockets = StreamSockets(
+                loops: configuration.threads, limitPerAddress: configuration.perIPConnectionLimit)
+        else {
             throw .cannotStart(
                 host: configuration.host, port: configuration.port,
                 reason: "no epoll, eventfd or thread for streamed responses: \(String(cString: strerror(errno)))")
@@ -84,7 +87,7 @@ package final class HTTPServer: Sendable {
             ServerContext(
                 handler: handler, rejection: rejection, maxBodyBytes: configuration.maxBodyBytes,
                 stoppingResponse: configuration.stoppingResponse, requestDeadlines: requestDeadlines,
-                streamSockets: streamSockets, streamLimitPerAddress: configuration.perIPConnectionLimit,
+                streamSockets: streamSockets,
                 gatherResumesAbove: configuration.gatherResumesAbove))
         let contextPointer = context.toOpaque()
         connectionCount = context.takeUnretainedValue().openConnections

@@ -49,9 +49,7 @@ func send(
         case .refused(let rejection):
             return send(context.rejection(rejection), on: connection, closeConnection: true, context)
         case .invalid(let problem):
-            return send(
-                plainTextResponse(status: 500, "HTTPServer could not send the handler's response: \(problem)."),
-                on: connection, closeConnection: closeConnection, context)
+            return sendProblem(problem, on: connection, closeConnection: closeConnection, context)
         }
     }
     switch queue(response, on: connection, closeConnection: closeConnection, context) {
@@ -60,13 +58,20 @@ func send(
     case .refused:
         return MHD_Result.NO
     case .invalid(let problem):
-        let fallback = plainTextResponse(
-            status: 500, "HTTPServer could not send the handler's response: \(problem).")
-        if case .queued = queue(fallback, on: connection, closeConnection: closeConnection, context) {
-            return MHD_Result.YES
-        }
-        return MHD_Result.NO
+        return sendProblem(problem, on: connection, closeConnection: closeConnection, context)
     }
+}
+
+/// Queues the plain-text 500 that stands for a handler's response that cannot be sent, naming
+/// `problem`.
+private func sendProblem(
+    _ problem: String, on connection: OpaquePointer, closeConnection: Bool, _ context: ServerContext
+) -> MHD_Result {
+    let fallback = plainTextResponse(status: 500, "HTTPServer could not send the handler's response: \(problem).")
+    if case .queued = queue(fallback, on: connection, closeConnection: closeConnection, context) {
+        return MHD_Result.YES
+    }
+    return MHD_Result.NO
 }
 
 private enum QueueOutcome {

@@ -60,8 +60,6 @@ final class ServerContext: Sendable {
     let gatherResumesAbove: Int
     /// The sockets of streamed responses, taken over from libmicrohttpd.
     let streamSockets: StreamSockets
-    /// The most streams one peer address may hold (0: no limit): the per-address connection limit.
-    let streamLimitPerAddress: Int
     /// How long the first of gathered resumes waits for others.
     static let resumeWindow = DispatchTimeInterval.milliseconds(2)
     /// Resumes sent gathered so far (for tests).
@@ -74,12 +72,10 @@ final class ServerContext: Sendable {
         stoppingResponse: HTTPResponse,
         requestDeadlines: RequestDeadlineSweeper,
         streamSockets: StreamSockets,
-        streamLimitPerAddress: Int,
         gatherResumesAbove: Int = HTTPServerConfiguration().gatherResumesAbove
     ) {
         self.gatherResumesAbove = gatherResumesAbove
         self.streamSockets = streamSockets
-        self.streamLimitPerAddress = streamLimitPerAddress
         self.handler = handler
         self.rejection = rejection
         self.maxBodyBytes = maxBodyBytes

@@ -15,7 +15,7 @@
 // only by that loop's thread from the moment it takes the stream off `arriving`; it is closed
 // exactly once, by that loop, which then ends its body (``StreamedBody/connectionEnded()``),
 // gives back its count and runs its `ended` action. ``StreamSockets`` counts streams, in all and
-// per peer address, from ``StreamSockets/reserve(for:limit:)`` to that close (or to
+// per peer address, from ``StreamSockets/reserve(for:)`` to that close (or to
 // ``StreamSockets/release(_:)`` when the take-over failed).
 
 import CEpoll
@@ -41,9 +41,13 @@ final class StreamSockets: Sendable {
     private let counts = Mutex(Counts())
     private let loops: [StreamLoop]
     private let nextLoop = Atomic<Int>(0)
+    /// The most streams one peer address may hold (0: no limit).
+    let limitPerAddress: Int
 
-    /// Starts `loops` threads (at least one); nil when the system gives no epoll, eventfd or thread.
-    init?(loops: Int) {
+    /// Starts `loops` threads (at least one) that hold at most `limitPerAddress` streams of one
+    /// peer address (0: no limit); nil when the system gives no epoll, eventfd or thread.
+    init?(loops: Int, limitPerAddress: Int) {
+        self.limitPerAddress = limitPerAddress
         var made: [StreamLoop] = []
         for _ in 0 ..< max(1, loops) {
             guard let loop = StreamLoop() else {
@@ -59,13 +63,13 @@ final class StreamSockets: Sendable {
     var count: Int { counts.withLock { $0.all } }
 
     /// Counts a stream for `address` ahead of its take-over; false (nothing counted) when that
-    /// address has `limit` streams already (`limit` 0: no limit) or the sockets are stopping.
-    func reserve(for address: IPAddress?, limit: Int) -> Bool {
+    /// address has ``limitPerAddress`` streams already or the sockets are stopping.
+    func reserve(for address: IPAddress?) -> Bool {
         counts.withLock { counts in
             guard !counts.stopping else { return false }
             if let address {
                 let held = counts.perAddress[address, default: 0]
-                guard limit == 0 || held < limit else { return false }
+                guard limitPerAddress == 0 || held < limitPerAddress else { return false }
                 counts.perAddress[address] = held + 1
             }
             counts.all += 1
@@ -83,7 +87,7 @@ final class StreamSockets: Sendable {
     }
 
     /// Takes over `socket` (the caller's own descriptor from now on) for a stream reserved with
-    /// ``reserve(for:limit:)``, on the next loop in turn: it sends `head`, then `body` as it is
+    /// ``reserve(for:)``, on the next loop in turn: it sends `head`, then `body` as it is
     /// written (in chunks when `chunked`), and closes the socket when the body ends, is closed, or
     /// the client leaves. `ended` runs on the loop's thread once the socket is closed.
     func adopt(
@@ -340,7 +344,7 @@ final class StreamLoop: Sendable {
             if stream.closeWhenSent { return end(stream, &streams) }
             switch stream.body.read(into: scratch, park: {}) {
             case .bytes(let count):
-                if stream.chunked { appendHex(count, to: &stream.pending) }
+                if stream.chunked { stream.pending.append(contentsOf: "\(String(count, radix: 16))\r\n".utf8) }
                 stream.pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: scratch[0 ..< count]))
                 if stream.chunked { stream.pending.append(contentsOf: [13, 10]) }
             case .parked:
@@ -363,16 +367,4 @@ final class StreamLoop: Sendable {
         stream.body.connectionEnded()
         stream.ended()
     }
-}
-
-/// Appends `count` in hexadecimal and CRLF: a chunk's size line.
-private func appendHex(_ count: Int, to bytes: inout [UInt8]) {
-    let digits = Array("0123456789abcdef".utf8)
-    var shift = (Int.bitWidth - count.leadingZeroBitCount + 3) / 4 * 4 - 4
-    if shift < 0 { shift = 0 }
-    while shift >= 0 {
-        bytes.append(digits[(count >> shift) & 0xF])
-        shift -= 4
-    }
-    bytes.append(contentsOf: [13, 10])
 }

@@ -58,8 +58,8 @@ func takeOver(
     case .failure(let problem): return .invalid(problem.text)
     }
     let address = peerAddress(of: connection)
-    guard context.streamSockets.reserve(for: address, limit: context.streamLimitPerAddress) else {
-        return .refused(.tooManyStreamsFromAddress(limit: context.streamLimitPerAddress))
+    guard context.streamSockets.reserve(for: address) else {
+        return .refused(.tooManyStreamsFromAddress(limit: context.streamSockets.limitPerAddress))
     }
     let original = httpserver_mhd_connection_fd(connection)
     let placeholder = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -104,8 +104,11 @@ func streamHead(status: Int, headers: [(name: String, value: String)], chunked: 
     }
     head.append(contentsOf: Array("\r\nDate: \(httpDate())\r\n".utf8))
     for header in headers where !header.value.isEmpty {
-        let name = header.name.lowercased()
-        if name == "content-length" || name == "transfer-encoding" || name == "connection" { continue }
+        if ["content-length", "transfer-encoding", "connection"].contains(where: {
+            asciiCaseInsensitiveEquals(header.name, $0)
+        }) {
+            continue
+        }
         let nameIsToken = !header.name.isEmpty && header.name.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != 0x3A }
         let valueIsText = header.value.utf8.allSatisfy { $0 != 13 && $0 != 10 && $0 != 0 }
         guard nameIsToken, valueIsText else {

@@ -249,12 +249,12 @@ struct DeferredResponseTests {
     }
 
     @Test func onceTheWaitsAreClosedNoConnectionIsSuspendedAndEveryRequestIsRefused() throws {
-        let sockets = try #require(StreamSockets(loops: 1))
+        let sockets = try #require(StreamSockets(loops: 1, limitPerAddress: 0))
         defer { sockets.stop(by: .now) }
         let context = ServerContext(
             handler: { _ in .response(HTTPResponse(status: 200)) }, rejection: standardRejection, maxBodyBytes: 1,
             stoppingResponse: HTTPResponse(status: 503), requestDeadlines: RequestDeadlineSweeper(timeout: .seconds(1)),
-            streamSockets: sockets, streamLimitPerAddress: 0)
+            streamSockets: sockets)
         #expect(!context.isRefusingRequests)
         context.closeWaits()
         #expect(context.isRefusingRequests)

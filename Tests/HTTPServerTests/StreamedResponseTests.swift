@@ -198,9 +198,9 @@ struct StreamedResponseTests {
     }
 
     @Test func aStreamHandedToStoppedSocketsIsClosedAndEndedAtOnce() throws {
-        let sockets = try #require(StreamSockets(loops: 1))
+        let sockets = try #require(StreamSockets(loops: 1, limitPerAddress: 0))
         sockets.stop(by: .now)
-        #expect(!sockets.reserve(for: nil, limit: 0), "stopped sockets take no new stream")
+        #expect(!sockets.reserve(for: nil), "stopped sockets take no new stream")
         var pair: [Int32] = [0, 0]
         #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
         defer { close(pair[1]) }

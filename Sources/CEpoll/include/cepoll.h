@@ -29,8 +29,6 @@ typedef struct {
 int cepoll_create(void);
 /** epoll_ctl(EPOLL_CTL_ADD) of `fd` for `events`, reported with `token`. */
 int cepoll_add(int epoll, int fd, uint32_t events, uint64_t token);
-/** epoll_ctl(EPOLL_CTL_DEL). */
-int cepoll_remove(int epoll, int fd);
 /** epoll_wait into `ready` (at most `capacity`, at most 256 at a time); `timeout_ms` -1 waits. */
 int cepoll_wait(int epoll, cepoll_ready *ready, int capacity, int timeout_ms);
 /** eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK). */
