@@ -271,13 +271,17 @@ final class StreamLoop: Sendable {
                     continue
                 }
                 guard let stream = streams[event.token] else { continue }
+                // Each flag on its own: an edge-triggered `CEPOLL_OUT` reported beside bytes read
+                // is not reported again, and a stream waiting for room would wait for its next write.
                 if event.events & UInt32(CEPOLL_IN) != 0, !drainInput(stream, scratch) {
                     end(stream, &streams)  // the client closed its side
-                } else if event.events & UInt32(CEPOLL_ERR | CEPOLL_HUP | CEPOLL_RDHUP) != 0 {
-                    end(stream, &streams)  // the client left, or half-closed (a stream's client only reads)
-                } else if event.events & UInt32(CEPOLL_OUT) != 0 {
-                    pump(stream, scratch, &streams)
+                    continue
                 }
+                if event.events & UInt32(CEPOLL_ERR | CEPOLL_HUP | CEPOLL_RDHUP) != 0 {
+                    end(stream, &streams)  // the client left, or half-closed (a stream's client only reads)
+                    continue
+                }
+                if event.events & UInt32(CEPOLL_OUT) != 0 { pump(stream, scratch, &streams) }
             }
             guard woken else { continue }
             var counter: UInt64 = 0
