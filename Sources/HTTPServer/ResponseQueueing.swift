@@ -74,6 +74,18 @@ private func sendProblem(
     return MHD_Result.NO
 }
 
+/// The statuses a handler's response may have: a final status that RFC 9110 (section 15)
+/// defines, 200...599. libmicrohttpd itself would send 600...999 too; an informational 1xx is
+/// not a response to end a request with.
+let sendableStatuses: ClosedRange<Int> = 200 ... 599
+
+/// Why `status` cannot be sent, or nil when it can (``sendableStatuses``).
+func unsendableStatus(_ status: Int) -> String? {
+    sendableStatuses.contains(status)
+        ? nil
+        : "status \(status) is not a final HTTP status (\(sendableStatuses.lowerBound)...\(sendableStatuses.upperBound))"
+}
+
 private enum QueueOutcome {
     case queued
     /// libmicrohttpd failed (out of memory, connection state): close the connection.
@@ -90,9 +102,7 @@ private enum QueueOutcome {
 private func queue(
     _ response: HTTPResponse, on connection: OpaquePointer, closeConnection: Bool, _ context: ServerContext
 ) -> QueueOutcome {
-    guard (200 ... 999).contains(response.status) else {
-        return .invalid("status \(response.status) is not a final HTTP status (200...999)")
-    }
+    if let problem = unsendableStatus(response.status) { return .invalid(problem) }
     // libmicrohttpd itself never sends a body for 204, 304 or HEAD; for 304 and HEAD it still
     // announces the body's Content-Length, as HTTP wants. A 204 gets neither, so pass no bytes.
     let created: OpaquePointer?

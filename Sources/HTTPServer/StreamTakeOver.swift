@@ -49,9 +49,7 @@ func takeOver(
     _ response: HTTPResponse, _ body: StreamedBody, on connection: OpaquePointer, _ framing: StreamFraming,
     _ context: ServerContext
 ) -> StreamTakeOver {
-    guard (200 ... 599).contains(response.status) else {
-        return .invalid("status \(response.status) is not a final HTTP status (200...599)")
-    }
+    if let problem = unsendableStatus(response.status) { return .invalid(problem) }
     let head: [UInt8]
     switch streamHead(status: response.status, headers: response.headers, chunked: !framing.http10) {
     case .success(let bytes): head = bytes

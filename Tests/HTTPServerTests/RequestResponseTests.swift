@@ -178,15 +178,28 @@ struct RequestResponseTests {
         #expect(response.header("X-Cut") == nil)
     }
 
-    @Test func statusOutsideFinalRangeBecomes500() throws {
-        let server = try startServer { _ in HTTPResponse(status: 42) }
+    @Test(arguments: [42, 101, 199, 600, 999, 1000])
+    func statusOutsideFinalRangeBecomes500(status: Int) throws {
+        let server = try startServer { _ in HTTPResponse(status: status) }
         defer { server.shutdown() }
 
         let connection = try RawHTTPConnection(port: server.port)
         try connection.sendText("GET / HTTP/1.1\r\nHost: localhost\r\n\r\n")
         let response = try connection.readResponse()
         #expect(response.status == 500)
-        #expect(response.bodyText.contains("status 42"))
+        #expect(response.bodyText.contains("status \(status) is not a final HTTP status (200...599)"))
+    }
+
+    @Test(arguments: [200, 599])
+    func theFinalRangeEndsAreSentAsGiven(status: Int) throws {
+        let server = try startServer { _ in HTTPResponse(status: status, body: Array("end".utf8)) }
+        defer { server.shutdown() }
+
+        let connection = try RawHTTPConnection(port: server.port)
+        try connection.sendText("GET / HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        let response = try connection.readResponse()
+        #expect(response.status == status)
+        #expect(response.bodyText == "end")
     }
 
     @Test func headRequestGetsHeadersWithContentLengthButNoBody() throws {

@@ -97,6 +97,24 @@ struct StreamedResponseTests {
         #expect(eventually { bodies.count == 2 && !bodies[1].isOpen })
     }
 
+    @Test(arguments: [199, 600])
+    func aStreamWithAStatusOutsideTheFinalRangeIsAPlainText500AndItsBodyEnded(status: Int) throws {
+        let bodies = OpenBodies()
+        let server = try startServer { _ in
+            let body = StreamedBody(limit: 1024)
+            bodies.add(body)
+            return HTTPResponse(status: status, headers: [("Content-Type", "text/event-stream")], stream: body)
+        }
+        defer { server.shutdown() }
+
+        let connection = try RawHTTPConnection(port: server.port)
+        try connection.sendText("GET /stream HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        let response = try connection.readResponse()
+        #expect(response.status == 500)
+        #expect(response.bodyText.contains("status \(status) is not a final HTTP status (200...599)"))
+        #expect(bodies.count == 1 && !bodies[0].isOpen, "the body was not ended")
+    }
+
     @Test func streamsFromOneAddressAreHeldToThePerAddressLimitAndTheNextIsRefused() throws {
         let bodies = OpenBodies()
         let server = try startStreamingServer(perIPConnectionLimit: 3, bodies)
