@@ -95,8 +95,8 @@ public struct HTTPRequest: Sendable {
 /// - sends neither body nor `Content-Length` for 204; for 304 and for `HEAD` requests sends the
 ///   headers only, with the `Content-Length` of `body`;
 /// - replaces the response by a plain-text 500 naming the problem when `status` is not in
-///   200...599 (a final status RFC 9110 defines) or a header cannot be sent (CR/LF/NUL in it, space in a name, a `Transfer-Encoding`
-///   other than `chunked`).
+///   200...599 (a final status RFC 9110 defines) or a header cannot be sent (CR/LF/NUL in it,
+///   space in a name, a `Transfer-Encoding` other than `chunked`).
 public struct HTTPResponse: Sendable {
     /// Where the body bytes live.
     package enum Payload: Sendable {
