@@ -198,44 +198,61 @@ public struct ResponseBodyWriter: ~Copyable {
 }
 
 /// One spare body block per thread: a server thread's next response reuses the memory of the
-/// last one it sent instead of a `malloc`/`free` pair per request (a page of 50 rows is ~4.5 KB).
+/// last one it sent instead of a `malloc`/`free` pair per request (and, for a body that outgrew
+/// ``minimumSize``, instead of growing a new block by doubling each time: a page of 50 rows is
+/// 8.8 KB, which made a `malloc`, a `realloc` copying 8 KB and a `free` of 16 KB per page while
+/// only blocks of exactly 8 KB were kept).
 ///
 /// Invariant: a thread's slot (a pthread key, freed with `free` when the thread exits) holds nil
-/// or one `malloc` block of exactly ``size`` bytes that nothing else refers to. Blocks of any
-/// other size (a body that grew) are freed as usual.
+/// or one `malloc` block of at least ``minimumSize`` and at most ``maximumKept`` bytes that
+/// nothing else refers to, with its size in a second key. A block larger than ``maximumKept`` (a
+/// long search result, say) is freed as usual, so a thread keeps 64 KiB at most.
 enum SpareBlock {
-    /// The size of every block that is kept: enough for a page of 50 typical rows.
-    static let size = 8192
+    /// The smallest block made for a body: most bodies (errors, counts, a toggle's answer) fit.
+    static let minimumSize = 8192
+    /// The largest block a thread keeps for its next body.
+    static let maximumKept = 65536
 
-    private static let key: pthread_key_t = {
+    private static let blockKey: pthread_key_t = {
         var key = pthread_key_t()
         guard pthread_key_create(&key, { free($0) }) == 0 else { fatalError("pthread_key_create failed") }
         return key
     }()
 
-    /// A block of at least `capacity` bytes: this thread's spare when it is big enough, else a new one.
+    /// The size of the block in ``blockKey``'s slot, as a pointer's bit pattern (no destructor).
+    private static let sizeKey: pthread_key_t = {
+        var key = pthread_key_t()
+        guard pthread_key_create(&key, nil) == 0 else { fatalError("pthread_key_create failed") }
+        return key
+    }()
+
+    /// A block of at least `capacity` bytes and its size: this thread's spare when it is big
+    /// enough, else a new one (of ``minimumSize`` at least; a spare too small is freed).
     static func take(atLeast capacity: Int) -> (UnsafeMutableRawPointer, Int) {
-        if capacity <= size {
-            if let spare = pthread_getspecific(key) {
-                pthread_setspecific(key, nil)
-                return (spare, size)
-            }
-            return (allocate(size), size)
+        if let spare = pthread_getspecific(blockKey) {
+            let spareSize = Int(bitPattern: pthread_getspecific(sizeKey))
+            pthread_setspecific(blockKey, nil)
+            if spareSize >= capacity { return (spare, spareSize) }
+            free(spare)
         }
-        return (allocate(capacity), capacity)
+        let size = max(capacity, minimumSize)
+        guard let block = malloc(size) else { fatalError("out of memory (\(size) bytes)") }
+        return (block, size)
     }
 
-    /// Keeps `block` as this thread's spare when it has the standard size and the slot is free; frees it otherwise.
+    /// Keeps `block` as this thread's spare when its size is at most ``maximumKept`` and the slot
+    /// is free; frees it otherwise.
     static func release(_ block: UnsafeMutableRawPointer, capacity: Int) {
-        if capacity == size, pthread_getspecific(key) == nil {
-            pthread_setspecific(key, block)
+        if capacity >= minimumSize, capacity <= maximumKept, pthread_getspecific(blockKey) == nil {
+            pthread_setspecific(sizeKey, UnsafeRawPointer(bitPattern: capacity))
+            pthread_setspecific(blockKey, block)
         } else {
             free(block)
         }
     }
 
-    private static func allocate(_ bytes: Int) -> UnsafeMutableRawPointer {
-        guard let block = malloc(bytes) else { fatalError("out of memory (\(bytes) bytes)") }
-        return block
+    /// The size of this thread's spare block, 0 when it has none.
+    static var keptSize: Int {
+        pthread_getspecific(blockKey) == nil ? 0 : Int(bitPattern: pthread_getspecific(sizeKey))
     }
 }

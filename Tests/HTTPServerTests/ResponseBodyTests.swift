@@ -85,11 +85,47 @@ struct SpareBlockTests {
         #expect(next.bytes == Array("second".utf8))
     }
 
-    @Test func aBodyThatGrewPastTheStandardSizeIsNotKept() {
+    @Test func aBodyThatGrewIsKeptAndTheNextLargeBodyNeedsNoGrowth() {
         var writer = ResponseBodyWriter(capacity: 16)
-        for _ in 0 ..< SpareBlock.size + 1 { writer.append(UInt8(ascii: "x")) }
-        let grown = writer.finish()
-        #expect(grown.capacity > SpareBlock.size)
-        #expect(grown.count == SpareBlock.size + 1)
+        for _ in 0 ..< SpareBlock.minimumSize + 630 { writer.append(UInt8(ascii: "x")) }  // a page of 8.8 KB
+        var grown: ResponseBody? = writer.finish()
+        let address = grown!.start
+        let size = grown!.capacity
+        #expect(size > SpareBlock.minimumSize + 630 && size <= SpareBlock.maximumKept)
+        grown = nil
+        #expect(SpareBlock.keptSize == size)
+        var next = ResponseBodyWriter(capacity: 6560)  // the page's estimate, below its size
+        for _ in 0 ..< SpareBlock.minimumSize + 630 { next.append(UInt8(ascii: "y")) }
+        let body = next.finish()
+        #expect(body.start == address)
+        #expect(body.capacity == size)
+        #expect(body.count == SpareBlock.minimumSize + 630)
+    }
+
+    @Test func aBodyLargerThanTheMostKeptIsFreedAndTheSlotStaysEmpty() {
+        var taken = ResponseBodyWriter(capacity: 100)  // takes this thread's spare, if any
+        var writer = ResponseBodyWriter(capacity: SpareBlock.maximumKept + 1)
+        writer.append("large")
+        var large: ResponseBody? = writer.finish()
+        #expect(large!.capacity > SpareBlock.maximumKept)
+        large = nil
+        #expect(SpareBlock.keptSize == 0)
+        taken.append("small")
+        _ = taken.finish()
+        #expect(SpareBlock.keptSize >= SpareBlock.minimumSize)
+    }
+
+    @Test func aSpareTooSmallForTheNextBodyIsReplacedByABlockThatFits() {
+        var small = ResponseBodyWriter(capacity: 100)
+        small.append("small")
+        _ = small.finish()  // kept (of minimumSize, or the size an earlier test on this thread left)
+        let kept = SpareBlock.keptSize
+        #expect(kept >= SpareBlock.minimumSize)
+        var large = ResponseBodyWriter(capacity: kept + 1)
+        #expect(large.spareCapacity == kept + 1)
+        #expect(SpareBlock.keptSize == 0)
+        large.append("large")
+        _ = large.finish()
+        #expect(SpareBlock.keptSize == (kept + 1 <= SpareBlock.maximumKept ? kept + 1 : 0))
     }
 }
