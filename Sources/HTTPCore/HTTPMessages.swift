@@ -65,6 +65,12 @@ public struct HTTPRequest: Sendable {
         self.peerAddress = peerAddress
     }
 
+    /// Calls `body` with the path's bytes (as ``path`` holds them, before any `String` is made),
+    /// valid only during the call.
+    public func withPathBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try pathField.withValue(at: 0) { path in try body(path ?? UnsafeRawBufferPointer(start: nil, count: 0)) }
+    }
+
     /// Whether the path is exactly `text`, byte for byte (no `String` is made).
     public func path(is text: String) -> Bool {
         pathField.withValue(at: 0) { path in

@@ -97,9 +97,16 @@ package enum Endpoint: Hashable, Sendable {
         return (routes[index].template, index, endpoint)
     }
 
-    /// The indices in ``routes`` of the routes with an `{id}`, matched segment by segment once no
-    /// fixed template matched.
-    private static let parameterizedRoutes = routes.indices.filter { routes[$0].idSegment != nil }
+    /// The routes with an `{id}` (an index into ``routes``), matched by bytes once no fixed
+    /// template matched: the template's bytes before the id and after it (`/groups/`, `/toggle`).
+    private static let parameterizedTemplates: [(route: Int, prefix: [UInt8], suffix: [UInt8])] = routes.indices
+        .compactMap { index in
+            guard let idSegment = routes[index].idSegment else { return nil }
+            let segments = routes[index].segments
+            let prefix = segments[..<idSegment].map { "/" + $0 }.joined() + "/"
+            let suffix = segments[(idSegment + 1)...].map { "/" + $0 }.joined()
+            return (index, Array(prefix.utf8), Array(suffix.utf8))
+        }
 
     /// For each route, the methods of every route with its template, in table order: the `Allow`
     /// of a 405 on that path (`GET, HEAD, DELETE` for `/session`, two routes in the table).
@@ -119,7 +126,8 @@ package enum Endpoint: Hashable, Sendable {
     /// parameter one the route takes (400 `invalid_parameter`), in that order.
     ///
     /// Cost: a fixed path (`/rows`) is a few byte compares against the fixed templates and makes
-    /// no `String` and no allocation; only a path none of them is gets split into segments.
+    /// no `String` and no allocation; a path with an id is compared by bytes with the templates
+    /// around their `{id}` and makes only the id's `String`.
     init(routing request: HTTPRequest) throws(APIError) {
         var route = -1
         try self.init(routing: request, route: &route)
@@ -149,21 +157,42 @@ package enum Endpoint: Hashable, Sendable {
 
     /// The index in ``routes`` of the route whose template `request`'s path is, and the endpoint it
     /// builds from the path.
+    ///
+    /// A path with an id matches a template when it is the template's bytes before the id, a
+    /// non-empty id without `/`, and the template's bytes after it: the segments of the template,
+    /// compared byte for byte, with no `String` made but the id's.
     private static func route(of request: HTTPRequest) throws(APIError) -> (Int, Endpoint) {
         for (template, route, endpoint) in fixedTemplates where request.path(is: template) && takes(request, route) {
             return (route, endpoint)
         }
-        let path = request.path
-        if path.hasPrefix(sessionPathPrefix), path.utf8.count > sessionPathPrefix.utf8.count { throw .sessionInPath }
-        if path.hasPrefix("/") {
-            let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-            for route in parameterizedRoutes {
-                if let endpoint = routes[route].endpoint(forSegments: segments), takes(request, route) {
-                    return (route, endpoint)
-                }
+        let matched = request.withPathBytes { path -> (route: Int, id: Range<Int>)? in
+            for (route, prefix, suffix) in parameterizedTemplates where takes(request, route) {
+                if let id = idRange(of: path, between: prefix, and: suffix) { return (route, id) }
             }
+            return nil
+        }
+        if let (route, id) = matched, case .fromID(let build) = routes[route].builds {
+            let id = request.withPathBytes { String(decoding: $0[id], as: UTF8.self) }
+            return (route, build(id))
+        }
+        let path = request.path
+        if path.utf8.starts(with: sessionPathPrefix.utf8), path.utf8.count > sessionPathPrefix.utf8.count {
+            throw .sessionInPath
         }
         throw .notFound(path: String(path.prefix(200)))
+    }
+
+    /// Where the id is in `path` when `path` is `prefix`, a non-empty id without `/`, then
+    /// `suffix`; nil otherwise.
+    private static func idRange(of path: UnsafeRawBufferPointer, between prefix: [UInt8], and suffix: [UInt8])
+        -> Range<Int>?
+    {
+        guard path.count > prefix.count + suffix.count,
+            path.starts(with: prefix),
+            path[(path.count - suffix.count)...].elementsEqual(suffix)
+        else { return nil }
+        let id = prefix.count ..< path.count - suffix.count
+        return path[id].contains(UInt8(ascii: "/")) ? nil : id
     }
 
     /// Whether the route at `index`, whose template `request`'s path matches, is the one to
@@ -233,17 +262,6 @@ extension Endpoint {
             case .fromID:
                 precondition(ids.count == 1, "route \(template) must have exactly one {id} segment to build from")
             }
-        }
-
-        /// The endpoint built from `path`'s segments (after the leading `/`) when they match the
-        /// template, segment for segment, with a non-empty id; nil otherwise.
-        func endpoint(forSegments path: ArraySlice<Substring>) -> Endpoint? {
-            guard case .fromID(let build) = builds, let idSegment, path.count == segments.count else { return nil }
-            for index in segments.indices where index != idSegment {
-                guard segments[index] == path[path.startIndex + index] else { return nil }
-            }
-            let id = path[path.startIndex + idSegment]
-            return id.isEmpty ? nil : build(String(id))
         }
 
         /// Refuses a request whose method this route does not take (405, `allowed`, the methods

@@ -82,6 +82,10 @@ import Testing
             ("DELETE", "/sessions/not-a-session", [], .sessionInPath),
             ("PUT", "/sessions/x", [("since", "1")], .sessionInPath),
             ("GET", "/sessions/a/b", [], .sessionInPath),
+            // A segment ends at a `/` byte even when a combining mark follows it (one Character).
+            ("GET", "/sessions/\u{301}AAAAAAAAAAAAAAAAAAAAAA", [], .sessionInPath),
+            ("POST", "/groups/beer/\u{301}x/toggle", [], .notFound(path: "/groups/beer/\u{301}x/toggle")),
+            ("GET", "/nodes/beer/\u{301}", [], .notFound(path: "/nodes/beer/\u{301}")),
             ("get", "/rows", [], .methodNotAllowed(method: "get", allowed: ["GET", "HEAD"])),
             (
                 "HEAD", "/count", [("limit", "1")],
@@ -152,19 +156,25 @@ import Testing
     /// method (405 with all their methods, in table order, when none does). A path under
     /// `/sessions/` (the old form of the session routes) is 404 `moved`.
     static func reference(_ method: String, _ path: String) -> Result<Endpoint, APIError> {
-        if path.hasPrefix("/sessions/"), path != "/sessions/" { return .failure(.sessionInPath) }
-        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        if path.utf8.starts(with: "/sessions/".utf8), path != "/sessions/" { return .failure(.sessionInPath) }
+        // Segments are bytes between `/` bytes (RFC 3986), not characters: `/` followed by a
+        // combining mark still ends a segment.
+        let segments = path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
         let matching = Endpoint.routes.filter { route in
-            let parts = route.template.split(separator: "/", omittingEmptySubsequences: false)
+            let parts = route.template.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
             return parts.count == segments.count
-                && zip(parts, segments).allSatisfy { $0 == $1 || ($0 == "{id}" && !$1.isEmpty) }
+                && zip(parts, segments).allSatisfy {
+                    $0.elementsEqual($1) || ($0.elementsEqual("{id}".utf8) && !$1.isEmpty)
+                }
         }
         guard let first = matching.first else { return .failure(.notFound(path: path)) }
         guard let route = matching.first(where: { $0.methods.contains(method) }) else {
             return .failure(.methodNotAllowed(method: method, allowed: allowed(at: first.template)))
         }
-        let parts = route.template.split(separator: "/", omittingEmptySubsequences: false)
-        let id = zip(parts, segments).first { $0.0 == "{id}" }.map { String($0.1) } ?? ""
+        let parts = route.template.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+        let id =
+            zip(parts, segments).first { $0.0.elementsEqual("{id}".utf8) }.map { String(decoding: $0.1, as: UTF8.self) }
+            ?? ""
         return .success(endpoint(of: route, id: id))
     }
 
