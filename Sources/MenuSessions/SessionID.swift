@@ -51,25 +51,34 @@ package struct SessionID: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The id in 22 bytes of base64url (what ``init(_:)`` parses).
     package var text: String {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(22)
-        for position in 0 ..< 22 {
-            // Bits 127...0 as 6-bit groups from the top; the final group is 2 data bits then zeros.
-            let bitOffset = 128 - 6 * (position + 1)
-            let value: UInt64
-            if bitOffset >= 64 {
-                value = (high >> UInt64(bitOffset - 64)) & 0x3F
-            } else if bitOffset > 58 {
-                value = ((high << UInt64(64 - bitOffset)) | (low >> UInt64(bitOffset))) & 0x3F
-            } else if bitOffset >= 0 {
-                value = (low >> UInt64(bitOffset)) & 0x3F
-            } else {
-                value = (low << UInt64(-bitOffset)) & 0x3F
-            }
-            bytes.append(Self.alphabet[Int(value)])
+        String(unsafeUninitializedCapacity: 22) { buffer in
+            encode(into: buffer)
+            return 22
         }
-        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The 22 bytes of ``text``, without making a `String` (a Redis key, say).
+    package var utf8: [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: 22) { buffer, count in
+            encode(into: buffer)
+            count = 22
+        }
+    }
+
+    /// Writes the 22 base64url bytes into `buffer` (22 bytes at least): bits 127...0 as 6-bit
+    /// groups from the top, the last group 2 data bits then 4 zero bits.
+    private func encode(into buffer: UnsafeMutableBufferPointer<UInt8>) {
+        Self.alphabet.withUnsafeBufferPointer { alphabet in
+            var high = high
+            var low = low
+            for position in 0 ..< 22 {
+                buffer[position] = alphabet[Int(truncatingIfNeeded: high >> 58)]
+                high = high << 6 | low >> 58
+                low <<= 6
+            }
+        }
     }
 
     package var description: String { text }

@@ -380,7 +380,7 @@ extension RedisSessionStore {
         let keys = [key(of: id), indexKey]
         let reply = try redis { connection throws(RedisError) in
             try connection.evaluate(
-                Self.refreshScript, keys: keys, arguments: [Array(String(ttl).utf8), Array(id.text.utf8)])
+                Self.refreshScript, keys: keys, arguments: [Array(String(ttl).utf8), id.utf8])
         }
         switch reply {
         case .integer(let revision) where revision >= 0:
@@ -416,7 +416,7 @@ extension RedisSessionStore {
 
     // MARK: Keys and errors
 
-    func key(of id: SessionID) -> [UInt8] { keyPrefix + Array(id.text.utf8) }
+    func key(of id: SessionID) -> [UInt8] { keyPrefix + id.utf8 }
 
     func keyText(of id: SessionID) -> String { String(decoding: key(of: id), as: UTF8.self) }
 

@@ -206,7 +206,7 @@ package final class RedisSessionStore: SessionStore {
     package func delete(_ id: SessionID) throws(SessionStoreError) {
         let keys = [key(of: id), indexKey, countsKey, sizesKey]
         let reply = try redis { connection throws(RedisError) in
-            try connection.evaluate(Self.deleteScript, keys: keys, arguments: [Array(id.text.utf8)])
+            try connection.evaluate(Self.deleteScript, keys: keys, arguments: [id.utf8])
         }
         cache?.invalidate(id)  // NOLOOP: Redis reports this to the instance's other connections only
         writeBasis.forget(id)

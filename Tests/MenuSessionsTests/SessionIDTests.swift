@@ -20,6 +20,24 @@ import Testing
         #expect(SessionID(high: .max, low: .max).text == "_____________________w")
     }
 
+    /// The text, and its bytes, are the 128 bits read six at a time from the top through the
+    /// base64url alphabet, four zero bits after the last two: written out bit by bit here.
+    @Test func textIsTheBase64urlOfTheBitsFromTheTop() {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        var ids = (0 ..< 500).map { _ in SessionID.random() }
+        ids += [SessionID(high: 0, low: 0), SessionID(high: .max, low: .max), SessionID(high: 1, low: 1 << 63)]
+        for id in ids {
+            let bits =
+                (0 ..< 64).map { id.high >> (63 - $0) & 1 } + (0 ..< 64).map { id.low >> (63 - $0) & 1 } + [0, 0, 0, 0]
+            let expected = String(
+                stride(from: 0, to: 132, by: 6).map { start in
+                    alphabet[Int(bits[start ..< start + 6].reduce(0) { $0 << 1 | $1 })]
+                })
+            #expect(id.text == expected)
+            #expect(id.utf8 == Array(expected.utf8))
+        }
+    }
+
     @Test func idsThatDifferOnlyInTheirLowHalfAreStillTwoKeys() {
         // The hash reads `high` alone: ids equal there must still be told apart by ==.
         var sessions: [SessionID: Int] = [:]
