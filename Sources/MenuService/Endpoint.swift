@@ -165,16 +165,15 @@ package enum Endpoint: Hashable, Sendable {
         for (template, route, endpoint) in fixedTemplates where request.path(is: template) && takes(request, route) {
             return (route, endpoint)
         }
-        let matched = request.withPathBytes { path -> (route: Int, id: Range<Int>)? in
+        let matched = request.withPathBytes { path -> (route: Int, id: String)? in
             for (route, prefix, suffix) in parameterizedTemplates where takes(request, route) {
-                if let id = idRange(of: path, between: prefix, and: suffix) { return (route, id) }
+                if let id = idRange(of: path, between: prefix, and: suffix) {
+                    return (route, String(decoding: path[id], as: UTF8.self))
+                }
             }
             return nil
         }
-        if let (route, id) = matched, case .fromID(let build) = routes[route].builds {
-            let id = request.withPathBytes { String(decoding: $0[id], as: UTF8.self) }
-            return (route, build(id))
-        }
+        if let (route, id) = matched, case .fromID(let build) = routes[route].builds { return (route, build(id)) }
         let path = request.path
         if path.utf8.starts(with: sessionPathPrefix.utf8), path.utf8.count > sessionPathPrefix.utf8.count {
             throw .sessionInPath
