@@ -40,7 +40,7 @@ package struct NaiveSession {
     package func selectionRefusal(_ command: SessionCommand) -> (group: String, max: Int, selected: Int)? {
         guard let after = chosen(after: command)?.leaves else { return nil }
         for (id, max) in maxSelects {
-            guard let group = menu.root.find(id)?.item else { continue }
+            guard let group = menu.item(withID: id) else { continue }
             let leaves = Self.leafIDs(under: group)
             let (now, then) = (leaves.intersection(after).count, leaves.intersection(selected).count)
             if now > max && now > then { return (id, max, now) }
@@ -83,8 +83,8 @@ package struct NaiveSession {
             record = NaiveExpansionRecord(base: mode)
             answer = .all(menu.setAll(mode))
         case .reveal(nodeID: let id):
-            guard let found = menu.root.find(id) else { return nil }
-            for group in found.ancestors.dropFirst() where !group.isExpand { record.flip(group.id) }
+            guard let ancestors = menu.ancestors(of: id) else { return nil }
+            for group in ancestors.dropFirst() where !group.isExpand { record.flip(group.id) }
             answer = menu.reveal(id).map(CommandChange.group)
         case .select(let id, let choose, _):
             guard let (after, under) = chosen(after: command) else { return nil }
@@ -149,8 +149,8 @@ package struct NaiveSession {
     private func chosen(after command: SessionCommand) -> (leaves: Set<String>, under: Set<String>)? {
         switch command {
         case .select(let id, let choose, let excluded):
-            guard let found = menu.root.find(id) else { return nil }
-            let under = Self.leafIDs(under: found.item)
+            guard let item = menu.item(withID: id) else { return nil }
+            let under = Self.leafIDs(under: item)
             return (choose ? selected.union(under.subtracting(excluded)) : selected.subtracting(under), under)
         case .selectAll(let choose, let excluded):
             let under = Self.leafIDs(under: menu.root)
@@ -176,7 +176,7 @@ package struct NaiveSession {
 
     /// Whether the leaf `id` is chosen, or how many leaves under the group `id` are.
     package func selection(of id: String) -> (selected: Bool, count: Int) {
-        guard let item = menu.root.find(id)?.item else { return (false, 0) }
+        guard let item = menu.item(withID: id) else { return (false, 0) }
         return item.isGroup
             ? (false, Self.leafIDs(under: item).intersection(selected).count) : (selected.contains(id), 0)
     }

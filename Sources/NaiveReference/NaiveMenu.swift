@@ -77,11 +77,17 @@ package final class NaiveMenuItem {
 }
 
 /// The reference view: a root item (never a row) over the top-level items.
+///
+/// The tree's shape is fixed once built (only `isExpand` changes), so an id's item is kept in a
+/// dictionary: ``item(withID:)`` is O(1), which keeps the differential tests' checks of every
+/// row's fields linear in the rows (they look each row's item up by id).
 package struct NaiveMenu {
     package let root: NaiveMenuItem
+    private let itemsByID: [String: NaiveMenuItem]
 
     package init(spec: [TreeSpec]) {
-        root = NaiveMenuItem(id: "", title: "", isGroup: true, depth: -1, isExpand: true, attributes: nil)
+        let root = NaiveMenuItem(id: "", title: "", isGroup: true, depth: -1, isExpand: true, attributes: nil)
+        var itemsByID: [String: NaiveMenuItem] = [:]
         var ordinal = 0
         func build(_ specs: [TreeSpec], into parent: NaiveMenuItem) {
             for spec in specs {
@@ -90,12 +96,15 @@ package struct NaiveMenu {
                     depth: parent.depth + 1, isExpand: spec.expanded, attributes: spec.attributes)
                 parent.children.append(item)
                 item.parent = parent
+                if itemsByID[spec.id] == nil { itemsByID[spec.id] = item }  // the first, as a walk finds it
                 ordinal += 1
                 item.ordinal = ordinal
                 if let children = spec.children { build(children, into: item) }
             }
         }
         build(spec, into: root)
+        self.root = root
+        self.itemsByID = itemsByID
     }
 
     package var count: Int { root.count() - 1 }
@@ -135,8 +144,20 @@ package struct NaiveMenu {
         return items
     }
 
-    /// The item with `id`, group or row; nil when no item has it.
-    package func item(withID id: String) -> NaiveMenuItem? { root.find(id)?.item }
+    /// The item with `id`, group or row; nil when no item has it. O(1).
+    package func item(withID id: String) -> NaiveMenuItem? { itemsByID[id] }
+
+    /// The groups that enclose the item with `id`, outermost first, the root included (the
+    /// parents' chain, reversed); nil when no item has `id`.
+    package func ancestors(of id: String) -> [NaiveMenuItem]? {
+        guard var item = itemsByID[id] else { return nil }
+        var chain: [NaiveMenuItem] = []
+        while let parent = item.parent {
+            chain.append(parent)
+            item = parent
+        }
+        return chain.reversed()
+    }
 
     /// The visible row of the item with `id`: one preorder walk that counts rows and enters only
     /// expanded groups, so a hidden or unknown id is never reached (nil).

@@ -5,25 +5,14 @@ import NaiveReference
 /// the tree, so big menus get few iterations per round.
 struct NaiveRunner {
     private(set) var menu: NaiveMenu
-    /// Items by id, so a session's changes are applied without a walk per change.
-    private let items: [String: NaiveMenuItem]
 
     init(spec: [TreeSpec]) {
         menu = NaiveMenu(spec: spec)
-        var items: [String: NaiveMenuItem] = [:]
-        func index(_ item: NaiveMenuItem) {
-            for child in item.children {
-                items[child.id] = child
-                index(child)
-            }
-        }
-        index(menu.root)
-        self.items = items
     }
 
     /// Flips every group of the session; calling it again restores the default.
     func flip(_ session: Session) {
-        for id in session.changedGroups { items[id]!.isExpand.toggle() }
+        for id in session.changedGroups { menu.item(withID: id)!.isExpand.toggle() }
     }
 
     /// Fails loudly when the reference and the model disagree on this session.
@@ -51,9 +40,9 @@ struct NaiveRunner {
         case .count:
             return plan.nanosecondsPerOp { _ in menu.count }
         case .toggle:
-            return plan.nanosecondsPerOp(opsPerCall: 2) { [items] i in
+            return plan.nanosecondsPerOp(opsPerCall: 2) { i in
                 let id = session.groupIDs[i & mask]
-                let item = items[id]!
+                let item = menu.item(withID: id)!
                 let there = menu.setExpanded(id, !item.isExpand)
                 let back = menu.setExpanded(id, !item.isExpand)
                 return (there?.index ?? 0) &+ (back?.change?.inserted ?? 0)
