@@ -83,6 +83,19 @@ def browser(language="en-US"):
     return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
 
 
+def browser_in_zone(zone):
+    """A browser whose clock reads in the IANA time zone `zone` (its TZ when it starts)."""
+    previous = os.environ.get("TZ")
+    os.environ["TZ"] = zone
+    try:
+        return browser()
+    finally:
+        if previous is None:
+            os.environ.pop("TZ", None)
+        else:
+            os.environ["TZ"] = previous
+
+
 def press(driver, key, on):
     # A key for the row `on` once it has the focus, sent to whatever is focused when it goes out:
     # the page may replace the row's element (a write's rows coming back) between a lookup of
@@ -397,10 +410,12 @@ def test_reload_reaches_an_open_page(driver):
         server.stop()
 
 
-def test_availability_reaches_an_open_page(driver):
+def test_availability_reaches_an_open_page():
     """A dish sold out through the admin API shows in an open page by itself, struck through with
-    its state, its end in the reader's time and the reason; the page refetches only the rows the
-    feed names; clearing it takes the mark away again."""
+    its state, its end in the reader's time (the time alone when that is today, with the day
+    otherwise) and the reason; the page refetches only the rows the feed names; clearing it takes
+    the mark away again. The browser reads its clock in a zone where it is about midday, so an
+    end an hour away is today whatever the time of the run (at 23:00 UTC it would be tomorrow)."""
     token = "browser-admin-token-0123456789abcdef"
     tokens = os.path.join(OUT, "admin-tokens")
     with open(tokens, "w") as target:
@@ -419,16 +434,31 @@ def test_availability_reaches_an_open_page(driver):
         with urllib.request.urlopen(request, timeout=30) as response:
             return json.loads(response.read())
 
+    east = 12 - time.gmtime().tm_hour  # hours east of UTC where it is now 12:xx
+    driver = browser_in_zone(f"Etc/GMT{-east:+d}")  # (Etc/GMT-5 is UTC+05:00)
+
+    def reader_time(seconds):  # the struct_time the reader's clock shows at `seconds` since 1970
+        return time.gmtime(seconds + east * 3600)
+
     try:
         open_fresh_page(driver, server)
         wait(driver, lambda d: metric(server, "menu_event_streams_open") >= 1, "the page to follow an event stream")
         dish = next(row for row in dom_rows(driver) if row["id"] and row["expanded"] is None)["id"]
         assert not row_element(driver, dish).get_attribute("class").count("unavailable")
-        until = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + 3600))
+        end = int(time.time()) // 60 * 60 + 3600
+        until = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(end))
         assert admin([{"id": dish, "state": "sold_out", "until": until, "reason": "the wok is busy"}])["revision"] == 1
         wait(driver, lambda d: "unavailable" in row_element(d, dish).get_attribute("class"), "the sold-out mark, live")
         text = row_element(driver, dish).text
-        assert "Sold out" in text and "back at" in text and "the wok is busy" in text, text
+        back = reader_time(end)
+        expected = f"back at {back.tm_hour % 12 or 12}:{back.tm_min:02d}"
+        assert "Sold out" in text and expected in text and "the wok is busy" in text, f"{text!r}, expected {expected!r}"
+        later = end + 2 * 86400  # another day: the day is shown, and no "at"
+        admin([{"id": dish, "state": "sold_out", "until": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(later))}])
+        day = time.strftime("%a", reader_time(later))
+        wait(driver, lambda d: day in row_element(d, dish).text, f"the end two days on, on {day}")
+        text = row_element(driver, dish).text
+        assert f"back {day}" in text and "back at" not in text, text
         title = row_element(driver, dish).find_element(By.CSS_SELECTOR, ".title")
         assert "line-through" in title.value_of_css_property("text-decoration"), title.value_of_css_property("text-decoration")
         assert driver.execute_script("return window.menuPage.state.availabilityUpdates") >= 1
@@ -436,8 +466,9 @@ def test_availability_reaches_an_open_page(driver):
         admin([{"id": dish, "state": "available"}])
         wait(driver, lambda d: "unavailable" not in row_element(d, dish).get_attribute("class"), "the mark gone, live")
         expect_dom_matches_api(driver, server)
-        print(f"browser-test: {dish} sold out and back showed in the open page by itself")
+        print(f"browser-test: {dish} sold out and back showed in the open page by itself ({expected} on a clock at UTC{east:+d})")
     finally:
+        driver.quit()
         server.stop()
 
 
@@ -455,9 +486,7 @@ def test_opening_hours_on_the_page():
              "items": [{"id": "noodles", "title": "Dan dan noodles"}]},
             {"id": "tea", "title": "Jasmine tea"}]}, target)
     server = Server(config)
-    previous = os.environ.get("TZ")
-    os.environ["TZ"] = "Asia/Kolkata"
-    driver = browser()
+    driver = browser_in_zone("Asia/Kolkata")
     try:
         open_fresh_page(driver, server)
         wait(driver, lambda d: "unavailable" in row_element(d, "noodles").get_attribute("class"), "the closed dish")
@@ -473,10 +502,6 @@ def test_opening_hours_on_the_page():
         print(f"browser-test: a group closed until {time.strftime('%H:%M', opens)} UTC shows it opens at {expected} in Kolkata")
     finally:
         driver.quit()
-        if previous is None:
-            os.environ.pop("TZ", None)
-        else:
-            os.environ["TZ"] = previous
         server.stop()
 
 
@@ -617,7 +642,7 @@ def main():
                            ("settings", lambda: test_settings(driver, servers["settings"])),
                            ("large", lambda: test_large_menu_stays_virtualized(driver, servers["large"])),
                            ("reload", lambda: test_reload_reaches_an_open_page(driver)),
-                           ("availability", lambda: test_availability_reaches_an_open_page(driver)),
+                           ("availability", test_availability_reaches_an_open_page),
                            ("hours", test_opening_hours_on_the_page),
                            ("cross-origin", lambda: test_cross_origin(driver, menu))]:
             try:
