@@ -149,9 +149,11 @@ package struct NaiveMenu {
 
     /// The groups that enclose the item with `id`, outermost first, the root included (the
     /// parents' chain, reversed); nil when no item has `id`.
-    package func ancestors(of id: String) -> [NaiveMenuItem]? {
-        guard var item = itemsByID[id] else { return nil }
+    package func ancestors(of id: String) -> [NaiveMenuItem]? { itemsByID[id].map(Self.ancestors(above:)) }
+
+    private static func ancestors(above item: NaiveMenuItem) -> [NaiveMenuItem] {
         var chain: [NaiveMenuItem] = []
+        var item = item
         while let parent = item.parent {
             chain.append(parent)
             item = parent
@@ -176,15 +178,15 @@ package struct NaiveMenu {
 
     /// The ids of the groups enclosing the item with `id`, from the top; nil when no item has it.
     package func path(of id: String) -> [String]? {
-        root.find(id).map { $0.ancestors.dropFirst().map(\.id) }
+        ancestors(of: id).map { $0.dropFirst().map(\.id) }
     }
 
     /// Expands every collapsed group enclosing the item with `id`, top down, and answers what a
     /// table view needs: the rows added after the topmost group it expanded (nil when none was
     /// collapsed), and the item's row. Nil when no item has the id.
     package mutating func reveal(_ id: String) -> ExpansionChange? {
-        guard let found = root.find(id) else { return nil }
-        let collapsed = found.ancestors.dropFirst().filter { !$0.isExpand }
+        guard let item = itemsByID[id] else { return nil }
+        let collapsed = Self.ancestors(above: item).dropFirst().filter { !$0.isExpand }
         var change: RowChange?
         if let top = collapsed.first, let at = index(of: top.id) {
             let before = count
@@ -192,7 +194,7 @@ package struct NaiveMenu {
             change = RowChange(at: at + 1, inserted: count - before, removed: 0)
         }
         return ExpansionChange(
-            id: id, isExpanded: found.item.isGroup && found.item.isExpand, index: index(of: id), change: change)
+            id: id, isExpanded: item.isGroup && item.isExpand, index: index(of: id), change: change)
     }
 
     /// Sets a group's state the seed's way (flip `isExpand`), returning what a table view needs.
