@@ -8,6 +8,9 @@
 # conditions, which drift by 20% and more over a minute on this shared VM.
 # Each round also reports each server's CPU time per request (user + system, from /proc).
 #   Benchmarks/http.sh            (ROUNDS=9 DURATION=5s CONNECTIONS=64 THREADS=2 SIZE=medium)
+#   WRK_POLICY=batch Benchmarks/http.sh   wrk under SCHED_BATCH: it keeps its share of the CPUs,
+#                                 but a wrk thread woken by a response no longer preempts the
+#                                 server that sent it (as a client on another machine cannot)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${ROUNDS:-9}
@@ -15,6 +18,11 @@ duration=${DURATION:-5s}
 connections=${CONNECTIONS:-64}
 threads=${THREADS:-2}
 size=${SIZE:-medium}
+case ${WRK_POLICY:-normal} in
+    normal) wrk=(wrk) ;;
+    batch) wrk=(chrt --batch 0 wrk) ;;
+    *) echo "WRK_POLICY is normal or batch, not $WRK_POLICY" >&2; exit 64 ;;
+esac
 
 . Benchmarks/release-build.sh wrk gcc
 
@@ -54,46 +62,57 @@ etag=$(curl -si -H "X-Session-Id: $session" "$server$path" | tr -d '\r' | sed -n
 start "$work/limit.out" "$work/c-limit" 0 "$threads" "$work/body.json"
 limit=$url
 echo "menu: $size ($(wc -c <"$work/menu.json") bytes), $count visible rows; page $path = $(wc -c <"$work/body.json") bytes"
-echo "wrk: $connections connections, ${duration} per round, $rounds alternating rounds; server threads: $threads; $(nproc) cores"
+echo "wrk (${WRK_POLICY:-normal} scheduling): $connections connections, ${duration} per round, $rounds alternating rounds; server threads: $threads; $(nproc) cores"
 
-rate() { wrk -t2 -c"$connections" -d"$duration" "$@" | awk '/Requests\/sec/ {print $2}'; }
+rate() { "${wrk[@]}" -t2 -c"$connections" -d"$duration" "$@" | awk '/Requests\/sec/ {print $2}'; }
 # A short unmeasured run against each first: the first seconds after start-up (cold caches, page
 # faults in fresh connection pools) would otherwise count against whichever server goes first.
-wrk -t2 -c"$connections" -d2s -H "X-Session-Id: $session" "$server$path" >/dev/null
-wrk -t2 -c"$connections" -d2s -H "X-Session-Id: $session" "$limit$path" >/dev/null
-# One wrk run against the server with pid $1: prints "req/s CPU-microseconds-per-request".
+"${wrk[@]}" -t2 -c"$connections" -d2s -H "X-Session-Id: $session" "$server$path" >/dev/null
+"${wrk[@]}" -t2 -c"$connections" -d2s -H "X-Session-Id: $session" "$limit$path" >/dev/null
+# Involuntary context switches of all the threads of process $1 so far (preemptions).
+preemptions() { cat /proc/"$1"/task/*/status 2>/dev/null | awk '/^nonvoluntary_ctxt_switches/ {n += $2} END {print n + 0}'; }
+# One wrk run against the server with pid $1: prints "req/s CPU-microseconds-per-request
+# preemptions-per-request".
 measure() {
     local pid=$1
     shift
-    local before after output
+    local before after output switches_before switches_after
     before=$(awk '{print $14 + $15}' "/proc/$pid/stat")
-    output=$(wrk -t2 -c"$connections" -d"$duration" "$@")
+    switches_before=$(preemptions "$pid")
+    output=$("${wrk[@]}" -t2 -c"$connections" -d"$duration" "$@")
     after=$(awk '{print $14 + $15}' "/proc/$pid/stat")
-    echo "$output" | awk -v ticks=$((after - before)) -v hz="$(getconf CLK_TCK)" '
+    switches_after=$(preemptions "$pid")
+    echo "$output" | awk -v ticks=$((after - before)) -v hz="$(getconf CLK_TCK)" -v switches=$((switches_after - switches_before)) '
         /requests in/ {n = $1} /Requests\/sec/ {r = $2}
-        END {printf "%s %.2f\n", r, ticks / hz / n * 1e6}'
+        END {printf "%s %.2f %.3f\n", r, ticks / hz / n * 1e6, switches / n}'
 }
 ours=()
 ratios304=()
 theirs=()
 ratios=()
 cpu_ratios=()
+preempted=()
+preempted_limit=()
+preempted_304=()
 for round in $(seq "$rounds"); do
     if ((round % 2)); then
-        read -r rate_ours cpu_ours < <(measure "${pids[0]}" -H "X-Session-Id: $session" "$server$path")
-        read -r rate_theirs cpu_theirs < <(measure "${pids[1]}" -H "X-Session-Id: $session" "$limit$path")
+        read -r rate_ours cpu_ours switches_ours < <(measure "${pids[0]}" -H "X-Session-Id: $session" "$server$path")
+        read -r rate_theirs cpu_theirs switches_theirs < <(measure "${pids[1]}" -H "X-Session-Id: $session" "$limit$path")
     else
-        read -r rate_theirs cpu_theirs < <(measure "${pids[1]}" -H "X-Session-Id: $session" "$limit$path")
-        read -r rate_ours cpu_ours < <(measure "${pids[0]}" -H "X-Session-Id: $session" "$server$path")
+        read -r rate_theirs cpu_theirs switches_theirs < <(measure "${pids[1]}" -H "X-Session-Id: $session" "$limit$path")
+        read -r rate_ours cpu_ours switches_ours < <(measure "${pids[0]}" -H "X-Session-Id: $session" "$server$path")
     fi
     # The revalidation: a 304 from menu-server against the c-limit's full page of the same round.
-    read -r rate_304 cpu_304 < <(measure "${pids[0]}" -H "X-Session-Id: $session" -H "If-None-Match: $etag" "$server$path")
+    read -r rate_304 cpu_304 switches_304 < <(measure "${pids[0]}" -H "X-Session-Id: $session" -H "If-None-Match: $etag" "$server$path")
     ratios304+=("$(awk -v a="$rate_304" -v b="$rate_theirs" 'BEGIN {printf "%.3f", a / b}')")
     ours+=("$rate_ours")
+    preempted+=("$switches_ours")
+    preempted_limit+=("$switches_theirs")
+    preempted_304+=("$switches_304")
     theirs+=("$rate_theirs")
     ratios+=("$(awk -v a="$rate_ours" -v b="$rate_theirs" 'BEGIN {printf "%.3f", a / b}')")
     cpu_ratios+=("$(awk -v a="$cpu_ours" -v b="$cpu_theirs" 'BEGIN {printf "%.3f", b / a}')")
-    echo "round $round: menu-server $rate_ours req/s ($cpu_ours us CPU/request), c-limit $rate_theirs req/s ($cpu_theirs us CPU/request); ratio ${ratios[-1]}; 304 $rate_304 req/s ($cpu_304 us CPU/request), ${ratios304[-1]} of the c-limit's page"
+    echo "round $round: menu-server $rate_ours req/s ($cpu_ours us CPU, $switches_ours preemptions/request), c-limit $rate_theirs req/s ($cpu_theirs us, $switches_theirs); ratio ${ratios[-1]}; 304 $rate_304 req/s ($cpu_304 us, $switches_304), ${ratios304[-1]} of the c-limit's page"
 done
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 quartiles() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+3)/4)] "-" a[int((3*NR+3)/4)]}'; }
@@ -103,6 +122,7 @@ echo "GET $path (50 rows): ratio $(median "${ratios[@]}") (median of the per-rou
 echo "per-round req/s ratios: ${ratios[*]}"
 echo "GET $path with If-None-Match (304): ratio $(median "${ratios304[@]}") of the c-limit's full page (quartiles $(quartiles "${ratios304[@]}"); target >= 1.0); per round: ${ratios304[*]}"
 echo "medians: menu-server $m_ours req/s, c-limit $m_theirs req/s (ratio of the medians $(awk -v a="$m_ours" -v b="$m_theirs" 'BEGIN {printf "%.2f", a / b}'))"
+echo "preemptions per request (medians): menu-server's page $(median "${preempted[@]}"), its 304 $(median "${preempted_304[@]}"), c-limit $(median "${preempted_limit[@]}")"
 echo "per-round CPU-per-request ratios (c-limit / menu-server): ${cpu_ratios[*]}; median $(median "${cpu_ratios[@]}")"
 
 # Writes: POST toggle on one session (one shard lock) and on many sessions (one per connection),
