@@ -67,10 +67,12 @@ package final class NaiveMenuItem {
         return nil
     }
 
-    package func find(_ id: String) -> (item: NaiveMenuItem, ancestors: [NaiveMenuItem])? {
+    /// The first item with `id` in a preorder walk below this one (a walk, as the seeds look an
+    /// item up; ``NaiveMenu/item(withID:)`` reads the id table instead).
+    package func find(_ id: String) -> NaiveMenuItem? {
         for child in children {
-            if child.id == id { return (child, [self]) }
-            if let found = child.find(id) { return (found.item, [self] + found.ancestors) }
+            if child.id == id { return child }
+            if let found = child.find(id) { return found }
         }
         return nil
     }
@@ -199,10 +201,10 @@ package struct NaiveMenu {
 
     /// Sets a group's state the seed's way (flip `isExpand`), returning what a table view needs.
     package mutating func setExpanded(_ id: String, _ expanded: Bool) -> ExpansionChange? {
-        guard let found = root.find(id), found.item.isGroup else { return nil }
+        guard let group = root.find(id), group.isGroup else { return nil }
         let index = index(of: id)
         let before = count
-        found.item.isExpand = expanded
+        group.isExpand = expanded
         let after = count
         return ExpansionChange(
             id: id, isExpanded: expanded, index: index,
@@ -224,11 +226,11 @@ package struct NaiveMenu {
     /// Sets a group and every group under it by visiting them all; the change replaces the rows
     /// shown under the group before by those shown after (nil when the group is hidden).
     package mutating func setExpandedRecursively(_ id: String, _ expanded: Bool) -> ExpansionChange? {
-        guard let found = root.find(id), found.item.isGroup else { return nil }
+        guard let group = root.find(id), group.isGroup else { return nil }
         let index = index(of: id)
-        let before = found.item.count() - 1
-        found.item.setAll { _ in expanded }
-        let after = found.item.count() - 1
+        let before = group.count() - 1
+        group.setAll { _ in expanded }
+        let after = group.count() - 1
         return ExpansionChange(
             id: id, isExpanded: expanded, index: index,
             change: index.map { RowChange(at: $0 + 1, inserted: after, removed: before) })
