@@ -6,11 +6,13 @@
 # page; then POST toggle throughput. The headline ratio is the
 # median of the per-round ratios: a round's two runs are seconds apart and share the machine's
 # conditions, which drift by 20% and more over a minute on this shared VM.
-# Each round also reports each server's CPU time per request (user + system, from /proc).
+# Each round also reports each server's CPU time and preemptions (involuntary context switches
+# of all its threads) per request, from /proc.
 #   Benchmarks/http.sh            (ROUNDS=9 DURATION=5s CONNECTIONS=64 THREADS=2 SIZE=medium)
 #   WRK_POLICY=batch Benchmarks/http.sh   wrk under SCHED_BATCH: it keeps its share of the CPUs,
 #                                 but a wrk thread woken by a response no longer preempts the
-#                                 server that sent it (as a client on another machine cannot)
+#                                 server that sent it (a different split of the cores, not a
+#                                 different cost: docs/performance.md, "Who preempts whom")
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${ROUNDS:-9}
